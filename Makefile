@@ -1,0 +1,43 @@
+# The two commands of the quick start: `make run` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test lint bench install dev clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+dev: $(VENV)/.dev-installed
+
+# Initialize the default home (HEARTH_HOME, else ~/.hearth/home) if none
+# exists, then show it. Serving arrives with the HTTP service.
+run: install
+	@home="$${HEARTH_HOME:-$$HOME/.hearth/home}"; \
+	if [ ! -d "$$home/.git" ]; then $(BIN)/hearth init "$$home"; fi; \
+	$(BIN)/hearth --home "$$home" status
+
+lint: dev
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+test: lint
+	$(BIN)/pytest
+
+bench: install
+	$(BIN)/python bench/commit_path.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

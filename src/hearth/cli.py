@@ -1,0 +1,365 @@
+"""The ``hearth`` command line: a thin shell over the operations.
+
+Exit statuses: 0 done, 1 refused (validation, conflict, not found, bad path)
+with the reason on stderr, 2 usage. Every command that prints data takes
+``--json``. This module and ``api/errors.py`` are the only places that turn
+errors into statuses.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import click
+import pygit2
+
+from hearth import queries, wiring
+from hearth.errors import HearthError
+from hearth.home import Home, WriteResult
+
+
+@dataclass
+class _State:
+    home_option: str | None
+    actor: str
+    _home: Home | None = field(default=None, repr=False)
+
+    @property
+    def root(self) -> Path:
+        return wiring.resolve_home(self.home_option)
+
+    def home(self) -> Home:
+        if self._home is None:
+            self._home = wiring.open_home(self.root)
+        return self._home
+
+
+def _emit(as_json: bool, data: Any, human: Callable[[], str] | str) -> None:
+    if as_json:
+        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    text = human() if callable(human) else human
+    if text:
+        click.echo(text)
+
+
+def _written(as_json: bool, result: WriteResult, done: str) -> None:
+    short = (result.commit or "")[:12]
+    message = f"{done} (commit {short})" if result.changed else f"{done}: nothing changed"
+    _emit(as_json, result.as_dict(), message)
+
+
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--home",
+    "home_option",
+    metavar="PATH",
+    help="The home (default: $HEARTH_HOME, else ~/.hearth/home).",
+)
+@click.option("--actor", default=None, help="Who is acting, for the Hearth-Actor trailer.")
+@click.pass_context
+def cli(ctx: click.Context, home_option: str | None, actor: str | None) -> None:
+    """hearth: an AI assistant's home as markdown in git."""
+    ctx.obj = _State(home_option, actor or wiring.default_actor())
+
+
+@cli.command()
+@click.argument("path", required=False)
+@json_option
+@click.pass_obj
+def init(state: _State, path: str | None, as_json: bool) -> None:
+    """Create a home at PATH (or adopt the files already there)."""
+    root = wiring.resolve_home(path or state.home_option)
+    result = wiring.initialize(root)
+
+    def human() -> str:
+        lines = [f"home: {root}"]
+        if result.commit:
+            lines.append(f"added {len(result.added)} files (commit {result.commit[:12]})")
+        else:
+            lines.append("already initialized: nothing to add")
+        for failure in result.skipped:
+            lines.append(f"not committed: {failure.describe()}")
+        for failure in result.warnings:
+            lines.append(f"warning: {failure.describe()}")
+        return "\n".join(lines)
+
+    _emit(as_json, result.as_dict(), human)
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def status(state: _State, as_json: bool) -> None:
+    """Show the home's branch, HEAD, uncommitted changes and record counts."""
+    data = queries.status(state.home())
+
+    def human() -> str:
+        lines = [
+            f"home: {data['home']}",
+            f"branch: {data['branch']}",
+            f"head: {(data['head'] or '(no commits)')[:12]}",
+            f"dirty: {'yes' if data['dirty'] else 'no'}",
+        ]
+        lines += [f"  {c['state']}: {c['path']}" for c in data["changes"]]
+        lines += [
+            f"pending proposals: {data['pending_proposals']}",
+            f"open loops: {data['open_loops']}",
+        ]
+        return "\n".join(lines)
+
+    _emit(as_json, data, human)
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def check(state: _State, as_json: bool) -> None:
+    """Run the validation rules over the whole home (exit 1 on any failure)."""
+    failures = queries.check(state.home())
+    _emit(
+        as_json,
+        {"ok": not failures, "failures": [f.as_dict() for f in failures]},
+        lambda: "\n".join(f.describe() for f in failures) or "all rules pass",
+    )
+    if failures:
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--title", default=None, help="Heading for the entry.")
+@json_option
+@click.pass_obj
+def note(state: _State, text: str, title: str | None, as_json: bool) -> None:
+    """Append TEXT to today's daily note."""
+    result = state.home().note(text, title, state.actor)
+    _written(as_json, result, f"appended to {result.path}")
+
+
+@cli.command()
+@click.option("--title", required=True, help="Short title; the same title updates the same file.")
+@click.option("--entry", "entries", multiple=True, required=True, help="A memory entry (repeat).")
+@click.option("--target", default=None, help="File to merge into (default MEMORY.md).")
+@click.option("--rationale", default="", help="Why this should be remembered.")
+@click.option("--source", default="", help="Where it came from (session, channel).")
+@json_option
+@click.pass_obj
+def propose(
+    state: _State,
+    title: str,
+    entries: Sequence[str],
+    target: str | None,
+    rationale: str,
+    source: str,
+    as_json: bool,
+) -> None:
+    """Propose memory entries for a person to review; prints the key."""
+    result = state.home().propose(title, entries, state.actor, target, rationale, source)
+    _emit(
+        as_json, {"key": result.key, "path": result.path, "commit": result.commit}, result.key or ""
+    )
+
+
+def _record_lines(views: list[queries.RecordView], describe: Callable[[Any], str]) -> str:
+    if not views:
+        return "none"
+    return "\n".join(
+        f"{v.key}  {describe(v.record)}" if v.record else f"{v.key}  (broken: {v.error})"
+        for v in views
+    )
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def proposals(state: _State, as_json: bool) -> None:
+    """List pending memory proposals."""
+    views = queries.list_records(state.home(), "proposal")
+    _emit(
+        as_json,
+        {"proposals": [v.as_dict() for v in views]},
+        lambda: _record_lines(
+            views, lambda p: f"{p.title} ({len(p.entries)} entries -> {p.target})"
+        ),
+    )
+
+
+@cli.command()
+@click.argument("key")
+@json_option
+@click.pass_obj
+def merge(state: _State, key: str, as_json: bool) -> None:
+    """Merge proposal KEY into its target and archive it, in one commit."""
+    _written(as_json, state.home().merge(key, state.actor), f"merged {key}")
+
+
+@cli.command()
+@click.argument("key")
+@click.option("--reason", required=True, help="Why it is rejected (kept in the archive).")
+@json_option
+@click.pass_obj
+def reject(state: _State, key: str, reason: str, as_json: bool) -> None:
+    """Reject proposal KEY and archive it with the reason."""
+    _written(as_json, state.home().reject(key, reason, state.actor), f"rejected {key}")
+
+
+@cli.group()
+def loop() -> None:
+    """Open loops: add one, or resolve one."""
+
+
+@loop.command("add")
+@click.option("--title", required=True, help="Short title; the same title updates the same loop.")
+@click.option("--summary", default="", help="What is open.")
+@click.option("--next", "next_step", default="", help="The next step.")
+@click.option("--source", default="", help="Where it came from.")
+@json_option
+@click.pass_obj
+def loop_add(
+    state: _State, title: str, summary: str, next_step: str, source: str, as_json: bool
+) -> None:
+    """Open a loop (or update the one with the same title); prints the key."""
+    result = state.home().add_loop(title, state.actor, summary, next_step, source)
+    _emit(
+        as_json, {"key": result.key, "path": result.path, "commit": result.commit}, result.key or ""
+    )
+
+
+@loop.command("resolve")
+@click.argument("key")
+@click.option("--note", default="", help="How it was resolved.")
+@json_option
+@click.pass_obj
+def loop_resolve(state: _State, key: str, note: str, as_json: bool) -> None:
+    """Resolve loop KEY and archive it."""
+    _written(as_json, state.home().resolve_loop(key, state.actor, note), f"resolved {key}")
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def loops(state: _State, as_json: bool) -> None:
+    """List open loops."""
+    views = queries.list_records(state.home(), "loop")
+    _emit(
+        as_json,
+        {"loops": [v.as_dict() for v in views]},
+        lambda: _record_lines(
+            views, lambda lp: lp.title + (f" (next: {lp.next_step})" if lp.next_step else "")
+        ),
+    )
+
+
+@cli.command()
+@click.argument("path")
+@click.option(
+    "--from-file", "source", type=click.File("rb"), required=True, help="File to read; - is stdin."
+)
+@click.option("--expected-oid", default=None, help="Refuse unless HEAD's blob id is this.")
+@click.option("--message", default=None, help="Commit summary.")
+@json_option
+@click.pass_obj
+def put(
+    state: _State,
+    path: str,
+    source: BinaryIO,
+    expected_oid: str | None,
+    message: str | None,
+    as_json: bool,
+) -> None:
+    """Replace PATH in the home with the content of a file, as one commit."""
+    home = state.home()
+    content = source.read(home.settings.file_bytes + 1)
+    result = home.put(path, content, state.actor, expected_oid, message)
+    _written(as_json, result, f"wrote {result.path}")
+
+
+@cli.command()
+@click.argument("path")
+@click.option("--rev", default=None, help="Read the file as of this revision.")
+@json_option
+@click.pass_obj
+def get(state: _State, path: str, rev: str | None, as_json: bool) -> None:
+    """Print a file of the home (from the work tree, or as of --rev)."""
+    view = queries.get_file(state.home(), path, rev)
+    if as_json:
+        _emit(True, view.as_dict(), "")
+    else:
+        click.echo(view.content, nl=False)
+
+
+@cli.command()
+@click.argument("path")
+@click.argument("rev")
+@json_option
+@click.pass_obj
+def restore(state: _State, path: str, rev: str, as_json: bool) -> None:
+    """Bring PATH back as it was at REV, as a new commit (history is kept)."""
+    result = state.home().restore(path, rev, state.actor)
+    _written(as_json, result, f"restored {result.path} from {rev}")
+
+
+@cli.command()
+@click.argument("path")
+@click.option("--limit", default=20, show_default=True, help="Most commits to list.")
+@json_option
+@click.pass_obj
+def history(state: _State, path: str, limit: int, as_json: bool) -> None:
+    """List the commits that changed PATH, newest first."""
+    commits = queries.history(state.home(), path, limit)
+    _emit(
+        as_json,
+        {"path": path, "commits": [c.as_dict() for c in commits]},
+        lambda: (
+            "\n".join(f"{c.id[:12]} {c.time} {c.author}: {c.subject}" for c in commits)
+            or "no commits"
+        ),
+    )
+
+
+def _run(argv: Sequence[str] | None, default_map: dict[str, Any] | None = None) -> int:
+    try:
+        cli.main(
+            args=list(argv) if argv is not None else None,
+            prog_name="hearth",
+            standalone_mode=False,
+            default_map=default_map,
+        )
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("hearth: aborted", err=True)
+        return 1
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except HearthError as exc:
+        click.echo(f"hearth: {exc.message}", err=True)
+        return 1
+    except (OSError, pygit2.GitError) as exc:
+        click.echo(f"hearth: {exc}", err=True)
+        return 1
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    sys.exit(_run(argv))
+
+
+def git_main(argv: Sequence[str] | None = None) -> None:
+    """``git hearth ...``: the home defaults to the repository around the current folder."""
+    default_map = None
+    found = pygit2.discover_repository(str(Path.cwd()))
+    if found is not None:
+        repo_root = Path(found).parent if Path(found).name == ".git" else Path(found)
+        default_map = {"home_option": str(repo_root)}
+    sys.exit(_run(argv, default_map))

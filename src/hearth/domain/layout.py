@@ -1,0 +1,111 @@
+"""Where things live in a home, and what kind of thing a path is."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+HOT_FILES = (
+    "AGENTS.md",
+    "SOUL.md",
+    "IDENTITY.md",
+    "USER.md",
+    "MEMORY.md",
+    "TOOLS.md",
+    "HEARTBEAT.md",
+    "BOOTSTRAP.md",
+)
+SETTINGS_PATH = "hearth.toml"
+ACTIVE_PATH = "continuity/ACTIVE.md"
+DAILY_DIR = "memory"
+TOPICS_DIR = "memory/topics"
+LOOPS_DIR = "continuity/open-loops"
+PROPOSALS_DIR = "continuity/proposals/memory"
+CONFLICTS_DIR = "continuity/conflicts"
+ARTIFACTS_DIR = "continuity/artifacts"
+ROLLUPS_DIR = "continuity/rollups"
+DEFAULT_PROPOSAL_TARGET = "MEMORY.md"
+
+GITIGNORE = f"""\
+# Written by hearth init. Generated state never enters history.
+/{ACTIVE_PATH}
+.hearth-tmp-*
+*.swp
+*~
+"""
+
+GITATTRIBUTES = """\
+# Written by hearth init. Daily notes are append-only: merge both sides' lines.
+memory/*.md merge=union
+"""
+
+RecordKind = Literal["proposal", "loop"]
+Kind = Literal[
+    "persona", "daily", "topic", "proposal", "loop", "archive", "rollup", "artifact", "other"
+]
+
+
+def daily_note_path(day: dt.date) -> str:
+    return f"{DAILY_DIR}/{day.isoformat()}.md"
+
+
+def record_dir(kind: RecordKind) -> str:
+    return PROPOSALS_DIR if kind == "proposal" else LOOPS_DIR
+
+
+def record_path(kind: RecordKind, key: str) -> str:
+    return f"{record_dir(kind)}/{key}.md"
+
+
+def archive_path(kind: RecordKind, key: str, archive_id: str, outcome: str = "") -> str:
+    """Archive file of a record; ``outcome`` is ``merged`` or ``rejected`` for proposals."""
+    folder = f"{record_dir(kind)}/archive"
+    if kind == "proposal":
+        folder = f"{folder}/{outcome}"
+    return f"{folder}/{key}--{archive_id}.md"
+
+
+_RECORD_DIRS: tuple[tuple[RecordKind, str], ...] = (
+    ("proposal", PROPOSALS_DIR),
+    ("loop", LOOPS_DIR),
+)
+_ARCHIVE_SHAPES: dict[RecordKind, tuple[tuple[str, ...], ...]] = {
+    "proposal": (("archive", "merged"), ("archive", "rejected")),
+    "loop": (("archive",),),
+}
+
+
+def record_location(path: str) -> tuple[RecordKind, bool] | None:
+    """``(kind, archived)`` when ``path`` is a record file, else None."""
+    if not path.endswith(".md"):
+        return None
+    for kind, folder in _RECORD_DIRS:
+        if not path.startswith(folder + "/"):
+            continue
+        *middle, _name = path[len(folder) + 1 :].split("/")
+        if not middle:
+            return kind, False
+        if tuple(middle) in _ARCHIVE_SHAPES[kind]:
+            return kind, True
+    return None
+
+
+def kind_of(path: str) -> Kind:
+    """The kind of document a home path holds, from the layout alone."""
+    if path in HOT_FILES:
+        return "persona"
+    location = record_location(path)
+    if location is not None:
+        kind, archived = location
+        return "archive" if archived else kind
+    if path.startswith(TOPICS_DIR + "/"):
+        return "topic"
+    if path.startswith(DAILY_DIR + "/") and path.count("/") == 1:
+        return "daily"
+    if path.startswith(ROLLUPS_DIR + "/"):
+        return "rollup"
+    if path.startswith(ARTIFACTS_DIR + "/"):
+        return "artifact"
+    if path.startswith("users/"):
+        return "persona"
+    return "other"

@@ -1,0 +1,73 @@
+"""Daily notes and the ``## Entries`` section of memory files.
+
+Daily notes are append-only: each entry is ``## HH:MM UTC — <title>`` and
+its text, and the file starts with ``# YYYY-MM-DD``. Because only lines are
+added, two machines' appends merge as a union without conflict.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+
+from hearth.errors import InvalidInput
+
+ENTRIES_HEADING = "## Entries"
+DEFAULT_ENTRY_TITLE = "note"
+
+
+def append_daily_entry(existing: str | None, moment: dt.datetime, title: str, text: str) -> str:
+    """Return the daily note with one entry appended (creating it when ``existing`` is None)."""
+    body = text.strip("\n").rstrip()
+    if not body.strip():
+        raise InvalidInput("note text is empty; give the text to append")
+    heading_title = " ".join(title.split()) or DEFAULT_ENTRY_TITLE
+    utc = moment.astimezone(dt.UTC)
+    entry = f"## {utc:%H:%M} UTC — {heading_title}\n\n{body}\n"
+    if existing is None or not existing.strip():
+        return f"# {utc.date().isoformat()}\n\n{entry}"
+    head = existing if existing.endswith("\n") else existing + "\n"
+    if not head.endswith("\n\n"):
+        head += "\n"
+    return head + entry
+
+
+def add_entries(target: str, entries: Sequence[str]) -> tuple[str, list[str]]:
+    """Append ``- entry`` lines at the end of the target's ``## Entries`` section.
+
+    Exact duplicates of a line already in that section (or repeated within
+    ``entries``) are skipped. Returns the new text and the entries added. A
+    target without the section gets one at its end.
+    """
+    lines = target.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == ENTRIES_HEADING), None)
+    if start is None:
+        while lines and not lines[-1].strip():
+            lines.pop()
+        if lines:
+            lines.append("")
+        lines += [ENTRIES_HEADING, ""]
+        start = len(lines) - 2
+    end = next(
+        (i for i in range(start + 1, len(lines)) if lines[i].startswith(("# ", "## "))),
+        len(lines),
+    )
+    present = {line.strip() for line in lines[start + 1 : end]}
+    added: list[str] = []
+    for entry in entries:
+        line = f"- {entry}"
+        if line not in present:
+            present.add(line)
+            added.append(entry)
+    if not added:
+        return target, []
+    insert_at = end
+    while insert_at > start + 1 and not lines[insert_at - 1].strip():
+        insert_at -= 1
+    new_lines = [f"- {e}" for e in added]
+    if insert_at == start + 1:
+        new_lines = ["", *new_lines]
+    if end < len(lines):
+        new_lines.append("")
+    lines[insert_at:end] = new_lines
+    return "\n".join(lines).rstrip("\n") + "\n", added

@@ -1,0 +1,179 @@
+"""The validation rules: one implementation for API writes, the CLI, the
+pre-commit hook and ``hearth check``.
+
+Each rule looks at one file (path and text) or at a path alone; every
+failure names the file, the rule and how to fix it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from hearth.domain import layout, records
+from hearth.errors import InvalidRecord
+
+SOUL_MIN_CHARS = 100
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """Size bounds, in characters, from hearth.toml's ``[bounds]``."""
+
+    user_md: int = 8_000
+    memory_md: int = 20_000
+
+
+@dataclass(frozen=True)
+class RuleFailure:
+    path: str
+    rule: str
+    message: str
+    fix: str
+
+    def describe(self) -> str:
+        return f"{self.path}: [{self.rule}] {self.message} ({self.fix})"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"path": self.path, "rule": self.rule, "message": self.message, "fix": self.fix}
+
+
+_SECRET_NAME_PATTERNS = (".env*", "*.pem", "*.key", "*.p12", "*.pfx")
+
+# (rule name, what it is, pattern). Kept specific so ordinary prose never matches.
+_SECRET_TEXT_PATTERNS = (
+    ("private key block", re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
+    ("AWS access key id", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+    ("GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})")),
+    ("GitLab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
+    ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
+    ("OpenAI/Anthropic API key", re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{32,}")),
+    ("Stripe secret key", re.compile(r"\b[rs]k_live_[A-Za-z0-9]{20,}")),
+)
+_IDENTITY_NAME = re.compile(r"^\s*(?:[-*+]\s+)?\*\*Name:\*\*\s*\S", re.MULTILINE)
+
+
+def check_path(path: str) -> list[RuleFailure]:
+    """Rules that depend on the path alone."""
+    failures = []
+    name = path.rsplit("/", 1)[-1]
+    if any(fnmatch.fnmatchcase(name.lower(), pattern) for pattern in _SECRET_NAME_PATTERNS):
+        failures.append(
+            RuleFailure(
+                path,
+                "secret-file",
+                f"files named like {name!r} hold credentials and must never enter history",
+                "remove it from the home (or from the commit with 'git rm --cached')",
+            )
+        )
+    if path == layout.ACTIVE_PATH:
+        failures.append(
+            RuleFailure(
+                path,
+                "active-generated",
+                "continuity/ACTIVE.md is generated and never committed",
+                "unstage it with 'git rm --cached continuity/ACTIVE.md'",
+            )
+        )
+    return failures
+
+
+def check_text(path: str, text: str, bounds: Bounds) -> list[RuleFailure]:
+    """Rules on one file's content (path rules included)."""
+    failures = check_path(path)
+    failures += _secret_text(path, text)
+    if path == "SOUL.md" and len(text.strip()) < SOUL_MIN_CHARS:
+        failures.append(
+            RuleFailure(
+                path,
+                "soul-length",
+                f"SOUL.md has {len(text.strip())} characters; it needs at least {SOUL_MIN_CHARS}",
+                "describe the assistant's character, values and voice in a few sentences",
+            )
+        )
+    if path == "IDENTITY.md" and not _IDENTITY_NAME.search(text):
+        failures.append(
+            RuleFailure(
+                path,
+                "identity-name",
+                "IDENTITY.md has no '**Name:**' line",
+                "add a line such as '**Name:** Ember'",
+            )
+        )
+    for bounded, limit in (("USER.md", bounds.user_md), ("MEMORY.md", bounds.memory_md)):
+        if path == bounded and len(text) > limit:
+            failures.append(
+                RuleFailure(
+                    path,
+                    "size-bound",
+                    f"{bounded} has {len(text)} characters, over its bound of {limit}",
+                    "move older material to memory/topics/ or raise [bounds] in hearth.toml",
+                )
+            )
+    failures += _record_rules(path, text)
+    return failures
+
+
+def check_blob(path: str, data: bytes, bounds: Bounds) -> list[RuleFailure]:
+    """Rules on raw bytes: text files are checked as text, others by path."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        failures = check_path(path)
+        if path.endswith(".md") or path in layout.HOT_FILES:
+            failures.append(
+                RuleFailure(path, "utf-8", "the file is not valid UTF-8", "save it as UTF-8")
+            )
+        return failures
+    return check_text(path, text, bounds)
+
+
+def check_files(files: Iterable[tuple[str, bytes]], bounds: Bounds) -> list[RuleFailure]:
+    failures: list[RuleFailure] = []
+    for path, data in files:
+        failures += check_blob(path, data, bounds)
+    return failures
+
+
+def _secret_text(path: str, text: str) -> list[RuleFailure]:
+    failures = []
+    for what, pattern in _SECRET_TEXT_PATTERNS:
+        match = pattern.search(text)
+        if match:
+            line = text.count("\n", 0, match.start()) + 1
+            failures.append(
+                RuleFailure(
+                    path,
+                    "secret-text",
+                    f"line {line} looks like a {what}",
+                    "remove the secret (and rotate it if it was ever shared); "
+                    "keep credentials outside the home",
+                )
+            )
+    return failures
+
+
+def _record_rules(path: str, text: str) -> list[RuleFailure]:
+    location = layout.record_location(path)
+    if location is None:
+        return []
+    kind, archived = location
+    try:
+        record = records.parse(kind, text)
+    except InvalidRecord as exc:
+        return [RuleFailure(path, "record-parse", exc.message, "fix the front matter")]
+    stem = path.rsplit("/", 1)[-1][: -len(".md")]
+    key = records.key_of_archive_stem(stem) if archived else stem
+    if key != record.key:
+        return [
+            RuleFailure(
+                path,
+                "record-key",
+                f"the file name does not match its title (expected {record.key}.md)",
+                "rename the file to match the title, or restore the original title",
+            )
+        ]
+    return []

@@ -1,0 +1,106 @@
+"""The one exception tree of hearth.
+
+Every failure hearth reports on purpose is a ``HearthError``. The edges
+(``cli.py`` and, later, ``api/errors.py``) turn these classes into exit
+statuses and HTTP statuses in one table each; nothing else maps errors.
+
+::
+
+    HearthError
+    ├── PathRefused          a path is absolute, climbs out, enters .git, is a symlink
+    ├── NotFound             no such file, record or revision
+    ├── NotAHome             the folder is not an initialized home
+    ├── Conflict             the operation would overwrite or lose someone's work
+    │   ├── DirtyFile        a target file holds uncommitted edits
+    │   ├── StaleWrite       the caller's expected blob id is not HEAD's any more
+    │   └── Busy             a lock stayed held past the retry budget
+    ├── InvalidInput         malformed input (empty text, bad title, bad setting)
+    │   └── InvalidRecord    a record file does not parse
+    ├── TooLarge             content over its size bound
+    ├── ValidationFailed     one or more validation rules failed (carries them)
+    └── StoreError           git itself failed in a way retrying will not fix
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hearth.domain.validation import RuleFailure
+
+
+class HearthError(Exception):
+    """Root of every error hearth raises on purpose."""
+
+    code = "error"
+
+    def __init__(self, message: str, *, detail: object = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.detail = detail
+
+
+class PathRefused(HearthError):
+    code = "path_refused"
+
+
+class NotFound(HearthError):
+    code = "not_found"
+
+
+class NotAHome(HearthError):
+    code = "not_a_home"
+
+
+class Conflict(HearthError):
+    code = "conflict"
+
+
+class DirtyFile(Conflict):
+    code = "dirty_file"
+
+    def __init__(self, paths: Sequence[str]) -> None:
+        listed = ", ".join(paths)
+        super().__init__(
+            f"uncommitted edits in {listed}; commit or discard them "
+            "(git commit / git restore) and try again",
+            detail={"paths": list(paths)},
+        )
+        self.paths = tuple(paths)
+
+
+class StaleWrite(Conflict):
+    code = "stale_write"
+
+
+class Busy(Conflict):
+    code = "busy"
+
+
+class InvalidInput(HearthError):
+    code = "invalid_input"
+
+
+class InvalidRecord(InvalidInput):
+    code = "invalid_record"
+
+
+class TooLarge(HearthError):
+    code = "too_large"
+
+
+class ValidationFailed(HearthError):
+    code = "validation_failed"
+
+    def __init__(self, failures: Sequence[RuleFailure]) -> None:
+        lines = "; ".join(f.describe() for f in failures)
+        super().__init__(
+            f"validation failed: {lines}",
+            detail={"failures": [f.as_dict() for f in failures]},
+        )
+        self.failures = tuple(failures)
+
+
+class StoreError(HearthError):
+    code = "store_error"

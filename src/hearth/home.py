@@ -1,0 +1,358 @@
+"""The operations on a home: each write is one commit through the git store.
+
+Every write method builds an *operation* (a function of HEAD's snapshot to a
+plan) so that when the branch moves under it, the store can simply ask again
+on the new tip: a daily append lands on the newest note, a merge reads the
+newest MEMORY.md. Every planned file is checked by the validation rules
+before anything is committed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from hearth.domain import layout, notes, records
+from hearth.domain.paths import normalize
+from hearth.domain.settings import Settings
+from hearth.domain.validation import check_blob
+from hearth.errors import InvalidInput, NotFound, StaleWrite, TooLarge, ValidationFailed
+from hearth.store.git import CommitResult, FileChange, GitStore, Plan, Snapshot, Trailers
+from hearth.store.rooted import RootedFiles
+
+Clock = Callable[[], dt.datetime]
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    commit: str | None
+    path: str
+    changed: bool = True
+    key: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "commit": self.commit,
+            "path": self.path,
+            "changed": self.changed,
+        }
+        if self.key is not None:
+            data["key"] = self.key
+        return data
+
+
+def decode_text(data: bytes, path: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(f"{path} is not valid UTF-8 text") from exc
+
+
+def check_proposal_target(target: str) -> str:
+    path = normalize(target)
+    if (
+        not path.endswith(".md")
+        or path.startswith("continuity/")
+        or layout.kind_of(path) == "daily"
+        or path in ("SOUL.md", "IDENTITY.md")
+    ):
+        raise InvalidInput(
+            f"{target!r} cannot receive memory entries; use MEMORY.md, USER.md, "
+            "memory/topics/<topic>.md or another markdown file outside continuity/"
+        )
+    return path
+
+
+class Home:
+    def __init__(
+        self, root: Path, files: RootedFiles, store: GitStore, settings: Settings, clock: Clock
+    ) -> None:
+        self.root = root
+        self.files = files
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+
+    # -- plumbing ------------------------------------------------------------
+
+    def _commit(
+        self, operation: Callable[[Snapshot], Plan], op: str, actor: str, record: str | None = None
+    ) -> CommitResult:
+        def validated(snap: Snapshot) -> Plan:
+            plan = operation(snap)
+            failures = []
+            for change in plan.changes:
+                if change.data is None:
+                    continue
+                if len(change.data) > self.settings.file_bytes:
+                    raise TooLarge(
+                        f"{change.path} would be {len(change.data)} bytes, over the bound of "
+                        f"{self.settings.file_bytes} ([bounds] file_bytes in hearth.toml)"
+                    )
+                failures += check_blob(change.path, change.data, self.settings.bounds)
+            if failures:
+                raise ValidationFailed(failures)
+            return plan
+
+        return self.store.commit(validated, Trailers(op=op, actor=actor, record=record))
+
+    def _now(self) -> dt.datetime:
+        return self.clock().astimezone(dt.UTC)
+
+    # -- daily notes and files ------------------------------------------------
+
+    def note(self, text: str, title: str | None, actor: str) -> WriteResult:
+        if len(text) > self.settings.daily_text:
+            raise TooLarge(
+                f"note text has {len(text)} characters, over the bound of "
+                f"{self.settings.daily_text} ([bounds] daily_text in hearth.toml)"
+            )
+        moment = self._now()
+        path = layout.daily_note_path(moment.date())
+        summary = " ".join((title or text).split())[:60]
+
+        def append(existing: bytes | None) -> bytes:
+            current = decode_text(existing, path) if existing is not None else None
+            return notes.append_daily_entry(current, moment, title or "", text).encode()
+
+        def operation(snap: Snapshot) -> Plan:
+            return Plan(f"daily: {summary}", (FileChange(path, append(snap.read(path)), append),))
+
+        result = self._commit(operation, "daily.append", actor)
+        return WriteResult(result.commit, path, result.changed)
+
+    def put(
+        self,
+        path: str,
+        content: bytes,
+        actor: str,
+        expected_oid: str | None = None,
+        message: str | None = None,
+    ) -> WriteResult:
+        path = normalize(path)
+        decode_text(content, path)
+
+        def operation(snap: Snapshot) -> Plan:
+            if expected_oid is not None and snap.oid(path) != expected_oid:
+                raise StaleWrite(
+                    f"{path} changed since you read it (HEAD has {snap.oid(path)}, "
+                    f"you expected {expected_oid}); read it again and redo your edit"
+                )
+            subject = f"{_area(path)}: {message or f'update {path}'}"
+            return Plan(" ".join(subject.split()), (FileChange(path, content),))
+
+        result = self._commit(operation, "file.put", actor)
+        return WriteResult(result.commit, path, result.changed)
+
+    def restore(self, path: str, rev: str, actor: str) -> WriteResult:
+        path = normalize(path)
+        old = self.store.snapshot(rev)
+        data = old.read(path)
+        if data is None:
+            raise NotFound(f"{path} does not exist at {rev}")
+        short = (old.head or "")[:12]
+
+        def operation(snap: Snapshot) -> Plan:
+            return Plan(
+                f"{_area(path)}: restore {path} from {short}",
+                (FileChange(path, data),),
+                body=f"Restored from commit {old.head}.",
+            )
+
+        result = self._commit(operation, "file.restore", actor)
+        return WriteResult(result.commit, path, result.changed)
+
+    # -- records -------------------------------------------------------------
+
+    def propose(
+        self,
+        title: str,
+        entries: Sequence[str],
+        actor: str,
+        target: str | None = None,
+        rationale: str = "",
+        source: str = "",
+    ) -> WriteResult:
+        title = records.clean_title(title)
+        cleaned = tuple(dict.fromkeys(records.clean_entry(e) for e in entries))
+        if not cleaned:
+            raise InvalidInput("a proposal needs at least one entry")
+        checked_target = check_proposal_target(target) if target else None
+        key = records.record_key(title)
+        path = layout.record_path("proposal", key)
+
+        def operation(snap: Snapshot) -> Plan:
+            stamp = records.timestamp(self._now())
+            existing = _existing(snap, "proposal", path)
+            if isinstance(existing, records.Proposal):
+                merged_entries = tuple(dict.fromkeys(existing.entries + cleaned))
+                proposal = records.Proposal(
+                    title=title,
+                    entries=merged_entries,
+                    created=existing.created or stamp,
+                    updated=stamp,
+                    source=source or existing.source,
+                    target=checked_target or existing.target,
+                    rationale=rationale or existing.rationale,
+                )
+                subject = f"proposals: update {title}"
+            else:
+                proposal = records.Proposal(
+                    title=title,
+                    entries=cleaned,
+                    created=stamp,
+                    updated=stamp,
+                    source=source,
+                    target=checked_target or layout.DEFAULT_PROPOSAL_TARGET,
+                    rationale=rationale,
+                )
+                subject = f"proposals: propose {title}"
+            return Plan(subject, (FileChange(path, records.render(proposal).encode()),))
+
+        result = self._commit(operation, "proposal.create", actor, key)
+        return WriteResult(result.commit, path, result.changed, key)
+
+    def merge(self, key: str, actor: str) -> WriteResult:
+        path = _record_path("proposal", key)
+
+        def operation(snap: Snapshot) -> Plan:
+            proposal = _require(snap, "proposal", path, key)
+            assert isinstance(proposal, records.Proposal)
+            target = check_proposal_target(proposal.target)
+            current = snap.read(target)
+            text = decode_text(current, target) if current is not None else _new_target_text(target)
+            new_text, added = notes.add_entries(text, proposal.entries)
+            stamp = records.timestamp(self._now())
+            archived = dataclasses.replace(proposal, status="merged", updated=stamp)
+            archive = layout.archive_path("proposal", key, str(uuid.uuid4()), "merged")
+            changes = [
+                FileChange(path, None),
+                FileChange(archive, records.render(archived).encode()),
+            ]
+            if added:
+                changes.insert(0, FileChange(target, new_text.encode()))
+            skipped = len(proposal.entries) - len(added)
+            return Plan(
+                f"proposals: merge {proposal.title} into {target}",
+                tuple(changes),
+                body=f"Added {len(added)} entries to {target}; skipped {skipped} already there.",
+            )
+
+        result = self._commit(operation, "proposal.merge", actor, key)
+        return WriteResult(result.commit, path, result.changed, key)
+
+    def reject(self, key: str, reason: str, actor: str) -> WriteResult:
+        path = _record_path("proposal", key)
+        reason = " ".join(reason.split())
+        if not reason:
+            raise InvalidInput("give a reason for rejecting the proposal (--reason)")
+
+        def operation(snap: Snapshot) -> Plan:
+            proposal = _require(snap, "proposal", path, key)
+            assert isinstance(proposal, records.Proposal)
+            stamp = records.timestamp(self._now())
+            archived = dataclasses.replace(
+                proposal, status="rejected", updated=stamp, reason=reason
+            )
+            archive = layout.archive_path("proposal", key, str(uuid.uuid4()), "rejected")
+            return Plan(
+                f"proposals: reject {proposal.title}",
+                (FileChange(path, None), FileChange(archive, records.render(archived).encode())),
+                body=f"Reason: {reason}",
+            )
+
+        result = self._commit(operation, "proposal.reject", actor, key)
+        return WriteResult(result.commit, path, result.changed, key)
+
+    def add_loop(
+        self, title: str, actor: str, summary: str = "", next_step: str = "", source: str = ""
+    ) -> WriteResult:
+        title = records.clean_title(title)
+        next_step = " ".join(next_step.split())
+        key = records.record_key(title)
+        path = layout.record_path("loop", key)
+
+        def operation(snap: Snapshot) -> Plan:
+            stamp = records.timestamp(self._now())
+            existing = _existing(snap, "loop", path)
+            if isinstance(existing, records.OpenLoop):
+                loop = records.OpenLoop(
+                    title=title,
+                    created=existing.created or stamp,
+                    updated=stamp,
+                    summary=summary or existing.summary,
+                    next_step=next_step or existing.next_step,
+                    source=source or existing.source,
+                )
+                subject = f"loops: update {title}"
+            else:
+                loop = records.OpenLoop(
+                    title=title,
+                    created=stamp,
+                    updated=stamp,
+                    summary=summary,
+                    next_step=next_step,
+                    source=source,
+                )
+                subject = f"loops: open {title}"
+            return Plan(subject, (FileChange(path, records.render(loop).encode()),))
+
+        result = self._commit(operation, "loop.create", actor, key)
+        return WriteResult(result.commit, path, result.changed, key)
+
+    def resolve_loop(self, key: str, actor: str, note: str = "") -> WriteResult:
+        path = _record_path("loop", key)
+
+        def operation(snap: Snapshot) -> Plan:
+            loop = _require(snap, "loop", path, key)
+            assert isinstance(loop, records.OpenLoop)
+            stamp = records.timestamp(self._now())
+            archived = dataclasses.replace(
+                loop, status="resolved", updated=stamp, resolution=" ".join(note.split())
+            )
+            archive = layout.archive_path("loop", key, str(uuid.uuid4()))
+            return Plan(
+                f"loops: resolve {loop.title}",
+                (FileChange(path, None), FileChange(archive, records.render(archived).encode())),
+            )
+
+        result = self._commit(operation, "loop.resolve", actor, key)
+        return WriteResult(result.commit, path, result.changed, key)
+
+
+def _area(path: str) -> str:
+    kind = layout.kind_of(path)
+    return {"persona": "persona", "daily": "daily", "topic": "memory"}.get(kind, "files")
+
+
+def _record_path(kind: layout.RecordKind, key: str) -> str:
+    if not records.is_key(key):
+        raise NotFound(
+            f"{key!r} is not a record key; keys look like 'some-title--<uuid>' "
+            f"(list them with 'hearth {'proposals' if kind == 'proposal' else 'loops'}')"
+        )
+    return layout.record_path(kind, key)
+
+
+def _existing(snap: Snapshot, kind: layout.RecordKind, path: str) -> records.Record | None:
+    data = snap.read(path)
+    if data is None:
+        return None
+    return records.parse(kind, decode_text(data, path))
+
+
+def _require(snap: Snapshot, kind: layout.RecordKind, path: str, key: str) -> records.Record:
+    record = _existing(snap, kind, path)
+    if record is None:
+        what = "pending proposal" if kind == "proposal" else "open loop"
+        raise NotFound(f"no {what} with key {key}")
+    return record
+
+
+def _new_target_text(target: str) -> str:
+    stem = target.rsplit("/", 1)[-1][: -len(".md")]
+    return f"# {stem.replace('-', ' ').capitalize()}\n\n{notes.ENTRIES_HEADING}\n"

@@ -1,0 +1,141 @@
+"""``hearth init``: make a folder a home, or adopt one that already has files.
+
+Nothing that exists is overwritten. Missing template files, ``hearth.toml``,
+and the lines hearth needs in ``.gitignore`` and ``.gitattributes`` are added
+in one commit, built like every other hearth write (HEAD's tree plus exactly
+these paths). When the repository is brand new (no commit, nothing staged),
+the files already in the folder are adopted into that same first commit,
+except any that look like credentials: those stay untracked and are reported.
+Running init again finds nothing missing and commits nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+
+from hearth.domain import layout
+from hearth.domain.settings import DEFAULT_SETTINGS_TOML
+from hearth.domain.validation import Bounds, RuleFailure, check_blob
+from hearth.errors import PathRefused
+from hearth.store.git import FileChange, GitStore, Plan, Snapshot, Trailers
+from hearth.store.rooted import RootedFiles
+
+_SECRET_RULES = ("secret-file", "secret-text")
+
+
+@dataclass(frozen=True)
+class InitResult:
+    root: Path
+    created_repo: bool
+    commit: str | None
+    added: tuple[str, ...]
+    skipped: tuple[RuleFailure, ...]
+    warnings: tuple[RuleFailure, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "home": str(self.root),
+            "created_repo": self.created_repo,
+            "commit": self.commit,
+            "added": list(self.added),
+            "skipped": [f.as_dict() for f in self.skipped],
+            "warnings": [f.as_dict() for f in self.warnings],
+        }
+
+
+def _with_lines(current: bytes | None, wanted: str) -> bytes:
+    """``current`` plus whichever of ``wanted``'s rule lines it lacks."""
+    text = (current or b"").decode("utf-8", "replace")
+    have = {line.strip() for line in text.splitlines()}
+    missing = [line for line in wanted.splitlines() if line.strip() and line.strip() not in have]
+    if current is None:
+        return wanted.encode()
+    if not [line for line in missing if not line.startswith("#")]:
+        return current
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return (text + "\n" + "\n".join(missing) + "\n").encode()
+
+
+def _adoptable(files: RootedFiles, repo: pygit2.Repository) -> list[str]:
+    return [
+        path
+        for path in files.walk()
+        if path != layout.ACTIVE_PATH and not repo.path_is_ignored(path)
+    ]
+
+
+def _line_adder(wanted: str) -> Callable[[bytes | None], bytes]:
+    return lambda copy: _with_lines(copy, wanted)
+
+
+def init_home(
+    root: Path, template: Path, clock: Callable[[], dt.datetime], actor: str, bounds: Bounds
+) -> InitResult:
+    root.mkdir(parents=True, exist_ok=True)
+    created = not (root / ".git").exists()
+    if created:
+        pygit2.init_repository(str(root), initial_head="main")
+    files = RootedFiles(root)
+    try:
+        store = GitStore(root, files, clock)
+        index = store.repo.index
+        index.read(False)
+        adopt = store.head_commit() is None and len(index) == 0
+        existing = _adoptable(files, store.repo) if adopt else []
+        template_files = sorted(p.name for p in template.iterdir() if p.is_file())
+        skipped: list[RuleFailure] = []
+        warnings: list[RuleFailure] = []
+
+        def operation(snap: Snapshot) -> Plan:
+            skipped.clear()
+            warnings.clear()
+            changes: dict[str, FileChange] = {}
+            for path in existing:
+                try:
+                    data = files.read(path)
+                except PathRefused:
+                    continue  # a symlink or special file: never adopted
+                if data is None:
+                    continue
+                failures = check_blob(path, data, bounds)
+                if any(f.rule in _SECRET_RULES for f in failures):
+                    skipped.extend(failures)
+                    continue
+                warnings.extend(failures)
+                changes[path] = FileChange(path, data)
+            for name in template_files:
+                if name not in changes and files.read(name) is None and snap.read(name) is None:
+                    changes[name] = FileChange(name, (template / name).read_bytes())
+            if files.read(layout.SETTINGS_PATH) is None and snap.read(layout.SETTINGS_PATH) is None:
+                changes[layout.SETTINGS_PATH] = FileChange(
+                    layout.SETTINGS_PATH, DEFAULT_SETTINGS_TOML.encode()
+                )
+            for name, wanted in (
+                (".gitignore", layout.GITIGNORE),
+                (".gitattributes", layout.GITATTRIBUTES),
+            ):
+                base = snap.read(name)
+                if base is None and name in changes:
+                    base = changes[name].data
+                new = _with_lines(base, wanted)
+                if new != base:
+                    changes[name] = FileChange(name, new, rebase=_line_adder(wanted))
+            return Plan("home: initialize hearth home", tuple(changes.values()))
+
+        result = store.commit(operation, Trailers(op="home.init", actor=actor))
+    finally:
+        files.close()
+    return InitResult(
+        root,
+        created,
+        result.commit if result.changed else None,
+        result.paths,
+        tuple(skipped),
+        tuple(warnings),
+    )

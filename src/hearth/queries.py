@@ -1,0 +1,166 @@
+"""Read-only questions about a home: files, history, records, status, check."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pygit2
+
+from hearth.domain import layout, records
+from hearth.domain.paths import normalize
+from hearth.domain.validation import RuleFailure, check_blob, check_path
+from hearth.errors import HearthError, InvalidInput, NotFound
+from hearth.home import Home, decode_text
+from hearth.store.history import CommitInfo, path_history
+
+
+@dataclass(frozen=True)
+class FileView:
+    path: str
+    content: str
+    oid: str
+    commit: str | None
+    dirty: bool
+    rev: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "path": self.path,
+            "content": self.content,
+            "oid": self.oid,
+            "commit": self.commit,
+            "dirty": self.dirty,
+            "rev": self.rev,
+        }
+
+
+def get_file(home: Home, path: str, rev: str | None = None) -> FileView:
+    """A file's text: from the work tree (the truth), or as of ``rev``.
+
+    ``oid`` is the git blob id of the returned content, so for a clean file it
+    is HEAD's blob id: what ``put --expected-oid`` compares against.
+    """
+    path = normalize(path)
+    store = home.store
+    if rev is not None:
+        snap = store.snapshot(rev)
+        data = snap.read(path)
+        if data is None:
+            raise NotFound(f"{path} does not exist at {rev}")
+        return FileView(
+            path, decode_text(data, path), str(pygit2.hash(data)), snap.head, False, rev
+        )
+    data = home.files.read(path)
+    if data is None:
+        raise NotFound(f"{path} does not exist in the home")
+    head = store.snapshot()
+    oid = str(pygit2.hash(data))
+    index = store.repo.index
+    index.read(False)
+    staged = str(index[path].id) if path in index else None
+    dirty = not (oid == head.oid(path) == staged)
+    last = path_history(store.repo, head.commit, path, 1)
+    return FileView(path, decode_text(data, path), oid, last[0].id if last else None, dirty)
+
+
+def history(home: Home, path: str, limit: int = 20) -> list[CommitInfo]:
+    path = normalize(path)
+    if limit <= 0:
+        raise InvalidInput("--limit must be a positive number")
+    return path_history(home.store.repo, home.store.head_commit(), path, limit)
+
+
+@dataclass(frozen=True)
+class RecordView:
+    key: str
+    path: str
+    record: records.Record | None
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"key": self.key, "path": self.path}
+        if self.record is None:
+            data["error"] = self.error
+            return data
+        data.update(
+            (k, v) for k, v in self.record.__dict__.items() if k not in ("summary", "entries")
+        )
+        if isinstance(self.record, records.Proposal):
+            data["entries"] = list(self.record.entries)
+        else:
+            data["summary"] = self.record.summary
+        return data
+
+
+def list_records(home: Home, kind: layout.RecordKind) -> list[RecordView]:
+    """Active records in the work tree, oldest first; a broken file is listed with its error."""
+    folder = layout.record_dir(kind)
+    views = []
+    for name in home.files.list_files(folder):
+        if not name.endswith(".md"):
+            continue
+        path = f"{folder}/{name}"
+        data = home.files.read(path)
+        if data is None:
+            continue  # vanished since listing
+        try:
+            record = records.parse(kind, decode_text(data, path))
+        except HearthError as exc:
+            views.append(RecordView(name[:-3], path, None, exc.message))
+            continue
+        views.append(RecordView(name[:-3], path, record))
+    return sorted(views, key=lambda v: (v.record.created if v.record else "", v.key))
+
+
+def status(home: Home) -> dict[str, Any]:
+    store = home.store
+    head = store.head_commit()
+    changes = []
+    for path, flags in sorted(store.repo.status(untracked_files="all").items()):
+        if flags & pygit2.enums.FileStatus.IGNORED:
+            continue
+        changes.append({"path": path, "state": _state(flags)})
+    ref = store.repo.lookup_reference("HEAD").target
+    return {
+        "home": str(home.root),
+        "branch": ref.removeprefix("refs/heads/") if isinstance(ref, str) else None,
+        "head": str(head.id) if head is not None else None,
+        "dirty": bool(changes),
+        "changes": changes,
+        "pending_proposals": len(list_records(home, "proposal")),
+        "open_loops": len(list_records(home, "loop")),
+    }
+
+
+def _state(flags: int) -> str:
+    fs = pygit2.enums.FileStatus
+    if flags & fs.CONFLICTED:
+        return "conflicted"
+    if flags & fs.WT_NEW and not flags & (fs.INDEX_NEW | fs.INDEX_MODIFIED):
+        return "untracked"
+    staged = flags & (fs.INDEX_NEW | fs.INDEX_MODIFIED | fs.INDEX_DELETED | fs.INDEX_RENAMED)
+    unstaged = flags & (fs.WT_MODIFIED | fs.WT_DELETED | fs.WT_RENAMED | fs.WT_TYPECHANGE)
+    if staged and unstaged:
+        return "staged+modified"
+    return "staged" if staged else "modified"
+
+
+def check(home: Home) -> list[RuleFailure]:
+    """Run the validation rules over every file of the work tree (and HEAD's ACTIVE.md)."""
+    repo = home.store.repo
+    failures: list[RuleFailure] = []
+    for path in home.files.walk():
+        if repo.path_is_ignored(path):
+            continue
+        try:
+            data = home.files.read(path)
+        except HearthError as exc:
+            failures.append(RuleFailure(path, "unreadable", exc.message, "replace the symlink"))
+            continue
+        if data is not None:
+            failures += check_blob(path, data, home.settings.bounds)
+    head = home.store.snapshot()
+    if head.entry(layout.ACTIVE_PATH) is not None:
+        failures += [f for f in check_path(layout.ACTIVE_PATH) if f.rule == "active-generated"]
+    return failures

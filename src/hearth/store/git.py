@@ -1,0 +1,351 @@
+"""The git store: every hearth write is exactly one commit.
+
+A write is described by an *operation*: a function from a snapshot of HEAD
+to a ``Plan`` (the subject line and the file changes). The store
+
+1. takes hearth's write lock;
+2. reads HEAD, asks the operation for its plan, and checks every target
+   path in the work tree and git's index: a path with uncommitted edits is
+   refused, unless the change can be re-applied to those copies (a daily
+   note append), in which case it is applied to them too;
+3. builds the new tree from HEAD's tree plus exactly the planned paths
+   (never from git's index, so a person's staged work is not swept in);
+4. creates the commit with HEAD as its required parent: libgit2 refuses if
+   the branch moved, and the store then starts again from the new tip;
+5. writes the work-tree files and updates git's index entries for just
+   those paths, so ``git status`` stays clean for them.
+
+The commit comes before the work tree on purpose: the compare-and-swap on
+the branch decides, and nothing on disk changes for a write that loses.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import FileMode, RepositoryState
+
+from hearth.errors import Busy, Conflict, DirtyFile, NotAHome, NotFound, StoreError
+from hearth.store.lock import backoff, wait_until, write_lock
+from hearth.store.rooted import RootedFiles
+
+FALLBACK_SIGNATURE = ("hearth", "hearth@localhost")
+MOVED_TIP_RETRIES = 20
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """New content for one path (``data=None`` deletes it).
+
+    ``rebase``, when given, re-applies the same edit to another copy of the
+    file (a person's uncommitted or staged version) instead of refusing.
+    """
+
+    path: str
+    data: bytes | None
+    rebase: Callable[[bytes | None], bytes] | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    subject: str
+    changes: tuple[FileChange, ...]
+    body: str = ""
+
+
+@dataclass(frozen=True)
+class Trailers:
+    op: str
+    actor: str
+    record: str | None = None
+
+    def render(self) -> str:
+        lines = [f"Hearth-Op: {self.op}", f"Hearth-Actor: {self.actor}"]
+        if self.record:
+            lines.append(f"Hearth-Record: {self.record}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class CommitResult:
+    commit: str | None
+    paths: tuple[str, ...] = ()
+    changed: bool = True
+
+
+class Snapshot:
+    """Read-only view of one commit's tree (or of an unborn branch)."""
+
+    def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit | None) -> None:
+        self._repo = repo
+        self.commit = commit
+        self.tree: pygit2.Tree | None = commit.tree if commit is not None else None
+
+    @property
+    def head(self) -> str | None:
+        return str(self.commit.id) if self.commit is not None else None
+
+    def entry(self, path: str) -> pygit2.Object | None:
+        if self.tree is None:
+            return None
+        try:
+            obj = self.tree[path]
+        except KeyError:
+            return None
+        return obj if obj.type == pygit2.enums.ObjectType.BLOB else None
+
+    def oid(self, path: str) -> str | None:
+        obj = self.entry(path)
+        return str(obj.id) if obj is not None else None
+
+    def read(self, path: str) -> bytes | None:
+        obj = self.entry(path)
+        if obj is None:
+            return None
+        blob = self._repo[obj.id]
+        assert isinstance(blob, pygit2.Blob)
+        return blob.data
+
+    def names(self, folder: str) -> list[str]:
+        """Names of the files directly inside ``folder``."""
+        if self.tree is None:
+            return []
+        try:
+            sub = self.tree[folder] if folder else self.tree
+        except KeyError:
+            return []
+        if not isinstance(sub, pygit2.Tree):
+            return []
+        return sorted(e.name for e in sub if e.type == pygit2.enums.ObjectType.BLOB and e.name)
+
+
+@dataclass
+class _Apply:
+    """What step 5 does for one path after the commit landed."""
+
+    path: str
+    worktree: bytes | None
+    commit_oid: pygit2.Oid | None
+    index_oid: pygit2.Oid | None
+    mode: FileMode = FileMode.BLOB
+
+
+class GitStore:
+    def __init__(
+        self,
+        root: Path,
+        files: RootedFiles,
+        clock: Callable[[], dt.datetime],
+        *,
+        lock_timeout: float = 10.0,
+    ) -> None:
+        try:
+            self.repo = pygit2.Repository(str(root))
+        except pygit2.GitError as exc:
+            raise NotAHome(f"{root} is not a git repository; run 'hearth init {root}'") from exc
+        if self.repo.is_bare or self.repo.workdir is None:
+            raise NotAHome(f"{root} is a bare repository; a home needs a work tree")
+        self.root = root
+        self.files = files
+        self.clock = clock
+        self.lock_timeout = lock_timeout
+        self.git_dir = Path(self.repo.path)
+        self.state_dir = self.git_dir / "hearth"
+
+    # -- reading -----------------------------------------------------------
+
+    def branch_ref(self) -> str:
+        head = self.repo.lookup_reference("HEAD")
+        target = head.target
+        if not isinstance(target, str):
+            raise Conflict("HEAD is detached; check out a branch (git switch main) first")
+        return target
+
+    def head_commit(self) -> pygit2.Commit | None:
+        if self.repo.head_is_unborn:
+            return None
+        commit = self.repo.head.peel(pygit2.Commit)
+        return commit
+
+    def snapshot(self, rev: str | None = None) -> Snapshot:
+        if rev is None:
+            return Snapshot(self.repo, self.head_commit())
+        try:
+            commit = self.repo.revparse_single(rev).peel(pygit2.Commit)
+        except (KeyError, ValueError, pygit2.GitError) as exc:
+            raise NotFound(f"no revision {rev!r} in this home") from exc
+        return Snapshot(self.repo, commit)
+
+    def signature(self) -> pygit2.Signature:
+        now = self.clock()
+        offset = int((now.utcoffset() or dt.timedelta()).total_seconds() // 60)
+        try:
+            configured = self.repo.default_signature
+            name, email = configured.name, configured.email
+        except (KeyError, pygit2.GitError):
+            name, email = FALLBACK_SIGNATURE
+        return pygit2.Signature(name, email, int(now.timestamp()), offset)
+
+    # -- writing -----------------------------------------------------------
+
+    def commit(self, operation: Callable[[Snapshot], Plan], trailers: Trailers) -> CommitResult:
+        """Run ``operation`` against HEAD and land its plan as one commit."""
+        with write_lock(self.state_dir / "write.lock", self.lock_timeout):
+            for _ in range(MOVED_TIP_RETRIES):
+                if self.repo.state() != RepositoryState.NONE:
+                    raise Conflict(
+                        "a merge, rebase or cherry-pick is in progress; finish or abort it first"
+                    )
+                ref = self.branch_ref()
+                snap = Snapshot(self.repo, self.head_commit())
+                plan = operation(snap)
+                applies = self._plan_work_tree(snap, plan)
+                base_tree = snap.tree
+                tree_id = self._build_tree(
+                    base_tree, {a.path: (a.commit_oid, a.mode) for a in applies}
+                )
+                if base_tree is not None and tree_id == base_tree.id:
+                    return CommitResult(snap.head, (), changed=False)
+                message = f"{plan.subject}\n\n"
+                if plan.body:
+                    message += plan.body.rstrip() + "\n\n"
+                message += trailers.render() + "\n"
+                wait_until(self._index_unlocked, self.lock_timeout, "git's index (.git/index.lock)")
+                commit_id = self._create_commit(ref, snap, message, tree_id)
+                if commit_id is None:
+                    continue  # the branch moved: plan again on the new tip
+                self._apply(applies)
+                return CommitResult(str(commit_id), tuple(a.path for a in applies))
+        raise Busy("the branch kept moving while hearth tried to commit; try again")
+
+    def _index_unlocked(self) -> bool:
+        return not (self.git_dir / "index.lock").exists()
+
+    def _create_commit(
+        self, ref: str, snap: Snapshot, message: str, tree_id: pygit2.Oid
+    ) -> pygit2.Oid | None:
+        sig = self.signature()
+        parents = [snap.commit.id] if snap.commit is not None else []
+        for _ in backoff(self.lock_timeout):
+            try:
+                return self.repo.create_commit(ref, sig, sig, message, tree_id, parents)
+            except pygit2.GitError as exc:
+                if "not the first parent" in str(exc):
+                    return None
+                raise StoreError(f"git refused the commit: {exc}") from exc
+            except OSError as exc:
+                if "lock" not in str(exc):
+                    raise StoreError(f"git refused the commit: {exc}") from exc
+        raise Busy(f"the branch {ref} stayed locked (a .lock file in .git/refs); try again")
+
+    def _plan_work_tree(self, snap: Snapshot, plan: Plan) -> list[_Apply]:
+        index = self.repo.index
+        index.read(False)
+        applies: list[_Apply] = []
+        dirty: list[str] = []
+        for change in plan.changes:
+            head_entry = snap.entry(change.path)
+            head_oid = head_entry.id if head_entry is not None else None
+            mode = _blob_mode(snap, change.path)
+            new_oid = self.repo.create_blob(change.data) if change.data is not None else None
+            self.files.check(change.path)
+            on_disk = self.files.read(change.path)
+            disk_oid = pygit2.hash(on_disk) if on_disk is not None else None
+            staged_oid = index[change.path].id if change.path in index else None
+            apply = _Apply(change.path, change.data, new_oid, new_oid, mode)
+            disk_clean = disk_oid in (head_oid, new_oid)
+            staged_clean = staged_oid in (head_oid, new_oid)
+            if disk_clean and staged_clean:
+                applies.append(apply)
+                continue
+            if change.rebase is None or (staged_oid is None and head_oid is not None):
+                dirty.append(change.path)
+                continue
+            if not disk_clean:
+                apply.worktree = change.rebase(on_disk)
+            if not staged_clean and staged_oid is not None:
+                staged = self.repo[staged_oid]
+                assert isinstance(staged, pygit2.Blob)
+                apply.index_oid = self.repo.create_blob(change.rebase(staged.data))
+            applies.append(apply)
+        if dirty:
+            raise DirtyFile(dirty)
+        return applies
+
+    def _build_tree(
+        self,
+        base: pygit2.Tree | None,
+        changes: dict[str, tuple[pygit2.Oid | None, FileMode]],
+    ) -> pygit2.Oid:
+        builder = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
+        nested: dict[str, dict[str, tuple[pygit2.Oid | None, FileMode]]] = {}
+        for path, (oid, mode) in changes.items():
+            first, _, rest = path.partition("/")
+            if rest:
+                nested.setdefault(first, {})[rest] = (oid, mode)
+            elif oid is None:
+                if builder.get(first) is not None:
+                    builder.remove(first)
+            else:
+                existing = builder.get(first)
+                if existing is not None and existing.type == pygit2.enums.ObjectType.TREE:
+                    raise Conflict(f"{path!r} is a folder in HEAD; it cannot become a file")
+                builder.insert(first, oid, mode)
+        for name, sub_changes in nested.items():
+            existing = builder.get(name)
+            sub_base = None
+            if existing is not None:
+                if existing.type != pygit2.enums.ObjectType.TREE:
+                    raise Conflict(f"{name!r} is a file in HEAD; it cannot hold other files")
+                sub_base = self.repo[existing.id]
+                assert isinstance(sub_base, pygit2.Tree)
+            sub_id = self._build_tree(sub_base, sub_changes)
+            sub_tree = self.repo[sub_id]
+            assert isinstance(sub_tree, pygit2.Tree)
+            if len(sub_tree) == 0:
+                if existing is not None:
+                    builder.remove(name)
+            else:
+                builder.insert(name, sub_id, FileMode.TREE)
+        return builder.write()
+
+    def _apply(self, applies: Iterable[_Apply]) -> None:
+        applies = list(applies)
+        for apply in applies:
+            if apply.worktree is None:
+                self.files.delete(apply.path)
+            else:
+                self.files.write(apply.path, apply.worktree)
+        index = self.repo.index
+        for _ in backoff(self.lock_timeout):
+            try:
+                index.read(False)
+                for apply in applies:
+                    if apply.index_oid is None:
+                        if apply.path in index:
+                            index.remove(apply.path)
+                    else:
+                        index.add(pygit2.IndexEntry(apply.path, apply.index_oid, apply.mode))
+                index.write()
+                return
+            except pygit2.GitError as exc:
+                if "locked" not in str(exc):
+                    raise StoreError(f"could not update git's index: {exc}") from exc
+        raise Busy(
+            "the commit landed but git's index stayed locked; run 'git status' to refresh it"
+        )
+
+
+def _blob_mode(snap: Snapshot, path: str) -> FileMode:
+    if snap.tree is not None:
+        try:
+            mode = snap.tree[path].filemode
+        except KeyError:
+            return FileMode.BLOB
+        if mode in (FileMode.BLOB, FileMode.BLOB_EXECUTABLE):
+            return FileMode(mode)
+    return FileMode.BLOB

@@ -1,0 +1,171 @@
+"""Rooted file I/O: every read and write is relative to a descriptor of the home.
+
+Each folder on the way is opened with ``O_NOFOLLOW | O_DIRECTORY`` from its
+parent's descriptor, so a symlink anywhere inside the home (or swapped in
+while we work) is refused rather than followed out of it. Writes go to a
+temp file in the same folder, are fsynced, renamed over the target, and the
+folder is fsynced: a reader sees the old bytes or the new, never half.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+from hearth.domain.paths import TEMP_PREFIX, is_temporary, normalize
+from hearth.errors import PathRefused, StoreError
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_MODE = 0o644
+
+
+class RootedFiles:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        try:
+            self._root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as exc:
+            raise StoreError(f"cannot open the home {root}: {exc.strerror}") from exc
+
+    def close(self) -> None:
+        if self._root_fd >= 0:
+            os.close(self._root_fd)
+            self._root_fd = -1
+
+    @contextmanager
+    def _parent(self, path: str, *, create: bool) -> Iterator[tuple[int, str] | None]:
+        """Yield ``(folder fd, file name)`` for ``path``, or None when a folder is missing."""
+        parts = normalize(path).split("/")
+        fd = os.dup(self._root_fd)
+        try:
+            for i, part in enumerate(parts[:-1]):
+                try:
+                    next_fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                except FileNotFoundError:
+                    if not create:
+                        yield None
+                        return
+                    with suppress(FileExistsError):
+                        os.mkdir(part, 0o755, dir_fd=fd)
+                    next_fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                except OSError as exc:
+                    if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                        where = "/".join(parts[: i + 1])
+                        raise PathRefused(
+                            f"{path!r}: {where!r} is a symlink or not a folder; "
+                            "hearth does not follow symlinks inside the home"
+                        ) from exc
+                    raise
+                os.close(fd)
+                fd = next_fd
+            yield fd, parts[-1]
+        finally:
+            os.close(fd)
+
+    @staticmethod
+    def _refuse_non_regular(folder: int, name: str, path: str) -> bool:
+        """True when the file exists; raise PathRefused if it is not a regular file."""
+        try:
+            st = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            return False
+        if stat.S_ISLNK(st.st_mode):
+            raise PathRefused(f"{path!r} is a symlink; hearth does not follow symlinks")
+        if not stat.S_ISREG(st.st_mode):
+            raise PathRefused(f"{path!r} is not a regular file")
+        return True
+
+    def read(self, path: str) -> bytes | None:
+        """The file's bytes, or None when it does not exist."""
+        with self._parent(path, create=False) as parent:
+            if parent is None:
+                return None
+            folder, name = parent
+            if not self._refuse_non_regular(folder, name, path):
+                return None
+            try:
+                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise PathRefused(f"{path!r} is a symlink") from exc
+                raise
+            with os.fdopen(fd, "rb") as handle:
+                return handle.read()
+
+    def check(self, path: str) -> None:
+        """Refuse ``path`` now if any part of it is a symlink or not a regular file."""
+        with self._parent(path, create=False) as parent:
+            if parent is not None:
+                self._refuse_non_regular(*parent, path)
+
+    def write(self, path: str, data: bytes) -> None:
+        """Atomically replace (or create) the file with ``data``."""
+        with self._parent(path, create=True) as parent:
+            assert parent is not None
+            folder, name = parent
+            exists = self._refuse_non_regular(folder, name, path)
+            mode = _FILE_MODE
+            if exists:
+                mode = stat.S_IMODE(os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode)
+            temp = f"{TEMP_PREFIX}{secrets.token_hex(6)}"
+            fd = os.open(
+                temp,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                mode,
+                dir_fd=folder,
+            )
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            except BaseException:
+                with suppress(FileNotFoundError):
+                    os.unlink(temp, dir_fd=folder)
+                raise
+            os.fsync(folder)
+
+    def delete(self, path: str) -> None:
+        """Remove the file; a missing file is fine. Empty folders stay (git ignores them)."""
+        with self._parent(path, create=False) as parent:
+            if parent is None:
+                return
+            folder, name = parent
+            if not self._refuse_non_regular(folder, name, path):
+                return
+            os.unlink(name, dir_fd=folder)
+            os.fsync(folder)
+
+    def list_files(self, folder: str) -> list[str]:
+        """Names of the regular, non-temporary files directly inside ``folder``."""
+        try:
+            with self._parent(f"{folder}/x", create=False) as parent:
+                if parent is None:
+                    return []
+                fd = parent[0]
+                names = []
+                for entry in os.scandir(fd):
+                    if entry.is_file(follow_symlinks=False) and not is_temporary(entry.name):
+                        names.append(entry.name)
+                return sorted(names)
+        except FileNotFoundError:
+            return []
+
+    def walk(self) -> list[str]:
+        """Every non-folder entry of the work tree (symlinks included, so callers can
+        refuse them by name), outside ``.git`` and without temporary files."""
+        found = []
+        for folder, dirs, names in os.walk(self.root):
+            rel = os.path.relpath(folder, self.root)
+            prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
+            dirs[:] = sorted(d for d in dirs if d != ".git")
+            found += [prefix + n for n in sorted(names) if not is_temporary(n)]
+        return found

@@ -1,0 +1,59 @@
+"""The one place that reads the environment and settings and builds objects."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from importlib import resources
+from pathlib import Path
+
+from hearth.domain import layout
+from hearth.domain.settings import Settings, parse_settings
+from hearth.errors import NotAHome
+from hearth.home import Clock, Home
+from hearth.home_init import InitResult, init_home
+from hearth.store.git import GitStore
+from hearth.store.rooted import RootedFiles
+
+DEFAULT_HOME = Path("~/.hearth/home")
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC)
+
+
+def resolve_home(option: str | None) -> Path:
+    """``--home``, else ``$HEARTH_HOME``, else ``~/.hearth/home``."""
+    chosen = option or os.environ.get("HEARTH_HOME") or str(DEFAULT_HOME)
+    return Path(chosen).expanduser().absolute()
+
+
+def default_actor() -> str:
+    return os.environ.get("HEARTH_ACTOR") or "cli"
+
+
+def template_dir() -> Path:
+    """home_template/: packaged in the wheel, or at the top of a source checkout."""
+    packaged = Path(str(resources.files("hearth"))) / "home_template"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "home_template"
+
+
+def _settings(files: RootedFiles) -> Settings:
+    data = files.read(layout.SETTINGS_PATH)
+    if data is None:
+        return Settings()
+    return parse_settings(data.decode("utf-8", "replace"))
+
+
+def open_home(root: Path, clock: Clock = utc_now) -> Home:
+    if not (root / ".git").exists():
+        raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
+    files = RootedFiles(root)
+    store = GitStore(root, files, clock)
+    return Home(root, files, store, _settings(files), clock)
+
+
+def initialize(root: Path, clock: Clock = utc_now) -> InitResult:
+    return init_home(root, template_dir(), clock, default_actor(), Settings().bounds)
