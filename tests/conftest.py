@@ -1,0 +1,97 @@
+"""Shared fixtures: real homes in temporary folders, the real git CLI, a fake clock."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from hearth import wiring
+from hearth.home import Home
+
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "Pat Person",
+    "GIT_AUTHOR_EMAIL": "pat@example.invalid",
+    "GIT_COMMITTER_NAME": "Pat Person",
+    "GIT_COMMITTER_EMAIL": "pat@example.invalid",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads the developer's git config or default home."""
+    fake_home = tmp_path_factory.mktemp("userhome")
+    monkeypatch.setenv("HOME", str(fake_home))
+    monkeypatch.delenv("HEARTH_HOME", raising=False)
+    monkeypatch.delenv("HEARTH_ACTOR", raising=False)
+    for name, value in GIT_IDENTITY.items():
+        monkeypatch.setenv(name, value)
+
+
+class FakeClock:
+    """The one seam that is faked: time. Advances a minute per reading."""
+
+    def __init__(self, start: dt.datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> dt.datetime:
+        current = self.now
+        self.now += dt.timedelta(minutes=1)
+        return current
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock(dt.datetime(2026, 11, 22, 9, 30, tzinfo=dt.UTC))
+
+
+def git(root: Path, *args: str, check: bool = True) -> str:
+    """Run the real git CLI in ``root`` and return its stdout."""
+    proc = subprocess.run(
+        ["git", *args], cwd=root, capture_output=True, text=True, env=os.environ.copy()
+    )
+    if check and proc.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
+    return proc.stdout
+
+
+@dataclass
+class Workspace:
+    root: Path
+    home: Home
+
+    def git(self, *args: str, check: bool = True) -> str:
+        return git(self.root, *args, check=check)
+
+    def commits(self) -> list[str]:
+        return self.git("rev-list", "HEAD").split()
+
+    def porcelain(self) -> str:
+        return self.git("status", "--porcelain", "--untracked-files=all")
+
+    def write(self, path: str, text: str) -> None:
+        target = self.root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+    def read(self, path: str) -> str:
+        return (self.root / path).read_text()
+
+    def reopen(self) -> Home:
+        self.home = wiring.open_home(self.root, self.home.clock)
+        return self.home
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, clock: FakeClock) -> Iterator[Workspace]:
+    root = tmp_path / "home"
+    wiring.initialize(root, clock)
+    home = wiring.open_home(root, clock)
+    yield Workspace(root, home)
+    home.files.close()

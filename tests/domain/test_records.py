@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hearth.domain import records
+from hearth.errors import InvalidRecord
+
+titles = st.text(min_size=1, max_size=120).filter(lambda t: t.split())
+
+
+def test_key_matches_lionclaw_scheme() -> None:
+    key = records.record_key("  Likes   Green TEA ")
+    normalized = "likes green tea"
+    expected_uuid = uuid.uuid5(uuid.UUID("5f026ae9-551b-4d3e-a511-f0f2d74cf241"), normalized)
+    assert key == f"likes-green-tea--{expected_uuid}"
+
+
+def test_empty_slug_becomes_item() -> None:
+    assert records.record_key("!!! ???").startswith("item--")
+    assert records.record_key("日本語").startswith("item--")
+
+
+@given(titles)
+def test_key_depends_only_on_normalized_title(title: str) -> None:
+    key = records.record_key(title)
+    assert key == records.record_key("  " + "  ".join(title.lower().split()) + "\n")
+    assert records.is_key(key)
+    assert key == records.record_key(" ".join(title.split()).lower())
+
+
+@given(titles, titles)
+def test_different_normalized_titles_give_different_keys(a: str, b: str) -> None:
+    if records.normalize_title(a) != records.normalize_title(b):
+        assert records.record_key(a) != records.record_key(b)
+
+
+entries = st.lists(
+    st.text(min_size=1, max_size=40).filter(lambda e: " ".join(e.split()).removeprefix("- ").strip()),
+    min_size=1,
+    max_size=5,
+)
+plain = st.text(max_size=60)
+
+
+@given(titles, entries, plain, plain)
+def test_proposal_round_trips(title: str, items: list[str], rationale: str, source: str) -> None:
+    proposal = records.Proposal(
+        title=records.clean_title(title[:200]),
+        entries=tuple(records.clean_entry(e) for e in items),
+        created="2026-11-22T09:30:00Z",
+        updated="2026-11-22T09:31:00Z",
+        source=" ".join(source.split()),
+        rationale=" ".join(rationale.split()),
+    )
+    assert records.parse("proposal", records.render(proposal)) == proposal
+
+
+@given(titles, plain, plain)
+def test_loop_round_trips(title: str, summary: str, next_step: str) -> None:
+    loop = records.OpenLoop(
+        title=records.clean_title(title[:200]),
+        created="2026-11-22T09:30:00Z",
+        updated="2026-11-22T09:30:00Z",
+        summary=summary.strip(),
+        next_step=" ".join(next_step.split()),
+    )
+    parsed = records.parse("loop", records.render(loop))
+    assert parsed == loop
+
+
+@given(st.text(max_size=300))
+def test_parse_never_raises_anything_but_invalid_record(text: str) -> None:
+    for kind in ("proposal", "loop"):
+        try:
+            records.parse(kind, text)  # type: ignore[arg-type]
+        except InvalidRecord:
+            pass
+
+
+def test_parse_tolerates_hand_written_dates() -> None:
+    text = "---\ntitle: Fix it\ncreated: 2026-11-20\nstatus: open\n---\nSomething\n"
+    loop = records.parse("loop", text)
+    assert loop.created == "2026-11-20"
+    assert isinstance(loop, records.OpenLoop)
+    assert loop.summary == "Something"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "no front matter",
+        "---\ntitle: x\n",
+        "---\n- a list\n---\n",
+        "---\ntitle: [unclosed\n---\n",
+        "---\nstatus: open\n---\n",
+        "---\ntitle: {a: 1}\n---\n",
+    ],
+)
+def test_parse_refuses_broken_files(text: str) -> None:
+    with pytest.raises(InvalidRecord):
+        records.parse("loop", text)
