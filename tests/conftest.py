@@ -24,7 +24,9 @@ GIT_IDENTITY = {
 
 
 @pytest.fixture(autouse=True)
-def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_env(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """No test reads the developer's git config or default home."""
     fake_home = tmp_path_factory.mktemp("userhome")
     monkeypatch.setenv("HOME", str(fake_home))
@@ -54,7 +56,7 @@ def clock() -> FakeClock:
 def git(root: Path, *args: str, check: bool = True) -> str:
     """Run the real git CLI in ``root`` and return its stdout."""
     proc = subprocess.run(
-        ["git", *args], cwd=root, capture_output=True, text=True, env=os.environ.copy()
+        ["git", *args], cwd=root, capture_output=True, text=True, env=os.environ.copy(), check=False
     )
     if check and proc.returncode != 0:
         raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")

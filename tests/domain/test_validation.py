@@ -68,15 +68,13 @@ def test_prose_is_not_a_secret(text: str) -> None:
 
 
 def test_record_key_must_match_title() -> None:
-    proposal = records.Proposal(
-        title="Likes tea", entries=("green",), created="c", updated="u"
-    )
+    proposal = records.Proposal(title="Likes tea", entries=("green",), created="c", updated="u")
     text = records.render(proposal)
     good = f"continuity/proposals/memory/{proposal.key}.md"
     assert rules(good, text) == set()
-    assert rules("continuity/proposals/memory/other--" + proposal.key.split("--")[1] + ".md", text) == {
-        "record-key"
-    }
+    assert rules(
+        "continuity/proposals/memory/other--" + proposal.key.split("--")[1] + ".md", text
+    ) == {"record-key"}
     archived = f"continuity/proposals/memory/archive/merged/{proposal.key}--1234.md"
     assert rules(archived, text) == set()
     assert rules("continuity/open-loops/x.md", "no front matter") == {"record-parse"}

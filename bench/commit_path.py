@@ -1,0 +1,140 @@
+"""Time hearth's commit path against `git add && git commit` on a 10,000-file home.
+
+    .venv/bin/python bench/commit_path.py [--files 10000] [--rounds 40]
+
+Builds a throwaway home with N markdown files (about 2 KB each), commits them
+with the git CLI, then alternates, round by round:
+
+- hearth in-process: `Home.put` of one topic file (validation, tree build,
+  compare-and-swap commit, atomic work-tree write, index entry update);
+- hearth in-process: `Home.note` (daily append);
+- the git CLI: edit one file, `git add <file> && git commit -q -m ...`;
+- the hearth CLI: `hearth note ...` as a subprocess (Python start-up included).
+
+Prints medians and p90s in milliseconds and the ratio of hearth's in-process
+write to the git CLI's. Figures, not assertions: nothing here fails on speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from hearth import wiring
+
+WORDS = (
+    "garden tomato seeds compost river kettle lantern orchard meadow letter harbor "
+    "window pepper ladder basket violin marble cedar thistle bramble copper"
+).split()
+
+
+def paragraph(rng: random.Random, words: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(words))
+
+
+def topic_path(i: int) -> str:
+    return f"memory/topics/t{i // 500:02d}/topic-{i:05d}.md"
+
+
+def generate(root: Path, count: int, rng: random.Random) -> None:
+    for i in range(count):
+        path = root / topic_path(i)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        body = "\n\n".join(f"## Part {p}\n\n{paragraph(rng, 90)}" for p in range(3))
+        path.write_text(f"# Topic {i}\n\n{body}\n")
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+def summary(name: str, samples: list[float]) -> float:
+    ms = sorted(s * 1000 for s in samples)
+    p50 = statistics.median(ms)
+    p90 = ms[int(len(ms) * 0.9) - 1]
+    print(f"  {name:<38} p50 {p50:7.1f} ms   p90 {p90:7.1f} ms   (n={len(ms)})")
+    return p50
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=40)
+    args = parser.parse_args()
+    rng = random.Random(7)
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+    }
+    os.environ.update(env)
+
+    with tempfile.TemporaryDirectory(prefix="hearth-bench-") as tmp:
+        root = Path(tmp) / "home"
+        started = time.perf_counter()
+        wiring.initialize(root)
+        generate(root, args.files, rng)
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", "bench: seed")
+        print(f"seeded {args.files} files in {time.perf_counter() - started:.1f} s")
+
+        home = wiring.open_home(root)
+        hearth_exe = str(Path(sys.executable).parent / "hearth")
+        put_times: list[float] = []
+        note_times: list[float] = []
+        git_times: list[float] = []
+        cli_times: list[float] = []
+        for r in range(args.rounds):
+            target = topic_path((r * 37) % args.files)
+            content = (root / target).read_text() + f"\n{paragraph(rng, 20)}\n"
+
+            t0 = time.perf_counter()
+            home.put(target, content.encode(), "bench")
+            put_times.append(time.perf_counter() - t0)
+
+            t0 = time.perf_counter()
+            home.note(paragraph(rng, 30), f"round {r}", "bench")
+            note_times.append(time.perf_counter() - t0)
+
+            other = topic_path((r * 53 + 11) % args.files)
+            with open(root / other, "a") as handle:
+                handle.write(f"\n{paragraph(rng, 20)}\n")
+            t0 = time.perf_counter()
+            git(root, "add", other)
+            git(root, "commit", "-q", "-m", f"bench: round {r}")
+            git_times.append(time.perf_counter() - t0)
+
+            if r % 4 == 0:
+                t0 = time.perf_counter()
+                subprocess.run(
+                    [hearth_exe, "--home", str(root), "note", paragraph(rng, 10)],
+                    check=True,
+                    capture_output=True,
+                    env=env,
+                )
+                cli_times.append(time.perf_counter() - t0)
+
+        clean = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout
+        print(f"\nwrite latency on a {args.files}-file home ({args.rounds} rounds):")
+        put_p50 = summary("hearth put (in-process)", put_times)
+        note_p50 = summary("hearth daily append (in-process)", note_times)
+        git_p50 = summary("git add <file> && git commit", git_times)
+        summary("hearth note (CLI subprocess)", cli_times)
+        print(f"\nratio hearth put / git CLI:          {put_p50 / git_p50:.2f}")
+        print(f"ratio hearth daily append / git CLI: {note_p50 / git_p50:.2f}")
+        print(f"git status after the run: {'clean' if not clean else clean}")
+
+
+if __name__ == "__main__":
+    main()
