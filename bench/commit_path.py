@@ -29,10 +29,29 @@ from pathlib import Path
 
 from hearth import wiring
 
-WORDS = (
-    "garden tomato seeds compost river kettle lantern orchard meadow letter harbor "
-    "window pepper ladder basket violin marble cedar thistle bramble copper"
-).split()
+WORDS = [
+    "garden",
+    "tomato",
+    "seeds",
+    "compost",
+    "river",
+    "kettle",
+    "lantern",
+    "orchard",
+    "meadow",
+    "letter",
+    "harbor",
+    "window",
+    "pepper",
+    "ladder",
+    "basket",
+    "violin",
+    "marble",
+    "cedar",
+    "thistle",
+    "bramble",
+    "copper",
+]
 
 
 def paragraph(rng: random.Random, words: int) -> str:
@@ -133,7 +152,7 @@ def main() -> None:
         summary("hearth note (CLI subprocess)", cli_times)
         print(f"\nratio hearth put / git CLI:          {put_p50 / git_p50:.2f}")
         print(f"ratio hearth daily append / git CLI: {note_p50 / git_p50:.2f}")
-        print(f"git status after the run: {'clean' if not clean else clean}")
+        print(f"git status after the run: {clean or 'clean'}")
 
 
 if __name__ == "__main__":
