@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hearth.domain import layout, notes, records
 from hearth.domain.paths import normalize
@@ -182,38 +183,39 @@ class Home:
         if not cleaned:
             raise InvalidInput("a proposal needs at least one entry")
         checked_target = check_proposal_target(target) if target else None
+
+        def build(stamp: str) -> records.Proposal:
+            return records.Proposal(
+                title=title,
+                entries=cleaned,
+                created=stamp,
+                updated=stamp,
+                source=" ".join(source.split()),
+                rationale=" ".join(rationale.split()),
+                **({"target": checked_target} if checked_target else {}),
+            )
+
+        return self._save_record("proposal", title, build, actor)
+
+    def _save_record(
+        self,
+        kind: layout.RecordKind,
+        title: str,
+        build: Callable[[str], records.Record],
+        actor: str,
+    ) -> WriteResult:
+        """Create the record for ``title``, or update the one with the same key."""
         key = records.record_key(title)
-        path = layout.record_path("proposal", key)
+        path = layout.record_path(kind, key)
+        area, verb = ("proposals", "propose") if kind == "proposal" else ("loops", "open")
 
         def operation(snap: Snapshot) -> Plan:
-            stamp = records.timestamp(self._now())
-            existing = _existing(snap, "proposal", path)
-            if isinstance(existing, records.Proposal):
-                merged_entries = tuple(dict.fromkeys(existing.entries + cleaned))
-                proposal = records.Proposal(
-                    title=title,
-                    entries=merged_entries,
-                    created=existing.created or stamp,
-                    updated=stamp,
-                    source=source or existing.source,
-                    target=checked_target or existing.target,
-                    rationale=rationale or existing.rationale,
-                )
-                subject = f"proposals: update {title}"
-            else:
-                proposal = records.Proposal(
-                    title=title,
-                    entries=cleaned,
-                    created=stamp,
-                    updated=stamp,
-                    source=source,
-                    target=checked_target or layout.DEFAULT_PROPOSAL_TARGET,
-                    rationale=rationale,
-                )
-                subject = f"proposals: propose {title}"
-            return Plan(subject, (FileChange(path, records.render(proposal).encode()),))
+            existing = _existing(snap, kind, path)
+            record = records.upsert(existing, build(records.timestamp(self._now())))
+            subject = f"{area}: {'update' if existing else verb} {title}"
+            return Plan(subject, (FileChange(path, records.render(record).encode()),))
 
-        result = self._commit(operation, "proposal.create", actor, key)
+        result = self._commit(operation, f"{kind}.create", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
 
     def merge(self, key: str, actor: str) -> WriteResult:
@@ -226,13 +228,7 @@ class Home:
             current = snap.read(target)
             text = decode_text(current, target) if current is not None else _new_target_text(target)
             new_text, added = notes.add_entries(text, proposal.entries)
-            stamp = records.timestamp(self._now())
-            archived = dataclasses.replace(proposal, status="merged", updated=stamp)
-            archive = layout.archive_path("proposal", key, str(uuid.uuid4()), "merged")
-            changes = [
-                FileChange(path, None),
-                FileChange(archive, records.render(archived).encode()),
-            ]
+            changes = list(_archive_moves("proposal", key, proposal, self._now(), "merged"))
             if added:
                 changes.insert(0, FileChange(target, new_text.encode()))
             skipped = len(proposal.entries) - len(added)
@@ -254,14 +250,9 @@ class Home:
         def operation(snap: Snapshot) -> Plan:
             proposal = _require(snap, "proposal", path, key)
             assert isinstance(proposal, records.Proposal)
-            stamp = records.timestamp(self._now())
-            archived = dataclasses.replace(
-                proposal, status="rejected", updated=stamp, reason=reason
-            )
-            archive = layout.archive_path("proposal", key, str(uuid.uuid4()), "rejected")
             return Plan(
                 f"proposals: reject {proposal.title}",
-                (FileChange(path, None), FileChange(archive, records.render(archived).encode())),
+                _archive_moves("proposal", key, proposal, self._now(), "rejected", reason=reason),
                 body=f"Reason: {reason}",
             )
 
@@ -272,37 +263,18 @@ class Home:
         self, title: str, actor: str, summary: str = "", next_step: str = "", source: str = ""
     ) -> WriteResult:
         title = records.clean_title(title)
-        next_step = " ".join(next_step.split())
-        key = records.record_key(title)
-        path = layout.record_path("loop", key)
 
-        def operation(snap: Snapshot) -> Plan:
-            stamp = records.timestamp(self._now())
-            existing = _existing(snap, "loop", path)
-            if isinstance(existing, records.OpenLoop):
-                loop = records.OpenLoop(
-                    title=title,
-                    created=existing.created or stamp,
-                    updated=stamp,
-                    summary=summary or existing.summary,
-                    next_step=next_step or existing.next_step,
-                    source=source or existing.source,
-                )
-                subject = f"loops: update {title}"
-            else:
-                loop = records.OpenLoop(
-                    title=title,
-                    created=stamp,
-                    updated=stamp,
-                    summary=summary,
-                    next_step=next_step,
-                    source=source,
-                )
-                subject = f"loops: open {title}"
-            return Plan(subject, (FileChange(path, records.render(loop).encode()),))
+        def build(stamp: str) -> records.OpenLoop:
+            return records.OpenLoop(
+                title=title,
+                created=stamp,
+                updated=stamp,
+                summary=summary.strip(),
+                next_step=" ".join(next_step.split()),
+                source=" ".join(source.split()),
+            )
 
-        result = self._commit(operation, "loop.create", actor, key)
-        return WriteResult(result.commit, path, result.changed, key)
+        return self._save_record("loop", title, build, actor)
 
     def resolve_loop(self, key: str, actor: str, note: str = "") -> WriteResult:
         path = _record_path("loop", key)
@@ -310,18 +282,33 @@ class Home:
         def operation(snap: Snapshot) -> Plan:
             loop = _require(snap, "loop", path, key)
             assert isinstance(loop, records.OpenLoop)
-            stamp = records.timestamp(self._now())
-            archived = dataclasses.replace(
-                loop, status="resolved", updated=stamp, resolution=" ".join(note.split())
-            )
-            archive = layout.archive_path("loop", key, str(uuid.uuid4()))
+            resolution = " ".join(note.split())
             return Plan(
                 f"loops: resolve {loop.title}",
-                (FileChange(path, None), FileChange(archive, records.render(archived).encode())),
+                _archive_moves("loop", key, loop, self._now(), "resolved", resolution=resolution),
             )
 
         result = self._commit(operation, "loop.resolve", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
+
+
+def _archive_moves(
+    kind: layout.RecordKind,
+    key: str,
+    record: records.Record,
+    now: dt.datetime,
+    status: str,
+    **fields: str,
+) -> tuple[FileChange, FileChange]:
+    """Delete the active record file and add its archive copy with the new status."""
+    changes: dict[str, Any] = {"status": status, "updated": records.timestamp(now), **fields}
+    archived = dataclasses.replace(record, **changes)
+    outcome = status if kind == "proposal" else ""
+    archive = layout.archive_path(kind, key, str(uuid.uuid4()), outcome)
+    return (
+        FileChange(layout.record_path(kind, key), None),
+        FileChange(archive, records.render(archived).encode()),
+    )
 
 
 def _area(path: str) -> str:

@@ -104,3 +104,24 @@ def test_parse_tolerates_hand_written_dates() -> None:
 def test_parse_refuses_broken_files(text: str) -> None:
     with pytest.raises(InvalidRecord):
         records.parse("loop", text)
+
+
+def test_upsert_keeps_what_the_update_leaves_out() -> None:
+    old = records.Proposal(
+        title="Tea",
+        entries=("green", "no sugar"),
+        created="2026-11-01T00:00:00Z",
+        updated="2026-11-01T00:00:00Z",
+        target="USER.md",
+        rationale="said so",
+    )
+    fresh = records.Proposal(title="tea", entries=("oolong", "green"), created="now", updated="now")
+    merged = records.upsert(old, fresh)
+    assert isinstance(merged, records.Proposal)
+    assert merged.entries == ("green", "no sugar", "oolong")
+    assert merged.created == "2026-11-01T00:00:00Z"
+    assert merged.updated == "now"
+    assert merged.target == "USER.md"
+    assert merged.rationale == "said so"
+    assert merged.title == "tea"
+    assert records.upsert(None, fresh) == fresh

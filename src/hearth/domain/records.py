@@ -8,6 +8,7 @@ from its normalized title so the same title always lands in the same file
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 import unicodedata
@@ -107,6 +108,24 @@ class OpenLoop:
 
 
 Record = Proposal | OpenLoop
+
+
+def upsert(existing: Record | None, fresh: Record) -> Record:
+    """What to store when ``fresh`` arrives for a title that may already have a file.
+
+    Fields ``fresh`` leaves at their default keep the stored value, entries
+    accumulate (in order, without repeats) and ``created`` never changes.
+    """
+    if not isinstance(existing, type(fresh)):
+        return fresh
+    kept: dict[str, Any] = {"created": existing.created or fresh.created}
+    for spec in dataclasses.fields(fresh):
+        new = getattr(fresh, spec.name)
+        if isinstance(existing, Proposal) and spec.name == "entries":
+            kept["entries"] = tuple(dict.fromkeys(existing.entries + new))
+        elif spec.default is not dataclasses.MISSING and new == spec.default:
+            kept[spec.name] = getattr(existing, spec.name)
+    return dataclasses.replace(fresh, **kept)
 
 
 def timestamp(moment: dt.datetime) -> str:

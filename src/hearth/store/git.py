@@ -252,7 +252,6 @@ class GitStore:
             head_oid = head_entry.id if head_entry is not None else None
             mode = _blob_mode(snap, change.path)
             new_oid = self.repo.create_blob(change.data) if change.data is not None else None
-            self.files.check(change.path)
             on_disk = self.files.read(change.path)
             disk_oid = pygit2.hash(on_disk) if on_disk is not None else None
             staged_oid = index[change.path].id if change.path in index else None

@@ -99,12 +99,6 @@ class RootedFiles:
             with os.fdopen(fd, "rb") as handle:
                 return handle.read()
 
-    def check(self, path: str) -> None:
-        """Refuse ``path`` now if any part of it is a symlink or not a regular file."""
-        with self._parent(path, create=False) as parent:
-            if parent is not None:
-                self._refuse_non_regular(*parent, path)
-
     def write(self, path: str, data: bytes) -> None:
         """Atomically replace (or create) the file with ``data``."""
         with self._parent(path, create=True) as parent:
