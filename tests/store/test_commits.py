@@ -285,3 +285,34 @@ def test_secret_is_refused_before_history(workspace: Workspace) -> None:
     assert refused.value.failures[0].rule == "secret-text"
     assert ws.commits() == before
     assert ws.git("log", "--all", "-p").count("AKIAIOSFODNN7EXAMPLE") == 0
+
+
+def test_concurrent_writers_lose_nothing(workspace: Workspace) -> None:
+    from hearth import wiring
+
+    ws = workspace
+    before = len(ws.commits())
+    homes = [wiring.open_home(ws.root, ws.home.clock) for _ in range(4)]
+    errors: list[BaseException] = []
+
+    def writer(n: int) -> None:
+        try:
+            for i in range(5):
+                homes[n].note(f"writer {n} entry {i}", None, f"writer-{n}")
+        except BaseException as exc:  # surfaced below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert errors == []
+    assert len(ws.commits()) == before + 20
+    note = next((ws.root / "memory").iterdir()).read_text()
+    for n in range(4):
+        for i in range(5):
+            assert f"writer {n} entry {i}" in note
+    assert ws.porcelain() == ""
+    assert ws.git("fsck", "--no-progress").strip() == ""
