@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,14 +26,7 @@ class FileView:
     rev: str | None = None
 
     def as_dict(self) -> dict[str, object]:
-        return {
-            "path": self.path,
-            "content": self.content,
-            "oid": self.oid,
-            "commit": self.commit,
-            "dirty": self.dirty,
-            "rev": self.rev,
-        }
+        return dataclasses.asdict(self)
 
 
 def get_file(home: Home, path: str, rev: str | None = None) -> FileView:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from dataclasses import dataclass
@@ -23,15 +24,7 @@ class CommitInfo:
     trailers: dict[str, str]
 
     def as_dict(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "time": self.time,
-            "author": self.author,
-            "email": self.email,
-            "subject": self.subject,
-            "message": self.message,
-            "trailers": self.trailers,
-        }
+        return dataclasses.asdict(self)
 
 
 def parse_trailers(message: str) -> dict[str, str]:
