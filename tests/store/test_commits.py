@@ -316,3 +316,14 @@ def test_concurrent_writers_lose_nothing(workspace: Workspace) -> None:
             assert f"writer {n} entry {i}" in note
     assert ws.porcelain() == ""
     assert ws.git("fsck", "--no-progress").strip() == ""
+
+
+def test_staging_between_two_hearth_writes_survives(workspace: Workspace) -> None:
+    ws = workspace
+    ws.home.note("one", None, ACTOR)
+    ws.write("AGENTS.md", ws.read("AGENTS.md") + "\nstaged between writes\n")
+    ws.git("add", "AGENTS.md")
+    ws.home.note("two", None, ACTOR)
+    assert ws.git("diff", "--cached", "--name-only").split() == ["AGENTS.md"]
+    assert ws.git("diff", "--name-only").split() == []
+    assert not (ws.root / ".git/index.lock").exists()

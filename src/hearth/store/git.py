@@ -22,7 +22,10 @@ the branch decides, and nothing on disk changes for a write that loses.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable
+import os
+import shutil
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -155,6 +158,8 @@ class GitStore:
         self.lock_timeout = lock_timeout
         self.git_dir = Path(self.repo.path)
         self.state_dir = self.git_dir / "hearth"
+        self._index: pygit2.Index | None = None
+        self._index_stamp: tuple[int, int, int] | None = None
 
     # -- reading -----------------------------------------------------------
 
@@ -243,8 +248,7 @@ class GitStore:
         raise Busy(f"the branch {ref} stayed locked (a .lock file in .git/refs); try again")
 
     def _plan_work_tree(self, snap: Snapshot, plan: Plan) -> list[_Apply]:
-        index = self.repo.index
-        index.read(False)
+        index = self._current_index()
         applies: list[_Apply] = []
         dirty: list[str] = []
         for change in plan.changes:
@@ -319,24 +323,73 @@ class GitStore:
                 self.files.delete(apply.path)
             else:
                 self.files.write(apply.path, apply.worktree)
-        index = self.repo.index
+        with self._index_locked():
+            index = self._current_index()
+            for apply in applies:
+                if apply.index_oid is None:
+                    if apply.path in index:
+                        index.remove(apply.path)
+                else:
+                    index.add(pygit2.IndexEntry(apply.path, apply.index_oid, apply.mode))
+            index.write()
+            scratch = self.state_dir / _SCRATCH_INDEX
+            scratch.replace(self.git_dir / "index")
+            self._index_stamp = _stamp(self.git_dir / "index")
+
+    def _current_index(self) -> pygit2.Index:
+        """git's index as an object bound to a scratch file of ours.
+
+        Re-read only when the index file is not the one we last wrote (git
+        replaces it by rename, so its inode changes whenever anyone writes it).
+        """
+        index_path = self.git_dir / "index"
+        stamp = _stamp(index_path)
+        if self._index is None or stamp != self._index_stamp:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            scratch = self.state_dir / _SCRATCH_INDEX
+            scratch.unlink(missing_ok=True)
+            if stamp is not None:
+                shutil.copyfile(index_path, scratch)
+            self._index = pygit2.Index(str(scratch))
+            self._index_stamp = stamp
+        return self._index
+
+    @contextmanager
+    def _index_locked(self) -> Iterator[None]:
+        """Hold git's own ``index.lock`` across read-modify-write of the index.
+
+        libgit2 takes that lock only while writing, which would leave a window
+        for a person's ``git add`` between our read and our write. Holding the
+        lock ourselves (and renaming a scratch copy into place) closes it.
+        """
+        lock = self.git_dir / "index.lock"
         for _ in backoff(self.lock_timeout):
             try:
-                index.read(False)
-                for apply in applies:
-                    if apply.index_oid is None:
-                        if apply.path in index:
-                            index.remove(apply.path)
-                    else:
-                        index.add(pygit2.IndexEntry(apply.path, apply.index_oid, apply.mode))
-                index.write()
-                return
-            except pygit2.GitError as exc:
-                if "locked" not in str(exc):
-                    raise StoreError(f"could not update git's index: {exc}") from exc
-        raise Busy(
-            "the commit landed but git's index stayed locked; run 'git status' to refresh it"
-        )
+                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise Busy(
+                "the commit landed but git's index stayed locked; "
+                "run 'git status' once the other git command is done"
+            )
+        os.close(fd)
+        try:
+            yield
+        finally:
+            lock.unlink(missing_ok=True)
+
+
+_SCRATCH_INDEX = "index.scratch"
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def _blob_mode(snap: Snapshot, path: str) -> FileMode:
