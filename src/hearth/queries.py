@@ -150,7 +150,9 @@ def check(home: Home) -> list[RuleFailure]:
         try:
             data = home.files.read(path)
         except HearthError as exc:
-            failures.append(RuleFailure(path, "unreadable", exc.message, "replace the symlink"))
+            failures.append(
+                RuleFailure(path, "unreadable", exc.message, "replace it with a regular file")
+            )
             continue
         if data is not None:
             failures += check_blob(path, data, home.settings.bounds)
