@@ -33,7 +33,7 @@ import pygit2
 from pygit2.enums import FileMode, RepositoryState
 
 from hearth.errors import Busy, Conflict, DirtyFile, NotAHome, NotFound, StoreError
-from hearth.store.lock import backoff, wait_until, write_lock
+from hearth.store.lock import backoff, write_lock
 from hearth.store.rooted import RootedFiles
 
 FALLBACK_SIGNATURE = ("hearth", "hearth@localhost")
@@ -219,16 +219,15 @@ class GitStore:
                 if plan.body:
                     message += plan.body.rstrip() + "\n\n"
                 message += trailers.render() + "\n"
-                wait_until(self._index_unlocked, self.lock_timeout, "git's index (.git/index.lock)")
-                commit_id = self._create_commit(ref, snap, message, tree_id)
-                if commit_id is None:
-                    continue  # the branch moved: plan again on the new tip
-                self._apply(applies)
+                # git's index.lock is held from before the commit until the index
+                # entries are updated: a commit never lands without its index update.
+                with self._index_locked():
+                    commit_id = self._create_commit(ref, snap, message, tree_id)
+                    if commit_id is None:
+                        continue  # the branch moved: plan again on the new tip
+                    self._apply(applies)
                 return CommitResult(str(commit_id), tuple(a.path for a in applies))
         raise Busy("the branch kept moving while hearth tried to commit; try again")
-
-    def _index_unlocked(self) -> bool:
-        return not (self.git_dir / "index.lock").exists()
 
     def _create_commit(
         self, ref: str, snap: Snapshot, message: str, tree_id: pygit2.Oid
@@ -323,18 +322,16 @@ class GitStore:
                 self.files.delete(apply.path)
             else:
                 self.files.write(apply.path, apply.worktree)
-        with self._index_locked():
-            index = self._current_index()
-            for apply in applies:
-                if apply.index_oid is None:
-                    if apply.path in index:
-                        index.remove(apply.path)
-                else:
-                    index.add(pygit2.IndexEntry(apply.path, apply.index_oid, apply.mode))
-            index.write()
-            scratch = self.state_dir / _SCRATCH_INDEX
-            scratch.replace(self.git_dir / "index")
-            self._index_stamp = _stamp(self.git_dir / "index")
+        index = self._current_index()
+        for apply in applies:
+            if apply.index_oid is None:
+                if apply.path in index:
+                    index.remove(apply.path)
+            else:
+                index.add(pygit2.IndexEntry(apply.path, apply.index_oid, apply.mode))
+        index.write()
+        (self.state_dir / _SCRATCH_INDEX).replace(self.git_dir / "index")
+        self._index_stamp = _stamp(self.git_dir / "index")
 
     def _current_index(self) -> pygit2.Index:
         """git's index as an object bound to a scratch file of ours.
@@ -356,11 +353,11 @@ class GitStore:
 
     @contextmanager
     def _index_locked(self) -> Iterator[None]:
-        """Hold git's own ``index.lock`` across read-modify-write of the index.
+        """Hold git's own ``index.lock`` across the commit and the index update.
 
         libgit2 takes that lock only while writing, which would leave a window
-        for a person's ``git add`` between our read and our write. Holding the
-        lock ourselves (and renaming a scratch copy into place) closes it.
+        for a person's ``git add`` between our read and our write. Holding it
+        ourselves (and renaming a scratch copy into place) closes that window.
         """
         lock = self.git_dir / "index.lock"
         for _ in backoff(self.lock_timeout):
@@ -371,8 +368,8 @@ class GitStore:
                 continue
         else:
             raise Busy(
-                "the commit landed but git's index stayed locked; "
-                "run 'git status' once the other git command is done"
+                f"git's index stayed locked for over {self.lock_timeout:.0f} s; if no git "
+                "command is running, remove the stale .git/index.lock and try again"
             )
         os.close(fd)
         try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import fcntl
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -51,16 +51,3 @@ def write_lock(path: Path, timeout: float) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
-
-
-def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    """Poll ``condition`` with backoff; raise Busy naming ``what`` when time runs out."""
-    if condition():
-        return
-    for _ in backoff(timeout):
-        if condition():
-            return
-    raise Busy(
-        f"{what} stayed locked for over {timeout:.0f} s; if no git command is running, "
-        "remove the stale lock file and try again"
-    )
