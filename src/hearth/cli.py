@@ -19,6 +19,7 @@ import click
 import pygit2
 
 from hearth import queries, wiring
+from hearth.catalog import RecordView
 from hearth.errors import HearthError
 from hearth.home import Home, WriteResult
 
@@ -169,7 +170,7 @@ def propose(
     )
 
 
-def _record_lines(views: list[queries.RecordView], describe: Callable[[Any], str]) -> str:
+def _record_lines(views: list[RecordView], describe: Callable[[Any], str]) -> str:
     if not views:
         return "none"
     return "\n".join(

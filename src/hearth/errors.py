@@ -19,6 +19,7 @@ statuses and HTTP statuses in one table each; nothing else maps errors.
     ├── TooLarge             content over its size bound
     ├── ValidationFailed     one or more validation rules failed (carries them)
     └── StoreError           git itself failed in a way retrying will not fix
+        └── IndexUnusable    the search index is missing, corrupt or of another schema
 """
 
 from __future__ import annotations
@@ -104,3 +105,9 @@ class ValidationFailed(HearthError):
 
 class StoreError(HearthError):
     code = "store_error"
+
+
+class IndexUnusable(StoreError):
+    """The index cannot be opened as it is; the reconciler rebuilds it aside."""
+
+    code = "index_unusable"

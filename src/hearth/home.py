@@ -20,6 +20,7 @@ from typing import Any
 from hearth.domain import layout, notes, records
 from hearth.domain.paths import normalize
 from hearth.domain.settings import Settings
+from hearth.domain.text import decode_text
 from hearth.domain.validation import check_blob
 from hearth.errors import InvalidInput, NotFound, StaleWrite, TooLarge, ValidationFailed
 from hearth.store.git import CommitResult, FileChange, GitStore, Plan, Snapshot, Trailers
@@ -44,13 +45,6 @@ class WriteResult:
         if self.key is not None:
             data["key"] = self.key
         return data
-
-
-def decode_text(data: bytes, path: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInput(f"{path} is not valid UTF-8 text") from exc
 
 
 def check_proposal_target(target: str) -> str:

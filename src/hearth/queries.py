@@ -8,11 +8,14 @@ from typing import Any
 
 import pygit2
 
-from hearth.domain import layout, records
+from hearth import catalog
+from hearth.catalog import RecordView
+from hearth.domain import layout
 from hearth.domain.paths import normalize
+from hearth.domain.text import decode_text
 from hearth.domain.validation import RuleFailure, check_blob, check_path
 from hearth.errors import HearthError, InvalidInput, NotFound
-from hearth.home import Home, decode_text
+from hearth.home import Home
 from hearth.store.history import CommitInfo, path_history
 
 
@@ -65,46 +68,8 @@ def history(home: Home, path: str, limit: int = 20) -> list[CommitInfo]:
     return path_history(home.store.repo, home.store.head_commit(), path, limit)
 
 
-@dataclass(frozen=True)
-class RecordView:
-    key: str
-    path: str
-    record: records.Record | None
-    error: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"key": self.key, "path": self.path}
-        if self.record is None:
-            data["error"] = self.error
-            return data
-        data.update(
-            (k, v) for k, v in self.record.__dict__.items() if k not in ("summary", "entries")
-        )
-        if isinstance(self.record, records.Proposal):
-            data["entries"] = list(self.record.entries)
-        else:
-            data["summary"] = self.record.summary
-        return data
-
-
 def list_records(home: Home, kind: layout.RecordKind) -> list[RecordView]:
-    """Active records in the work tree, oldest first; a broken file is listed with its error."""
-    folder = layout.record_dir(kind)
-    views = []
-    for name in home.files.list_files(folder):
-        if not name.endswith(".md"):
-            continue
-        path = f"{folder}/{name}"
-        data = home.files.read(path)
-        if data is None:
-            continue  # vanished since listing
-        try:
-            record = records.parse(kind, decode_text(data, path))
-        except HearthError as exc:
-            views.append(RecordView(name[:-3], path, None, exc.message))
-            continue
-        views.append(RecordView(name[:-3], path, record))
-    return sorted(views, key=lambda v: (v.record.created if v.record else "", v.key))
+    return catalog.list_records(home.files, kind)
 
 
 def status(home: Home) -> dict[str, Any]:

@@ -1,0 +1,53 @@
+"""The active records of a home, read from the work tree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hearth.domain import layout, records
+from hearth.domain.text import decode_text
+from hearth.errors import HearthError
+from hearth.store.rooted import RootedFiles
+
+
+@dataclass(frozen=True)
+class RecordView:
+    key: str
+    path: str
+    record: records.Record | None
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"key": self.key, "path": self.path}
+        if self.record is None:
+            data["error"] = self.error
+            return data
+        data.update(
+            (k, v) for k, v in self.record.__dict__.items() if k not in ("summary", "entries")
+        )
+        if isinstance(self.record, records.Proposal):
+            data["entries"] = list(self.record.entries)
+        else:
+            data["summary"] = self.record.summary
+        return data
+
+
+def list_records(files: RootedFiles, kind: layout.RecordKind) -> list[RecordView]:
+    """Active records in the work tree, oldest first; a broken file is listed with its error."""
+    folder = layout.record_dir(kind)
+    views = []
+    for name in files.list_files(folder):
+        if not name.endswith(".md"):
+            continue
+        path = f"{folder}/{name}"
+        try:
+            data = files.read(path)
+            if data is None:
+                continue  # vanished since listing
+            record = records.parse(kind, decode_text(data, path))
+        except HearthError as exc:
+            views.append(RecordView(name[:-3], path, None, exc.message))
+            continue
+        views.append(RecordView(name[:-3], path, record))
+    return sorted(views, key=lambda v: (v.record.created if v.record else "", v.key))

@@ -1,0 +1,151 @@
+"""One Tantivy index of a home's sections, in a folder of its own.
+
+::
+
+    <folder>/meta.json     {"schema": N, "generation": "<random id>"}
+    <folder>/tantivy/      Tantivy's files
+
+The folder is the unit of replacement: a rebuild fills a new folder beside
+the live one and ``swap_in`` renames it into place, so a reader never sees a
+half-built index, and a crash mid-swap leaves no live folder, which the next
+open rebuilds. The generation changes with every rebuild so another process
+holding the old folder open knows to reopen.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import secrets
+import shutil
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import tantivy
+
+from hearth.domain.sections import Section
+from hearth.errors import IndexUnusable
+from hearth.index.query import Hit, run_search
+from hearth.index.schema import SCHEMA_VERSION, build_schema, register_analyzer
+
+WRITER_HEAP = 50_000_000
+_META = "meta.json"
+_TANTIVY = "tantivy"
+
+
+class SearchIndex:
+    def __init__(self, folder: Path) -> None:
+        """Open the index in ``folder``; raise IndexUnusable when it cannot be used as is."""
+        self.folder = folder
+        try:
+            meta = json.loads((folder / _META).read_text())
+        except (OSError, ValueError) as exc:
+            raise IndexUnusable(f"no readable index metadata in {folder}") from exc
+        if not isinstance(meta, dict) or meta.get("schema") != SCHEMA_VERSION:
+            found = meta.get("schema") if isinstance(meta, dict) else None
+            raise IndexUnusable(f"index schema {found!r} is not {SCHEMA_VERSION}")
+        self.generation = str(meta.get("generation", ""))
+        self.schema = build_schema()
+        try:
+            self._index = tantivy.Index(self.schema, path=str(folder / _TANTIVY), reuse=True)
+            register_analyzer(self._index)
+            self._index.reload()
+            self._index.searcher()
+        except (ValueError, OSError, RuntimeError) as exc:
+            raise IndexUnusable(f"the index in {folder} cannot be opened: {exc}") from exc
+
+    @classmethod
+    def create(cls, folder: Path) -> SearchIndex:
+        """A new, empty index in ``folder`` (which must not exist yet)."""
+        folder.mkdir(parents=True)
+        (folder / _TANTIVY).mkdir()
+        tantivy.Index(build_schema(), path=str(folder / _TANTIVY), reuse=False)
+        meta = {"schema": SCHEMA_VERSION, "generation": secrets.token_hex(8)}
+        (folder / _META).write_text(json.dumps(meta))
+        return cls(folder)
+
+    def apply(self, replace: Mapping[str, Sequence[Section]], delete: Iterable[str]) -> None:
+        """Replace the sections of some files and drop others, in one index commit."""
+        doomed = list(delete)
+        if not replace and not doomed:
+            return
+        try:
+            writer = self._index.writer(heap_size=WRITER_HEAP, num_threads=1)
+        except ValueError as exc:
+            raise IndexUnusable(f"the index writer is busy or broken: {exc}") from exc
+        try:
+            for path in [*doomed, *replace]:
+                writer.delete_documents_by_term("path", path)
+            for sections in replace.values():
+                for section in sections:
+                    writer.add_document(
+                        tantivy.Document(
+                            path=section.path,
+                            kind=section.kind,
+                            title=section.title,
+                            heading=section.heading,
+                            body=section.body,
+                            date=section.date,
+                            start_line=section.start_line,
+                            end_line=section.end_line,
+                        )
+                    )
+            writer.commit()
+        except BaseException:
+            writer.rollback()
+            raise
+        finally:
+            writer.wait_merging_threads()
+        self._index.reload()
+
+    def search(
+        self,
+        text: str,
+        kind: str | None = None,
+        path_prefix: str | None = None,
+        limit: int = 10,
+    ) -> list[Hit]:
+        return run_search(self._index, self.schema, text, kind, path_prefix, limit)
+
+    def documents(self) -> int:
+        return int(self._index.searcher().num_docs)
+
+    def refresh(self) -> None:
+        """See commits made by another process."""
+        self._index.reload()
+
+
+def read_generation(folder: Path) -> str | None:
+    try:
+        meta = json.loads((folder / _META).read_text())
+    except (OSError, ValueError):
+        return None
+    return str(meta.get("generation")) if isinstance(meta, dict) else None
+
+
+def aside(live: Path) -> Path:
+    """A fresh folder name next to ``live`` for building a replacement."""
+    return live.with_name(f"{live.name}.new-{secrets.token_hex(4)}")
+
+
+def swap_in(new: Path, live: Path) -> None:
+    """Put the folder ``new`` in place of ``live``, then remove the old one."""
+    old = live.with_name(f"{live.name}.old-{secrets.token_hex(4)}")
+    with contextlib.suppress(FileNotFoundError):
+        live.rename(old)
+    new.rename(live)
+    fd = os.open(live.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def remove_leftovers(live: Path) -> None:
+    """Folders of rebuilds or swaps a crash left behind."""
+    for stale in live.parent.glob(f"{live.name}.new-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    for stale in live.parent.glob(f"{live.name}.old-*"):
+        shutil.rmtree(stale, ignore_errors=True)

@@ -1,0 +1,130 @@
+"""What the reconciler last applied to the index, file by file.
+
+The manifest lives in the index folder, so a rebuilt index and its manifest
+are swapped in together and can never disagree about which index they
+describe. Each file's entry holds the ``lstat`` signature (size, mtime) it
+was read with and a hash of its content: a pass hashes only files whose
+signature moved, and re-indexes only files whose hash moved.
+
+Crash safety: new paths are written to the manifest *before* the index
+commit that adds them, marked as not yet indexed, so a crash between the two
+can leave at worst a path the next pass re-reads, never index documents for
+a path no manifest knows about.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hearth.domain.validation import RuleFailure
+
+MANIFEST_NAME = "manifest.json"
+FORMAT = 1
+
+
+@dataclass
+class FileEntry:
+    size: int
+    mtime_ns: int
+    digest: str | None  # None: announced but not yet indexed
+    documents: int = 0
+    racy: bool = False  # read too close to its last change: hash again next pass
+    failures: tuple[RuleFailure, ...] = ()
+
+    def matches(self, size: int, mtime_ns: int) -> bool:
+        return (
+            not self.racy
+            and self.digest is not None
+            and self.size == size
+            and self.mtime_ns == mtime_ns
+        )
+
+
+@dataclass(frozen=True)
+class ParkedFile:
+    """A file the reconciler will not try again until its signature changes."""
+
+    size: int
+    mtime_ns: int
+    reason: str
+
+
+@dataclass
+class Manifest:
+    files: dict[str, FileEntry] = field(default_factory=dict)
+    parked: dict[str, ParkedFile] = field(default_factory=dict)
+    indexed_head: str | None = None
+    last_reconcile: str | None = None
+    ignore_signature: str = ""
+
+    def indexed(self) -> Iterator[str]:
+        return (path for path, entry in self.files.items() if entry.digest is not None)
+
+
+def load(folder: Path) -> Manifest | None:
+    """The manifest in ``folder``; None when it is missing or unreadable."""
+    try:
+        data = json.loads((folder / MANIFEST_NAME).read_bytes())
+        if data.get("format") != FORMAT:
+            return None
+        files = {
+            path: FileEntry(
+                size, mtime, digest, docs, bool(racy), tuple(RuleFailure(path, *f) for f in fails)
+            )
+            for path, (size, mtime, digest, docs, racy, fails) in data["files"].items()
+        }
+        parked = {
+            path: ParkedFile(size, mtime, reason)
+            for path, (size, mtime, reason) in data["parked"].items()
+        }
+        return Manifest(
+            files,
+            parked,
+            data.get("indexed_head"),
+            data.get("last_reconcile"),
+            data.get("ignore_signature", ""),
+        )
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def save(folder: Path, manifest: Manifest) -> None:
+    """Write the manifest atomically (temp file, fsync, rename)."""
+    data = {
+        "format": FORMAT,
+        "indexed_head": manifest.indexed_head,
+        "last_reconcile": manifest.last_reconcile,
+        "ignore_signature": manifest.ignore_signature,
+        "files": {
+            path: [
+                e.size,
+                e.mtime_ns,
+                e.digest,
+                e.documents,
+                int(e.racy),
+                [[f.rule, f.message, f.fix] for f in e.failures],
+            ]
+            for path, e in manifest.files.items()
+        },
+        "parked": {path: [p.size, p.mtime_ns, p.reason] for path, p in manifest.parked.items()},
+    }
+    target = folder / MANIFEST_NAME
+    temp = folder / f".{MANIFEST_NAME}.tmp"
+    with temp.open("wb") as handle:
+        handle.write(json.dumps(data, separators=(",", ":")).encode())
+        handle.flush()
+        os.fsync(handle.fileno())
+    temp.replace(target)
+
+
+def signature(folder: Path) -> tuple[int, int, int] | None:
+    """Identity of the manifest file on disk, to notice another process's save."""
+    try:
+        st = (folder / MANIFEST_NAME).stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
