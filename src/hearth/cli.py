@@ -9,7 +9,9 @@ errors into statuses.
 from __future__ import annotations
 
 import json
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,8 +22,13 @@ import pygit2
 
 from hearth import queries, wiring
 from hearth.catalog import RecordView
+from hearth.domain.layout import ACTIVE_PATH, KINDS
 from hearth.errors import HearthError
 from hearth.home import Home, WriteResult
+from hearth.index.query import MAX_LIMIT
+from hearth.reconcile.reconciler import PassReport
+from hearth.reconcile.watcher import Watcher
+from hearth.reconcile.worker import ReconcileWorker
 
 
 @dataclass
@@ -54,6 +61,9 @@ def _written(as_json: bool, result: WriteResult, done: str) -> None:
     message = f"{done} (commit {short})" if result.changed else f"{done}: nothing changed"
     _emit(as_json, result.as_dict(), message)
 
+
+#: Seconds between watcher health checks in ``hearth watch``.
+HEALTH_CHECK_SECONDS = 2.0
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
@@ -100,10 +110,18 @@ def init(state: _State, path: str | None, as_json: bool) -> None:
 @json_option
 @click.pass_obj
 def status(state: _State, as_json: bool) -> None:
-    """Show the home's branch, HEAD, uncommitted changes and record counts."""
-    data = queries.status(state.home())
+    """Show the home's branch, HEAD, uncommitted changes, records and index freshness.
+
+    Runs a reconcile pass first (nearly free when nothing changed), so the
+    index figures describe the files as they are now.
+    """
+    home = state.home()
+    reconciler = wiring.reconciler_of(home)
+    reconciler.reconcile()
+    data = queries.status(home, reconciler.status())
 
     def human() -> str:
+        index = data["index"]
         lines = [
             f"home: {data['home']}",
             f"branch: {data['branch']}",
@@ -114,10 +132,137 @@ def status(state: _State, as_json: bool) -> None:
         lines += [
             f"pending proposals: {data['pending_proposals']}",
             f"open loops: {data['open_loops']}",
+            f"index: {'fresh' if index['fresh'] else 'STALE'}, "
+            f"{index['files_indexed']} of {index['files_on_disk']} files, "
+            f"{index['documents']} sections, last reconcile {index['last_reconcile']}",
         ]
+        lines += [f"  parked: {p['path']}: {p['reason']}" for p in index["parked"]]
+        lines += [f"  error: {e}" for e in index["errors"]]
+        if index["active_error"]:
+            lines.append(f"  {index['active_error']}")
         return "\n".join(lines)
 
     _emit(as_json, data, human)
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--kind", type=click.Choice(KINDS), default=None, help="Only this kind of file.")
+@click.option("--path", "path_prefix", default=None, help="Only paths starting with this.")
+@click.option(
+    "--limit", type=click.IntRange(1, MAX_LIMIT), default=10, show_default=True, help="Most hits."
+)
+@json_option
+@click.pass_obj
+def search(
+    state: _State, query: str, kind: str | None, path_prefix: str | None, limit: int, as_json: bool
+) -> None:
+    """Full-text search over the home's sections (after a reconcile pass)."""
+    reconciler = wiring.reconciler_of(state.home())
+    reconciler.reconcile()
+    hits = reconciler.search(query, kind, path_prefix, limit)
+
+    def human() -> str:
+        if not hits:
+            return "no matches"
+        return "\n".join(
+            f"{h.path}:{h.start_line}-{h.end_line}  [{h.kind}] {h.title}"
+            + (f" > {h.heading}" if h.heading and h.heading != h.title else "")
+            + f"\n    {h.snippet}"
+            for h in hits
+        )
+
+    _emit(as_json, {"hits": [h.as_dict() for h in hits]}, human)
+
+
+def _report_line(report: PassReport) -> str:
+    what = "rebuilt the index" if report.rebuilt else ("full pass" if report.full else "pass")
+    line = (
+        f"{what}: {report.scanned} files listed, {report.hashed} read, {report.indexed} "
+        f"indexed, {report.removed} removed, {report.parked} parked in {report.seconds:.3f} s"
+    )
+    return "\n".join([line, *(f"  error: {e}" for e in report.errors)])
+
+
+@cli.command()
+@click.option("--full", is_flag=True, help="Rebuild the index from every file, aside, then swap.")
+@json_option
+@click.pass_obj
+def reindex(state: _State, full: bool, as_json: bool) -> None:
+    """Bring the index up to date with the files (a reconcile pass)."""
+    reconciler = wiring.reconciler_of(state.home())
+    report = reconciler.rebuild() if full else reconciler.reconcile()
+    _emit(as_json, report.as_dict(), lambda: _report_line(report))
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def active(state: _State, as_json: bool) -> None:
+    """Print continuity/ACTIVE.md, refreshed first, after a line on how fresh it is."""
+    home = state.home()
+    reconciler = wiring.reconciler_of(home)
+    reconciler.reconcile()
+    index = reconciler.status()
+    content = queries.active_text(home)
+    head = (index.head or "no commit")[:12]
+    freshness = (
+        f"ACTIVE.md: refreshed {index.last_reconcile} from commit {head}; "
+        + ("index fresh" if index.fresh else "index STALE")
+        + (f"; {index.active_error}" if index.active_error else "")
+    )
+    data = {
+        "path": ACTIVE_PATH,
+        "head": index.head,
+        "refreshed": index.last_reconcile,
+        "fresh": index.fresh and index.active_error is None,
+        "error": index.active_error,
+        "content": content,
+    }
+    _emit(as_json, data, lambda: f"{freshness}\n\n{content}".rstrip("\n"))
+
+
+@cli.command()
+@click.option("--week", default=None, metavar="YYYY-Www", help="ISO week (default: last week).")
+@json_option
+@click.pass_obj
+def rollup(state: _State, week: str | None, as_json: bool) -> None:
+    """Commit the weekly digest of daily notes to continuity/rollups/."""
+    result = state.home().rollup(week, state.actor)
+    _written(as_json, result, f"wrote {result.path}")
+
+
+@cli.command()
+@click.pass_obj
+def watch(state: _State) -> None:
+    """Keep the index and ACTIVE.md in step with the files until interrupted.
+
+    Runs the file watcher and the reconcile worker in the foreground and
+    prints one line per pass that changed something.
+    """
+    home = state.home()
+    reconciler = wiring.reconciler_of(home)
+
+    def on_pass(report: PassReport) -> None:
+        if report.changed or report.errors or report.rebuilt:
+            click.echo(_report_line(report))
+
+    worker = ReconcileWorker(reconciler, on_pass=on_pass)
+    watcher = Watcher(home.root, worker.request)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    worker.start()
+    worker.request(None)
+    watcher.start()
+    click.echo(f"watching {home.root} (Ctrl-C to stop)")
+    try:
+        while not stop.wait(HEALTH_CHECK_SECONDS):
+            if watcher.ensure_running():
+                click.echo(f"watcher re-armed: {watcher.last_error or 'it stopped delivering'}")
+    finally:
+        watcher.stop()
+        worker.stop()
 
 
 @cli.command()

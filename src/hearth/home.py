@@ -17,12 +17,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hearth.domain import layout, notes, records
+from hearth.domain import layout, notes, records, rollup
 from hearth.domain.paths import normalize
 from hearth.domain.settings import Settings
 from hearth.domain.text import decode_text
 from hearth.domain.validation import check_blob
-from hearth.errors import InvalidInput, NotFound, StaleWrite, TooLarge, ValidationFailed
+from hearth.errors import (
+    HearthError,
+    InvalidInput,
+    NotFound,
+    StaleWrite,
+    TooLarge,
+    ValidationFailed,
+)
+from hearth.reconcile.reconciler import Reconciler
 from hearth.store.git import CommitResult, FileChange, GitStore, Plan, Snapshot, Trailers
 from hearth.store.rooted import RootedFiles
 
@@ -64,13 +72,23 @@ def check_proposal_target(target: str) -> str:
 
 class Home:
     def __init__(
-        self, root: Path, files: RootedFiles, store: GitStore, settings: Settings, clock: Clock
+        self,
+        root: Path,
+        files: RootedFiles,
+        store: GitStore,
+        settings: Settings,
+        clock: Clock,
+        reconciler: Reconciler | None = None,
     ) -> None:
         self.root = root
         self.files = files
         self.store = store
         self.settings = settings
         self.clock = clock
+        #: Indexes each write's paths before the write returns (read-your-writes).
+        self.reconciler = reconciler
+        #: Why the last write's paths could not be indexed (the write itself stands).
+        self.index_error: str | None = None
 
     # -- plumbing ------------------------------------------------------------
 
@@ -93,7 +111,15 @@ class Home:
                 raise ValidationFailed(failures)
             return plan
 
-        return self.store.commit(validated, Trailers(op=op, actor=actor, record=record))
+        result = self.store.commit(validated, Trailers(op=op, actor=actor, record=record))
+        if result.changed and result.paths and self.reconciler is not None:
+            # The commit stands whatever happens here; the next pass repairs the index.
+            try:
+                self.reconciler.reconcile_paths(result.paths)
+                self.index_error = None
+            except (HearthError, OSError) as exc:
+                self.index_error = f"indexing {', '.join(result.paths)} failed: {exc}"
+        return result
 
     def _now(self) -> dt.datetime:
         return self.clock().astimezone(dt.UTC)
@@ -159,6 +185,30 @@ class Home:
             )
 
         result = self._commit(operation, "file.restore", actor)
+        return WriteResult(result.commit, path, result.changed)
+
+    def rollup(self, week: str | None, actor: str) -> WriteResult:
+        """Commit the digest of ISO week ``week`` (default: last week) from its daily notes.
+
+        The digest is a function of the committed notes, so a second run of the
+        same week commits nothing.
+        """
+        label = week or rollup.previous_week(self._now().date())
+        days = rollup.week_days(label)
+        path = layout.rollup_path(label)
+
+        def operation(snap: Snapshot) -> Plan:
+            notes_of_week = []
+            for day in days:
+                data = snap.read(layout.daily_note_path(day))
+                if data is not None:
+                    notes_of_week.append((day, decode_text(data, layout.daily_note_path(day))))
+            if not notes_of_week:
+                raise NotFound(f"no committed daily notes in week {label}; nothing to roll up")
+            digest = rollup.render_rollup(label, notes_of_week)
+            return Plan(f"rollup: week {label}", (FileChange(path, digest.encode()),))
+
+        result = self._commit(operation, "rollup.write", actor)
         return WriteResult(result.commit, path, result.changed)
 
     # -- records -------------------------------------------------------------

@@ -16,6 +16,7 @@ from hearth.domain.text import decode_text
 from hearth.domain.validation import RuleFailure, check_blob, check_path
 from hearth.errors import HearthError, InvalidInput, NotFound
 from hearth.home import Home
+from hearth.reconcile.reconciler import IndexStatus
 from hearth.store.history import CommitInfo, path_history
 
 
@@ -72,7 +73,14 @@ def list_records(home: Home, kind: layout.RecordKind) -> list[RecordView]:
     return catalog.list_records(home.files, kind)
 
 
-def status(home: Home) -> dict[str, Any]:
+def active_text(home: Home) -> str:
+    """The generated ACTIVE.md as it is on disk ("" before the first reconcile pass)."""
+    data = home.files.read(layout.ACTIVE_PATH)
+    return data.decode("utf-8", "replace") if data is not None else ""
+
+
+def status(home: Home, index: IndexStatus | None = None) -> dict[str, Any]:
+    """The home's branch, HEAD, uncommitted changes, record counts and, given, the index."""
     store = home.store
     head = store.head_commit()
     changes = []
@@ -89,6 +97,7 @@ def status(home: Home) -> dict[str, Any]:
         "changes": changes,
         "pending_proposals": len(list_records(home, "proposal")),
         "open_loops": len(list_records(home, "loop")),
+        **({"index": index.as_dict()} if index is not None else {}),
     }
 
 

@@ -12,6 +12,7 @@ from hearth.domain.settings import Settings, parse_settings
 from hearth.errors import NotAHome
 from hearth.home import Clock, Home
 from hearth.home_init import InitResult, init_home
+from hearth.reconcile.reconciler import Reconciler
 from hearth.store.git import GitStore
 from hearth.store.rooted import RootedFiles
 
@@ -47,12 +48,30 @@ def _settings(files: RootedFiles) -> Settings:
     return parse_settings(data.decode("utf-8", "replace"))
 
 
-def open_home(root: Path, clock: Clock = utc_now) -> Home:
+def open_home(root: Path, clock: Clock = utc_now, *, index: bool = True) -> Home:
+    """The home at ``root``; with ``index``, every write is indexed before it returns."""
     if not (root / ".git").exists():
         raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
     files = RootedFiles(root)
     store = GitStore(root, files, clock)
-    return Home(root, files, store, _settings(files), clock)
+    home = Home(root, files, store, _settings(files), clock)
+    if index:
+        reconciler_of(home)
+    return home
+
+
+def reconciler_of(home: Home) -> Reconciler:
+    """The home's reconciler (created on first use; it opens the index lazily)."""
+    if home.reconciler is None:
+        home.reconciler = Reconciler(
+            home.root,
+            home.files,
+            home.store.repo,
+            home.store.state_dir,
+            home.settings.bounds,
+            home.clock,
+        )
+    return home.reconciler
 
 
 def initialize(root: Path, clock: Clock = utc_now) -> InitResult:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import typing
 from typing import Literal
 
 HOT_FILES = (
@@ -43,10 +44,15 @@ RecordKind = Literal["proposal", "loop"]
 Kind = Literal[
     "persona", "daily", "topic", "proposal", "loop", "archive", "rollup", "artifact", "other"
 ]
+KINDS: tuple[Kind, ...] = typing.get_args(Kind)
 
 
 def daily_note_path(day: dt.date) -> str:
     return f"{DAILY_DIR}/{day.isoformat()}.md"
+
+
+def rollup_path(week: str) -> str:
+    return f"{ROLLUPS_DIR}/{week}.md"
 
 
 def record_dir(kind: RecordKind) -> str:

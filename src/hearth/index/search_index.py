@@ -111,6 +111,10 @@ class SearchIndex:
     def documents(self) -> int:
         return int(self._index.searcher().num_docs)
 
+    def close(self) -> None:
+        """Drop this process's handle (Tantivy frees its files when the object goes)."""
+        del self._index
+
     def refresh(self) -> None:
         """See commits made by another process."""
         self._index.reload()

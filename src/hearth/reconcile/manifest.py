@@ -6,17 +6,17 @@ describe. Each file's entry holds the ``lstat`` signature (size, mtime) it
 was read with and a hash of its content: a pass hashes only files whose
 signature moved, and re-indexes only files whose hash moved.
 
-Crash safety: new paths are written to the manifest *before* the index
-commit that adds them, marked as not yet indexed, so a crash between the two
-can leave at worst a path the next pass re-reads, never index documents for
-a path no manifest knows about.
+Crash safety: the manifest is saved *after* the index commit, and every
+index update deletes a path's documents before adding its new ones. A crash
+between the two therefore leaves a manifest that is behind the index, which
+the next pass repairs: a changed or new file is re-read (its documents are
+replaced, not doubled) and a deleted one is still listed and gets deleted.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -30,18 +30,13 @@ FORMAT = 1
 class FileEntry:
     size: int
     mtime_ns: int
-    digest: str | None  # None: announced but not yet indexed
+    digest: str
     documents: int = 0
     racy: bool = False  # read too close to its last change: hash again next pass
     failures: tuple[RuleFailure, ...] = ()
 
     def matches(self, size: int, mtime_ns: int) -> bool:
-        return (
-            not self.racy
-            and self.digest is not None
-            and self.size == size
-            and self.mtime_ns == mtime_ns
-        )
+        return not self.racy and self.size == size and self.mtime_ns == mtime_ns
 
 
 @dataclass(frozen=True)
@@ -57,12 +52,17 @@ class ParkedFile:
 class Manifest:
     files: dict[str, FileEntry] = field(default_factory=dict)
     parked: dict[str, ParkedFile] = field(default_factory=dict)
+    #: Failed reads per path since its last success; parked at a threshold.
+    retries: dict[str, int] = field(default_factory=dict)
     indexed_head: str | None = None
     last_reconcile: str | None = None
     ignore_signature: str = ""
+    #: Problems of the last pass that are not about one file's content.
+    errors: list[str] = field(default_factory=list)
+    active_error: str | None = None
 
-    def indexed(self) -> Iterator[str]:
-        return (path for path, entry in self.files.items() if entry.digest is not None)
+    def documents(self) -> int:
+        return sum(entry.documents for entry in self.files.values())
 
 
 def load(folder: Path) -> Manifest | None:
@@ -84,9 +84,12 @@ def load(folder: Path) -> Manifest | None:
         return Manifest(
             files,
             parked,
+            {str(k): int(v) for k, v in data.get("retries", {}).items()},
             data.get("indexed_head"),
             data.get("last_reconcile"),
             data.get("ignore_signature", ""),
+            [str(e) for e in data.get("errors", [])],
+            data.get("active_error"),
         )
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
@@ -99,6 +102,9 @@ def save(folder: Path, manifest: Manifest) -> None:
         "indexed_head": manifest.indexed_head,
         "last_reconcile": manifest.last_reconcile,
         "ignore_signature": manifest.ignore_signature,
+        "errors": manifest.errors,
+        "active_error": manifest.active_error,
+        "retries": manifest.retries,
         "files": {
             path: [
                 e.size,

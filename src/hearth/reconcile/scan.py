@@ -33,11 +33,25 @@ def is_candidate(name: str) -> bool:
     return name.endswith(".md") and not is_temporary(name)
 
 
-def scan_tree(root: Path) -> Listing:
-    """Every candidate markdown file under ``root``, outside ``.git``."""
+def scan_tree(root: Path, folder: str = "") -> Listing:
+    """Every candidate markdown file under ``root`` (or its sub-folder ``folder``),
+    outside ``.git``; paths are relative to ``root``."""
     listing = Listing()
-    _walk(root, "", listing)
+    _walk(root / folder if folder else root, f"{folder}/" if folder else "", listing)
     return listing
+
+
+def is_inside(root: Path, path: str) -> bool:
+    """True when no component of ``path`` below ``root`` is a symlink (or missing)."""
+    current = root
+    for part in path.split("/"):
+        current = current / part
+        try:
+            if stat.S_ISLNK(os.lstat(current).st_mode):
+                return False
+        except OSError:
+            return False
+    return True
 
 
 def _walk(folder: Path, prefix: str, listing: Listing) -> None:

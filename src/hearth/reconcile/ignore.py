@@ -1,0 +1,51 @@
+"""Which listed files git ignores, asked of libgit2 as rarely as possible.
+
+Asking ``path_is_ignored`` for every file on every pass would cost more than
+the rest of a no-change pass, so answers are cached per *signature* of the
+ignore rules: the ``.gitignore`` files the scan saw (path, size, mtime) plus
+``.git/info/exclude``. A pass asks only about files it has not indexed yet;
+when the signature moves, it asks about every file again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+import pygit2
+
+
+class IgnoreRules:
+    def __init__(self, repo: pygit2.Repository, git_dir: Path) -> None:
+        self._repo = repo
+        self._exclude = git_dir / "info" / "exclude"
+        self._answers: dict[str, bool] = {}
+        self._signature: str | None = None
+
+    def signature(self, ignore_files: Iterable[tuple[str, int, int]]) -> str:
+        parts = sorted(f"{path}:{size}:{mtime}" for path, size, mtime in ignore_files)
+        try:
+            st = self._exclude.stat()
+            parts.append(f"info/exclude:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            pass
+        return hashlib.blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
+
+    def ignored(self, paths: Iterable[str], signature: str) -> set[str]:
+        """Those of ``paths`` that git ignores under the rules of ``signature``."""
+        if signature != self._signature:
+            self._answers.clear()
+            self._signature = signature
+        found = set()
+        for path in paths:
+            answer = self._answers.get(path)
+            if answer is None:
+                try:
+                    answer = bool(self._repo.path_is_ignored(path))
+                except pygit2.GitError:
+                    answer = False
+                self._answers[path] = answer
+            if answer:
+                found.add(path)
+        return found

@@ -1,0 +1,482 @@
+"""The reconciler: keeps the search index and ACTIVE.md in step with the files.
+
+Level, not edge. Nothing that triggers a pass (a watcher event, a git hook,
+an API write, the scheduler, start-up) says *what* changed; it only says that
+something may have. A pass therefore compares the files on disk with the
+manifest of what it last applied:
+
+1. list the candidate markdown files with ``lstat`` only (``scan.py``);
+2. a file whose size and mtime match its manifest entry is taken as is; any
+   other file is read and hashed, and re-indexed only if its hash moved;
+3. manifest paths no longer listed lose their documents;
+4. every change of the pass goes to Tantivy in one commit, then the manifest
+   is saved, then ACTIVE.md is rendered and written if its bytes changed.
+
+So missed, doubled or reordered events cannot leave the index wrong: the next
+pass sees the files as they are. A *targeted* pass does the same for a few
+paths (the files of a write, a watcher batch); a folder among them is scanned
+as a whole, which is how a renamed or removed folder drops its documents.
+
+What the pass cannot take is classified, never swallowed: a file that
+vanished between listing and reading is simply gone for this pass; a symlink,
+FIFO, oversized or non-UTF-8 file is *parked* at once with its reason (it is
+not going to get better until it changes); a read that fails for another
+reason (permission, I/O) is retried on later passes and parked after
+``PARK_AFTER`` failures. A parked file is tried again as soon as its size or
+mtime changes. Listing errors (a folder that may not be entered) are kept for
+status and ACTIVE.md's Needs attention.
+
+Passes of all processes of one home are serialized by an ``flock`` on
+``.git/hearth/reconcile.lock``, so the CLI and a running server can share
+one index: each reloads the manifest and reopens the index when another
+process has changed them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pygit2
+
+from hearth.domain.sections import Section, split_sections
+from hearth.domain.validation import Bounds, check_text
+from hearth.errors import HearthError, IndexUnusable, PathRefused
+from hearth.index.query import Hit
+from hearth.index.search_index import (
+    SearchIndex,
+    aside,
+    read_generation,
+    remove_leftovers,
+    swap_in,
+)
+from hearth.reconcile import active, manifest
+from hearth.reconcile.ignore import IgnoreRules
+from hearth.reconcile.manifest import FileEntry, Manifest, ParkedFile
+from hearth.reconcile.scan import Listing, Signature, is_inside, scan_tree, stat_paths
+from hearth.store.lock import write_lock
+from hearth.store.rooted import RootedFiles
+
+#: Files larger than this are parked instead of indexed.
+MAX_INDEX_BYTES = 8 * 1024 * 1024
+#: Failed reads of one file before it is parked.
+PARK_AFTER = 3
+#: A file changed this recently may change again within the same mtime tick:
+#: it is hashed again on the next pass (git calls this "racy").
+RACY_WINDOW_NS = 1_000_000_000
+
+Clock = Callable[[], dt.datetime]
+
+
+@dataclass(frozen=True)
+class PassReport:
+    """What one pass did."""
+
+    full: bool
+    scanned: int = 0
+    hashed: int = 0
+    indexed: int = 0
+    removed: int = 0
+    parked: int = 0
+    errors: tuple[str, ...] = ()
+    rebuilt: bool = False
+    active_written: bool = False
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.indexed or self.removed or self.parked)
+
+    def as_dict(self) -> dict[str, object]:
+        return {**dataclasses.asdict(self), "errors": list(self.errors)}
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    """How the index compares with the files right now (read-only: nothing is applied)."""
+
+    fresh: bool
+    files_on_disk: int
+    files_indexed: int
+    documents: int
+    stale_files: int
+    head: str | None
+    indexed_head: str | None
+    last_reconcile: str | None
+    parked: list[dict[str, str]]
+    errors: list[str]
+    active_error: str | None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "fresh": self.fresh,
+            "files_on_disk": self.files_on_disk,
+            "files_indexed": self.files_indexed,
+            "documents": self.documents,
+            "stale_files": self.stale_files,
+            "head": self.head,
+            "indexed_head": self.indexed_head,
+            "last_reconcile": self.last_reconcile,
+            "parked": self.parked,
+            "errors": self.errors,
+            "active_error": self.active_error,
+        }
+
+
+@dataclass
+class _Changes:
+    replace: dict[str, list[Section]] = field(default_factory=dict)
+    delete: set[str] = field(default_factory=set)
+    hashed: int = 0
+    parked: int = 0
+    scanned: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class Reconciler:
+    def __init__(
+        self,
+        root: Path,
+        files: RootedFiles,
+        repo: pygit2.Repository,
+        state_dir: Path,
+        bounds: Bounds,
+        clock: Clock,
+        *,
+        attention: Callable[[], Iterable[str]] = tuple,
+        lock_timeout: float = 60.0,
+    ) -> None:
+        self.root = root
+        self.files = files
+        self.repo = repo
+        self.state_dir = state_dir
+        self.bounds = bounds
+        self.clock = clock
+        self.attention = attention
+        self.lock_timeout = lock_timeout
+        self.folder = state_dir / "index"
+        self._index: SearchIndex | None = None
+        self._manifest = Manifest()
+        self._manifest_sig: tuple[int, int, int] | None = None
+        self._ignore = IgnoreRules(repo, Path(repo.path))
+
+    # -- passes --------------------------------------------------------------
+
+    def reconcile(self, paths: Iterable[str] | None = None) -> PassReport:
+        """A full pass (``paths`` None) or a pass over just ``paths``."""
+        started = time.monotonic()
+        with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+            rebuilt = self._open()
+            report = self._pass(None if rebuilt else paths, rebuilt)
+        return _timed(report, started)
+
+    def reconcile_paths(self, paths: Iterable[str]) -> PassReport:
+        return self.reconcile(list(paths))
+
+    def rebuild(self) -> PassReport:
+        """Build a new index from every file, aside, and swap it in."""
+        started = time.monotonic()
+        with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+            report = self._pass(None, self._rebuild())
+        return _timed(report, started)
+
+    def _open(self) -> _Changes | None:
+        """Make the index and manifest current; what a rebuild did, if one was needed."""
+        if self._index is not None and read_generation(self.folder) == self._index.generation:
+            sig = manifest.signature(self.folder)
+            if sig != self._manifest_sig:
+                loaded = manifest.load(self.folder)
+                if loaded is None:
+                    return self._rebuild()
+                self._manifest, self._manifest_sig = loaded, sig
+            self._index.refresh()
+            return None
+        remove_leftovers(self.folder)
+        try:
+            index = SearchIndex(self.folder)
+        except IndexUnusable:
+            return self._rebuild()
+        loaded = manifest.load(self.folder)
+        if loaded is None:
+            # Documents no manifest describes cannot be trusted or removed one by one.
+            index.close()
+            return self._rebuild()
+        self._index, self._manifest = index, loaded
+        self._manifest_sig = manifest.signature(self.folder)
+        return None
+
+    def _rebuild(self) -> _Changes:
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        new_folder = aside(self.folder)
+        fresh = SearchIndex.create(new_folder)
+        built = Manifest()
+        listing = scan_tree(self.root)
+        changes = self._diff(listing, built, None)
+        changes.scanned, changes.errors = len(listing.files), list(listing.errors)
+        fresh.apply(changes.replace, ())
+        built.errors = list(listing.errors)
+        built.indexed_head = _head(self.repo)
+        built.last_reconcile = self._now()
+        manifest.save(new_folder, built)
+        fresh.close()
+        swap_in(new_folder, self.folder)
+        self._index = SearchIndex(self.folder)
+        self._manifest = built
+        self._manifest_sig = manifest.signature(self.folder)
+        return changes
+
+    def _pass(self, paths: Iterable[str] | None, rebuilt: _Changes | None) -> PassReport:
+        """Apply the difference for ``paths`` (or everything), or finish a rebuild."""
+        assert self._index is not None
+        state = self._manifest
+        head = _head(self.repo)
+        changes = rebuilt
+        if changes is None:
+            listing, scope = self._listing(paths)
+            changes = self._diff(listing, state, scope)
+            changes.scanned, changes.errors = len(listing.files), list(listing.errors)
+            self._index.apply(changes.replace, changes.delete)
+            if paths is None:
+                state.errors = list(changes.errors)
+                state.indexed_head = head
+        state.last_reconcile = self._now()
+        active_written = self._refresh_active(head)
+        manifest.save(self.folder, state)
+        self._manifest_sig = manifest.signature(self.folder)
+        return PassReport(
+            full=paths is None,
+            scanned=changes.scanned,
+            hashed=changes.hashed,
+            indexed=len(changes.replace),
+            removed=len(changes.delete),
+            parked=changes.parked,
+            errors=tuple(changes.errors),
+            rebuilt=rebuilt is not None,
+            active_written=active_written,
+        )
+
+    def _listing(self, paths: Iterable[str] | None) -> tuple[Listing, list[str] | None]:
+        """The files to compare, and the scope they cover (None: the whole home)."""
+        if paths is None:
+            return scan_tree(self.root), None
+        scope: list[str] = []
+        singles: list[str] = []
+        listing = Listing()
+        for path in dict.fromkeys(paths):
+            if not is_inside(self.root, path):
+                # Gone, or reached through a symlink: whatever was indexed under it goes.
+                scope += [path, path + "/"]
+                continue
+            if (self.root / path).is_dir():
+                sub = scan_tree(self.root, path)
+                listing.files.update(sub.files)
+                listing.refused.update(sub.refused)
+                listing.errors += sub.errors
+                scope.append(path + "/")
+            else:
+                singles.append(path)
+                scope.append(path)
+        single = stat_paths(self.root, singles)
+        listing.files.update(single.files)
+        listing.refused.update(single.refused)
+        listing.errors += single.errors
+        return listing, scope
+
+    def _indexable(self, listing: Listing, state: Manifest, full: bool) -> tuple[set[str], str]:
+        """Listed paths git does not ignore, and the ignore signature they were judged by."""
+        signature = state.ignore_signature
+        if full:
+            signature = self._ignore.signature(listing.ignore_files)
+        listed = [*listing.files, *listing.refused]
+        if signature == state.ignore_signature:
+            # Rules unchanged: what is indexed or parked was judged already.
+            listed = [p for p in listed if p not in state.files and p not in state.parked]
+        ignored = self._ignore.ignored(listed, signature)
+        return {p for p in [*listing.files, *listing.refused] if p not in ignored}, signature
+
+    def _diff(self, listing: Listing, state: Manifest, scope: list[str] | None) -> _Changes:
+        """Compare ``listing`` with ``state``, read what moved, and update ``state``."""
+        changes = _Changes()
+        present, state.ignore_signature = self._indexable(listing, state, scope is None)
+        known = [*state.files, *state.parked]
+        if scope is not None:
+            known = [p for p in known if any(_covers(s, p) for s in scope)]
+        for path in known:
+            if path not in present:
+                if state.files.pop(path, None) is not None:
+                    changes.delete.add(path)
+                state.parked.pop(path, None)
+                state.retries.pop(path, None)
+        for path, (signature, reason) in listing.refused.items():
+            if path in present:
+                self._park(state, changes, path, signature, reason)
+        pass_start = time.time_ns()
+        for path in sorted(p for p in present if p in listing.files):
+            signature = listing.files[path]
+            entry = state.files.get(path)
+            if entry is not None and entry.matches(*signature):
+                continue
+            parked = state.parked.get(path)
+            if parked is not None and (parked.size, parked.mtime_ns) == signature:
+                continue
+            state.parked.pop(path, None)
+            self._read_one(state, changes, path, signature, pass_start)
+        return changes
+
+    def _read_one(
+        self,
+        state: Manifest,
+        changes: _Changes,
+        path: str,
+        signature: Signature,
+        pass_start: int,
+    ) -> None:
+        size, mtime_ns = signature
+        if size > MAX_INDEX_BYTES:
+            limit = MAX_INDEX_BYTES // (1024 * 1024)
+            self._park(state, changes, path, signature, f"larger than {limit} MiB; not indexed")
+            return
+        try:
+            data = self.files.read(path)
+        except PathRefused as exc:
+            self._park(state, changes, path, signature, exc.message)
+            return
+        except OSError as exc:
+            failures = state.retries.get(path, 0) + 1
+            state.retries[path] = failures
+            reason = f"cannot be read ({exc.strerror or exc})"
+            if failures >= PARK_AFTER:
+                self._park(state, changes, path, signature, f"{reason}, {failures} times")
+            return
+        state.retries.pop(path, None)
+        if data is None:  # vanished between listing and reading: gone for this pass
+            if state.files.pop(path, None) is not None:
+                changes.delete.add(path)
+            return
+        changes.hashed += 1
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        racy = mtime_ns >= pass_start - RACY_WINDOW_NS
+        entry = state.files.get(path)
+        if entry is not None and entry.digest == digest:
+            entry.size, entry.mtime_ns, entry.racy = len(data), mtime_ns, racy
+            return
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            self._park(state, changes, path, signature, "not valid UTF-8 text; save it as UTF-8")
+            return
+        sections = split_sections(path, text)
+        changes.replace[path] = sections
+        problems = tuple(check_text(path, text, self.bounds))
+        state.files[path] = FileEntry(len(data), mtime_ns, digest, len(sections), racy, problems)
+
+    @staticmethod
+    def _park(
+        state: Manifest, changes: _Changes, path: str, signature: Signature, reason: str
+    ) -> None:
+        if state.files.pop(path, None) is not None:
+            changes.delete.add(path)
+        known = state.parked.get(path)
+        if known is None or (known.size, known.mtime_ns) != signature or known.reason != reason:
+            changes.parked += 1
+        state.parked[path] = ParkedFile(signature[0], signature[1], reason)
+        state.retries.pop(path, None)
+
+    # -- ACTIVE.md -----------------------------------------------------------
+
+    def _refresh_active(self, head: str | None) -> bool:
+        """Render and write ACTIVE.md; a failure is recorded, never raised."""
+        try:
+            inputs = active.gather(
+                self.files, self.repo, self._manifest, head, list(self.attention())
+            )
+            written = active.write_if_changed(self.files, inputs)
+        except (HearthError, OSError, pygit2.GitError) as exc:
+            self._manifest.active_error = f"ACTIVE.md could not be refreshed: {exc}"
+            return False
+        self._manifest.active_error = None
+        return written
+
+    # -- reading -------------------------------------------------------------
+
+    def search(
+        self,
+        text: str,
+        kind: str | None = None,
+        path_prefix: str | None = None,
+        limit: int = 10,
+    ) -> list[Hit]:
+        with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+            self._open()
+        assert self._index is not None
+        return self._index.search(text, kind, path_prefix, limit)
+
+    def status(self) -> IndexStatus:
+        """Compare the files on disk with the manifest by signature, reading nothing."""
+        with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+            self._open()
+            assert self._index is not None
+            state = self._manifest
+            listing = scan_tree(self.root)
+            present, _signature = self._indexable(listing, state, full=True)
+            on_disk = {
+                p: sig for p, sig in listing.files.items() if p in present and p not in state.parked
+            }
+            refused = {p: sig for p, (sig, _) in listing.refused.items() if p in present}
+            stale = sum(1 for p, sig in on_disk.items() if not _same(state.files.get(p), sig))
+            stale += sum(1 for p in state.files if p not in on_disk)
+            stale += sum(1 for p, sig in refused.items() if not _same(state.parked.get(p), sig))
+            documents = self._index.documents()
+            head = _head(self.repo)
+            return IndexStatus(
+                fresh=(
+                    stale == 0
+                    and documents == state.documents()
+                    and head == state.indexed_head
+                    and not listing.errors
+                ),
+                files_on_disk=len(on_disk),
+                files_indexed=len(state.files),
+                documents=documents,
+                stale_files=stale,
+                head=head,
+                indexed_head=state.indexed_head,
+                last_reconcile=state.last_reconcile,
+                parked=[
+                    {"path": path, "reason": p.reason} for path, p in sorted(state.parked.items())
+                ],
+                errors=sorted(set(listing.errors) | set(state.errors)),
+                active_error=state.active_error,
+            )
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+    def _now(self) -> str:
+        return self.clock().astimezone(dt.UTC).isoformat(timespec="seconds")
+
+
+def _head(repo: pygit2.Repository) -> str | None:
+    try:
+        return None if repo.head_is_unborn else str(repo.head.target)
+    except pygit2.GitError:
+        return None
+
+
+def _covers(scope: str, path: str) -> bool:
+    return path == scope or (scope.endswith("/") and path.startswith(scope))
+
+
+def _same(entry: FileEntry | ParkedFile | None, signature: Signature) -> bool:
+    return entry is not None and (entry.size, entry.mtime_ns) == signature
+
+
+def _timed(report: PassReport, started: float) -> PassReport:
+    return PassReport(**{**report.__dict__, "seconds": round(time.monotonic() - started, 4)})

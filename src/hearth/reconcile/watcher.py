@@ -1,0 +1,159 @@
+"""The file watcher: turns file-system events into reconcile requests.
+
+Events are hints (see ``reconciler.py``): a batch becomes a targeted pass
+over the paths it names, and nothing depends on the events being complete,
+ordered or unique. watchfiles reports a renamed or removed folder only as
+the folder, so folder paths are passed on too; the pass scans them. A
+change to a ``.gitignore`` asks for a full pass.
+
+A watcher can stop delivering without failing loudly (the folder was
+replaced, inotify ran out of watches, the thread died). So the watch loop
+wakes at least every ``HEARTBEAT_MS`` even when nothing happens and stamps a
+heartbeat; ``healthy()`` checks the stamp, the thread and the home folder's
+identity, and ``ensure_running()`` re-arms a dead watcher and asks for a full
+pass to catch what it missed while down.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+import watchfiles
+
+from hearth.domain import layout
+from hearth.domain.paths import is_temporary
+
+HEARTBEAT_MS = 1000
+#: A heartbeat older than this means the watcher stopped.
+STALE_AFTER = 5.0
+
+#: Receives the changed home-relative paths, or None for "look at everything".
+OnChange = Callable[[set[str] | None], object]
+
+
+def relevant(root: Path, absolute: str) -> str | None:
+    """The home-relative path to reconcile for an event, or None to drop it."""
+    rel = os.path.relpath(absolute, root)
+    if rel.startswith("..") or rel == ".":
+        return None
+    rel = rel.replace(os.sep, "/")
+    parts = rel.split("/")
+    if ".git" in parts or any(is_temporary(p) for p in parts) or rel == layout.ACTIVE_PATH:
+        return None
+    name = parts[-1]
+    if name.endswith(".md") or name == ".gitignore" or "." not in name:
+        return rel
+    return rel if Path(absolute).is_dir() else None
+
+
+def paths_of(root: Path, changes: Iterable[tuple[object, str]]) -> set[str] | None:
+    found: set[str] = set()
+    for _change, absolute in changes:
+        rel = relevant(root, absolute)
+        if rel is None:
+            continue
+        if rel.rsplit("/", 1)[-1] == ".gitignore":
+            return None
+        found.add(rel)
+    return found
+
+
+class Watcher:
+    def __init__(
+        self,
+        root: Path,
+        on_change: OnChange,
+        *,
+        step_ms: int = 10,
+        debounce_ms: int = 100,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.root = root
+        self.on_change = on_change
+        self.step_ms = step_ms
+        self.debounce_ms = debounce_ms
+        self.monotonic = monotonic
+        self.last_beat: float | None = None
+        self.batches = 0
+        self.rearms = 0
+        self.last_error: str | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._root_id: tuple[int, int] | None = None
+
+    def start(self) -> None:
+        self._stop = threading.Event()
+        self._root_id = _identity(self.root)
+        self.last_beat = self.monotonic()
+        self._thread = threading.Thread(target=self._run, name="hearth-watch", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def healthy(self) -> bool:
+        return (
+            self._thread is not None
+            and self._thread.is_alive()
+            and self.last_beat is not None
+            and self.monotonic() - self.last_beat < STALE_AFTER
+            and _identity(self.root) == self._root_id
+        )
+
+    def ensure_running(self) -> bool:
+        """Re-arm the watcher when it stopped delivering; True when it was re-armed."""
+        if self.healthy():
+            return False
+        self.stop(timeout=1.0)
+        self.rearms += 1
+        self.start()
+        self.on_change(None)  # events were missed while it was down
+        return True
+
+    def as_dict(self) -> dict[str, object]:
+        beat = None if self.last_beat is None else round(self.monotonic() - self.last_beat, 3)
+        return {
+            "running": self.healthy(),
+            "seconds_since_heartbeat": beat,
+            "batches": self.batches,
+            "rearms": self.rearms,
+            "last_error": self.last_error,
+        }
+
+    def _run(self) -> None:
+        root = self.root
+        try:
+            for changes in watchfiles.watch(
+                root,
+                watch_filter=lambda _change, path: relevant(root, path) is not None,
+                step=self.step_ms,
+                debounce=self.debounce_ms,
+                rust_timeout=HEARTBEAT_MS,
+                yield_on_timeout=True,
+                stop_event=self._stop,
+                raise_interrupt=False,
+            ):
+                self.last_beat = self.monotonic()
+                if not changes:
+                    continue
+                self.batches += 1
+                paths = paths_of(root, changes)
+                if paths is None or paths:
+                    self.on_change(paths)
+        except Exception as exc:  # the thread must record why it stopped, whatever it was
+            self.last_error = f"{type(exc).__name__}: {exc}"
+
+
+def _identity(root: Path) -> tuple[int, int] | None:
+    try:
+        st = root.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
