@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import subprocess
@@ -256,3 +257,96 @@ def test_git_hearth_finds_the_home_from_the_current_folder(home: Path) -> None:
     )
     assert via_git.returncode == 0, via_git.stderr
     assert json.loads(via_git.stdout)["branch"] == "main"
+
+
+# -- search, status, reindex, active, rollup (no server: each runs a pass first) --
+
+
+def test_search_json_finds_edits_made_behind_its_back(home: Path) -> None:
+    ok("--home", str(home), "note", "The heron is back at the pond.", "--title", "Heron")
+    (home / "memory/topics").mkdir(parents=True)
+    (home / "memory/topics/herons.md").write_text("# Herons\n\nGrey herons nest in trees.\n")
+    data = json.loads(ok("--home", str(home), "search", "heron", "--json"))
+    hits = data["hits"]
+    today = f"memory/{dt.datetime.now(dt.UTC).date().isoformat()}.md"
+    assert {h["path"] for h in hits} == {today, "memory/topics/herons.md"}
+    for hit in hits:
+        assert set(hit) >= {"path", "start_line", "end_line", "title", "kind", "score", "snippet"}
+        lines = (home / hit["path"]).read_text().split("\n")
+        section = "\n".join(lines[hit["start_line"] - 1 : hit["end_line"]]).lower()
+        assert "heron" in section
+    topic = next(h for h in hits if h["path"] == "memory/topics/herons.md")
+    assert topic["kind"] == "topic" and "**herons**" in topic["snippet"].lower()
+
+    (home / "memory/topics/herons.md").unlink()
+    data = json.loads(ok("--home", str(home), "search", "heron", "--json", "--kind", "topic"))
+    assert data["hits"] == []
+
+
+@pytest.mark.parametrize("query", ["it's", "foo AND", '"open', "a:b", "((", "*", "\\"])
+def test_hostile_search_queries_exit_zero(home: Path, query: str) -> None:
+    data = json.loads(ok("--home", str(home), "search", query, "--json"))
+    assert isinstance(data["hits"], list)
+
+
+def test_search_usage_errors_exit_two(home: Path) -> None:
+    assert hearth("--home", str(home), "search", "x", "--kind", "nope").returncode == 2
+    assert hearth("--home", str(home), "search", "x", "--limit", "0").returncode == 2
+
+
+def test_status_reports_index_freshness(home: Path) -> None:
+    ok("--home", str(home), "loop", "add", "--title", "Fix the gate")
+    (home / "memory/topics").mkdir(parents=True)
+    (home / "memory/topics/a.md").write_text("# A\n")
+    os.mkfifo(home / "memory/topics/pipe.md")
+    data = json.loads(ok("--home", str(home), "status", "--json"))
+    index = data["index"]
+    assert index["fresh"] is True
+    assert index["files_on_disk"] == index["files_indexed"] > 5
+    assert index["documents"] >= index["files_indexed"]
+    assert index["indexed_head"] == data["head"]
+    assert index["last_reconcile"]
+    assert index["parked"] == [
+        {"path": "memory/topics/pipe.md", "reason": "not a regular file (a FIFO, socket or device)"}
+    ]
+    assert data["open_loops"] == 1 and data["pending_proposals"] == 0
+    human = ok("--home", str(home), "status")
+    assert "index: fresh" in human and "parked: memory/topics/pipe.md" in human
+
+
+def test_reindex_and_full_rebuild(home: Path) -> None:
+    first = json.loads(ok("--home", str(home), "reindex", "--json"))
+    again = json.loads(ok("--home", str(home), "reindex", "--json"))
+    assert again["indexed"] == again["removed"] == 0
+    full = json.loads(ok("--home", str(home), "reindex", "--full", "--json"))
+    assert full["rebuilt"] is True and full["indexed"] == first["scanned"]
+    assert "rebuilt the index" in ok("--home", str(home), "reindex", "--full")
+
+
+def test_active_prints_a_freshness_line_then_the_page(home: Path) -> None:
+    ok("--home", str(home), "loop", "add", "--title", "Fix the gate", "--next", "buy hinges")
+    out = ok("--home", str(home), "active")
+    first, _, rest = out.partition("\n")
+    head = git(home, "rev-parse", "HEAD").strip()
+    assert first.startswith("ACTIVE.md: refreshed ") and head[:12] in first
+    assert "index fresh" in first
+    assert "## Open loops" in rest and "Fix the gate" in rest
+    data = json.loads(ok("--home", str(home), "active", "--json"))
+    assert data["fresh"] is True and data["content"] == (home / "continuity/ACTIVE.md").read_text()
+
+
+def test_rollup_commits_a_digest_once(home: Path) -> None:
+    ok("--home", str(home), "note", "Dug the beds.", "--title", "Garden")
+    label = "{}-W{:02d}".format(*dt.datetime.now(dt.UTC).date().isocalendar()[:2])
+    result = json.loads(ok("--home", str(home), "rollup", "--week", label, "--json"))
+    assert result["changed"] is True and result["path"] == f"continuity/rollups/{label}.md"
+    assert "Dug the beds." in (home / result["path"]).read_text()
+    assert git(home, "log", "-1", "--format=%s").strip() == f"rollup: week {label}"
+    again = json.loads(ok("--home", str(home), "rollup", "--week", label, "--json"))
+    assert again["changed"] is False
+    assert "no committed daily notes" in refused(
+        "--home", str(home), "rollup", "--week", "2001-W01"
+    )
+    assert "ISO week" in refused("--home", str(home), "rollup", "--week", "soon")
+    hits = json.loads(ok("--home", str(home), "search", "beds", "--kind", "rollup", "--json"))
+    assert [h["path"] for h in hits["hits"]] == [result["path"]]

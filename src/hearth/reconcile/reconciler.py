@@ -411,10 +411,11 @@ class Reconciler:
         path_prefix: str | None = None,
         limit: int = 10,
     ) -> list[Hit]:
+        # Under the lock: another thread's rebuild swaps the index object.
         with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
             self._open()
-        assert self._index is not None
-        return self._index.search(text, kind, path_prefix, limit)
+            assert self._index is not None
+            return self._index.search(text, kind, path_prefix, limit)
 
     def status(self) -> IndexStatus:
         """Compare the files on disk with the manifest by signature, reading nothing."""

@@ -1,0 +1,152 @@
+"""The Tantivy index: sections with line ranges, ranking, filters, hostile queries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hearth.domain.sections import split_sections
+from hearth.index.search_index import SearchIndex
+
+FILES = {
+    "MEMORY.md": "# Memory\n\n## Entries\n\n- Sam grows tomatoes\n- Sam's café is on Elm St\n",
+    "memory/2026-11-20.md": (
+        "# 2026-11-20\n\n## 09:00 UTC — Garden\n\nPlanted the gardens with Sam.\n\n"
+        "## 14:30 UTC — Bees\n\nThe hives are quiet.\n"
+    ),
+    "memory/topics/fences.md": "# Fences\n\nThe north fence leans.\n\n```\n# not a heading\n```\n",
+    "continuity/open-loops/fix-fence--00000000-0000-0000-0000-000000000000.md": (
+        "---\ntitle: Fix fence\nstatus: open\ncreated: 2026-11-20T09:00:00Z\n---\n\n"
+        "Buy posts for the fence.\n"
+    ),
+    "continuity/open-loops/archive/fix-fence--0--1.md": (
+        "---\ntitle: Fix fence\nstatus: resolved\n---\n\nBuy posts for the fence.\n"
+    ),
+    "memory/topics/kestrel.md": "# Kestrel notes\n\nHovering bird of prey.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> SearchIndex:
+    idx = SearchIndex.create(tmp_path_factory.mktemp("idx") / "live")
+    idx.apply({path: split_sections(path, text) for path, text in FILES.items()}, ())
+    return idx
+
+
+def lines_of(path: str, start: int, end: int) -> str:
+    return "\n".join(FILES[path].split("\n")[start - 1 : end])
+
+
+def test_hits_point_at_the_matching_section(index: SearchIndex) -> None:
+    [hit] = index.search("hives")
+    assert (hit.path, hit.heading, hit.kind, hit.date) == (
+        "memory/2026-11-20.md",
+        "14:30 UTC — Bees",
+        "daily",
+        "2026-11-20",
+    )
+    assert "The hives are quiet." in lines_of(hit.path, hit.start_line, hit.end_line)
+    assert "Garden" not in lines_of(hit.path, hit.start_line, hit.end_line)
+    assert hit.snippet == "The **hives** are quiet"
+
+
+def test_stemming_and_accent_folding(index: SearchIndex) -> None:
+    assert {h.path for h in index.search("garden")} == {"memory/2026-11-20.md"}
+    assert {h.path for h in index.search("cafe")} == {"MEMORY.md"}
+    assert {h.path for h in index.search("CAFÉ")} == {"MEMORY.md"}
+
+
+def test_prefix_query(index: SearchIndex) -> None:
+    assert {h.path for h in index.search("kestr*")} == {"memory/topics/kestrel.md"}
+    assert {h.path for h in index.search("tomat*")} == {"MEMORY.md"}
+
+
+def test_filters_by_kind_and_path_prefix(index: SearchIndex) -> None:
+    everywhere = {h.path for h in index.search("fence")}
+    assert len(everywhere) == 3
+    assert {h.kind for h in index.search("fence", kind="loop")} == {"loop"}
+    assert {h.path for h in index.search("fence", path_prefix="memory/")} == {
+        "memory/topics/fences.md"
+    }
+    assert index.search("fence", path_prefix="memory/topics/fences.md.*") == []
+
+
+def test_archives_rank_below_active_records(index: SearchIndex) -> None:
+    hits = index.search("posts", limit=5)
+    assert [h.kind for h in hits] == ["loop", "archive"]
+    assert hits[0].score > hits[1].score
+
+
+def test_title_boost_and_snippet_fallback(index: SearchIndex) -> None:
+    hits = index.search("kestrel")
+    assert hits[0].path == "memory/topics/kestrel.md"
+    # Only the title matched: the snippet falls back to the section's first words.
+    assert hits[0].snippet == "Hovering bird of prey."
+
+
+def test_headings_in_code_fences_do_not_split_sections(index: SearchIndex) -> None:
+    [hit] = index.search("leans")
+    assert (hit.start_line, hit.end_line) == (1, 7)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "it's",
+        "foo AND",
+        'unterminated "quote',
+        "a:b",
+        "title:",
+        "(((",
+        ")",
+        "*",
+        "**",
+        "-",
+        "NOT",
+        "body:[a TO",
+        "^2",
+        "\\",
+        "~",
+        "fence~2",
+        "",
+        "   ",
+        "x" * 5000,
+        "\x00",
+        "🦉 owl",
+        "kind:loop",
+        "path:/etc/passwd",
+        ".*",
+        "[a-z]+*",
+    ],
+)
+def test_hostile_queries_never_fail(index: SearchIndex, query: str) -> None:
+    hits = index.search(query)
+    assert isinstance(hits, list)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    query=st.text(max_size=80),
+    kind=st.sampled_from([None, "daily", "x"]),
+    prefix=st.text(max_size=10),
+)
+def test_any_query_any_filter_never_fails(
+    index: SearchIndex, query: str, kind: str | None, prefix: str
+) -> None:
+    for hit in index.search(query, kind=kind, path_prefix=prefix or None):
+        assert hit.path in FILES
+        assert 1 <= hit.start_line <= hit.end_line
+
+
+def test_apply_replaces_and_deletes_in_one_commit(tmp_path: Path) -> None:
+    idx = SearchIndex.create(tmp_path / "live")
+    idx.apply({"a.md": split_sections("a.md", "# A\n\nalpha\n")}, ())
+    idx.apply({"a.md": split_sections("a.md", "# A\n\nbeta\n")}, ())
+    assert idx.search("alpha") == []
+    assert [h.path for h in idx.search("beta")] == ["a.md"]
+    assert idx.documents() == 1
+    idx.apply({}, ["a.md"])
+    assert idx.documents() == 0

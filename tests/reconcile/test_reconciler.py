@@ -1,0 +1,308 @@
+"""The reconciler against files changed behind hearth's back, in a real home."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from hearth import wiring
+from hearth.reconcile.reconciler import PARK_AFTER, Reconciler
+from tests.conftest import Workspace
+
+
+def age_tree(root: Path, seconds: float = 30.0) -> None:
+    """Move every file's mtime into the past, out of the racy window."""
+    past = time.time() - seconds
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in names:
+            os.utime(Path(folder) / name, (past, past), follow_symlinks=False)
+
+
+def paths_found(rec: Reconciler, query: str) -> set[str]:
+    return {hit.path for hit in rec.search(query, limit=200)}
+
+
+@pytest.fixture
+def rec(workspace: Workspace) -> Reconciler:
+    return wiring.reconciler_of(workspace.home)
+
+
+def test_files_written_replaced_and_deleted_behind_its_back(
+    workspace: Workspace, rec: Reconciler
+) -> None:
+    ws = workspace
+    rec.reconcile()
+    ws.write("memory/topics/bees.md", "# Bees\n\nThe hives need a new queen in spring.\n")
+    first = rec.reconcile()
+    assert first.indexed == 1
+    assert paths_found(rec, "queen") == {"memory/topics/bees.md"}
+
+    # An editor's atomic save: write a temp file and rename it over the target.
+    temp = ws.root / "memory/topics/.bees.md.tmp123"
+    temp.write_text("# Bees\n\nSwarm season starts in May.\n")
+    temp.replace(ws.root / "memory/topics/bees.md")
+    rec.reconcile()
+    assert paths_found(rec, "queen") == set()
+    assert paths_found(rec, "swarm") == {"memory/topics/bees.md"}
+
+    (ws.root / "memory/topics/bees.md").unlink()
+    report = rec.reconcile()
+    assert report.removed == 1
+    assert paths_found(rec, "swarm") == set()
+    assert rec.status().fresh
+
+
+def test_folder_renamed_and_removed(workspace: Workspace, rec: Reconciler) -> None:
+    ws = workspace
+    for n in range(5):
+        ws.write(f"projects/garden/plot-{n}.md", f"# Plot {n}\n\nPumpkins in plot {n}.\n")
+    rec.reconcile()
+    assert len(paths_found(rec, "pumpkins")) == 5
+
+    (ws.root / "projects/garden").rename(ws.root / "projects/orchard")
+    # A watcher reports only the folders for a rename: a targeted pass over them.
+    rec.reconcile(["projects/garden", "projects/orchard"])
+    assert paths_found(rec, "pumpkins") == {f"projects/orchard/plot-{n}.md" for n in range(5)}
+
+    shutil.rmtree(ws.root / "projects")
+    rec.reconcile(["projects"])
+    assert paths_found(rec, "pumpkins") == set()
+    assert rec.status().fresh
+
+
+def test_bulk_create_and_delete_at_once(workspace: Workspace, rec: Reconciler) -> None:
+    ws = workspace
+    for n in range(200):
+        ws.write(f"bulk/note-{n:03d}.md", f"# Note {n}\n\nzanzibar {n}\n")
+    rec.reconcile()
+    for n in range(0, 200, 2):
+        (ws.root / f"bulk/note-{n:03d}.md").unlink()
+    for n in range(200, 260):
+        ws.write(f"bulk/note-{n:03d}.md", f"# Note {n}\n\nzanzibar {n}\n")
+    rec.reconcile()
+    expected = {f"bulk/note-{n:03d}.md" for n in [*range(1, 200, 2), *range(200, 260)]}
+    assert paths_found(rec, "zanzibar") == expected
+    status = rec.status()
+    assert status.fresh
+    assert status.files_on_disk == status.files_indexed
+
+
+def test_a_pass_with_nothing_changed_reads_nothing(workspace: Workspace, rec: Reconciler) -> None:
+    for n in range(30):
+        workspace.write(f"memory/topics/t{n}.md", f"# Topic {n}\n\nbody {n}\n")
+    age_tree(workspace.root)
+    first = rec.reconcile()
+    assert first.hashed > 30
+    second = rec.reconcile()
+    assert (second.hashed, second.indexed, second.removed) == (0, 0, 0)
+    assert second.scanned == first.scanned
+
+
+def test_touched_but_identical_file_is_hashed_not_reindexed(
+    workspace: Workspace, rec: Reconciler
+) -> None:
+    age_tree(workspace.root)
+    rec.reconcile()
+    os.utime(workspace.root / "SOUL.md")
+    report = rec.reconcile()
+    assert (report.hashed, report.indexed) == (1, 0)
+
+
+def test_recent_files_are_hashed_again_next_pass(workspace: Workspace, rec: Reconciler) -> None:
+    """A file changed within the mtime tick of the read might change again unseen."""
+    age_tree(workspace.root)
+    rec.reconcile()
+    workspace.write("memory/topics/fresh.md", "# Fresh\n\none\n")
+    rec.reconcile()
+    again = rec.reconcile()
+    assert again.hashed == 1
+
+
+def test_ignored_files_and_temporaries_are_not_indexed(
+    workspace: Workspace, rec: Reconciler
+) -> None:
+    ws = workspace
+    ws.write(".gitignore", ws.read(".gitignore") + "private/\n")
+    ws.write("private/diary.md", "# Diary\n\nflamingo\n")
+    ws.write("memory/topics/.hearth-tmp-abc", "flamingo")
+    ws.write("memory/topics/notes.md.swp", "flamingo")
+    rec.reconcile()
+    assert paths_found(rec, "flamingo") == set()
+    # Un-ignoring the folder brings its files in on the next full pass.
+    ws.write(".gitignore", ws.read(".gitignore").replace("private/\n", ""))
+    rec.reconcile()
+    assert paths_found(rec, "flamingo") == {"private/diary.md"}
+    assert "continuity/ACTIVE.md" not in {h.path for h in rec.search("active", limit=200)}
+
+
+def test_symlinks_fifos_and_bad_text_are_parked_with_reasons(
+    workspace: Workspace, rec: Reconciler, tmp_path: Path
+) -> None:
+    ws = workspace
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Outside\n\nplatypus\n")
+    (ws.root / "memory/topics").mkdir(parents=True, exist_ok=True)
+    (ws.root / "memory/topics/link.md").symlink_to(outside)
+    (ws.root / "linked-folder").symlink_to(tmp_path)
+    os.mkfifo(ws.root / "memory/topics/pipe.md")
+    (ws.root / "memory/topics/latin1.md").write_bytes(b"# Caf\xe9\n\nplatypus\n")
+    report = rec.reconcile()
+    assert report.parked == 4
+    assert paths_found(rec, "platypus") == set()
+    parked = {p["path"]: p["reason"] for p in rec.status().parked}
+    assert "symlink" in parked["memory/topics/link.md"]
+    assert "symlink" in parked["linked-folder"]
+    assert "regular file" in parked["memory/topics/pipe.md"]
+    assert "UTF-8" in parked["memory/topics/latin1.md"]
+    # Parked files are not retried until they change...
+    assert rec.reconcile().parked == 0
+    # ...and come back as soon as they do.
+    (ws.root / "memory/topics/latin1.md").write_text("# Café\n\nplatypus\n")
+    rec.reconcile()
+    assert paths_found(rec, "platypus") == {"memory/topics/latin1.md"}
+    active = ws.read("continuity/ACTIVE.md")
+    assert "not indexed: memory/topics/pipe.md" in active
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_unreadable_file_is_retried_then_parked(workspace: Workspace, rec: Reconciler) -> None:
+    target = workspace.root / "memory/topics/secret.md"
+    workspace.write("memory/topics/secret.md", "# Secret\n\nokapi\n")
+    target.chmod(0)
+    for _ in range(PARK_AFTER):
+        rec.reconcile()
+    parked = {p["path"]: p["reason"] for p in rec.status().parked}
+    assert "cannot be read" in parked["memory/topics/secret.md"]
+    target.chmod(0o644)
+    os.utime(target)
+    rec.reconcile()
+    assert paths_found(rec, "okapi") == {"memory/topics/secret.md"}
+
+
+def test_a_file_vanishing_between_listing_and_reading_is_skipped(
+    workspace: Workspace, rec: Reconciler, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = workspace
+    rec.reconcile()
+    ws.write("memory/topics/ghost.md", "# Ghost\n\nwraith\n")
+    ws.write("memory/topics/solid.md", "# Solid\n\nwraith\n")
+    real_read = rec.files.read
+
+    def vanishing_read(path: str) -> bytes | None:
+        if path == "memory/topics/ghost.md":
+            (ws.root / path).unlink(missing_ok=True)
+        return real_read(path)
+
+    monkeypatch.setattr(rec.files, "read", vanishing_read)
+    report = rec.reconcile()
+    assert not report.errors
+    assert paths_found(rec, "wraith") == {"memory/topics/solid.md"}
+    monkeypatch.undo()
+    assert rec.status().fresh
+
+
+def test_a_folder_it_may_not_enter_is_reported(workspace: Workspace, rec: Reconciler) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root enters every folder")
+    locked = workspace.root / "locked"
+    locked.mkdir()
+    (locked / "a.md").write_text("# A\n")
+    locked.chmod(0)
+    try:
+        report = rec.reconcile()
+        assert any("locked" in e for e in report.errors)
+        assert not rec.status().fresh
+    finally:
+        locked.chmod(0o755)
+
+
+def test_corrupt_index_is_rebuilt_aside(workspace: Workspace, rec: Reconciler) -> None:
+    ws = workspace
+    ws.write("memory/topics/moth.md", "# Moth\n\nluna moth\n")
+    rec.reconcile()
+    rec.close()
+    folder = ws.root / ".git/hearth/index"
+    for item in (folder / "tantivy").iterdir():
+        if item.is_file():
+            item.write_bytes(b"garbage")
+    fresh = wiring.reconciler_of(ws.reopen())
+    report = fresh.reconcile()
+    assert report.rebuilt
+    assert paths_found(fresh, "luna") == {"memory/topics/moth.md"}
+    assert not list(folder.parent.glob("index.new-*"))
+    assert not list(folder.parent.glob("index.old-*"))
+
+
+def test_schema_mismatch_and_lost_manifest_rebuild(workspace: Workspace, rec: Reconciler) -> None:
+    ws = workspace
+    ws.write("memory/topics/moth.md", "# Moth\n\nluna moth\n")
+    rec.reconcile()
+    rec.close()
+    meta = ws.root / ".git/hearth/index/meta.json"
+    meta.write_text(meta.read_text().replace('"schema": 1', '"schema": 0'))
+    again = wiring.reconciler_of(ws.reopen())
+    assert again.reconcile().rebuilt
+    again.close()
+    (ws.root / ".git/hearth/index/manifest.json").unlink()
+    third = wiring.reconciler_of(ws.reopen())
+    assert third.reconcile().rebuilt
+    assert paths_found(third, "luna") == {"memory/topics/moth.md"}
+
+
+def test_two_reconcilers_share_one_index(workspace: Workspace, rec: Reconciler) -> None:
+    """The CLI and a server each hold a reconciler over the same home."""
+    ws = workspace
+    other = Reconciler(
+        ws.root,
+        ws.home.files,
+        ws.home.store.repo,
+        ws.home.store.state_dir,
+        ws.home.settings.bounds,
+        ws.home.clock,
+    )
+    ws.write("memory/topics/a.md", "# A\n\nnarwhal\n")
+    rec.reconcile()
+    assert paths_found(other, "narwhal") == {"memory/topics/a.md"}
+    (ws.root / "memory/topics/a.md").unlink()
+    other.reconcile()
+    assert paths_found(rec, "narwhal") == set()
+    rec.rebuild()
+    ws.write("memory/topics/b.md", "# B\n\nnarwhal\n")
+    other.reconcile()
+    assert paths_found(rec, "narwhal") == {"memory/topics/b.md"}
+
+
+def test_writes_are_searchable_when_they_return(workspace: Workspace) -> None:
+    home = workspace.home
+    home.note("The heron came back to the pond.", "Heron", "test")
+    rec = wiring.reconciler_of(home)
+    hits = rec.search("heron")
+    assert [h.kind for h in hits] == ["daily"]
+    key = home.propose("Heron facts", ["Herons nest in colonies"], "test").key or ""
+    assert {h.path for h in rec.search("colonies")} == {f"continuity/proposals/memory/{key}.md"}
+    home.merge(key, "test")
+    found = {h.path: h.kind for h in rec.search("colonies")}
+    assert found["MEMORY.md"] == "persona"
+    assert [k for k in found.values() if k == "archive"] == ["archive"]
+    assert not any(p.startswith("continuity/proposals/memory/heron") for p in found)
+
+
+def test_status_is_stale_until_a_pass_sees_the_change(
+    workspace: Workspace, rec: Reconciler
+) -> None:
+    rec.reconcile()
+    assert rec.status().fresh
+    workspace.write("memory/topics/new.md", "# New\n")
+    status = rec.status()
+    assert not status.fresh
+    assert status.stale_files == 1
+    workspace.git("commit", "--allow-empty", "-qm", "empty")
+    rec.reconcile()
+    status = rec.status()
+    assert status.fresh
+    assert status.indexed_head == workspace.git("rev-parse", "HEAD").strip()
