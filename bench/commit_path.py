@@ -6,7 +6,8 @@ Builds a throwaway home with N markdown files (about 2 KB each), commits them
 with the git CLI, then alternates, round by round:
 
 - hearth in-process: `Home.put` of one topic file (validation, tree build,
-  compare-and-swap commit, atomic work-tree write, index entry update);
+  compare-and-swap commit, atomic work-tree write, index entry update, and
+  the targeted reconcile pass that makes the write searchable);
 - hearth in-process: `Home.note` (daily append);
 - the git CLI: edit one file, `git add <file> && git commit -q -m ...`;
 - the hearth CLI: `hearth note ...` as a subprocess (Python start-up included).
@@ -18,9 +19,7 @@ write to the git CLI's. Figures, not assertions: nothing here fails on speed.
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,58 +27,7 @@ import time
 from pathlib import Path
 
 from hearth import wiring
-
-WORDS = [
-    "garden",
-    "tomato",
-    "seeds",
-    "compost",
-    "river",
-    "kettle",
-    "lantern",
-    "orchard",
-    "meadow",
-    "letter",
-    "harbor",
-    "window",
-    "pepper",
-    "ladder",
-    "basket",
-    "violin",
-    "marble",
-    "cedar",
-    "thistle",
-    "bramble",
-    "copper",
-]
-
-
-def paragraph(rng: random.Random, words: int) -> str:
-    return " ".join(rng.choice(WORDS) for _ in range(words))
-
-
-def topic_path(i: int) -> str:
-    return f"memory/topics/t{i // 500:02d}/topic-{i:05d}.md"
-
-
-def generate(root: Path, count: int, rng: random.Random) -> None:
-    for i in range(count):
-        path = root / topic_path(i)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        body = "\n\n".join(f"## Part {p}\n\n{paragraph(rng, 90)}" for p in range(3))
-        path.write_text(f"# Topic {i}\n\n{body}\n")
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
-
-
-def summary(name: str, samples: list[float]) -> float:
-    ms = sorted(s * 1000 for s in samples)
-    p50 = statistics.median(ms)
-    p90 = ms[int(len(ms) * 0.9) - 1]
-    print(f"  {name:<38} p50 {p50:7.1f} ms   p90 {p90:7.1f} ms   (n={len(ms)})")
-    return p50
+from homegen import generate, git, paragraph, summary, topic_path, use_git_identity
 
 
 def main() -> None:
@@ -88,14 +36,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=40)
     args = parser.parse_args()
     rng = random.Random(7)
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "bench",
-        "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-        "GIT_COMMITTER_NAME": "bench",
-        "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-    }
-    os.environ.update(env)
+    env = use_git_identity()
 
     with tempfile.TemporaryDirectory(prefix="hearth-bench-") as tmp:
         root = Path(tmp) / "home"
@@ -107,6 +48,9 @@ def main() -> None:
         print(f"seeded {args.files} files in {time.perf_counter() - started:.1f} s")
 
         home = wiring.open_home(root)
+        t0 = time.perf_counter()
+        wiring.reconciler_of(home).reconcile()
+        print(f"built the search index in {time.perf_counter() - t0:.1f} s (writes index too)")
         hearth_exe = str(Path(sys.executable).parent / "hearth")
         put_times: list[float] = []
         note_times: list[float] = []

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 import shutil
 import time
 from pathlib import Path
@@ -191,14 +193,21 @@ def test_a_file_vanishing_between_listing_and_reading_is_skipped(
     rec.reconcile()
     ws.write("memory/topics/ghost.md", "# Ghost\n\nwraith\n")
     ws.write("memory/topics/solid.md", "# Solid\n\nwraith\n")
-    real_read = rec.files.read
+    real_reader = rec.files.batch_reader
 
-    def vanishing_read(path: str) -> bytes | None:
-        if path == "memory/topics/ghost.md":
-            (ws.root / path).unlink(missing_ok=True)
-        return real_read(path)
+    @contextmanager
+    def vanishing_reader() -> Iterator[Callable[[str], bytes | None]]:
+        """The file goes away after the listing, just before it is read."""
+        with real_reader() as read:
 
-    monkeypatch.setattr(rec.files, "read", vanishing_read)
+            def vanishing_read(path: str) -> bytes | None:
+                if path == "memory/topics/ghost.md":
+                    (ws.root / path).unlink(missing_ok=True)
+                return read(path)
+
+            yield vanishing_read
+
+    monkeypatch.setattr(rec.files, "batch_reader", vanishing_reader)
     report = rec.reconcile()
     assert not report.errors
     assert paths_found(rec, "wraith") == {"memory/topics/solid.md"}

@@ -11,7 +11,7 @@ the writer agree on them without knowing each other.
 
 from __future__ import annotations
 
-import unicodedata
+import re
 
 from hearth.errors import PathRefused
 
@@ -20,6 +20,9 @@ MAX_COMPONENT_BYTES = 255
 
 #: Prefix of the temporary files hearth writes before renaming into place.
 TEMP_PREFIX = ".hearth-tmp-"
+
+#: Unicode category Cc: the C0 and C1 control characters.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 
 _EDITOR_TEMP_SUFFIXES = (".swp", ".swx", ".swo", "~", ".tmp", ".part", ".crdownload")
 
@@ -30,7 +33,7 @@ def normalize(path: str) -> str:
         raise PathRefused("empty path; give a path relative to the home, e.g. MEMORY.md")
     if len(path) > MAX_PATH_CHARS:
         raise PathRefused(f"path longer than {MAX_PATH_CHARS} characters")
-    if any(unicodedata.category(ch) == "Cc" for ch in path):
+    if _CONTROL.search(path):
         raise PathRefused("path contains a control character (NUL, newline, ...)")
     if "\\" in path:
         raise PathRefused(f"{path!r} contains a backslash; use '/' between folders")
@@ -45,14 +48,28 @@ def normalize(path: str) -> str:
                 raise PathRefused(f"{path!r} climbs out of the home with '..'")
             parts.pop()
             continue
-        if len(part.encode("utf-8", "surrogatepass")) > MAX_COMPONENT_BYTES:
-            raise PathRefused(f"a component of {path!r} is longer than {MAX_COMPONENT_BYTES} bytes")
+        problem = name_problem(part)
+        if problem:
+            raise PathRefused(f"{path!r}: {problem}")
         parts.append(part)
     if not parts:
         raise PathRefused(f"{path!r} names the home itself, not a file in it")
-    if any(p.casefold() == ".git" for p in parts):
-        raise PathRefused(f"{path!r} enters .git, which hearth never reads or writes")
     return "/".join(parts)
+
+
+def name_problem(name: str) -> str | None:
+    """Why one file or folder name (no ``/``) is refused, or None if it is fine."""
+    if len(name) * 4 > MAX_COMPONENT_BYTES and (
+        len(name.encode("utf-8", "surrogatepass")) > MAX_COMPONENT_BYTES
+    ):
+        return f"a component is longer than {MAX_COMPONENT_BYTES} bytes"
+    if _CONTROL.search(name):
+        return "a name contains a control character (NUL, newline, ...)"
+    if "\\" in name:
+        return "a name contains a backslash; use '/' between folders"
+    if name.casefold() == ".git":
+        return "it enters .git, which hearth never reads or writes"
+    return None
 
 
 def is_temporary(name: str) -> bool:

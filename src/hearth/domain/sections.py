@@ -24,6 +24,8 @@ MAX_SECTION_CHARS = 3000
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+#: First characters a heading or fence line can start with (up to 3 spaces of indent).
+_MARKUP_STARTS = frozenset(" #`~")
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 
 
@@ -43,7 +45,8 @@ class Section:
 class _Block:
     heading: str
     heading_line: int | None  # 0-based index of the heading line
-    lines: list[tuple[int, str]]  # (0-based index, text) of the body lines
+    body_start: int  # 0-based, inclusive
+    body_end: int  # 0-based, exclusive
 
 
 def split_sections(path: str, text: str) -> list[Section]:
@@ -60,7 +63,7 @@ def split_sections(path: str, text: str) -> list[Section]:
     date = _date(path, meta)
     sections: list[Section] = []
     for block in blocks:
-        for start, end, body in _chunks(block):
+        for start, end, body in _chunks(block, lines):
             sections.append(Section(path, kind, title, block.heading, body, date, start, end))
     if not sections:
         # An empty file (or only front matter) still exists and is findable by title.
@@ -82,28 +85,31 @@ def _front_matter(text: str, lines: list[str]) -> tuple[dict[str, object], int]:
 
 def _blocks(lines: list[str], start: int) -> list[_Block]:
     blocks: list[_Block] = []
-    current = _Block("", None, [])
+    heading, heading_line, body_start = "", None, start
     fence: str | None = None
     for i in range(start, len(lines)):
         line = lines[i]
+        if line[:1] not in _MARKUP_STARTS:
+            continue  # the common case: neither a fence nor a heading
         opener = _FENCE.match(line)
         if fence is not None:
             if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):
                 fence = None
-            current.lines.append((i, line))
             continue
         if opener:
             fence = opener.group(1)
-            current.lines.append((i, line))
             continue
         match = _HEADING.match(line)
         if match:
-            blocks.append(current)
-            current = _Block((match.group(2) or "").strip(), i, [])
-            continue
-        current.lines.append((i, line))
-    blocks.append(current)
-    return [b for b in blocks if b.heading_line is not None or any(t.strip() for _, t in b.lines)]
+            blocks.append(_Block(heading, heading_line, body_start, i))
+            heading, heading_line, body_start = (match.group(2) or "").strip(), i, i + 1
+    blocks.append(_Block(heading, heading_line, body_start, len(lines)))
+    return [
+        b
+        for b in blocks
+        if b.heading_line is not None
+        or any(lines[i].strip() for i in range(b.body_start, b.body_end))
+    ]
 
 
 def _title(path: str, meta: dict[str, object], blocks: list[_Block]) -> str:
@@ -130,38 +136,43 @@ def _date(path: str, meta: dict[str, object]) -> str:
     return ""
 
 
-def _chunks(block: _Block) -> list[tuple[int, int, str]]:
+def _chunks(block: _Block, lines: list[str]) -> list[tuple[int, int, str]]:
     """``(start_line, end_line, body)`` pieces of a block, lines 1-based and inclusive."""
-    body = list(block.lines)
-    while body and not body[-1][1].strip():
-        body.pop()
-    first = block.heading_line if block.heading_line is not None else body[0][0]
-    if not body:
+    end = block.body_end
+    while end > block.body_start and not lines[end - 1].strip():
+        end -= 1
+    if end == block.body_start:
+        first = block.heading_line if block.heading_line is not None else block.body_start
         return [(first + 1, first + 1, "")]
-    pieces: list[list[tuple[int, str]]] = [[]]
+    first = block.heading_line if block.heading_line is not None else block.body_start
+    size = sum(len(lines[i]) + 1 for i in range(block.body_start, end))
+    if size <= MAX_SECTION_CHARS:  # the common case: one piece
+        return [(first + 1, end, "\n".join(lines[block.body_start : end]).strip("\n"))]
+    pieces: list[list[int]] = [[]]
     size = 0
-    for index, line in body:
-        if size + len(line) > MAX_SECTION_CHARS and pieces[-1]:
-            cut = _cut_point(pieces[-1])
+    for index in range(block.body_start, end):
+        length = len(lines[index]) + 1
+        if size + length - 1 > MAX_SECTION_CHARS and pieces[-1]:
+            cut = _cut_point(pieces[-1], lines)
             carry = pieces[-1][cut:]
             pieces[-1] = pieces[-1][:cut]
             pieces.append(carry)
-            size = sum(len(t) + 1 for _, t in carry)
-        pieces[-1].append((index, line))
-        size += len(line) + 1
+            size = sum(len(lines[i]) + 1 for i in carry)
+        pieces[-1].append(index)
+        size += length
     chunks = []
     for n, piece in enumerate(pieces):
-        while len(piece) > 1 and not piece[-1][1].strip():
+        while len(piece) > 1 and not lines[piece[-1]].strip():
             piece.pop()
-        start = first if n == 0 else piece[0][0]
-        text = "\n".join(t for _, t in piece).strip("\n")
-        chunks.append((start + 1, piece[-1][0] + 1, text))
+        start = first if n == 0 else piece[0]
+        text = "\n".join(lines[i] for i in piece).strip("\n")
+        chunks.append((start + 1, piece[-1] + 1, text))
     return chunks
 
 
-def _cut_point(piece: list[tuple[int, str]]) -> int:
+def _cut_point(piece: list[int], lines: list[str]) -> int:
     """Where to end a full chunk: after its last blank line in the second half, else at its end."""
     for i in range(len(piece) - 1, len(piece) // 2, -1):
-        if not piece[i][1].strip():
+        if not lines[piece[i]].strip():
             return i + 1
     return len(piece)

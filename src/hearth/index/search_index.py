@@ -29,7 +29,10 @@ from hearth.errors import IndexUnusable
 from hearth.index.query import Hit, run_search
 from hearth.index.schema import SCHEMA_VERSION, build_schema, register_analyzer
 
+#: Heap per indexing thread.
 WRITER_HEAP = 50_000_000
+#: Sections in one update above which a second indexing thread is used.
+BIG_BATCH = 2000
 _META = "meta.json"
 _TANTIVY = "tantivy"
 
@@ -70,8 +73,12 @@ class SearchIndex:
         doomed = list(delete)
         if not replace and not doomed:
             return
+        # Two indexing threads pay off only for big batches (a rebuild); small ones
+        # (one write's files) are dominated by the commit, whatever the threads.
+        big = sum(len(sections) for sections in replace.values()) > BIG_BATCH
+        threads = min(2, os.cpu_count() or 1) if big else 1
         try:
-            writer = self._index.writer(heap_size=WRITER_HEAP, num_threads=1)
+            writer = self._index.writer(heap_size=WRITER_HEAP * threads, num_threads=threads)
         except ValueError as exc:
             raise IndexUnusable(f"the index writer is busy or broken: {exc}") from exc
         try:

@@ -316,20 +316,22 @@ class Reconciler:
             if path in present:
                 self._park(state, changes, path, signature, reason)
         pass_start = time.time_ns()
-        for path in sorted(p for p in present if p in listing.files):
-            signature = listing.files[path]
-            entry = state.files.get(path)
-            if entry is not None and entry.matches(*signature):
-                continue
-            parked = state.parked.get(path)
-            if parked is not None and (parked.size, parked.mtime_ns) == signature:
-                continue
-            state.parked.pop(path, None)
-            self._read_one(state, changes, path, signature, pass_start)
+        with self.files.batch_reader() as read:
+            for path in sorted(p for p in present if p in listing.files):
+                signature = listing.files[path]
+                entry = state.files.get(path)
+                if entry is not None and entry.matches(*signature):
+                    continue
+                parked = state.parked.get(path)
+                if parked is not None and (parked.size, parked.mtime_ns) == signature:
+                    continue
+                state.parked.pop(path, None)
+                self._read_one(read, state, changes, path, signature, pass_start)
         return changes
 
     def _read_one(
         self,
+        read: Callable[[str], bytes | None],
         state: Manifest,
         changes: _Changes,
         path: str,
@@ -342,7 +344,7 @@ class Reconciler:
             self._park(state, changes, path, signature, f"larger than {limit} MiB; not indexed")
             return
         try:
-            data = self.files.read(path)
+            data = read(path)
         except PathRefused as exc:
             self._park(state, changes, path, signature, exc.message)
             return

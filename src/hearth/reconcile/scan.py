@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hearth.domain import layout
-from hearth.domain.paths import is_temporary, normalize
+from hearth.domain.paths import is_temporary, name_problem, normalize
 from hearth.errors import PathRefused
 
 Signature = tuple[int, int]  # size, mtime_ns
@@ -63,31 +63,60 @@ def _walk(folder: Path, prefix: str, listing: Listing) -> None:
         listing.errors.append(f"{prefix or './'}: cannot list the folder ({exc.strerror})")
         return
     for entry in entries:
-        rel = prefix + entry.name
+        name = entry.name
+        rel = prefix + name
         try:
-            st = entry.stat(follow_symlinks=False)
-        except FileNotFoundError:
+            # d_type answers these without a system call on most file systems.
+            is_dir = entry.is_dir(follow_symlinks=False)
+            is_link = not is_dir and entry.is_symlink()
+        except OSError:
             continue
-        except OSError as exc:
-            listing.errors.append(f"{rel}: cannot stat ({exc.strerror})")
+        if is_dir:
+            if name == ".git":
+                continue
+            problem = name_problem(name)
+            if problem is not None:
+                _refuse(listing, rel, entry, f"a folder hearth cannot name: {problem}")
+                continue
+            _walk(Path(entry.path), rel + "/", listing)
             continue
-        if stat.S_ISDIR(st.st_mode):
-            if entry.name != ".git":
-                _walk(Path(entry.path), rel + "/", listing)
+        if name == ".gitignore":
+            _stat_into(listing, rel, entry, ignore=True)
             continue
-        if entry.name == ".gitignore":
-            listing.ignore_files.append((rel, st.st_size, st.st_mtime_ns))
+        if is_link:
+            if is_candidate(name) or _points_to_folder(entry):
+                _refuse(listing, rel, entry, SYMLINK_REASON)
             continue
-        if stat.S_ISLNK(st.st_mode):
-            if is_candidate(entry.name) or _points_to_folder(entry):
-                listing.refused[rel] = (
-                    (st.st_size, st.st_mtime_ns),
-                    "a symlink; hearth does not follow symlinks inside the home",
-                )
+        if not is_candidate(name) or rel == layout.ACTIVE_PATH:
             continue
-        if not is_candidate(entry.name) or rel == layout.ACTIVE_PATH:
-            continue
-        _add(listing, rel, st)
+        _stat_into(listing, rel, entry)
+
+
+SYMLINK_REASON = "a symlink; hearth does not follow symlinks inside the home"
+
+
+def _refuse(listing: Listing, rel: str, entry: os.DirEntry[str], reason: str) -> None:
+    try:
+        st = entry.stat(follow_symlinks=False)
+    except OSError:
+        return
+    listing.refused[rel] = ((st.st_size, st.st_mtime_ns), reason)
+
+
+def _stat_into(
+    listing: Listing, rel: str, entry: os.DirEntry[str], *, ignore: bool = False
+) -> None:
+    try:
+        st = entry.stat(follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        listing.errors.append(f"{rel}: cannot stat ({exc.strerror})")
+        return
+    if ignore:
+        listing.ignore_files.append((rel, st.st_size, st.st_mtime_ns))
+    else:
+        _add(listing, rel, st, check_name=entry.name)
 
 
 def _points_to_folder(entry: os.DirEntry[str]) -> bool:
@@ -97,13 +126,17 @@ def _points_to_folder(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _add(listing: Listing, rel: str, st: os.stat_result) -> None:
+def _add(listing: Listing, rel: str, st: os.stat_result, check_name: str | None = None) -> None:
+    """Record a listed file; ``check_name`` checks just the name (its folders passed already)."""
     signature = (st.st_size, st.st_mtime_ns)
     if not stat.S_ISREG(st.st_mode):
         listing.refused[rel] = (signature, "not a regular file (a FIFO, socket or device)")
         return
     try:
-        normalize(rel)
+        if check_name is None:
+            normalize(rel)
+        elif (problem := name_problem(check_name)) is not None:
+            raise PathRefused(problem)
     except PathRefused as exc:
         listing.refused[rel] = (signature, exc.message)
         return
@@ -125,10 +158,7 @@ def stat_paths(root: Path, paths: Iterable[str]) -> Listing:
             listing.errors.append(f"{rel}: cannot stat ({exc.strerror})")
             continue
         if stat.S_ISLNK(st.st_mode):
-            listing.refused[rel] = (
-                (st.st_size, st.st_mtime_ns),
-                "a symlink; hearth does not follow symlinks inside the home",
-            )
+            listing.refused[rel] = ((st.st_size, st.st_mtime_ns), SYMLINK_REASON)
             continue
         _add(listing, rel, st)
     return listing

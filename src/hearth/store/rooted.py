@@ -13,7 +13,7 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -85,19 +85,62 @@ class RootedFiles:
         with self._parent(path, create=False) as parent:
             if parent is None:
                 return None
-            folder, name = parent
-            if not self._refuse_non_regular(folder, name, path):
-                return None
-            try:
-                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
-            except FileNotFoundError:
-                return None
-            except OSError as exc:
-                if exc.errno == errno.ELOOP:
-                    raise PathRefused(f"{path!r} is a symlink") from exc
-                raise
-            with os.fdopen(fd, "rb") as handle:
-                return handle.read()
+            return self._read_at(parent[0], parent[1], path)
+
+    @contextmanager
+    def batch_reader(self) -> Iterator[Callable[[str], bytes | None]]:
+        """``read`` for many files at once: each folder is opened once, not once per file.
+
+        The same refusals apply: every folder is opened ``O_NOFOLLOW`` from its
+        parent's descriptor, every file ``O_NOFOLLOW`` from its folder's.
+        """
+        folders: dict[str, int | None] = {}
+
+        def folder_fd(folder: str) -> int | None:
+            if folder not in folders:
+                parent, _, name = folder.rpartition("/")
+                base = folder_fd(parent) if parent else self._root_fd
+                fd = None
+                if base is not None:
+                    try:
+                        fd = os.open(name, _DIR_FLAGS, dir_fd=base)
+                    except FileNotFoundError:
+                        fd = None
+                    except OSError as exc:
+                        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                            raise PathRefused(
+                                f"{folder!r} is a symlink or not a folder; "
+                                "hearth does not follow symlinks inside the home"
+                            ) from exc
+                        raise
+                folders[folder] = fd
+            return folders[folder]
+
+        def read(path: str) -> bytes | None:
+            folder, _, name = normalize(path).rpartition("/")
+            fd = folder_fd(folder) if folder else self._root_fd
+            return None if fd is None else self._read_at(fd, name, path)
+
+        try:
+            yield read
+        finally:
+            for fd in folders.values():
+                if fd is not None:
+                    os.close(fd)
+
+    def _read_at(self, folder: int, name: str, path: str) -> bytes | None:
+        if not self._refuse_non_regular(folder, name, path):
+            return None
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise PathRefused(f"{path!r} is a symlink") from exc
+            raise
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read()
 
     def write(self, path: str, data: bytes) -> None:
         """Atomically replace (or create) the file with ``data``."""

@@ -1,0 +1,160 @@
+"""Time the index against SQLite FTS5 and ripgrep on a generated 10,000-file home.
+
+    .venv/bin/python bench/search_index.py [--files 10000] [--queries 300]
+
+In one run, on the same files:
+
+- `hearth reindex --full` as a subprocess (start-up, scan, read, sectioning,
+  validation rules, Tantivy build aside and swap, manifest, ACTIVE.md), against
+  an FTS5 build of the same files as a subprocess (start-up, walk, read, one
+  row per file, porter stemming and diacritics folding like hearth's analyzer);
+- a no-change `hearth reindex` (start-up and a full pass that reads nothing);
+- in-process search, top 10 with snippets: hearth's `Reconciler.search` (takes
+  the reconcile lock, BM25 with boosts, archive demotion, highlighted snippet)
+  against FTS5's `bm25()` and `snippet()`;
+- `rg -il WORD` over the tree.
+
+Prints figures; asserts nothing about speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from hearth import wiring
+from homegen import WORDS, generate, git, percentile, use_git_identity
+
+FTS5_BUILD = r"""
+import os, sqlite3, sys
+root, db = sys.argv[1], sys.argv[2]
+conn = sqlite3.connect(db)
+conn.execute("CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, title, body, "
+             "tokenize='porter unicode61 remove_diacritics 2')")
+rows = []
+for folder, dirs, names in os.walk(root):
+    dirs[:] = [d for d in dirs if d != ".git"]
+    for name in names:
+        if name.endswith(".md"):
+            path = os.path.join(folder, name)
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+            rows.append((os.path.relpath(path, root), text.split("\n", 1)[0], text))
+with conn:
+    conn.executemany("INSERT INTO docs VALUES (?, ?, ?)", rows)
+conn.close()
+"""
+
+
+def timed(command: list[str], env: dict[str, str]) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(command, check=True, capture_output=True, env=env)
+    return time.perf_counter() - t0
+
+
+def line(name: str, seconds: list[float]) -> float:
+    med = statistics.median(seconds)
+    spread = f"min {min(seconds):.3f} s, max {max(seconds):.3f} s"
+    print(f"  {name:<44} median {med:7.3f} s   ({spread}, n={len(seconds)})")
+    return med
+
+
+def latency(name: str, samples: list[float]) -> float:
+    ms = [s * 1000 for s in samples]
+    p50, p99 = statistics.median(ms), percentile(ms, 0.99)
+    print(f"  {name:<44} p50 {p50:6.2f} ms   p99 {p99:6.2f} ms   (n={len(ms)})")
+    return p50
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--builds", type=int, default=3)
+    args = parser.parse_args()
+    rng = random.Random(11)
+    env = use_git_identity()
+    hearth = str(Path(sys.executable).parent / "hearth")
+
+    with tempfile.TemporaryDirectory(prefix="hearth-bench-") as tmp:
+        root = Path(tmp) / "home"
+        t0 = time.perf_counter()
+        wiring.initialize(root)
+        generate(root, args.files, rng)
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", "bench: seed")
+        size = sum(p.stat().st_size for p in root.rglob("*.md") if ".git" not in p.parts)
+        print(
+            f"seeded {args.files} files, {size / 1e6:.1f} MB, in {time.perf_counter() - t0:.1f} s"
+        )
+
+        print("\nbuilding the index (each a fresh process):")
+        full = [
+            timed([hearth, "--home", str(root), "reindex", "--full"], env)
+            for _ in range(args.builds)
+        ]
+        fts_db = Path(tmp) / "fts.db"
+        fts = []
+        for _ in range(args.builds):
+            fts_db.unlink(missing_ok=True)
+            fts.append(timed([sys.executable, "-c", FTS5_BUILD, str(root), str(fts_db)], env))
+        full_med = line("hearth reindex --full", full)
+        fts_med = line("SQLite FTS5 build, same files", fts)
+        print(f"  ratio hearth / FTS5: {full_med / fts_med:.2f}   (goal: at most 0.70)")
+
+        nochange = [timed([hearth, "--home", str(root), "reindex"], env) for _ in range(5)]
+        line("hearth reindex, nothing changed", nochange)
+        python_start = [timed([sys.executable, "-c", "import hearth.cli"], env) for _ in range(5)]
+        line("  of which: start-up (import hearth.cli)", python_start)
+
+        home = wiring.open_home(root)
+        rec = wiring.reconciler_of(home)
+        rec.reconcile()
+        queries = [
+            " ".join(rng.sample(WORDS, rng.choice((1, 1, 2, 3)))) for _ in range(args.queries)
+        ]
+        ours: list[float] = []
+        for query in queries:
+            t0 = time.perf_counter()
+            hits = rec.search(query, limit=10)
+            ours.append(time.perf_counter() - t0)
+            assert hits, query
+
+        import sqlite3
+
+        conn = sqlite3.connect(fts_db)
+        theirs: list[float] = []
+        sql = (
+            "SELECT path, snippet(docs, 2, '**', '**', '…', 24), bm25(docs, 0, 2.5, 1.0) AS r "
+            "FROM docs WHERE docs MATCH ? ORDER BY r LIMIT 10"
+        )
+        for query in queries:
+            t0 = time.perf_counter()
+            rows = conn.execute(sql, (query,)).fetchall()
+            theirs.append(time.perf_counter() - t0)
+            assert rows, query
+        conn.close()
+        print(f"\nsearch, top 10 with snippets, {len(queries)} queries of 1 to 3 words:")
+        latency("hearth (in-process, Tantivy)", ours)
+        latency("SQLite FTS5 (in-process)", theirs)
+
+        rg: list[float] = []
+        for word in rng.sample(WORDS, 10):
+            rg.append(timed(["rg", "-il", "--type", "md", word, str(root)], env))
+        print()
+        line("rg -il WORD over the tree (a process each)", rg)
+        status = rec.status()
+        print(
+            f"\nindex after the run: {status.files_indexed} files, {status.documents} sections, "
+            f"fresh={status.fresh}"
+        )
+
+
+if __name__ == "__main__":
+    main()
