@@ -19,7 +19,7 @@ import json
 import os
 import secrets
 import shutil
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import tantivy
@@ -31,8 +31,8 @@ from hearth.index.schema import SCHEMA_VERSION, build_schema, register_analyzer
 
 #: Heap per indexing thread.
 WRITER_HEAP = 50_000_000
-#: Sections in one update above which a second indexing thread is used.
-BIG_BATCH = 2000
+#: Files in one update above which a second indexing thread is used.
+BIG_BATCH = 500
 _META = "meta.json"
 _TANTIVY = "tantivy"
 
@@ -70,41 +70,30 @@ class SearchIndex:
 
     def apply(self, replace: Mapping[str, Sequence[Section]], delete: Iterable[str]) -> None:
         """Replace the sections of some files and drop others, in one index commit."""
-        doomed = list(delete)
-        if not replace and not doomed:
-            return
-        # Two indexing threads pay off only for big batches (a rebuild); small ones
-        # (one write's files) are dominated by the commit, whatever the threads.
-        big = sum(len(sections) for sections in replace.values()) > BIG_BATCH
-        threads = min(2, os.cpu_count() or 1) if big else 1
+        with self.update() as batch:
+            batch.expect(len(replace))
+            for path in delete:
+                batch.delete(path)
+            for path, sections in replace.items():
+                batch.replace(path, sections)
+
+    @contextlib.contextmanager
+    def update(self, *, fresh: bool = False) -> Iterator[IndexUpdate]:
+        """A batch of changes that becomes one index commit when the block ends.
+
+        Documents go to Tantivy's indexing threads as they are added, so they are
+        indexed while the caller reads the next files. Nothing is committed (and
+        no writer is opened) when the batch stays empty; on an exception the
+        batch is rolled back.
+        """
+        batch = IndexUpdate(self._index, fresh)
         try:
-            writer = self._index.writer(heap_size=WRITER_HEAP * threads, num_threads=threads)
-        except ValueError as exc:
-            raise IndexUnusable(f"the index writer is busy or broken: {exc}") from exc
-        try:
-            for path in [*doomed, *replace]:
-                writer.delete_documents_by_term("path", path)
-            for sections in replace.values():
-                for section in sections:
-                    writer.add_document(
-                        tantivy.Document(
-                            path=section.path,
-                            kind=section.kind,
-                            title=section.title,
-                            heading=section.heading,
-                            body=section.body,
-                            date=section.date,
-                            start_line=section.start_line,
-                            end_line=section.end_line,
-                        )
-                    )
-            writer.commit()
+            yield batch
         except BaseException:
-            writer.rollback()
+            batch.rollback()
             raise
-        finally:
-            writer.wait_merging_threads()
-        self._index.reload()
+        if batch.commit():
+            self._index.reload()
 
     def search(
         self,
@@ -125,6 +114,67 @@ class SearchIndex:
     def refresh(self) -> None:
         """See commits made by another process."""
         self._index.reload()
+
+
+class IndexUpdate:
+    def __init__(self, index: tantivy.Index, fresh: bool) -> None:
+        self._index = index
+        self._threads = 1
+        self._fresh = fresh
+        self._writer: tantivy.IndexWriter | None = None
+
+    def _open(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            try:
+                self._writer = self._index.writer(
+                    heap_size=WRITER_HEAP * self._threads, num_threads=self._threads
+                )
+            except ValueError as exc:
+                raise IndexUnusable(f"the index writer is busy or broken: {exc}") from exc
+        return self._writer
+
+    def expect(self, files: int) -> None:
+        """Size the writer for ``files`` updates (call before the first change)."""
+        if self._writer is None and files > BIG_BATCH:
+            self._threads = min(2, os.cpu_count() or 1)
+
+    def delete(self, path: str) -> None:
+        self._open().delete_documents_by_term("path", path)
+
+    def replace(self, path: str, sections: Sequence[Section]) -> None:
+        writer = self._open()
+        if not self._fresh:
+            writer.delete_documents_by_term("path", path)
+        for section in sections:
+            writer.add_document(
+                tantivy.Document(
+                    path=section.path,
+                    kind=section.kind,
+                    title=section.title,
+                    heading=section.heading,
+                    body=section.body,
+                    date=section.date,
+                    start_line=section.start_line,
+                    end_line=section.end_line,
+                )
+            )
+
+    def commit(self) -> bool:
+        """Commit what was added; False when there was nothing."""
+        if self._writer is None:
+            return False
+        writer, self._writer = self._writer, None
+        try:
+            writer.commit()
+        finally:
+            writer.wait_merging_threads()
+        return True
+
+    def rollback(self) -> None:
+        if self._writer is not None:
+            writer, self._writer = self._writer, None
+            writer.rollback()
+            writer.wait_merging_threads()
 
 
 def read_generation(folder: Path) -> str | None:

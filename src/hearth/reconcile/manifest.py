@@ -23,6 +23,7 @@ from pathlib import Path
 from hearth.domain.validation import RuleFailure
 
 MANIFEST_NAME = "manifest.json"
+PASS_NAME = "pass.json"
 FORMAT = 1
 
 
@@ -81,45 +82,66 @@ def load(folder: Path) -> Manifest | None:
             path: ParkedFile(size, mtime, reason)
             for path, (size, mtime, reason) in data["parked"].items()
         }
-        return Manifest(
+        state = Manifest(
             files,
             parked,
             {str(k): int(v) for k, v in data.get("retries", {}).items()},
-            data.get("indexed_head"),
-            data.get("last_reconcile"),
-            data.get("ignore_signature", ""),
-            [str(e) for e in data.get("errors", [])],
-            data.get("active_error"),
+            ignore_signature=data.get("ignore_signature", ""),
         )
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
+    load_pass(folder, state)
+    return state
 
 
-def save(folder: Path, manifest: Manifest) -> None:
-    """Write the manifest atomically (temp file, fsync, rename)."""
-    data = {
-        "format": FORMAT,
+def load_pass(folder: Path, state: Manifest) -> None:
+    """Read the small per-pass record (last reconcile, indexed HEAD, errors) into ``state``."""
+    try:
+        data = json.loads((folder / PASS_NAME).read_bytes())
+        state.indexed_head = data.get("indexed_head")
+        state.last_reconcile = data.get("last_reconcile")
+        state.errors = [str(e) for e in data.get("errors", [])]
+        state.active_error = data.get("active_error")
+    except (OSError, ValueError, TypeError, AttributeError):
+        return
+
+
+def save(folder: Path, manifest: Manifest, *, files: bool = True) -> None:
+    """Write the per-pass record and, when ``files``, the file map (each atomically).
+
+    The file map is the big part (a line per file): a pass that changed no
+    entry skips it, which keeps a no-change pass over a large home cheap.
+    """
+    if files:
+        data = {
+            "format": FORMAT,
+            "ignore_signature": manifest.ignore_signature,
+            "retries": manifest.retries,
+            "files": {
+                path: [
+                    e.size,
+                    e.mtime_ns,
+                    e.digest,
+                    e.documents,
+                    int(e.racy),
+                    [[f.rule, f.message, f.fix] for f in e.failures],
+                ]
+                for path, e in manifest.files.items()
+            },
+            "parked": {path: [p.size, p.mtime_ns, p.reason] for path, p in manifest.parked.items()},
+        }
+        _write_atomic(folder / MANIFEST_NAME, data)
+    summary = {
         "indexed_head": manifest.indexed_head,
         "last_reconcile": manifest.last_reconcile,
-        "ignore_signature": manifest.ignore_signature,
         "errors": manifest.errors,
         "active_error": manifest.active_error,
-        "retries": manifest.retries,
-        "files": {
-            path: [
-                e.size,
-                e.mtime_ns,
-                e.digest,
-                e.documents,
-                int(e.racy),
-                [[f.rule, f.message, f.fix] for f in e.failures],
-            ]
-            for path, e in manifest.files.items()
-        },
-        "parked": {path: [p.size, p.mtime_ns, p.reason] for path, p in manifest.parked.items()},
     }
-    target = folder / MANIFEST_NAME
-    temp = folder / f".{MANIFEST_NAME}.tmp"
+    _write_atomic(folder / PASS_NAME, summary)
+
+
+def _write_atomic(target: Path, data: object) -> None:
+    temp = target.with_name(f".{target.name}.tmp")
     with temp.open("wb") as handle:
         handle.write(json.dumps(data, separators=(",", ":")).encode())
         handle.flush()

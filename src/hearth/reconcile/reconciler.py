@@ -49,6 +49,7 @@ from hearth.domain.validation import Bounds, check_text
 from hearth.errors import HearthError, IndexUnusable, PathRefused
 from hearth.index.query import Hit
 from hearth.index.search_index import (
+    IndexUpdate,
     SearchIndex,
     aside,
     read_generation,
@@ -130,12 +131,25 @@ class IndexStatus:
 
 @dataclass
 class _Changes:
-    replace: dict[str, list[Section]] = field(default_factory=dict)
+    """What a pass changes; index updates stream into ``batch`` as they are found."""
+
+    batch: IndexUpdate
+    indexed: int = 0
     delete: set[str] = field(default_factory=set)
     hashed: int = 0
     parked: int = 0
     scanned: int = 0
     errors: list[str] = field(default_factory=list)
+    #: The file map changed and must be saved.
+    dirty: bool = True
+
+    def remove(self, path: str) -> None:
+        self.delete.add(path)
+        self.batch.delete(path)
+
+    def put(self, path: str, sections: list[Section]) -> None:
+        self.indexed += 1
+        self.batch.replace(path, sections)
 
 
 class Reconciler:
@@ -194,6 +208,8 @@ class Reconciler:
                 if loaded is None:
                     return self._rebuild()
                 self._manifest, self._manifest_sig = loaded, sig
+            else:
+                manifest.load_pass(self.folder, self._manifest)
             self._index.refresh()
             return None
         remove_leftovers(self.folder)
@@ -216,9 +232,9 @@ class Reconciler:
         fresh = SearchIndex.create(new_folder)
         built = Manifest()
         listing = scan_tree(self.root)
-        changes = self._diff(listing, built, None)
+        with fresh.update(fresh=True) as batch:
+            changes = self._diff(listing, built, None, batch)
         changes.scanned, changes.errors = len(listing.files), list(listing.errors)
-        fresh.apply(changes.replace, ())
         built.errors = list(listing.errors)
         built.indexed_head = _head(self.repo)
         built.last_reconcile = self._now()
@@ -238,21 +254,21 @@ class Reconciler:
         changes = rebuilt
         if changes is None:
             listing, scope = self._listing(paths)
-            changes = self._diff(listing, state, scope)
+            with self._index.update() as batch:
+                changes = self._diff(listing, state, scope, batch)
             changes.scanned, changes.errors = len(listing.files), list(listing.errors)
-            self._index.apply(changes.replace, changes.delete)
             if paths is None:
                 state.errors = list(changes.errors)
                 state.indexed_head = head
         state.last_reconcile = self._now()
         active_written = self._refresh_active(head)
-        manifest.save(self.folder, state)
+        manifest.save(self.folder, state, files=changes.dirty)
         self._manifest_sig = manifest.signature(self.folder)
         return PassReport(
             full=paths is None,
             scanned=changes.scanned,
             hashed=changes.hashed,
-            indexed=len(changes.replace),
+            indexed=changes.indexed,
             removed=len(changes.delete),
             parked=changes.parked,
             errors=tuple(changes.errors),
@@ -299,9 +315,16 @@ class Reconciler:
         ignored = self._ignore.ignored(listed, signature)
         return {p for p in [*listing.files, *listing.refused] if p not in ignored}, signature
 
-    def _diff(self, listing: Listing, state: Manifest, scope: list[str] | None) -> _Changes:
-        """Compare ``listing`` with ``state``, read what moved, and update ``state``."""
-        changes = _Changes()
+    def _diff(
+        self, listing: Listing, state: Manifest, scope: list[str] | None, batch: IndexUpdate
+    ) -> _Changes:
+        """Compare ``listing`` with ``state``, read what moved, and update ``state``.
+
+        The index changes go to ``batch`` as they are found, so Tantivy's threads
+        index while the next files are read.
+        """
+        changes = _Changes(batch)
+        before = (state.ignore_signature, len(state.parked), dict(state.retries))
         present, state.ignore_signature = self._indexable(listing, state, scope is None)
         known = [*state.files, *state.parked]
         if scope is not None:
@@ -309,24 +332,35 @@ class Reconciler:
         for path in known:
             if path not in present:
                 if state.files.pop(path, None) is not None:
-                    changes.delete.add(path)
+                    changes.remove(path)
                 state.parked.pop(path, None)
                 state.retries.pop(path, None)
         for path, (signature, reason) in listing.refused.items():
             if path in present:
                 self._park(state, changes, path, signature, reason)
+        to_read = []
+        for path in sorted(p for p in present if p in listing.files):
+            signature = listing.files[path]
+            entry = state.files.get(path)
+            if entry is not None and entry.matches(*signature):
+                continue
+            parked = state.parked.get(path)
+            if parked is not None and (parked.size, parked.mtime_ns) == signature:
+                continue
+            to_read.append((path, signature))
+        batch.expect(len(to_read))
         pass_start = time.time_ns()
         with self.files.batch_reader() as read:
-            for path in sorted(p for p in present if p in listing.files):
-                signature = listing.files[path]
-                entry = state.files.get(path)
-                if entry is not None and entry.matches(*signature):
-                    continue
-                parked = state.parked.get(path)
-                if parked is not None and (parked.size, parked.mtime_ns) == signature:
-                    continue
+            for path, signature in to_read:
                 state.parked.pop(path, None)
                 self._read_one(read, state, changes, path, signature, pass_start)
+        # Entries only change through a read, a removal or a parking; the rest is compared.
+        changes.dirty = bool(
+            changes.hashed
+            or changes.delete
+            or changes.parked
+            or before != (state.ignore_signature, len(state.parked), state.retries)
+        )
         return changes
 
     def _read_one(
@@ -358,7 +392,7 @@ class Reconciler:
         state.retries.pop(path, None)
         if data is None:  # vanished between listing and reading: gone for this pass
             if state.files.pop(path, None) is not None:
-                changes.delete.add(path)
+                changes.remove(path)
             return
         changes.hashed += 1
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
@@ -373,7 +407,7 @@ class Reconciler:
             self._park(state, changes, path, signature, "not valid UTF-8 text; save it as UTF-8")
             return
         sections = split_sections(path, text)
-        changes.replace[path] = sections
+        changes.put(path, sections)
         problems = tuple(check_text(path, text, self.bounds))
         state.files[path] = FileEntry(len(data), mtime_ns, digest, len(sections), racy, problems)
 
@@ -382,7 +416,7 @@ class Reconciler:
         state: Manifest, changes: _Changes, path: str, signature: Signature, reason: str
     ) -> None:
         if state.files.pop(path, None) is not None:
-            changes.delete.add(path)
+            changes.remove(path)
         known = state.parked.get(path)
         if known is None or (known.size, known.mtime_ns) != signature or known.reason != reason:
             changes.parked += 1
