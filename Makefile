@@ -38,6 +38,7 @@ test: lint
 
 bench: install
 	$(BIN)/python bench/commit_path.py
+	$(BIN)/python bench/search_index.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
