@@ -252,8 +252,8 @@ def watch(state: _State) -> None:
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
+    click.echo(_report_line(reconciler.reconcile()))
     worker.start()
-    worker.request(None)
     watcher.start()
     click.echo(f"watching {home.root} (Ctrl-C to stop)")
     try:

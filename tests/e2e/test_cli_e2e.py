@@ -350,3 +350,29 @@ def test_rollup_commits_a_digest_once(home: Path) -> None:
     assert "ISO week" in refused("--home", str(home), "rollup", "--week", "soon")
     hits = json.loads(ok("--home", str(home), "search", "beds", "--kind", "rollup", "--json"))
     assert [h["path"] for h in hits["hits"]] == [result["path"]]
+
+
+def test_watch_indexes_edits_until_terminated(home: Path) -> None:
+    import signal
+    import time
+
+    with subprocess.Popen(
+        [str(BIN / "hearth"), "--home", str(home), "watch"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        try:
+            assert "rebuilt the index" in proc.stdout.readline()
+            assert "watching" in proc.stdout.readline()
+            time.sleep(0.2)
+            (home / "memory/topics").mkdir(parents=True)
+            (home / "memory/topics/wren.md").write_text("# Wren\n\nA tiny loud bird.\n")
+            line = proc.stdout.readline()
+            assert "1 indexed" in line, line
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=10) == 0
+        assert "Traceback" not in proc.stderr.read()

@@ -125,7 +125,7 @@ def live(workspace: Workspace):
 
 
 def found(rec, word: str) -> set[str]:
-    return {h.path for h in rec.search(word, limit=100)}
+    return {h.path for h in rec.search(word, limit=200)}
 
 
 def test_changes_behind_its_back_reach_search_within_a_second(live) -> None:
@@ -160,3 +160,22 @@ def test_heartbeat_and_rearm(live) -> None:
     # The re-arm asks for a full pass, which finds what happened while it was down.
     assert wait_for(lambda: found(rec, "bittern") == {"memory/topics/missed.md"}, 2.0)
     assert not watcher.ensure_running()
+
+
+def test_bursts_of_create_and_delete_converge(live) -> None:
+    """Files created and deleted within one watcher batch, and bulk deletes, settle right."""
+    ws, rec, _watcher = live
+    burst = ws.root / "burst"
+    burst.mkdir()
+    for n in range(400):
+        (burst / f"f{n:03d}.md").write_text(f"# F{n}\n\nquokka {n}\n")
+        if n % 2:
+            (burst / f"f{n:03d}.md").unlink()
+    expected = {f"burst/f{n:03d}.md" for n in range(0, 400, 2)}
+    assert wait_for(lambda: found(rec, "quokka") == expected, 5.0)
+    for n in range(0, 400, 4):
+        (burst / f"f{n:03d}.md").unlink()
+    expected = {f"burst/f{n:03d}.md" for n in range(2, 400, 4)}
+    assert wait_for(lambda: found(rec, "quokka") == expected, 5.0)
+    status = rec.status()
+    assert status.files_on_disk == status.files_indexed
