@@ -257,7 +257,7 @@ def test_schema_mismatch_and_lost_manifest_rebuild(workspace: Workspace, rec: Re
     again = wiring.reconciler_of(ws.reopen())
     assert again.reconcile().rebuilt
     again.close()
-    (ws.root / ".git/hearth/index/manifest.json").unlink()
+    (ws.root / ".git/hearth/index/manifest.bin").unlink()
     third = wiring.reconciler_of(ws.reopen())
     assert third.reconcile().rebuilt
     assert paths_found(third, "luna") == {"memory/topics/moth.md"}
@@ -315,3 +315,62 @@ def test_status_is_stale_until_a_pass_sees_the_change(
     status = rec.status()
     assert status.fresh
     assert status.indexed_head == workspace.git("rev-parse", "HEAD").strip()
+
+
+def test_a_crash_between_index_commit_and_manifest_save_leaves_no_orphans(
+    workspace: Workspace, rec: Reconciler, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hearth.reconcile import manifest
+
+    ws = workspace
+    rec.reconcile()
+
+    def crash(*_args: object, **_kwargs: object) -> None:
+        raise OSError("killed before the manifest was saved")
+
+    monkeypatch.setattr(manifest, "save", crash)
+    ws.write("memory/topics/orphan.md", "# Orphan\n\naardvark\n")
+    with pytest.raises(OSError):
+        rec.reconcile()
+    monkeypatch.undo()
+    (ws.root / "memory/topics/orphan.md").unlink()
+    # A new process: the manifest on disk never heard of orphan.md.
+    after = wiring.reconciler_of(ws.reopen())
+    assert after.reconcile().rebuilt
+    assert paths_found(after, "aardvark") == set()
+    assert after.status().fresh
+
+
+def test_the_manifest_journal_survives_a_new_process_and_a_torn_record(
+    workspace: Workspace, rec: Reconciler
+) -> None:
+    ws = workspace
+    rec.reconcile()
+    for n in range(5):
+        ws.write(f"memory/topics/j{n}.md", f"# J{n}\n\nibis {n}\n")
+        rec.reconcile([f"memory/topics/j{n}.md"])
+    (ws.root / "memory/topics/j0.md").unlink()
+    rec.reconcile(["memory/topics/j0.md"])
+    journal = ws.root / ".git/hearth/index/manifest.log"
+    assert journal.stat().st_size > 0
+    age_tree(ws.root)
+    fresh = wiring.reconciler_of(ws.reopen())
+    first = fresh.reconcile()
+    assert not first.rebuilt and first.indexed == 0
+    assert paths_found(fresh, "ibis") == {f"memory/topics/j{n}.md" for n in range(1, 5)}
+    fresh.close()
+
+    with journal.open("ab") as handle:
+        handle.write(b"\x40\x00\x00\x00torn")  # a crash in the middle of an append
+    torn = wiring.reconciler_of(ws.reopen())
+    report = torn.reconcile()
+    assert not report.errors and not report.rebuilt
+    assert paths_found(torn, "ibis") == {f"memory/topics/j{n}.md" for n in range(1, 5)}
+    assert torn.status().fresh
+    # Later records are not stranded behind the torn one.
+    ws.write("memory/topics/j9.md", "# J9\n\nibis 9\n")
+    torn.reconcile(["memory/topics/j9.md"])
+    torn.close()
+    later = wiring.reconciler_of(ws.reopen())
+    assert not later.reconcile().rebuilt
+    assert "memory/topics/j9.md" in paths_found(later, "ibis")

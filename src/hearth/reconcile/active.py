@@ -33,13 +33,23 @@ def gather(
     attention: Iterable[str] = (),
 ) -> ActiveInputs:
     notes = list(attention)
-    for path in sorted(manifest.files):
-        if path.startswith(layout.CONFLICTS_DIR + "/"):
+    # One cheap sweep over the manifest: this runs after every write.
+    conflicts_dir = layout.CONFLICTS_DIR + "/"
+    output_dirs = (layout.ARTIFACTS_DIR + "/", layout.ROLLUPS_DIR + "/")
+    daily: str | None = None
+    outputs: list[str] = []
+    for path, entry in manifest.files.items():
+        if entry.failures:
+            notes += [f.describe() for f in entry.failures]
+        if path.startswith(conflicts_dir):
             notes.append(
                 f"sync conflict: the other machine's version is kept at {path}; "
                 "merge what you want into the file, then delete the copy and commit"
             )
-        notes += [f.describe() for f in manifest.files[path].failures]
+        elif path.startswith(output_dirs):
+            outputs.append(path)
+        elif path.startswith("memory/") and _DAILY.match(path) and (daily is None or path > daily):
+            daily = path
     notes += [f"not indexed: {path}: {p.reason}" for path, p in sorted(manifest.parked.items())]
     loops: list[LoopLine] = []
     for view in catalog.list_records(files, "loop"):
@@ -55,12 +65,10 @@ def gather(
             proposals.append(ProposalLine(view.key, p.title, p.target, len(p.entries), p.created))
         else:
             notes.append(f"{view.path}: broken proposal ({view.error})")
-    daily = max((p for p in manifest.files if _DAILY.match(p)), default=None)
     daily_text = ""
     if daily is not None:
         data = files.read(daily)
         daily_text = data.decode("utf-8", "replace") if data is not None else ""
-    outputs = [p for p in manifest.files if layout.kind_of(p) in ("artifact", "rollup")]
     return ActiveInputs(
         head=head,
         attention=notes,

@@ -8,23 +8,46 @@ signature moved, and re-indexes only files whose hash moved.
 
 Crash safety: the manifest is saved *after* the index commit, and every
 index update deletes a path's documents before adding its new ones. A crash
-between the two therefore leaves a manifest that is behind the index, which
-the next pass repairs: a changed or new file is re-read (its documents are
-replaced, not doubled) and a deleted one is still listed and gets deleted.
+between the two leaves a manifest behind the index. For files the manifest
+knows, the next pass repairs that (a changed file is re-read and its documents
+replaced, a deleted one is still listed and gets deleted); documents of a file
+it never heard of would be orphans, so the reconciler compares the index's
+document count with the manifest's whenever it loads a manifest from disk and
+rebuilds the index when they differ.
+
+On disk the file map is a base snapshot (``manifest.bin``) plus a journal
+(``manifest.log``) of the entries each later pass changed, so a write that
+touches one file appends one small record instead of rewriting ten thousand
+entries. The journal is folded into a new base when it grows long or a pass
+changes many files. A torn last record (a crash mid-append) is ignored.
 """
 
 from __future__ import annotations
 
 import json
+import marshal
 import os
+import struct
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hearth.domain.validation import RuleFailure
 
-MANIFEST_NAME = "manifest.json"
+MANIFEST_NAME = "manifest.bin"
+JOURNAL_NAME = "manifest.log"
 PASS_NAME = "pass.json"
-FORMAT = 1
+FORMAT = 2
+#: marshal's format can change between Python versions: another version's
+#: manifest is treated as missing, and the index is rebuilt.
+_HEADER = ("hearth-manifest", FORMAT, sys.version_info[:2])
+#: Journal records before they are folded into a new base.
+JOURNAL_LIMIT = 500
+#: A pass that changed more entries than this writes a new base directly.
+BIG_CHANGE = 1000
+_LENGTH = struct.Struct("<I")
 
 
 @dataclass
@@ -61,37 +84,92 @@ class Manifest:
     #: Problems of the last pass that are not about one file's content.
     errors: list[str] = field(default_factory=list)
     active_error: str | None = None
+    #: Records in the journal on disk since the base was written.
+    journal_records: int = 0
 
     def documents(self) -> int:
         return sum(entry.documents for entry in self.files.values())
 
 
+def _entry_row(path: str, state: Manifest) -> tuple[Any, Any, Any]:
+    entry = state.files.get(path)
+    parked = state.parked.get(path)
+    return (
+        None
+        if entry is None
+        else (
+            entry.size,
+            entry.mtime_ns,
+            entry.digest,
+            entry.documents,
+            entry.racy,
+            tuple((f.rule, f.message, f.fix) for f in entry.failures),
+        ),
+        None if parked is None else (parked.size, parked.mtime_ns, parked.reason),
+        state.retries.get(path),
+    )
+
+
+def _apply_row(state: Manifest, path: str, row: tuple[Any, Any, Any]) -> None:
+    entry, parked, retries = row
+    state.files.pop(path, None)
+    state.parked.pop(path, None)
+    state.retries.pop(path, None)
+    if entry is not None:
+        size, mtime, digest, docs, racy, fails = entry
+        failures = tuple(RuleFailure(path, *f) for f in fails)
+        state.files[path] = FileEntry(size, mtime, digest, docs, bool(racy), failures)
+    if parked is not None:
+        state.parked[path] = ParkedFile(*parked)
+    if retries is not None:
+        state.retries[path] = int(retries)
+
+
 def load(folder: Path) -> Manifest | None:
-    """The manifest in ``folder``; None when it is missing or unreadable."""
+    """The manifest in ``folder`` (base plus journal); None when it is missing or unreadable."""
+    state = Manifest()
     try:
-        data = json.loads((folder / MANIFEST_NAME).read_bytes())
-        if data.get("format") != FORMAT:
+        header, signature_, rows = marshal.loads((folder / MANIFEST_NAME).read_bytes())
+        if header != _HEADER:
             return None
-        files = {
-            path: FileEntry(
-                size, mtime, digest, docs, bool(racy), tuple(RuleFailure(path, *f) for f in fails)
-            )
-            for path, (size, mtime, digest, docs, racy, fails) in data["files"].items()
-        }
-        parked = {
-            path: ParkedFile(size, mtime, reason)
-            for path, (size, mtime, reason) in data["parked"].items()
-        }
-        state = Manifest(
-            files,
-            parked,
-            {str(k): int(v) for k, v in data.get("retries", {}).items()},
-            ignore_signature=data.get("ignore_signature", ""),
-        )
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        state.ignore_signature = str(signature_)
+        for path, row in rows.items():
+            _apply_row(state, path, row)
+        _replay(folder / JOURNAL_NAME, state)
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, EOFError):
         return None
     load_pass(folder, state)
     return state
+
+
+def _replay(journal: Path, state: Manifest) -> None:
+    try:
+        data = journal.read_bytes()
+    except FileNotFoundError:
+        return
+    offset = 0
+    while offset < len(data):
+        chunk = b""
+        if offset + _LENGTH.size <= len(data):
+            (length,) = _LENGTH.unpack_from(data, offset)
+            chunk = data[offset + _LENGTH.size : offset + _LENGTH.size + length]
+        try:
+            if not chunk or len(chunk) < length:
+                raise EOFError
+            header, signature_, rows = marshal.loads(chunk)
+        except (ValueError, EOFError, TypeError):
+            # Torn by a crash mid-append: the records before it stand, and the
+            # tail is cut so later appends are not stranded behind it.
+            with journal.open("r+b") as handle:
+                handle.truncate(offset)
+            break
+        if header != _HEADER:
+            raise ValueError("journal of another format")
+        state.ignore_signature = str(signature_)
+        for path, row in rows.items():
+            _apply_row(state, path, row)
+        state.journal_records += 1
+        offset += _LENGTH.size + length
 
 
 def load_pass(folder: Path, state: Manifest) -> None:
@@ -106,53 +184,58 @@ def load_pass(folder: Path, state: Manifest) -> None:
         return
 
 
-def save(folder: Path, manifest: Manifest, *, files: bool = True) -> None:
-    """Write the per-pass record and, when ``files``, the file map (each atomically).
-
-    The file map is the big part (a line per file): a pass that changed no
-    entry skips it, which keeps a no-change pass over a large home cheap.
+def save(folder: Path, state: Manifest, changed: Iterable[str] | None = None) -> None:
+    """Record ``state``: the entries of ``changed`` paths as one journal record, or
+    (``changed`` None, a big change or a long journal) a new base. Then the pass record.
     """
-    if files:
-        data = {
-            "format": FORMAT,
-            "ignore_signature": manifest.ignore_signature,
-            "retries": manifest.retries,
-            "files": {
-                path: [
-                    e.size,
-                    e.mtime_ns,
-                    e.digest,
-                    e.documents,
-                    int(e.racy),
-                    [[f.rule, f.message, f.fix] for f in e.failures],
-                ]
-                for path, e in manifest.files.items()
-            },
-            "parked": {path: [p.size, p.mtime_ns, p.reason] for path, p in manifest.parked.items()},
-        }
-        _write_atomic(folder / MANIFEST_NAME, data)
+    paths = None if changed is None else set(changed)
+    if (
+        paths is None
+        or len(paths) > BIG_CHANGE
+        or state.journal_records >= JOURNAL_LIMIT
+        or not (folder / MANIFEST_NAME).exists()
+    ):
+        rows = {path: _entry_row(path, state) for path in {*state.files, *state.parked}}
+        _write_atomic(
+            folder / MANIFEST_NAME, marshal.dumps((_HEADER, state.ignore_signature, rows))
+        )
+        (folder / JOURNAL_NAME).unlink(missing_ok=True)
+        state.journal_records = 0
+    elif paths:
+        record = marshal.dumps(
+            (_HEADER, state.ignore_signature, {path: _entry_row(path, state) for path in paths})
+        )
+        with (folder / JOURNAL_NAME).open("ab") as handle:
+            handle.write(_LENGTH.pack(len(record)) + record)
+            handle.flush()
+            os.fsync(handle.fileno())
+        state.journal_records += 1
     summary = {
-        "indexed_head": manifest.indexed_head,
-        "last_reconcile": manifest.last_reconcile,
-        "errors": manifest.errors,
-        "active_error": manifest.active_error,
+        "indexed_head": state.indexed_head,
+        "last_reconcile": state.last_reconcile,
+        "errors": state.errors,
+        "active_error": state.active_error,
     }
-    _write_atomic(folder / PASS_NAME, summary)
+    _write_atomic(folder / PASS_NAME, json.dumps(summary).encode())
 
 
-def _write_atomic(target: Path, data: object) -> None:
+def _write_atomic(target: Path, data: bytes) -> None:
     temp = target.with_name(f".{target.name}.tmp")
     with temp.open("wb") as handle:
-        handle.write(json.dumps(data, separators=(",", ":")).encode())
+        handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
     temp.replace(target)
 
 
-def signature(folder: Path) -> tuple[int, int, int] | None:
-    """Identity of the manifest file on disk, to notice another process's save."""
-    try:
-        st = (folder / MANIFEST_NAME).stat()
-    except OSError:
-        return None
-    return st.st_ino, st.st_size, st.st_mtime_ns
+def signature(folder: Path) -> tuple[object, ...]:
+    """Identity of the file map on disk (base and journal), to notice another process's save."""
+    found: list[object] = []
+    for name in (MANIFEST_NAME, JOURNAL_NAME):
+        try:
+            st = (folder / name).stat()
+        except OSError:
+            found.append(None)
+            continue
+        found.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(found)

@@ -140,8 +140,10 @@ class _Changes:
     parked: int = 0
     scanned: int = 0
     errors: list[str] = field(default_factory=list)
-    #: The file map changed and must be saved.
-    dirty: bool = True
+    #: Paths whose manifest entries may have changed (journaled after the pass).
+    touched: set[str] = field(default_factory=set)
+    #: The ignore rules changed: the whole manifest is saved anew.
+    rules_changed: bool = False
 
     def remove(self, path: str) -> None:
         self.delete.add(path)
@@ -176,7 +178,7 @@ class Reconciler:
         self.folder = state_dir / "index"
         self._index: SearchIndex | None = None
         self._manifest = Manifest()
-        self._manifest_sig: tuple[int, int, int] | None = None
+        self._manifest_sig: tuple[object, ...] | None = None
         self._ignore = IgnoreRules(repo, Path(repo.path))
 
     # -- passes --------------------------------------------------------------
@@ -205,7 +207,8 @@ class Reconciler:
             sig = manifest.signature(self.folder)
             if sig != self._manifest_sig:
                 loaded = manifest.load(self.folder)
-                if loaded is None:
+                self._index.refresh()
+                if loaded is None or loaded.documents() != self._index.documents():
                     return self._rebuild()
                 self._manifest, self._manifest_sig = loaded, sig
             else:
@@ -218,8 +221,9 @@ class Reconciler:
         except IndexUnusable:
             return self._rebuild()
         loaded = manifest.load(self.folder)
-        if loaded is None:
-            # Documents no manifest describes cannot be trusted or removed one by one.
+        if loaded is None or loaded.documents() != index.documents():
+            # Documents no manifest describes (a crash between the index commit and
+            # the manifest save) cannot be found and removed one by one.
             index.close()
             return self._rebuild()
         self._index, self._manifest = index, loaded
@@ -262,7 +266,7 @@ class Reconciler:
                 state.indexed_head = head
         state.last_reconcile = self._now()
         active_written = self._refresh_active(head)
-        manifest.save(self.folder, state, files=changes.dirty)
+        manifest.save(self.folder, state, None if changes.rules_changed else changes.touched)
         self._manifest_sig = manifest.signature(self.folder)
         return PassReport(
             full=paths is None,
@@ -324,13 +328,19 @@ class Reconciler:
         index while the next files are read.
         """
         changes = _Changes(batch)
-        before = (state.ignore_signature, len(state.parked), dict(state.retries))
+        before = state.ignore_signature
         present, state.ignore_signature = self._indexable(listing, state, scope is None)
-        known = [*state.files, *state.parked]
-        if scope is not None:
-            known = [p for p in known if any(_covers(s, p) for s in scope)]
+        changes.rules_changed = before != state.ignore_signature
+        if scope is None:
+            known = [*state.files, *state.parked]
+        else:
+            known = [p for p in scope if p in state.files or p in state.parked]
+            folders = tuple(s for s in scope if s.endswith("/"))
+            if folders:
+                known += [p for p in [*state.files, *state.parked] if p.startswith(folders)]
         for path in known:
             if path not in present:
+                changes.touched.add(path)
                 if state.files.pop(path, None) is not None:
                     changes.remove(path)
                 state.parked.pop(path, None)
@@ -354,13 +364,6 @@ class Reconciler:
             for path, signature in to_read:
                 state.parked.pop(path, None)
                 self._read_one(read, state, changes, path, signature, pass_start)
-        # Entries only change through a read, a removal or a parking; the rest is compared.
-        changes.dirty = bool(
-            changes.hashed
-            or changes.delete
-            or changes.parked
-            or before != (state.ignore_signature, len(state.parked), state.retries)
-        )
         return changes
 
     def _read_one(
@@ -372,6 +375,7 @@ class Reconciler:
         signature: Signature,
         pass_start: int,
     ) -> None:
+        changes.touched.add(path)
         size, mtime_ns = signature
         if size > MAX_INDEX_BYTES:
             limit = MAX_INDEX_BYTES // (1024 * 1024)
@@ -415,6 +419,7 @@ class Reconciler:
     def _park(
         state: Manifest, changes: _Changes, path: str, signature: Signature, reason: str
     ) -> None:
+        changes.touched.add(path)
         if state.files.pop(path, None) is not None:
             changes.remove(path)
         known = state.parked.get(path)
@@ -505,10 +510,6 @@ def _head(repo: pygit2.Repository) -> str | None:
         return None if repo.head_is_unborn else str(repo.head.target)
     except pygit2.GitError:
         return None
-
-
-def _covers(scope: str, path: str) -> bool:
-    return path == scope or (scope.endswith("/") and path.startswith(scope))
 
 
 def _same(entry: FileEntry | ParkedFile | None, signature: Signature) -> bool:
