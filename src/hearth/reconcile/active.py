@@ -23,6 +23,7 @@ from hearth.store.rooted import RootedFiles
 
 HISTORY_DEPTH = 300
 _DAILY = re.compile(r"^memory/\d{4}-\d{2}-\d{2}\.md$")
+_DAILY_LENGTH = len("memory/2026-11-22.md")
 
 
 def gather(
@@ -41,15 +42,18 @@ def gather(
     for path, entry in manifest.files.items():
         if entry.failures:
             notes += [f.describe() for f in entry.failures]
-        if path.startswith(conflicts_dir):
-            notes.append(
-                f"sync conflict: the other machine's version is kept at {path}; "
-                "merge what you want into the file, then delete the copy and commit"
-            )
-        elif path.startswith(output_dirs):
-            outputs.append(path)
-        elif path.startswith("memory/") and _DAILY.match(path) and (daily is None or path > daily):
-            daily = path
+        prefix = path[:7]
+        if prefix == "continu":
+            if path.startswith(conflicts_dir):
+                notes.append(
+                    f"sync conflict: the other machine's version is kept at {path}; "
+                    "merge what you want into the file, then delete the copy and commit"
+                )
+            elif path.startswith(output_dirs):
+                outputs.append(path)
+        elif prefix == "memory/" and len(path) == _DAILY_LENGTH and _DAILY.match(path):
+            if daily is None or path > daily:
+                daily = path
     notes += [f"not indexed: {path}: {p.reason}" for path, p in sorted(manifest.parked.items())]
     loops: list[LoopLine] = []
     for view in catalog.list_records(files, "loop"):
