@@ -51,9 +51,13 @@ def gather(
                 )
             elif path.startswith(output_dirs):
                 outputs.append(path)
-        elif prefix == "memory/" and len(path) == _DAILY_LENGTH and _DAILY.match(path):
-            if daily is None or path > daily:
-                daily = path
+        elif (
+            prefix == "memory/"
+            and len(path) == _DAILY_LENGTH
+            and _DAILY.match(path)
+            and (daily is None or path > daily)
+        ):
+            daily = path
     notes += [f"not indexed: {path}: {p.reason}" for path, p in sorted(manifest.parked.items())]
     loops: list[LoopLine] = []
     for view in catalog.list_records(files, "loop"):
