@@ -8,11 +8,13 @@ errors into statuses.
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import json
 import signal
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -263,6 +265,140 @@ def watch(state: _State) -> None:
     finally:
         watcher.stop()
         worker.stop()
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
+@click.option("--port", default=8979, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--uds", default=None, metavar="PATH", help="Serve on this unix socket instead.")
+@click.option("--allow-remote", is_flag=True, help="Allow binding an address other than loopback.")
+@click.pass_obj
+def serve(state: _State, host: str, port: int, uds: str | None, allow_remote: bool) -> None:
+    """Serve the home over HTTP, with the watcher and the scheduler, until SIGTERM."""
+    # Imported here: FastAPI and uvicorn would add ~0.2 s to every other command.
+    import uvicorn  # noqa: PLC0415
+
+    from hearth.api.app import create_app  # noqa: PLC0415
+
+    if uds is None and not allow_remote and not _is_loopback(host):
+        raise click.UsageError(
+            f"{host} is not a loopback address; pass --allow-remote to serve beyond this "
+            "machine (and put TLS in front of it)"
+        )
+    service = wiring.open_service(state.root)
+    url = f"unix:{uds}" if uds else f"http://{host}:{port}"
+    app = create_app(service, url=url)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        uds=uds,
+        log_level="warning",
+        lifespan="on",
+        server_header=False,
+        timeout_graceful_shutdown=10,
+    )
+    tokens = service.tokens.list()
+    click.echo(f"hearth: serving {service.home.root} at {url}")
+    if not tokens:
+        click.echo(
+            "hearth: no API tokens yet; create one with: "
+            f"hearth --home {service.home.root} token create --name me --scope write"
+        )
+
+    class Server(uvicorn.Server):
+        @contextlib.contextmanager
+        def capture_signals(self) -> Iterator[None]:
+            # Shut down gracefully on SIGINT/SIGTERM and exit 0; uvicorn's own
+            # handler would re-raise the signal after the graceful shutdown.
+            signals = (signal.SIGINT, signal.SIGTERM)
+            previous = {sig: signal.signal(sig, self.handle_exit) for sig in signals}
+            try:
+                yield
+            finally:
+                for sig, handler in previous.items():
+                    signal.signal(sig, handler)
+
+    Server(config).run()
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@cli.command()
+@click.option(
+    "--session",
+    type=click.Choice(["main", "subagent"]),
+    default="main",
+    show_default=True,
+    help="main: the full hot set; subagent: AGENTS.md and TOOLS.md only.",
+)
+@json_option
+@click.pass_obj
+def context(state: _State, session: str, as_json: bool) -> None:
+    """Print the bounded bundle of hot files a runtime loads every turn."""
+    service = wiring.open_service(state.root)
+    service.reconciler.reconcile()  # ACTIVE.md is part of the main bundle
+    found = service.context("main" if session == "main" else "subagent")
+
+    def human() -> str:
+        parts = []
+        for f in found.files:
+            note = " (missing)" if f.missing else (" (truncated)" if f.truncated else "")
+            parts.append(f"===== {f.path}{note} =====\n{f.content.rstrip()}")
+        return "\n\n".join(parts)
+
+    _emit(as_json, found.as_dict(), human)
+
+
+@cli.group()
+def token() -> None:
+    """API tokens for hearth serve: create, list, revoke."""
+
+
+@token.command("create")
+@click.option("--name", required=True, help="What the token is for (unique).")
+@click.option(
+    "--scope",
+    type=click.Choice(["read", "write", "admin"]),
+    required=True,
+    help="read: search and read; write: also write and review; admin: also reconcile, sync.",
+)
+@json_option
+@click.pass_obj
+def token_create(state: _State, name: str, scope: str, as_json: bool) -> None:
+    """Create a token and print it once (only its hash is kept)."""
+    secret, info = wiring.token_store(state.root).create(name, scope, wiring.utc_now())
+    _emit(as_json, {"token": secret, "name": info.name, "scope": info.scope}, secret)
+
+
+@token.command("list")
+@json_option
+@click.pass_obj
+def token_list(state: _State, as_json: bool) -> None:
+    """List tokens by name and scope (never the tokens themselves)."""
+    tokens = wiring.token_store(state.root).list()
+    _emit(
+        as_json,
+        {"tokens": [t.as_dict() for t in tokens]},
+        lambda: "\n".join(f"{t.name}  {t.scope}  {t.created}" for t in tokens) or "no tokens",
+    )
+
+
+@token.command("revoke")
+@click.argument("name")
+@json_option
+@click.pass_obj
+def token_revoke(state: _State, name: str, as_json: bool) -> None:
+    """Revoke the token called NAME; requests with it get 401 at once."""
+    wiring.token_store(state.root).revoke(name)
+    _emit(as_json, {"revoked": name}, f"revoked {name}")
 
 
 @cli.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +68,37 @@ def history(home: Home, path: str, limit: int = 20) -> list[CommitInfo]:
     if limit <= 0:
         raise InvalidInput("--limit must be a positive number")
     return path_history(home.store.repo, home.store.head_commit(), path, limit)
+
+
+def diff(home: Home, path: str, rev_from: str | None, rev_to: str | None) -> dict[str, str]:
+    """A unified diff of ``path`` between two revisions; ``to`` None is the work tree.
+
+    ``from`` defaults to HEAD, so with neither given it shows the file's
+    uncommitted changes. A side where the file does not exist diffs as empty.
+    """
+    path = normalize(path)
+    old_rev = rev_from or "HEAD"
+    old = home.store.snapshot(old_rev).read(path)
+    if rev_to is None:
+        new = home.files.read(path)
+        new_label = "work tree"
+    else:
+        new = home.store.snapshot(rev_to).read(path)
+        new_label = rev_to
+    if old is None and new is None:
+        raise NotFound(f"{path} exists neither at {old_rev} nor in {new_label}")
+    old_text = decode_text(old, path) if old is not None else ""
+    new_text = decode_text(new, path) if new is not None else ""
+    lines = difflib.unified_diff(
+        old_text.splitlines(keepends=True),
+        new_text.splitlines(keepends=True),
+        fromfile=f"a/{path}" if old is not None else "/dev/null",
+        tofile=f"b/{path}" if new is not None else "/dev/null",
+    )
+    text = "".join(
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
+    )
+    return {"path": path, "from": old_rev, "to": new_label, "diff": text}
 
 
 def list_records(home: Home, kind: layout.RecordKind) -> list[RecordView]:

@@ -7,14 +7,18 @@ import os
 from importlib import resources
 from pathlib import Path
 
+import pygit2
+
 from hearth.domain import layout
 from hearth.domain.settings import Settings, parse_settings
 from hearth.errors import NotAHome
 from hearth.home import Clock, Home
 from hearth.home_init import InitResult, init_home
 from hearth.reconcile.reconciler import Reconciler
+from hearth.service import HomeService
 from hearth.store.git import GitStore
 from hearth.store.rooted import RootedFiles
+from hearth.store.tokens import TokenStore
 
 DEFAULT_HOME = Path("~/.hearth/home")
 
@@ -72,6 +76,18 @@ def reconciler_of(home: Home) -> Reconciler:
             home.clock,
         )
     return home.reconciler
+
+
+def open_service(root: Path, clock: Clock = utc_now) -> HomeService:
+    """Everything ``hearth serve`` runs for the home at ``root``."""
+    home = open_home(root, clock)
+    return HomeService(home, reconciler_of(home), TokenStore(home.store.state_dir))
+
+
+def token_store(root: Path) -> TokenStore:
+    if not (root / ".git").exists():
+        raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
+    return TokenStore(Path(pygit2.Repository(str(root)).path) / "hearth")
 
 
 def initialize(root: Path, clock: Clock = utc_now) -> InitResult:

@@ -19,7 +19,36 @@ memory_md = 20000
 # Largest daily note entry and largest file put through hearth.
 daily_text = 20000
 file_bytes = 1048576
+
+[context]
+# What /v1/context and 'hearth context' hand a runtime each turn, in characters.
+file_chars = 20000
+total_chars = 150000
+
+[schedule]
+# Jobs inside 'hearth serve'. Minutes between full reconcile passes; the weekly
+# rollup of last week's daily notes runs on this weekday (mon..sun) at this UTC hour.
+reconcile_minutes = 10
+rollup_day = "mon"
+rollup_hour = 3
+watcher_check_seconds = 5
 """
+
+WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
+@dataclass(frozen=True)
+class ContextBounds:
+    file_chars: int = 20_000
+    total_chars: int = 150_000
+
+
+@dataclass(frozen=True)
+class Schedule:
+    reconcile_minutes: int = 10
+    rollup_day: str = "mon"
+    rollup_hour: int = 3
+    watcher_check_seconds: int = 5
 
 
 @dataclass(frozen=True)
@@ -27,13 +56,22 @@ class Settings:
     bounds: Bounds = field(default_factory=Bounds)
     daily_text: int = 20_000
     file_bytes: int = 1_048_576
+    context: ContextBounds = field(default_factory=ContextBounds)
+    schedule: Schedule = field(default_factory=Schedule)
 
 
-def _positive_int(table: dict[str, Any], name: str, default: int) -> int:
+def _positive_int(table: dict[str, Any], name: str, default: int, section: str = "bounds") -> int:
     value = table.get(name, default)
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise InvalidInput(f"hearth.toml: [bounds] {name} must be a positive integer")
+        raise InvalidInput(f"hearth.toml: [{section}] {name} must be a positive integer")
     return value
+
+
+def _table(data: dict[str, Any], name: str) -> dict[str, Any]:
+    table = data.get(name, {})
+    if not isinstance(table, dict):
+        raise InvalidInput(f"hearth.toml: [{name}] must be a table")
+    return table
 
 
 def parse_settings(text: str) -> Settings:
@@ -42,10 +80,18 @@ def parse_settings(text: str) -> Settings:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InvalidInput(f"hearth.toml is not valid TOML: {exc}") from exc
-    bounds = data.get("bounds", {})
-    if not isinstance(bounds, dict):
-        raise InvalidInput("hearth.toml: [bounds] must be a table")
+    bounds = _table(data, "bounds")
+    context = _table(data, "context")
+    schedule = _table(data, "schedule")
     defaults = Settings()
+    day = schedule.get("rollup_day", defaults.schedule.rollup_day)
+    if day not in WEEKDAYS:
+        raise InvalidInput(
+            f"hearth.toml: [schedule] rollup_day must be one of {', '.join(WEEKDAYS)}"
+        )
+    hour = schedule.get("rollup_hour", defaults.schedule.rollup_hour)
+    if isinstance(hour, bool) or not isinstance(hour, int) or not 0 <= hour <= 23:
+        raise InvalidInput("hearth.toml: [schedule] rollup_hour must be an hour from 0 to 23")
     return Settings(
         bounds=Bounds(
             user_md=_positive_int(bounds, "user_md", defaults.bounds.user_md),
@@ -53,4 +99,23 @@ def parse_settings(text: str) -> Settings:
         ),
         daily_text=_positive_int(bounds, "daily_text", defaults.daily_text),
         file_bytes=_positive_int(bounds, "file_bytes", defaults.file_bytes),
+        context=ContextBounds(
+            file_chars=_positive_int(context, "file_chars", defaults.context.file_chars, "context"),
+            total_chars=_positive_int(
+                context, "total_chars", defaults.context.total_chars, "context"
+            ),
+        ),
+        schedule=Schedule(
+            reconcile_minutes=_positive_int(
+                schedule, "reconcile_minutes", defaults.schedule.reconcile_minutes, "schedule"
+            ),
+            rollup_day=day,
+            rollup_hour=hour,
+            watcher_check_seconds=_positive_int(
+                schedule,
+                "watcher_check_seconds",
+                defaults.schedule.watcher_check_seconds,
+                "schedule",
+            ),
+        ),
     )

@@ -73,6 +73,9 @@ RACY_WINDOW_NS = 1_000_000_000
 
 Clock = Callable[[], dt.datetime]
 
+#: A pseudo-path for reconcile requests: a git ref moved (see ``reconcile``).
+HEAD_MOVED = ".git/HEAD"
+
 
 @dataclass(frozen=True)
 class PassReport:
@@ -184,11 +187,22 @@ class Reconciler:
     # -- passes --------------------------------------------------------------
 
     def reconcile(self, paths: Iterable[str] | None = None) -> PassReport:
-        """A full pass (``paths`` None) or a pass over just ``paths``."""
+        """A full pass (``paths`` None) or a pass over just ``paths``.
+
+        ``HEAD_MOVED`` among ``paths`` (a ref changed: a commit, checkout or
+        pull) asks for a full pass unless the index already saw that HEAD.
+        """
         started = time.monotonic()
+        wanted = None if paths is None else list(paths)
         with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
             rebuilt = self._open()
-            report = self._pass(None if rebuilt else paths, rebuilt)
+            if wanted is not None and HEAD_MOVED in wanted:
+                wanted.remove(HEAD_MOVED)
+                if _head(self.repo) != self._manifest.indexed_head:
+                    wanted = None
+                elif not wanted:
+                    return _timed(PassReport(full=False), started)
+            report = self._pass(None if rebuilt else wanted, rebuilt)
         return _timed(report, started)
 
     def reconcile_paths(self, paths: Iterable[str]) -> PassReport:
@@ -264,6 +278,8 @@ class Reconciler:
             if paths is None:
                 state.errors = list(changes.errors)
                 state.indexed_head = head
+            elif scope is not None and self._covers_commits(state.indexed_head, head, scope):
+                state.indexed_head = head
         state.last_reconcile = self._now()
         active_written = self._refresh_active(head)
         manifest.save(self.folder, state, None if changes.rules_changed else changes.touched)
@@ -279,6 +295,26 @@ class Reconciler:
             rebuilt=rebuilt is not None,
             active_written=active_written,
         )
+
+    def _covers_commits(self, old: str | None, new: str | None, scope: list[str]) -> bool:
+        """True when every markdown file that differs between commits ``old`` and
+        ``new`` lies in ``scope``: then a targeted pass saw all of them (a write's
+        own commit), and the index may say it reflects ``new``."""
+        if old is None or new is None or old == new:
+            return old == new
+        try:
+            old_tree = self.repo.revparse_single(old).peel(pygit2.Tree)
+            new_tree = self.repo.revparse_single(new).peel(pygit2.Tree)
+            diff = old_tree.diff_to_tree(new_tree)
+        except (KeyError, ValueError, pygit2.GitError):
+            return False
+        exact = set(scope)
+        folders = tuple(s for s in scope if s.endswith("/"))
+        for delta in diff.deltas:
+            for path in (delta.old_file.path, delta.new_file.path):
+                if path.endswith(".md") and path not in exact and not path.startswith(folders):
+                    return False
+        return True
 
     def _listing(self, paths: Iterable[str] | None) -> tuple[Listing, list[str] | None]:
         """The files to compare, and the scope they cover (None: the whole home)."""
@@ -457,6 +493,24 @@ class Reconciler:
             self._open()
             assert self._index is not None
             return self._index.search(text, kind, path_prefix, limit)
+
+    def search_live(
+        self,
+        text: str,
+        kind: str | None = None,
+        path_prefix: str | None = None,
+        limit: int = 10,
+    ) -> list[Hit]:
+        """Search the index as this process last opened it, without waiting for a pass.
+
+        For a long-running process whose own passes keep the index current (the
+        server): Tantivy searchers are safe to share between threads, and a
+        rebuild swaps in a new index object rather than changing this one.
+        """
+        index = self._index
+        if index is None:
+            return self.search(text, kind, path_prefix, limit)
+        return index.search(text, kind, path_prefix, limit)
 
     def status(self) -> IndexStatus:
         """Compare the files on disk with the manifest by signature, reading nothing."""

@@ -26,8 +26,10 @@ import watchfiles
 
 from hearth.domain import layout
 from hearth.domain.paths import is_temporary
+from hearth.reconcile.reconciler import HEAD_MOVED
 
 HEARTBEAT_MS = 1000
+_REF_FILES = (".git/HEAD", ".git/packed-refs")
 #: A heartbeat older than this means the watcher stopped.
 STALE_AFTER = 5.0
 
@@ -42,6 +44,13 @@ def relevant(root: Path, absolute: str) -> str | None:
         return None
     rel = rel.replace(os.sep, "/")
     parts = rel.split("/")
+    if parts[0] == ".git":
+        # A commit, checkout, pull or reset moves a ref: ACTIVE.md's persona
+        # history and the indexed HEAD follow it.
+        moved = rel in _REF_FILES or (
+            rel.startswith(".git/refs/heads/") and not rel.endswith(".lock")
+        )
+        return HEAD_MOVED if moved else None
     if ".git" in parts or any(is_temporary(p) for p in parts) or rel == layout.ACTIVE_PATH:
         return None
     name = parts[-1]

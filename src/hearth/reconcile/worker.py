@@ -16,12 +16,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 from hearth.errors import HearthError
-from hearth.reconcile.reconciler import PassReport, Reconciler
+from hearth.reconcile.reconciler import PassReport
 
 #: Seconds to wait before retrying after the n-th consecutive failed pass.
 RETRY_BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+
+
+class Passes(Protocol):
+    """What the worker drives: a reconciler, or one wrapped in a lock."""
+
+    def reconcile(self, paths: Iterable[str] | None = None) -> PassReport: ...
 
 
 @dataclass
@@ -35,7 +42,7 @@ class WorkerState:
 class ReconcileWorker:
     def __init__(
         self,
-        reconciler: Reconciler,
+        reconciler: Passes,
         *,
         on_pass: Callable[[PassReport], None] | None = None,
     ) -> None:

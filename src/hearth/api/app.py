@@ -1,0 +1,86 @@
+"""The FastAPI application factory and its lifespan.
+
+The lifespan starts, in order: the service (a start-up reconcile pass, then
+the reconcile worker and the file watcher), then an APScheduler 3
+``AsyncIOScheduler`` with the jobs of the home's ``[schedule]`` settings:
+a full reconcile pass, the weekly rollup of daily notes, and the watcher's
+health check. Jobs coalesce and never run two instances at once; each runs
+on the event loop's thread pool and records its outcome in the service, so
+a failing job shows in status and in ACTIVE.md. Shutdown stops them in the
+reverse order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+from fastapi import FastAPI
+from starlette.concurrency import run_in_threadpool
+
+from hearth.api import errors
+from hearth.api.limits import BodyLimit
+from hearth.api.routes import build_router
+from hearth.service import HomeService
+
+
+def _schedule(service: HomeService) -> AsyncIOScheduler:
+    settings = service.home.settings.schedule
+    scheduler = AsyncIOScheduler(
+        timezone="UTC",
+        job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 300},
+    )
+    jobs: list[tuple[str, Any, Any]] = [
+        (
+            "reconcile",
+            service.job_reconcile,
+            IntervalTrigger(minutes=settings.reconcile_minutes),
+        ),
+        (
+            "rollup",
+            service.job_rollup,
+            CronTrigger(day_of_week=settings.rollup_day, hour=settings.rollup_hour, minute=0),
+        ),
+        (
+            "watcher",
+            service.job_watcher,
+            IntervalTrigger(seconds=settings.watcher_check_seconds),
+        ),
+    ]
+    for name, job, trigger in jobs:
+        scheduler.add_job(service.run_job, trigger, args=(name, job), id=name, name=name)
+    return scheduler
+
+
+def create_app(service: HomeService, *, url: str | None = None) -> FastAPI:
+    """The API for ``service``; ``url`` is published for hooks once serving starts."""
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await run_in_threadpool(service.start)
+        scheduler = _schedule(service)
+        scheduler.start()
+        service.scheduler_running = True
+        if url is not None:
+            service.publish_address(url)
+        try:
+            yield
+        finally:
+            scheduler.shutdown(wait=False)
+            service.scheduler_running = False
+            await run_in_threadpool(service.stop)
+
+    app = FastAPI(
+        title="hearth",
+        version="1",
+        summary="An AI assistant's home (identity, persona, memory) as markdown in git.",
+        lifespan=lifespan,
+    )
+    errors.install(app)
+    app.add_middleware(BodyLimit)
+    app.include_router(build_router(service))
+    return app

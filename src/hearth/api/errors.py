@@ -1,0 +1,108 @@
+"""Errors as HTTP responses: one table, and every response a JSON error body.
+
+``{"error": {"code", "message", "detail"}}`` with 400, 401, 403, 404, 409,
+413 or 422 for anything a client did; 500 only when git or the disk failed
+in a way the client could not cause. This module and ``cli.py`` are the only
+places that turn errors into statuses.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from hearth.errors import (
+    Conflict,
+    HearthError,
+    InvalidInput,
+    NotAHome,
+    NotFound,
+    PathRefused,
+    TooLarge,
+    ValidationFailed,
+)
+
+#: The most specific class wins (checked in this order).
+STATUS: tuple[tuple[type[HearthError], int], ...] = (
+    (PathRefused, 400),
+    (NotFound, 404),
+    (NotAHome, 404),
+    (Conflict, 409),
+    (TooLarge, 413),
+    (ValidationFailed, 422),
+    (InvalidInput, 422),
+)
+
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "too_large",
+    415: "unsupported_media_type",
+    422: "invalid_input",
+    500: "internal_error",
+}
+
+
+def error_body(code: str, message: str, detail: Any = None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "detail": detail}}
+
+
+def error_response(status: int, code: str, message: str, detail: Any = None) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse(error_body(code, message, detail), status_code=status, headers=headers)
+
+
+def status_of(exc: HearthError) -> int:
+    for cls, status in STATUS:
+        if isinstance(exc, cls):
+            return status
+    return 500
+
+
+class ApiError(Exception):
+    """An HTTP-level refusal (authentication, authorization) raised by the edge."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(HearthError)
+    async def hearth_error(_request: Request, exc: HearthError) -> JSONResponse:
+        return error_response(status_of(exc), exc.code, exc.message, exc.detail)
+
+    @app.exception_handler(ApiError)
+    async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
+        return error_response(exc.status, _HTTP_CODES.get(exc.status, "error"), exc.message)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        problems = [
+            {
+                "where": ".".join(str(p) for p in e.get("loc", ())),
+                "problem": str(e.get("msg", "")),
+            }
+            for e in exc.errors()
+        ]
+        summary = "; ".join(f"{p['where']}: {p['problem']}" for p in problems[:5])
+        return error_response(422, "invalid_input", f"invalid request: {summary}", problems)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        status = exc.status_code
+        message = exc.detail if isinstance(exc.detail, str) else "request refused"
+        return error_response(status, _HTTP_CODES.get(status, "error"), message)
+
+    @app.exception_handler(Exception)
+    async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
+        return error_response(500, "internal_error", f"hearth failed: {type(exc).__name__}: {exc}")

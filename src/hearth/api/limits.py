@@ -1,0 +1,94 @@
+"""A request-body bound enforced before any handler reads the body.
+
+Checked on the declared ``Content-Length`` and again on the bytes actually
+received (a chunked body declares nothing), so no request can make the
+server buffer more than ``max_bytes``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from hearth.api.errors import error_body
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+MAX_BODY_BYTES = 10 * 1024 * 1024
+
+
+class _TooLarge(StarletteHTTPException):
+    """An HTTP error, so that whatever reads the body turns it into a 413 response."""
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(413, f"request body over {max_bytes // (1024 * 1024)} MiB")
+
+
+class BodyLimit:
+    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    await self._refuse(send, 400, "bad_request", "Content-Length is not a number")
+                    return
+                if declared > self.max_bytes:
+                    await self._refuse_too_large(send)
+                    return
+        received = 0
+        started = False
+
+        async def counting_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    raise _TooLarge(self.max_bytes)
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counting_receive, tracking_send)
+        except _TooLarge:
+            if not started:
+                await self._refuse_too_large(send)
+
+    async def _refuse_too_large(self, send: Send) -> None:
+        limit = self.max_bytes // (1024 * 1024)
+        await self._refuse(send, 413, "too_large", f"request body over {limit} MiB")
+
+    @staticmethod
+    async def _refuse(send: Send, status: int, code: str, message: str) -> None:
+        body = json.dumps(error_body(code, message)).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})

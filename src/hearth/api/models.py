@@ -1,0 +1,213 @@
+"""Request and response bodies of the HTTP API (pydantic lives only at this edge)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hearth.domain.layout import Kind
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- requests ------------------------------------------------------------------
+
+
+class PutFile(Strict):
+    content: str
+    expected_oid: str | None = Field(None, pattern=r"^[0-9a-f]{40}$")
+    message: str | None = Field(None, max_length=200)
+
+
+class DailyEntry(Strict):
+    text: str = Field(min_length=1)
+    title: str | None = Field(None, max_length=200)
+
+
+class NewProposal(Strict):
+    title: str = Field(min_length=1, max_length=200)
+    entries: list[str] = Field(min_length=1, max_length=200)
+    target: str | None = Field(None, max_length=1024)
+    rationale: str = Field("", max_length=5000)
+    source: str = Field("", max_length=500)
+
+
+class Rejection(Strict):
+    reason: str = Field(min_length=1, max_length=2000)
+
+
+class NewLoop(Strict):
+    title: str = Field(min_length=1, max_length=200)
+    summary: str = Field("", max_length=20000)
+    next_step: str = Field("", max_length=2000)
+    source: str = Field("", max_length=500)
+
+
+class Resolution(Strict):
+    note: str = Field("", max_length=2000)
+
+
+# -- responses -----------------------------------------------------------------
+
+
+class Health(BaseModel):
+    ok: bool
+
+
+class SearchHit(BaseModel):
+    path: str
+    start_line: int
+    end_line: int
+    title: str
+    heading: str
+    kind: Kind
+    date: str
+    score: float
+    snippet: str
+
+
+class SearchResult(BaseModel):
+    hits: list[SearchHit]
+
+
+class FileView(BaseModel):
+    path: str
+    content: str
+    oid: str
+    commit: str | None
+    dirty: bool
+    rev: str | None = None
+
+
+class Written(BaseModel):
+    commit: str | None
+    path: str
+    changed: bool
+    key: str | None = None
+
+
+class ContextFile(BaseModel):
+    path: str
+    content: str
+    chars: int
+    truncated: bool
+    missing: bool
+
+
+class ContextBundle(BaseModel):
+    session: Literal["main", "subagent"]
+    truncated: bool
+    total_chars: int
+    files: list[ContextFile]
+
+
+class Active(BaseModel):
+    path: str
+    head: str | None
+    refreshed: str | None
+    fresh: bool
+    error: str | None
+    content: str
+
+
+class Proposal(BaseModel):
+    key: str
+    path: str
+    title: str | None = None
+    status: str | None = None
+    created: str | None = None
+    updated: str | None = None
+    source: str | None = None
+    target: str | None = None
+    rationale: str | None = None
+    entries: list[str] | None = None
+    error: str | None = None
+
+
+class Proposals(BaseModel):
+    proposals: list[Proposal]
+
+
+class Loop(BaseModel):
+    key: str
+    path: str
+    title: str | None = None
+    status: str | None = None
+    created: str | None = None
+    updated: str | None = None
+    source: str | None = None
+    next_step: str | None = None
+    summary: str | None = None
+    error: str | None = None
+
+
+class Loops(BaseModel):
+    loops: list[Loop]
+
+
+class Commit(BaseModel):
+    id: str
+    time: str
+    author: str
+    email: str
+    subject: str
+    message: str
+    trailers: dict[str, str]
+
+
+class History(BaseModel):
+    path: str
+    commits: list[Commit]
+
+
+class Diff(BaseModel):
+    path: str
+    from_rev: str = Field(alias="from")
+    to_rev: str = Field(alias="to")
+    diff: str
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class PassResult(BaseModel):
+    full: bool
+    scanned: int
+    hashed: int
+    indexed: int
+    removed: int
+    parked: int
+    errors: list[str]
+    rebuilt: bool
+    active_written: bool
+    seconds: float
+
+
+class Status(BaseModel):
+    """The CLI's status plus the server's watcher, worker and scheduler."""
+
+    model_config = ConfigDict(extra="allow")
+
+    home: str
+    branch: str | None
+    head: str | None
+    dirty: bool
+    changes: list[dict[str, str]]
+    pending_proposals: int
+    open_loops: int
+    index: dict[str, Any]
+    watcher: dict[str, Any]
+    worker: dict[str, Any]
+    scheduler: dict[str, Any]
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+    detail: Any = None
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail

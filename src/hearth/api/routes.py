@@ -1,0 +1,189 @@
+"""The routes of the HTTP API, every one a thin call into ``HomeService``.
+
+Handlers that touch git or the index writer are plain functions (FastAPI runs
+them on its thread pool) and hold the service's owner lock for exactly the
+operation; search is ``async`` and reads the shared Tantivy searcher on the
+event loop, so it never queues behind a write.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Query, Request
+
+from hearth import queries
+from hearth.api import models
+from hearth.api.errors import ApiError
+from hearth.domain.layout import Kind
+from hearth.home import WriteResult
+from hearth.index.query import MAX_LIMIT, MAX_QUERY_CHARS
+from hearth.service import HomeService
+from hearth.store.tokens import Scope, TokenInfo, allows
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": models.ErrorBody, "description": description}
+    for status, description in (
+        (400, "bad path or request"),
+        (401, "no or unknown token"),
+        (403, "token scope too small"),
+        (404, "no such file, record or revision"),
+        (409, "conflict: uncommitted edits, stale oid, busy"),
+        (413, "too large"),
+        (422, "invalid input or a validation rule failed"),
+    )
+}
+
+
+def _bearer(request: Request) -> str:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(
+            401, "send 'Authorization: Bearer <token>' (create one: hearth token create)"
+        )
+    return token.strip()
+
+
+def build_router(service: HomeService) -> APIRouter:
+    router = APIRouter(responses=ERRORS)
+
+    def require(scope: Scope) -> Any:
+        def check(request: Request) -> TokenInfo:
+            info = service.tokens.check(_bearer(request))
+            if info is None:
+                raise ApiError(401, "unknown or revoked token")
+            if not allows(info.scope, scope):
+                raise ApiError(403, f"this needs a token with the {scope} scope")
+            return info
+
+        return Depends(check)
+
+    read, write, admin = require("read"), require("write"), require("admin")
+
+    def actor(info: TokenInfo) -> str:
+        return f"api:{info.name}"
+
+    def written(result: WriteResult) -> models.Written:
+        return models.Written(**result.as_dict())  # type: ignore[arg-type]
+
+    @router.get("/healthz", response_model=models.Health, tags=["service"])
+    async def healthz() -> models.Health:
+        return models.Health(ok=True)
+
+    @router.get("/v1/status", response_model=models.Status, tags=["service"])
+    def status(_: TokenInfo = read) -> dict[str, Any]:
+        return service.status()
+
+    @router.get("/v1/search", response_model=models.SearchResult, tags=["read"])
+    async def search(
+        q: Annotated[str, Query(max_length=MAX_QUERY_CHARS)],
+        kind: Kind | None = None,
+        path: Annotated[str | None, Query(max_length=1024)] = None,
+        limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
+        _: TokenInfo = read,
+    ) -> dict[str, Any]:
+        hits = service.search(q, kind, path, limit)
+        return {"hits": [h.as_dict() for h in hits]}
+
+    @router.get("/v1/files/{path:path}", response_model=models.FileView, tags=["read"])
+    def get_file(
+        path: str, rev: Annotated[str | None, Query(max_length=200)] = None, _: TokenInfo = read
+    ) -> dict[str, object]:
+        with service.owned():
+            return queries.get_file(service.home, path, rev).as_dict()
+
+    @router.put("/v1/files/{path:path}", response_model=models.Written, tags=["write"])
+    def put_file(path: str, body: models.PutFile, info: TokenInfo = write) -> models.Written:
+        with service.owned():
+            result = service.home.put(
+                path, body.content.encode(), actor(info), body.expected_oid, body.message
+            )
+        return written(result)
+
+    @router.get("/v1/context", response_model=models.ContextBundle, tags=["read"])
+    def get_context(
+        session: Literal["main", "subagent"] = "main", _: TokenInfo = read
+    ) -> dict[str, object]:
+        return service.context(session).as_dict()
+
+    @router.get("/v1/active", response_model=models.Active, tags=["read"])
+    def active(_: TokenInfo = read) -> dict[str, Any]:
+        return service.active()
+
+    @router.post("/v1/daily", response_model=models.Written, tags=["write"])
+    def daily(body: models.DailyEntry, info: TokenInfo = write) -> models.Written:
+        with service.owned():
+            return written(service.home.note(body.text, body.title, actor(info)))
+
+    @router.get("/v1/proposals", response_model=models.Proposals, tags=["read"])
+    def proposals(_: TokenInfo = read) -> dict[str, Any]:
+        views = queries.list_records(service.home, "proposal")
+        return {"proposals": [v.as_dict() for v in views]}
+
+    @router.post("/v1/proposals", response_model=models.Written, tags=["write"])
+    def propose(body: models.NewProposal, info: TokenInfo = write) -> models.Written:
+        with service.owned():
+            result = service.home.propose(
+                body.title, body.entries, actor(info), body.target, body.rationale, body.source
+            )
+        return written(result)
+
+    @router.post("/v1/proposals/{key}/merge", response_model=models.Written, tags=["review"])
+    def merge(key: str, info: TokenInfo = write) -> models.Written:
+        with service.owned():
+            return written(service.home.merge(key, actor(info)))
+
+    @router.post("/v1/proposals/{key}/reject", response_model=models.Written, tags=["review"])
+    def reject(key: str, body: models.Rejection, info: TokenInfo = write) -> models.Written:
+        with service.owned():
+            return written(service.home.reject(key, body.reason, actor(info)))
+
+    @router.get("/v1/loops", response_model=models.Loops, tags=["read"])
+    def loops(_: TokenInfo = read) -> dict[str, Any]:
+        views = queries.list_records(service.home, "loop")
+        return {"loops": [v.as_dict() for v in views]}
+
+    @router.post("/v1/loops", response_model=models.Written, tags=["write"])
+    def add_loop(body: models.NewLoop, info: TokenInfo = write) -> models.Written:
+        with service.owned():
+            result = service.home.add_loop(
+                body.title, actor(info), body.summary, body.next_step, body.source
+            )
+        return written(result)
+
+    @router.post("/v1/loops/{key}/resolve", response_model=models.Written, tags=["review"])
+    def resolve_loop(
+        key: str, body: models.Resolution | None = None, info: TokenInfo = write
+    ) -> models.Written:
+        note = body.note if body is not None else ""
+        with service.owned():
+            return written(service.home.resolve_loop(key, actor(info), note))
+
+    @router.get("/v1/history/{path:path}", response_model=models.History, tags=["read"])
+    def history(
+        path: str, limit: Annotated[int, Query(ge=1, le=1000)] = 20, _: TokenInfo = read
+    ) -> dict[str, Any]:
+        with service.owned():
+            commits = queries.history(service.home, path, limit)
+        return {"path": path, "commits": [c.as_dict() for c in commits]}
+
+    @router.get("/v1/diff", response_model=models.Diff, tags=["read"])
+    def diff(
+        path: Annotated[str, Query(max_length=1024)],
+        rev_from: Annotated[str | None, Query(alias="from", max_length=200)] = None,
+        rev_to: Annotated[str | None, Query(alias="to", max_length=200)] = None,
+        _: TokenInfo = read,
+    ) -> dict[str, str]:
+        with service.owned():
+            return queries.diff(service.home, path, rev_from, rev_to)
+
+    @router.post("/v1/reconcile", response_model=models.PassResult, tags=["admin"])
+    def reconcile(full: bool = False, _: TokenInfo = admin) -> dict[str, object]:
+        return service.reconcile(full).as_dict()
+
+    @router.post("/v1/sync", tags=["admin"])
+    def sync(_: TokenInfo = admin) -> dict[str, object]:
+        return service.sync()
+
+    return router
