@@ -342,3 +342,48 @@ def test_sigterm_stops_cleanly_and_forgets_the_address(server: Server) -> None:
     assert address.exists()
     assert server.stop() == 0
     assert not address.exists()
+
+
+def test_write_tokens_write_markdown_only(shared_server: Server) -> None:
+    s = shared_server
+    settings = s.put(
+        "/v1/files/hearth.toml", {"content": "[bounds]\nmemory_md = 1\n"}, token="write"
+    )
+    assert settings.status == 403
+    assert (
+        s.put("/v1/files/.gitattributes", {"content": "* merge=ours\n"}, token="write").status
+        == 403
+    )
+    assert "memory_md = 1" not in (s.root / "hearth.toml").read_text()
+    active = s.put("/v1/files/continuity/ACTIVE.md", {"content": "# mine\n"}, token="admin")
+    assert active.status == 422
+
+
+def test_schemathesis_finds_no_server_error(server: Server) -> None:
+    """Property-based requests from the OpenAPI schema: none may get a 5xx."""
+    import sys
+
+    exe = Path(sys.executable).parent / "schemathesis"
+    proc = subprocess.run(
+        [
+            str(exe),
+            "run",
+            f"{server.url}/openapi.json",
+            "--checks",
+            "not_a_server_error",
+            "-H",
+            f"Authorization: Bearer {server.tokens['admin']}",
+            "--max-examples",
+            "25",
+            "--seed",
+            "7",
+            "--no-color",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+        env=os.environ.copy(),
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "passed" in proc.stdout

@@ -150,3 +150,12 @@ def test_apply_replaces_and_deletes_in_one_commit(tmp_path: Path) -> None:
     assert idx.documents() == 1
     idx.apply({}, ["a.md"])
     assert idx.documents() == 0
+
+
+def test_long_prefixes_are_refused_or_bounded(index: SearchIndex) -> None:
+    from hearth.errors import InvalidInput
+
+    with pytest.raises(InvalidInput):
+        index.search("fence", path_prefix="é" * 600)
+    assert index.search("a" * 900 + "*") == []
+    assert index.search("fence", path_prefix="m" * 256) == []

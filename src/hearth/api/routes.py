@@ -16,8 +16,9 @@ from hearth import queries
 from hearth.api import models
 from hearth.api.errors import ApiError
 from hearth.domain.layout import Kind
+from hearth.domain.paths import normalize
 from hearth.home import WriteResult
-from hearth.index.query import MAX_LIMIT, MAX_QUERY_CHARS
+from hearth.index.query import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.service import HomeService
 from hearth.store.tokens import Scope, TokenInfo, allows
 
@@ -79,7 +80,7 @@ def build_router(service: HomeService) -> APIRouter:
     async def search(
         q: Annotated[str, Query(max_length=MAX_QUERY_CHARS)],
         kind: Kind | None = None,
-        path: Annotated[str | None, Query(max_length=1024)] = None,
+        path: Annotated[str | None, Query(max_length=MAX_PREFIX_CHARS)] = None,
         limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
         _: TokenInfo = read,
     ) -> dict[str, Any]:
@@ -95,6 +96,9 @@ def build_router(service: HomeService) -> APIRouter:
 
     @router.put("/v1/files/{path:path}", response_model=models.Written, tags=["write"])
     def put_file(path: str, body: models.PutFile, info: TokenInfo = write) -> models.Written:
+        if not normalize(path).endswith(".md") and not allows(info.scope, "admin"):
+            # Settings, .gitignore and .gitattributes steer hearth and git itself.
+            raise ApiError(403, "a write token writes markdown files; other files need admin")
         with service.owned():
             result = service.home.put(
                 path, body.content.encode(), actor(info), body.expected_oid, body.message

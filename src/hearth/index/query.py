@@ -17,12 +17,15 @@ from dataclasses import asdict, dataclass
 import tantivy
 from tantivy import Occur, Query
 
+from hearth.errors import InvalidInput
 from hearth.index.schema import ARCHIVE_WEIGHT, FIELD_BOOSTS, TEXT_FIELDS
 
 MAX_QUERY_CHARS = 1000
+#: Longer prefixes would make the path regex exceed Tantivy's automaton limit.
+MAX_PREFIX_CHARS = 256
 MAX_LIMIT = 200
 SNIPPET_CHARS = 200
-_PREFIX = re.compile(r"^(\w{2,})\*$")
+_PREFIX = re.compile(r"^(\w{2,64})\*$")
 _REGEX_META = set("\\.+*?()|[]{}^$#&-~")
 
 
@@ -57,6 +60,8 @@ def run_search(
     if kind:
         filters.append((Occur.Must, _filter(Query.term_query(schema, "kind", kind))))
     if path_prefix:
+        if len(path_prefix) > MAX_PREFIX_CHARS:
+            raise InvalidInput(f"a path prefix is at most {MAX_PREFIX_CHARS} characters")
         pattern = _escape(path_prefix) + ".*"
         filters.append((Occur.Must, _filter(Query.regex_query(schema, "path", pattern))))
     base = Query.boolean_query(filters)
