@@ -21,11 +21,12 @@ install: $(VENV)/.installed
 dev: $(VENV)/.dev-installed
 
 # Initialize the default home (HEARTH_HOME, else ~/.hearth/home) if none
-# exists, then show it. Serving arrives with the HTTP service.
+# exists, then serve it on loopback (PORT, default 8979) until Ctrl-C.
+PORT ?= 8979
 run: install
 	@home="$${HEARTH_HOME:-$$HOME/.hearth/home}"; \
 	if [ ! -d "$$home/.git" ]; then $(BIN)/hearth init "$$home"; fi; \
-	$(BIN)/hearth --home "$$home" status
+	exec $(BIN)/hearth --home "$$home" serve --port $(PORT)
 
 lint: dev
 	$(BIN)/ruff check src tests bench

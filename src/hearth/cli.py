@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import json
+import shlex
 import signal
 import sys
 import threading
@@ -300,11 +301,11 @@ def serve(state: _State, host: str, port: int, uds: str | None, allow_remote: bo
     )
     tokens = service.tokens.list()
     click.echo(f"hearth: serving {service.home.root} at {url}")
-    if not tokens:
-        click.echo(
-            "hearth: no API tokens yet; create one with: "
-            f"hearth --home {service.home.root} token create --name me --scope write"
-        )
+    exe = shlex.quote(sys.argv[0] if sys.argv and sys.argv[0] else "hearth")
+    click.echo(
+        f"hearth: {len(tokens)} API token(s); create one with: "
+        f"{exe} --home {shlex.quote(str(service.home.root))} token create --name me --scope write"
+    )
 
     class Server(uvicorn.Server):
         @contextlib.contextmanager

@@ -33,3 +33,18 @@ def test_every_command_has_a_section_listing_its_options() -> None:
             if isinstance(param, click.Option):
                 flag = max(param.opts, key=len)
                 assert flag in sections[name], f"{name}: {flag} is not documented"
+
+
+def test_every_endpoint_is_documented_with_an_example(workspace) -> None:
+    from hearth import wiring
+    from hearth.api.app import create_app
+
+    spec = create_app(wiring.open_service(workspace.root)).openapi()
+    text = (DOCS / "api.md").read_text()
+    sections = {block.split("\n", 1)[0].strip(): block for block in text.split("\n### ")[1:]}
+    operations = [(m.upper(), path) for path, item in spec["paths"].items() for m in item]
+    assert len(operations) >= 19
+    for method, path in operations:
+        heading = f"`{method} {path}`"
+        assert heading in sections, f"{heading} is not documented in docs/api.md"
+        assert "curl " in sections[heading], f"{heading} has no curl example"
