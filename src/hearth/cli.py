@@ -9,6 +9,7 @@ errors into statuses.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import ipaddress
 import json
 import shlex
@@ -286,6 +287,7 @@ def serve(state: _State, host: str, port: int, uds: str | None, allow_remote: bo
             f"{host} is not a loopback address; pass --allow-remote to serve beyond this "
             "machine (and put TLS in front of it)"
         )
+    _cap_malloc_arenas()
     service = wiring.open_service(state.root)
     url = f"unix:{uds}" if uds else f"http://{host}:{port}"
     app = create_app(service, url=url)
@@ -321,6 +323,24 @@ def serve(state: _State, host: str, port: int, uds: str | None, allow_remote: bo
                     signal.signal(sig, handler)
 
     Server(config).run()
+
+
+def _cap_malloc_arenas() -> None:
+    """Hold the server's memory flat under writes (glibc only; elsewhere a no-op).
+
+    glibc gives threads their own malloc arenas and seldom returns freed
+    memory from them; with Tantivy's writer threads that grew a server on a
+    10,000-file home by about 1.5 MB per write (88 MB to 155 MB over 40
+    writes). Two arenas keep it near 96 MB (bench/http_service.py).
+    """
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(_M_ARENA_MAX, 2)
+    except (OSError, AttributeError):
+        return
+
+
+_M_ARENA_MAX = -8
 
 
 def _is_loopback(host: str) -> bool:

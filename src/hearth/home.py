@@ -89,6 +89,10 @@ class Home:
         self.reconciler = reconciler
         #: Why the last write's paths could not be indexed (the write itself stands).
         self.index_error: str | None = None
+        #: When set (a server with a reconcile worker), ACTIVE.md is refreshed by
+        #: calling this after a write instead of inside it: the write returns as
+        #: soon as it is committed and indexed.
+        self.defer_active: Callable[[], object] | None = None
 
     # -- plumbing ------------------------------------------------------------
 
@@ -114,11 +118,14 @@ class Home:
         result = self.store.commit(validated, Trailers(op=op, actor=actor, record=record))
         if result.changed and result.paths and self.reconciler is not None:
             # The commit stands whatever happens here; the next pass repairs the index.
+            deferred = self.defer_active
             try:
-                self.reconciler.reconcile_paths(result.paths)
+                self.reconciler.reconcile_paths(result.paths, refresh_active=deferred is None)
                 self.index_error = None
             except (HearthError, OSError) as exc:
                 self.index_error = f"indexing {', '.join(result.paths)} failed: {exc}"
+            if deferred is not None:
+                deferred()
         return result
 
     def _now(self) -> dt.datetime:

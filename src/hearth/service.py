@@ -69,6 +69,8 @@ class HomeService:
         self.scheduler_running = False
         self.started: str | None = None
         reconciler.attention = self.attention
+        # The worker's next pass renders ACTIVE.md after each API write.
+        home.defer_active = lambda: self.worker.request([])
 
     @contextmanager
     def owned(self) -> Iterator[None]:
@@ -175,7 +177,14 @@ class HomeService:
         data["started"] = self.started
         return data
 
+    def settle_active(self, timeout: float = 5.0) -> None:
+        """Let the worker render ACTIVE.md for the writes so far (it does so after them)."""
+        if self.worker.running:
+            self.worker.wait(self.worker.request([]), timeout)
+
     def context(self, session: context.Session) -> context.ContextBundle:
+        if layout.ACTIVE_PATH in context.hot_files(session):
+            self.settle_active()
         texts: list[tuple[str, str | None]] = []
         with self.owned():
             for path in context.hot_files(session):
@@ -185,6 +194,7 @@ class HomeService:
         return context.bundle(session, texts, bounds.file_chars, bounds.total_chars)
 
     def active(self) -> dict[str, Any]:
+        self.settle_active()
         with self.owned():
             index = self.reconciler.status()
             content = queries.active_text(self.home)

@@ -111,3 +111,25 @@ def test_a_failed_refresh_is_recorded_and_the_write_stands(workspace: Workspace)
     rec.reconcile()
     assert rec.status().active_error is None
     assert (ws.root / ACTIVE).is_file()
+
+
+def test_persona_history_kept_incrementally_equals_a_full_walk(workspace: Workspace) -> None:
+    from hearth.reconcile.active import PersonaHistory
+
+    ws = workspace
+    repo = ws.home.store.repo
+    kept = PersonaHistory(limit=4)
+    soul = ws.read("SOUL.md")
+    for n in range(14):
+        if n % 3 == 0:
+            ws.home.put("SOUL.md", f"{soul}\nRevision {n}.\n".encode(), "test", message=f"r{n}")
+        elif n % 3 == 1:
+            ws.home.note(f"note {n}", None, "test")
+        else:
+            ws.write("USER.md", ws.read("USER.md") + f"\nline {n}\n")
+            ws.git("commit", "-qam", f"by hand {n}")
+        head = ws.git("rev-parse", "HEAD").strip()
+        assert kept.changes(repo, head) == PersonaHistory(limit=4).changes(repo, head)
+    ws.git("reset", "-q", "--hard", "HEAD~5")
+    head = ws.git("rev-parse", "HEAD").strip()
+    assert kept.changes(repo, head) == PersonaHistory(limit=4).changes(repo, head)

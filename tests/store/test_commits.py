@@ -327,3 +327,36 @@ def test_staging_between_two_hearth_writes_survives(workspace: Workspace) -> Non
     assert ws.git("diff", "--cached", "--name-only").split() == ["AGENTS.md"]
     assert ws.git("diff", "--name-only").split() == []
     assert not (ws.root / ".git/index.lock").exists()
+
+
+def test_changed_paths_agrees_with_libgit2s_diff(workspace: Workspace) -> None:
+    import itertools
+    import random
+
+    import pygit2
+
+    from hearth.store.history import changed_paths
+
+    ws = workspace
+    rng = random.Random(3)
+    names = [f"{d}/f{n}.md" for d in ("a", "a/b", "c/d/e", "memory") for n in range(4)]
+    for step in range(12):
+        for path in rng.sample(names, 3):
+            target = ws.root / path
+            if target.exists() and rng.random() < 0.3:
+                target.unlink()
+            else:
+                ws.write(path, f"{path} {step} {rng.random()}\n")
+        ws.git("add", "-A")
+        ws.git("commit", "-qm", f"step {step}", "--allow-empty")
+    repo = ws.home.store.repo
+    commits = ws.commits()[:8]
+    for old, new in itertools.combinations(commits, 2):
+        a = repo.revparse_single(old).peel(pygit2.Tree)
+        b = repo.revparse_single(new).peel(pygit2.Tree)
+        expected = sorted(
+            {p for d in a.diff_to_tree(b).deltas for p in (d.old_file.path, d.new_file.path)}
+        )
+        assert sorted(changed_paths(repo, old, new, 1000) or []) == expected
+    assert changed_paths(repo, commits[0], commits[-1], 1) is None
+    assert changed_paths(repo, "nope", commits[0], 10) is None

@@ -29,8 +29,10 @@ from hearth.errors import IndexUnusable
 from hearth.index.query import Hit, run_search
 from hearth.index.schema import SCHEMA_VERSION, build_schema, register_analyzer
 
-#: Heap per indexing thread.
+#: Heap per indexing thread for big batches (rebuilds).
 WRITER_HEAP = 50_000_000
+#: Heap for small batches: Tantivy's minimum per thread.
+SMALL_WRITER_HEAP = 15_000_000
 #: Files in one update above which a second indexing thread is used.
 BIG_BATCH = 500
 _META = "meta.json"
@@ -120,15 +122,17 @@ class IndexUpdate:
     def __init__(self, index: tantivy.Index, fresh: bool) -> None:
         self._index = index
         self._threads = 1
+        self._big = False
         self._fresh = fresh
         self._writer: tantivy.IndexWriter | None = None
 
     def _open(self) -> tantivy.IndexWriter:
         if self._writer is None:
+            # A big heap only pays off for big batches; it is allocated whole, so a
+            # small update (one write's file) gets Tantivy's minimum.
+            heap = WRITER_HEAP * self._threads if self._big else SMALL_WRITER_HEAP
             try:
-                self._writer = self._index.writer(
-                    heap_size=WRITER_HEAP * self._threads, num_threads=self._threads
-                )
+                self._writer = self._index.writer(heap_size=heap, num_threads=self._threads)
             except ValueError as exc:
                 raise IndexUnusable(f"the index writer is busy or broken: {exc}") from exc
         return self._writer
@@ -136,6 +140,7 @@ class IndexUpdate:
     def expect(self, files: int) -> None:
         """Size the writer for ``files`` updates (call before the first change)."""
         if self._writer is None and files > BIG_BATCH:
+            self._big = True
             self._threads = min(2, os.cpu_count() or 1)
 
     def delete(self, path: str) -> None:

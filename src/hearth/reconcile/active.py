@@ -32,6 +32,7 @@ def gather(
     manifest: Manifest,
     head: str | None,
     attention: Iterable[str] = (),
+    history: PersonaHistory | None = None,
 ) -> ActiveInputs:
     notes = list(attention)
     # One cheap sweep over the manifest: this runs after every write.
@@ -84,31 +85,70 @@ def gather(
         proposals=proposals,
         daily_path=daily,
         daily_text=daily_text,
-        persona_changes=persona_changes(repo, head),
+        persona_changes=(history or PersonaHistory()).changes(repo, head),
         outputs=outputs,
     )
 
 
-def persona_changes(
-    repo: pygit2.Repository, head: str | None, limit: int = 10
-) -> list[PersonaChange]:
-    """The newest commits (within ``HISTORY_DEPTH``) that changed a hot persona file."""
-    if head is None:
-        return []
-    found: list[PersonaChange] = []
-    walker = repo.walk(pygit2.Oid(hex=head), SortMode.TOPOLOGICAL | SortMode.TIME)
-    for depth, commit in enumerate(walker):
-        if depth >= HISTORY_DEPTH or len(found) >= limit:
-            break
-        parent = commit.parents[0].tree if commit.parents else None
-        changed = tuple(
-            p for p in layout.HOT_FILES if _blob_id(commit.tree, p) != _blob_id(parent, p)
-        )
-        if changed:
-            when = dt.datetime.fromtimestamp(commit.commit_time, dt.UTC).date().isoformat()
-            subject = commit.message.split("\n", 1)[0]
-            found.append(PersonaChange(str(commit.id), when, subject, changed))
-    return found
+class PersonaHistory:
+    """The newest commits that changed a hot persona file, kept up to date cheaply.
+
+    A full walk looks at up to ``HISTORY_DEPTH`` commits from HEAD. After a
+    write, HEAD has usually moved by a few single-parent commits on top of the
+    one seen last; then only those are examined and put in front of what was
+    found before, with every depth shifted, so the result is exactly what a
+    full walk would give (ACTIVE.md must not depend on what came before).
+    """
+
+    def __init__(self, limit: int = 10) -> None:
+        self.limit = limit
+        self._head: str | None = None
+        self._found: list[tuple[int, PersonaChange]] = []  # (depth from HEAD, change)
+
+    def changes(self, repo: pygit2.Repository, head: str | None) -> list[PersonaChange]:
+        if head != self._head:
+            self._found = [] if head is None else self._walk(repo, head)
+            self._head = head
+        return [change for _depth, change in self._found]
+
+    def _walk(self, repo: pygit2.Repository, head: str) -> list[tuple[int, PersonaChange]]:
+        fresh: list[tuple[int, PersonaChange]] = []
+        commit = repo.revparse_single(head).peel(pygit2.Commit)
+        for depth in range(_INCREMENTAL_STEPS):
+            if self._head is not None and str(commit.id) == self._head:
+                shifted = [(d + depth, c) for d, c in self._found if d + depth < HISTORY_DEPTH]
+                return (fresh + shifted)[: self.limit]
+            if len(commit.parents) != 1:
+                break
+            change = _persona_change(commit)
+            if change is not None:
+                fresh.append((depth, change))
+            commit = commit.parents[0]
+        return self._full_walk(repo, head)
+
+    def _full_walk(self, repo: pygit2.Repository, head: str) -> list[tuple[int, PersonaChange]]:
+        found: list[tuple[int, PersonaChange]] = []
+        walker = repo.walk(pygit2.Oid(hex=head), SortMode.TOPOLOGICAL | SortMode.TIME)
+        for depth, commit in enumerate(walker):
+            if depth >= HISTORY_DEPTH or len(found) >= self.limit:
+                break
+            change = _persona_change(commit)
+            if change is not None:
+                found.append((depth, change))
+        return found
+
+
+#: How far back from a new HEAD the last seen HEAD is looked for.
+_INCREMENTAL_STEPS = 50
+
+
+def _persona_change(commit: pygit2.Commit) -> PersonaChange | None:
+    parent = commit.parents[0].tree if commit.parents else None
+    changed = tuple(p for p in layout.HOT_FILES if _blob_id(commit.tree, p) != _blob_id(parent, p))
+    if not changed:
+        return None
+    when = dt.datetime.fromtimestamp(commit.commit_time, dt.UTC).date().isoformat()
+    return PersonaChange(str(commit.id), when, commit.message.split("\n", 1)[0], changed)
 
 
 def _blob_id(tree: pygit2.Tree | None, path: str) -> str | None:

@@ -205,10 +205,10 @@ def save(folder: Path, state: Manifest, changed: Iterable[str] | None = None) ->
         record = marshal.dumps(
             (_HEADER, state.ignore_signature, {path: _entry_row(path, state) for path in paths})
         )
+        # Not fsynced: a record lost in a crash leaves the manifest behind the
+        # index, which the next open detects (document counts) and repairs.
         with (folder / JOURNAL_NAME).open("ab") as handle:
             handle.write(_LENGTH.pack(len(record)) + record)
-            handle.flush()
-            os.fsync(handle.fileno())
         state.journal_records += 1
     summary = {
         "indexed_head": state.indexed_head,
@@ -216,15 +216,17 @@ def save(folder: Path, state: Manifest, changed: Iterable[str] | None = None) ->
         "errors": state.errors,
         "active_error": state.active_error,
     }
-    _write_atomic(folder / PASS_NAME, json.dumps(summary).encode())
+    _write_atomic(folder / PASS_NAME, json.dumps(summary).encode(), durable=False)
 
 
-def _write_atomic(target: Path, data: bytes) -> None:
+def _write_atomic(target: Path, data: bytes, *, durable: bool = True) -> None:
+    """Temp file and rename; ``durable`` also fsyncs (the pass record is informational)."""
     temp = target.with_name(f".{target.name}.tmp")
     with temp.open("wb") as handle:
         handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
+        if durable:
+            handle.flush()
+            os.fsync(handle.fileno())
     temp.replace(target)
 
 

@@ -44,6 +44,7 @@ from pathlib import Path
 
 import pygit2
 
+from hearth.domain import layout
 from hearth.domain.sections import Section, split_sections
 from hearth.domain.validation import Bounds, check_text
 from hearth.errors import HearthError, IndexUnusable, PathRefused
@@ -60,6 +61,7 @@ from hearth.reconcile import active, manifest
 from hearth.reconcile.ignore import IgnoreRules
 from hearth.reconcile.manifest import FileEntry, Manifest, ParkedFile
 from hearth.reconcile.scan import Listing, Signature, is_inside, scan_tree, stat_paths
+from hearth.store.history import changed_paths
 from hearth.store.lock import write_lock
 from hearth.store.rooted import RootedFiles
 
@@ -75,6 +77,8 @@ Clock = Callable[[], dt.datetime]
 
 #: A pseudo-path for reconcile requests: a git ref moved (see ``reconcile``).
 HEAD_MOVED = ".git/HEAD"
+#: A HEAD move touching more markdown files than this is handled by a full pass.
+MAX_MOVED_PATHS = 2000
 
 
 @dataclass(frozen=True)
@@ -183,14 +187,20 @@ class Reconciler:
         self._manifest = Manifest()
         self._manifest_sig: tuple[object, ...] | None = None
         self._ignore = IgnoreRules(repo, Path(repo.path))
+        self._active_key: tuple[object, ...] | None = None
+        self._history = active.PersonaHistory()
 
     # -- passes --------------------------------------------------------------
 
-    def reconcile(self, paths: Iterable[str] | None = None) -> PassReport:
+    def reconcile(
+        self, paths: Iterable[str] | None = None, *, refresh_active: bool = True
+    ) -> PassReport:
         """A full pass (``paths`` None) or a pass over just ``paths``.
 
         ``HEAD_MOVED`` among ``paths`` (a ref changed: a commit, checkout or
-        pull) asks for a full pass unless the index already saw that HEAD.
+        pull) adds the markdown files that differ between the HEAD the index
+        last saw and the current one; when that is not known or too many
+        files differ, the pass becomes a full one.
         """
         started = time.monotonic()
         wanted = None if paths is None else list(paths)
@@ -198,15 +208,24 @@ class Reconciler:
             rebuilt = self._open()
             if wanted is not None and HEAD_MOVED in wanted:
                 wanted.remove(HEAD_MOVED)
-                if _head(self.repo) != self._manifest.indexed_head:
-                    wanted = None
+                head = _head(self.repo)
+                if head != self._manifest.indexed_head:
+                    moved = self._changed_between(self._manifest.indexed_head, head)
+                    wanted = None if moved is None else [*wanted, *moved]
                 elif not wanted:
                     return _timed(PassReport(full=False), started)
-            report = self._pass(None if rebuilt else wanted, rebuilt)
+            report = self._pass(None if rebuilt else wanted, rebuilt, refresh_active)
         return _timed(report, started)
 
-    def reconcile_paths(self, paths: Iterable[str]) -> PassReport:
-        return self.reconcile(list(paths))
+    def _changed_between(self, old: str | None, new: str | None) -> list[str] | None:
+        """Markdown paths that differ between two commits; None when unknown or too many."""
+        if old is None or new is None:
+            return None
+        paths = changed_paths(self.repo, old, new, MAX_MOVED_PATHS)
+        return None if paths is None else [p for p in paths if p.endswith(".md")]
+
+    def reconcile_paths(self, paths: Iterable[str], *, refresh_active: bool = True) -> PassReport:
+        return self.reconcile(list(paths), refresh_active=refresh_active)
 
     def rebuild(self) -> PassReport:
         """Build a new index from every file, aside, and swap it in."""
@@ -225,9 +244,10 @@ class Reconciler:
                 if loaded is None or loaded.documents() != self._index.documents():
                     return self._rebuild()
                 self._manifest, self._manifest_sig = loaded, sig
-            else:
-                manifest.load_pass(self.folder, self._manifest)
-            self._index.refresh()
+                return None
+            # Nobody else saved since our own last pass, and we reload after our
+            # own commits: the open index is current.
+            manifest.load_pass(self.folder, self._manifest)
             return None
         remove_leftovers(self.folder)
         try:
@@ -264,7 +284,9 @@ class Reconciler:
         self._manifest_sig = manifest.signature(self.folder)
         return changes
 
-    def _pass(self, paths: Iterable[str] | None, rebuilt: _Changes | None) -> PassReport:
+    def _pass(
+        self, paths: Iterable[str] | None, rebuilt: _Changes | None, refresh_active: bool = True
+    ) -> PassReport:
         """Apply the difference for ``paths`` (or everything), or finish a rebuild."""
         assert self._index is not None
         state = self._manifest
@@ -281,7 +303,8 @@ class Reconciler:
             elif scope is not None and self._covers_commits(state.indexed_head, head, scope):
                 state.indexed_head = head
         state.last_reconcile = self._now()
-        active_written = self._refresh_active(head)
+        settled = not (changes.indexed or changes.delete or changes.parked or rebuilt)
+        active_written = refresh_active and self._refresh_active(head, settled)
         manifest.save(self.folder, state, None if changes.rules_changed else changes.touched)
         self._manifest_sig = manifest.signature(self.folder)
         return PassReport(
@@ -299,22 +322,15 @@ class Reconciler:
     def _covers_commits(self, old: str | None, new: str | None, scope: list[str]) -> bool:
         """True when every markdown file that differs between commits ``old`` and
         ``new`` lies in ``scope``: then a targeted pass saw all of them (a write's
-        own commit), and the index may say it reflects ``new``."""
-        if old is None or new is None or old == new:
-            return old == new
-        try:
-            old_tree = self.repo.revparse_single(old).peel(pygit2.Tree)
-            new_tree = self.repo.revparse_single(new).peel(pygit2.Tree)
-            diff = old_tree.diff_to_tree(new_tree)
-        except (KeyError, ValueError, pygit2.GitError):
+        own commit, a person's commit), and the index may say it reflects ``new``."""
+        if old == new:
+            return True
+        moved = self._changed_between(old, new)
+        if moved is None:
             return False
         exact = set(scope)
         folders = tuple(s for s in scope if s.endswith("/"))
-        for delta in diff.deltas:
-            for path in (delta.old_file.path, delta.new_file.path):
-                if path.endswith(".md") and path not in exact and not path.startswith(folders):
-                    return False
-        return True
+        return all(path in exact or path.startswith(folders) for path in moved)
 
     def _listing(self, paths: Iterable[str] | None) -> tuple[Listing, list[str] | None]:
         """The files to compare, and the scope they cover (None: the whole home)."""
@@ -398,7 +414,8 @@ class Reconciler:
         pass_start = time.time_ns()
         with self.files.batch_reader() as read:
             for path, signature in to_read:
-                state.parked.pop(path, None)
+                if state.parked.pop(path, None) is not None:
+                    changes.touched.add(path)
                 self._read_one(read, state, changes, path, signature, pass_start)
         return changes
 
@@ -411,7 +428,6 @@ class Reconciler:
         signature: Signature,
         pass_start: int,
     ) -> None:
-        changes.touched.add(path)
         size, mtime_ns = signature
         if size > MAX_INDEX_BYTES:
             limit = MAX_INDEX_BYTES // (1024 * 1024)
@@ -425,13 +441,16 @@ class Reconciler:
         except OSError as exc:
             failures = state.retries.get(path, 0) + 1
             state.retries[path] = failures
+            changes.touched.add(path)
             reason = f"cannot be read ({exc.strerror or exc})"
             if failures >= PARK_AFTER:
                 self._park(state, changes, path, signature, f"{reason}, {failures} times")
             return
-        state.retries.pop(path, None)
+        if state.retries.pop(path, None) is not None:
+            changes.touched.add(path)
         if data is None:  # vanished between listing and reading: gone for this pass
             if state.files.pop(path, None) is not None:
+                changes.touched.add(path)
                 changes.remove(path)
             return
         changes.hashed += 1
@@ -439,7 +458,9 @@ class Reconciler:
         racy = mtime_ns >= pass_start - RACY_WINDOW_NS
         entry = state.files.get(path)
         if entry is not None and entry.digest == digest:
-            entry.size, entry.mtime_ns, entry.racy = len(data), mtime_ns, racy
+            if (entry.size, entry.mtime_ns, entry.racy) != (len(data), mtime_ns, racy):
+                entry.size, entry.mtime_ns, entry.racy = len(data), mtime_ns, racy
+                changes.touched.add(path)
             return
         try:
             text = data.decode("utf-8")
@@ -447,6 +468,7 @@ class Reconciler:
             self._park(state, changes, path, signature, "not valid UTF-8 text; save it as UTF-8")
             return
         sections = split_sections(path, text)
+        changes.touched.add(path)
         changes.put(path, sections)
         problems = tuple(check_text(path, text, self.bounds))
         state.files[path] = FileEntry(len(data), mtime_ns, digest, len(sections), racy, problems)
@@ -466,17 +488,33 @@ class Reconciler:
 
     # -- ACTIVE.md -----------------------------------------------------------
 
-    def _refresh_active(self, head: str | None) -> bool:
-        """Render and write ACTIVE.md; a failure is recorded, never raised."""
+    def _refresh_active(self, head: str | None, settled: bool) -> bool:
+        """Render and write ACTIVE.md; a failure is recorded, never raised.
+
+        When the pass changed nothing (``settled``) and HEAD, the attention
+        list and the file itself are as this process last left them, the
+        render would give the same bytes, so it is skipped.
+        """
+        attention = tuple(self.attention())
+        key = (
+            head,
+            attention,
+            tuple(self._manifest.errors),
+            _identity(self.root / layout.ACTIVE_PATH),
+        )
+        if settled and key == self._active_key and self._manifest.active_error is None:
+            return False
         try:
             inputs = active.gather(
-                self.files, self.repo, self._manifest, head, list(self.attention())
+                self.files, self.repo, self._manifest, head, attention, self._history
             )
             written = active.write_if_changed(self.files, inputs)
         except (HearthError, OSError, pygit2.GitError) as exc:
             self._manifest.active_error = f"ACTIVE.md could not be refreshed: {exc}"
+            self._active_key = None
             return False
         self._manifest.active_error = None
+        self._active_key = (*key[:3], _identity(self.root / layout.ACTIVE_PATH))
         return written
 
     # -- reading -------------------------------------------------------------
@@ -568,6 +606,14 @@ def _head(repo: pygit2.Repository) -> str | None:
 
 def _same(entry: FileEntry | ParkedFile | None, signature: Signature) -> bool:
     return entry is not None and (entry.size, entry.mtime_ns) == signature
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.lstat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def _timed(report: PassReport, started: float) -> PassReport:

@@ -88,6 +88,10 @@ class ReconcileWorker:
         with self._cond:
             return self._cond.wait_for(lambda: self._finished >= ticket, timeout)
 
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
     def idle(self) -> bool:
         with self._cond:
             return self._finished >= self._requested
