@@ -69,9 +69,12 @@ from hearth.store.rooted import RootedFiles
 MAX_INDEX_BYTES = 8 * 1024 * 1024
 #: Failed reads of one file before it is parked.
 PARK_AFTER = 3
-#: A file changed this recently may change again within the same mtime tick:
-#: it is hashed again on the next pass (git calls this "racy").
-RACY_WINDOW_NS = 1_000_000_000
+#: A file changed this recently before it was read may change again within the
+#: same mtime tick, unseen: it is hashed again on the next pass (git calls this
+#: "racy"). Linux stamps mtimes from a coarse clock (one tick, 1 to 10 ms); file
+#: systems with whole-second mtimes (FAT, ext3, some network mounts) get 2 s.
+RACY_WINDOW_NS = 100_000_000
+RACY_WINDOW_COARSE_NS = 2_000_000_000
 
 Clock = Callable[[], dt.datetime]
 
@@ -455,7 +458,8 @@ class Reconciler:
             return
         changes.hashed += 1
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
-        racy = mtime_ns >= pass_start - RACY_WINDOW_NS
+        window = RACY_WINDOW_COARSE_NS if mtime_ns % 1_000_000_000 == 0 else RACY_WINDOW_NS
+        racy = mtime_ns >= pass_start - window
         entry = state.files.get(path)
         if entry is not None and entry.digest == digest:
             if (entry.size, entry.mtime_ns, entry.racy) != (len(data), mtime_ns, racy):
