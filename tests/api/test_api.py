@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import os
 import subprocess
 from pathlib import Path
@@ -387,3 +388,57 @@ def test_schemathesis_finds_no_server_error(server: Server) -> None:
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "passed" in proc.stdout
+
+
+def test_unix_socket(tmp_path: Path) -> None:
+    import socket as socketlib
+    import sys
+    import time
+
+    from tests.api.conftest import hearth, make_home
+
+    root = make_home(tmp_path / "home")
+    token = hearth(
+        "--home", str(root), "token", "create", "--name", "uds", "--scope", "read"
+    ).strip()
+    sock_path = tmp_path / "hearth.sock"
+    proc = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "hearth"),
+            "--home",
+            str(root),
+            "serve",
+            "--uds",
+            str(sock_path),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=os.environ.copy(),
+    )
+    try:
+        assert wait_for(sock_path.exists, 20.0)
+
+        class UnixConnection(http.client.HTTPConnection):
+            def connect(self) -> None:
+                self.sock = socketlib.socket(socketlib.AF_UNIX, socketlib.SOCK_STREAM)
+                self.sock.connect(str(sock_path))
+
+        def get(path: str) -> int:
+            conn = UnixConnection("localhost", timeout=10)
+            try:
+                conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
+                return conn.getresponse().status
+            finally:
+                conn.close()
+
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                if get("/healthz") == 200:
+                    break
+            except OSError:
+                time.sleep(0.05)
+        assert get("/v1/search?q=soul") == 200
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=20) == 0

@@ -376,3 +376,12 @@ def test_watch_indexes_edits_until_terminated(home: Path) -> None:
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(timeout=10) == 0
         assert "Traceback" not in proc.stderr.read()
+
+
+def test_context_command(home: Path) -> None:
+    data = json.loads(ok("--home", str(home), "context", "--json"))
+    assert [f["path"] for f in data["files"]][-1] == "continuity/ACTIVE.md"
+    assert data["files"][-1]["missing"] is False
+    sub = json.loads(ok("--home", str(home), "context", "--session", "subagent", "--json"))
+    assert [f["path"] for f in sub["files"]] == ["AGENTS.md", "TOOLS.md"]
+    assert "===== AGENTS.md =====" in ok("--home", str(home), "context")
