@@ -24,11 +24,13 @@ from typing import Any, BinaryIO
 import click
 import pygit2
 
+from hearth import hooks as hooks_runtime
 from hearth import queries, wiring
 from hearth.catalog import RecordView
 from hearth.domain.layout import ACTIVE_PATH, KINDS
 from hearth.errors import HearthError
 from hearth.home import Home, WriteResult
+from hearth.home_init import HOOK_NAMES
 from hearth.index.query import MAX_LIMIT
 from hearth.reconcile.reconciler import PassReport
 from hearth.reconcile.watcher import Watcher
@@ -123,6 +125,9 @@ def status(state: _State, as_json: bool) -> None:
     reconciler = wiring.reconciler_of(home)
     reconciler.reconcile()
     data = queries.status(home, reconciler.status())
+    syncer = wiring.syncer_of(home)
+    data["sync"] = syncer.status()
+    data["conflicts"] = syncer.conflict_copies()
 
     def human() -> str:
         index = data["index"]
@@ -144,6 +149,14 @@ def status(state: _State, as_json: bool) -> None:
         lines += [f"  error: {e}" for e in index["errors"]]
         if index["active_error"]:
             lines.append(f"  {index['active_error']}")
+        sync_state = data["sync"]
+        if sync_state["upstream"]:
+            lines.append(
+                f"sync: {sync_state['upstream']}, {sync_state['ahead']} ahead, "
+                f"{sync_state['behind']} behind; last {sync_state['last_result'] or 'never'}"
+                + (f" at {sync_state['last_time']}" if sync_state["last_time"] else "")
+            )
+        lines += [f"  conflict copy to resolve: {c}" for c in data["conflicts"]]
         return "\n".join(lines)
 
     _emit(as_json, data, human)
@@ -420,6 +433,82 @@ def token_revoke(state: _State, name: str, as_json: bool) -> None:
     """Revoke the token called NAME; requests with it get 401 at once."""
     wiring.token_store(state.root).revoke(name)
     _emit(as_json, {"revoked": name}, f"revoked {name}")
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def sync(state: _State, as_json: bool) -> None:
+    """Sync with the branch's upstream: fetch, then fast-forward, push or merge."""
+    home = state.home()
+    result = wiring.syncer_of(home).sync()
+    wiring.reconciler_of(home).reconcile()
+
+    def human() -> str:
+        short = (result.head or "")[:12]
+        lines = [
+            f"{result.action} with {result.upstream} (was {result.ahead} ahead, "
+            f"{result.behind} behind; now at {short})"
+        ]
+        lines += [f"  conflict: the remote's version kept at {c}" for c in result.conflicts]
+        return "\n".join(lines)
+
+    _emit(as_json, result.as_dict(), human)
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def review(state: _State, as_json: bool) -> None:
+    """What waits for a person: pending proposals and open loops, with their keys."""
+    home = state.home()
+    proposals = queries.list_records(home, "proposal")
+    loops = queries.list_records(home, "loop")
+
+    def human() -> str:
+        lines = [f"pending proposals ({len(proposals)}):"]
+        lines += [
+            f"  {v.key}  {v.record.title if v.record else '(broken: ' + str(v.error) + ')'}"
+            for v in proposals
+        ]
+        lines.append(f"open loops ({len(loops)}):")
+        lines += [
+            f"  {v.key}  {v.record.title if v.record else '(broken: ' + str(v.error) + ')'}"
+            for v in loops
+        ]
+        lines.append("merge with 'hearth merge KEY', reject with 'hearth reject KEY --reason ...'")
+        return "\n".join(lines)
+
+    _emit(
+        as_json,
+        {"proposals": [v.as_dict() for v in proposals], "loops": [v.as_dict() for v in loops]},
+        human,
+    )
+
+
+@cli.group()
+def hooks() -> None:
+    """The git hooks hearth installs into the home."""
+
+
+@hooks.command("install")
+@json_option
+@click.pass_obj
+def hooks_install(state: _State, as_json: bool) -> None:
+    """Install hearth's git hooks (keeping any hook already there, which runs first)."""
+    installed = wiring.install_hooks(state.root)
+    _emit(as_json, {"installed": installed}, f"installed hooks: {', '.join(installed)}")
+
+
+@cli.command(context_settings={"ignore_unknown_options": True})
+@click.argument("name", type=click.Choice(list(HOOK_NAMES)))
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+@click.pass_obj
+def hook(state: _State, name: str, args: tuple[str, ...]) -> None:
+    """Run git hook NAME (what the installed hook shims call)."""
+    code = hooks_runtime.run(name, state.root)
+    if code:
+        sys.exit(code)
 
 
 @cli.command()

@@ -12,6 +12,7 @@ Running init again finds nothing missing and commits nothing.
 from __future__ import annotations
 
 import datetime as dt
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,7 @@ import pygit2
 from hearth.domain import layout
 from hearth.domain.settings import DEFAULT_SETTINGS_TOML
 from hearth.domain.validation import Bounds, RuleFailure, check_blob
-from hearth.errors import PathRefused
+from hearth.errors import Conflict, PathRefused
 from hearth.store.git import FileChange, GitStore, Plan, Snapshot, Trailers
 from hearth.store.rooted import RootedFiles
 
@@ -139,3 +140,57 @@ def init_home(
         tuple(skipped),
         tuple(warnings),
     )
+
+
+HOOK_NAMES = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
+HOOK_MARKER = "Installed by hearth"
+CHAINED_SUFFIX = ".before-hearth"
+
+
+def hooks_folder(root: Path) -> Path:
+    """Where git looks for this repository's hooks (``core.hooksPath`` or .git/hooks)."""
+    repo = pygit2.Repository(str(root))
+    try:
+        configured = repo.config["core.hooksPath"]
+    except KeyError:
+        return Path(repo.path) / "hooks"
+    path = Path(str(configured)).expanduser()
+    return path if path.is_absolute() else root / path
+
+
+def install_hooks(root: Path, templates: Path, interpreter: str) -> list[str]:
+    """Put hearth's hook shims in place; idempotent.
+
+    A hook that was there before hearth (not one of its shims) is renamed to
+    ``<name>.before-hearth`` and the shim runs it first, so it keeps working.
+    The shims start hearth as ``<interpreter> -m hearth``, and skip (with a
+    warning, never blocking git) when that interpreter is gone.
+    """
+    quoted = shlex.quote(interpreter)
+    folder = hooks_folder(root)
+    folder.mkdir(parents=True, exist_ok=True)
+    installed = []
+    for name in HOOK_NAMES:
+        text = (
+            (templates / name)
+            .read_text()
+            .replace("@HEARTH_EXISTS@", f"[ -x {quoted} ]")
+            .replace("@HEARTH@", f"{quoted} -m hearth")
+        )
+        target = folder / name
+        if target.exists() or target.is_symlink():
+            current = target.read_bytes() if target.is_file() else b""
+            if HOOK_MARKER.encode() not in current:
+                chained = folder / (name + CHAINED_SUFFIX)
+                if chained.exists():
+                    raise Conflict(
+                        f"{target} and {chained} both exist and neither is hearth's; "
+                        "merge them into one hook and run 'hearth hooks install' again"
+                    )
+                target.rename(chained)
+        temp = folder / f".{name}.hearth-new"
+        temp.write_text(text)
+        temp.chmod(0o755)
+        temp.replace(target)
+        installed.append(name)
+    return installed

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import sys
 from importlib import resources
 from pathlib import Path
 
 import pygit2
 
+from hearth import home_init
 from hearth.domain import layout
 from hearth.domain.settings import Settings, parse_settings
 from hearth.errors import NotAHome
@@ -19,6 +21,7 @@ from hearth.service import HomeService
 from hearth.store.git import GitStore
 from hearth.store.rooted import RootedFiles
 from hearth.store.tokens import TokenStore
+from hearth.sync import Syncer
 
 DEFAULT_HOME = Path("~/.hearth/home")
 
@@ -84,11 +87,33 @@ def open_service(root: Path, clock: Clock = utc_now) -> HomeService:
     return HomeService(home, reconciler_of(home), TokenStore(home.store.state_dir))
 
 
+def syncer_of(home: Home) -> Syncer:
+    return Syncer(home.root, home.store.state_dir, home.clock)
+
+
 def token_store(root: Path) -> TokenStore:
     if not (root / ".git").exists():
         raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
     return TokenStore(Path(pygit2.Repository(str(root)).path) / "hearth")
 
 
+def hook_templates() -> Path:
+    """hooks/: packaged in the wheel, or at the top of a source checkout."""
+    packaged = Path(str(resources.files("hearth"))) / "hooks"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "hooks"
+
+
+def install_hooks(root: Path) -> list[str]:
+    if not (root / ".git").exists():
+        raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
+    # The hooks start hearth with this very interpreter (``python -m hearth``).
+    return home_init.install_hooks(root, hook_templates(), sys.executable)
+
+
 def initialize(root: Path, clock: Clock = utc_now) -> InitResult:
-    return init_home(root, template_dir(), clock, default_actor(), Settings().bounds)
+    """``hearth init``: create or adopt the home, commit what it added, install the hooks."""
+    result = init_home(root, template_dir(), clock, default_actor(), Settings().bounds)
+    install_hooks(root)
+    return result
