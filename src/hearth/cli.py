@@ -124,10 +124,7 @@ def status(state: _State, as_json: bool) -> None:
     home = state.home()
     reconciler = wiring.reconciler_of(home)
     reconciler.reconcile()
-    data = queries.status(home, reconciler.status())
-    syncer = wiring.syncer_of(home)
-    data["sync"] = syncer.status()
-    data["conflicts"] = syncer.conflict_copies()
+    data = queries.status(home, reconciler.status(), wiring.syncer_of(home))
 
     def human() -> str:
         index = data["index"]

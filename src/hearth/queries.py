@@ -19,6 +19,7 @@ from hearth.errors import HearthError, InvalidInput, NotFound
 from hearth.home import Home
 from hearth.reconcile.reconciler import IndexStatus
 from hearth.store.history import CommitInfo, path_history
+from hearth.sync import Syncer
 
 
 @dataclass(frozen=True)
@@ -111,8 +112,11 @@ def active_text(home: Home) -> str:
     return data.decode("utf-8", "replace") if data is not None else ""
 
 
-def status(home: Home, index: IndexStatus | None = None) -> dict[str, Any]:
-    """The home's branch, HEAD, uncommitted changes, record counts and, given, the index."""
+def status(
+    home: Home, index: IndexStatus | None = None, syncer: Syncer | None = None
+) -> dict[str, Any]:
+    """The home's branch, HEAD, uncommitted changes, record counts and, given, the
+    index's freshness and the sync state (with the conflict copies to resolve)."""
     store = home.store
     head = store.head_commit()
     changes = []
@@ -130,6 +134,11 @@ def status(home: Home, index: IndexStatus | None = None) -> dict[str, Any]:
         "pending_proposals": len(list_records(home, "proposal")),
         "open_loops": len(list_records(home, "loop")),
         **({"index": index.as_dict()} if index is not None else {}),
+        **(
+            {"sync": syncer.status(), "conflicts": syncer.conflict_copies()}
+            if syncer is not None
+            else {}
+        ),
     }
 
 

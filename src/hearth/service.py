@@ -23,13 +23,14 @@ from typing import Any
 from hearth import queries
 from hearth.domain import context, layout
 from hearth.domain.text import decode_text
-from hearth.errors import Conflict, HearthError, NotFound
+from hearth.errors import HearthError, NotFound
 from hearth.home import Home
 from hearth.index.query import Hit
 from hearth.reconcile.reconciler import PassReport, Reconciler
 from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
 from hearth.store.tokens import TokenStore
+from hearth.sync import Syncer
 
 SERVER_FILE = "server.json"
 
@@ -58,10 +59,13 @@ class _OwnedPasses:
 
 
 class HomeService:
-    def __init__(self, home: Home, reconciler: Reconciler, tokens: TokenStore) -> None:
+    def __init__(
+        self, home: Home, reconciler: Reconciler, tokens: TokenStore, syncer: Syncer
+    ) -> None:
         self.home = home
         self.reconciler = reconciler
         self.tokens = tokens
+        self.syncer = syncer
         self.owner = threading.RLock()
         self.worker = ReconcileWorker(_OwnedPasses(self))
         self.watcher = Watcher(home.root, self.worker.request)
@@ -149,11 +153,18 @@ class HomeService:
             raise HearthError(f"the file watcher had stopped and was re-armed ({why})")
 
     def attention(self) -> list[str]:
-        return [
+        jobs = [
             f"scheduled job {s.name} failed at {s.last_run}: {s.last_error}"
             for s in self.jobs.values()
             if s.last_error
         ]
+        return jobs + self.syncer.attention()
+
+    def job_sync(self) -> None:
+        """Sync with the upstream, when the branch has one."""
+        if self.syncer.upstream() is None:
+            return
+        self.sync()
 
     # -- reading -----------------------------------------------------------------
 
@@ -162,7 +173,7 @@ class HomeService:
 
     def status(self) -> dict[str, Any]:
         with self.owned():
-            data = queries.status(self.home, self.reconciler.status())
+            data = queries.status(self.home, self.reconciler.status(), self.syncer)
         worker = self.worker.state
         data["watcher"] = self.watcher.as_dict()
         data["worker"] = {
@@ -212,10 +223,11 @@ class HomeService:
             return self.reconciler.rebuild() if full else self.reconciler.reconcile()
 
     def sync(self) -> dict[str, object]:
-        raise Conflict(
-            "sync with a remote is not available in this version of hearth; "
-            "use git pull and git push in the home meanwhile"
-        )
+        """Sync with the upstream, then reconcile what came in before answering."""
+        with self.owned():
+            result = self.syncer.sync()
+            self.reconciler.reconcile()
+        return result.as_dict()
 
     def _now(self) -> str:
         return self.home.clock().astimezone(dt.UTC).isoformat(timespec="seconds")

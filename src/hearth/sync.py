@@ -38,13 +38,19 @@ import pygit2
 from pygit2.enums import FileStatus, RepositoryState
 
 from hearth.domain import layout
-from hearth.errors import Conflict, HearthError, InvalidInput, StoreError
+from hearth.errors import Conflict, HearthError, StoreError
 from hearth.store.history import changed_paths
 from hearth.store.lock import write_lock
 
 PUSH_ATTEMPTS = 5
 SYNC_FILE = "sync.json"
 GIT_TIMEOUT = 300
+
+
+class NoUpstream(Conflict):
+    """The branch tracks no remote branch, so there is nothing to sync with."""
+
+    code = "no_upstream"
 
 
 class SyncBlocked(Conflict):
@@ -137,6 +143,16 @@ class Syncer:
         data["last_error"] = last.get("error")
         return data
 
+    def attention(self) -> list[str]:
+        """What ACTIVE.md's Needs attention should say about syncing."""
+        try:
+            last = json.loads((self.state_dir / SYNC_FILE).read_text())
+        except (OSError, ValueError):
+            return []
+        if last.get("result") in ("refused", "failed"):
+            return [f"last sync {last['result']} at {last.get('time')}: {last.get('error')}"]
+        return []
+
     def conflict_copies(self) -> list[str]:
         folder = self.root / layout.CONFLICTS_DIR
         if not folder.is_dir():
@@ -166,7 +182,7 @@ class Syncer:
     def _sync(self) -> SyncResult:
         found = self.upstream()
         if found is None:
-            raise InvalidInput(
+            raise NoUpstream(
                 "this branch has no upstream; set one with 'git push -u <remote> main' "
                 "(or 'git branch --set-upstream-to <remote>/main')"
             )

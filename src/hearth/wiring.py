@@ -77,6 +77,7 @@ def reconciler_of(home: Home) -> Reconciler:
             home.store.state_dir,
             home.settings.bounds,
             home.clock,
+            attention=syncer_of(home).attention,
         )
     return home.reconciler
 
@@ -84,7 +85,7 @@ def reconciler_of(home: Home) -> Reconciler:
 def open_service(root: Path, clock: Clock = utc_now) -> HomeService:
     """Everything ``hearth serve`` runs for the home at ``root``."""
     home = open_home(root, clock)
-    return HomeService(home, reconciler_of(home), TokenStore(home.store.state_dir))
+    return HomeService(home, reconciler_of(home), TokenStore(home.store.state_dir), syncer_of(home))
 
 
 def syncer_of(home: Home) -> Syncer:

@@ -442,3 +442,30 @@ def test_unix_socket(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         assert proc.wait(timeout=20) == 0
+
+
+def test_sync_over_http(tmp_path: Path) -> None:
+    from tests.api.conftest import make_home, start_server
+
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    root = make_home(tmp_path / "home")
+    no_upstream = start_server(root)
+    try:
+        refused = no_upstream.post("/v1/sync")
+        assert refused.status == 409 and refused.error_code == "no_upstream"
+        assert no_upstream.post("/v1/sync", token="write").status == 403
+    finally:
+        no_upstream.stop()
+    git(root, "remote", "add", "origin", str(remote))
+    git(root, "push", "-q", "-u", "origin", "main")
+    server = start_server(root)
+    try:
+        server.post("/v1/daily", {"text": "synced over http"})
+        done = server.post("/v1/sync")
+        assert done.status == 200 and done.body["action"] == "pushed"
+        assert "synced over http" in git(tmp_path, "--git-dir", str(remote), "log", "-p", "-1")
+        status = server.get("/v1/status").body
+        assert status["sync"]["upstream"] == "origin/main" and status["conflicts"] == []
+    finally:
+        assert server.stop() == 0

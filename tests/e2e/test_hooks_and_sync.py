@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from hearth import wiring
-from hearth.errors import Conflict, InvalidInput
-from hearth.sync import SyncBlocked
+from hearth.errors import Conflict
+from hearth.sync import NoUpstream, SyncBlocked
 from tests.conftest import FakeClock, git
 
 BIN = Path(sys.executable).parent
@@ -178,7 +178,7 @@ def machines(tmp_path: Path, clock: FakeClock) -> list[Machine]:
 
 
 def test_no_upstream_is_a_clear_refusal(home: Path) -> None:
-    with pytest.raises(InvalidInput, match="no upstream"):
+    with pytest.raises(NoUpstream, match="no upstream"):
         wiring.syncer_of(wiring.open_home(home)).sync()
     proc = hearth("--home", str(home), "sync")
     assert proc.returncode == 1 and "no upstream" in proc.stderr

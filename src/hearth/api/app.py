@@ -3,10 +3,11 @@
 The lifespan starts, in order: the service (a start-up reconcile pass, then
 the reconcile worker and the file watcher), then an APScheduler 3
 ``AsyncIOScheduler`` with the jobs of the home's ``[schedule]`` settings:
-a full reconcile pass, the weekly rollup of daily notes, and the watcher's
-health check. Jobs coalesce and never run two instances at once; each runs
-on the event loop's thread pool and records its outcome in the service, so
-a failing job shows in status and in ACTIVE.md. Shutdown stops them in the
+a full reconcile pass, the weekly rollup of daily notes, the watcher's
+health check, and sync with the git remote (when the branch has an
+upstream). Jobs coalesce and never run two instances at once; each runs on
+the event loop's thread pool and records its outcome in the service, so a
+failing job shows in status and in ACTIVE.md. Shutdown stops them in the
 reverse order.
 """
 
@@ -50,6 +51,7 @@ def _schedule(service: HomeService) -> AsyncIOScheduler:
             service.job_watcher,
             IntervalTrigger(seconds=settings.watcher_check_seconds),
         ),
+        ("sync", service.job_sync, IntervalTrigger(minutes=settings.sync_minutes)),
     ]
     for name, job, trigger in jobs:
         scheduler.add_job(service.run_job, trigger, args=(name, job), id=name, name=name)

@@ -32,6 +32,8 @@ reconcile_minutes = 10
 rollup_day = "mon"
 rollup_hour = 3
 watcher_check_seconds = 5
+# Minutes between syncs with the branch's upstream (only when it has one).
+sync_minutes = 15
 """
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -49,6 +51,7 @@ class Schedule:
     rollup_day: str = "mon"
     rollup_hour: int = 3
     watcher_check_seconds: int = 5
+    sync_minutes: int = 15
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,9 @@ def parse_settings(text: str) -> Settings:
                 "watcher_check_seconds",
                 defaults.schedule.watcher_check_seconds,
                 "schedule",
+            ),
+            sync_minutes=_positive_int(
+                schedule, "sync_minutes", defaults.schedule.sync_minutes, "schedule"
             ),
         ),
     )
