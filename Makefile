@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint bench install dev clean
+.PHONY: run test torture lint bench install dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,9 +37,15 @@ lint: dev
 test: lint
 	$(BIN)/pytest
 
+# The torture suite in its long form (more rounds of each attack).
+torture: dev
+	HEARTH_TORTURE=long $(BIN)/pytest -m torture -p no:cacheprovider
+
 bench: install
 	$(BIN)/python bench/commit_path.py
 	$(BIN)/python bench/search_index.py
+	$(BIN)/python bench/http_service.py
+	$(BIN)/python bench/load.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

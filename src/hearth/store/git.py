@@ -32,7 +32,15 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import FileMode, RepositoryState
 
-from hearth.errors import Busy, Conflict, DirtyFile, NotAHome, NotFound, StoreError
+from hearth.errors import (
+    Busy,
+    Conflict,
+    DirtyFile,
+    HearthError,
+    NotAHome,
+    NotFound,
+    StoreError,
+)
 from hearth.store.lock import backoff, write_lock
 from hearth.store.rooted import RootedFiles
 
@@ -135,6 +143,7 @@ class _Apply:
     commit_oid: pygit2.Oid | None
     index_oid: pygit2.Oid | None
     mode: FileMode = FileMode.BLOB
+    previous: bytes | None = None  # the work-tree bytes before, to undo a failed apply
 
 
 class GitStore:
@@ -225,9 +234,41 @@ class GitStore:
                     commit_id = self._create_commit(ref, snap, message, tree_id)
                     if commit_id is None:
                         continue  # the branch moved: plan again on the new tip
-                    self._apply(applies)
+                    try:
+                        self._apply(applies)
+                    except (OSError, pygit2.GitError) as exc:
+                        self._undo(ref, commit_id, snap, applies)
+                        why = getattr(exc, "strerror", None) or str(exc)
+                        raise StoreError(
+                            f"could not update the work tree or git's index ({why}); "
+                            "nothing was committed"
+                        ) from exc
                 return CommitResult(str(commit_id), tuple(a.path for a in applies))
         raise Busy("the branch kept moving while hearth tried to commit; try again")
+
+    def _undo(self, ref: str, commit_id: pygit2.Oid, snap: Snapshot, applies: list[_Apply]) -> None:
+        """Take back a commit whose work-tree update failed (a full disk, say).
+
+        The branch goes back to the old tip only if it still points at our
+        commit (a compare-and-swap); the files already replaced get their old
+        bytes back, best effort. git's index file was not replaced (that is the
+        last step), but the in-memory copy may hold the new entries: drop it.
+        """
+        self._index, self._index_stamp = None, None
+        reference = self.repo.lookup_reference(ref)
+        if reference.target == commit_id:
+            if snap.commit is None:
+                reference.delete()
+            else:
+                reference.set_target(snap.commit.id, "hearth: undo a write that failed")
+        for apply in applies:
+            try:
+                if apply.previous is None:
+                    self.files.delete(apply.path)
+                else:
+                    self.files.write(apply.path, apply.previous)
+            except (OSError, HearthError):
+                continue
 
     def _create_commit(
         self, ref: str, snap: Snapshot, message: str, tree_id: pygit2.Oid
@@ -258,7 +299,7 @@ class GitStore:
             on_disk = self.files.read(change.path)
             disk_oid = pygit2.hash(on_disk) if on_disk is not None else None
             staged_oid = index[change.path].id if change.path in index else None
-            apply = _Apply(change.path, change.data, new_oid, new_oid, mode)
+            apply = _Apply(change.path, change.data, new_oid, new_oid, mode, on_disk)
             disk_clean = disk_oid in (head_oid, new_oid)
             staged_clean = staged_oid in (head_oid, new_oid)
             if disk_clean and staged_clean:
@@ -360,25 +401,69 @@ class GitStore:
         ourselves (and renaming a scratch copy into place) closes that window.
         """
         lock = self.git_dir / "index.lock"
+        owner = self.state_dir / _LOCK_OWNER
         for _ in backoff(self.lock_timeout):
             try:
                 fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
                 break
             except FileExistsError:
+                _clear_if_orphaned(lock, owner)
                 continue
         else:
             raise Busy(
                 f"git's index stayed locked for over {self.lock_timeout:.0f} s; if no git "
                 "command is running, remove the stale .git/index.lock and try again"
             )
-        os.close(fd)
+        try:
+            # Who holds it, so a later hearth can tell a lock left by a killed
+            # hearth (owner gone: cleared) from one a live git holds (waited for).
+            ino = os.fstat(fd).st_ino
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            owner.write_text(f"{os.getpid()} {ino} {_boot_id()}")
+        finally:
+            os.close(fd)
         try:
             yield
         finally:
             lock.unlink(missing_ok=True)
+            owner.unlink(missing_ok=True)
 
 
 _SCRATCH_INDEX = "index.scratch"
+_LOCK_OWNER = "index.lock.owner"
+
+
+def _boot_id() -> str:
+    try:
+        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        return ""
+
+
+def _clear_if_orphaned(lock: Path, owner: Path) -> bool:
+    """Remove git's index.lock when hearth took it and its process is gone.
+
+    Only a lock whose inode hearth recorded, for a process that no longer runs
+    (or ran before a reboot), is removed; a lock held by git is never touched.
+    """
+    try:
+        pid_text, ino_text, boot = ([*owner.read_text().split(), "", "", ""])[:3]
+        pid, ino = int(pid_text), int(ino_text)
+        if lock.stat().st_ino != ino:
+            return False
+    except (OSError, ValueError):
+        return False
+    if boot == _boot_id():
+        try:
+            os.kill(pid, 0)
+            return False  # the owner still runs: wait for it
+        except ProcessLookupError:
+            pass
+        except PermissionError:
+            return False  # a live process of another user
+    lock.unlink(missing_ok=True)
+    owner.unlink(missing_ok=True)
+    return True
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
