@@ -155,7 +155,17 @@ def hooks_folder(root: Path) -> Path:
     except KeyError:
         return Path(repo.path) / "hooks"
     path = Path(str(configured)).expanduser()
-    return path if path.is_absolute() else root / path
+    folder = path if path.is_absolute() else root / path
+    resolved, home = folder.resolve(), root.resolve()
+    if resolved != home and home not in resolved.parents:
+        # A shared hooks folder (a global core.hooksPath) serves other
+        # repositories too: hearth's hooks do not belong there.
+        raise Conflict(
+            f"core.hooksPath points to {folder}, outside this home; hearth did not install "
+            "its git hooks there. Unset it for this repository "
+            "(git config core.hooksPath .git/hooks) and run 'hearth hooks install'"
+        )
+    return folder
 
 
 def install_hooks(root: Path, templates: Path, interpreter: str) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import sys
@@ -13,7 +14,8 @@ import pygit2
 from hearth import home_init
 from hearth.domain import layout
 from hearth.domain.settings import Settings, parse_settings
-from hearth.errors import NotAHome
+from hearth.domain.validation import RuleFailure
+from hearth.errors import Conflict, NotAHome
 from hearth.home import Clock, Home
 from hearth.home_init import InitResult, init_home
 from hearth.reconcile.reconciler import Reconciler
@@ -116,5 +118,9 @@ def install_hooks(root: Path) -> list[str]:
 def initialize(root: Path, clock: Clock = utc_now) -> InitResult:
     """``hearth init``: create or adopt the home, commit what it added, install the hooks."""
     result = init_home(root, template_dir(), clock, default_actor(), Settings().bounds)
-    install_hooks(root)
+    try:
+        install_hooks(root)
+    except Conflict as exc:
+        skipped = RuleFailure("core.hooksPath", "hooks", exc.message, "see docs/hooks.md")
+        return dataclasses.replace(result, warnings=(*result.warnings, skipped))
     return result

@@ -315,3 +315,16 @@ def test_fifty_rounds_of_random_work_lose_nothing(machines: list[Machine]) -> No
         assert "<<<<<<<" not in "".join(
             p.read_text() for p in (machine.root / "memory").glob("*.md")
         )
+
+
+def test_a_shared_hooks_path_is_left_alone(tmp_path: Path) -> None:
+    shared = tmp_path / "shared-hooks"
+    shared.mkdir()
+    Path(os.environ["HOME"], ".gitconfig").write_text(f"[core]\n\thooksPath = {shared}\n")
+    # A new process: libgit2 reads the global config's location once, at start.
+    init = hearth("init", str(tmp_path / "home"), "--json")
+    assert init.returncode == 0, init.stderr
+    assert list(shared.iterdir()) == []
+    assert any("core.hooksPath" in w["message"] for w in json.loads(init.stdout)["warnings"])
+    proc = hearth("--home", str(tmp_path / "home"), "hooks", "install")
+    assert proc.returncode == 1 and "core.hooksPath" in proc.stderr
