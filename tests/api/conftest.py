@@ -149,7 +149,10 @@ def start_server(root: Path, *extra: str, env: dict[str, str] | None = None) -> 
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise AssertionError(f"server exited: {proc.stderr.read() if proc.stderr else ''}")
+            output = proc.stderr.read() if proc.stderr else b""
+            if proc.stderr:
+                proc.stderr.close()
+            raise AssertionError(f"server exited: {output.decode(errors='replace')}")
         try:
             if server.get("/healthz", token=None).status == 200:
                 return server

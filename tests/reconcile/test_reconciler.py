@@ -374,3 +374,29 @@ def test_the_manifest_journal_survives_a_new_process_and_a_torn_record(
     later = wiring.reconciler_of(ws.reopen())
     assert not later.reconcile().rebuilt
     assert "memory/topics/j9.md" in paths_found(later, "ibis")
+
+
+def test_an_index_that_cannot_commit_is_rebuilt(
+    workspace: Workspace, rec: Reconciler, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What a process killed mid-commit can leave behind (Tantivy refuses to commit)."""
+    from hearth.index import search_index
+
+    rec.reconcile()
+    real_commit = search_index.IndexUpdate.commit
+    calls = 0
+
+    def debris(self: search_index.IndexUpdate) -> bool:
+        nonlocal calls
+        calls += 1
+        if calls == 1:
+            self.rollback()
+            raise search_index.IndexUnusable("Failed to open file for write: FileAlreadyExists")
+        return real_commit(self)
+
+    monkeypatch.setattr(search_index.IndexUpdate, "commit", debris)
+    workspace.write("memory/topics/phoenix.md", "# Phoenix\n\nrises again\n")
+    report = rec.reconcile()
+    assert report.rebuilt
+    assert paths_found(rec, "phoenix") == {"memory/topics/phoenix.md"}
+    assert rec.status().fresh

@@ -157,7 +157,19 @@ def test_sigkill_during_writes_then_restart_converges(tmp_path: Path) -> None:
         thread.join(30)
         with contextlib.suppress(Exception):
             server.stop()
-        assert_repository_sound(root)
+        assert (
+            subprocess.run(
+                ["git", "fsck", "--no-progress", "--strict"],
+                cwd=root,
+                capture_output=True,
+                check=False,
+            ).returncode
+            == 0
+        )
+        lock = root / ".git/index.lock"
+        if lock.exists():  # killed while holding git's lock: it must say so, for the next write
+            owner = (root / ".git/hearth/index.lock.owner").read_text().split()
+            assert int(owner[0]) == server.proc.pid
     # Every write the server acknowledged is in history; a new server converges.
     history = git(root, "log", "-p")
     assert [t for t in acknowledged if t not in history] == []
@@ -170,6 +182,7 @@ def test_sigkill_during_writes_then_restart_converges(tmp_path: Path) -> None:
         assert index["files_on_disk"] == index["files_indexed"]
     finally:
         assert server.stop() == 0
+    assert_repository_sound(root)
     temp_files = [p for p in root.rglob(".hearth-tmp-*") if ".git" not in p.parts]
     assert git(root, "status", "--porcelain") == ""  # temp files are ignored, never committed
     assert all(p.name.startswith(".hearth-tmp-") for p in temp_files)

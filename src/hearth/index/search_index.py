@@ -171,6 +171,10 @@ class IndexUpdate:
         writer, self._writer = self._writer, None
         try:
             writer.commit()
+        except ValueError as exc:
+            # e.g. files left by a process killed mid-commit collide with this
+            # commit's names: the folder is not safe to write to any more.
+            raise IndexUnusable(f"the index could not commit: {exc}") from exc
         finally:
             writer.wait_merging_threads()
         return True

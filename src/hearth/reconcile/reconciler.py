@@ -217,7 +217,12 @@ class Reconciler:
                     wanted = None if moved is None else [*wanted, *moved]
                 elif not wanted:
                     return _timed(PassReport(full=False), started)
-            report = self._pass(None if rebuilt else wanted, rebuilt, refresh_active)
+            try:
+                report = self._pass(None if rebuilt else wanted, rebuilt, refresh_active)
+            except IndexUnusable:
+                # The live index cannot take writes (say, debris of a killed
+                # process): build a new one aside from the files and swap it in.
+                report = self._pass(None, self._rebuild(), refresh_active)
         return _timed(report, started)
 
     def _changed_between(self, old: str | None, new: str | None) -> list[str] | None:
