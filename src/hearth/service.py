@@ -86,6 +86,7 @@ class HomeService:
     def start(self) -> PassReport:
         """Start-up pass (rebuilding the index if needed), then the worker and watcher."""
         with self.owned():
+            self.home.store.recover()  # a write cut short by a crash is finished first
             report = self.reconciler.reconcile()
         self.worker.start()
         self.watcher.start()

@@ -418,3 +418,27 @@ def test_a_really_full_filesystem_fails_the_write_cleanly(tmp_path: Path, clock)
         )
     finally:
         subprocess.run(["umount", "-l", str(mount_point)], check=False)
+
+
+def test_a_write_killed_between_commit_and_work_tree_update_is_finished(
+    workspace: Workspace,
+) -> None:
+    """As if SIGKILLed right after the commit: HEAD has the entry, the files do not."""
+    ws = workspace
+    first = ws.home.note("first entry", None, "test")
+    before = ws.read(first.path)
+    staged_before = ws.git("rev-parse", f":{first.path}").strip()
+    second = ws.home.note("second entry", None, "test")
+    # Undo the work-tree and index update of the second write, keep its commit.
+    (ws.root / first.path).write_text(before)
+    ws.git("update-index", "--cacheinfo", f"100644,{staged_before},{first.path}")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    (ws.home.store.state_dir / "index.lock.owner").write_text(f"{dead.pid} 0 {boot}")
+    assert ws.porcelain().strip() == f"M  {first.path}"  # the stale copy looks staged
+    ws.reopen().note("third entry", None, "test")
+    text = ws.read(second.path)
+    assert "first entry" in text and "second entry" in text and "third entry" in text
+    assert ws.porcelain() == ""
+    assert_repository_sound(ws.root)

@@ -41,6 +41,7 @@ from hearth.errors import (
     NotFound,
     StoreError,
 )
+from hearth.store.history import changed_paths
 from hearth.store.lock import backoff, write_lock
 from hearth.store.rooted import RootedFiles
 
@@ -209,6 +210,7 @@ class GitStore:
     def commit(self, operation: Callable[[Snapshot], Plan], trailers: Trailers) -> CommitResult:
         """Run ``operation`` against HEAD and land its plan as one commit."""
         with write_lock(self.state_dir / "write.lock", self.lock_timeout):
+            self._recover_locked()
             for _ in range(MOVED_TIP_RETRIES):
                 if self.repo.state() != RepositoryState.NONE:
                     raise Conflict(
@@ -269,6 +271,18 @@ class GitStore:
                     self.files.write(apply.path, apply.previous)
             except (OSError, HearthError):
                 continue
+
+    def recover(self) -> None:
+        """Finish a write a killed hearth left between its commit and its work tree."""
+        with write_lock(self.state_dir / "write.lock", self.lock_timeout):
+            self._recover_locked()
+
+    def _recover_locked(self) -> None:
+        if (self.state_dir / _LOCK_OWNER).exists():
+            # Under our write lock no other hearth holds git's lock: the record
+            # is a dead hearth's. Finish its write before planning on top of it.
+            with self._index_locked():
+                pass
 
     def _create_commit(
         self, ref: str, snap: Snapshot, message: str, tree_id: pygit2.Oid
@@ -415,6 +429,9 @@ class GitStore:
                 "command is running, remove the stale .git/index.lock and try again"
             )
         try:
+            # An owner record still there means the last hearth to hold this lock
+            # died holding it, perhaps between its commit and the work-tree update.
+            interrupted = owner.exists()
             # Who holds it, so a later hearth can tell a lock left by a killed
             # hearth (owner gone: cleared) from one a live git holds (waited for).
             ino = os.fstat(fd).st_ino
@@ -423,10 +440,54 @@ class GitStore:
         finally:
             os.close(fd)
         try:
+            if interrupted:
+                self._finish_interrupted_write()
             yield
         finally:
-            lock.unlink(missing_ok=True)
+            # The owner record goes first: whoever takes the lock next must not
+            # find a record of ours and think we died holding it.
             owner.unlink(missing_ok=True)
+            lock.unlink(missing_ok=True)
+
+    def _finish_interrupted_write(self) -> None:
+        """Complete the work-tree and index update of a hearth commit whose process died.
+
+        Only HEAD's own commit is looked at, only if hearth made it, and only
+        paths whose work-tree copy or index entry still hold the parent's
+        version are brought to HEAD's: anything a person changed since is left
+        alone. Without this, the stale copies would look like a person's edit
+        reverting the commit, and a later ``git commit`` could take them in.
+        """
+        head = self.head_commit()
+        if head is None or len(head.parents) != 1 or "\nHearth-Op: " not in head.message:
+            return
+        parent = head.parents[0]
+        paths = changed_paths(self.repo, str(parent.id), str(head.id), 1000) or []
+        old, new = Snapshot(self.repo, parent), Snapshot(self.repo, head)
+        index = self._current_index()
+        repaired = False
+        for path in paths:
+            old_oid, new_oid = old.entry(path), new.entry(path)
+            before = old_oid.id if old_oid is not None else None
+            after = new_oid.id if new_oid is not None else None
+            on_disk = self.files.read(path)
+            if (pygit2.hash(on_disk) if on_disk is not None else None) == before:
+                data = new.read(path)
+                if data is None:
+                    self.files.delete(path)
+                else:
+                    self.files.write(path, data)
+            staged = index[path].id if path in index else None
+            if staged == before and before != after:
+                if after is None:
+                    index.remove(path)
+                else:
+                    index.add(pygit2.IndexEntry(path, after, _blob_mode(new, path)))
+                repaired = True
+        if repaired:
+            index.write()
+            (self.state_dir / _SCRATCH_INDEX).replace(self.git_dir / "index")
+            self._index_stamp = _stamp(self.git_dir / "index")
 
 
 _SCRATCH_INDEX = "index.scratch"
@@ -461,8 +522,9 @@ def _clear_if_orphaned(lock: Path, owner: Path) -> bool:
             pass
         except PermissionError:
             return False  # a live process of another user
+    # The owner record stays: the next holder sees it and finishes the dead
+    # hearth's work-tree and index update (GitStore._finish_interrupted_write).
     lock.unlink(missing_ok=True)
-    owner.unlink(missing_ok=True)
     return True
 
 
