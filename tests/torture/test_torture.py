@@ -442,3 +442,17 @@ def test_a_write_killed_between_commit_and_work_tree_update_is_finished(
     assert "first entry" in text and "second entry" in text and "third entry" in text
     assert ws.porcelain() == ""
     assert_repository_sound(ws.root)
+
+
+def test_a_ref_lock_left_inside_a_killed_commit_is_cleared(workspace: Workspace) -> None:
+    ws = workspace
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    (ws.home.store.state_dir / "index.lock.owner").write_text(f"{dead.pid} 0 {boot}")
+    (ws.root / ".git/refs/heads/main.lock").write_text("")  # made while it held the index
+    started = time.monotonic()
+    assert ws.home.note("after a killed commit", None, "test").changed
+    assert time.monotonic() - started < 8
+    assert not (ws.root / ".git/refs/heads/main.lock").exists()
+    assert_repository_sound(ws.root)

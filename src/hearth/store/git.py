@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -169,6 +170,8 @@ class GitStore:
         self.git_dir = Path(self.repo.path)
         self.state_dir = self.git_dir / "hearth"
         self._index: pygit2.Index | None = None
+        #: When the hearth that died holding git's index lock took it, if one did.
+        self._dead_since: float | None = None
         self._index_stamp: tuple[int, int, int] | None = None
 
     # -- reading -----------------------------------------------------------
@@ -291,7 +294,9 @@ class GitStore:
         parents = [snap.commit.id] if snap.commit is not None else []
         for _ in backoff(self.lock_timeout):
             try:
-                return self.repo.create_commit(ref, sig, sig, message, tree_id, parents)
+                landed = self.repo.create_commit(ref, sig, sig, message, tree_id, parents)
+                self._dead_since = None
+                return landed
             except pygit2.GitError as exc:
                 if "not the first parent" in str(exc):
                     return None
@@ -299,6 +304,8 @@ class GitStore:
             except OSError as exc:
                 if "lock" not in str(exc):
                     raise StoreError(f"git refused the commit: {exc}") from exc
+                if self._dead_since is not None:  # perhaps the dead hearth's ref lock
+                    self._clear_dead_ref_lock(self._dead_since)
         raise Busy(f"the branch {ref} stayed locked (a .lock file in .git/refs); try again")
 
     def _plan_work_tree(self, snap: Snapshot, plan: Plan) -> list[_Apply]:
@@ -431,7 +438,7 @@ class GitStore:
         try:
             # An owner record still there means the last hearth to hold this lock
             # died holding it, perhaps between its commit and the work-tree update.
-            interrupted = owner.exists()
+            interrupted = _mtime(owner)
             # Who holds it, so a later hearth can tell a lock left by a killed
             # hearth (owner gone: cleared) from one a live git holds (waited for).
             ino = os.fstat(fd).st_ino
@@ -440,13 +447,30 @@ class GitStore:
         finally:
             os.close(fd)
         try:
-            if interrupted:
+            if interrupted is not None:
+                self._dead_since = interrupted  # kept until a commit of ours lands
+                self._clear_dead_ref_lock(interrupted)
                 self._finish_interrupted_write()
             yield
         finally:
             # The owner record goes first: whoever takes the lock next must not
             # find a record of ours and think we died holding it.
             owner.unlink(missing_ok=True)
+            lock.unlink(missing_ok=True)
+
+    def _clear_dead_ref_lock(self, held_since: float) -> None:
+        """Remove the branch's ref lock a killed hearth left inside ``create_commit``.
+
+        Only a lock made while that hearth held git's index lock (no git commit
+        can run then) and untouched for a while (git holds ref locks for
+        milliseconds) is removed.
+        """
+        try:
+            lock = self.git_dir / (self.branch_ref() + ".lock")
+            made = lock.stat().st_mtime
+        except (OSError, Conflict):
+            return
+        if made >= held_since - 1 and time.time() - made > STALE_REF_LOCK_SECONDS:
             lock.unlink(missing_ok=True)
 
     def _finish_interrupted_write(self) -> None:
@@ -492,6 +516,15 @@ class GitStore:
 
 _SCRATCH_INDEX = "index.scratch"
 _LOCK_OWNER = "index.lock.owner"
+#: A ref lock older than this, made while a dead hearth held the index, is its.
+STALE_REF_LOCK_SECONDS = 2.0
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
 
 
 def _boot_id() -> str:
