@@ -126,7 +126,7 @@ class HomeService:
         state.last_run = self._now()
         try:
             job()
-        except (HearthError, OSError) as exc:
+        except Exception as exc:  # the job's boundary: whatever failed is recorded, not lost
             state.failures += 1
             state.last_error = getattr(exc, "message", None) or str(exc)
             self.worker.request([])  # refresh ACTIVE.md's Needs attention
