@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from hearth import wiring
-from homegen import generate, git, paragraph, summary, topic_path, use_git_identity
+from homegen import git, paragraph, seed_home, summary, topic_path, use_git_identity
 
 
 def main() -> None:
@@ -41,10 +41,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="hearth-bench-") as tmp:
         root = Path(tmp) / "home"
         started = time.perf_counter()
-        wiring.initialize(root)
-        generate(root, args.files, rng)
-        git(root, "add", "-A")
-        git(root, "commit", "-q", "-m", "bench: seed")
+        seed_home(root, args.files, rng)
         print(f"seeded {args.files} files in {time.perf_counter() - started:.1f} s")
 
         home = wiring.open_home(root)

@@ -76,3 +76,46 @@ def use_git_identity() -> dict[str, str]:
 def percentile(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+def seed_home(root: Path, files: int, rng: random.Random) -> None:
+    """A new home at ``root`` with ``files`` generated topic files, committed with git."""
+    from hearth import wiring
+
+    wiring.initialize(root)
+    generate(root, files, rng)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "bench: seed")
+
+
+def start_server(root: Path, env: dict[str, str], scope: str = "write") -> tuple[object, int, str]:
+    """``hearth serve`` on a free loopback port, once it answers: (process, port, token)."""
+    import http.client
+    import socket
+    import sys
+    import time
+
+    hearth = str(Path(sys.executable).parent / "hearth")
+    token = subprocess.run(
+        [hearth, "--home", str(root), "token", "create", "--name", "bench", "--scope", scope],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    server = subprocess.Popen(
+        [hearth, "--home", str(root), "serve", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    while True:
+        try:
+            probe = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            probe.request("GET", "/healthz")
+            if probe.getresponse().status == 200:
+                return server, port, token
+        except OSError:
+            time.sleep(0.05)

@@ -25,15 +25,12 @@ import json
 import random
 import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-from hearth import wiring
-from homegen import WORDS, generate, git, percentile, use_git_identity
+from homegen import WORDS, git, percentile, seed_home, start_server, use_git_identity
 
 
 class Client:
@@ -91,39 +88,15 @@ def main() -> None:
     args = parser.parse_args()
     rng = random.Random(5)
     env = use_git_identity()
-    hearth = str(Path(sys.executable).parent / "hearth")
 
     with tempfile.TemporaryDirectory(prefix="hearth-bench-") as tmp:
         root = Path(tmp) / "home"
         t0 = time.perf_counter()
-        wiring.initialize(root)
-        generate(root, args.files, rng)
-        git(root, "add", "-A")
-        git(root, "commit", "-q", "-m", "bench: seed")
+        seed_home(root, args.files, rng)
         print(f"seeded {args.files} files in {time.perf_counter() - t0:.1f} s")
-        token = subprocess.run(
-            [hearth, "--home", str(root), "token", "create", "--name", "bench", "--scope", "write"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        port = free_port()
         t0 = time.perf_counter()
-        server = subprocess.Popen(
-            [hearth, "--home", str(root), "serve", "--port", str(port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
+        server, port, token = start_server(root, env)
         try:
-            while True:
-                try:
-                    probe = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-                    probe.request("GET", "/healthz")
-                    if probe.getresponse().status == 200:
-                        break
-                except OSError:
-                    time.sleep(0.05)
             print(f"server up (index built) in {time.perf_counter() - t0:.1f} s")
             client = Client(port, token)
 

@@ -17,16 +17,14 @@ import json
 import random
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-from hearth import wiring
-from homegen import WORDS, generate, git, percentile, use_git_identity
-from http_service import free_port, memory_kb
+from homegen import WORDS, percentile, seed_home, start_server, use_git_identity
+from http_service import memory_kb
 
 
 def main() -> None:
@@ -37,36 +35,12 @@ def main() -> None:
     parser.add_argument("--write-share", type=float, default=0.1)
     args = parser.parse_args()
     env = use_git_identity()
-    hearth = str(Path(sys.executable).parent / "hearth")
 
     with tempfile.TemporaryDirectory(prefix="hearth-load-") as tmp:
         root = Path(tmp) / "home"
-        wiring.initialize(root)
-        generate(root, args.files, random.Random(1))
-        git(root, "add", "-A")
-        git(root, "commit", "-q", "-m", "load: seed")
-        token = subprocess.run(
-            [hearth, "--home", str(root), "token", "create", "--name", "load", "--scope", "write"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-        port = free_port()
-        server = subprocess.Popen(
-            [hearth, "--home", str(root), "serve", "--port", str(port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
+        seed_home(root, args.files, random.Random(1))
+        server, port, token = start_server(root, env)
         try:
-            while True:
-                try:
-                    probe = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-                    probe.request("GET", "/healthz")
-                    if probe.getresponse().status == 200:
-                        break
-                except OSError:
-                    time.sleep(0.05)
             samples: dict[str, list[float]] = {"search": [], "write": []}
             errors: list[str] = []
             lock = threading.Lock()

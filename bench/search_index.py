@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from hearth import wiring
-from homegen import WORDS, generate, git, percentile, use_git_identity
+from homegen import WORDS, percentile, seed_home, use_git_identity
 
 FTS5_BUILD = r"""
 import os, sqlite3, sys
@@ -113,10 +113,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="hearth-bench-") as tmp:
         root = Path(tmp) / "home"
         t0 = time.perf_counter()
-        wiring.initialize(root)
-        generate(root, args.files, rng)
-        git(root, "add", "-A")
-        git(root, "commit", "-q", "-m", "bench: seed")
+        seed_home(root, args.files, rng)
         size = sum(p.stat().st_size for p in root.rglob("*.md") if ".git" not in p.parts)
         print(
             f"seeded {args.files} files, {size / 1e6:.1f} MB, in {time.perf_counter() - t0:.1f} s"
