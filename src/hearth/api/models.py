@@ -113,7 +113,9 @@ class Active(BaseModel):
     content: str
 
 
-class Proposal(BaseModel):
+class Record(BaseModel):
+    """What proposals and loops share; a file that does not parse has only ``error``."""
+
     key: str
     path: str
     title: str | None = None
@@ -121,27 +123,22 @@ class Proposal(BaseModel):
     created: str | None = None
     updated: str | None = None
     source: str | None = None
+    error: str | None = None
+
+
+class Proposal(Record):
     target: str | None = None
     rationale: str | None = None
     entries: list[str] | None = None
-    error: str | None = None
 
 
 class Proposals(BaseModel):
     proposals: list[Proposal]
 
 
-class Loop(BaseModel):
-    key: str
-    path: str
-    title: str | None = None
-    status: str | None = None
-    created: str | None = None
-    updated: str | None = None
-    source: str | None = None
+class Loop(Record):
     next_step: str | None = None
     summary: str | None = None
-    error: str | None = None
 
 
 class Loops(BaseModel):
