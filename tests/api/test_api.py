@@ -269,7 +269,18 @@ def test_a_person_committing_with_git_keeps_status_fresh(server: Server) -> None
     (s.root / "memory/topics").mkdir(parents=True, exist_ok=True)
     (s.root / "memory/topics/plain.md").write_text("# Plain git\n\nCommitted by hand.\n")
     git(s.root, "add", "memory/topics/plain.md")
-    git(s.root, "commit", "-qm", "memory: by hand")
+    commit = subprocess.run(
+        ["git", "commit", "-qm", "memory: by hand"],
+        cwd=s.root,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=os.environ.copy(),
+    )
+    assert commit.returncode == 0, commit.stderr
+    # The post-commit hook saw the running server and nudged it (no Python started).
+    assert "hearth: told the server to reconcile; 0 pending proposals" in commit.stderr
+    assert (s.root / ".git/hearth/nudge").exists()
     head = git(s.root, "rev-parse", "HEAD").strip()
 
     def fresh() -> bool:
