@@ -3,89 +3,32 @@
 Exit statuses: 0 done, 1 refused (validation, conflict, not found, bad path)
 with the reason on stderr, 2 usage. Every command that prints data takes
 ``--json``. This module and ``api/errors.py`` are the only places that turn
-errors into statuses.
+errors into statuses. The commands that run services live in
+``cli_runtime``; what all commands share lives in ``cli_support``.
 """
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import ipaddress
-import json
-import shlex
-import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import click
 import pygit2
 
-from hearth import hooks as hooks_runtime
-from hearth import queries, wiring
+from hearth import (
+    cli_runtime,  # noqa: F401  (registers serve, watch, tokens, hooks, sync)
+    queries,
+    wiring,
+)
 from hearth.catalog import RecordView
+from hearth.cli_support import _emit, _report_line, _State, _written, cli, json_option
 from hearth.domain.layout import ACTIVE_PATH, KINDS
 from hearth.errors import HearthError
-from hearth.home import Home, WriteResult
-from hearth.home_init import HOOK_NAMES
 from hearth.index.query import MAX_LIMIT
-from hearth.reconcile.reconciler import PassReport
-from hearth.reconcile.watcher import Watcher
-from hearth.reconcile.worker import ReconcileWorker
 
-
-@dataclass
-class _State:
-    home_option: str | None
-    actor: str
-    _home: Home | None = field(default=None, repr=False)
-
-    @property
-    def root(self) -> Path:
-        return wiring.resolve_home(self.home_option)
-
-    def home(self) -> Home:
-        if self._home is None:
-            self._home = wiring.open_home(self.root)
-        return self._home
-
-
-def _emit(as_json: bool, data: Any, human: Callable[[], str] | str) -> None:
-    if as_json:
-        click.echo(json.dumps(data, indent=2, ensure_ascii=False))
-        return
-    text = human() if callable(human) else human
-    if text:
-        click.echo(text)
-
-
-def _written(as_json: bool, result: WriteResult, done: str) -> None:
-    short = (result.commit or "")[:12]
-    message = f"{done} (commit {short})" if result.changed else f"{done}: nothing changed"
-    _emit(as_json, result.as_dict(), message)
-
-
-#: Seconds between watcher health checks in ``hearth watch``.
-HEALTH_CHECK_SECONDS = 2.0
-
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option(
-    "--home",
-    "home_option",
-    metavar="PATH",
-    help="The home (default: $HEARTH_HOME, else ~/.hearth/home).",
-)
-@click.option("--actor", default=None, help="Who is acting, for the Hearth-Actor trailer.")
-@click.pass_context
-def cli(ctx: click.Context, home_option: str | None, actor: str | None) -> None:
-    """hearth: an AI assistant's home as markdown in git."""
-    ctx.obj = _State(home_option, actor or wiring.default_actor())
+__all__ = ["cli", "git_main", "main"]
 
 
 @cli.command()
@@ -189,15 +132,6 @@ def search(
     _emit(as_json, {"hits": [h.as_dict() for h in hits]}, human)
 
 
-def _report_line(report: PassReport) -> str:
-    what = "rebuilt the index" if report.rebuilt else ("full pass" if report.full else "pass")
-    line = (
-        f"{what}: {report.scanned} files listed, {report.hashed} read, {report.indexed} "
-        f"indexed, {report.removed} removed, {report.parked} parked in {report.seconds:.3f} s"
-    )
-    return "\n".join([line, *(f"  error: {e}" for e in report.errors)])
-
-
 @cli.command()
 @click.option("--full", is_flag=True, help="Rebuild the index from every file, aside, then swap.")
 @json_option
@@ -244,268 +178,6 @@ def rollup(state: _State, week: str | None, as_json: bool) -> None:
     """Commit the weekly digest of daily notes to continuity/rollups/."""
     result = state.home().rollup(week, state.actor)
     _written(as_json, result, f"wrote {result.path}")
-
-
-@cli.command()
-@click.pass_obj
-def watch(state: _State) -> None:
-    """Keep the index and ACTIVE.md in step with the files until interrupted.
-
-    Runs the file watcher and the reconcile worker in the foreground and
-    prints one line per pass that changed something.
-    """
-    home = state.home()
-    reconciler = wiring.reconciler_of(home)
-
-    def on_pass(report: PassReport) -> None:
-        if report.changed or report.errors or report.rebuilt:
-            click.echo(_report_line(report))
-
-    worker = ReconcileWorker(reconciler, on_pass=on_pass)
-    watcher = Watcher(home.root, worker.request)
-    stop = threading.Event()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
-    click.echo(_report_line(reconciler.reconcile()))
-    worker.start()
-    watcher.start()
-    click.echo(f"watching {home.root} (Ctrl-C to stop)")
-    try:
-        while not stop.wait(HEALTH_CHECK_SECONDS):
-            if watcher.ensure_running():
-                click.echo(f"watcher re-armed: {watcher.last_error or 'it stopped delivering'}")
-    finally:
-        watcher.stop()
-        worker.stop()
-
-
-@cli.command()
-@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
-@click.option("--port", default=8979, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--uds", default=None, metavar="PATH", help="Serve on this unix socket instead.")
-@click.option("--allow-remote", is_flag=True, help="Allow binding an address other than loopback.")
-@click.pass_obj
-def serve(state: _State, host: str, port: int, uds: str | None, allow_remote: bool) -> None:
-    """Serve the home over HTTP, with the watcher and the scheduler, until SIGTERM."""
-    # Imported here: FastAPI and uvicorn would add ~0.2 s to every other command.
-    import uvicorn  # noqa: PLC0415
-
-    from hearth.api.app import create_app  # noqa: PLC0415
-
-    if uds is None and not allow_remote and not _is_loopback(host):
-        raise click.UsageError(
-            f"{host} is not a loopback address; pass --allow-remote to serve beyond this "
-            "machine (and put TLS in front of it)"
-        )
-    _cap_malloc_arenas()
-    service = wiring.open_service(state.root)
-    url = f"unix:{uds}" if uds else f"http://{host}:{port}"
-    app = create_app(service, url=url)
-    config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        uds=uds,
-        log_level="warning",
-        lifespan="on",
-        server_header=False,
-        timeout_graceful_shutdown=10,
-    )
-    tokens = service.tokens.list()
-    click.echo(f"hearth: serving {service.home.root} at {url}")
-    exe = shlex.quote(sys.argv[0] if sys.argv and sys.argv[0] else "hearth")
-    click.echo(
-        f"hearth: {len(tokens)} API token(s); create one with: "
-        f"{exe} --home {shlex.quote(str(service.home.root))} token create --name me --scope write"
-    )
-
-    class Server(uvicorn.Server):
-        @contextlib.contextmanager
-        def capture_signals(self) -> Iterator[None]:
-            # Shut down gracefully on SIGINT/SIGTERM and exit 0; uvicorn's own
-            # handler would re-raise the signal after the graceful shutdown.
-            signals = (signal.SIGINT, signal.SIGTERM)
-            previous = {sig: signal.signal(sig, self.handle_exit) for sig in signals}
-            try:
-                yield
-            finally:
-                for sig, handler in previous.items():
-                    signal.signal(sig, handler)
-
-    Server(config).run()
-
-
-def _cap_malloc_arenas() -> None:
-    """Hold the server's memory flat under writes (glibc only; elsewhere a no-op).
-
-    glibc gives threads their own malloc arenas and seldom returns freed
-    memory from them; with Tantivy's writer threads that grew a server on a
-    10,000-file home by about 1.5 MB per write (88 MB to 155 MB over 40
-    writes). Two arenas keep it near 96 MB (bench/http_service.py).
-    """
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(_M_ARENA_MAX, 2)
-    except (OSError, AttributeError):
-        return
-
-
-_M_ARENA_MAX = -8
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-@cli.command()
-@click.option(
-    "--session",
-    type=click.Choice(["main", "subagent"]),
-    default="main",
-    show_default=True,
-    help="main: the full hot set; subagent: AGENTS.md and TOOLS.md only.",
-)
-@json_option
-@click.pass_obj
-def context(state: _State, session: str, as_json: bool) -> None:
-    """Print the bounded bundle of hot files a runtime loads every turn."""
-    service = wiring.open_service(state.root)
-    service.reconciler.reconcile()  # ACTIVE.md is part of the main bundle
-    found = service.context("main" if session == "main" else "subagent")
-
-    def human() -> str:
-        parts = []
-        for f in found.files:
-            note = " (missing)" if f.missing else (" (truncated)" if f.truncated else "")
-            parts.append(f"===== {f.path}{note} =====\n{f.content.rstrip()}")
-        return "\n\n".join(parts)
-
-    _emit(as_json, found.as_dict(), human)
-
-
-@cli.group()
-def token() -> None:
-    """API tokens for hearth serve: create, list, revoke."""
-
-
-@token.command("create")
-@click.option("--name", required=True, help="What the token is for (unique).")
-@click.option(
-    "--scope",
-    type=click.Choice(["read", "write", "admin"]),
-    required=True,
-    help="read: search and read; write: also write and review; admin: also reconcile, sync.",
-)
-@json_option
-@click.pass_obj
-def token_create(state: _State, name: str, scope: str, as_json: bool) -> None:
-    """Create a token and print it once (only its hash is kept)."""
-    secret, info = wiring.token_store(state.root).create(name, scope, wiring.utc_now())
-    _emit(as_json, {"token": secret, "name": info.name, "scope": info.scope}, secret)
-
-
-@token.command("list")
-@json_option
-@click.pass_obj
-def token_list(state: _State, as_json: bool) -> None:
-    """List tokens by name and scope (never the tokens themselves)."""
-    tokens = wiring.token_store(state.root).list()
-    _emit(
-        as_json,
-        {"tokens": [t.as_dict() for t in tokens]},
-        lambda: "\n".join(f"{t.name}  {t.scope}  {t.created}" for t in tokens) or "no tokens",
-    )
-
-
-@token.command("revoke")
-@click.argument("name")
-@json_option
-@click.pass_obj
-def token_revoke(state: _State, name: str, as_json: bool) -> None:
-    """Revoke the token called NAME; requests with it get 401 at once."""
-    wiring.token_store(state.root).revoke(name)
-    _emit(as_json, {"revoked": name}, f"revoked {name}")
-
-
-@cli.command()
-@json_option
-@click.pass_obj
-def sync(state: _State, as_json: bool) -> None:
-    """Sync with the branch's upstream: fetch, then fast-forward, push or merge."""
-    home = state.home()
-    result = wiring.syncer_of(home).sync()
-    wiring.reconciler_of(home).reconcile()
-
-    def human() -> str:
-        short = (result.head or "")[:12]
-        lines = [
-            f"{result.action} with {result.upstream} (was {result.ahead} ahead, "
-            f"{result.behind} behind; now at {short})"
-        ]
-        lines += [f"  conflict: the remote's version kept at {c}" for c in result.conflicts]
-        return "\n".join(lines)
-
-    _emit(as_json, result.as_dict(), human)
-
-
-@cli.command()
-@json_option
-@click.pass_obj
-def review(state: _State, as_json: bool) -> None:
-    """What waits for a person: pending proposals and open loops, with their keys."""
-    home = state.home()
-    proposals = queries.list_records(home, "proposal")
-    loops = queries.list_records(home, "loop")
-
-    def human() -> str:
-        lines = [f"pending proposals ({len(proposals)}):"]
-        lines += [
-            f"  {v.key}  {v.record.title if v.record else '(broken: ' + str(v.error) + ')'}"
-            for v in proposals
-        ]
-        lines.append(f"open loops ({len(loops)}):")
-        lines += [
-            f"  {v.key}  {v.record.title if v.record else '(broken: ' + str(v.error) + ')'}"
-            for v in loops
-        ]
-        lines.append("merge with 'hearth merge KEY', reject with 'hearth reject KEY --reason ...'")
-        return "\n".join(lines)
-
-    _emit(
-        as_json,
-        {"proposals": [v.as_dict() for v in proposals], "loops": [v.as_dict() for v in loops]},
-        human,
-    )
-
-
-@cli.group()
-def hooks() -> None:
-    """The git hooks hearth installs into the home."""
-
-
-@hooks.command("install")
-@json_option
-@click.pass_obj
-def hooks_install(state: _State, as_json: bool) -> None:
-    """Install hearth's git hooks (keeping any hook already there, which runs first)."""
-    installed = wiring.install_hooks(state.root)
-    _emit(as_json, {"installed": installed}, f"installed hooks: {', '.join(installed)}")
-
-
-@cli.command(context_settings={"ignore_unknown_options": True})
-@click.argument("name", type=click.Choice(list(HOOK_NAMES)))
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-@click.pass_obj
-def hook(state: _State, name: str, args: tuple[str, ...]) -> None:
-    """Run git hook NAME (what the installed hook shims call)."""
-    code = hooks_runtime.run(name, state.root)
-    if code:
-        sys.exit(code)
 
 
 @cli.command()

@@ -17,7 +17,7 @@ from hearth.domain.text import decode_text
 from hearth.domain.validation import RuleFailure, check_blob, check_path
 from hearth.errors import HearthError, InvalidInput, NotFound
 from hearth.home import Home
-from hearth.reconcile.reconciler import IndexStatus
+from hearth.reconcile.reports import IndexStatus
 from hearth.store.history import CommitInfo, path_history
 from hearth.sync import Syncer
 

@@ -26,7 +26,8 @@ from hearth.domain.text import decode_text
 from hearth.errors import HearthError, NotFound
 from hearth.home import Home
 from hearth.index.query import Hit
-from hearth.reconcile.reconciler import PassReport, Reconciler
+from hearth.reconcile.reconciler import Reconciler
+from hearth.reconcile.reports import PassReport
 from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
 from hearth.store.tokens import TokenStore

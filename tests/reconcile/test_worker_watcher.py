@@ -11,7 +11,7 @@ import pytest
 
 from hearth import wiring
 from hearth.errors import Busy
-from hearth.reconcile.reconciler import PassReport
+from hearth.reconcile.reports import PassReport
 from hearth.reconcile.watcher import Watcher, relevant
 from hearth.reconcile.worker import ReconcileWorker
 from tests.conftest import Workspace

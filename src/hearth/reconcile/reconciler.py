@@ -34,7 +34,6 @@ process has changed them.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import hashlib
 import time
@@ -60,6 +59,7 @@ from hearth.index.search_index import (
 from hearth.reconcile import active, manifest
 from hearth.reconcile.ignore import IgnoreRules
 from hearth.reconcile.manifest import FileEntry, Manifest, ParkedFile
+from hearth.reconcile.reports import IndexStatus, PassReport
 from hearth.reconcile.scan import Listing, Signature, is_inside, scan_tree, stat_paths
 from hearth.store.history import changed_paths
 from hearth.store.lock import write_lock
@@ -82,61 +82,6 @@ Clock = Callable[[], dt.datetime]
 HEAD_MOVED = ".git/HEAD"
 #: A HEAD move touching more markdown files than this is handled by a full pass.
 MAX_MOVED_PATHS = 2000
-
-
-@dataclass(frozen=True)
-class PassReport:
-    """What one pass did."""
-
-    full: bool
-    scanned: int = 0
-    hashed: int = 0
-    indexed: int = 0
-    removed: int = 0
-    parked: int = 0
-    errors: tuple[str, ...] = ()
-    rebuilt: bool = False
-    active_written: bool = False
-    seconds: float = 0.0
-
-    @property
-    def changed(self) -> bool:
-        return bool(self.indexed or self.removed or self.parked)
-
-    def as_dict(self) -> dict[str, object]:
-        return {**dataclasses.asdict(self), "errors": list(self.errors)}
-
-
-@dataclass(frozen=True)
-class IndexStatus:
-    """How the index compares with the files right now (read-only: nothing is applied)."""
-
-    fresh: bool
-    files_on_disk: int
-    files_indexed: int
-    documents: int
-    stale_files: int
-    head: str | None
-    indexed_head: str | None
-    last_reconcile: str | None
-    parked: list[dict[str, str]]
-    errors: list[str]
-    active_error: str | None
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "fresh": self.fresh,
-            "files_on_disk": self.files_on_disk,
-            "files_indexed": self.files_indexed,
-            "documents": self.documents,
-            "stale_files": self.stale_files,
-            "head": self.head,
-            "indexed_head": self.indexed_head,
-            "last_reconcile": self.last_reconcile,
-            "parked": self.parked,
-            "errors": self.errors,
-            "active_error": self.active_error,
-        }
 
 
 @dataclass

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from hearth.errors import HearthError
-from hearth.reconcile.reconciler import PassReport
+from hearth.reconcile.reports import PassReport
 
 #: Seconds to wait before retrying after the n-th consecutive failed pass.
 RETRY_BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)

@@ -1,0 +1,61 @@
+"""What a reconcile pass did, and how the index compares with the files."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PassReport:
+    """What one pass did."""
+
+    full: bool
+    scanned: int = 0
+    hashed: int = 0
+    indexed: int = 0
+    removed: int = 0
+    parked: int = 0
+    errors: tuple[str, ...] = ()
+    rebuilt: bool = False
+    active_written: bool = False
+    seconds: float = 0.0
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.indexed or self.removed or self.parked)
+
+    def as_dict(self) -> dict[str, object]:
+        return {**dataclasses.asdict(self), "errors": list(self.errors)}
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    """How the index compares with the files right now (read-only: nothing is applied)."""
+
+    fresh: bool
+    files_on_disk: int
+    files_indexed: int
+    documents: int
+    stale_files: int
+    head: str | None
+    indexed_head: str | None
+    last_reconcile: str | None
+    parked: list[dict[str, str]]
+    errors: list[str]
+    active_error: str | None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "fresh": self.fresh,
+            "files_on_disk": self.files_on_disk,
+            "files_indexed": self.files_indexed,
+            "documents": self.documents,
+            "stale_files": self.stale_files,
+            "head": self.head,
+            "indexed_head": self.indexed_head,
+            "last_reconcile": self.last_reconcile,
+            "parked": self.parked,
+            "errors": self.errors,
+            "active_error": self.active_error,
+        }
