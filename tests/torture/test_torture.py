@@ -167,9 +167,9 @@ def test_sigkill_during_writes_then_restart_converges(tmp_path: Path) -> None:
             == 0
         )
         lock = root / ".git/index.lock"
-        if lock.exists():  # killed while holding git's lock: it must say so, for the next write
-            owner = (root / ".git/hearth/index.lock.owner").read_text().split()
-            assert int(owner[0]) == server.proc.pid
+        if lock.exists():  # killed while holding git's lock: it says so, for the next write
+            mark = lock.read_text().split()
+            assert mark[:2] == ["hearth-lock", str(server.proc.pid)]
     # Every write the server acknowledged is in history; a new server converges.
     history = git(root, "log", "-p")
     assert [t for t in acknowledged if t not in history] == []
@@ -193,10 +193,8 @@ def test_a_stale_index_lock_of_a_dead_hearth_is_cleared(workspace: Workspace) ->
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
     lock = ws.root / ".git/index.lock"
-    lock.write_text("")
-    owner = ws.home.store.state_dir / "index.lock.owner"
     boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    owner.write_text(f"{dead.pid} {lock.stat().st_ino} {boot}")
+    lock.write_text(f"hearth-lock {dead.pid} {boot}\n")  # what a killed hearth leaves
     result = ws.home.note("after a crash", None, "test")
     assert result.changed and not lock.exists()
     assert_repository_sound(ws.root)
@@ -205,7 +203,7 @@ def test_a_stale_index_lock_of_a_dead_hearth_is_cleared(workspace: Workspace) ->
 def test_a_live_gits_index_lock_is_waited_for_not_broken(workspace: Workspace) -> None:
     ws = workspace
     lock = ws.root / ".git/index.lock"
-    lock.write_text("")  # no owner record: someone else's (git's) lock
+    lock.write_bytes(b"DIRC\x00\x00\x00\x02")  # git's lock holds index data, not hearth's mark
     ws.home.store.lock_timeout = 0.5
     head = ws.git("rev-parse", "HEAD")
     with pytest.raises(Busy):

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import secrets
 import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -424,12 +425,9 @@ class GitStore:
         lock = self.git_dir / "index.lock"
         owner = self.state_dir / _LOCK_OWNER
         for _ in backoff(self.lock_timeout):
-            try:
-                fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+            if _take_lock(lock):
                 break
-            except FileExistsError:
-                _clear_if_orphaned(lock, owner)
-                continue
+            _clear_if_orphaned(lock)
         else:
             raise Busy(
                 f"git's index stayed locked for over {self.lock_timeout:.0f} s; if no git "
@@ -439,14 +437,8 @@ class GitStore:
             # An owner record still there means the last hearth to hold this lock
             # died holding it, perhaps between its commit and the work-tree update.
             interrupted = _mtime(owner)
-            # Who holds it, so a later hearth can tell a lock left by a killed
-            # hearth (owner gone: cleared) from one a live git holds (waited for).
-            ino = os.fstat(fd).st_ino
             self.state_dir.mkdir(parents=True, exist_ok=True)
-            owner.write_text(f"{os.getpid()} {ino} {_boot_id()}")
-        finally:
-            os.close(fd)
-        try:
+            owner.write_text(_lock_mark())
             if interrupted is not None:
                 self._dead_since = interrupted  # kept until a commit of ours lands
                 self._clear_dead_ref_lock(interrupted)
@@ -534,19 +526,47 @@ def _boot_id() -> str:
         return ""
 
 
-def _clear_if_orphaned(lock: Path, owner: Path) -> bool:
+def _lock_mark() -> str:
+    return f"hearth-lock {os.getpid()} {_boot_id()}\n"
+
+
+def _take_lock(lock: Path) -> bool:
+    """Create ``lock`` already holding who took it, or return False if it exists.
+
+    The mark is written to a temp file that is then hard-linked into place
+    (``link`` fails when the target exists): the lock never exists without
+    its mark, so a killed hearth's lock is always recognisable. git's own
+    lock holds index data (or nothing yet), never this mark.
+    """
+    temp = lock.with_name(f"{lock.name}.hearth-{os.getpid()}-{secrets.token_hex(4)}")
+    temp.write_text(_lock_mark())
+    try:
+        os.link(temp, lock)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+def _clear_if_orphaned(lock: Path) -> bool:
     """Remove git's index.lock when hearth took it and its process is gone.
 
-    Only a lock whose inode hearth recorded, for a process that no longer runs
+    Only a lock that carries hearth's mark, for a process that no longer runs
     (or ran before a reboot), is removed; a lock held by git is never touched.
     """
     try:
-        pid_text, ino_text, boot = ([*owner.read_text().split(), "", "", ""])[:3]
-        pid, ino = int(pid_text), int(ino_text)
-        if lock.stat().st_ino != ino:
-            return False
-    except (OSError, ValueError):
+        with lock.open("rb") as handle:
+            head = handle.read(200).decode("ascii", "replace").split()
+    except OSError:
         return False
+    if len(head) < 2 or head[0] != "hearth-lock":
+        return False
+    try:
+        pid = int(head[1])
+    except ValueError:
+        return False
+    boot = head[2] if len(head) > 2 else ""
     if boot == _boot_id():
         try:
             os.kill(pid, 0)
@@ -555,8 +575,8 @@ def _clear_if_orphaned(lock: Path, owner: Path) -> bool:
             pass
         except PermissionError:
             return False  # a live process of another user
-    # The owner record stays: the next holder sees it and finishes the dead
-    # hearth's work-tree and index update (GitStore._finish_interrupted_write).
+    # The owner record in .git/hearth stays, if there is one: the next holder
+    # sees it and finishes the dead hearth's write (_finish_interrupted_write).
     lock.unlink(missing_ok=True)
     return True
 
