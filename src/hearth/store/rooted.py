@@ -44,23 +44,17 @@ class RootedFiles:
         fd = os.dup(self._root_fd)
         try:
             for i, part in enumerate(parts[:-1]):
-                try:
-                    next_fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
-                except FileNotFoundError:
+                where = "/".join(parts[: i + 1])
+                next_fd = _open_folder(part, fd, where)
+                if next_fd is None:
                     if not create:
                         yield None
                         return
                     with suppress(FileExistsError):
                         os.mkdir(part, 0o755, dir_fd=fd)
-                    next_fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
-                except OSError as exc:
-                    if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                        where = "/".join(parts[: i + 1])
-                        raise PathRefused(
-                            f"{path!r}: {where!r} is a symlink or not a folder; "
-                            "hearth does not follow symlinks inside the home"
-                        ) from exc
-                    raise
+                    next_fd = _open_folder(part, fd, where)
+                    if next_fd is None:
+                        raise StoreError(f"{where!r} vanished while hearth created it")
                 os.close(fd)
                 fd = next_fd
             yield fd, parts[-1]
@@ -100,20 +94,7 @@ class RootedFiles:
             if folder not in folders:
                 parent, _, name = folder.rpartition("/")
                 base = folder_fd(parent) if parent else self._root_fd
-                fd = None
-                if base is not None:
-                    try:
-                        fd = os.open(name, _DIR_FLAGS, dir_fd=base)
-                    except FileNotFoundError:
-                        fd = None
-                    except OSError as exc:
-                        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                            raise PathRefused(
-                                f"{folder!r} is a symlink or not a folder; "
-                                "hearth does not follow symlinks inside the home"
-                            ) from exc
-                        raise
-                folders[folder] = fd
+                folders[folder] = None if base is None else _open_folder(name, base, folder)
             return folders[folder]
 
         def read(path: str) -> bytes | None:
@@ -206,3 +187,21 @@ class RootedFiles:
             dirs[:] = sorted(d for d in dirs if d != ".git")
             found += [prefix + n for n in sorted(names) if not is_temporary(n)]
         return found
+
+
+def _open_folder(name: str, parent_fd: int, where: str) -> int | None:
+    """A descriptor of folder ``name`` inside ``parent_fd``, None when it does not exist.
+
+    A symlink (or a file) where a folder should be is refused, never followed.
+    """
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise PathRefused(
+                f"{where!r} is a symlink or not a folder; "
+                "hearth does not follow symlinks inside the home"
+            ) from exc
+        raise
