@@ -24,7 +24,7 @@ from hearth import (
 )
 from hearth.catalog import RecordView
 from hearth.cli_support import _emit, _report_line, _State, _written, cli, json_option
-from hearth.domain.layout import ACTIVE_PATH, KINDS
+from hearth.domain.layout import KINDS
 from hearth.errors import HearthError
 from hearth.index.query import MAX_LIMIT
 
@@ -151,23 +151,14 @@ def active(state: _State, as_json: bool) -> None:
     home = state.home()
     reconciler = wiring.reconciler_of(home)
     reconciler.reconcile()
-    index = reconciler.status()
-    content = queries.active_text(home)
-    head = (index.head or "no commit")[:12]
+    data = queries.active_view(home, reconciler.status())
+    head = (data["head"] or "no commit")[:12]
     freshness = (
-        f"ACTIVE.md: refreshed {index.last_reconcile} from commit {head}; "
-        + ("index fresh" if index.fresh else "index STALE")
-        + (f"; {index.active_error}" if index.active_error else "")
+        f"ACTIVE.md: refreshed {data['refreshed']} from commit {head}; "
+        + ("index fresh" if data["fresh"] else "index STALE")
+        + (f"; {data['error']}" if data["error"] else "")
     )
-    data = {
-        "path": ACTIVE_PATH,
-        "head": index.head,
-        "refreshed": index.last_reconcile,
-        "fresh": index.fresh and index.active_error is None,
-        "error": index.active_error,
-        "content": content,
-    }
-    _emit(as_json, data, lambda: f"{freshness}\n\n{content}".rstrip("\n"))
+    _emit(as_json, data, lambda: f"{freshness}\n\n{data['content']}".rstrip("\n"))
 
 
 @cli.command()

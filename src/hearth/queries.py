@@ -106,10 +106,17 @@ def list_records(home: Home, kind: layout.RecordKind) -> list[RecordView]:
     return catalog.list_records(home.files, kind)
 
 
-def active_text(home: Home) -> str:
-    """The generated ACTIVE.md as it is on disk ("" before the first reconcile pass)."""
+def active_view(home: Home, index: IndexStatus) -> dict[str, Any]:
+    """The generated ACTIVE.md as it is on disk, with how fresh it is."""
     data = home.files.read(layout.ACTIVE_PATH)
-    return data.decode("utf-8", "replace") if data is not None else ""
+    return {
+        "path": layout.ACTIVE_PATH,
+        "head": index.head,
+        "refreshed": index.last_reconcile,
+        "fresh": index.fresh and index.active_error is None,
+        "error": index.active_error,
+        "content": data.decode("utf-8", "replace") if data is not None else "",
+    }
 
 
 def status(

@@ -171,7 +171,7 @@ class HomeService:
     # -- reading -----------------------------------------------------------------
 
     def search(self, text: str, kind: str | None, path: str | None, limit: int) -> list[Hit]:
-        return self.reconciler.search_live(text, kind, path, limit)
+        return self.reconciler.search(text, kind, path, limit, reopen=False)
 
     def status(self) -> dict[str, Any]:
         with self.owned():
@@ -191,9 +191,10 @@ class HomeService:
         return data
 
     def settle_active(self, timeout: float = 5.0) -> None:
-        """Let the worker render ACTIVE.md for the writes so far (it does so after them)."""
+        """Wait for the passes already asked for (each write asks the worker to render
+        ACTIVE.md after it), so a read right after a write sees it. Asks for nothing."""
         if self.worker.running:
-            self.worker.wait(self.worker.request([]), timeout)
+            self.worker.wait_idle(timeout)
 
     def context(self, session: context.Session) -> context.ContextBundle:
         if layout.ACTIVE_PATH in context.hot_files(session):
@@ -209,16 +210,7 @@ class HomeService:
     def active(self) -> dict[str, Any]:
         self.settle_active()
         with self.owned():
-            index = self.reconciler.status()
-            content = queries.active_text(self.home)
-        return {
-            "path": layout.ACTIVE_PATH,
-            "head": index.head,
-            "refreshed": index.last_reconcile,
-            "fresh": index.fresh and index.active_error is None,
-            "error": index.active_error,
-            "content": content,
-        }
+            return queries.active_view(self.home, self.reconciler.status())
 
     def reconcile(self, full: bool) -> PassReport:
         with self.owned():

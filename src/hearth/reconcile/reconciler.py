@@ -479,29 +479,23 @@ class Reconciler:
         kind: str | None = None,
         path_prefix: str | None = None,
         limit: int = 10,
+        *,
+        reopen: bool = True,
     ) -> list[Hit]:
-        # Under the lock: another thread's rebuild swaps the index object.
-        with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
-            self._open()
-            assert self._index is not None
-            return self._index.search(text, kind, path_prefix, limit)
+        """Search the index.
 
-    def search_live(
-        self,
-        text: str,
-        kind: str | None = None,
-        path_prefix: str | None = None,
-        limit: int = 10,
-    ) -> list[Hit]:
-        """Search the index as this process last opened it, without waiting for a pass.
-
-        For a long-running process whose own passes keep the index current (the
-        server): Tantivy searchers are safe to share between threads, and a
-        rebuild swaps in a new index object rather than changing this one.
+        ``reopen`` first picks up what other processes did to it (under the
+        reconcile lock). A long-running process whose own passes keep the index
+        current (the server) passes False: it then reads the searcher it has,
+        which Tantivy lets threads share, without waiting for a pass; a rebuild
+        swaps in a new index object rather than changing this one.
         """
         index = self._index
-        if index is None:
-            return self.search(text, kind, path_prefix, limit)
+        if reopen or index is None:
+            with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+                self._open()
+                index = self._index
+        assert index is not None
         return index.search(text, kind, path_prefix, limit)
 
     def status(self) -> IndexStatus:

@@ -92,6 +92,12 @@ class ReconcileWorker:
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until every request made so far is covered by a finished pass."""
+        with self._cond:
+            target = self._requested
+            return self._cond.wait_for(lambda: self._finished >= target, timeout)
+
     def idle(self) -> bool:
         with self._cond:
             return self._finished >= self._requested
