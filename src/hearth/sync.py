@@ -86,6 +86,8 @@ class Syncer:
         self.state_dir = state_dir
         self.clock = clock
         self.lock_timeout = lock_timeout
+        self._last_stamp: tuple[int, int, int] | None = None
+        self._last_record: dict[str, object] = {}
 
     # -- git plumbing ------------------------------------------------------------
 
@@ -112,15 +114,25 @@ class Syncer:
         return self._git(*args).stdout.decode().strip()
 
     def upstream(self) -> tuple[str, str, str] | None:
-        """(remote, remote branch, tracking ref) of the current branch, or None."""
-        proc = self._git("rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{u}", check=False)
-        if proc.returncode != 0:
+        """(remote, remote branch, tracking ref) of the current branch, or None.
+
+        Read from the repository's config with libgit2: status asks on every
+        call, and three git processes would cost more than the rest of it.
+        """
+        repo = pygit2.Repository(str(self.root))
+        if repo.head_is_unborn or repo.head_is_detached:
             return None
-        tracking = proc.stdout.decode().strip()
-        branch = self._text("symbolic-ref", "--short", "HEAD")
-        remote = self._text("config", f"branch.{branch}.remote")
-        merge = self._text("config", f"branch.{branch}.merge").removeprefix("refs/heads/")
-        return remote, merge, tracking
+        name = repo.head.shorthand
+        branch = repo.branches.local.get(name)
+        try:
+            upstream = branch.upstream if branch is not None else None
+            if upstream is None:
+                return None
+            remote = str(repo.config[f"branch.{name}.remote"])
+            merge = str(repo.config[f"branch.{name}.merge"]).removeprefix("refs/heads/")
+        except (KeyError, pygit2.GitError):
+            return None
+        return remote, merge, upstream.shorthand
 
     # -- status ------------------------------------------------------------------
 
@@ -134,10 +146,7 @@ class Syncer:
             remote_ref = repo.lookup_reference_dwim(found[2])
             ahead, behind = repo.ahead_behind(local, remote_ref.target)
             data.update(upstream=found[2], ahead=ahead, behind=behind)
-        try:
-            last = json.loads((self.state_dir / SYNC_FILE).read_text())
-        except (OSError, ValueError):
-            last = {}
+        last = self._last()
         data["last_result"] = last.get("result")
         data["last_time"] = last.get("time")
         data["last_error"] = last.get("error")
@@ -145,13 +154,27 @@ class Syncer:
 
     def attention(self) -> list[str]:
         """What ACTIVE.md's Needs attention should say about syncing."""
-        try:
-            last = json.loads((self.state_dir / SYNC_FILE).read_text())
-        except (OSError, ValueError):
-            return []
+        last = self._last()
         if last.get("result") in ("refused", "failed"):
             return [f"last sync {last['result']} at {last.get('time')}: {last.get('error')}"]
         return []
+
+    def _last(self) -> dict[str, object]:
+        """The last sync's record; read again only when the file changed (every
+        reconcile pass asks, through ACTIVE.md's Needs attention)."""
+        path = self.state_dir / SYNC_FILE
+        try:
+            st = path.stat()
+        except OSError:
+            return {}
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if stamp != self._last_stamp:
+            try:
+                data = json.loads(path.read_text())
+            except (OSError, ValueError):
+                data = {}
+            self._last_stamp, self._last_record = stamp, data if isinstance(data, dict) else {}
+        return self._last_record
 
     def conflict_copies(self) -> list[str]:
         folder = self.root / layout.CONFLICTS_DIR
