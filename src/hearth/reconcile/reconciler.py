@@ -101,10 +101,12 @@ class _Changes:
     rules_changed: bool = False
 
     def remove(self, path: str) -> None:
+        self.touched.add(path)
         self.delete.add(path)
         self.batch.delete(path)
 
     def put(self, path: str, sections: list[Section]) -> None:
+        self.touched.add(path)
         self.indexed += 1
         self.batch.replace(path, sections)
 
@@ -403,7 +405,6 @@ class Reconciler:
             changes.touched.add(path)
         if data is None:  # vanished between listing and reading: gone for this pass
             if state.files.pop(path, None) is not None:
-                changes.touched.add(path)
                 changes.remove(path)
             return
         changes.hashed += 1
@@ -422,7 +423,6 @@ class Reconciler:
             self._park(state, changes, path, signature, "not valid UTF-8 text; save it as UTF-8")
             return
         sections = split_sections(path, text)
-        changes.touched.add(path)
         changes.put(path, sections)
         problems = tuple(check_text(path, text, self.bounds))
         state.files[path] = FileEntry(len(data), mtime_ns, digest, len(sections), racy, problems)

@@ -35,7 +35,6 @@ class Passes(Protocol):
 class WorkerState:
     passes: int = 0
     failures: int = 0
-    last_report: PassReport | None = None
     last_error: str | None = None
 
 
@@ -135,7 +134,6 @@ class ReconcileWorker:
         self.state.passes += 1
         self.state.failures = 0
         self.state.last_error = None
-        self.state.last_report = report
         if self.on_pass is not None:
             self.on_pass(report)
         return True
