@@ -39,10 +39,12 @@ from pygit2.enums import FileStatus, RepositoryState
 
 from hearth.domain import layout
 from hearth.errors import Conflict, HearthError, StoreError
+from hearth.store.git import Trailers
 from hearth.store.history import changed_paths
 from hearth.store.lock import write_lock
 
 PUSH_ATTEMPTS = 5
+_TRAILERS = Trailers(op="sync.merge", actor="sync").render()
 SYNC_FILE = "sync.json"
 GIT_TIMEOUT = 300
 
@@ -272,7 +274,7 @@ class Syncer:
 
     def _merge(self, tracking: str) -> list[str]:
         """Merge ``tracking``; conflicts keep ours in place and theirs as a copy."""
-        message = f"sync: merge {tracking}\n\nHearth-Op: sync.merge\nHearth-Actor: sync\n"
+        message = f"sync: merge {tracking}\n\n{_TRAILERS}\n"
         merged = self._git("merge", "--no-ff", "--no-edit", "-m", message, tracking, check=False)
         if merged.returncode == 0:
             return []
@@ -306,7 +308,7 @@ class Syncer:
             "--quiet",
             "-m",
             f"sync: merge {tracking} (kept both sides of {len(conflicted)} files)\n\n"
-            f"{body}\n\nHearth-Op: sync.merge\nHearth-Actor: sync\n",
+            f"{body}\n\n{_TRAILERS}\n",
         )
         return copies
 

@@ -43,7 +43,7 @@ from hearth.errors import (
     NotFound,
     StoreError,
 )
-from hearth.store.history import changed_paths
+from hearth.store.history import changed_paths, parse_trailers
 from hearth.store.lock import backoff, write_lock
 from hearth.store.rooted import RootedFiles
 
@@ -475,7 +475,11 @@ class GitStore:
         reverting the commit, and a later ``git commit`` could take them in.
         """
         head = self.head_commit()
-        if head is None or len(head.parents) != 1 or "\nHearth-Op: " not in head.message:
+        if (
+            head is None
+            or len(head.parents) != 1
+            or "Hearth-Op" not in parse_trailers(head.message)
+        ):
             return
         parent = head.parents[0]
         paths = changed_paths(self.repo, str(parent.id), str(head.id), 1000) or []
