@@ -29,7 +29,6 @@ from hearth.domain import layout
 from hearth.domain.settings import Settings, parse_settings
 from hearth.domain.validation import RuleFailure, check_blob
 from hearth.errors import HearthError
-from hearth.reconcile.watcher import NUDGE_PATH
 
 #: Seconds a hook waits for another hearth's reconcile pass before skipping its own.
 HOOK_LOCK_SECONDS = 2.0
@@ -87,7 +86,7 @@ def pre_commit(root: Path) -> int:
 def server_running(state_dir: Path) -> str | None:
     """The URL of a live server for this home, from ``server.json``."""
     try:
-        data = json.loads((state_dir / "server.json").read_text())
+        data = json.loads((state_dir / layout.SERVER_FILE).read_text())
         pid = int(data["pid"])
         os.kill(pid, 0)
     except (OSError, ValueError, KeyError, TypeError):
@@ -113,7 +112,7 @@ def _post(root: Path) -> str:
     )
     url = server_running(home.store.state_dir)
     if url is not None:
-        nudge = root / NUDGE_PATH
+        nudge = root / layout.NUDGE_PATH
         nudge.write_text(str(os.getpid()))
         return f"hearth: told the server at {url} to reconcile; {counts}"
     if not (home.store.state_dir / "index").exists():

@@ -33,8 +33,6 @@ from hearth.reconcile.worker import ReconcileWorker
 from hearth.store.tokens import TokenStore
 from hearth.sync import Syncer
 
-SERVER_FILE = "server.json"
-
 
 @dataclass
 class JobState:
@@ -103,14 +101,14 @@ class HomeService:
 
     def publish_address(self, url: str) -> None:
         """Tell hooks and the CLI where this home's server listens."""
-        path = self.home.store.state_dir / SERVER_FILE
+        path = self.home.store.state_dir / layout.SERVER_FILE
         path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f".{SERVER_FILE}.tmp")
+        temp = path.with_name(f".{layout.SERVER_FILE}.tmp")
         temp.write_text(json.dumps({"url": url, "pid": os.getpid(), "started": self.started}))
         temp.replace(path)
 
     def forget_address(self) -> None:
-        path = self.home.store.state_dir / SERVER_FILE
+        path = self.home.store.state_dir / layout.SERVER_FILE
         try:
             data = json.loads(path.read_text())
         except (OSError, ValueError):

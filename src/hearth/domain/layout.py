@@ -27,6 +27,13 @@ ARTIFACTS_DIR = "continuity/artifacts"
 ROLLUPS_DIR = "continuity/rollups"
 DEFAULT_PROPOSAL_TARGET = "MEMORY.md"
 
+# Local state in .git/hearth/ that separate programs meet at (the hook shims in
+# hooks/ spell the same names in shell).
+#: A running server's address and pid; the git hooks read it.
+SERVER_FILE = "server.json"
+#: Touched by the git hooks; a running server's watcher answers with a full pass.
+NUDGE_PATH = ".git/hearth/nudge"
+
 GITIGNORE = f"""\
 # Written by hearth init. Generated state never enters history.
 /{ACTIVE_PATH}

@@ -30,8 +30,6 @@ from hearth.reconcile.reconciler import HEAD_MOVED
 
 HEARTBEAT_MS = 1000
 _REF_FILES = (".git/HEAD", ".git/packed-refs")
-#: Touched by the git hooks to ask a running server for a full pass.
-NUDGE_PATH = ".git/hearth/nudge"
 #: A heartbeat older than this means the watcher stopped.
 STALE_AFTER = 5.0
 
@@ -47,8 +45,8 @@ def relevant(root: Path, absolute: str) -> str | None:
     rel = rel.replace(os.sep, "/")
     parts = rel.split("/")
     if parts[0] == ".git":
-        if rel == NUDGE_PATH:
-            return NUDGE_PATH  # a git hook asks for a full pass
+        if rel == layout.NUDGE_PATH:
+            return layout.NUDGE_PATH  # a git hook asks for a full pass
         # A commit, checkout, pull or reset moves a ref: ACTIVE.md's persona
         # history and the indexed HEAD follow it.
         moved = rel in _REF_FILES or (
@@ -69,7 +67,7 @@ def paths_of(root: Path, changes: Iterable[tuple[object, str]]) -> set[str] | No
         rel = relevant(root, absolute)
         if rel is None:
             continue
-        if rel == NUDGE_PATH or rel.rsplit("/", 1)[-1] == ".gitignore":
+        if rel == layout.NUDGE_PATH or rel.rsplit("/", 1)[-1] == ".gitignore":
             return None
         found.add(rel)
     return found
