@@ -9,6 +9,7 @@ before anything is committed.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import uuid
@@ -87,8 +88,6 @@ class Home:
         self.clock = clock
         #: Indexes each write's paths before the write returns (read-your-writes).
         self.reconciler = reconciler
-        #: Why the last write's paths could not be indexed (the write itself stands).
-        self.index_error: str | None = None
         #: When set (a server with a reconcile worker), ACTIVE.md is refreshed by
         #: calling this after a write instead of inside it: the write returns as
         #: soon as it is committed and indexed.
@@ -117,13 +116,11 @@ class Home:
 
         result = self.store.commit(validated, Trailers(op=op, actor=actor, record=record))
         if result.changed and result.paths and self.reconciler is not None:
-            # The commit stands whatever happens here; the next pass repairs the index.
+            # The commit stands whatever happens here: status shows the index as
+            # stale (those files' signatures differ) until the next pass repairs it.
             deferred = self.defer_active
-            try:
+            with contextlib.suppress(HearthError, OSError):
                 self.reconciler.reconcile_paths(result.paths, refresh_active=deferred is None)
-                self.index_error = None
-            except (HearthError, OSError) as exc:
-                self.index_error = f"indexing {', '.join(result.paths)} failed: {exc}"
             if deferred is not None:
                 deferred()
         return result
