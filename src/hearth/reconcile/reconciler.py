@@ -191,19 +191,21 @@ class Reconciler:
 
     def _open(self) -> _Changes | None:
         """Make the index and manifest current; what a rebuild did, if one was needed."""
-        if self._index is not None and read_generation(self.folder) == self._index.generation:
+        if self._index is not None:
             sig = manifest.signature(self.folder)
-            if sig != self._manifest_sig:
+            if sig == self._manifest_sig:
+                # Nobody else saved since our own last pass (a swapped-in rebuild
+                # brings a new manifest file), and we reload after our own
+                # commits: the open index is current.
+                manifest.load_pass(self.folder, self._manifest)
+                return None
+            if read_generation(self.folder) == self._index.generation:
                 loaded = manifest.load(self.folder)
                 self._index.refresh()
                 if loaded is None or loaded.documents() != self._index.documents():
                     return self._rebuild()
                 self._manifest, self._manifest_sig = loaded, sig
                 return None
-            # Nobody else saved since our own last pass, and we reload after our
-            # own commits: the open index is current.
-            manifest.load_pass(self.folder, self._manifest)
-            return None
         remove_leftovers(self.folder)
         try:
             index = SearchIndex(self.folder)
