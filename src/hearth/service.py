@@ -11,6 +11,7 @@ pass or a write.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import os
@@ -32,6 +33,11 @@ from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
 from hearth.store.tokens import TokenStore
 from hearth.sync import Syncer
+
+#: Seconds a start-up (or background) attempt waits for git's index lock.
+RECOVERY_TRY_SECONDS = 0.5
+#: Seconds between background attempts while the lock stays held.
+RECOVERY_RETRY_SECONDS = 1.0
 
 
 @dataclass
@@ -71,6 +77,10 @@ class HomeService:
         self.jobs: dict[str, JobState] = {}
         self.scheduler_running = False
         self.started: str | None = None
+        #: Why a killed hearth's write could not be finished yet, while it waits.
+        self.recovery_error: str | None = None
+        self._recovery: threading.Thread | None = None
+        self._stopping = threading.Event()
         reconciler.attention = self.attention
         # The worker's next pass renders ACTIVE.md after each API write.
         home.defer_active = lambda: self.worker.request([])
@@ -82,17 +92,56 @@ class HomeService:
 
     # -- life cycle ------------------------------------------------------------
 
-    def start(self) -> PassReport:
-        """Start-up pass (rebuilding the index if needed), then the worker and watcher."""
+    def start(self) -> PassReport | None:
+        """Start-up pass (rebuilding the index if needed), then the worker and watcher.
+
+        Serving never waits on a lock: when a killed hearth's write cannot be
+        finished yet because git's index lock is held by a running process (a
+        person's ``git commit`` with its editor open, say), the server starts
+        anyway, says so in status and ACTIVE.md, and finishes the write in the
+        background as soon as the lock is free; writes answer 409 busy until then.
+        """
+        report: PassReport | None = None
         with self.owned():
-            self.home.store.recover()  # a write cut short by a crash is finished first
-            report = self.reconciler.reconcile()
+            self._try_recover(RECOVERY_TRY_SECONDS)
+            with contextlib.suppress(HearthError):
+                # A failed start-up pass is the worker's to retry (on its backoff
+                # table, visible in status as the worker's last error).
+                report = self.reconciler.reconcile()
         self.worker.start()
         self.watcher.start()
+        if report is None:
+            self.worker.request(None)
+        if self.recovery_error is not None:
+            self._recovery = threading.Thread(
+                target=self._recover_in_background, name="hearth-recover", daemon=True
+            )
+            self._recovery.start()
         self.started = self._now()
         return report
 
+    def _try_recover(self, timeout: float) -> bool:
+        """Finish a killed hearth's write, if one is pending; False while it must wait."""
+        try:
+            self.home.store.recover(timeout)
+        except HearthError as exc:
+            self.recovery_error = exc.message
+            return False
+        self.recovery_error = None
+        return True
+
+    def _recover_in_background(self) -> None:
+        while not self._stopping.wait(RECOVERY_RETRY_SECONDS):
+            with self.owned():
+                done = self._try_recover(RECOVERY_TRY_SECONDS)
+            if done:
+                self.worker.request(None)  # a full pass, and ACTIVE.md loses the notice
+                return
+
     def stop(self) -> None:
+        self._stopping.set()
+        if self._recovery is not None:
+            self._recovery.join(RECOVERY_TRY_SECONDS + 1)
         self.watcher.stop()
         self.worker.stop()
         self.forget_address()
@@ -153,12 +202,24 @@ class HomeService:
             raise HearthError(f"the file watcher had stopped and was re-armed ({why})")
 
     def attention(self) -> list[str]:
-        jobs = [
+        notes = []
+        if self.recovery_error is not None:
+            notes.append(self._lock_notice())
+        notes += [
             f"scheduled job {s.name} failed at {s.last_run}: {s.last_error}"
             for s in self.jobs.values()
             if s.last_error
         ]
-        return jobs + self.syncer.attention()
+        return notes + self.syncer.attention()
+
+    def _lock_notice(self) -> str:
+        held = self.home.store.index_lock()
+        who = f"{held['holder']} since {held['since']}" if held else "someone"
+        return (
+            f"git's index lock (.git/index.lock) is held by {who}; hearth finishes an "
+            "interrupted write and takes writes again as soon as it is released (if no "
+            "git command is running, remove the stale lock)"
+        )
 
     def job_sync(self) -> None:
         """Sync with the upstream, when the branch has one."""
@@ -186,6 +247,11 @@ class HomeService:
             "jobs": [s.as_dict() for s in self.jobs.values()],
         }
         data["started"] = self.started
+        data["locks"] = {
+            "index_lock": self.home.store.index_lock(),
+            "recovery_pending": self.recovery_error is not None,
+            "recovery_error": self.recovery_error,
+        }
         return data
 
     def settle_active(self, timeout: float = 5.0) -> None:

@@ -22,8 +22,6 @@ the branch decides, and nothing on disk changes for a write that loses.
 from __future__ import annotations
 
 import datetime as dt
-import os
-import secrets
 import shutil
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -44,7 +42,14 @@ from hearth.errors import (
     StoreError,
 )
 from hearth.store.history import changed_paths, parse_trailers
-from hearth.store.lock import backoff, write_lock
+from hearth.store.lock import (
+    backoff,
+    clear_if_orphaned,
+    held_lock,
+    lock_mark,
+    take_marked,
+    write_lock,
+)
 from hearth.store.rooted import RootedFiles
 
 FALLBACK_SIGNATURE = ("hearth", "hearth@localhost")
@@ -276,16 +281,29 @@ class GitStore:
             except (OSError, HearthError):
                 continue
 
-    def recover(self) -> None:
-        """Finish a write a killed hearth left between its commit and its work tree."""
-        with write_lock(self.state_dir / "write.lock", self.lock_timeout):
-            self._recover_locked()
+    def recover(self, timeout: float | None = None) -> None:
+        """Finish a write a killed hearth left between its commit and its work tree.
 
-    def _recover_locked(self) -> None:
+        Raises Busy when git's index lock stays held by a running process for
+        ``timeout`` seconds (default: the store's lock timeout).
+        """
+        wait = self.lock_timeout if timeout is None else timeout
+        with write_lock(self.state_dir / "write.lock", wait):
+            self._recover_locked(wait)
+
+    def recovery_pending(self) -> bool:
+        """True while a killed hearth's write waits to be finished (see ``recover``)."""
+        return (self.state_dir / _LOCK_OWNER).exists()
+
+    def index_lock(self) -> dict[str, object] | None:
+        """Who holds git's index lock and since when; None when it is free."""
+        return held_lock(self.git_dir / "index.lock")
+
+    def _recover_locked(self, timeout: float | None = None) -> None:
         if (self.state_dir / _LOCK_OWNER).exists():
             # Under our write lock no other hearth holds git's lock: the record
             # is a dead hearth's. Finish its write before planning on top of it.
-            with self._index_locked():
+            with self._index_locked(timeout):
                 pass
 
     def _create_commit(
@@ -415,7 +433,7 @@ class GitStore:
         return self._index
 
     @contextmanager
-    def _index_locked(self) -> Iterator[None]:
+    def _index_locked(self, timeout: float | None = None) -> Iterator[None]:
         """Hold git's own ``index.lock`` across the commit and the index update.
 
         libgit2 takes that lock only while writing, which would leave a window
@@ -424,13 +442,14 @@ class GitStore:
         """
         lock = self.git_dir / "index.lock"
         owner = self.state_dir / _LOCK_OWNER
-        for _ in backoff(self.lock_timeout):
-            if _take_lock(lock):
+        wait = self.lock_timeout if timeout is None else timeout
+        for _ in backoff(wait):
+            if take_marked(lock):
                 break
-            _clear_if_orphaned(lock)
+            clear_if_orphaned(lock)
         else:
             raise Busy(
-                f"git's index stayed locked for over {self.lock_timeout:.0f} s; if no git "
+                f"git's index stayed locked for over {wait:.0f} s; if no git "
                 "command is running, remove the stale .git/index.lock and try again"
             )
         try:
@@ -438,7 +457,7 @@ class GitStore:
             # died holding it, perhaps between its commit and the work-tree update.
             interrupted = _mtime(owner)
             self.state_dir.mkdir(parents=True, exist_ok=True)
-            owner.write_text(_lock_mark())
+            owner.write_text(lock_mark())
             if interrupted is not None:
                 self._dead_since = interrupted  # kept until a commit of ours lands
                 self._clear_dead_ref_lock(interrupted)
@@ -521,68 +540,6 @@ def _mtime(path: Path) -> float | None:
         return path.stat().st_mtime
     except OSError:
         return None
-
-
-def _boot_id() -> str:
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        return ""
-
-
-def _lock_mark() -> str:
-    return f"hearth-lock {os.getpid()} {_boot_id()}\n"
-
-
-def _take_lock(lock: Path) -> bool:
-    """Create ``lock`` already holding who took it, or return False if it exists.
-
-    The mark is written to a temp file that is then hard-linked into place
-    (``link`` fails when the target exists): the lock never exists without
-    its mark, so a killed hearth's lock is always recognisable. git's own
-    lock holds index data (or nothing yet), never this mark.
-    """
-    temp = lock.with_name(f"{lock.name}.hearth-{os.getpid()}-{secrets.token_hex(4)}")
-    temp.write_text(_lock_mark())
-    try:
-        os.link(temp, lock)
-        return True
-    except FileExistsError:
-        return False
-    finally:
-        temp.unlink(missing_ok=True)
-
-
-def _clear_if_orphaned(lock: Path) -> bool:
-    """Remove git's index.lock when hearth took it and its process is gone.
-
-    Only a lock that carries hearth's mark, for a process that no longer runs
-    (or ran before a reboot), is removed; a lock held by git is never touched.
-    """
-    try:
-        with lock.open("rb") as handle:
-            head = handle.read(200).decode("ascii", "replace").split()
-    except OSError:
-        return False
-    if len(head) < 2 or head[0] != "hearth-lock":
-        return False
-    try:
-        pid = int(head[1])
-    except ValueError:
-        return False
-    boot = head[2] if len(head) > 2 else ""
-    if boot == _boot_id():
-        try:
-            os.kill(pid, 0)
-            return False  # the owner still runs: wait for it
-        except ProcessLookupError:
-            pass
-        except PermissionError:
-            return False  # a live process of another user
-    # The owner record in .git/hearth stays, if there is one: the next holder
-    # sees it and finishes the dead hearth's write (_finish_interrupted_write).
-    lock.unlink(missing_ok=True)
-    return True
 
 
 def _stamp(path: Path) -> tuple[int, int, int] | None:
