@@ -89,6 +89,8 @@ def status(state: _State, as_json: bool) -> None:
         lines += [f"  error: {e}" for e in index["errors"]]
         if index["active_error"]:
             lines.append(f"  {index['active_error']}")
+        elif index["active"] != "fresh":
+            lines.append(f"  ACTIVE.md: {index['active']} (the next pass writes it again)")
         sync_state = data["sync"]
         if sync_state["upstream"]:
             lines.append(

@@ -113,7 +113,8 @@ def active_view(home: Home, index: IndexStatus) -> dict[str, Any]:
         "path": layout.ACTIVE_PATH,
         "head": index.head,
         "refreshed": index.last_reconcile,
-        "fresh": index.fresh and index.active_error is None,
+        "fresh": index.fresh and index.active == "fresh",
+        "state": index.active,
         "error": index.active_error,
         "content": data.decode("utf-8", "replace") if data is not None else "",
     }

@@ -480,3 +480,20 @@ def test_sync_over_http(tmp_path: Path) -> None:
         assert status["sync"]["upstream"] == "origin/main" and status["conflicts"] == []
     finally:
         assert server.stop() == 0
+
+
+def test_active_md_deleted_or_edited_is_written_again_within_a_second(server: Server) -> None:
+    s = server
+    assert s.post("/v1/daily", {"text": "Fed the cat."}, token="write").status == 200
+    active = s.root / "continuity/ACTIVE.md"
+    assert wait_for(lambda: s.get("/v1/active").body["fresh"], 5)
+    original = active.read_bytes()
+    assert b"Fed the cat." in original
+    active.unlink()
+    assert wait_for(lambda: active.exists() and active.read_bytes() == original, 1.0)
+    active.write_bytes(original.replace(b"Fed the cat.", b"Fed the dog."))
+    assert wait_for(lambda: active.read_bytes() == original, 1.0)
+    body = s.get("/v1/active").body
+    assert body["fresh"] is True and body["state"] == "fresh"
+    assert body["content"].encode() == original
+    assert s.get("/v1/status").body["index"]["active"] == "fresh"

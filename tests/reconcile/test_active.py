@@ -133,3 +133,26 @@ def test_persona_history_kept_incrementally_equals_a_full_walk(workspace: Worksp
     ws.git("reset", "-q", "--hard", "HEAD~5")
     head = ws.git("rev-parse", "HEAD").strip()
     assert kept.changes(repo, head) == PersonaHistory(limit=4).changes(repo, head)
+
+
+def test_status_never_calls_a_missing_or_foreign_active_md_fresh(workspace: Workspace) -> None:
+    from hearth import queries
+
+    populate(workspace)
+    rec = wiring.reconciler_of(workspace.home)
+    rec.reconcile()
+    assert rec.status().active == "fresh"
+    assert queries.active_view(workspace.home, rec.status())["fresh"] is True
+    original = workspace.read(ACTIVE)
+    (workspace.root / ACTIVE).unlink()
+    status = rec.status()
+    assert status.active == "missing"
+    view = queries.active_view(workspace.home, status)
+    assert view["fresh"] is False and view["state"] == "missing" and view["content"] == ""
+    workspace.write(ACTIVE, original + "\nmy own note\n")
+    assert rec.status().active == "foreign"
+    assert queries.active_view(workspace.home, rec.status())["fresh"] is False
+    # A pass puts hearth's bytes back, and another process sees them as fresh.
+    rec.reconcile([ACTIVE])
+    assert workspace.read(ACTIVE) == original
+    assert wiring.reconciler_of(workspace.reopen()).status().active == "fresh"

@@ -109,6 +109,8 @@ class Active(BaseModel):
     head: str | None
     refreshed: str | None
     fresh: bool
+    #: fresh | behind | missing | foreign | error (see docs/reconciler.md)
+    state: str
     error: str | None
     content: str
 
@@ -198,6 +200,7 @@ class Status(BaseModel):
     watcher: dict[str, Any]
     worker: dict[str, Any]
     scheduler: dict[str, Any]
+    locks: dict[str, Any]
 
 
 class ErrorDetail(BaseModel):

@@ -9,6 +9,7 @@ when those bytes differ from what is on disk.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import re
 from collections.abc import Iterable
 
@@ -18,6 +19,7 @@ from pygit2.enums import SortMode
 from hearth import catalog
 from hearth.domain import layout, records
 from hearth.domain.active import ActiveInputs, LoopLine, PersonaChange, ProposalLine, render_active
+from hearth.errors import HearthError
 from hearth.reconcile.manifest import Manifest
 from hearth.store.rooted import RootedFiles
 
@@ -160,10 +162,25 @@ def _blob_id(tree: pygit2.Tree | None, path: str) -> str | None:
         return None
 
 
-def write_if_changed(files: RootedFiles, inputs: ActiveInputs) -> bool:
-    """Render ACTIVE.md and write it when its bytes differ; True when written."""
+def write_if_changed(files: RootedFiles, inputs: ActiveInputs) -> tuple[bool, str]:
+    """Render ACTIVE.md and write it when its bytes differ from the file's.
+
+    Returns whether it was written and the SHA-256 of the rendered bytes.
+    """
     data = render_active(inputs).encode("utf-8")
+    digest = hashlib.sha256(data).hexdigest()
     if files.read(layout.ACTIVE_PATH) == data:
-        return False
+        return False, digest
     files.write(layout.ACTIVE_PATH, data)
-    return True
+    return True, digest
+
+
+def state_on_disk(files: RootedFiles, digest: str | None) -> str:
+    """``missing``, ``foreign`` (bytes hearth did not write) or ``written``."""
+    try:
+        data = files.read(layout.ACTIVE_PATH)
+    except (HearthError, OSError):
+        return "foreign"  # a folder or a symlink in its place
+    if data is None:
+        return "missing"
+    return "written" if hashlib.sha256(data).hexdigest() == digest else "foreign"

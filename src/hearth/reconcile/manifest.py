@@ -84,6 +84,10 @@ class Manifest:
     #: Problems of the last pass that are not about one file's content.
     errors: list[str] = field(default_factory=list)
     active_error: str | None = None
+    #: SHA-256 of the ACTIVE.md hearth last wrote (or found identical), and the
+    #: HEAD it was rendered at: a file on disk with other bytes is not hearth's.
+    active_digest: str | None = None
+    active_head: str | None = None
     #: Records in the journal on disk since the base was written.
     journal_records: int = 0
 
@@ -180,6 +184,8 @@ def load_pass(folder: Path, state: Manifest) -> None:
         state.last_reconcile = data.get("last_reconcile")
         state.errors = [str(e) for e in data.get("errors", [])]
         state.active_error = data.get("active_error")
+        state.active_digest = data.get("active_digest")
+        state.active_head = data.get("active_head")
     except (OSError, ValueError, TypeError, AttributeError):
         return
 
@@ -215,6 +221,8 @@ def save(folder: Path, state: Manifest, changed: Iterable[str] | None = None) ->
         "last_reconcile": state.last_reconcile,
         "errors": state.errors,
         "active_error": state.active_error,
+        "active_digest": state.active_digest,
+        "active_head": state.active_head,
     }
     _write_atomic(folder / PASS_NAME, json.dumps(summary).encode(), durable=False)
 

@@ -297,6 +297,8 @@ class Reconciler:
         singles: list[str] = []
         listing = Listing()
         for path in dict.fromkeys(paths):
+            if path == layout.ACTIVE_PATH:
+                continue  # hearth's own output: the refresh after the pass looks at it
             if not is_inside(self.root, path):
                 # Gone, or reached through a symlink: whatever was indexed under it goes.
                 scope += [path, path + "/"]
@@ -464,12 +466,13 @@ class Reconciler:
             inputs = active.gather(
                 self.files, self.repo, self._manifest, head, attention, self._history
             )
-            written = active.write_if_changed(self.files, inputs)
+            written, digest = active.write_if_changed(self.files, inputs)
         except (HearthError, OSError, pygit2.GitError) as exc:
             self._manifest.active_error = f"ACTIVE.md could not be refreshed: {exc}"
             self._active_key = None
             return False
         self._manifest.active_error = None
+        self._manifest.active_digest, self._manifest.active_head = digest, head
         self._active_key = (*key[:3], _identity(self.root / layout.ACTIVE_PATH))
         return written
 
@@ -536,7 +539,18 @@ class Reconciler:
                 ],
                 errors=sorted(set(listing.errors) | set(state.errors)),
                 active_error=state.active_error,
+                active=self._active_state(head),
             )
+
+    def _active_state(self, head: str | None) -> str:
+        """How ACTIVE.md on disk compares with what hearth last rendered."""
+        state = self._manifest
+        if state.active_error is not None:
+            return "error"
+        on_disk = active.state_on_disk(self.files, state.active_digest)
+        if on_disk != "written":
+            return on_disk
+        return "fresh" if state.active_head == head else "behind"
 
     def close(self) -> None:
         if self._index is not None:

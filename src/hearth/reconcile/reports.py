@@ -44,6 +44,10 @@ class IndexStatus:
     parked: list[dict[str, str]]
     errors: list[str]
     active_error: str | None
+    #: ACTIVE.md on disk: ``fresh`` (what hearth rendered at this HEAD),
+    #: ``behind`` (rendered at an older HEAD; a pass is due), ``missing``,
+    #: ``foreign`` (other bytes: edited by hand, or not a file) or ``error``.
+    active: str = "fresh"
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -58,4 +62,5 @@ class IndexStatus:
             "parked": self.parked,
             "errors": self.errors,
             "active_error": self.active_error,
+            "active": self.active,
         }

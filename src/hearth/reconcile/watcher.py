@@ -53,7 +53,11 @@ def relevant(root: Path, absolute: str) -> str | None:
             rel.startswith(".git/refs/heads/") and not rel.endswith(".lock")
         )
         return HEAD_MOVED if moved else None
-    if ".git" in parts or any(is_temporary(p) for p in parts) or rel == layout.ACTIVE_PATH:
+    if rel == layout.ACTIVE_PATH:
+        # hearth's own output: deleted or edited by hand, the pass writes it again
+        # (its own writes come back here too, and find nothing to do).
+        return rel
+    if ".git" in parts or any(is_temporary(p) for p in parts):
         return None
     name = parts[-1]
     if name.endswith(".md") or name == ".gitignore" or "." not in name:
