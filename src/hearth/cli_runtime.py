@@ -271,9 +271,21 @@ def hooks() -> None:
 @json_option
 @click.pass_obj
 def hooks_install(state: _State, as_json: bool) -> None:
-    """Install hearth's git hooks (keeping any hook already there, which runs first)."""
+    """Install hearth's git hooks (keeping any hook already there, which runs first).
+
+    Also registers the daily-note merge driver in the repository's config and
+    brings .gitattributes up to date (one commit, only when it is out of date).
+    """
     installed = wiring.install_hooks(state.root)
-    _emit(as_json, {"installed": installed}, f"installed hooks: {', '.join(installed)}")
+    updated = wiring.update_attributes(state.root)
+    lines = [f"installed hooks: {', '.join(installed)}", "registered the daily-note merge driver"]
+    if updated:
+        lines.append("updated .gitattributes: daily notes merge entry by entry (one commit)")
+    _emit(
+        as_json,
+        {"installed": installed, "merge_driver": True, "committed": list(updated)},
+        "\n".join(lines),
+    )
 
 
 @cli.command(context_settings={"ignore_unknown_options": True})

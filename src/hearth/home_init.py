@@ -63,6 +63,46 @@ def _with_lines(current: bytes | None, wanted: str) -> bytes:
     return (text + "\n" + "\n".join(missing) + "\n").encode()
 
 
+def _with_attributes(current: bytes | None) -> bytes:
+    """``current`` .gitattributes without the lines older hearths wrote, plus hearth's."""
+    if current is not None:
+        lines = current.decode("utf-8", "replace").splitlines(keepends=True)
+        kept = [line for line in lines if line.strip() not in layout.LEGACY_GITATTRIBUTES]
+        if len(kept) != len(lines):
+            current = "".join(kept).lstrip("\n").encode()
+    return _with_lines(current or None, layout.GITATTRIBUTES)
+
+
+def _attributes_change(base: bytes | None) -> FileChange | None:
+    """The change that brings .gitattributes up to date, or None when it is."""
+    new = _with_attributes(base)
+    if new == base:
+        return None
+    return FileChange(".gitattributes", new, rebase=_with_attributes)
+
+
+def update_attributes(root: Path, clock: Callable[[], dt.datetime], actor: str) -> tuple[str, ...]:
+    """Commit hearth's current ``.gitattributes`` lines when they are missing or old.
+
+    Homes made before daily notes had their own merge driver union-merged all
+    of ``memory/``; this moves them over in one commit (a person's uncommitted
+    edit of the file is kept, with the same change applied to it).
+    """
+    files = RootedFiles(root)
+    try:
+        store = GitStore(root, files, clock)
+
+        def operation(snap: Snapshot) -> Plan:
+            change = _attributes_change(snap.read(".gitattributes"))
+            changes = () if change is None else (change,)
+            return Plan("home: merge daily notes entry by entry", changes)
+
+        result = store.commit(operation, Trailers(op="home.attributes", actor=actor))
+    finally:
+        files.close()
+    return result.paths if result.changed else ()
+
+
 def _adoptable(files: RootedFiles, repo: pygit2.Repository) -> list[str]:
     return [
         path
@@ -117,16 +157,20 @@ def init_home(
                 changes[layout.SETTINGS_PATH] = FileChange(
                     layout.SETTINGS_PATH, DEFAULT_SETTINGS_TOML.encode()
                 )
-            for name, wanted in (
-                (".gitignore", layout.GITIGNORE),
-                (".gitattributes", layout.GITATTRIBUTES),
-            ):
-                base = snap.read(name)
-                if base is None and name in changes:
-                    base = changes[name].data
-                new = _with_lines(base, wanted)
-                if new != base:
-                    changes[name] = FileChange(name, new, rebase=_line_adder(wanted))
+            base = snap.read(".gitignore")
+            if base is None and ".gitignore" in changes:
+                base = changes[".gitignore"].data
+            new = _with_lines(base, layout.GITIGNORE)
+            if new != base:
+                changes[".gitignore"] = FileChange(
+                    ".gitignore", new, rebase=_line_adder(layout.GITIGNORE)
+                )
+            base = snap.read(".gitattributes")
+            if base is None and ".gitattributes" in changes:
+                base = changes[".gitattributes"].data
+            attributes = _attributes_change(base)
+            if attributes is not None:
+                changes[".gitattributes"] = attributes
             return Plan("home: initialize hearth home", tuple(changes.values()))
 
         result = store.commit(operation, Trailers(op="home.init", actor=actor))
@@ -166,6 +210,31 @@ def hooks_folder(root: Path) -> Path:
             "(git config core.hooksPath .git/hooks) and run 'hearth hooks install'"
         )
     return folder
+
+
+def register_merge_driver(root: Path, interpreter: str) -> None:
+    """Name hearth's daily-note merge driver in the repository's own config.
+
+    The config is local to the clone (git never syncs it), which is why init
+    and ``hooks install`` write it on every machine; ``hearth sync`` passes the
+    same settings on its own command line, so it needs neither.
+    """
+    config = pygit2.Repository(str(root)).config
+    for key, value in merge_driver_config(interpreter).items():
+        try:
+            current = config[key]
+        except KeyError:
+            current = None
+        if current != value:
+            config[key] = value
+
+
+def merge_driver_config(interpreter: str) -> dict[str, str]:
+    section = f"merge.{layout.MERGE_DRIVER}"
+    return {
+        f"{section}.name": "hearth: daily notes, entry by entry",
+        f"{section}.driver": f"{shlex.quote(interpreter)} -m hearth.mergedriver %O %A %B %P",
+    }
 
 
 def install_hooks(root: Path, templates: Path, interpreter: str) -> list[str]:

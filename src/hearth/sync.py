@@ -7,9 +7,12 @@ remotes work exactly as they do for ``git pull`` and ``git push``.
 
 Nothing from either side is lost:
 
-- daily notes merge as a union (``memory/*.md merge=union`` in
-  ``.gitattributes``): both machines' entries are kept;
-- any other file changed on both sides keeps the local version in place and
+- daily notes merge entry by entry (hearth's merge driver, named for them
+  in ``.gitattributes`` and passed to ``git merge`` on its command line, so
+  it works in a clone whose config lacks it): both machines' entries are
+  kept whole under their own headings, in time order;
+- any other file changed on both sides (a topic note in ``memory/`` too) is
+  never spliced line by line: it keeps the local version in place and
   gets the remote version as a copy, ``continuity/conflicts/<path>--<short
   commit>.md``, in the merge commit; both versions are in history, and the
   copy is listed in status and ACTIVE.md until a person resolves it (edit the
@@ -83,13 +86,18 @@ class Syncer:
         clock: Callable[[], dt.datetime],
         *,
         lock_timeout: float = 30.0,
+        merge_config: dict[str, str] | None = None,
     ) -> None:
         self.root = root
+        #: git config given to ``git merge`` (hearth's daily-note merge driver).
+        self.merge_config = dict(merge_config or {})
         self.state_dir = state_dir
         self.clock = clock
         self.lock_timeout = lock_timeout
         self._last_stamp: tuple[int, int, int] | None = None
         self._last_record: dict[str, object] = {}
+        self._attributes_stamp: tuple[int, int, int] | None = None
+        self._attributes_legacy = False
 
     # -- git plumbing ------------------------------------------------------------
 
@@ -156,10 +164,35 @@ class Syncer:
 
     def attention(self) -> list[str]:
         """What ACTIVE.md's Needs attention should say about syncing."""
+        notes = []
         last = self._last()
         if last.get("result") in ("refused", "failed"):
-            return [f"last sync {last['result']} at {last.get('time')}: {last.get('error')}"]
-        return []
+            notes.append(f"last sync {last['result']} at {last.get('time')}: {last.get('error')}")
+        if self._legacy_attributes():
+            notes.append(
+                ".gitattributes still union-merges every file in memory/ (as older hearths "
+                "wrote it), which splices topic notes changed on two machines; run "
+                "'hearth hooks install' to move to the daily-note merge driver (one commit)"
+            )
+        return notes
+
+    def _legacy_attributes(self) -> bool:
+        """Whether .gitattributes holds the union rule older hearths wrote (read again
+        only when the file changed: every reconcile pass asks)."""
+        path = self.root / ".gitattributes"
+        try:
+            st = path.stat()
+        except OSError:
+            return False
+        stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
+        if stamp != self._attributes_stamp:
+            try:
+                lines = {line.strip() for line in path.read_text(errors="replace").splitlines()}
+            except OSError:
+                lines = set()
+            self._attributes_stamp = stamp
+            self._attributes_legacy = layout.LEGACY_GITATTRIBUTES[1] in lines
+        return self._attributes_legacy
 
     def _last(self) -> dict[str, object]:
         """The last sync's record; read again only when the file changed (every
@@ -275,7 +308,10 @@ class Syncer:
     def _merge(self, tracking: str) -> list[str]:
         """Merge ``tracking``; conflicts keep ours in place and theirs as a copy."""
         message = f"sync: merge {tracking}\n\n{_TRAILERS}\n"
-        merged = self._git("merge", "--no-ff", "--no-edit", "-m", message, tracking, check=False)
+        settings = [arg for k, v in self.merge_config.items() for arg in ("-c", f"{k}={v}")]
+        merged = self._git(
+            *settings, "merge", "--no-ff", "--no-edit", "-m", message, tracking, check=False
+        )
         if merged.returncode == 0:
             return []
         listed = self._git("diff", "--name-only", "--diff-filter=U", "-z").stdout

@@ -91,7 +91,7 @@ def open_service(root: Path, clock: Clock = utc_now) -> HomeService:
 
 
 def syncer_of(home: Home) -> Syncer:
-    return Syncer(home.root, home.store.state_dir, home.clock)
+    return Syncer(home.root, home.store.state_dir, home.clock, merge_config=merge_driver_config())
 
 
 def token_store(root: Path) -> TokenStore:
@@ -111,8 +111,19 @@ def hook_templates() -> Path:
 def install_hooks(root: Path) -> list[str]:
     if not (root / ".git").exists():
         raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
-    # The hooks start hearth with this very interpreter (``python -m hearth``).
+    # The hooks and the merge driver start hearth with this very interpreter.
+    home_init.register_merge_driver(root, sys.executable)
     return home_init.install_hooks(root, hook_templates(), sys.executable)
+
+
+def update_attributes(root: Path, clock: Clock = utc_now) -> tuple[str, ...]:
+    """Commit hearth's current .gitattributes lines when they are missing or old."""
+    return home_init.update_attributes(root, clock, default_actor())
+
+
+def merge_driver_config() -> dict[str, str]:
+    """The git config naming hearth's daily-note merge driver, for this interpreter."""
+    return home_init.merge_driver_config(sys.executable)
 
 
 def initialize(root: Path, clock: Clock = utc_now) -> InitResult:

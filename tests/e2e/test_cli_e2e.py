@@ -56,7 +56,8 @@ def test_init_twice_changes_nothing(home: Path) -> None:
     assert git(home, "rev-parse", "HEAD") == head
     assert git(home, "status", "--porcelain") == ""
     assert "continuity/ACTIVE.md" in (home / ".gitignore").read_text()
-    assert "merge=union" in (home / ".gitattributes").read_text()
+    attributes = (home / ".gitattributes").read_text()
+    assert "merge=hearth-daily" in attributes and "merge=union" not in attributes
 
 
 def test_init_uses_hearth_home_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

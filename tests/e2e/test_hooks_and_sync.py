@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import random
@@ -196,7 +197,7 @@ def test_ahead_pushes_behind_fast_forwards(machines: list[Machine]) -> None:
     assert b.sync().action == "up-to-date"
 
 
-def test_same_days_notes_on_two_machines_merge_as_a_union(machines: list[Machine]) -> None:
+def test_same_days_notes_on_two_machines_merge_entry_by_entry(machines: list[Machine]) -> None:
     a, b, _ = machines
     path = a.home.note("Breakfast on A.", "A", "test").path
     b.home.note("Breakfast on B.", "B", "test")
@@ -209,6 +210,131 @@ def test_same_days_notes_on_two_machines_merge_as_a_union(machines: list[Machine
         assert "Breakfast on A." in text and "Breakfast on B." in text
         assert "<<<<<<<" not in text and ">>>>>>>" not in text
     assert git(a.root, "rev-parse", "HEAD") == git(b.root, "rev-parse", "HEAD")
+
+
+def _same_minute(machine: Machine, text: str) -> str:
+    """A daily entry written at 11:32 UTC, whatever the machine's clock says."""
+    at = dt.datetime(2026, 11, 22, 11, 32, tzinfo=dt.UTC)
+    home = wiring.open_home(machine.root, lambda: at)
+    try:
+        return home.note(text, "note", "test").path
+    finally:
+        home.files.close()
+
+
+def _assert_two_entries(text: str) -> None:
+    assert text.count("## 11:32 UTC — note") == 2, text
+    assert "Bought bread on A." in text and "Called Sam on B." in text
+    a_at, b_at = text.index("Bought bread on A."), text.index("Called Sam on B.")
+    between = text[min(a_at, b_at) : max(a_at, b_at)]
+    assert "## 11:32 UTC — note" in between  # each text under its own heading
+    assert "<<<<<<<" not in text and "=======" not in text
+
+
+def test_same_minute_entries_keep_their_own_headings_on_every_clone(
+    machines: list[Machine],
+) -> None:
+    a, b, c = machines
+    path = _same_minute(a, "Bought bread on A.")
+    _same_minute(b, "Called Sam on B.")
+    a.sync()
+    assert b.sync().conflicts == []
+    a.sync()
+    c.sync()
+    for machine in machines:
+        _assert_two_entries(machine.read(path))
+        status = json.loads(hearth("--home", str(machine.root), "status", "--json").stdout)
+        assert status["conflicts"] == []
+    active = b.read("continuity/ACTIVE.md")
+    today = active.split("## Today", 1)[1].split("\n## ", 1)[0]
+    assert "Bought bread on A." in today and "Called Sam on B." in today
+
+
+def test_a_plain_git_pull_merges_daily_notes_the_same_way(machines: list[Machine]) -> None:
+    a, b, _ = machines
+    path = _same_minute(a, "Bought bread on A.")
+    _same_minute(b, "Called Sam on B.")
+    git(a.root, "push", "-q")
+    pulled = run_git(b.root, "pull", "-q", "--no-rebase", "--no-edit")
+    assert pulled.returncode == 0, pulled.stderr
+    _assert_two_entries(b.read(path))
+    assert run_git(b.root, "diff", "--quiet", "HEAD").returncode == 0
+
+
+def test_a_clone_without_the_driver_falls_back_to_a_visible_conflict(
+    machines: list[Machine], tmp_path: Path
+) -> None:
+    a, _, _ = machines
+    bare = tmp_path / "plain"
+    git(tmp_path, "clone", "-q", str(tmp_path / "remote.git"), str(bare))  # no hooks install
+    path = _same_minute(a, "Bought bread on A.")
+    git(a.root, "push", "-q")
+    git(bare, "pull", "-q", "--no-rebase")
+    (bare / path).write_text((bare / path).read_text() + "\n## 11:32 UTC — note\n\nPlain.\n")
+    git(bare, "commit", "-qam", "plain")
+    _same_minute(a, "Called Sam on B.")
+    git(a.root, "push", "-q")
+    pulled = run_git(bare, "pull", "-q", "--no-rebase", "--no-edit")
+    # git's own line merge: a conflict the person sees, nothing spliced silently.
+    assert pulled.returncode != 0
+    assert "<<<<<<<" in (bare / path).read_text()
+
+
+def test_a_topic_note_changed_on_both_sides_is_never_spliced(machines: list[Machine]) -> None:
+    a, b, _ = machines
+    topic = "memory/topics/garden-shed.md"
+    a.edit(topic, "# Garden shed\n\nGarden shed: planned\n", "memory: shed")
+    a.sync()
+    b.sync()
+    a.edit(topic, "# Garden shed\n\nGarden shed: done\n", "memory: shed done")
+    b.edit(topic, "# Garden shed\n\nGarden shed: cancelled\n", "memory: shed cancelled")
+    a.sync()
+    result = b.sync()
+    assert result.action == "merged" and len(result.conflicts) == 1
+    copy = result.conflicts[0]
+    assert copy.startswith(f"continuity/conflicts/{topic}--")
+    assert b.read(topic) == "# Garden shed\n\nGarden shed: cancelled\n"  # ours, whole
+    assert "Garden shed: done" in b.read(copy)  # theirs, as a copy
+    history = git(b.root, "log", "-p", "--all")
+    assert "Garden shed: done" in history and "Garden shed: cancelled" in history
+    status = json.loads(hearth("--home", str(b.root), "status", "--json").stdout)
+    assert status["conflicts"] == [copy]
+    assert copy in b.read("continuity/ACTIVE.md")
+
+
+def test_old_gitattributes_are_migrated_in_one_commit(tmp_path: Path) -> None:
+    root = tmp_path / "home"
+    wiring.initialize(root)
+    legacy = (
+        "*.png binary\n"
+        "# Written by hearth init. Daily notes are append-only: merge both sides' lines.\n"
+        "memory/*.md merge=union\n"
+    )
+    (root / ".gitattributes").write_text(legacy)
+    git(root, "commit", "-qam", "as older hearths wrote it")
+    before = git(root, "rev-list", "--count", "HEAD")
+    proc = hearth("--home", str(root), "hooks", "install")
+    assert proc.returncode == 0, proc.stderr
+    assert "updated .gitattributes" in proc.stdout
+    assert int(git(root, "rev-list", "--count", "HEAD")) == int(before) + 1
+    text = (root / ".gitattributes").read_text()
+    assert "merge=union" not in text and "*.png binary" in text
+    assert "merge=hearth-daily" in text
+    assert git(root, "show", "--stat", "--format=%B", "HEAD").count(".gitattributes") == 1
+    assert "Hearth-Op: home.attributes" in git(root, "log", "-1", "--format=%B")
+    assert (
+        git(root, "config", "merge.hearth-daily.driver")
+        .strip()
+        .endswith("-m hearth.mergedriver %O %A %B %P")
+    )
+    # Running it again changes nothing; init agrees.
+    again = hearth("--home", str(root), "hooks", "install")
+    assert again.returncode == 0 and "updated" not in again.stdout
+    assert hearth("init", str(root)).returncode == 0
+    assert int(git(root, "rev-list", "--count", "HEAD")) == int(before) + 1
+    attributes = git(root, "check-attr", "merge", "--", "memory/2026-11-22.md", "memory/x.md")
+    assert "memory/2026-11-22.md: merge: hearth-daily" in attributes
+    assert "memory/x.md: merge: unspecified" in attributes
 
 
 def test_soul_edited_on_both_keeps_one_in_place_and_the_other_as_a_copy(
@@ -328,3 +454,16 @@ def test_a_shared_hooks_path_is_left_alone(tmp_path: Path) -> None:
     assert any("core.hooksPath" in w["message"] for w in json.loads(init.stdout)["warnings"])
     proc = hearth("--home", str(tmp_path / "home"), "hooks", "install")
     assert proc.returncode == 1 and "core.hooksPath" in proc.stderr
+
+
+def test_an_unmigrated_home_is_told_in_active_md(tmp_path: Path) -> None:
+    root = tmp_path / "home"
+    wiring.initialize(root)
+    (root / ".gitattributes").write_text("memory/*.md merge=union\n")
+    git(root, "commit", "-qam", "as older hearths wrote it")
+    proc = hearth("--home", str(root), "active")
+    assert proc.returncode == 0
+    assert "hearth hooks install" in (root / "continuity/ACTIVE.md").read_text()
+    assert hearth("--home", str(root), "hooks", "install").returncode == 0
+    hearth("--home", str(root), "active")
+    assert "hearth hooks install" not in (root / "continuity/ACTIVE.md").read_text()

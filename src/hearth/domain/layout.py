@@ -42,10 +42,22 @@ GITIGNORE = f"""\
 *~
 """
 
-GITATTRIBUTES = """\
-# Written by hearth init. Daily notes are append-only: merge both sides' lines.
-memory/*.md merge=union
+#: The git merge driver for daily notes (``hearth.mergedriver``), registered
+#: in the repository's config by init and ``hooks install``.
+MERGE_DRIVER = "hearth-daily"
+
+GITATTRIBUTES = f"""\
+# Written by hearth init. Daily notes merge entry by entry (hearth's merge
+# driver); every other file merges as git does, and sync keeps both sides.
+memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md merge={MERGE_DRIVER}
+continuity/daily/[0-9][0-9][0-9][0-9]/[0-9][0-9]/*.md merge={MERGE_DRIVER}
 """
+#: What older hearth versions wrote to .gitattributes: union-merging every
+#: file in memory/ spliced topic notes. ``init`` and ``hooks install`` drop it.
+LEGACY_GITATTRIBUTES = (
+    "# Written by hearth init. Daily notes are append-only: merge both sides' lines.",
+    "memory/*.md merge=union",
+)
 
 RecordKind = Literal["proposal", "loop"]
 Kind = Literal[
