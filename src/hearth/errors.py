@@ -1,7 +1,7 @@
 """The one exception tree of hearth.
 
 Every failure hearth reports on purpose is a ``HearthError``. The edges
-(``cli.py`` and, later, ``api/errors.py``) turn these classes into exit
+(``cli.py`` and ``api/errors.py``) turn these classes into exit
 statuses and HTTP statuses in one table each; nothing else maps errors.
 
 ::
@@ -13,7 +13,9 @@ statuses and HTTP statuses in one table each; nothing else maps errors.
     ├── Conflict             the operation would overwrite or lose someone's work
     │   ├── DirtyFile        a target file holds uncommitted edits
     │   ├── StaleWrite       the caller's expected blob id is not HEAD's any more
-    │   └── Busy             a lock stayed held past the retry budget
+    │   ├── Busy             a lock stayed held past the retry budget
+    │   ├── NoUpstream       sync: the branch tracks no remote branch
+    │   └── SyncBlocked      sync: incoming changes touch files with uncommitted edits
     ├── InvalidInput         malformed input (empty text, bad title, bad setting)
     │   └── InvalidRecord    a record file does not parse
     ├── TooLarge             content over its size bound
@@ -77,6 +79,18 @@ class StaleWrite(Conflict):
 
 class Busy(Conflict):
     code = "busy"
+
+
+class NoUpstream(Conflict):
+    """The branch tracks no remote branch, so there is nothing to sync with."""
+
+    code = "no_upstream"
+
+
+class SyncBlocked(Conflict):
+    """Incoming changes would touch files with uncommitted local edits."""
+
+    code = "sync_blocked"
 
 
 class InvalidInput(HearthError):

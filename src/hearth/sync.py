@@ -31,37 +31,19 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import pygit2
-from pygit2.enums import FileStatus, RepositoryState
-
 from hearth.domain import layout
-from hearth.errors import Conflict, HearthError, StoreError
+from hearth.errors import Conflict, HearthError, NoUpstream, StoreError, SyncBlocked
 from hearth.store.git import Trailers
-from hearth.store.history import changed_paths
 from hearth.store.lock import write_lock
+from hearth.store.remote import Remote
 
 PUSH_ATTEMPTS = 5
 _TRAILERS = Trailers(op="sync.merge", actor="sync").render()
 SYNC_FILE = "sync.json"
-GIT_TIMEOUT = 300
-
-
-class NoUpstream(Conflict):
-    """The branch tracks no remote branch, so there is nothing to sync with."""
-
-    code = "no_upstream"
-
-
-class SyncBlocked(Conflict):
-    """Incoming changes would touch files with uncommitted local edits."""
-
-    code = "sync_blocked"
 
 
 @dataclass
@@ -89,6 +71,7 @@ class Syncer:
         merge_config: dict[str, str] | None = None,
     ) -> None:
         self.root = root
+        self.remote = Remote(root)
         #: git config given to ``git merge`` (hearth's daily-note merge driver).
         self.merge_config = dict(merge_config or {})
         self.state_dir = state_dir
@@ -99,50 +82,10 @@ class Syncer:
         self._attributes_stamp: tuple[int, int, int] | None = None
         self._attributes_legacy = False
 
-    # -- git plumbing ------------------------------------------------------------
-
-    def _git(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-        env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_MERGE_AUTOEDIT": "no"}
-        try:
-            proc = subprocess.run(
-                ["git", *args],
-                cwd=self.root,
-                capture_output=True,
-                env=env,
-                timeout=GIT_TIMEOUT,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise StoreError(f"git {args[0]} failed: {exc}") from exc
-        if check and proc.returncode != 0:
-            raise StoreError(
-                f"git {' '.join(args[:2])} failed: {proc.stderr.decode(errors='replace').strip()}"
-            )
-        return proc
-
-    def _text(self, *args: str) -> str:
-        return self._git(*args).stdout.decode().strip()
-
     def upstream(self) -> tuple[str, str, str] | None:
-        """(remote, remote branch, tracking ref) of the current branch, or None.
-
-        Read from the repository's config with libgit2: status asks on every
-        call, and three git processes would cost more than the rest of it.
-        """
-        repo = pygit2.Repository(str(self.root))
-        if repo.head_is_unborn or repo.head_is_detached:
-            return None
-        name = repo.head.shorthand
-        branch = repo.branches.local.get(name)
-        try:
-            upstream = branch.upstream if branch is not None else None
-            if upstream is None:
-                return None
-            remote = str(repo.config[f"branch.{name}.remote"])
-            merge = str(repo.config[f"branch.{name}.merge"]).removeprefix("refs/heads/")
-        except (KeyError, pygit2.GitError):
-            return None
-        return remote, merge, upstream.shorthand
+        """(remote, remote branch, tracking ref) of the current branch, or None."""
+        found = self.remote.upstream()
+        return None if found is None else (found.remote, found.branch, found.tracking)
 
     # -- status ------------------------------------------------------------------
 
@@ -151,11 +94,8 @@ class Syncer:
         found = self.upstream()
         data: dict[str, object] = {"upstream": None, "ahead": 0, "behind": 0}
         if found is not None:
-            repo = pygit2.Repository(str(self.root))
-            local = repo.head.target
-            remote_ref = repo.lookup_reference_dwim(found[2])
-            ahead, behind = repo.ahead_behind(local, remote_ref.target)
-            data.update(upstream=found[2], ahead=ahead, behind=behind)
+            where = self.remote.divergence(found[2])
+            data.update(upstream=found[2], ahead=where.ahead, behind=where.behind)
         last = self._last()
         data["last_result"] = last.get("result")
         data["last_time"] = last.get("time")
@@ -245,33 +185,28 @@ class Syncer:
                 "(or 'git branch --set-upstream-to <remote>/main')"
             )
         remote, remote_branch, tracking = found
-        repo = pygit2.Repository(str(self.root))
-        if repo.state() != RepositoryState.NONE:
+        if self.remote.operation_in_progress():
             raise Conflict(
                 "a merge, rebase or cherry-pick is in progress; finish or abort it first"
             )
         result = SyncResult("up-to-date", tracking)
         for attempt in range(PUSH_ATTEMPTS):
-            self._git("fetch", "--quiet", remote)
-            repo = pygit2.Repository(str(self.root))
-            local = repo.head.target
-            theirs = repo.lookup_reference_dwim(tracking).target
-            ahead, behind = repo.ahead_behind(local, theirs)
+            self.remote.git("fetch", "--quiet", remote)
+            where = self.remote.divergence(tracking)
             if attempt == 0:
-                result.ahead, result.behind = ahead, behind
-            if behind:
-                base = repo.merge_base(local, theirs)
-                self._refuse_over_dirty(repo, str(base) if base else None, str(theirs))
-                if ahead == 0:
-                    self._git("merge", "--ff-only", "--quiet", tracking)
+                result.ahead, result.behind = where.ahead, where.behind
+            if where.behind:
+                self._refuse_over_dirty(where.base, where.theirs)
+                if where.ahead == 0:
+                    self.remote.git("merge", "--ff-only", "--quiet", tracking)
                     if result.action == "up-to-date":
                         result.action = "fast-forward"
                     break
                 result.conflicts += self._merge(tracking)
                 result.action = "merged"
-            elif ahead == 0:
+            elif where.ahead == 0:
                 break
-            push = self._git(
+            push = self.remote.git(
                 "push", "--quiet", remote, f"HEAD:refs/heads/{remote_branch}", check=False
             )
             if push.returncode == 0:
@@ -286,59 +221,52 @@ class Syncer:
             raise Conflict(
                 f"the remote kept moving; {PUSH_ATTEMPTS} pushes were rejected. Try again."
             )
-        result.head = str(pygit2.Repository(str(self.root)).head.target)
+        result.head = self.remote.head()
         return result
 
-    def _refuse_over_dirty(self, repo: pygit2.Repository, base: str | None, theirs: str) -> None:
-        paths = changed_paths(repo, base, theirs, 100_000) if base else None
-        incoming = set(paths) if paths is not None else None  # None: assume everything
-        dirty = []
-        for path, flags in repo.status(untracked_files="all").items():
-            if flags & FileStatus.IGNORED or flags == FileStatus.CURRENT:
-                continue
-            if incoming is None or path in incoming:
-                dirty.append(path)
+    def _refuse_over_dirty(self, base: str | None, theirs: str) -> None:
+        dirty = self.remote.dirty_among(base, theirs)
         if dirty:
             raise SyncBlocked(
                 "incoming changes touch files with uncommitted edits: "
-                f"{', '.join(sorted(dirty))}; commit or stash them and sync again",
-                detail={"paths": sorted(dirty)},
+                f"{', '.join(dirty)}; commit or stash them and sync again",
+                detail={"paths": dirty},
             )
 
     def _merge(self, tracking: str) -> list[str]:
         """Merge ``tracking``; conflicts keep ours in place and theirs as a copy."""
+        git = self.remote.git
         message = f"sync: merge {tracking}\n\n{_TRAILERS}\n"
-        settings = [arg for k, v in self.merge_config.items() for arg in ("-c", f"{k}={v}")]
-        merged = self._git(
-            *settings, "merge", "--no-ff", "--no-edit", "-m", message, tracking, check=False
-        )
+        merged = git(
+            "merge", "--no-ff", "--no-edit", "-m", message, tracking,
+            check=False, config=self.merge_config,
+        )  # fmt: skip
         if merged.returncode == 0:
             return []
-        listed = self._git("diff", "--name-only", "--diff-filter=U", "-z").stdout
-        conflicted = [p.decode() for p in listed.split(b"\0") if p]
+        conflicted = self.remote.conflicted()
         if not conflicted:
-            self._git("merge", "--abort", check=False)
+            git("merge", "--abort", check=False)
             raise StoreError(f"git merge failed: {merged.stderr.decode(errors='replace').strip()}")
-        short = self._text("rev-parse", "--short=7", "MERGE_HEAD")
+        short = self.remote.text("rev-parse", "--short=7", "MERGE_HEAD")
         copies = []
         for path in conflicted:
-            ours = self._stage(path, 2)
-            theirs = self._stage(path, 3)
+            ours = self.remote.stage(path, 2)
+            theirs = self.remote.stage(path, 3)
             target = self.root / path
             if ours is not None:
                 target.write_bytes(ours)
-                self._git("add", "--", path)
+                git("add", "--", path)
             else:
-                self._git("rm", "--cached", "--quiet", "--ignore-unmatch", "--", path)
+                git("rm", "--cached", "--quiet", "--ignore-unmatch", "--", path)
                 target.unlink(missing_ok=True)
             if theirs is not None:
                 copy = f"{layout.CONFLICTS_DIR}/{path}--{short}.md"
                 (self.root / copy).parent.mkdir(parents=True, exist_ok=True)
                 (self.root / copy).write_bytes(theirs)
-                self._git("add", "--", copy)
+                git("add", "--", copy)
                 copies.append(copy)
         body = "Kept the local version; the remote's is at:\n" + "\n".join(f"  {c}" for c in copies)
-        self._git(
+        git(
             "commit",
             "--no-verify",
             "--quiet",
@@ -347,7 +275,3 @@ class Syncer:
             f"{body}\n\n{_TRAILERS}\n",
         )
         return copies
-
-    def _stage(self, path: str, stage: int) -> bytes | None:
-        proc = self._git("show", f":{stage}:{path}", check=False)
-        return proc.stdout if proc.returncode == 0 else None

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from hearth import wiring
-from hearth.errors import Conflict
-from hearth.sync import NoUpstream, SyncBlocked
+from hearth.errors import Conflict, NoUpstream, SyncBlocked
 from tests.conftest import FakeClock, git
 
 BIN = Path(sys.executable).parent
