@@ -37,13 +37,14 @@ from pathlib import Path
 
 from hearth.domain import layout
 from hearth.errors import Conflict, HearthError, NoUpstream, StoreError, SyncBlocked
+from hearth.store import state
 from hearth.store.git import Trailers
 from hearth.store.lock import write_lock
 from hearth.store.remote import Remote
 
 PUSH_ATTEMPTS = 5
 _TRAILERS = Trailers(op="sync.merge", actor="sync").render()
-SYNC_FILE = "sync.json"
+SYNC_FILE = state.SYNC_RECORD
 
 
 @dataclass
@@ -168,7 +169,7 @@ class Syncer:
     # -- sync --------------------------------------------------------------------
 
     def sync(self) -> SyncResult:
-        with write_lock(self.state_dir / "write.lock", self.lock_timeout):
+        with write_lock(self.state_dir / state.WRITE_LOCK, self.lock_timeout):
             try:
                 result = self._sync()
             except HearthError as exc:

@@ -21,9 +21,8 @@ the branch decides, and nothing on disk changes for a write that loses.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-import shutil
-import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -41,15 +40,10 @@ from hearth.errors import (
     NotFound,
     StoreError,
 )
-from hearth.store.history import changed_paths, parse_trailers
-from hearth.store.lock import (
-    backoff,
-    clear_if_orphaned,
-    held_lock,
-    lock_mark,
-    take_marked,
-    write_lock,
-)
+from hearth.store import state
+from hearth.store.git_index import GitIndexFile
+from hearth.store.lock import backoff, write_lock
+from hearth.store.recovery import blob_mode, clear_dead_ref_lock, finish_interrupted_write
 from hearth.store.rooted import RootedFiles
 
 FALLBACK_SIGNATURE = ("hearth", "hearth@localhost")
@@ -174,11 +168,10 @@ class GitStore:
         self.clock = clock
         self.lock_timeout = lock_timeout
         self.git_dir = Path(self.repo.path)
-        self.state_dir = self.git_dir / "hearth"
-        self._index: pygit2.Index | None = None
+        self.state_dir = state.state_dir(self.git_dir)
+        self.index_file = GitIndexFile(self.git_dir, self.state_dir)
         #: When the hearth that died holding git's index lock took it, if one did.
         self._dead_since: float | None = None
-        self._index_stamp: tuple[int, int, int] | None = None
 
     # -- reading -----------------------------------------------------------
 
@@ -218,7 +211,7 @@ class GitStore:
 
     def commit(self, operation: Callable[[Snapshot], Plan], trailers: Trailers) -> CommitResult:
         """Run ``operation`` against HEAD and land its plan as one commit."""
-        with write_lock(self.state_dir / "write.lock", self.lock_timeout):
+        with write_lock(self.state_dir / state.WRITE_LOCK, self.lock_timeout):
             self._recover_locked()
             for _ in range(MOVED_TIP_RETRIES):
                 if self.repo.state() != RepositoryState.NONE:
@@ -265,7 +258,7 @@ class GitStore:
         bytes back, best effort. git's index file was not replaced (that is the
         last step), but the in-memory copy may hold the new entries: drop it.
         """
-        self._index, self._index_stamp = None, None
+        self.index_file.forget()
         reference = self.repo.lookup_reference(ref)
         if reference.target == commit_id:
             if snap.commit is None:
@@ -288,19 +281,19 @@ class GitStore:
         ``timeout`` seconds (default: the store's lock timeout).
         """
         wait = self.lock_timeout if timeout is None else timeout
-        with write_lock(self.state_dir / "write.lock", wait):
+        with write_lock(self.state_dir / state.WRITE_LOCK, wait):
             self._recover_locked(wait)
 
     def recovery_pending(self) -> bool:
         """True while a killed hearth's write waits to be finished (see ``recover``)."""
-        return (self.state_dir / _LOCK_OWNER).exists()
+        return self.index_file.recovery_pending()
 
     def index_lock(self) -> dict[str, object] | None:
         """Who holds git's index lock and since when; None when it is free."""
-        return held_lock(self.git_dir / "index.lock")
+        return self.index_file.held()
 
     def _recover_locked(self, timeout: float | None = None) -> None:
-        if (self.state_dir / _LOCK_OWNER).exists():
+        if self.index_file.recovery_pending():
             # Under our write lock no other hearth holds git's lock: the record
             # is a dead hearth's. Finish its write before planning on top of it.
             with self._index_locked(timeout):
@@ -324,17 +317,17 @@ class GitStore:
                 if "lock" not in str(exc):
                     raise StoreError(f"git refused the commit: {exc}") from exc
                 if self._dead_since is not None:  # perhaps the dead hearth's ref lock
-                    self._clear_dead_ref_lock(self._dead_since)
+                    clear_dead_ref_lock(self.git_dir, ref, self._dead_since)
         raise Busy(f"the branch {ref} stayed locked (a .lock file in .git/refs); try again")
 
     def _plan_work_tree(self, snap: Snapshot, plan: Plan) -> list[_Apply]:
-        index = self._current_index()
+        index = self.index_file.current()
         applies: list[_Apply] = []
         dirty: list[str] = []
         for change in plan.changes:
             head_entry = snap.entry(change.path)
             head_oid = head_entry.id if head_entry is not None else None
-            mode = _blob_mode(snap, change.path)
+            mode = blob_mode(snap.tree, change.path)
             new_oid = self.repo.create_blob(change.data) if change.data is not None else None
             on_disk = self.files.read(change.path)
             disk_oid = pygit2.hash(on_disk) if on_disk is not None else None
@@ -403,159 +396,24 @@ class GitStore:
                 self.files.delete(apply.path)
             else:
                 self.files.write(apply.path, apply.worktree)
-        index = self._current_index()
+        index = self.index_file.current()
         for apply in applies:
             if apply.index_oid is None:
                 if apply.path in index:
                     index.remove(apply.path)
             else:
                 index.add(pygit2.IndexEntry(apply.path, apply.index_oid, apply.mode))
-        index.write()
-        (self.state_dir / _SCRATCH_INDEX).replace(self.git_dir / "index")
-        self._index_stamp = _stamp(self.git_dir / "index")
-
-    def _current_index(self) -> pygit2.Index:
-        """git's index as an object bound to a scratch file of ours.
-
-        Re-read only when the index file is not the one we last wrote (git
-        replaces it by rename, so its inode changes whenever anyone writes it).
-        """
-        index_path = self.git_dir / "index"
-        stamp = _stamp(index_path)
-        if self._index is None or stamp != self._index_stamp:
-            self.state_dir.mkdir(parents=True, exist_ok=True)
-            scratch = self.state_dir / _SCRATCH_INDEX
-            scratch.unlink(missing_ok=True)
-            if stamp is not None:
-                shutil.copyfile(index_path, scratch)
-            self._index = pygit2.Index(str(scratch))
-            self._index_stamp = stamp
-        return self._index
+        self.index_file.save(index)
 
     @contextmanager
     def _index_locked(self, timeout: float | None = None) -> Iterator[None]:
-        """Hold git's own ``index.lock`` across the commit and the index update.
-
-        libgit2 takes that lock only while writing, which would leave a window
-        for a person's ``git add`` between our read and our write. Holding it
-        ourselves (and renaming a scratch copy into place) closes that window.
-        """
-        lock = self.git_dir / "index.lock"
-        owner = self.state_dir / _LOCK_OWNER
+        """Hold git's own ``index.lock`` across the commit and the index update
+        (``git_index.py``), first finishing a write a dead hearth left."""
         wait = self.lock_timeout if timeout is None else timeout
-        for _ in backoff(wait):
-            if take_marked(lock):
-                break
-            clear_if_orphaned(lock)
-        else:
-            raise Busy(
-                f"git's index stayed locked for over {wait:.0f} s; if no git "
-                "command is running, remove the stale .git/index.lock and try again"
-            )
-        try:
-            # An owner record still there means the last hearth to hold this lock
-            # died holding it, perhaps between its commit and the work-tree update.
-            interrupted = _mtime(owner)
-            self.state_dir.mkdir(parents=True, exist_ok=True)
-            owner.write_text(lock_mark())
+        with self.index_file.locked(wait) as interrupted:
             if interrupted is not None:
                 self._dead_since = interrupted  # kept until a commit of ours lands
-                self._clear_dead_ref_lock(interrupted)
-                self._finish_interrupted_write()
+                with contextlib.suppress(Conflict):  # a detached HEAD has no ref lock
+                    clear_dead_ref_lock(self.git_dir, self.branch_ref(), interrupted)
+                finish_interrupted_write(self.repo, self.files, self.index_file)
             yield
-        finally:
-            # The owner record goes first: whoever takes the lock next must not
-            # find a record of ours and think we died holding it.
-            owner.unlink(missing_ok=True)
-            lock.unlink(missing_ok=True)
-
-    def _clear_dead_ref_lock(self, held_since: float) -> None:
-        """Remove the branch's ref lock a killed hearth left inside ``create_commit``.
-
-        Only a lock made while that hearth held git's index lock (no git commit
-        can run then) and untouched for a while (git holds ref locks for
-        milliseconds) is removed.
-        """
-        try:
-            lock = self.git_dir / (self.branch_ref() + ".lock")
-            made = lock.stat().st_mtime
-        except (OSError, Conflict):
-            return
-        if made >= held_since - 1 and time.time() - made > STALE_REF_LOCK_SECONDS:
-            lock.unlink(missing_ok=True)
-
-    def _finish_interrupted_write(self) -> None:
-        """Complete the work-tree and index update of a hearth commit whose process died.
-
-        Only HEAD's own commit is looked at, only if hearth made it, and only
-        paths whose work-tree copy or index entry still hold the parent's
-        version are brought to HEAD's: anything a person changed since is left
-        alone. Without this, the stale copies would look like a person's edit
-        reverting the commit, and a later ``git commit`` could take them in.
-        """
-        head = self.head_commit()
-        if (
-            head is None
-            or len(head.parents) != 1
-            or "Hearth-Op" not in parse_trailers(head.message)
-        ):
-            return
-        parent = head.parents[0]
-        paths = changed_paths(self.repo, str(parent.id), str(head.id), 1000) or []
-        old, new = Snapshot(self.repo, parent), Snapshot(self.repo, head)
-        index = self._current_index()
-        repaired = False
-        for path in paths:
-            old_oid, new_oid = old.entry(path), new.entry(path)
-            before = old_oid.id if old_oid is not None else None
-            after = new_oid.id if new_oid is not None else None
-            on_disk = self.files.read(path)
-            if (pygit2.hash(on_disk) if on_disk is not None else None) == before:
-                data = new.read(path)
-                if data is None:
-                    self.files.delete(path)
-                else:
-                    self.files.write(path, data)
-            staged = index[path].id if path in index else None
-            if staged == before and before != after:
-                if after is None:
-                    index.remove(path)
-                else:
-                    index.add(pygit2.IndexEntry(path, after, _blob_mode(new, path)))
-                repaired = True
-        if repaired:
-            index.write()
-            (self.state_dir / _SCRATCH_INDEX).replace(self.git_dir / "index")
-            self._index_stamp = _stamp(self.git_dir / "index")
-
-
-_SCRATCH_INDEX = "index.scratch"
-_LOCK_OWNER = "index.lock.owner"
-#: A ref lock older than this, made while a dead hearth held the index, is its.
-STALE_REF_LOCK_SECONDS = 2.0
-
-
-def _mtime(path: Path) -> float | None:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return None
-
-
-def _stamp(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def _blob_mode(snap: Snapshot, path: str) -> FileMode:
-    if snap.tree is not None:
-        try:
-            mode = snap.tree[path].filemode
-        except KeyError:
-            return FileMode.BLOB
-        if mode in (FileMode.BLOB, FileMode.BLOB_EXECUTABLE):
-            return FileMode(mode)
-    return FileMode.BLOB

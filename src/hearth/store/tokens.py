@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Literal
 
 from hearth.errors import InvalidInput, NotFound
+from hearth.store import state
 
 Scope = Literal["read", "write", "admin"]
 SCOPES: tuple[Scope, ...] = ("read", "write", "admin")
-TOKENS_NAME = "tokens.json"
+TOKENS_NAME = state.TOKENS
 PREFIX = "hth_"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 

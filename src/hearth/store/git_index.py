@@ -1,0 +1,114 @@
+"""git's index file as hearth updates it.
+
+libgit2 takes ``.git/index.lock`` only while it writes, which would leave a
+window for a person's ``git add`` between hearth's read of the index and its
+write. So hearth holds git's own lock across a whole commit and its index
+update (taking it with its mark, see ``lock.py``), edits a scratch copy of the
+index in ``.git/hearth/``, and renames that copy into place: git sees either
+the old index or the new one, never a half-written file.
+
+While hearth holds the lock it also keeps an *owner record* beside its own
+state. The record outlives only a hearth that died holding the lock: whoever
+takes the lock next finds it and knows a write may be unfinished
+(``recovery.py``).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pygit2
+
+from hearth.errors import Busy
+from hearth.store import state
+from hearth.store.lock import backoff, clear_if_orphaned, held_lock, lock_mark, take_marked
+
+
+class GitIndexFile:
+    def __init__(self, git_dir: Path, state_dir: Path) -> None:
+        self.path = git_dir / "index"
+        self.lock = git_dir / "index.lock"
+        self.scratch = state_dir / state.SCRATCH_INDEX
+        self.owner = state_dir / state.LOCK_OWNER
+        self._index: pygit2.Index | None = None
+        self._stamp: tuple[int, int, int] | None = None
+
+    def current(self) -> pygit2.Index:
+        """git's index as an object bound to our scratch copy.
+
+        Re-read only when the index file is not the one we last wrote (git
+        replaces it by rename, so its inode changes whenever anyone writes it).
+        """
+        stamp = _stamp(self.path)
+        if self._index is None or stamp != self._stamp:
+            self.scratch.parent.mkdir(parents=True, exist_ok=True)
+            self.scratch.unlink(missing_ok=True)
+            if stamp is not None:
+                shutil.copyfile(self.path, self.scratch)
+            self._index = pygit2.Index(str(self.scratch))
+            self._stamp = stamp
+        return self._index
+
+    def save(self, index: pygit2.Index) -> None:
+        """Write ``index`` (from ``current``) and put it in place of git's index."""
+        index.write()
+        self.scratch.replace(self.path)
+        self._stamp = _stamp(self.path)
+
+    def forget(self) -> None:
+        """Drop the in-memory copy (it may hold entries that never reached disk)."""
+        self._index, self._stamp = None, None
+
+    @contextmanager
+    def locked(self, timeout: float) -> Iterator[float | None]:
+        """Hold git's ``index.lock``; yields when a dead hearth's owner record was
+        found (its mtime: that hearth's write may be unfinished), else None.
+
+        A lock a dead hearth left is cleared; one a running git holds is waited
+        for, up to ``timeout`` seconds, then Busy.
+        """
+        for _ in backoff(timeout):
+            if take_marked(self.lock):
+                break
+            clear_if_orphaned(self.lock)
+        else:
+            raise Busy(
+                f"git's index stayed locked for over {timeout:.0f} s; if no git "
+                "command is running, remove the stale .git/index.lock and try again"
+            )
+        try:
+            interrupted = _mtime(self.owner)
+            self.owner.parent.mkdir(parents=True, exist_ok=True)
+            self.owner.write_text(lock_mark())
+            yield interrupted
+        finally:
+            # The owner record goes first: whoever takes the lock next must not
+            # find a record of ours and think we died holding it.
+            self.owner.unlink(missing_ok=True)
+            self.lock.unlink(missing_ok=True)
+
+    def recovery_pending(self) -> bool:
+        """True while a dead hearth's owner record waits for the next lock holder."""
+        return self.owner.exists()
+
+    def held(self) -> dict[str, object] | None:
+        """Who holds git's index lock and since when; None when it is free."""
+        return held_lock(self.lock)
+
+
+def _mtime(path: Path) -> float | None:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return None
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)

@@ -1,0 +1,38 @@
+"""The files of ``.git/hearth/``, hearth's local state, named once.
+
+Nothing here is committed or synced: it is derived (the index), secret (the
+tokens) or about this clone only (locks, the server's address, the last sync).
+The names shared with the shell hook shims live in ``domain/layout.py``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hearth.domain.layout import NUDGE_PATH, SERVER_FILE
+
+#: The folder's name inside ``.git``.
+FOLDER = "hearth"
+#: hearth's write lock (an flock): one commit at a time, across processes.
+WRITE_LOCK = "write.lock"
+#: The reconcile lock (an flock): one pass at a time, across processes.
+RECONCILE_LOCK = "reconcile.lock"
+#: The search index and its manifest.
+INDEX_DIR = "index"
+#: API tokens, hashed.
+TOKENS = "tokens.json"
+#: The last sync's outcome.
+SYNC_RECORD = "sync.json"
+#: hearth's scratch copy of git's index, renamed over it after a commit.
+SCRATCH_INDEX = "index.scratch"
+#: Present while hearth holds git's index.lock; left behind only by a hearth
+#: that died holding it.
+LOCK_OWNER = "index.lock.owner"
+#: A running server's address and pid (the hooks and the CLI read it).
+SERVER = SERVER_FILE
+#: Touched by the git hooks: a running server answers with a full pass.
+NUDGE = NUDGE_PATH.rsplit("/", 1)[-1]
+
+
+def state_dir(git_dir: Path) -> Path:
+    return git_dir / FOLDER
