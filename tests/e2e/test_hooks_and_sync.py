@@ -466,3 +466,16 @@ def test_an_unmigrated_home_is_told_in_active_md(tmp_path: Path) -> None:
     assert hearth("--home", str(root), "hooks", "install").returncode == 0
     hearth("--home", str(root), "active")
     assert "hearth hooks install" not in (root / "continuity/ACTIVE.md").read_text()
+
+
+def test_init_migrates_old_gitattributes_too(tmp_path: Path) -> None:
+    root = tmp_path / "home"
+    wiring.initialize(root)
+    (root / ".gitattributes").write_text("memory/*.md merge=union\n")
+    git(root, "commit", "-qam", "as older hearths wrote it")
+    before = int(git(root, "rev-list", "--count", "HEAD"))
+    assert hearth("init", str(root)).returncode == 0
+    assert int(git(root, "rev-list", "--count", "HEAD")) == before + 1
+    text = (root / ".gitattributes").read_text()
+    assert "merge=union" not in text and "merge=hearth-daily" in text
+    assert git(root, "status", "--porcelain") == ""
