@@ -14,6 +14,7 @@ statuses and HTTP statuses in one table each; nothing else maps errors.
     │   ├── DirtyFile        a target file holds uncommitted edits
     │   ├── StaleWrite       the caller's expected blob id is not HEAD's any more
     │   ├── Busy             a lock stayed held past the retry budget
+    │   ├── EntryMissing     the memory entry to replace or remove is not there
     │   ├── NoUpstream       sync: the branch tracks no remote branch
     │   └── SyncBlocked      sync: incoming changes touch files with uncommitted edits
     ├── InvalidInput         malformed input (empty text, bad title, bad setting)
@@ -79,6 +80,12 @@ class StaleWrite(Conflict):
 
 class Busy(Conflict):
     code = "busy"
+
+
+class EntryMissing(Conflict):
+    """The entry to replace or remove is not in the file (any more)."""
+
+    code = "entry_missing"
 
 
 class NoUpstream(Conflict):

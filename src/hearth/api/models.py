@@ -39,6 +39,27 @@ class Rejection(Strict):
     reason: str = Field(min_length=1, max_length=2000)
 
 
+class NewEntry(Strict):
+    entry: str = Field(min_length=1, max_length=2000)
+
+
+class EntryReplacement(Strict):
+    #: The entry's exact text, or ``#N`` for the Nth entry.
+    old: str = Field(min_length=1, max_length=2000)
+    new: str = Field(min_length=1, max_length=2000)
+
+
+class EntryView(BaseModel):
+    number: int
+    text: str
+    line: int
+
+
+class EntryList(BaseModel):
+    path: str
+    entries: list[EntryView]
+
+
 class NewLoop(Strict):
     title: str = Field(min_length=1, max_length=200)
     summary: str = Field("", max_length=20000)

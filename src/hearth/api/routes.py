@@ -182,6 +182,33 @@ def build_router(service: HomeService) -> APIRouter:
         with service.owned():
             return queries.diff(service.home, path, rev_from, rev_to)
 
+    @router.get("/v1/memory/{file:path}/entries", response_model=models.EntryList, tags=["memory"])
+    def memory_entries(file: str, _: TokenInfo = read) -> dict[str, Any]:
+        with service.owned():
+            found = service.home.entry_list(file)
+        return {"path": normalize(file), "entries": [e.as_dict() for e in found]}
+
+    @router.post("/v1/memory/{file:path}/entries", response_model=models.Written, tags=["memory"])
+    def memory_add(file: str, body: models.NewEntry, info: TokenInfo = write) -> models.Written:
+        with service.owned():
+            return written(service.home.entry_add(file, body.entry, actor(info)))
+
+    @router.put("/v1/memory/{file:path}/entries", response_model=models.Written, tags=["memory"])
+    def memory_replace(
+        file: str, body: models.EntryReplacement, info: TokenInfo = write
+    ) -> models.Written:
+        with service.owned():
+            return written(service.home.entry_replace(file, body.old, body.new, actor(info)))
+
+    @router.delete("/v1/memory/{file:path}/entries", response_model=models.Written, tags=["memory"])
+    def memory_remove(
+        file: str,
+        entry: Annotated[str, Query(min_length=1, max_length=2000)],
+        info: TokenInfo = write,
+    ) -> models.Written:
+        with service.owned():
+            return written(service.home.entry_remove(file, entry, actor(info)))
+
     @router.post("/v1/reconcile", response_model=models.PassResult, tags=["admin"])
     def reconcile(full: bool = False, _: TokenInfo = admin) -> dict[str, object]:
         return service.reconcile(full).as_dict()

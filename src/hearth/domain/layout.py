@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import typing
 from typing import Literal
 
@@ -68,6 +69,29 @@ KINDS: tuple[Kind, ...] = typing.get_args(Kind)
 
 def daily_note_path(day: dt.date) -> str:
     return f"{DAILY_DIR}/{day.isoformat()}.md"
+
+
+def topic_path(slug: str) -> str:
+    return f"{TOPICS_DIR}/{slug}.md"
+
+
+USERS_DIR = "users"
+_USER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def user_path(user_id: str) -> str | None:
+    """``users/<id>.md`` for a plausible person id (letters, digits, ``._-``), else None."""
+    if not _USER_ID.match(user_id) or ".." in user_id:
+        return None
+    return f"{USERS_DIR}/{user_id}.md"
+
+
+def user_id_of(path: str) -> str | None:
+    """The id of a person note ``users/<id>.md``, else None."""
+    if not path.startswith(USERS_DIR + "/") or not path.endswith(".md"):
+        return None
+    user_id = path[len(USERS_DIR) + 1 : -len(".md")]
+    return user_id if user_path(user_id) == path else None
 
 
 def rollup_path(week: str) -> str:

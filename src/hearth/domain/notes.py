@@ -32,6 +32,23 @@ def append_daily_entry(existing: str | None, moment: dt.datetime, title: str, te
     return head + entry
 
 
+def append_section(existing: str, moment: dt.datetime, text: str) -> str:
+    """A topic note with one section appended: ``## <first line>`` (or the UTC
+    time when the text is one paragraph) followed by the text."""
+    body = text.strip("\n").rstrip()
+    if not body.strip():
+        raise InvalidInput("the text to append is empty")
+    first, _, rest = body.partition("\n")
+    if first.startswith("## "):
+        section = body
+    elif rest.strip() and len(first) <= 80:
+        section = f"## {first.strip()}\n\n{rest.strip(chr(10))}"
+    else:
+        section = f"## {moment.astimezone(dt.UTC):%Y-%m-%d %H:%M} UTC\n\n{body}"
+    head = existing.rstrip("\n") + "\n\n" if existing.strip() else ""
+    return head + section + "\n"
+
+
 def add_entries(target: str, entries: Sequence[str]) -> tuple[str, list[str]]:
     """Append ``- entry`` lines at the end of the target's ``## Entries`` section.
 

@@ -1,0 +1,87 @@
+"""``hearth memory add|replace|remove|list`` and ``hearth topic``: a runtime's (or a
+person's) memory, one entry or one topic note at a time, each one commit."""
+
+from __future__ import annotations
+
+import click
+
+from hearth.cli_support import _emit, _State, _written, cli, json_option
+
+
+@cli.group()
+def memory() -> None:
+    """Entries of USER.md, MEMORY.md, users/<id>.md or any file with an '## Entries' section.
+
+    An entry is one '- ' line of the file's '## Entries' section, named by its
+    exact text or by its number ('#3', as 'hearth memory list' shows). Each
+    change is one commit, computed from the committed file.
+    """
+
+
+@memory.command("list")
+@click.argument("file")
+@json_option
+@click.pass_obj
+def memory_list(state: _State, file: str, as_json: bool) -> None:
+    """List FILE's entries with their numbers."""
+    found = state.home().entry_list(file)
+    _emit(
+        as_json,
+        {"path": file, "entries": [e.as_dict() for e in found]},
+        lambda: "\n".join(f"#{e.number}  {e.text}" for e in found) or "no entries",
+    )
+
+
+@memory.command("add")
+@click.argument("file")
+@click.argument("text")
+@json_option
+@click.pass_obj
+def memory_add(state: _State, file: str, text: str, as_json: bool) -> None:
+    """Add the entry TEXT to FILE."""
+    _written(as_json, state.home().entry_add(file, text, state.actor), f"added to {file}")
+
+
+@memory.command("replace")
+@click.argument("file")
+@click.argument("old")
+@click.argument("new")
+@json_option
+@click.pass_obj
+def memory_replace(state: _State, file: str, old: str, new: str, as_json: bool) -> None:
+    """Replace the entry OLD (its exact text, or #N) of FILE with NEW."""
+    result = state.home().entry_replace(file, old, new, state.actor)
+    _written(as_json, result, f"replaced in {file}")
+
+
+@memory.command("remove")
+@click.argument("file")
+@click.argument("text")
+@json_option
+@click.pass_obj
+def memory_remove(state: _State, file: str, text: str, as_json: bool) -> None:
+    """Remove the entry TEXT (its exact text, or #N) from FILE."""
+    _written(as_json, state.home().entry_remove(file, text, state.actor), f"removed from {file}")
+
+
+@cli.command()
+@click.argument("title", required=False)
+@click.option("--content", default=None, help="The note's whole text (creates or replaces it).")
+@click.option("--append", "append", default=None, help="Text to add as a new section.")
+@json_option
+@click.pass_obj
+def topic(
+    state: _State, title: str | None, content: str | None, append: str | None, as_json: bool
+) -> None:
+    """Write the topic note memory/topics/<slug>.md for TITLE; without TITLE, list them."""
+    home = state.home()
+    if title is None:
+        found = home.topics()
+        _emit(
+            as_json,
+            {"topics": found},
+            lambda: "\n".join(f"{t['path']}  {t['title']}" for t in found) or "no topics",
+        )
+        return
+    result = home.topic(title, state.actor, content=content, append=append)
+    _written(as_json, result, f"wrote {result.path}")

@@ -1,0 +1,101 @@
+"""Memory entries, topic notes and person notes through the real CLI and the real server."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from urllib.parse import quote
+
+from tests.api.conftest import Server, server  # noqa: F401  (fixture)
+from tests.conftest import git
+from tests.e2e.test_cli_e2e import home, ok, refused  # noqa: F401  (fixture)
+
+
+def _count(root: Path) -> int:
+    return int(git(root, "rev-list", "--count", "HEAD"))
+
+
+def test_add_replace_remove_each_one_commit(home: Path) -> None:  # noqa: F811
+    h = ["--home", str(home)]
+    before = _count(home)
+    ok(*h, "memory", "add", "MEMORY.md", "Sam likes green tea")
+    ok(*h, "memory", "add", "MEMORY.md", "Sam lives in Lyon")
+    assert _count(home) == before + 2
+    listed = json.loads(ok(*h, "memory", "list", "MEMORY.md", "--json"))
+    assert [e["text"] for e in listed["entries"]] == ["Sam likes green tea", "Sam lives in Lyon"]
+    ok(*h, "memory", "replace", "MEMORY.md", "#2", "Sam lives in Paris")
+    ok(*h, "memory", "remove", "MEMORY.md", "Sam likes green tea")
+    assert _count(home) == before + 4
+    text = (home / "MEMORY.md").read_text()
+    assert "- Sam lives in Paris" in text and "green tea" not in text and "Lyon" not in text
+    log = git(home, "log", "-4", "--format=%s%n%b")
+    assert "Hearth-Op: memory.remove" in log and "Hearth-Op: memory.replace" in log
+    assert 'memory: MEMORY.md: remove "Sam likes green tea"' in log
+    assert git(home, "status", "--porcelain") == ""
+
+
+def test_refusals_name_the_problem_and_change_nothing(home: Path) -> None:  # noqa: F811
+    h = ["--home", str(home)]
+    ok(*h, "memory", "add", "USER.md", "Prefers mornings")
+    head = git(home, "rev-parse", "HEAD")
+    assert "no entry reads" in refused(*h, "memory", "remove", "USER.md", "Prefers evenings")
+    assert "there is no entry #7" in refused(*h, "memory", "replace", "USER.md", "#7", "x")
+    assert "already there" in refused(*h, "memory", "add", "USER.md", "Prefers mornings")
+    assert "cannot receive" in refused(*h, "memory", "add", "SOUL.md", "x")
+    # A person's uncommitted edit of the file is never overwritten.
+    edited = (home / "USER.md").read_text() + "\nmy draft\n"
+    (home / "USER.md").write_text(edited)
+    assert "uncommitted edits" in refused(*h, "memory", "add", "USER.md", "Another")
+    assert (home / "USER.md").read_text() == edited
+    git(home, "checkout", "USER.md")
+    # The bound of USER.md holds (8,000 characters by default).
+    for n in range(3):
+        ok(*h, "memory", "add", "USER.md", f"{n} " + "x" * 1900)
+    assert "size-bound" in refused(*h, "memory", "add", "USER.md", "one too many " + "y" * 1900)
+    assert git(home, "rev-parse", "HEAD") != head
+    assert git(home, "status", "--porcelain") == ""
+
+
+def test_topic_and_person_notes(home: Path) -> None:  # noqa: F811
+    h = ["--home", str(home)]
+    ok(*h, "topic", "Garden Shed", "--content", "Plans for the shed.")
+    ok(*h, "topic", "Garden Shed", "--append", "Ordered the timber today.")
+    text = (home / "memory/topics/garden-shed.md").read_text()
+    assert text.startswith("# Garden Shed\n\nPlans for the shed.\n")
+    assert text.rstrip().endswith("Ordered the timber today.")
+    topics = json.loads(ok(*h, "topic", "--json"))["topics"]
+    assert {"path": "memory/topics/garden-shed.md", "title": "Garden Shed"} in topics
+    ok(*h, "memory", "add", "users/sam.md", "Sam's birthday is 3 May")
+    assert "- Sam's birthday is 3 May" in (home / "users/sam.md").read_text()
+    assert "users/sam.md" in ok(*h, "search", "birthday")
+
+
+def test_entries_over_http_and_concurrent_adds_all_land(server: Server) -> None:  # noqa: F811
+    s = server
+    url = "/v1/memory/MEMORY.md/entries"
+    errors: list[object] = []
+
+    def add(n: int) -> None:
+        reply = s.post(url, {"entry": f"fact number {n}"}, token="write")
+        if reply.status != 200:
+            errors.append(reply.body)
+
+    threads = [threading.Thread(target=add, args=(n,)) for n in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert errors == []
+    listed = s.get(url, token="read").body["entries"]
+    assert sorted(e["text"] for e in listed) == sorted(f"fact number {n}" for n in range(12))
+    assert s.put(url, {"old": "fact number 3", "new": "fact three"}, token="write").status == 200
+    gone = s.request("DELETE", f"{url}?entry={quote('#1')}", token="write")
+    assert gone.status == 200, gone.body
+    texts = [e["text"] for e in s.get(url, token="read").body["entries"]]
+    assert "fact three" in texts and len(texts) == 11
+    missing = s.request("DELETE", f"{url}?entry=nothing%20like%20it", token="write")
+    assert missing.status == 409 and missing.error_code == "entry_missing"
+    assert s.post(url, {"entry": "x"}, token="read").status == 403
+    assert s.post("/v1/memory/SOUL.md/entries", {"entry": "x"}, token="write").status == 422
+    assert git(s.root, "status", "--porcelain") == ""
