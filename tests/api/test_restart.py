@@ -127,3 +127,21 @@ def test_a_lock_held_by_a_running_git_at_start_up(tmp_path: Path) -> None:
         person.wait(30)
         if server is not None:
             assert server.stop() == 0
+
+
+def test_debris_of_a_write_killed_inside_the_index_write_is_cleared(tmp_path: Path) -> None:
+    """libgit2 writes hearth's scratch index through its own lock file; a kill there
+    left it behind and every later start failed (found by the long torture run)."""
+    root = make_home(tmp_path / "home")
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    _leave_a_killed_hearths_lock(root, dead.pid, "1")
+    (root / ".git/hearth/index.scratch").write_bytes((root / ".git/index").read_bytes())
+    (root / ".git/hearth/index.scratch.lock").write_bytes(b"DIRC")
+    server = start_server(root)
+    try:
+        assert server.post("/v1/daily", {"text": "after the debris"}, token="write").status == 200
+        assert not (root / ".git/hearth/index.scratch.lock").exists()
+    finally:
+        assert server.stop() == 0
+    assert git(root, "status", "--porcelain") == ""

@@ -281,8 +281,11 @@ class GitStore:
         ``timeout`` seconds (default: the store's lock timeout).
         """
         wait = self.lock_timeout if timeout is None else timeout
-        with write_lock(self.state_dir / state.WRITE_LOCK, wait):
-            self._recover_locked(wait)
+        try:
+            with write_lock(self.state_dir / state.WRITE_LOCK, wait):
+                self._recover_locked(wait)
+        except (OSError, pygit2.GitError) as exc:
+            raise StoreError(f"could not finish an interrupted write: {exc}") from exc
 
     def recovery_pending(self) -> bool:
         """True while a killed hearth's write waits to be finished (see ``recover``)."""

@@ -80,6 +80,11 @@ class GitIndexFile:
                 "command is running, remove the stale .git/index.lock and try again"
             )
         try:
+            # libgit2 writes the scratch copy through its own lock file; a hearth
+            # killed in that write leaves it, and every later write would fail.
+            # Only a holder of git's index lock (under hearth's write lock) ever
+            # writes the scratch copy, so one found now is debris.
+            self.scratch.with_name(self.scratch.name + ".lock").unlink(missing_ok=True)
             interrupted = _mtime(self.owner)
             self.owner.parent.mkdir(parents=True, exist_ok=True)
             self.owner.write_text(lock_mark())
