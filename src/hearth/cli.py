@@ -18,7 +18,7 @@ import click
 import pygit2
 
 from hearth import (
-    cli_memory,  # noqa: F401  (registers memory and topic)
+    cli_memory,  # noqa: F401  (registers memory, topic and reflect)
     cli_runtime,  # noqa: F401  (registers serve, watch, tokens, hooks, sync)
     queries,
     wiring,
@@ -68,7 +68,9 @@ def status(state: _State, as_json: bool) -> None:
     home = state.home()
     reconciler = wiring.reconciler_of(home)
     reconciler.reconcile()
-    data = queries.status(home, reconciler.status(), wiring.syncer_of(home))
+    data = queries.status(
+        home, reconciler.status(), wiring.syncer_of(home), wiring.reflector_of(home)
+    )
 
     def human() -> str:
         index = data["index"]
@@ -100,6 +102,18 @@ def status(state: _State, as_json: bool) -> None:
                 + (f" at {sync_state['last_time']}" if sync_state["last_time"] else "")
             )
         lines += [f"  conflict copy to resolve: {c}" for c in data["conflicts"]]
+        last = data["reflection"]["last"]
+        if data["reflection"]["enabled"] or last:
+            outcome = (
+                "never"
+                if not last
+                else (
+                    f"failed at {last['time']}: {last['error']}"
+                    if last["error"]
+                    else f"{len(last['proposed'])} proposals at {last['time']}"
+                )
+            )
+            lines.append(f"reflection: last run {outcome}")
         return "\n".join(lines)
 
     _emit(as_json, data, human)

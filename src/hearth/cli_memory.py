@@ -1,11 +1,14 @@
-"""``hearth memory add|replace|remove|list`` and ``hearth topic``: a runtime's (or a
-person's) memory, one entry or one topic note at a time, each one commit."""
+"""``hearth memory add|replace|remove|list``, ``hearth topic`` and ``hearth reflect``:
+a runtime's (or a person's) memory, one entry or one topic note at a time, each
+one commit, and reflection that only ever proposes."""
 
 from __future__ import annotations
 
 import click
 
+from hearth import wiring
 from hearth.cli_support import _emit, _State, _written, cli, json_option
+from hearth.errors import HearthError
 
 
 @cli.group()
@@ -85,3 +88,31 @@ def topic(
         return
     result = home.topic(title, state.actor, content=content, append=append)
     _written(as_json, result, f"wrote {result.path}")
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def reflect(state: _State, as_json: bool) -> None:
+    """Run the [reflection] command once: its proposals wait for review.
+
+    Exit 1 (with the reason) when no command is configured or the run failed;
+    a failed run leaves nothing behind and shows in status and ACTIVE.md.
+    """
+    run = wiring.reflector_of(state.home()).run()
+    data = run.as_dict()
+    if run.error is not None:
+        _emit(as_json, data, "")
+        raise HearthError(f"reflection failed: {run.error}")
+
+    def human() -> str:
+        lines = [
+            f"reflection read {run.entries} entries since {run.since} in {run.seconds:.1f} s: "
+            f"{len(run.proposed)} proposals, {run.dropped} known entries dropped"
+        ]
+        lines += [f"  {key}" for key in run.proposed]
+        if run.proposed:
+            lines.append("review them with 'hearth proposals'")
+        return "\n".join(lines)
+
+    _emit(as_json, data, human)

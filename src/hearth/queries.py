@@ -18,6 +18,7 @@ from hearth.domain.validation import RuleFailure, check_blob, check_path
 from hearth.errors import HearthError, InvalidInput, NotFound
 from hearth.home import Home
 from hearth.reconcile.reports import IndexStatus
+from hearth.reflector import Reflector
 from hearth.store.history import CommitInfo, path_history
 from hearth.sync import Syncer
 
@@ -121,7 +122,10 @@ def active_view(home: Home, index: IndexStatus) -> dict[str, Any]:
 
 
 def status(
-    home: Home, index: IndexStatus | None = None, syncer: Syncer | None = None
+    home: Home,
+    index: IndexStatus | None = None,
+    syncer: Syncer | None = None,
+    reflector: Reflector | None = None,
 ) -> dict[str, Any]:
     """The home's branch, HEAD, uncommitted changes, record counts and, given, the
     index's freshness and the sync state (with the conflict copies to resolve)."""
@@ -147,6 +151,7 @@ def status(
             if syncer is not None
             else {}
         ),
+        **({"reflection": reflector.status()} if reflector is not None else {}),
     }
 
 

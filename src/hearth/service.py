@@ -31,6 +31,7 @@ from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
 from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
+from hearth.reflector import Reflector
 from hearth.store.tokens import TokenStore
 from hearth.sync import Syncer
 
@@ -65,9 +66,15 @@ class _OwnedPasses:
 
 class HomeService:
     def __init__(
-        self, home: Home, reconciler: Reconciler, tokens: TokenStore, syncer: Syncer
+        self,
+        home: Home,
+        reconciler: Reconciler,
+        tokens: TokenStore,
+        syncer: Syncer,
+        reflector: Reflector,
     ) -> None:
         self.home = home
+        self.reflector = reflector
         self.reconciler = reconciler
         self.tokens = tokens
         self.syncer = syncer
@@ -104,7 +111,7 @@ class HomeService:
         report: PassReport | None = None
         with self.owned():
             self._try_recover(RECOVERY_TRY_SECONDS)
-            with contextlib.suppress(HearthError):
+            with contextlib.suppress(HearthError, OSError):
                 # A failed start-up pass is the worker's to retry (on its backoff
                 # table, visible in status as the worker's last error).
                 report = self.reconciler.reconcile()
@@ -210,7 +217,7 @@ class HomeService:
             for s in self.jobs.values()
             if s.last_error
         ]
-        return notes + self.syncer.attention()
+        return notes + self.syncer.attention() + self.reflector.attention()
 
     def _lock_notice(self) -> str:
         held = self.home.store.index_lock()
@@ -220,6 +227,17 @@ class HomeService:
             "interrupted write and takes writes again as soon as it is released (if no "
             "git command is running, remove the stale lock)"
         )
+
+    def job_reflection(self) -> None:
+        """Run the reflection command; a failed run raises, so the job records it."""
+        with self.owned():
+            run = self.reflector.run()
+        if run.error is not None:
+            raise HearthError(run.error)
+
+    def reflect(self) -> dict[str, object]:
+        with self.owned():
+            return self.reflector.run().as_dict()
 
     def job_sync(self) -> None:
         """Sync with the upstream, when the branch has one."""
@@ -234,7 +252,7 @@ class HomeService:
 
     def status(self) -> dict[str, Any]:
         with self.owned():
-            data = queries.status(self.home, self.reconciler.status(), self.syncer)
+            data = queries.status(self.home, self.reconciler.status(), self.syncer, self.reflector)
         worker = self.worker.state
         data["watcher"] = self.watcher.as_dict()
         data["worker"] = {

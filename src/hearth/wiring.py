@@ -6,6 +6,7 @@ import dataclasses
 import datetime as dt
 import os
 import sys
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from hearth.errors import Conflict, NotAHome
 from hearth.home import Clock, Home
 from hearth.home_init import InitResult, init_home
 from hearth.reconcile.reconciler import Reconciler
+from hearth.reflector import Reflector
 from hearth.service import HomeService
 from hearth.store.git import GitStore
 from hearth.store.rooted import RootedFiles
@@ -79,7 +81,7 @@ def reconciler_of(home: Home) -> Reconciler:
             home.store.state_dir,
             home.settings.bounds,
             home.clock,
-            attention=syncer_of(home).attention,
+            attention=_attention(syncer_of(home), reflector_of(home)),
         )
     return home.reconciler
 
@@ -87,7 +89,22 @@ def reconciler_of(home: Home) -> Reconciler:
 def open_service(root: Path, clock: Clock = utc_now) -> HomeService:
     """Everything ``hearth serve`` runs for the home at ``root``."""
     home = open_home(root, clock)
-    return HomeService(home, reconciler_of(home), TokenStore(home.store.state_dir), syncer_of(home))
+    return HomeService(
+        home,
+        reconciler_of(home),
+        TokenStore(home.store.state_dir),
+        syncer_of(home),
+        reflector_of(home),
+    )
+
+
+def reflector_of(home: Home) -> Reflector:
+    return Reflector(home, home.settings.reflection)
+
+
+def _attention(*sources: Syncer | Reflector) -> Callable[[], list[str]]:
+    """ACTIVE.md's Needs attention from the sources outside the reconciler."""
+    return lambda: [note for source in sources for note in source.attention()]
 
 
 def syncer_of(home: Home) -> Syncer:

@@ -53,6 +53,15 @@ def _schedule(service: HomeService) -> AsyncIOScheduler:
         ),
         ("sync", service.job_sync, IntervalTrigger(minutes=settings.sync_minutes)),
     ]
+    reflection = service.home.settings.reflection
+    if reflection.enabled:
+        jobs.append(
+            (
+                "reflection",
+                service.job_reflection,
+                IntervalTrigger(seconds=reflection.every_seconds),
+            )
+        )
     for name, job, trigger in jobs:
         scheduler.add_job(service.run_job, trigger, args=(name, job), id=name, name=name)
     return scheduler

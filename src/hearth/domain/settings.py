@@ -6,6 +6,7 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
+from hearth.domain.reflection import ReflectionSettings, parse_reflection_settings
 from hearth.domain.validation import Bounds
 from hearth.errors import InvalidInput
 
@@ -34,6 +35,13 @@ rollup_hour = 3
 watcher_check_seconds = 5
 # Minutes between syncs with the branch's upstream (only when it has one).
 sync_minutes = 15
+
+# [reflection]
+# A command that distils recent daily entries into proposed memory (JSON on
+# stdin and stdout; see docs/reflection.md). Nothing runs while it is unset.
+# command = "my-reflector --model local"
+# every = "4h"
+# timeout = "120s"
 """
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -61,6 +69,7 @@ class Settings:
     file_bytes: int = 1_048_576
     context: ContextBounds = field(default_factory=ContextBounds)
     schedule: Schedule = field(default_factory=Schedule)
+    reflection: ReflectionSettings = field(default_factory=ReflectionSettings)
 
 
 def _positive_int(table: dict[str, Any], name: str, default: int, section: str = "bounds") -> int:
@@ -95,7 +104,9 @@ def parse_settings(text: str) -> Settings:
     hour = schedule.get("rollup_hour", defaults.schedule.rollup_hour)
     if isinstance(hour, bool) or not isinstance(hour, int) or not 0 <= hour <= 23:
         raise InvalidInput("hearth.toml: [schedule] rollup_hour must be an hour from 0 to 23")
+    reflection = parse_reflection_settings(_table(data, "reflection"))
     return Settings(
+        reflection=reflection,
         bounds=Bounds(
             user_md=_positive_int(bounds, "user_md", defaults.bounds.user_md),
             memory_md=_positive_int(bounds, "memory_md", defaults.bounds.memory_md),

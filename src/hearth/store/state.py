@@ -23,6 +23,8 @@ INDEX_DIR = "index"
 TOKENS = "tokens.json"
 #: The last sync's outcome.
 SYNC_RECORD = "sync.json"
+#: The last reflection run's outcome.
+REFLECTION_RECORD = "reflection.json"
 #: hearth's scratch copy of git's index, renamed over it after a commit.
 SCRATCH_INDEX = "index.scratch"
 #: Present while hearth holds git's index.lock; left behind only by a hearth

@@ -1,0 +1,229 @@
+"""Running reflection: the configured command, bounded, and what it proposes.
+
+``hearth reflect`` and the scheduler's ``reflection`` job call ``Reflector.run``:
+gather the bundle (daily entries since the last run, MEMORY.md and USER.md
+with their entries, the pending proposals), run the command without a shell
+(its time bounded, its output read up to a bound), check the whole answer
+(``domain/reflection.py``), drop what is already known, and only then create
+one proposal per item (source ``reflection``, ``Hearth-Actor`` the command's
+name). A command that fails, times out, prints garbage or tries anything
+but proposing leaves nothing behind; every run is recorded in
+``.git/hearth/reflection.json`` for status and ACTIVE.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from hearth import catalog
+from hearth.domain import entries, layout, records
+from hearth.domain.daily_merge import parse_daily
+from hearth.domain.reflection import (
+    MAX_OUTPUT_BYTES,
+    ReflectionSettings,
+    drop_known,
+    parse_output,
+)
+from hearth.domain.text import decode_text
+from hearth.errors import HearthError, InvalidInput
+from hearth.home import Home
+from hearth.store import state
+
+#: The daily notes looked at when the last run is older than this (or there is none).
+MAX_LOOKBACK_DAYS = 7
+_STDERR_BYTES = 2000
+
+
+@dataclass
+class ReflectionRun:
+    time: str
+    seconds: float = 0.0
+    since: str = ""
+    entries: int = 0
+    proposed: list[str] = field(default_factory=list)
+    dropped: int = 0
+    error: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+class Reflector:
+    def __init__(self, home: Home, settings: ReflectionSettings) -> None:
+        self.home = home
+        self.settings = settings
+        self.record_path = home.store.state_dir / state.REFLECTION_RECORD
+
+    # -- records of runs -----------------------------------------------------
+
+    def last(self) -> dict[str, object]:
+        try:
+            data = json.loads(self.record_path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def status(self) -> dict[str, object]:
+        return {"enabled": self.settings.enabled, "last": self.last() or None}
+
+    def attention(self) -> list[str]:
+        last = self.last()
+        if last.get("error"):
+            return [f"reflection failed at {last.get('time')}: {last['error']}"]
+        return []
+
+    def _record(self, run: ReflectionRun) -> None:
+        data = run.as_dict()
+        # The next run starts where the last successful one ended; a failed
+        # run's window is looked at again.
+        data["next_since"] = (
+            run.time if run.error is None else (self.last().get("next_since") or run.since or None)
+        )
+        self.record_path.parent.mkdir(parents=True, exist_ok=True)
+        temp = self.record_path.with_name(f".{self.record_path.name}.tmp")
+        temp.write_text(json.dumps(data))
+        temp.replace(self.record_path)
+
+    # -- a run -----------------------------------------------------------------
+
+    def run(self) -> ReflectionRun:
+        if not self.settings.enabled:
+            raise InvalidInput(
+                "no reflection command is configured; set [reflection] command in hearth.toml"
+            )
+        now = self.home.clock().astimezone(dt.UTC)
+        run = ReflectionRun(time=now.isoformat(timespec="seconds"))
+        started = time.monotonic()
+        try:
+            since = self._since(now)
+            run.since = since.isoformat(timespec="seconds")
+            bundle = self._bundle(since)
+            run.entries = len(bundle["entries"])  # type: ignore[arg-type]
+            raw = self._execute(json.dumps(bundle, ensure_ascii=False).encode())
+            proposed = parse_output(raw)
+            present = {
+                target: {e.text for e in self.home.entry_list(target)}
+                for target in {p.target or layout.DEFAULT_PROPOSAL_TARGET for p in proposed}
+            }
+            pending = {e for view in self._pending() for e in view["entries"]}
+            kept, run.dropped = drop_known(proposed, present, pending)
+            # Checked whole above; only now is anything written.
+            actor = Path(self.settings.command[0]).name
+            for item in kept:
+                result = self.home.propose(
+                    item.title, item.entries, actor, item.target, item.rationale, "reflection"
+                )
+                run.proposed.append(result.key or result.path)
+        except HearthError as exc:
+            run.error = exc.message
+        run.seconds = round(time.monotonic() - started, 3)
+        self._record(run)
+        return run
+
+    def _since(self, now: dt.datetime) -> dt.datetime:
+        floor = now - dt.timedelta(days=MAX_LOOKBACK_DAYS)
+        last = self.last().get("next_since")
+        if isinstance(last, str):
+            with contextlib.suppress(ValueError):
+                return max(dt.datetime.fromisoformat(last), floor)
+        return max(now - dt.timedelta(seconds=self.settings.every_seconds), floor)
+
+    def _pending(self) -> list[dict[str, Any]]:
+        found = []
+        for view in catalog.list_records(self.home.files, "proposal"):
+            if isinstance(view.record, records.Proposal):
+                found.append(
+                    {
+                        "key": view.key,
+                        "title": view.record.title,
+                        "entries": list(view.record.entries),
+                    }
+                )
+        return found
+
+    def _bundle(self, since: dt.datetime) -> dict[str, object]:
+        snap = self.home.store.snapshot()
+        found: list[dict[str, str]] = []
+        day = since.date()
+        while day <= self.home.clock().astimezone(dt.UTC).date():
+            path = layout.daily_note_path(day)
+            data = snap.read(path)
+            if data is not None:
+                for entry in parse_daily(decode_text(data, path)).entries:
+                    heading, _, text = entry.partition("\n")
+                    minute = heading[3:8]
+                    if day == since.date() and minute < f"{since:%H:%M}":
+                        continue
+                    found.append({"path": path, "heading": heading[3:], "text": text.strip()})
+            day += dt.timedelta(days=1)
+
+        def memory_file(path: str) -> dict[str, object]:
+            data = snap.read(path)
+            text = decode_text(data, path) if data is not None else ""
+            return {
+                "path": path,
+                "text": text,
+                "entries": [e.text for e in entries.list_entries(text)],
+            }
+
+        return {
+            "since": since.isoformat(timespec="seconds"),
+            "entries": found,
+            "memory": memory_file("MEMORY.md"),
+            "user": memory_file("USER.md"),
+            "pending": self._pending(),
+        }
+
+    def _execute(self, stdin: bytes) -> bytes:
+        """Run the command (no shell, its own process group); its output, bounded."""
+        settings = self.settings
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            try:
+                proc = subprocess.Popen(
+                    settings.command,
+                    stdin=subprocess.PIPE,
+                    stdout=out,
+                    stderr=err,
+                    cwd=self.home.root,
+                    start_new_session=True,
+                )
+            except OSError as exc:
+                raise InvalidInput(f"the reflection command could not start: {exc}") from exc
+            try:
+                with contextlib.suppress(BrokenPipeError):
+                    assert proc.stdin is not None
+                    proc.stdin.write(stdin)
+                    proc.stdin.close()
+                code = proc.wait(timeout=settings.timeout_seconds)
+            except subprocess.TimeoutExpired as exc:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+                raise InvalidInput(
+                    f"the reflection command ran over {settings.timeout_seconds} s and was stopped"
+                ) from exc
+            if code != 0:
+                raise InvalidInput(
+                    f"the reflection command exited with status {code}: {_tail(err)}"
+                )
+            size = os.fstat(out.fileno()).st_size
+            if size > MAX_OUTPUT_BYTES:
+                raise InvalidInput(f"the reflection command printed over {MAX_OUTPUT_BYTES} bytes")
+            out.seek(0)
+            return out.read()
+
+
+def _tail(handle: IO[bytes]) -> str:
+    handle.seek(0)
+    text = handle.read()[-_STDERR_BYTES:].decode("utf-8", "replace").strip()
+    return " ".join(text.split()) or "(no error output)"
