@@ -149,19 +149,28 @@ def _is_loopback(host: str) -> bool:
     show_default=True,
     help="main: the full hot set; subagent: AGENTS.md and TOOLS.md only.",
 )
+@click.option("--query", "-q", "query", default=None, help="Add passages recalled for this text.")
+@click.option("--user", default=None, help="Add users/<ID>.md after USER.md.")
 @json_option
 @click.pass_obj
-def context(state: _State, session: str, as_json: bool) -> None:
+def context(
+    state: _State, session: str, query: str | None, user: str | None, as_json: bool
+) -> None:
     """Print the bounded bundle of hot files a runtime loads every turn."""
     service = wiring.open_service(state.root)
     service.reconciler.reconcile()  # ACTIVE.md is part of the main bundle
-    found = service.context("main" if session == "main" else "subagent")
+    found = service.context("main" if session == "main" else "subagent", query, user)
 
     def human() -> str:
         parts = []
         for f in found.files:
             note = " (missing)" if f.missing else (" (truncated)" if f.truncated else "")
             parts.append(f"===== {f.path}{note} =====\n{f.content.rstrip()}")
+        for p in found.recall:
+            note = " (truncated)" if p.truncated else ""
+            parts.append(
+                f"===== recall: {p.path}:{p.start_line}-{p.end_line}{note} =====\n{p.text}"
+            )
         return "\n\n".join(parts)
 
     _emit(as_json, found.as_dict(), human)

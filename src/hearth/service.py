@@ -23,8 +23,9 @@ from typing import Any
 
 from hearth import queries
 from hearth.domain import context, layout
+from hearth.domain.context import Passage
 from hearth.domain.text import decode_text
-from hearth.errors import HearthError, NotFound
+from hearth.errors import HearthError, InvalidInput, NotFound
 from hearth.home import Home
 from hearth.index.query import Hit
 from hearth.reconcile.reconciler import Reconciler
@@ -37,6 +38,8 @@ from hearth.sync import Syncer
 
 #: Seconds a start-up (or background) attempt waits for git's index lock.
 RECOVERY_TRY_SECONDS = 0.5
+#: Search hits the context bundle's recall section starts from.
+RECALL_HITS = 5
 #: Seconds between background attempts while the lock stays held.
 RECOVERY_RETRY_SECONDS = 1.0
 
@@ -278,16 +281,48 @@ class HomeService:
         if self.worker.running:
             self.worker.wait_idle(timeout)
 
-    def context(self, session: context.Session) -> context.ContextBundle:
-        if layout.ACTIVE_PATH in context.hot_files(session):
+    def context(
+        self, session: context.Session, query: str | None = None, user: str | None = None
+    ) -> context.ContextBundle:
+        """The turn's bundle: the hot files (with ``users/<user>.md`` after USER.md),
+        and with ``query`` the passages that search finds for it, all in one budget."""
+        user_note = None
+        if user is not None:
+            user_note = layout.user_path(user)
+            if user_note is None:
+                raise InvalidInput(
+                    f"{user!r} is not a person id (letters, digits, '.', '_' and '-')"
+                )
+        files = context.hot_files(session, user_note)
+        if layout.ACTIVE_PATH in files:
             self.settle_active()
+        passages: list[Passage] = []
+        if query is not None and query.strip():
+            hits = self.search(query, None, None, RECALL_HITS)
+            with self.owned():
+                passages = [p for p in (self._passage(h) for h in hits) if p is not None]
         texts: list[tuple[str, str | None]] = []
         with self.owned():
-            for path in context.hot_files(session):
+            for path in files:
                 data = self.home.files.read(path)
                 texts.append((path, None if data is None else decode_text(data, path)))
         bounds = self.home.settings.context
-        return context.bundle(session, texts, bounds.file_chars, bounds.total_chars)
+        return context.bundle(
+            session, texts, bounds.file_chars, bounds.total_chars, query, passages
+        )
+
+    def _passage(self, hit: Hit) -> Passage | None:
+        """A hit's lines from the work tree (None when the file changed under it)."""
+        try:
+            data = self.home.files.read(hit.path)
+        except HearthError:
+            return None
+        if data is None:
+            return None
+        lines = decode_text(data, hit.path).split("\n")[hit.start_line - 1 : hit.end_line]
+        return Passage(
+            hit.path, hit.start_line, hit.end_line, hit.heading, "\n".join(lines).strip()
+        )
 
     def active(self) -> dict[str, Any]:
         self.settle_active()

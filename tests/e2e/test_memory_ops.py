@@ -99,3 +99,47 @@ def test_entries_over_http_and_concurrent_adds_all_land(server: Server) -> None:
     assert s.post(url, {"entry": "x"}, token="read").status == 403
     assert s.post("/v1/memory/SOUL.md/entries", {"entry": "x"}, token="write").status == 422
     assert git(s.root, "status", "--porcelain") == ""
+
+
+def test_context_with_a_person_note_and_recall(server: Server) -> None:  # noqa: F811
+    s = server
+    assert (
+        s.post(
+            "/v1/memory/users/sam.md/entries",
+            {"entry": "Sam's dog is called Biscuit"},
+            token="write",
+        ).status
+        == 200
+    )
+    assert (
+        s.post(
+            "/v1/daily", {"text": "Sam asked to move the dentist to Thursday."}, token="write"
+        ).status
+        == 200
+    )
+    body = s.get("/v1/context?user=sam&q=" + quote("when is the dentist?")).body
+    paths = [f["path"] for f in body["files"]]
+    assert paths.index("users/sam.md") == paths.index("USER.md") + 1
+    assert "Biscuit" in body["files"][paths.index("users/sam.md")]["content"]
+    assert body["query"] == "when is the dentist?"
+    first = next(p for p in body["recall"] if "dentist to Thursday" in p["text"])
+    assert first["path"].startswith("memory/")
+    lines = (s.root / first["path"]).read_text().split("\n")
+    assert "dentist" in "\n".join(lines[first["start_line"] - 1 : first["end_line"]])
+    assert body["total_chars"] <= 150_000
+    assert s.get("/v1/context?user=../etc").status == 422
+    plain = s.get("/v1/context").body
+    assert plain["recall"] == [] and plain["query"] is None
+
+
+def test_recall_stays_inside_the_budget(home: Path) -> None:  # noqa: F811
+    h = ["--home", str(home)]
+    settings = home / "hearth.toml"
+    settings.write_text(settings.read_text().replace("total_chars = 150000", "total_chars = 8000"))
+    git(home, "commit", "-qam", "settings: small context")
+    for n in range(6):
+        ok(*h, "note", f"Budget test {n}: " + "tomato soup recipe " * 150)
+    bundle = json.loads(ok(*h, "context", "--query", "tomato soup", "--json"))
+    assert bundle["total_chars"] <= 8000
+    assert bundle["recall"] and bundle["truncated"] is True
+    assert all(len(p["text"]) <= 3000 for p in bundle["recall"])

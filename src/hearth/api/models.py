@@ -118,11 +118,23 @@ class ContextFile(BaseModel):
     missing: bool
 
 
+class Passage(BaseModel):
+    path: str
+    start_line: int
+    end_line: int
+    heading: str
+    text: str
+    truncated: bool
+
+
 class ContextBundle(BaseModel):
     session: Literal["main", "subagent"]
     truncated: bool
     total_chars: int
     files: list[ContextFile]
+    #: The message the recall section answers, when one was given.
+    query: str | None = None
+    recall: list[Passage] = []
 
 
 class Active(BaseModel):

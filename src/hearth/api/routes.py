@@ -107,9 +107,12 @@ def build_router(service: HomeService) -> APIRouter:
 
     @router.get("/v1/context", response_model=models.ContextBundle, tags=["read"])
     def get_context(
-        session: Literal["main", "subagent"] = "main", _: TokenInfo = read
+        session: Literal["main", "subagent"] = "main",
+        q: Annotated[str | None, Query(max_length=MAX_QUERY_CHARS)] = None,
+        user: Annotated[str | None, Query(max_length=100)] = None,
+        _: TokenInfo = read,
     ) -> dict[str, object]:
-        return service.context(session).as_dict()
+        return service.context(session, q, user).as_dict()
 
     @router.get("/v1/active", response_model=models.Active, tags=["read"])
     def active(_: TokenInfo = read) -> dict[str, Any]:

@@ -30,8 +30,32 @@ MAIN_FILES = (
 SUBAGENT_FILES = ("AGENTS.md", "TOOLS.md")
 
 
-def hot_files(session: Session) -> tuple[str, ...]:
-    return MAIN_FILES if session == "main" else SUBAGENT_FILES
+#: Characters of the bundle the recall section may use at most, and per passage.
+RECALL_CHARS = 12_000
+PASSAGE_CHARS = 3_000
+
+
+def hot_files(session: Session, user_note: str | None = None) -> tuple[str, ...]:
+    """The files of a session's bundle; a person's note ``users/<id>.md`` comes
+    right after USER.md in the main session."""
+    if session != "main":
+        return SUBAGENT_FILES
+    if user_note is None:
+        return MAIN_FILES
+    at = MAIN_FILES.index("USER.md") + 1
+    return (*MAIN_FILES[:at], user_note, *MAIN_FILES[at:])
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A search hit for the turn's message: where it is and its text."""
+
+    path: str
+    start_line: int
+    end_line: int
+    heading: str
+    text: str
+    truncated: bool = False
 
 
 @dataclass(frozen=True)
@@ -49,6 +73,8 @@ class ContextBundle:
     files: tuple[ContextFile, ...]
     truncated: bool
     total_chars: int  # characters handed out, markers included
+    query: str | None = None
+    recall: tuple[Passage, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -56,6 +82,8 @@ class ContextBundle:
             "truncated": self.truncated,
             "total_chars": self.total_chars,
             "files": [f.__dict__.copy() for f in self.files],
+            "query": self.query,
+            "recall": [p.__dict__.copy() for p in self.recall],
         }
 
 
@@ -79,9 +107,18 @@ def bundle(
     texts: Sequence[tuple[str, str | None]],
     file_chars: int,
     total_chars: int,
+    query: str | None = None,
+    passages: Sequence[Passage] = (),
 ) -> ContextBundle:
-    """Cap each file and the total; ``texts`` are (path, text or None when missing)."""
-    remaining = total_chars
+    """Cap each file and the total; ``texts`` are (path, text or None when missing).
+
+    With ``query``, the recall ``passages`` (best first) get a share of the
+    budget set aside before the files (at most ``RECALL_CHARS``, and what the
+    files leave of it goes back to them): each passage is cut to
+    ``PASSAGE_CHARS``, and passages that do not fit are left out, flagged.
+    """
+    reserve = min(RECALL_CHARS, total_chars // 4) if query else 0
+    remaining = total_chars - reserve
     files: list[ContextFile] = []
     for path, text in texts:
         if text is None:
@@ -90,9 +127,25 @@ def bundle(
         content, truncated = cut(path, text, min(file_chars, remaining))
         remaining -= len(content)
         files.append(ContextFile(path, content, len(text), truncated, False))
+    remaining += reserve
+    recall: list[Passage] = []
+    left_out = False
+    for passage in passages:
+        text, cut_here = cut(passage.path, passage.text, min(PASSAGE_CHARS, remaining))
+        if not text:
+            left_out = True
+            break
+        remaining -= len(text)
+        recall.append(
+            Passage(
+                passage.path, passage.start_line, passage.end_line, passage.heading, text, cut_here
+            )
+        )
     return ContextBundle(
         session,
         tuple(files),
-        any(f.truncated for f in files),
+        any(f.truncated for f in files) or any(p.truncated for p in recall) or left_out,
         total_chars - remaining,
+        query,
+        tuple(recall),
     )
