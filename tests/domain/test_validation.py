@@ -83,3 +83,15 @@ def test_record_key_must_match_title() -> None:
 def test_binary_markdown_is_reported() -> None:
     assert {f.rule for f in check_blob("notes.md", b"\xff\xfe", BOUNDS)} == {"utf-8"}
     assert check_blob("image.png", b"\x89PNG\xff", BOUNDS) == []
+
+
+def test_person_notes_are_bounded_like_user_md_unless_set() -> None:
+    from hearth.domain.settings import parse_settings
+
+    text = "# Sam\n\n" + "x" * 8_100
+    assert [f.rule for f in check_text("users/sam.md", text, Bounds())] == ["size-bound"]
+    assert check_text("users/sam.md", "# Sam\n\nshort\n", Bounds()) == []
+    assert check_text("memory/topics/sam.md", text, Bounds()) == []
+    roomy = parse_settings("[bounds]\nuser_note = 9000\n").bounds
+    assert check_text("users/sam.md", text, roomy) == []
+    assert parse_settings("[bounds]\nuser_md = 100\n").bounds.user_note == 100

@@ -17,6 +17,8 @@ DEFAULT_SETTINGS_TOML = """\
 # Characters. USER.md and MEMORY.md are loaded every turn: keep them small.
 user_md = 8000
 memory_md = 20000
+# Person notes users/<id>.md (default: the same as user_md).
+# user_note = 8000
 # Largest daily note entry and largest file put through hearth.
 daily_text = 20000
 file_bytes = 1048576
@@ -105,11 +107,13 @@ def parse_settings(text: str) -> Settings:
     if isinstance(hour, bool) or not isinstance(hour, int) or not 0 <= hour <= 23:
         raise InvalidInput("hearth.toml: [schedule] rollup_hour must be an hour from 0 to 23")
     reflection = parse_reflection_settings(_table(data, "reflection"))
+    user_md = _positive_int(bounds, "user_md", defaults.bounds.user_md)
     return Settings(
         reflection=reflection,
         bounds=Bounds(
-            user_md=_positive_int(bounds, "user_md", defaults.bounds.user_md),
+            user_md=user_md,
             memory_md=_positive_int(bounds, "memory_md", defaults.bounds.memory_md),
+            user_note=_positive_int(bounds, "user_note", user_md),
         ),
         daily_text=_positive_int(bounds, "daily_text", defaults.daily_text),
         file_bytes=_positive_int(bounds, "file_bytes", defaults.file_bytes),

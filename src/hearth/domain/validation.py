@@ -24,6 +24,8 @@ class Bounds:
 
     user_md: int = 8_000
     memory_md: int = 20_000
+    #: Person notes ``users/<id>.md``; hearth.toml's default is ``user_md``.
+    user_note: int = 8_000
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,10 @@ def check_text(path: str, text: str, bounds: Bounds) -> list[RuleFailure]:
                 "add a line such as '**Name:** Ember'",
             )
         )
-    for bounded, limit in (("USER.md", bounds.user_md), ("MEMORY.md", bounds.memory_md)):
+    limits = {"USER.md": bounds.user_md, "MEMORY.md": bounds.memory_md}
+    if layout.user_id_of(path) is not None:
+        limits[path] = bounds.user_note
+    for bounded, limit in limits.items():
         if path == bounded and len(text) > limit:
             failures.append(
                 RuleFailure(
