@@ -16,12 +16,12 @@ import datetime as dt
 import json
 import os
 import threading
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from hearth import queries
+from hearth.app.usecases import Hearth
 from hearth.domain import context, layout
 from hearth.domain.context import Passage
 from hearth.domain.text import decode_text
@@ -67,7 +67,10 @@ class _OwnedPasses:
             return self._service.reconciler.reconcile(paths)
 
 
-class HomeService:
+class HomeService(Hearth):
+    """A served home: the use cases (``Hearth``) plus the reconcile worker, the
+    watcher, the scheduled jobs and start-up recovery."""
+
     def __init__(
         self,
         home: Home,
@@ -76,12 +79,11 @@ class HomeService:
         syncer: Syncer,
         reflector: Reflector,
     ) -> None:
-        self.home = home
+        super().__init__(home)
         self.reflector = reflector
         self.reconciler = reconciler
         self.tokens = tokens
         self.syncer = syncer
-        self.owner = threading.RLock()
         self.worker = ReconcileWorker(_OwnedPasses(self))
         self.watcher = Watcher(home.root, self.worker.request)
         self.jobs: dict[str, JobState] = {}
@@ -94,11 +96,6 @@ class HomeService:
         reconciler.attention = self.attention
         # The worker's next pass renders ACTIVE.md after each API write.
         home.defer_active = lambda: self.worker.request([])
-
-    @contextmanager
-    def owned(self) -> Iterator[None]:
-        with self.owner:
-            yield
 
     # -- life cycle ------------------------------------------------------------
 

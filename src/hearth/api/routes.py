@@ -1,7 +1,7 @@
 """The routes of the HTTP API, every one a thin call into ``HomeService``.
 
 Handlers that touch git or the index writer are plain functions (FastAPI runs
-them on its thread pool) and hold the service's owner lock for exactly the
+them on its thread pool); the service takes the home's lock for exactly the
 operation; search is ``async`` and reads the shared Tantivy searcher on the
 event loop, so it never queues behind a write.
 """
@@ -12,7 +12,6 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 
-from hearth import queries
 from hearth.api import models
 from hearth.api.errors import ApiError
 from hearth.domain.layout import Kind
@@ -91,18 +90,16 @@ def build_router(service: HomeService) -> APIRouter:
     def get_file(
         path: str, rev: Annotated[str | None, Query(max_length=200)] = None, _: TokenInfo = read
     ) -> dict[str, object]:
-        with service.owned():
-            return queries.get_file(service.home, path, rev).as_dict()
+        return service.get_file(path, rev).as_dict()
 
     @router.put("/v1/files/{path:path}", response_model=models.Written, tags=["write"])
     def put_file(path: str, body: models.PutFile, info: TokenInfo = write) -> models.Written:
         if not normalize(path).endswith(".md") and not allows(info.scope, "admin"):
             # Settings, .gitignore and .gitattributes steer hearth and git itself.
             raise ApiError(403, "a write token writes markdown files; other files need admin")
-        with service.owned():
-            result = service.home.put(
-                path, body.content.encode(), actor(info), body.expected_oid, body.message
-            )
+        result = service.put(
+            path, body.content.encode(), actor(info), body.expected_oid, body.message
+        )
         return written(result)
 
     @router.get("/v1/context", response_model=models.ContextBundle, tags=["read"])
@@ -120,43 +117,38 @@ def build_router(service: HomeService) -> APIRouter:
 
     @router.post("/v1/daily", response_model=models.Written, tags=["write"])
     def daily(body: models.DailyEntry, info: TokenInfo = write) -> models.Written:
-        with service.owned():
-            return written(service.home.note(body.text, body.title, actor(info)))
+        return written(service.note(body.text, body.title, actor(info)))
 
     @router.get("/v1/proposals", response_model=models.Proposals, tags=["read"])
     def proposals(_: TokenInfo = read) -> dict[str, Any]:
-        views = queries.list_records(service.home, "proposal")
+        views = service.records("proposal")
         return {"proposals": [v.as_dict() for v in views]}
 
     @router.post("/v1/proposals", response_model=models.Written, tags=["write"])
     def propose(body: models.NewProposal, info: TokenInfo = write) -> models.Written:
-        with service.owned():
-            result = service.home.propose(
-                body.title, body.entries, actor(info), body.target, body.rationale, body.source
-            )
+        result = service.propose(
+            body.title, body.entries, actor(info), body.target, body.rationale, body.source
+        )
         return written(result)
 
     @router.post("/v1/proposals/{key}/merge", response_model=models.Written, tags=["review"])
     def merge(key: str, info: TokenInfo = write) -> models.Written:
-        with service.owned():
-            return written(service.home.merge(key, actor(info)))
+        return written(service.merge(key, actor(info)))
 
     @router.post("/v1/proposals/{key}/reject", response_model=models.Written, tags=["review"])
     def reject(key: str, body: models.Rejection, info: TokenInfo = write) -> models.Written:
-        with service.owned():
-            return written(service.home.reject(key, body.reason, actor(info)))
+        return written(service.reject(key, body.reason, actor(info)))
 
     @router.get("/v1/loops", response_model=models.Loops, tags=["read"])
     def loops(_: TokenInfo = read) -> dict[str, Any]:
-        views = queries.list_records(service.home, "loop")
+        views = service.records("loop")
         return {"loops": [v.as_dict() for v in views]}
 
     @router.post("/v1/loops", response_model=models.Written, tags=["write"])
     def add_loop(body: models.NewLoop, info: TokenInfo = write) -> models.Written:
-        with service.owned():
-            result = service.home.add_loop(
-                body.title, actor(info), body.summary, body.next_step, body.source
-            )
+        result = service.add_loop(
+            body.title, actor(info), body.summary, body.next_step, body.source
+        )
         return written(result)
 
     @router.post("/v1/loops/{key}/resolve", response_model=models.Written, tags=["review"])
@@ -164,15 +156,13 @@ def build_router(service: HomeService) -> APIRouter:
         key: str, body: models.Resolution | None = None, info: TokenInfo = write
     ) -> models.Written:
         note = body.note if body is not None else ""
-        with service.owned():
-            return written(service.home.resolve_loop(key, actor(info), note))
+        return written(service.resolve_loop(key, actor(info), note))
 
     @router.get("/v1/history/{path:path}", response_model=models.History, tags=["read"])
     def history(
         path: str, limit: Annotated[int, Query(ge=1, le=1000)] = 20, _: TokenInfo = read
     ) -> dict[str, Any]:
-        with service.owned():
-            commits = queries.history(service.home, path, limit)
+        commits = service.history(path, limit)
         return {"path": path, "commits": [c.as_dict() for c in commits]}
 
     @router.get("/v1/diff", response_model=models.Diff, tags=["read"])
@@ -182,26 +172,22 @@ def build_router(service: HomeService) -> APIRouter:
         rev_to: Annotated[str | None, Query(alias="to", max_length=200)] = None,
         _: TokenInfo = read,
     ) -> dict[str, str]:
-        with service.owned():
-            return queries.diff(service.home, path, rev_from, rev_to)
+        return service.diff(path, rev_from, rev_to)
 
     @router.get("/v1/memory/{file:path}/entries", response_model=models.EntryList, tags=["memory"])
     def memory_entries(file: str, _: TokenInfo = read) -> dict[str, Any]:
-        with service.owned():
-            found = service.home.entry_list(file)
+        found = service.entry_list(file)
         return {"path": normalize(file), "entries": [e.as_dict() for e in found]}
 
     @router.post("/v1/memory/{file:path}/entries", response_model=models.Written, tags=["memory"])
     def memory_add(file: str, body: models.NewEntry, info: TokenInfo = write) -> models.Written:
-        with service.owned():
-            return written(service.home.entry_add(file, body.entry, actor(info)))
+        return written(service.entry_add(file, body.entry, actor(info)))
 
     @router.put("/v1/memory/{file:path}/entries", response_model=models.Written, tags=["memory"])
     def memory_replace(
         file: str, body: models.EntryReplacement, info: TokenInfo = write
     ) -> models.Written:
-        with service.owned():
-            return written(service.home.entry_replace(file, body.old, body.new, actor(info)))
+        return written(service.entry_replace(file, body.old, body.new, actor(info)))
 
     @router.delete("/v1/memory/{file:path}/entries", response_model=models.Written, tags=["memory"])
     def memory_remove(
@@ -209,8 +195,7 @@ def build_router(service: HomeService) -> APIRouter:
         entry: Annotated[str, Query(min_length=1, max_length=2000)],
         info: TokenInfo = write,
     ) -> models.Written:
-        with service.owned():
-            return written(service.home.entry_remove(file, entry, actor(info)))
+        return written(service.entry_remove(file, entry, actor(info)))
 
     @router.post("/v1/reconcile", response_model=models.PassResult, tags=["admin"])
     def reconcile(full: bool = False, _: TokenInfo = admin) -> dict[str, object]:
