@@ -62,9 +62,19 @@ def watch(state: _State) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind.")
 @click.option("--port", default=8979, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--uds", default=None, metavar="PATH", help="Serve on this unix socket instead.")
-@click.option("--allow-remote", is_flag=True, help="Allow binding an address other than loopback.")
+@click.option(
+    "--allow-remote",
+    "allow_remote",
+    multiple=True,
+    is_flag=False,
+    flag_value="*",
+    metavar="[NAME]",
+    help="Serve beyond loopback, answering for NAME (repeat; bare: any name).",
+)
 @click.pass_obj
-def serve(state: _State, host: str, port: int, uds: str | None, allow_remote: bool) -> None:
+def serve(
+    state: _State, host: str, port: int, uds: str | None, allow_remote: tuple[str, ...]
+) -> None:
     """Serve the home over HTTP, with the watcher and the scheduler, until SIGTERM."""
     # Imported here: FastAPI and uvicorn would add ~0.2 s to every other command.
     import uvicorn  # noqa: PLC0415
@@ -79,7 +89,8 @@ def serve(state: _State, host: str, port: int, uds: str | None, allow_remote: bo
     _cap_malloc_arenas()
     service = wiring.open_service(state.root)
     url = f"unix:{uds}" if uds else f"http://{host}:{port}"
-    app = create_app(service, url=url)
+    names = [*allow_remote, *([] if _is_loopback(host) else [host])]
+    app = create_app(service, url=url, allowed_hosts=names, unix=uds is not None)
     config = uvicorn.Config(
         app,
         host=host,

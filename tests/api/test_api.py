@@ -497,3 +497,40 @@ def test_active_md_deleted_or_edited_is_written_again_within_a_second(server: Se
     assert body["fresh"] is True and body["state"] == "fresh"
     assert body["content"].encode() == original
     assert s.get("/v1/status").body["index"]["active"] == "fresh"
+
+
+def test_host_and_origin_are_checked_on_every_route(shared_server: Server) -> None:
+    s = shared_server
+    here = f"127.0.0.1:{s.port}"
+    for path, token in (("/healthz", None), ("/v1/status", "read"), ("/v1/search?q=x", "read")):
+        rebound = s.get(path, token=token, headers={"Host": f"evil.example:{s.port}"})
+        assert rebound.status == 400 and rebound.error_code == "host_refused"
+        foreign = s.get(path, token=token, headers={"Origin": "http://evil.example"})
+        assert foreign.status == 403 and foreign.error_code == "origin_refused"
+        same = s.get(path, token=token, headers={"Origin": f"http://{here}"})
+        assert same.status == 200
+    # A cross-site form post never reaches the handler.
+    head = git(s.root, "rev-parse", "HEAD")
+    posted = s.post(
+        "/v1/daily",
+        {"text": "from a web page"},
+        token="write",
+        headers={"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"},
+    )
+    assert posted.status == 403 and git(s.root, "rev-parse", "HEAD") == head
+    assert s.get("/healthz", token=None, headers={"Origin": "null"}).status == 403
+    assert s.get("/healthz", token=None, headers={"Host": f"localhost:{s.port}"}).status == 200
+    assert s.get("/healthz", token=None, headers={"Host": f"[::1]:{s.port}"}).status == 200
+
+
+def test_allow_remote_names_the_hosts_it_answers_for(tmp_path: Path) -> None:
+    from tests.api.conftest import make_home, start_server
+
+    server = start_server(make_home(tmp_path / "home"), "--allow-remote", "hearth.lan")
+    try:
+        ok = server.get("/healthz", token=None, headers={"Host": f"hearth.lan:{server.port}"})
+        assert ok.status == 200
+        other = server.get("/healthz", token=None, headers={"Host": "other.lan"})
+        assert other.status == 400
+    finally:
+        assert server.stop() == 0

@@ -13,7 +13,7 @@ reverse order.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -24,6 +24,7 @@ from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
 
 from hearth.api import errors
+from hearth.api.guard import HostOriginGuard
 from hearth.api.limits import BodyLimit
 from hearth.api.routes import build_router
 from hearth.service import HomeService
@@ -67,8 +68,18 @@ def _schedule(service: HomeService) -> AsyncIOScheduler:
     return scheduler
 
 
-def create_app(service: HomeService, *, url: str | None = None) -> FastAPI:
-    """The API for ``service``; ``url`` is published for hooks once serving starts."""
+def create_app(
+    service: HomeService,
+    *,
+    url: str | None = None,
+    allowed_hosts: Iterable[str] = (),
+    unix: bool = False,
+) -> FastAPI:
+    """The API for ``service``; ``url`` is published for hooks once serving starts.
+
+    ``allowed_hosts`` are the names (besides loopback) that requests may carry
+    in ``Host`` (``*``: any); ``unix`` says the server listens on a unix socket.
+    """
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -93,5 +104,7 @@ def create_app(service: HomeService, *, url: str | None = None) -> FastAPI:
     )
     errors.install(app)
     app.add_middleware(BodyLimit)
+    # Added last, so it runs first: nothing else sees a refused request.
+    app.add_middleware(HostOriginGuard, allowed_hosts=tuple(allowed_hosts), unix=unix)
     app.include_router(build_router(service))
     return app

@@ -80,15 +80,20 @@ class BodyLimit:
 
     @staticmethod
     async def _refuse(send: Send, status: int, code: str, message: str) -> None:
-        body = json.dumps(error_body(code, message)).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await refuse(send, status, code, message)
+
+
+async def refuse(send: Send, status: int, code: str, message: str) -> None:
+    """Answer with hearth's JSON error body, before any handler ran."""
+    body = json.dumps(error_body(code, message)).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
