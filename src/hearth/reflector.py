@@ -41,6 +41,7 @@ from hearth.store import state
 
 #: The daily notes looked at when the last run is older than this (or there is none).
 MAX_LOOKBACK_DAYS = 7
+FIRST_LOOKBACK_SECONDS = 24 * 3600
 _STDERR_BYTES = 2000
 
 
@@ -136,7 +137,9 @@ class Reflector:
         if isinstance(last, str):
             with contextlib.suppress(ValueError):
                 return max(dt.datetime.fromisoformat(last), floor)
-        return max(now - dt.timedelta(seconds=self.settings.every_seconds), floor)
+        # The first run reads the last day (or one interval, when that is longer).
+        first = max(self.settings.every_seconds, FIRST_LOOKBACK_SECONDS)
+        return max(now - dt.timedelta(seconds=first), floor)
 
     def _pending(self) -> list[dict[str, Any]]:
         found = []
