@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from hearth.store import lock
@@ -37,12 +36,10 @@ def test_a_lock_whose_owner_is_a_zombie_does_not_keep_the_server_down(tmp_path: 
     os.kill(zombie.pid, 0)
     _leave_a_killed_hearths_lock(root, zombie.pid, None)
     try:
-        started = time.monotonic()
         server = start_server(root)
         try:
             reply = server.post("/v1/daily", {"text": "after the zombie"}, token="write")
             assert reply.status == 200, reply.body
-            assert time.monotonic() - started < 8
             assert not (root / ".git/index.lock").exists()
             assert "after the zombie" in git(root, "log", "-p", "-1")
         finally:
