@@ -6,11 +6,18 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
+from hearth.domain.layout import DAILY_LAYOUTS, DailyLayout
 from hearth.domain.validation import Bounds
 from hearth.errors import InvalidInput
 
 DEFAULT_SETTINGS_TOML = """\
 # hearth settings for this home. Committed, so every machine shares them.
+
+[daily]
+# Where 'hearth note' appends daily notes: "hearth" (memory/YYYY-MM-DD.md) or
+# "lionclaw" (continuity/daily/YYYY/MM/YYYY-MM-DD.md). Notes in either place are
+# daily notes whatever this says.
+layout = "hearth"
 
 [bounds]
 # Characters. USER.md and MEMORY.md are loaded every turn: keep them small.
@@ -39,6 +46,11 @@ sync_minutes = 15
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 
+def default_settings_toml(daily_layout: DailyLayout = "hearth") -> str:
+    """hearth.toml as init writes it, naming the home's daily-note layout."""
+    return DEFAULT_SETTINGS_TOML.replace('layout = "hearth"', f'layout = "{daily_layout}"', 1)
+
+
 @dataclass(frozen=True)
 class ContextBounds:
     file_chars: int = 20_000
@@ -61,6 +73,7 @@ class Settings:
     file_bytes: int = 1_048_576
     context: ContextBounds = field(default_factory=ContextBounds)
     schedule: Schedule = field(default_factory=Schedule)
+    daily_layout: DailyLayout = "hearth"
 
 
 def _positive_int(table: dict[str, Any], name: str, default: int, section: str = "bounds") -> int:
@@ -86,7 +99,13 @@ def parse_settings(text: str) -> Settings:
     bounds = _table(data, "bounds")
     context = _table(data, "context")
     schedule = _table(data, "schedule")
+    daily = _table(data, "daily")
     defaults = Settings()
+    daily_layout = daily.get("layout", defaults.daily_layout)
+    if daily_layout not in DAILY_LAYOUTS:
+        raise InvalidInput(
+            f"hearth.toml: [daily] layout must be one of {', '.join(map(repr, DAILY_LAYOUTS))}"
+        )
     day = schedule.get("rollup_day", defaults.schedule.rollup_day)
     if day not in WEEKDAYS:
         raise InvalidInput(
@@ -96,6 +115,7 @@ def parse_settings(text: str) -> Settings:
     if isinstance(hour, bool) or not isinstance(hour, int) or not 0 <= hour <= 23:
         raise InvalidInput("hearth.toml: [schedule] rollup_hour must be an hour from 0 to 23")
     return Settings(
+        daily_layout=daily_layout,
         bounds=Bounds(
             user_md=_positive_int(bounds, "user_md", defaults.bounds.user_md),
             memory_md=_positive_int(bounds, "memory_md", defaults.bounds.memory_md),
