@@ -128,6 +128,13 @@ def test_an_empty_title_is_keyed_item() -> None:
     assert check_text(path, text, Bounds()) == []
 
 
+def test_an_empty_title_round_trips_in_front_matter() -> None:
+    proposal = records.Proposal(title="", entries=("x",), created="c", updated="u")
+    text = records.render(proposal)
+    assert records.parse("proposal", text) == proposal
+    assert check_text(f"{layout.PROPOSALS_DIR}/{proposal.key}.md", text, Bounds()) == []
+
+
 def test_a_file_that_is_neither_format_is_refused() -> None:
     path = f"{layout.PROPOSALS_DIR}/{lc.proposal_key('x')}.md"
     failures = check_text(path, "just some text\n", Bounds())

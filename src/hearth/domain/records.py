@@ -137,7 +137,8 @@ def timestamp(moment: dt.datetime) -> str:
 
 
 def _front_matter(fields: dict[str, str]) -> str:
-    kept = {k: v for k, v in fields.items() if v != ""}
+    # The title is always written, even empty (keyed item--<uuid>, as in LionClaw).
+    kept = {k: v for k, v in fields.items() if v != "" or k == "title"}
     dumped = yaml.safe_dump(kept, sort_keys=False, allow_unicode=True, width=1000)
     return f"---\n{dumped}---\n"
 
