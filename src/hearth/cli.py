@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, BinaryIO
 
 import click
@@ -44,11 +43,24 @@ def init(state: _State, path: str | None, as_json: bool) -> None:
     def human() -> str:
         lines = [f"home: {root}"]
         if result.commit:
-            lines.append(f"added {len(result.added)} files (commit {result.commit[:12]})")
+            lines.append(f"committed {result.commit[:12]}")
         else:
             lines.append("already initialized: nothing to add")
+        for label, paths in (("added", result.added), ("adopted", result.adopted)):
+            if paths:
+                lines.append(f"{label} {len(paths)} files: {', '.join(paths)}")
+        if result.daily_layout == "lionclaw":
+            lines.append("daily notes: LionClaw's layout (continuity/daily/YYYY/MM/), kept")
+        if result.bootstrap_skipped:
+            lines.append(f"BOOTSTRAP.md not added: {result.bootstrap_skipped}")
         for failure in result.skipped:
             lines.append(f"not committed: {failure.describe()}")
+        if result.untracked:
+            lines.append(
+                f"left untracked ({len(result.untracked)} files; commit them with git "
+                "if they belong in the home):"
+            )
+            lines += [f"  {path}" for path in result.untracked]
         for failure in result.warnings:
             lines.append(f"warning: {failure.describe()}")
         return "\n".join(lines)
@@ -189,16 +201,51 @@ def rollup(state: _State, week: str | None, as_json: bool) -> None:
 
 
 @cli.command()
+@click.option(
+    "--fix-keys",
+    is_flag=True,
+    help="Rename records still named with hearth's old keys to LionClaw's keys, in one commit.",
+)
 @json_option
 @click.pass_obj
-def check(state: _State, as_json: bool) -> None:
-    """Run the validation rules over the whole home (exit 1 on any failure)."""
-    failures = queries.check(state.home())
-    _emit(
-        as_json,
-        {"ok": not failures, "failures": [f.as_dict() for f in failures]},
-        lambda: "\n".join(f.describe() for f in failures) or "all rules pass",
-    )
+def check(state: _State, fix_keys: bool, as_json: bool) -> None:
+    """Run the validation rules over the whole home (exit 1 on any failure).
+
+    Records named with the keys of older hearth releases pass, and are listed;
+    with --fix-keys they are renamed to LionClaw's keys first, in one commit
+    (history kept: 'git log --follow' finds it).
+    """
+    home = state.home()
+    fixed = home.fix_keys(state.actor) if fix_keys else None
+    failures = queries.check(home)
+    legacy = queries.legacy_key_records(home)
+    data: dict[str, Any] = {
+        "ok": not failures,
+        "failures": [f.as_dict() for f in failures],
+        "legacy_keys": [{"path": old, "lionclaw_path": new} for old, new in legacy],
+    }
+    if fixed is not None:
+        data["fixed"] = fixed.as_dict()
+
+    def human() -> str:
+        lines = []
+        if fixed is not None:
+            lines += [f"renamed {old} -> {new}" for old, new in fixed.renamed]
+            lines += [f"not renamed: {path}: {why}" for path, why in fixed.blocked]
+            if fixed.commit:
+                lines.append(f"renamed {len(fixed.renamed)} records (commit {fixed.commit[:12]})")
+            elif not fixed.blocked:
+                lines.append("no committed record uses an old key")
+        lines += [f.describe() for f in failures] or ["all rules pass"]
+        if legacy:
+            lines.append(
+                f"{len(legacy)} records use hearth's old keys (they keep working); "
+                "'hearth check --fix-keys' renames them to LionClaw's keys:"
+            )
+            lines += [f"  {old} -> {new}" for old, new in legacy]
+        return "\n".join(lines)
+
+    _emit(as_json, data, human)
     if failures:
         sys.exit(1)
 
@@ -425,10 +472,6 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def git_main(argv: Sequence[str] | None = None) -> None:
-    """``git hearth ...``: the home defaults to the repository around the current folder."""
-    default_map = None
-    found = pygit2.discover_repository(str(Path.cwd()))
-    if found is not None:
-        repo_root = Path(found).parent if Path(found).name == ".git" else Path(found)
-        default_map = {"home_option": str(repo_root)}
-    sys.exit(_run(argv, default_map))
+    """``git hearth ...``: the same command line, finding the home the same way
+    (``--home``, ``HEARTH_HOME``, the home holding the current folder, the default)."""
+    sys.exit(_run(argv))

@@ -55,7 +55,10 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON."
     "--home",
     "home_option",
     metavar="PATH",
-    help="The home (default: $HEARTH_HOME, else ~/.hearth/home).",
+    help=(
+        "The home (default: $HEARTH_HOME, else the hearth home holding the current "
+        "folder, found as git finds its repository, else ~/.hearth/home)."
+    ),
 )
 @click.option("--actor", default=None, help="Who is acting, for the Hearth-Actor trailer.")
 @click.pass_context

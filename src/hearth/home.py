@@ -10,15 +10,13 @@ before anything is committed.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime as dt
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from hearth.domain import entries, layout, notes, records, rollup
+from hearth.domain import entries, keys, layout, notes, records, rollup
 from hearth.domain.paths import normalize
 from hearth.domain.settings import Settings
 from hearth.domain.text import decode_text
@@ -137,12 +135,15 @@ class Home:
                 f"{self.settings.daily_text} ([bounds] daily_text in hearth.toml)"
             )
         moment = self._now()
-        path = layout.daily_note_path(moment.date())
+        daily_layout = self.settings.daily_layout
+        path = layout.daily_note_path(moment.date(), daily_layout)
         summary = " ".join((title or text).split())[:60]
 
         def append(existing: bytes | None) -> bytes:
             current = decode_text(existing, path) if existing is not None else None
-            return notes.append_daily_entry(current, moment, title or "", text).encode()
+            return notes.append_daily_entry(
+                current, moment, title or "", text, daily_layout
+            ).encode()
 
         def operation(snap: Snapshot) -> Plan:
             return Plan(f"daily: {summary}", (FileChange(path, append(snap.read(path)), append),))
@@ -204,9 +205,10 @@ class Home:
         def operation(snap: Snapshot) -> Plan:
             notes_of_week = []
             for day in days:
-                data = snap.read(layout.daily_note_path(day))
-                if data is not None:
-                    notes_of_week.append((day, decode_text(data, layout.daily_note_path(day))))
+                for note_path in layout.daily_note_paths(day):
+                    data = snap.read(note_path)
+                    if data is not None:
+                        notes_of_week.append((day, note_path, decode_text(data, note_path)))
             if not notes_of_week:
                 raise NotFound(f"no committed daily notes in week {label}; nothing to roll up")
             digest = rollup.render_rollup(label, notes_of_week)
@@ -240,7 +242,7 @@ class Home:
                 updated=stamp,
                 source=" ".join(source.split()),
                 rationale=" ".join(rationale.split()),
-                **({"target": checked_target} if checked_target else {}),
+                target=checked_target or layout.DEFAULT_PROPOSAL_TARGET,
             )
 
         return self._save_record("proposal", title, build, actor)
@@ -253,15 +255,26 @@ class Home:
         actor: str,
     ) -> WriteResult:
         """Create the record for ``title``, or update the one with the same key."""
-        key = records.record_key(title)
-        path = layout.record_path(kind, key)
         area, verb = ("proposals", "propose") if kind == "proposal" else ("loops", "open")
+        key = records.record_key(title)
+        legacy = records.legacy_record_key(title)
+        head = self.store.snapshot()
+        if (
+            legacy != key
+            and head.entry(layout.record_path(kind, key)) is None
+            and head.entry(layout.record_path(kind, legacy)) is not None
+        ):
+            # A home from an older release holds this title under its old key:
+            # update that file rather than start a second one.
+            key = legacy
+        path = layout.record_path(kind, key)
 
         def operation(snap: Snapshot) -> Plan:
-            existing = _existing(snap, kind, path)
+            found = _existing(snap, kind, path)
+            existing = found[0] if found else None
             record = records.upsert(existing, build(records.timestamp(self._now())))
             subject = f"{area}: {'update' if existing else verb} {title}"
-            return Plan(subject, (FileChange(path, records.render(record).encode()),))
+            return Plan(subject, (FileChange(path, records.render(record, key).encode()),))
 
         result = self._commit(operation, f"{kind}.create", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
@@ -270,13 +283,15 @@ class Home:
         path = _record_path("proposal", key)
 
         def operation(snap: Snapshot) -> Plan:
-            proposal = _require(snap, "proposal", path, key)
+            proposal, original = _require(snap, "proposal", path, key)
             assert isinstance(proposal, records.Proposal)
             target = check_proposal_target(proposal.target)
             current = snap.read(target)
             text = decode_text(current, target) if current is not None else _new_target_text(target)
             new_text, added = notes.add_entries(text, proposal.entries)
-            changes = list(_archive_moves("proposal", key, proposal, self._now(), "merged"))
+            changes = list(
+                _archive_moves("proposal", key, proposal, original, self._now(), "merged")
+            )
             if added:
                 changes.insert(0, FileChange(target, new_text.encode()))
             skipped = len(proposal.entries) - len(added)
@@ -296,16 +311,61 @@ class Home:
             raise InvalidInput("give a reason for rejecting the proposal (--reason)")
 
         def operation(snap: Snapshot) -> Plan:
-            proposal = _require(snap, "proposal", path, key)
+            proposal, original = _require(snap, "proposal", path, key)
             assert isinstance(proposal, records.Proposal)
             return Plan(
                 f"proposals: reject {proposal.title}",
-                _archive_moves("proposal", key, proposal, self._now(), "rejected", reason=reason),
+                _archive_moves(
+                    "proposal", key, proposal, original, self._now(), "rejected", reason
+                ),
                 body=f"Reason: {reason}",
             )
 
         result = self._commit(operation, "proposal.reject", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
+
+    def fix_keys(self, actor: str) -> KeyFix:
+        """Rename every committed record still named with hearth's old key to
+        LionClaw's key, in one commit; the content moves unchanged (a LionClaw
+        record's ``- Key:`` line follows), so ``git log --follow`` finds the
+        history. A record whose new name is already taken is left alone and
+        reported."""
+        renamed: list[tuple[str, str]] = []
+        blocked: list[tuple[str, str]] = []
+
+        def operation(snap: Snapshot) -> Plan:
+            renamed.clear()
+            blocked.clear()
+            changes: list[FileChange] = []
+            for folder in layout.record_folders():
+                for name in snap.names(folder):
+                    path = f"{folder}/{name}"
+                    data = snap.read(path)
+                    if data is None or not name.endswith(".md"):
+                        continue
+                    try:
+                        text = decode_text(data, path)
+                    except InvalidInput:
+                        continue
+                    fix = records.lionclaw_key_rename(path, text)
+                    if fix is None:
+                        continue
+                    new_path, new_text = fix
+                    if snap.entry(new_path) is not None or self.files.read(new_path) is not None:
+                        blocked.append((path, f"{new_path} already exists; merge the two by hand"))
+                        continue
+                    changes += [FileChange(path, None), FileChange(new_path, new_text.encode())]
+                    renamed.append((path, new_path))
+            body = "\n".join(f"{old} -> {new}" for old, new in renamed)
+            count = len(renamed)
+            return Plan(
+                f"records: rename {count} record{'s' if count != 1 else ''} to LionClaw's keys",
+                tuple(changes),
+                body=body,
+            )
+
+        result = self._commit(operation, "records.fix-keys", actor)
+        return KeyFix(result.commit if result.changed else None, tuple(renamed), tuple(blocked))
 
     def add_loop(
         self, title: str, actor: str, summary: str = "", next_step: str = "", source: str = ""
@@ -328,12 +388,12 @@ class Home:
         path = _record_path("loop", key)
 
         def operation(snap: Snapshot) -> Plan:
-            loop = _require(snap, "loop", path, key)
+            loop, original = _require(snap, "loop", path, key)
             assert isinstance(loop, records.OpenLoop)
             resolution = " ".join(note.split())
             return Plan(
                 f"loops: resolve {loop.title}",
-                _archive_moves("loop", key, loop, self._now(), "resolved", resolution=resolution),
+                _archive_moves("loop", key, loop, original, self._now(), "resolved", resolution),
             )
 
         result = self._commit(operation, "loop.resolve", actor, key)
@@ -426,7 +486,7 @@ class Home:
         title = records.clean_title(title)
         if (content is None) == (append is None):
             raise InvalidInput("give the topic's content, or text to append, not both")
-        path = layout.topic_path(records.slugify(records.normalize_title(title)))
+        path = layout.topic_path(_topic_slug(title))
         moment = self._now()
 
         def operation(snap: Snapshot) -> Plan:
@@ -459,26 +519,50 @@ class Home:
         return found
 
 
+@dataclass(frozen=True)
+class KeyFix:
+    """What ``fix_keys`` did: the renames, and the files it had to leave alone."""
+
+    commit: str | None
+    renamed: tuple[tuple[str, str], ...]
+    blocked: tuple[tuple[str, str], ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "commit": self.commit,
+            "renamed": [{"from": old, "to": new} for old, new in self.renamed],
+            "blocked": [{"path": path, "reason": why} for path, why in self.blocked],
+        }
+
+
 def _archive_moves(
     kind: layout.RecordKind,
     key: str,
     record: records.Record,
+    original: str,
     now: dt.datetime,
     status: str,
-    **fields: str,
+    note: str = "",
 ) -> tuple[FileChange, FileChange]:
     """Delete the active record file and add its archive copy with the new status."""
-    changes: dict[str, Any] = {"status": status, "updated": records.timestamp(now), **fields}
-    archived = dataclasses.replace(record, **changes)
     outcome = status if kind == "proposal" else ""
     archive = layout.archive_path(kind, key, str(uuid.uuid4()), outcome)
+    text = records.archived_text(record, original, key, now, status, note)
     return (
         FileChange(layout.record_path(kind, key), None),
-        FileChange(archive, records.render(archived).encode()),
+        FileChange(archive, text.encode()),
     )
 
 
 _BOUNDED_FILES = ("USER.md", "MEMORY.md")
+
+
+def _topic_slug(title: str) -> str:
+    """The records' slug of ``title``; a title with no ASCII letter or digit (all
+    Chinese, say) would be ``item`` for every such title, so it gets the record
+    key's UUID too and stays its own note."""
+    slug = keys.sanitize_slug(keys.normalized_title_key(title))
+    return slug if slug and slug != "item" else keys.record_key(title)
 
 
 def entry_file(path: str) -> str:
@@ -511,19 +595,24 @@ def _record_path(kind: layout.RecordKind, key: str) -> str:
     return layout.record_path(kind, key)
 
 
-def _existing(snap: Snapshot, kind: layout.RecordKind, path: str) -> records.Record | None:
+def _existing(
+    snap: Snapshot, kind: layout.RecordKind, path: str
+) -> tuple[records.Record, str] | None:
     data = snap.read(path)
     if data is None:
         return None
-    return records.parse(kind, decode_text(data, path))
+    text = decode_text(data, path)
+    return records.parse(kind, text), text
 
 
-def _require(snap: Snapshot, kind: layout.RecordKind, path: str, key: str) -> records.Record:
-    record = _existing(snap, kind, path)
-    if record is None:
+def _require(
+    snap: Snapshot, kind: layout.RecordKind, path: str, key: str
+) -> tuple[records.Record, str]:
+    found = _existing(snap, kind, path)
+    if found is None:
         what = "pending proposal" if kind == "proposal" else "open loop"
         raise NotFound(f"no {what} with key {key}")
-    return record
+    return found
 
 
 def _new_target_text(target: str) -> str:

@@ -6,7 +6,18 @@ in one commit, built like every other hearth write (HEAD's tree plus exactly
 these paths). When the repository is brand new (no commit, nothing staged),
 the files already in the folder are adopted into that same first commit,
 except any that look like credentials: those stay untracked and are reported.
-Running init again finds nothing missing and commits nothing.
+In a repository that already has commits, nothing of the person's is
+committed: the files left untracked are listed instead. Running init again
+finds nothing missing and commits nothing.
+
+``BOOTSTRAP.md`` (the first-run ritual) is only for a brand-new home. It is
+never added to a folder that has history, whose ``IDENTITY.md`` already names
+the assistant, or that OpenClaw manages (``.openclaw/workspace-state.json``:
+OpenClaw deletes its BOOTSTRAP.md after the first run, and its AGENTS.md tells
+the agent to follow BOOTSTRAP.md whenever it exists).
+
+A folder that already holds LionClaw's ``continuity/daily/`` gets a
+``hearth.toml`` that keeps that daily-note layout.
 """
 
 from __future__ import annotations
@@ -20,13 +31,16 @@ from pathlib import Path
 import pygit2
 
 from hearth.domain import layout
-from hearth.domain.settings import DEFAULT_SETTINGS_TOML
-from hearth.domain.validation import Bounds, RuleFailure, check_blob
+from hearth.domain.settings import default_settings_toml
+from hearth.domain.validation import Bounds, RuleFailure, check_blob, has_identity_name
 from hearth.errors import Conflict, PathRefused
 from hearth.store.git import FileChange, GitStore, Plan, Snapshot, Trailers
 from hearth.store.rooted import RootedFiles
 
 _SECRET_RULES = ("secret-file", "secret-text")
+BOOTSTRAP = "BOOTSTRAP.md"
+#: OpenClaw's record of a workspace it seeded (and, later, finished bootstrapping).
+OPENCLAW_STATE = ".openclaw/workspace-state.json"
 
 
 @dataclass(frozen=True)
@@ -34,9 +48,17 @@ class InitResult:
     root: Path
     created_repo: bool
     commit: str | None
+    #: Files hearth wrote (template files, hearth.toml, ignore and attribute lines).
     added: tuple[str, ...]
-    skipped: tuple[RuleFailure, ...]
-    warnings: tuple[RuleFailure, ...]
+    #: The person's files committed as they were (brand-new repositories only).
+    adopted: tuple[str, ...] = ()
+    #: Files in the folder that are still untracked after init.
+    untracked: tuple[str, ...] = ()
+    skipped: tuple[RuleFailure, ...] = ()
+    warnings: tuple[RuleFailure, ...] = ()
+    daily_layout: layout.DailyLayout = "hearth"
+    #: Why BOOTSTRAP.md was not added, when it was not ("" when it was, or was there).
+    bootstrap_skipped: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -44,9 +66,40 @@ class InitResult:
             "created_repo": self.created_repo,
             "commit": self.commit,
             "added": list(self.added),
+            "adopted": list(self.adopted),
+            "untracked": list(self.untracked),
             "skipped": [f.as_dict() for f in self.skipped],
             "warnings": [f.as_dict() for f in self.warnings],
+            "daily_layout": self.daily_layout,
+            "bootstrap_skipped": self.bootstrap_skipped,
         }
+
+
+def _bootstrap_refusal(files: RootedFiles, has_history: bool, has_staged: bool) -> str:
+    """Why this folder must not get BOOTSTRAP.md, or "" for a brand-new home."""
+    if has_history:
+        return "the repository already has history"
+    if has_staged:
+        return "the repository already has staged files"
+    try:
+        identity = files.read("IDENTITY.md")
+        openclaw = files.read(OPENCLAW_STATE)
+    except PathRefused:
+        return "IDENTITY.md or .openclaw/ is not a regular file"
+    if identity is not None and has_identity_name(identity.decode("utf-8", "replace")):
+        return "IDENTITY.md already names the assistant"
+    if openclaw is not None:
+        return f"OpenClaw manages this workspace's first run ({OPENCLAW_STATE})"
+    return ""
+
+
+def _untracked(repo: pygit2.Repository) -> tuple[str, ...]:
+    fs = pygit2.enums.FileStatus
+    found = []
+    for path, flags in repo.status(untracked_files="all").items():
+        if flags & fs.WT_NEW and not flags & (fs.INDEX_NEW | fs.IGNORED):
+            found.append(path)
+    return tuple(sorted(found))
 
 
 def _with_lines(current: bytes | None, wanted: str) -> bytes:
@@ -127,15 +180,24 @@ def init_home(
         store = GitStore(root, files, clock)
         index = store.repo.index
         index.read(False)
-        adopt = store.head_commit() is None and len(index) == 0
+        has_history = store.head_commit() is not None
+        adopt = not has_history and len(index) == 0
         existing = _adoptable(files, store.repo) if adopt else []
         template_files = sorted(p.name for p in template.iterdir() if p.is_file())
+        bootstrap_skipped = _bootstrap_refusal(files, has_history, len(index) > 0)
+        had_bootstrap = (root / BOOTSTRAP).exists()
+        if bootstrap_skipped:
+            template_files.remove(BOOTSTRAP)
+        lionclaw_daily = (root / layout.LIONCLAW_DAILY_DIR).is_dir()
+        daily_layout: layout.DailyLayout = "lionclaw" if lionclaw_daily else "hearth"
         skipped: list[RuleFailure] = []
         warnings: list[RuleFailure] = []
+        adopted: list[str] = []
 
         def operation(snap: Snapshot) -> Plan:
             skipped.clear()
             warnings.clear()
+            adopted.clear()
             changes: dict[str, FileChange] = {}
             for path in existing:
                 try:
@@ -150,12 +212,13 @@ def init_home(
                     continue
                 warnings.extend(failures)
                 changes[path] = FileChange(path, data)
+                adopted.append(path)
             for name in template_files:
                 if name not in changes and files.read(name) is None and snap.read(name) is None:
                     changes[name] = FileChange(name, (template / name).read_bytes())
             if files.read(layout.SETTINGS_PATH) is None and snap.read(layout.SETTINGS_PATH) is None:
                 changes[layout.SETTINGS_PATH] = FileChange(
-                    layout.SETTINGS_PATH, DEFAULT_SETTINGS_TOML.encode()
+                    layout.SETTINGS_PATH, default_settings_toml(daily_layout).encode()
                 )
             base = snap.read(".gitignore")
             if base is None and ".gitignore" in changes:
@@ -174,15 +237,21 @@ def init_home(
             return Plan("home: initialize hearth home", tuple(changes.values()))
 
         result = store.commit(operation, Trailers(op="home.init", actor=actor))
+        untracked = _untracked(store.repo)
     finally:
         files.close()
+    kept = set(adopted)
     return InitResult(
         root,
         created,
         result.commit if result.changed else None,
-        result.paths,
-        tuple(skipped),
-        tuple(warnings),
+        added=tuple(p for p in result.paths if p not in kept),
+        adopted=tuple(p for p in result.paths if p in kept),
+        untracked=untracked,
+        skipped=tuple(skipped),
+        warnings=tuple(warnings),
+        daily_layout=daily_layout,
+        bootstrap_skipped="" if had_bootstrap else bootstrap_skipped,
     )
 
 

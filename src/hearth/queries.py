@@ -11,7 +11,7 @@ import pygit2
 
 from hearth import catalog
 from hearth.catalog import RecordView
-from hearth.domain import layout
+from hearth.domain import layout, records
 from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
 from hearth.domain.validation import RuleFailure, check_blob, check_path
@@ -188,3 +188,24 @@ def check(home: Home) -> list[RuleFailure]:
     if head.entry(layout.ACTIVE_PATH) is not None:
         failures += [f for f in check_path(layout.ACTIVE_PATH) if f.rule == "active-generated"]
     return failures
+
+
+def legacy_key_records(home: Home) -> list[tuple[str, str]]:
+    """Record files in the work tree still named with hearth's old key, and the
+    name LionClaw's key gives them (what ``hearth check --fix-keys`` renames)."""
+    found = []
+    for folder in layout.record_folders():
+        for name in home.files.list_files(folder):
+            path = f"{folder}/{name}"
+            if not name.endswith(".md"):
+                continue
+            try:
+                data = home.files.read(path)
+            except HearthError:
+                continue
+            if data is None:
+                continue
+            fix = records.lionclaw_key_rename(path, data.decode("utf-8", "replace"))
+            if fix is not None:
+                found.append((path, fix[0]))
+    return found

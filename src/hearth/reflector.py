@@ -159,9 +159,10 @@ class Reflector:
         found: list[dict[str, str]] = []
         day = since.date()
         while day <= self.home.clock().astimezone(dt.UTC).date():
-            path = layout.daily_note_path(day)
-            data = snap.read(path)
-            if data is not None:
+            for path in layout.daily_note_paths(day):  # both layouts
+                data = snap.read(path)
+                if data is None:
+                    continue
                 for entry in parse_daily(decode_text(data, path)).entries:
                     heading, _, text = entry.partition("\n")
                     minute = heading[3:8]

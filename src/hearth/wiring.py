@@ -22,6 +22,7 @@ from hearth.home_init import InitResult, init_home
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reflector import Reflector
 from hearth.service import HomeService
+from hearth.store.discovery import discover_home
 from hearth.store.git import GitStore
 from hearth.store.rooted import RootedFiles
 from hearth.store.tokens import TokenStore
@@ -34,10 +35,21 @@ def utc_now() -> dt.datetime:
     return dt.datetime.now(dt.UTC)
 
 
-def resolve_home(option: str | None) -> Path:
-    """``--home``, else ``$HEARTH_HOME``, else ``~/.hearth/home``."""
-    chosen = option or os.environ.get("HEARTH_HOME") or str(DEFAULT_HOME)
-    return Path(chosen).expanduser().absolute()
+def resolve_home(option: str | None, cwd: Path | None = None) -> Path:
+    """``--home``, else ``$HEARTH_HOME``, else the hearth home holding the working
+    folder (found as git finds its repository), else ``~/.hearth/home``."""
+    chosen = option or os.environ.get("HEARTH_HOME")
+    if chosen:
+        return Path(chosen).expanduser().absolute()
+    try:
+        start = cwd or Path.cwd()
+    except OSError:  # the working folder was deleted
+        start = None
+    if start is not None:
+        found = discover_home(start, os.environ.get("GIT_CEILING_DIRECTORIES", ""))
+        if found is not None:
+            return found
+    return DEFAULT_HOME.expanduser().absolute()
 
 
 def default_actor() -> str:

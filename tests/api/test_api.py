@@ -534,3 +534,32 @@ def test_allow_remote_names_the_hosts_it_answers_for(tmp_path: Path) -> None:
         assert other.status == 400
     finally:
         assert server.stop() == 0
+
+
+def test_lionclaw_records_over_the_api(shared_server: Server) -> None:
+    from tests.conftest import git
+    from tests.domain import lionclaw_files as lc
+
+    s = shared_server
+    key = lc.proposal_key("CAFÉ au lait")
+    target = s.root / f"continuity/proposals/memory/{key}.md"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(lc.proposal("CAFÉ au lait", ["Likes it strong"], "session:main"))
+    listed = {p["key"]: p for p in s.get("/v1/proposals").body["proposals"]}
+    assert listed[key]["style"] == "lionclaw"
+    # An uncommitted file is never overwritten; LionClaw's commit goes through the hook.
+    refused = s.post("/v1/proposals", {"title": "CAFÉ au lait", "entries": ["No sugar"]})
+    assert refused.status == 409
+    git(s.root, "add", str(target))
+    git(s.root, "commit", "-qm", "LionClaw proposed")
+    listed = {p["key"]: p for p in s.get("/v1/proposals").body["proposals"]}
+    assert listed[key]["style"] == "lionclaw" and listed[key]["entries"] == ["Likes it strong"]
+    created = s.post("/v1/proposals", {"title": "CAFÉ au lait", "entries": ["No sugar"]})
+    assert created.status == 200 and created.body["key"] == key
+    assert target.read_text().startswith("# Memory Proposal: CAFÉ au lait\n")
+    assert s.post(f"/v1/proposals/{key}/merge").status == 200
+    reply = s.post("/v1/proposals", {"title": "", "entries": ["untitled"]})
+    assert reply.status == 200, reply.body
+    empty = reply.body["key"]
+    assert empty == lc.proposal_key("")
+    assert s.post(f"/v1/proposals/{empty}/reject", {"reason": "no title"}).status == 200

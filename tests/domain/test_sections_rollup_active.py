@@ -72,13 +72,34 @@ DAILY = (
 
 
 def test_rollup_is_deterministic_and_lists_every_entry() -> None:
-    notes = [(dt.date(2026, 11, 16), DAILY), (dt.date(2026, 11, 18), "# 2026-11-18\n")]
+    notes = [
+        (dt.date(2026, 11, 16), "memory/2026-11-16.md", DAILY),
+        (dt.date(2026, 11, 18), "memory/2026-11-18.md", "# 2026-11-18\n"),
+    ]
     first = rollup.render_rollup("2026-W47", notes)
     assert first == rollup.render_rollup("2026-W47", list(reversed(notes)))
     assert first.startswith("# Week 2026-W47 (2026-11-16 to 2026-11-22)")
     assert "- 09:05 Garden: Watered the beans." in first
     assert "- Hand-written heading: Something by hand." in first
     assert "## Wednesday 2026-11-18" in first and "(no entries" in first
+
+
+LIONCLAW_DAILY = (
+    "# Daily Continuity 2026-11-16\n\n"
+    "## 09:30 UTC - Scheduled brief completed\n- artifact continuity/artifacts/x.md\n\n"
+)
+
+
+def test_rollup_lists_both_layouts_of_one_day_together() -> None:
+    notes = [
+        (dt.date(2026, 11, 16), "memory/2026-11-16.md", DAILY),
+        (dt.date(2026, 11, 16), "continuity/daily/2026/11/2026-11-16.md", LIONCLAW_DAILY),
+    ]
+    digest = rollup.render_rollup("2026-W47", notes)
+    assert digest == rollup.render_rollup("2026-W47", list(reversed(notes)))
+    assert "Digest of 2 daily notes, 3 entries." in digest
+    brief = digest.index("- 09:30 Scheduled brief completed: - artifact continuity/artifacts/x.md")
+    assert brief < digest.index("- 09:05 Garden: Watered the beans.")
 
 
 @pytest.mark.parametrize("label", ["2026-47", "2026-W54", "W47", "2026-W00", ""])

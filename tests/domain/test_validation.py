@@ -95,3 +95,67 @@ def test_person_notes_are_bounded_like_user_md_unless_set() -> None:
     roomy = parse_settings("[bounds]\nuser_note = 9000\n").bounds
     assert check_text("users/sam.md", text, roomy) == []
     assert parse_settings("[bounds]\nuser_md = 100\n").bounds.user_note == 100
+
+
+OPENCLAW_UNFILLED = (
+    "# IDENTITY.md - Who Am I?\n\n"
+    "_Fill this in during your first conversation. Make it yours._\n\n"
+    "- **Name:**\n  _(pick something you like)_\n"
+    "- **Creature:**\n  _(AI? robot? familiar? ghost in the machine? something weirder?)_\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "**Name:** Ember\n",
+        "**Name**: Ember\n",
+        "- **Name:** Clawd\n- **Creature:** lobster\n",
+        "- **Name**: Clawd\n",
+        "* **Name:**\tClawd",
+        "\ufeff# IDENTITY.md\n\n**Name:** Ember\n",
+        "\ufeff**Name:** Ember\n",
+        "# Identity\r\n\r\n**Name:** Ember\r\n",
+    ],
+)
+def test_identity_names_on_the_same_line_pass(text: str) -> None:
+    assert rules("IDENTITY.md", text) == set()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        OPENCLAW_UNFILLED,
+        "- **Name:**\n- **Creature:** lobster\n",
+        "**Name:**\n\nEmber\n",
+        "**Name**:\nEmber\n",
+        "**Name:** \r\nEmber\r\n",
+        "**Name:**   ",
+        "Name: Ember\n",
+        "**Names:** Ember\n",
+    ],
+)
+def test_identity_without_a_name_on_the_line_fails(text: str) -> None:
+    assert rules("IDENTITY.md", text) == {"identity-name"}
+
+
+def test_a_bom_never_fails_a_rule() -> None:
+    bom = "\ufeff"
+    assert rules("SOUL.md", bom + SOUL) == set()
+    assert rules("SOUL.md", bom + "x" * 99) == {"soul-length"}
+    assert rules("MEMORY.md", bom + "## Entries\n- a\n") == set()
+    proposal = records.Proposal(title="Likes tea", entries=("green",), created="c", updated="u")
+    path = f"continuity/proposals/memory/{proposal.key}.md"
+    assert rules(path, bom + records.render(proposal)) == set()
+    assert check_blob("IDENTITY.md", (bom + "**Name:** Ember\n").encode(), BOUNDS) == []
+
+
+def test_old_keys_pass_and_wrong_ones_do_not() -> None:
+    proposal = records.Proposal(title="CAFÉ au lait", entries=("x",), created="c", updated="u")
+    text = records.render(proposal)
+    legacy = records.legacy_record_key("CAFÉ au lait")
+    assert legacy != proposal.key
+    assert rules(f"continuity/proposals/memory/{legacy}.md", text) == set()
+    assert rules(f"continuity/proposals/memory/archive/merged/{legacy}--1.md", text) == set()
+    unrelated = records.record_key("something else")
+    assert rules(f"continuity/proposals/memory/{unrelated}.md", text) == {"record-key"}

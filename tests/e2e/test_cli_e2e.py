@@ -228,8 +228,9 @@ def test_check_reports_what_plain_git_let_in(home: Path) -> None:
         {
             "path": "IDENTITY.md",
             "rule": "identity-name",
-            "message": "IDENTITY.md has no '**Name:**' line",
-            "fix": "add a line such as '**Name:** Ember'",
+            "message": "IDENTITY.md has no name: no '**Name:**' line with a value on the same line",
+            "fix": "write the name right after the label, e.g. '**Name:** Ember' or "
+            "'- **Name**: Ember'",
         }
     ]
 

@@ -28,7 +28,7 @@ class DailyEntry(Strict):
 
 
 class NewProposal(Strict):
-    title: str = Field(min_length=1, max_length=200)
+    title: str = Field(max_length=200)  # empty allowed, as in LionClaw: key item--<uuid5>
     entries: list[str] = Field(min_length=1, max_length=200)
     target: str | None = Field(None, max_length=1024)
     rationale: str = Field("", max_length=5000)
@@ -61,7 +61,7 @@ class EntryList(BaseModel):
 
 
 class NewLoop(Strict):
-    title: str = Field(min_length=1, max_length=200)
+    title: str = Field(max_length=200)  # empty allowed, as in LionClaw: key item--<uuid5>
     summary: str = Field("", max_length=20000)
     next_step: str = Field("", max_length=2000)
     source: str = Field("", max_length=500)
@@ -158,6 +158,8 @@ class Record(BaseModel):
     created: str | None = None
     updated: str | None = None
     source: str | None = None
+    #: ``front-matter`` (hearth's) or ``lionclaw`` (LionClaw's own format, kept as it is).
+    style: str | None = None
     error: str | None = None
 
 

@@ -20,6 +20,7 @@ HOT_FILES = (
 SETTINGS_PATH = "hearth.toml"
 ACTIVE_PATH = "continuity/ACTIVE.md"
 DAILY_DIR = "memory"
+LIONCLAW_DAILY_DIR = "continuity/daily"
 TOPICS_DIR = "memory/topics"
 LOOPS_DIR = "continuity/open-loops"
 PROPOSALS_DIR = "continuity/proposals/memory"
@@ -67,7 +68,54 @@ Kind = Literal[
 KINDS: tuple[Kind, ...] = typing.get_args(Kind)
 
 
-def daily_note_path(day: dt.date) -> str:
+# -- daily notes -----------------------------------------------------------------
+#
+# Two layouts, both daily notes wherever they are found (kind ``daily``, ACTIVE.md's
+# Today, rollups, the entry-by-entry merge on sync); ``hearth.toml``'s
+# ``[daily] layout`` says where ``note`` appends, and init picks ``lionclaw`` for a
+# folder that already has LionClaw's ``continuity/daily/``.
+#   hearth:   memory/YYYY-MM-DD.md                      entries "## HH:MM UTC — title"
+#   lionclaw: continuity/daily/YYYY/MM/YYYY-MM-DD.md    entries "## HH:MM UTC - title"
+
+DailyLayout = Literal["hearth", "lionclaw"]
+DAILY_LAYOUTS: tuple[DailyLayout, ...] = typing.get_args(DailyLayout)
+
+#: gitattributes-style patterns (``*`` never crosses ``/``) of the files that are
+#: daily notes, in either layout: what ``is_daily_note`` accepts, for a merge driver.
+DAILY_NOTE_PATTERNS = (f"{DAILY_DIR}/*.md", f"{LIONCLAW_DAILY_DIR}/*/*/*.md")
+
+_DAILY_NOTE = re.compile(
+    rf"^(?:{re.escape(DAILY_DIR)}|{re.escape(LIONCLAW_DAILY_DIR)}/[^/]+/[^/]+)/[^/]+\.md$"
+)
+_DATED_NOTE = re.compile(
+    rf"^(?:{re.escape(DAILY_DIR)}|{re.escape(LIONCLAW_DAILY_DIR)}/(\d{{4}})/(\d{{2}}))/"
+    r"(\d{4})-(\d{2})-(\d{2})\.md$"
+)
+
+
+def is_daily_note(path: str) -> bool:
+    """True for a daily note in either layout (a file matching DAILY_NOTE_PATTERNS)."""
+    return bool(_DAILY_NOTE.match(path))
+
+
+def daily_note_date(path: str) -> dt.date | None:
+    """The day a dated daily note is for (its name, and for LionClaw its folders), else None."""
+    match = _DATED_NOTE.match(path)
+    if match is None:
+        return None
+    folder_year, folder_month, year, month, day = match.groups()
+    if folder_year is not None and (folder_year, folder_month) != (year, month):
+        return None
+    try:
+        return dt.date(int(year), int(month), int(day))
+    except ValueError:
+        return None
+
+
+def daily_note_path(day: dt.date, daily_layout: DailyLayout = "hearth") -> str:
+    """Where the note for ``day`` lives in ``daily_layout``."""
+    if daily_layout == "lionclaw":
+        return f"{LIONCLAW_DAILY_DIR}/{day:%Y}/{day:%m}/{day.isoformat()}.md"
     return f"{DAILY_DIR}/{day.isoformat()}.md"
 
 
@@ -92,6 +140,11 @@ def user_id_of(path: str) -> str | None:
         return None
     user_id = path[len(USERS_DIR) + 1 : -len(".md")]
     return user_id if user_path(user_id) == path else None
+
+
+def daily_note_paths(day: dt.date) -> tuple[str, ...]:
+    """The note for ``day`` in every layout (a home may hold both)."""
+    return tuple(daily_note_path(day, name) for name in DAILY_LAYOUTS)
 
 
 def rollup_path(week: str) -> str:
@@ -124,6 +177,15 @@ _ARCHIVE_SHAPES: dict[RecordKind, tuple[tuple[str, ...], ...]] = {
 }
 
 
+def record_folders() -> tuple[str, ...]:
+    """Every folder that holds record files, active and archived, of both kinds."""
+    return tuple(
+        "/".join((folder, *shape))
+        for kind, folder in _RECORD_DIRS
+        for shape in ((), *_ARCHIVE_SHAPES[kind])
+    )
+
+
 def record_location(path: str) -> tuple[RecordKind, bool] | None:
     """``(kind, archived)`` when ``path`` is a record file, else None."""
     if not path.endswith(".md"):
@@ -149,7 +211,7 @@ def kind_of(path: str) -> Kind:
         return "archive" if archived else kind
     if path.startswith(TOPICS_DIR + "/"):
         return "topic"
-    if path.startswith(DAILY_DIR + "/") and path.count("/") == 1:
+    if is_daily_note(path):
         return "daily"
     if path.startswith(ROLLUPS_DIR + "/"):
         return "rollup"

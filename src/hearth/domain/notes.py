@@ -1,8 +1,12 @@
 """Daily notes and the ``## Entries`` section of memory files.
 
-Daily notes are append-only: each entry is ``## HH:MM UTC — <title>`` and
-its text, and the file starts with ``# YYYY-MM-DD``. Because only lines are
-added, two machines' appends merge as a union without conflict.
+Daily notes are append-only. In hearth's layout each entry is
+``## HH:MM UTC — <title>``, a blank line and its text, and the file starts with
+``# YYYY-MM-DD``. In LionClaw's layout (continuity/daily/YYYY/MM/) entries are
+written as LionClaw writes them: ``## HH:MM UTC - <title>`` (a hyphen), the
+text right below, then a blank line, in a file that starts with
+``# Daily Continuity YYYY-MM-DD``. Because only lines are added, two
+machines' appends merge without conflict.
 """
 
 from __future__ import annotations
@@ -10,22 +14,34 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
+from hearth.domain.layout import DailyLayout
 from hearth.errors import InvalidInput
 
 ENTRIES_HEADING = "## Entries"
 DEFAULT_ENTRY_TITLE = "note"
 
 
-def append_daily_entry(existing: str | None, moment: dt.datetime, title: str, text: str) -> str:
+def append_daily_entry(
+    existing: str | None,
+    moment: dt.datetime,
+    title: str,
+    text: str,
+    daily_layout: DailyLayout = "hearth",
+) -> str:
     """Return the daily note with one entry appended (creating it when ``existing`` is None)."""
     body = text.strip("\n").rstrip()
     if not body.strip():
         raise InvalidInput("note text is empty; give the text to append")
     heading_title = " ".join(title.split()) or DEFAULT_ENTRY_TITLE
     utc = moment.astimezone(dt.UTC)
-    entry = f"## {utc:%H:%M} UTC — {heading_title}\n\n{body}\n"
+    if daily_layout == "lionclaw":
+        entry = f"## {utc:%H:%M} UTC - {heading_title}\n{body}\n\n"
+        first = f"# Daily Continuity {utc.date().isoformat()}\n\n"
+    else:
+        entry = f"## {utc:%H:%M} UTC — {heading_title}\n\n{body}\n"
+        first = f"# {utc.date().isoformat()}\n\n"
     if existing is None or not existing.strip():
-        return f"# {utc.date().isoformat()}\n\n{entry}"
+        return first + entry
     head = existing if existing.endswith("\n") else existing + "\n"
     if not head.endswith("\n\n"):
         head += "\n"

@@ -1,8 +1,10 @@
 """Records: memory proposals and open loops, one markdown file each.
 
 A record file is YAML front matter between ``---`` lines followed by a
-markdown body. A record's key is its file stem, ``{slug}--{uuid5}``, derived
-from its normalized title so the same title always lands in the same file
+markdown body, or LionClaw's own format (an H1 and ``- Name: value`` bullets,
+see ``lionclaw``), which is read and edited as it is. A record's key is its
+file stem, ``{slug}--{uuid5}``, derived from its title exactly as LionClaw
+derives it (see ``keys``), so the same title always lands in the same file
 (an upsert), in hearth and in LionClaw alike.
 """
 
@@ -10,59 +12,59 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import re
-import unicodedata
-import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
-from hearth.domain.layout import DEFAULT_PROPOSAL_TARGET, RecordKind
+from hearth.domain import keys, lionclaw
+from hearth.domain.keys import is_key, key_of_archive_stem, legacy_record_key, record_key
+from hearth.domain.layout import DEFAULT_PROPOSAL_TARGET, RecordKind, record_location
 from hearth.errors import InvalidRecord
 
-KEY_NAMESPACE = uuid.UUID("5f026ae9-551b-4d3e-a511-f0f2d74cf241")
+__all__ = [
+    "OpenLoop",
+    "Proposal",
+    "Record",
+    "RecordStyle",
+    "archived_text",
+    "clean_entry",
+    "clean_title",
+    "is_key",
+    "key_of_archive_stem",
+    "legacy_record_key",
+    "lionclaw_key_rename",
+    "parse",
+    "record_key",
+    "render",
+    "timestamp",
+    "upsert",
+]
+
 MAX_TITLE_CHARS = 200
-MAX_SLUG_CHARS = 60
-_KEY_RE = re.compile(
-    rf"^[a-z0-9-]{{1,{MAX_SLUG_CHARS}}}--[0-9a-f]{{8}}(-[0-9a-f]{{4}}){{3}}-[0-9a-f]{{12}}$"
-)
+
+#: ``front-matter`` (hearth's, the default for new records) or ``lionclaw``.
+RecordStyle = Literal["front-matter", "lionclaw"]
 
 
-def normalize_title(title: str) -> str:
-    """Whitespace collapsed and lower-cased: what a key is derived from."""
-    return " ".join(title.split()).lower()
-
-
-def slugify(normalized: str) -> str:
-    ascii_text = unicodedata.normalize("NFKD", normalized).encode("ascii", "ignore").decode()
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")
-    slug = slug[:MAX_SLUG_CHARS].rstrip("-")
-    return slug or "item"
+def _one_line(text: str) -> str:
+    """Words (split as the key algorithm splits them) joined by one space."""
+    return " ".join(keys.words(text))
 
 
 def clean_title(title: str) -> str:
-    """The title as stored: one line, trimmed; refused when empty or too long."""
-    cleaned = " ".join(title.split())
-    if not cleaned:
-        raise InvalidRecord("title is empty; give a short title")
+    """The title as stored: one line, trimmed; refused when too long or not Unicode text.
+
+    An empty title is allowed, as in LionClaw: its key is ``item--<uuid5>``.
+    """
+    cleaned = _one_line(title)
+    try:
+        cleaned.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidRecord("the title is not valid Unicode text") from exc
     if len(cleaned) > MAX_TITLE_CHARS:
         raise InvalidRecord(f"title is longer than {MAX_TITLE_CHARS} characters")
     return cleaned
-
-
-def record_key(title: str) -> str:
-    normalized = normalize_title(title)
-    return f"{slugify(normalized)}--{uuid.uuid5(KEY_NAMESPACE, normalized)}"
-
-
-def is_key(text: str) -> bool:
-    return bool(_KEY_RE.match(text))
-
-
-def key_of_archive_stem(stem: str) -> str:
-    """``{key}--{uuid4}`` -> ``{key}``."""
-    return stem.rsplit("--", 1)[0]
 
 
 def clean_entry(entry: str) -> str:
@@ -85,6 +87,7 @@ class Proposal:
     rationale: str = ""
     status: str = "pending"
     reason: str = ""
+    style: RecordStyle = "front-matter"
 
     @property
     def key(self) -> str:
@@ -101,6 +104,7 @@ class OpenLoop:
     source: str = ""
     status: str = "open"
     resolution: str = ""
+    style: RecordStyle = "front-matter"
 
     @property
     def key(self) -> str:
@@ -133,12 +137,17 @@ def timestamp(moment: dt.datetime) -> str:
 
 
 def _front_matter(fields: dict[str, str]) -> str:
-    kept = {k: v for k, v in fields.items() if v != ""}
+    # The title is always written, even empty (keyed item--<uuid>, as in LionClaw).
+    kept = {k: v for k, v in fields.items() if v != "" or k == "title"}
     dumped = yaml.safe_dump(kept, sort_keys=False, allow_unicode=True, width=1000)
     return f"---\n{dumped}---\n"
 
 
-def render(record: Record) -> str:
+def render(record: Record, key: str | None = None) -> str:
+    """The record's file, in its style; ``key`` (default: from the title) is what a
+    LionClaw record's ``- Key:`` line names."""
+    if record.style == "lionclaw":
+        return _render_lionclaw(record, key or record.key)
     if isinstance(record, Proposal):
         head = _front_matter(
             {
@@ -204,15 +213,18 @@ def _text(data: dict[str, Any], name: str) -> str:
 
 
 def parse(kind: RecordKind, text: str) -> Record:
-    """Parse a record file of ``kind``; raise InvalidRecord with the reason."""
+    """Parse a record file of ``kind`` (either style); raise InvalidRecord with the reason."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    first = text.lstrip("\r\n").split("\n", 1)[0].strip()
+    if first != "---" and lionclaw.looks_like_record(text):
+        return _parse_lionclaw(kind, text)
     data, body = split_front_matter(text)
-    title = clean_title(_text(data, "title"))
-    common = {
-        "title": title,
-        "created": _text(data, "created"),
-        "updated": _text(data, "updated"),
-        "source": _text(data, "source"),
-    }
+    if "title" not in data:
+        raise InvalidRecord("front matter has no 'title' field")
+    title = _one_line(_text(data, "title"))
+    created, updated = _text(data, "created"), _text(data, "updated")
+    source = _text(data, "source")
     if kind == "proposal":
         entries = tuple(
             clean_entry(line[2:]) for line in body.splitlines() if line.startswith("- ")
@@ -223,12 +235,138 @@ def parse(kind: RecordKind, text: str) -> Record:
             rationale=_text(data, "rationale"),
             status=_text(data, "status") or "pending",
             reason=_text(data, "reason"),
-            **common,
+            title=title,
+            created=created,
+            updated=updated,
+            source=source,
         )
     return OpenLoop(
         summary=body.strip(),
         next_step=_text(data, "next_step"),
         status=_text(data, "status") or "open",
         resolution=_text(data, "resolution"),
-        **common,
+        title=title,
+        created=created,
+        updated=updated,
+        source=source,
     )
+
+
+def _meta(text: str, name: str) -> str:
+    return lionclaw.metadata_value(text, name) or ""
+
+
+def _parse_lionclaw(kind: RecordKind, text: str) -> Record:
+    if kind == "proposal":
+        title = lionclaw.proposal_title(text)
+        if title is None:
+            raise InvalidRecord("no '# Memory Proposal: <title>' heading")
+        status = _meta(text, "Status") or lionclaw.PROPOSED
+        proposed = _meta(text, "Proposed")
+        # The title stays as LionClaw wrote it (trimmed): its key is the same
+        # either way, and an upsert then rewrites the heading unchanged.
+        return Proposal(
+            title=title,
+            entries=tuple(lionclaw.bullet_section(text, lionclaw.CANDIDATE_ENTRIES)),
+            created=proposed,
+            updated=proposed,
+            source=_meta(text, "Source"),
+            target=_meta(text, "Target") or DEFAULT_PROPOSAL_TARGET,
+            rationale=_meta(text, "Rationale"),
+            status="pending" if status == lionclaw.PROPOSED else status,
+            reason=_meta(text, "Reason"),
+            style="lionclaw",
+        )
+    title = lionclaw.heading(text)
+    if title is None:
+        raise InvalidRecord("no '# <title>' heading")
+    updated = _meta(text, "Updated")
+    return OpenLoop(
+        title=title,
+        created=updated,
+        updated=updated,
+        summary=_meta(text, "Summary"),
+        next_step=_meta(text, "Next Step"),
+        source=_meta(text, "Source"),
+        status=_meta(text, "Status") or "open",
+        resolution=_meta(text, "Resolution"),
+        style="lionclaw",
+    )
+
+
+def _render_lionclaw(record: Record, key: str) -> str:
+    if isinstance(record, Proposal):
+        target = "" if record.target == DEFAULT_PROPOSAL_TARGET else record.target
+        return lionclaw.render_proposal(
+            record.title,
+            key,
+            lionclaw.PROPOSED if record.status == "pending" else record.status,
+            lionclaw.as_lionclaw_time(record.updated),
+            record.entries,
+            [
+                ("Source", record.source),
+                ("Rationale", record.rationale),
+                ("Target", target),
+                ("Reason", record.reason),
+            ],
+        )
+    return lionclaw.render_loop(
+        record.title,
+        key,
+        record.status,
+        lionclaw.as_lionclaw_time(record.updated),
+        [
+            ("Source", record.source),
+            ("Summary", " ".join(record.summary.split())),
+            ("Next Step", record.next_step),
+            ("Resolution", record.resolution),
+        ],
+    )
+
+
+def archived_text(
+    record: Record, original: str, key: str, now: dt.datetime, status: str, note: str = ""
+) -> str:
+    """The archive copy of a record: ``status`` set (``merged``, ``rejected`` or
+    ``resolved``), the time updated, and ``note`` kept as the rejection reason or
+    the resolution. A LionClaw record is edited as LionClaw archives it (see
+    ``lionclaw.archive``); a front-matter record is rendered again."""
+    if record.style == "lionclaw":
+        if isinstance(record, Proposal):
+            return lionclaw.archive(
+                original, status, "Proposed", lionclaw.timestamp(now), [("Reason", note)]
+            )
+        return lionclaw.archive(
+            original, status, "Updated", lionclaw.timestamp(now), [("Resolution", note)]
+        )
+    changes: dict[str, Any] = {"status": status, "updated": timestamp(now)}
+    if note:
+        changes["reason" if isinstance(record, Proposal) else "resolution"] = note
+    return render(dataclasses.replace(record, **changes), key)
+
+
+def lionclaw_key_rename(path: str, text: str) -> tuple[str, str] | None:
+    """For a record file named with a legacy key: its path under LionClaw's key and
+    its text (a LionClaw record's ``- Key:`` line follows the name); else None.
+
+    An archive keeps its own ``--<uuid4>`` suffix. Files that do not parse, or
+    whose name is neither key of their title, are left to ``hearth check``.
+    """
+    location = record_location(path)
+    if location is None:
+        return None
+    kind, archived = location
+    try:
+        record = parse(kind, text)
+    except InvalidRecord:
+        return None
+    folder, name = path.rsplit("/", 1)
+    stem = name[: -len(".md")]
+    key = key_of_archive_stem(stem) if archived else stem
+    wanted = record.key
+    if key == wanted or key != legacy_record_key(record.title):
+        return None
+    new_stem = wanted + stem[len(key) :]
+    if record.style == "lionclaw":
+        text = lionclaw.set_key_line(text, f"{key}.md", f"{wanted}.md")
+    return f"{folder}/{new_stem}.md", text

@@ -6,12 +6,19 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
+from hearth.domain.layout import DAILY_LAYOUTS, DailyLayout
 from hearth.domain.reflection import ReflectionSettings, parse_reflection_settings
 from hearth.domain.validation import Bounds
 from hearth.errors import InvalidInput
 
 DEFAULT_SETTINGS_TOML = """\
 # hearth settings for this home. Committed, so every machine shares them.
+
+[daily]
+# Where 'hearth note' appends daily notes: "hearth" (memory/YYYY-MM-DD.md) or
+# "lionclaw" (continuity/daily/YYYY/MM/YYYY-MM-DD.md). Notes in either place are
+# daily notes whatever this says.
+layout = "hearth"
 
 [bounds]
 # Characters. USER.md and MEMORY.md are loaded every turn: keep them small.
@@ -49,6 +56,11 @@ sync_minutes = 15
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 
+def default_settings_toml(daily_layout: DailyLayout = "hearth") -> str:
+    """hearth.toml as init writes it, naming the home's daily-note layout."""
+    return DEFAULT_SETTINGS_TOML.replace('layout = "hearth"', f'layout = "{daily_layout}"', 1)
+
+
 @dataclass(frozen=True)
 class ContextBounds:
     file_chars: int = 20_000
@@ -72,6 +84,7 @@ class Settings:
     context: ContextBounds = field(default_factory=ContextBounds)
     schedule: Schedule = field(default_factory=Schedule)
     reflection: ReflectionSettings = field(default_factory=ReflectionSettings)
+    daily_layout: DailyLayout = "hearth"
 
 
 def _positive_int(table: dict[str, Any], name: str, default: int, section: str = "bounds") -> int:
@@ -97,7 +110,13 @@ def parse_settings(text: str) -> Settings:
     bounds = _table(data, "bounds")
     context = _table(data, "context")
     schedule = _table(data, "schedule")
+    daily = _table(data, "daily")
     defaults = Settings()
+    daily_layout = daily.get("layout", defaults.daily_layout)
+    if daily_layout not in DAILY_LAYOUTS:
+        raise InvalidInput(
+            f"hearth.toml: [daily] layout must be one of {', '.join(map(repr, DAILY_LAYOUTS))}"
+        )
     day = schedule.get("rollup_day", defaults.schedule.rollup_day)
     if day not in WEEKDAYS:
         raise InvalidInput(
@@ -110,6 +129,7 @@ def parse_settings(text: str) -> Settings:
     user_md = _positive_int(bounds, "user_md", defaults.bounds.user_md)
     return Settings(
         reflection=reflection,
+        daily_layout=daily_layout,
         bounds=Bounds(
             user_md=user_md,
             memory_md=_positive_int(bounds, "memory_md", defaults.bounds.memory_md),

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from hearth.domain import layout, records
+from hearth.domain import layout, lionclaw, records
 from hearth.errors import InvalidRecord
 
 SOUL_MIN_CHARS = 100
@@ -69,7 +69,16 @@ _SECRET_TEXT_PATTERNS = (
     ),
     ("Stripe secret key", ("k_live_",), re.compile(r"\b[rs]k_live_[A-Za-z0-9]{20,}")),
 )
-_IDENTITY_NAME = re.compile(r"^\s*(?:[-*+]\s+)?\*\*Name:\*\*\s*\S", re.MULTILINE)
+# ``**Name:** X`` or ``**Name**: X``, optionally as a list item, with the value on
+# the same line: only spaces and tabs may come between the label and the value.
+_IDENTITY_NAME = re.compile(
+    r"^[ \t]*(?:[-*+][ \t]+)?\*\*Name(?::\*\*|\*\*:)[ \t]*[^\s]", re.MULTILINE
+)
+
+
+def has_identity_name(text: str) -> bool:
+    """True when IDENTITY.md's text names the assistant (the identity rule)."""
+    return bool(_IDENTITY_NAME.search(text.removeprefix("\ufeff")))
 
 
 def check_path(path: str) -> list[RuleFailure]:
@@ -99,6 +108,8 @@ def check_path(path: str) -> list[RuleFailure]:
 
 def check_text(path: str, text: str, bounds: Bounds) -> list[RuleFailure]:
     """Rules on one file's content (path rules included)."""
+    # A byte-order mark is an encoding detail, never content a rule should see.
+    text = text.removeprefix("\ufeff")
     failures = check_path(path)
     failures += _secret_text(path, text)
     if path == "SOUL.md" and len(text.strip()) < SOUL_MIN_CHARS:
@@ -110,13 +121,14 @@ def check_text(path: str, text: str, bounds: Bounds) -> list[RuleFailure]:
                 "describe the assistant's character, values and voice in a few sentences",
             )
         )
-    if path == "IDENTITY.md" and not _IDENTITY_NAME.search(text):
+    if path == "IDENTITY.md" and not has_identity_name(text):
         failures.append(
             RuleFailure(
                 path,
                 "identity-name",
-                "IDENTITY.md has no '**Name:**' line",
-                "add a line such as '**Name:** Ember'",
+                "IDENTITY.md has no name: no '**Name:**' line with a value on the same line",
+                "write the name right after the label, e.g. '**Name:** Ember' or "
+                "'- **Name**: Ember'",
             )
         )
     limits = {"USER.md": bounds.user_md, "MEMORY.md": bounds.memory_md}
@@ -188,10 +200,19 @@ def _record_rules(path: str, text: str) -> list[RuleFailure]:
     try:
         record = records.parse(kind, text)
     except InvalidRecord as exc:
-        return [RuleFailure(path, "record-parse", exc.message, "fix the front matter")]
+        return [
+            RuleFailure(
+                path,
+                "record-parse",
+                exc.message,
+                "fix the front matter (or LionClaw's '# Title' and '- Key:' lines)",
+            )
+        ]
     stem = path.rsplit("/", 1)[-1][: -len(".md")]
     key = records.key_of_archive_stem(stem) if archived else stem
-    if key != record.key:
+    # A key from an older hearth release is accepted ('hearth check --fix-keys'
+    # renames it); see domain/keys.py.
+    if key not in (record.key, records.legacy_record_key(record.title)):
         return [
             RuleFailure(
                 path,
@@ -200,4 +221,16 @@ def _record_rules(path: str, text: str) -> list[RuleFailure]:
                 "rename the file to match the title, or restore the original title",
             )
         ]
+    if record.style == "lionclaw":
+        named = lionclaw.metadata_value(text, "Key")
+        if named != f"{key}.md":
+            return [
+                RuleFailure(
+                    path,
+                    "record-key",
+                    f"its '- Key:' line says {named or 'nothing'}, not {key}.md "
+                    "(LionClaw manages a record only when they agree)",
+                    f"set the line to '- Key: {key}.md'",
+                )
+            ]
     return []

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import tantivy
 
-SCHEMA_VERSION = 1
+# 2: daily notes in LionClaw's layout (continuity/daily/YYYY/MM/) are kind "daily".
+SCHEMA_VERSION = 2
 ANALYZER = "hearth_en"
 
 #: Fields searched by user text, with their weights.

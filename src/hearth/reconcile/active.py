@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import re
 from collections.abc import Iterable
 
 import pygit2
@@ -24,8 +23,7 @@ from hearth.reconcile.manifest import Manifest
 from hearth.store.rooted import RootedFiles
 
 HISTORY_DEPTH = 300
-_DAILY = re.compile(r"^memory/\d{4}-\d{2}-\d{2}\.md$")
-_DAILY_LENGTH = len("memory/2026-11-22.md")
+_LIONCLAW_DAILY = layout.LIONCLAW_DAILY_DIR + "/"
 
 
 def gather(
@@ -40,13 +38,19 @@ def gather(
     # One cheap sweep over the manifest: this runs after every write.
     conflicts_dir = layout.CONFLICTS_DIR + "/"
     output_dirs = (layout.ARTIFACTS_DIR + "/", layout.ROLLUPS_DIR + "/")
-    daily: str | None = None
+    # Today: the newest dated daily note of either layout; on the same day, the
+    # hearth layout's (the larger path), so the choice never depends on listing order.
+    daily: tuple[dt.date, str] | None = None
     outputs: list[str] = []
     for path, entry in manifest.files.items():
         if entry.failures:
             notes += [f.describe() for f in entry.failures]
         prefix = path[:7]
-        if prefix == "continu":
+        if prefix == "memory/" or (prefix == "continu" and path.startswith(_LIONCLAW_DAILY)):
+            day = layout.daily_note_date(path)
+            if day is not None and (daily is None or (day, path) > daily):
+                daily = (day, path)
+        elif prefix == "continu":
             if path.startswith(conflicts_dir):
                 notes.append(
                     f"sync conflict: the other machine's version is kept at {path}; "
@@ -54,13 +58,6 @@ def gather(
                 )
             elif path.startswith(output_dirs):
                 outputs.append(path)
-        elif (
-            prefix == "memory/"
-            and len(path) == _DAILY_LENGTH
-            and _DAILY.match(path)
-            and (daily is None or path > daily)
-        ):
-            daily = path
     notes += [f"not indexed: {path}: {p.reason}" for path, p in sorted(manifest.parked.items())]
     loops: list[LoopLine] = []
     for view in catalog.list_records(files, "loop"):
@@ -77,15 +74,16 @@ def gather(
         else:
             notes.append(f"{view.path}: broken proposal ({view.error})")
     daily_text = ""
-    if daily is not None:
-        data = files.read(daily)
+    daily_path = daily[1] if daily is not None else None
+    if daily_path is not None:
+        data = files.read(daily_path)
         daily_text = data.decode("utf-8", "replace") if data is not None else ""
     return ActiveInputs(
         head=head,
         attention=notes,
         loops=loops,
         proposals=proposals,
-        daily_path=daily,
+        daily_path=daily_path,
         daily_text=daily_text,
         persona_changes=(history or PersonaHistory()).changes(repo, head),
         outputs=outputs,
