@@ -43,6 +43,7 @@ from pathlib import Path
 
 from hearth import wiring
 from hearth.home import Home
+from hearth.index.terms import named_dates
 from homegen import use_git_identity
 
 KS = (5, 10)
@@ -81,21 +82,29 @@ class Tally:
     any_hit: dict[int, int] = field(default_factory=lambda: dict.fromkeys(KS, 0))
     recall: dict[int, float] = field(default_factory=lambda: dict.fromkeys(KS, 0.0))
     seconds: list[float] = field(default_factory=list)
-    by_category: dict[int, list[int]] = field(default_factory=dict)
+    by_category: dict[str, list[int]] = field(default_factory=dict)
 
-    def add(self, found: Sequence[set[str]], evidence: set[str], seconds: float, cat: int) -> None:
+    def add(
+        self,
+        found: Sequence[set[str]],
+        evidence: set[str],
+        seconds: float,
+        labels: Sequence[object],
+    ) -> None:
         """``found[i]``: the evidence turns hit ``i`` covers."""
         self.asked += 1
         self.seconds.append(seconds)
-        row = self.by_category.setdefault(cat, [0, 0])
-        row[1] += 1
+        rows = [self.by_category.setdefault(str(label), [0, 0]) for label in labels]
+        for row in rows:
+            row[1] += 1
         for k in KS:
             covered: set[str] = set().union(*found[:k]) if found[:k] else set()
             covered &= evidence
             if covered:
                 self.any_hit[k] += 1
                 if k == KS[0]:
-                    row[0] += 1
+                    for row in rows:
+                        row[0] += 1
             self.recall[k] += len(covered) / len(evidence)
 
     def line(self) -> str:
@@ -106,8 +115,7 @@ class Tally:
         p50 = statistics.median(ms)
         p99 = ms[min(len(ms) - 1, round(0.99 * (len(ms) - 1)))]
         cats = " ".join(
-            f"c{c}={hit / max(total, 1):.2f}"
-            for c, (hit, total) in sorted(self.by_category.items())
+            f"{c}={hit / max(total, 1):.2f}" for c, (hit, total) in sorted(self.by_category.items())
         )
         return (
             f"{self.name:<22} " + "  ".join(f"{c:>7}" for c in cells) + f"  {p50:6.2f} {p99:6.2f}"
@@ -244,20 +252,24 @@ def run(locomo: Path, work: Path, modes: list[str]) -> None:
             evidence = {e for e in q.evidence if e in where}
             if not evidence:
                 continue
+            labels = [f"c{q.category}", *(["dated"] if named_dates(q.text) else [])]
             started = time.perf_counter()
             ids = baseline(q.text, max(KS))
             seconds = time.perf_counter() - started
             hits = [(where[i].path, where[i].start, where[i].end) for i in ids]
-            tallies["fts5"].add(covered(hits, where, evidence), evidence, seconds, q.category)
+            tallies["fts5"].add(covered(hits, where, evidence), evidence, seconds, labels)
             for mode in modes:
                 started = time.perf_counter()
                 found = reconciler.search(q.text, limit=max(KS), reopen=False)
                 seconds = time.perf_counter() - started
                 spans = [(h.path, h.start_line, h.end_line) for h in found]
-                tallies[mode].add(covered(spans, where, evidence), evidence, seconds, q.category)
+                tallies[mode].add(covered(spans, where, evidence), evidence, seconds, labels)
         reconciler.close()
     header = "  ".join(f"{c:>7}" for c in ["hit@5", "hit@10", "rec@5", "rec@10"])
-    print(f"{'ranking':<22} {header}  {'p50ms':>6} {'p99ms':>6}   any-hit@5 by category")
+    print(
+        f"{'ranking':<22} {header}  {'p50ms':>6} {'p99ms':>6}   any-hit@5 by category, "
+        "and of questions naming a date"
+    )
     for tally in tallies.values():
         print(tally.line())
     print(f"questions: {tallies['fts5'].asked}; homes written in {build_seconds:.1f} s")

@@ -27,7 +27,14 @@ import tantivy
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
 from hearth.index.query import Hit, run_search
-from hearth.index.schema import SCHEMA_VERSION, build_schema, register_analyzer
+from hearth.index.schema import (
+    SCHEMA_VERSION,
+    build_schema,
+    digest,
+    passage,
+    register_analyzer,
+    search_text,
+)
 
 #: Heap per indexing thread for big batches (rebuilds).
 WRITER_HEAP = 50_000_000
@@ -158,7 +165,9 @@ class IndexUpdate:
                     title=section.title,
                     heading=section.heading,
                     body=section.body,
+                    text=search_text(section.title, section.heading, section.body),
                     date=section.date,
+                    digest=digest(passage(section.heading, section.body)),
                     start_line=section.start_line,
                     end_line=section.end_line,
                 )
