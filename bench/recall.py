@@ -227,6 +227,11 @@ def fts5(turns: list[Turn]) -> Callable[[str, int], list[str]]:
     return search
 
 
+def progress(done: int, total: int) -> None:
+    if sys.stderr.isatty():
+        print(f"\rembedding {done}/{total}", end="" if done < total else "\n", file=sys.stderr)
+
+
 def run(locomo: Path, work: Path, modes: list[str]) -> None:
     tallies = {name: Tally(name) for name in ["fts5", *modes]}
     build_seconds = 0.0
@@ -237,14 +242,19 @@ def run(locomo: Path, work: Path, modes: list[str]) -> None:
         home = build_home(root, turns)
         built = time.perf_counter() - started
         reconciler = wiring.reconciler_of(home)
+        semantic = reconciler.semantic
         started = time.perf_counter()
         reconciler.rebuild()
         index_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        embedded = reconciler.fill_vectors(progress) if "hybrid" in modes else 0
+        vector_seconds = time.perf_counter() - started
         build_seconds += built
         where = locate(root, turns)
         print(
             f"{conv_path.name}: {len(turns)} turns, {len(questions)} questions, "
-            f"home {built:.1f} s, index {index_seconds:.2f} s",
+            f"home {built:.1f} s, index {index_seconds:.2f} s, "
+            f"{embedded} passages embedded in {vector_seconds:.1f} s",
             file=sys.stderr,
         )
         baseline = fts5(turns)
@@ -259,11 +269,16 @@ def run(locomo: Path, work: Path, modes: list[str]) -> None:
             hits = [(where[i].path, where[i].start, where[i].end) for i in ids]
             tallies["fts5"].add(covered(hits, where, evidence), evidence, seconds, labels)
             for mode in modes:
+                reconciler.semantic = semantic if mode == "hybrid" else None
                 started = time.perf_counter()
-                found = reconciler.search(q.text, limit=max(KS), reopen=False)
+                result = reconciler.search_ranked(q.text, limit=max(KS), reopen=False)
                 seconds = time.perf_counter() - started
+                found = result.hits
+                if result.ranking != mode:
+                    raise SystemExit(f"asked for {mode} ranking, got {result.ranking}")
                 spans = [(h.path, h.start_line, h.end_line) for h in found]
                 tallies[mode].add(covered(spans, where, evidence), evidence, seconds, labels)
+        reconciler.semantic = semantic
         reconciler.close()
     header = "  ".join(f"{c:>7}" for c in ["hit@5", "hit@10", "rec@5", "rec@10"])
     print(
@@ -283,8 +298,8 @@ def main() -> None:
         "--keyword-only", action="store_true", help="keyword ranking only (no vectors)"
     )
     args = parser.parse_args()
-    use_git_identity()
-    modes = ["hearth"]
+    use_git_identity(semantic=not args.keyword_only)
+    modes = ["keyword"] if args.keyword_only else ["keyword", "hybrid"]
     if args.work is not None:
         args.work.mkdir(parents=True, exist_ok=True)
         run(args.locomo, args.work, modes)

@@ -25,9 +25,10 @@ from hearth.domain import context, layout
 from hearth.domain.text import decode_text
 from hearth.errors import HearthError, NotFound
 from hearth.home import Home
-from hearth.index.query import Hit
+from hearth.index.hybrid import SearchResult
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
+from hearth.reconcile.semantic import VectorFiller
 from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
 from hearth.store.tokens import TokenStore
@@ -67,6 +68,12 @@ class HomeService:
         self.syncer = syncer
         self.owner = threading.RLock()
         self.worker = ReconcileWorker(_OwnedPasses(self))
+        #: Fills semantic vectors in the background (None when semantic ranking is off).
+        self.filler = (
+            VectorFiller(lambda stop: reconciler.fill_vectors(stop=stop), reconciler.semantic.wake)
+            if reconciler.semantic is not None
+            else None
+        )
         self.watcher = Watcher(home.root, self.worker.request)
         self.jobs: dict[str, JobState] = {}
         self.scheduler_running = False
@@ -89,11 +96,15 @@ class HomeService:
             report = self.reconciler.reconcile()
         self.worker.start()
         self.watcher.start()
+        if self.filler is not None:
+            self.filler.start()
         self.started = self._now()
         return report
 
     def stop(self) -> None:
         self.watcher.stop()
+        if self.filler is not None:
+            self.filler.stop()
         self.worker.stop()
         self.forget_address()
         with self.owned():
@@ -168,8 +179,8 @@ class HomeService:
 
     # -- reading -----------------------------------------------------------------
 
-    def search(self, text: str, kind: str | None, path: str | None, limit: int) -> list[Hit]:
-        return self.reconciler.search(text, kind, path, limit, reopen=False)
+    def search(self, text: str, kind: str | None, path: str | None, limit: int) -> SearchResult:
+        return self.reconciler.search_ranked(text, kind, path, limit, reopen=False)
 
     def status(self) -> dict[str, Any]:
         with self.owned():
@@ -181,6 +192,8 @@ class HomeService:
             "idle": self.worker.idle(),
             "last_error": worker.last_error,
         }
+        if self.filler is not None:
+            data["vector_filler"] = {"last_error": self.filler.last_error}
         data["scheduler"] = {
             "running": self.scheduler_running,
             "jobs": [s.as_dict() for s in self.jobs.values()],

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from hearth import wiring
+from hearth.index.schema import SCHEMA_VERSION
 from hearth.reconcile.reconciler import PARK_AFTER, Reconciler
 from tests.conftest import Workspace
 
@@ -253,7 +254,7 @@ def test_schema_mismatch_and_lost_manifest_rebuild(workspace: Workspace, rec: Re
     rec.reconcile()
     rec.close()
     meta = ws.root / ".git/hearth/index/meta.json"
-    meta.write_text(meta.read_text().replace('"schema": 1', '"schema": 0'))
+    meta.write_text(meta.read_text().replace(f'"schema": {SCHEMA_VERSION}', '"schema": 0'))
     again = wiring.reconciler_of(ws.reopen())
     assert again.reconcile().rebuilt
     again.close()

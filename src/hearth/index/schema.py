@@ -20,6 +20,8 @@ import hashlib
 
 import tantivy
 
+from hearth.domain.notes import ENTRY_STAMP
+
 SCHEMA_VERSION = 2
 ANALYZER = "hearth_text"
 
@@ -81,8 +83,15 @@ def search_text(title: str, heading: str, body: str) -> str:
 
 
 def passage(heading: str, body: str) -> str:
-    """The text of a section that is embedded as its vector."""
-    return f"{heading}\n{body}".strip()
+    """The text of a section that is embedded as its vector: ``label: body``.
+
+    The label is the heading without a daily entry's time stamp. Measured on
+    one LoCoMo conversation (semantic ranking alone, any-hit@5): the body
+    alone 0.16, ``09:30 UTC — Sam`` and the body 0.38, ``Sam: body`` 0.52 (the
+    questions name people; a clock time only adds noise to the vector).
+    """
+    label = ENTRY_STAMP.sub("", heading).strip()
+    return f"{label}: {body}".strip() if label else body.strip()
 
 
 def digest(text: str) -> str:

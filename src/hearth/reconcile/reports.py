@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from hearth.index.hybrid import VectorCoverage
+
 
 @dataclass(frozen=True)
 class PassReport:
@@ -44,6 +46,8 @@ class IndexStatus:
     parked: list[dict[str, str]]
     errors: list[str]
     active_error: str | None
+    #: Semantic ranking's vectors (None when it is off).
+    vectors: VectorCoverage | None = None
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -58,4 +62,6 @@ class IndexStatus:
             "parked": self.parked,
             "errors": self.errors,
             "active_error": self.active_error,
+            "ranking": "keyword" if self.vectors is None else "hybrid",
+            "vectors": self.vectors.as_dict() if self.vectors is not None else None,
         }
