@@ -43,6 +43,7 @@ from pathlib import Path
 
 from hearth import wiring
 from hearth.home import Home
+from hearth.index.hybrid import wants_exact_words
 from hearth.index.terms import named_dates
 from homegen import use_git_identity
 
@@ -274,7 +275,8 @@ def run(locomo: Path, work: Path, modes: list[str]) -> None:
                 result = reconciler.search_ranked(q.text, limit=max(KS), reopen=False)
                 seconds = time.perf_counter() - started
                 found = result.hits
-                if result.ranking != mode:
+                # A question quoting a title ("Becoming Nicole") asks for exact words.
+                if result.ranking != mode and not wants_exact_words(q.text):
                     raise SystemExit(f"asked for {mode} ranking, got {result.ranking}")
                 spans = [(h.path, h.start_line, h.end_line) for h in found]
                 tallies[mode].add(covered(spans, where, evidence), evidence, seconds, labels)

