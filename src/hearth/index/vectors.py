@@ -38,8 +38,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
-from hearth.index.embedding import Vectors
+Vectors = npt.NDArray[np.float32]
 
 FORMAT = 1
 _META = "meta.json"
@@ -161,6 +162,14 @@ class VectorStore:
 
     def digests(self) -> list[str]:
         return self._keys[: self._count]
+
+
+def stored_rows(folder: Path) -> int:
+    """How many vectors ``folder`` holds, without loading them (for status)."""
+    try:
+        return (folder / _KEYS).stat().st_size // _KEY_BYTES
+    except OSError:
+        return 0
 
 
 def open_store(folder: Path, model: str, dims: int) -> VectorStore:

@@ -21,13 +21,18 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hearth.domain.sections import Section
 from hearth.index.embedding import Embedder
 from hearth.index.hybrid import SearchResult, VectorCoverage, hybrid_search, wants_exact_words
 from hearth.index.schema import digest, passage
 from hearth.index.search_index import SearchIndex
-from hearth.index.vectors import VectorStore, compacted, open_store
+
+if TYPE_CHECKING:
+    # numpy comes with the vector store: loaded on first use, not by every
+    # CLI command and git hook that builds a reconciler.
+    from hearth.index.vectors import VectorStore
 
 #: Passages embedded per call to the model (progress and stop are checked between).
 BATCH = 16
@@ -50,6 +55,8 @@ class SemanticRanking:
     @property
     def store(self) -> VectorStore:
         if self._store is None:
+            from hearth.index.vectors import open_store  # noqa: PLC0415  (see imports)
+
             self._store = open_store(self.folder, self.embedder.name, self.embedder.dims)
         return self._store
 
@@ -93,6 +100,8 @@ class SemanticRanking:
                 self._pending.update(listed)
                 self._listed = True
             if listed and store.live_share(len(listed)) < COMPACT_BELOW:
+                from hearth.index.vectors import compacted  # noqa: PLC0415  (see imports)
+
                 self._store = store = compacted(store, set(listed))
         with self._lock:
             todo = [(d, t) for d, t in self._pending.items() if d not in store]
@@ -117,8 +126,15 @@ class SemanticRanking:
         sections = index.documents()
         with self._lock:
             waiting = len(self._pending) if self._listed else None
-        # Before the first listing, the store's size is the best estimate.
-        embedded = min(len(self.store), sections) if waiting is None else sections - waiting
+        if waiting is None:
+            # Before the first listing, the store's size is the best estimate
+            # (read from the file: a status need not load every vector).
+            from hearth.index.vectors import stored_rows  # noqa: PLC0415  (see imports)
+
+            stored = len(self._store) if self._store is not None else stored_rows(self.folder)
+            embedded = min(stored, sections)
+        else:
+            embedded = sections - waiting
         embedded = max(0, embedded)
         return VectorCoverage(self.embedder.name, embedded, sections)
 
