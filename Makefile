@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test torture lint bench install dev clean
+.PHONY: run test torture lint bench recall-bench install dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,12 @@ bench: install
 	$(BIN)/python bench/search_index.py
 	$(BIN)/python bench/http_service.py
 	$(BIN)/python bench/load.py
+
+# Retrieval quality on LoCoMo-format conversations (the data stays outside the
+# repository): make recall-bench LOCOMO=../shared/locomo-dev
+LOCOMO ?= ../shared/locomo-dev
+recall-bench: install
+	$(BIN)/python bench/recall.py $(LOCOMO)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -68,8 +68,19 @@ def summary(name: str, samples: list[float]) -> float:
     return p50
 
 
-def use_git_identity() -> dict[str, str]:
+def use_git_identity(*, semantic: bool = False) -> dict[str, str]:
+    """The bench's git identity, for this process and its children.
+
+    Semantic ranking is off unless asked for: the timing benches measure
+    keyword indexing and search, and filling the vectors of a 10,000-file
+    home takes many minutes of CPU that would run under their figures.
+    bench/recall.py measures hybrid ranking.
+    """
     os.environ.update(GIT_ENV)
+    if semantic:
+        os.environ.pop("HEARTH_SEMANTIC", None)
+    else:
+        os.environ["HEARTH_SEMANTIC"] = "off"
     return dict(os.environ)
 
 

@@ -14,6 +14,11 @@ import pytest
 from hearth import wiring
 from hearth.home import Home
 
+# Keyword ranking only, so no test (nor server it starts, whatever the fixture's
+# scope) loads the embedding model or fills vectors in the background;
+# tests/index/test_hybrid.py turns semantic ranking on for its reconcilers.
+os.environ["HEARTH_SEMANTIC"] = "off"
+
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "Pat Person",
     "GIT_AUTHOR_EMAIL": "pat@example.invalid",

@@ -146,7 +146,8 @@ def search(
     """Full-text search over the home's sections (after a reconcile pass)."""
     reconciler = wiring.reconciler_of(state.home())
     reconciler.reconcile()
-    hits = reconciler.search(query, kind, path_prefix, limit)
+    result = reconciler.search_ranked(query, kind, path_prefix, limit)
+    hits = result.hits
 
     def human() -> str:
         if not hits:
@@ -158,7 +159,7 @@ def search(
             for h in hits
         )
 
-    _emit(as_json, {"hits": [h.as_dict() for h in hits]}, human)
+    _emit(as_json, result.as_dict(), human)
 
 
 @cli.command()
@@ -169,7 +170,17 @@ def reindex(state: _State, full: bool, as_json: bool) -> None:
     """Bring the index up to date with the files (a reconcile pass)."""
     reconciler = wiring.reconciler_of(state.home())
     report = reconciler.rebuild() if full else reconciler.reconcile()
-    _emit(as_json, report.as_dict(), lambda: _report_line(report))
+    # Vectors for semantic ranking: the slow part, with a progress line on a terminal.
+    embedded = reconciler.fill_vectors(_embedding_progress if sys.stderr.isatty() else None)
+    data = {**report.as_dict(), "embedded": embedded}
+    note = f"; {embedded} sections embedded" if embedded else ""
+    _emit(as_json, data, lambda: _report_line(report) + note)
+
+
+def _embedding_progress(done: int, total: int) -> None:
+    click.echo(f"\rembedding sections for semantic search: {done}/{total}", err=True, nl=False)
+    if done >= total:
+        click.echo("", err=True)
 
 
 @cli.command()

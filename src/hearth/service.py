@@ -27,9 +27,11 @@ from hearth.domain.context import Passage
 from hearth.domain.text import decode_text
 from hearth.errors import HearthError, InvalidInput, NotFound
 from hearth.home import Home
+from hearth.index.hybrid import SearchResult
 from hearth.index.query import Hit
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
+from hearth.reconcile.semantic import VectorFiller
 from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
 from hearth.reflector import Reflector
@@ -85,6 +87,12 @@ class HomeService(Hearth):
         self.tokens = tokens
         self.syncer = syncer
         self.worker = ReconcileWorker(_OwnedPasses(self))
+        #: Fills semantic vectors in the background (None when semantic ranking is off).
+        self.filler = (
+            VectorFiller(lambda stop: reconciler.fill_vectors(stop=stop), reconciler.semantic.wake)
+            if reconciler.semantic is not None
+            else None
+        )
         self.watcher = Watcher(home.root, self.worker.request)
         self.jobs: dict[str, JobState] = {}
         self.scheduler_running = False
@@ -124,6 +132,8 @@ class HomeService(Hearth):
                 target=self._recover_in_background, name="hearth-recover", daemon=True
             )
             self._recovery.start()
+        if self.filler is not None:
+            self.filler.start()
         self.started = self._now()
         return report
 
@@ -150,6 +160,8 @@ class HomeService(Hearth):
         if self._recovery is not None:
             self._recovery.join(RECOVERY_TRY_SECONDS + 1)
         self.watcher.stop()
+        if self.filler is not None:
+            self.filler.stop()
         self.worker.stop()
         self.forget_address()
         with self.owned():
@@ -247,8 +259,8 @@ class HomeService(Hearth):
 
     # -- reading -----------------------------------------------------------------
 
-    def search(self, text: str, kind: str | None, path: str | None, limit: int) -> list[Hit]:
-        return self.reconciler.search(text, kind, path, limit, reopen=False)
+    def search(self, text: str, kind: str | None, path: str | None, limit: int) -> SearchResult:
+        return self.reconciler.search_ranked(text, kind, path, limit, reopen=False)
 
     def status(self) -> dict[str, Any]:
         with self.owned():
@@ -260,6 +272,8 @@ class HomeService(Hearth):
             "idle": self.worker.idle(),
             "last_error": worker.last_error,
         }
+        if self.filler is not None:
+            data["vector_filler"] = {"last_error": self.filler.last_error}
         data["scheduler"] = {
             "running": self.scheduler_running,
             "jobs": [s.as_dict() for s in self.jobs.values()],
@@ -295,7 +309,7 @@ class HomeService(Hearth):
             self.settle_active()
         passages: list[Passage] = []
         if query is not None and query.strip():
-            hits = self.search(query, None, None, RECALL_HITS)
+            hits = self.search(query, None, None, RECALL_HITS).hits
             with self.owned():
                 passages = [p for p in (self._passage(h) for h in hits) if p is not None]
         texts: list[tuple[str, str | None]] = []

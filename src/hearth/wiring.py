@@ -19,7 +19,9 @@ from hearth.domain.validation import RuleFailure
 from hearth.errors import Conflict, NotAHome
 from hearth.home import Clock, Home
 from hearth.home_init import InitResult, init_home
+from hearth.index.embedding import load_embedder
 from hearth.reconcile.reconciler import Reconciler
+from hearth.reconcile.semantic import SemanticRanking
 from hearth.reflector import Reflector
 from hearth.service import HomeService
 from hearth.store.discovery import discover_home
@@ -83,6 +85,15 @@ def open_home(root: Path, clock: Clock = utc_now, *, index: bool = True) -> Home
     return home
 
 
+def semantic_of(home: Home) -> SemanticRanking | None:
+    """Semantic ranking as hearth.toml's ``[search]`` says; ``HEARTH_SEMANTIC=off``
+    turns it off for one process (tests, or a machine too small for the model)."""
+    if not home.settings.search.semantic or os.environ.get("HEARTH_SEMANTIC") == "off":
+        return None
+    embedder = load_embedder(home.settings.search.model)
+    return SemanticRanking(home.store.state_dir / "vectors", embedder)
+
+
 def reconciler_of(home: Home) -> Reconciler:
     """The home's reconciler (created on first use; it opens the index lazily)."""
     if home.reconciler is None:
@@ -94,6 +105,7 @@ def reconciler_of(home: Home) -> Reconciler:
             home.settings.bounds,
             home.clock,
             attention=_attention(syncer_of(home), reflector_of(home)),
+            semantic=semantic_of(home),
         )
     return home.reconciler
 

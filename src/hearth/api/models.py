@@ -90,7 +90,18 @@ class SearchHit(BaseModel):
     snippet: str
 
 
+class VectorCoverage(BaseModel):
+    model: str
+    embedded: int
+    sections: int
+    complete: bool
+
+
 class SearchResult(BaseModel):
+    #: "hybrid" (keyword and semantic vectors fused) or "keyword".
+    ranking: str = "keyword"
+    #: How many sections have vectors yet; null when semantic ranking is off.
+    vectors: VectorCoverage | None = None
     hits: list[SearchHit]
 
 

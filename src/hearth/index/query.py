@@ -2,30 +2,49 @@
 
 User text goes through Tantivy's lenient parser, so no input makes a search
 fail: what does not parse is searched as words. A word ending in ``*``
-(``garde*``) becomes a prefix match on the indexed terms. The score is BM25
-with the title and heading weighted above the body; kind and path filters add
-nothing to the score; archived records keep matching at a fraction of their
-score, so they rank below active ones.
+(``garde*``) becomes a prefix match on the indexed terms. English function
+words are left out of a question that has other words (``terms.py``), and
+runs of CJK characters are searched as their character pairs.
+
+The score is BM25 over a section's whole text (``schema.py`` says why not per
+field), plus bonuses that never make a match on their own: a query word in
+the section's heading or title (weighted by the word's rarity), two query
+words side by side as in the query, a whole CJK run, and the day or month the
+query names (a daily note's date). Kind and path filters add nothing to the
+score; archived records keep matching at a fraction of their score, so they
+rank below active ones. docs/search.md has the measurements behind each
+weight.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
+import itertools
+import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import tantivy
 from tantivy import Occur, Query
 
 from hearth.errors import InvalidInput
-from hearth.index.schema import ARCHIVE_WEIGHT, FIELD_BOOSTS, TEXT_FIELDS
+from hearth.index.schema import ARCHIVE_WEIGHT, SEARCH_FIELD, build_analyzer
+from hearth.index.terms import QueryText, char_run_tokens, read_query
 
 MAX_QUERY_CHARS = 1000
 #: Longer prefixes would make the path regex exceed Tantivy's automaton limit.
 MAX_PREFIX_CHARS = 256
 MAX_LIMIT = 200
 SNIPPET_CHARS = 200
-_PREFIX = re.compile(r"^(\w{2,64})\*$")
+#: Weight of a query word found in a section's heading or title, times the
+#: word's inverse document frequency (see ``_bonus``).
+FIELD_BONUS = {"title": 0.5, "heading": 0.5}
+#: Boost of a section holding a whole run of CJK characters of the query.
+RUN_BONUS = 1.0
+PAIR_BONUS = 0.3
+#: Score added to a section of a day the query names (half for a month).
+DATE_BONUS = 5.0
+_ANALYZER = build_analyzer()
 _REGEX_META = set("\\.+*?()|[]{}^$#&-~")
 
 
@@ -53,9 +72,49 @@ def run_search(
     path_prefix: str | None,
     limit: int,
 ) -> list[Hit]:
-    words = _user_query(index, schema, text[:MAX_QUERY_CHARS])
-    if words is None:
+    searcher = index.searcher()
+    built = _user_query(index, schema, searcher, text[:MAX_QUERY_CHARS])
+    if built is None:
         return []
+    words, in_body = built
+    found = searcher.search(_ranked(schema, words, kind, path_prefix), _bounded(limit)).hits
+    return _hits(searcher, schema, found, in_body)
+
+
+def run_digest_search(
+    index: tantivy.Index,
+    schema: tantivy.Schema,
+    digests: Sequence[str],
+    text: str,
+    kind: str | None,
+    path_prefix: str | None,
+    limit: int,
+) -> list[Hit]:
+    """The sections holding ``digests`` (passing the filters), in the order of
+    ``digests``: the semantic side of a hybrid search."""
+    if not digests:
+        return []
+    searcher = index.searcher()
+    held = Query.term_set_query(schema, "digest", list(digests))
+    found = searcher.search(_ranked(schema, held, kind, path_prefix), 4 * len(digests)).hits
+    order = {d: i for i, d in enumerate(digests)}
+    found = sorted(
+        found,
+        key=lambda hit: order.get(str(searcher.doc(hit[1]).get_first("digest")), len(order)),
+    )[: _bounded(limit)]
+    built = _user_query(index, schema, searcher, text[:MAX_QUERY_CHARS])
+    hits = _hits(searcher, schema, found, built[1] if built else None)
+    return hits
+
+
+def _bounded(limit: int) -> int:
+    return max(1, min(limit, MAX_LIMIT))
+
+
+def _ranked(
+    schema: tantivy.Schema, words: Query, kind: str | None, path_prefix: str | None
+) -> Query:
+    """``words`` within the filters, archived records at a fraction of their score."""
     filters = [(Occur.Must, words)]
     if kind:
         filters.append((Occur.Must, _filter(Query.term_query(schema, "kind", kind))))
@@ -66,7 +125,7 @@ def run_search(
         filters.append((Occur.Must, _filter(Query.regex_query(schema, "path", pattern))))
     base = Query.boolean_query(filters)
     archived = _filter(Query.term_query(schema, "kind", "archive"))
-    ranked = Query.boolean_query(
+    return Query.boolean_query(
         [
             (Occur.Should, Query.boolean_query([(Occur.Must, base), (Occur.MustNot, archived)])),
             (
@@ -78,12 +137,20 @@ def run_search(
             ),
         ]
     )
-    searcher = index.searcher()
-    found = searcher.search(ranked, max(1, min(limit, MAX_LIMIT))).hits
+
+
+def _hits(
+    searcher: tantivy.Searcher,
+    schema: tantivy.Schema,
+    found: Sequence[tuple[float, Any]],
+    in_body: Query | None,
+) -> list[Hit]:
     if not found:
         return []
-    snippets = tantivy.SnippetGenerator.create(searcher, words, schema, "body")
-    snippets.set_max_num_chars(SNIPPET_CHARS)
+    snippets = None
+    if in_body is not None:
+        snippets = tantivy.SnippetGenerator.create(searcher, in_body, schema, "body")
+        snippets.set_max_num_chars(SNIPPET_CHARS)
     hits = []
     for score, address in found:
         doc = searcher.doc(address)
@@ -98,34 +165,82 @@ def run_search(
                 kind=str(doc.get_first("kind")),
                 date=str(doc.get_first("date") or ""),
                 score=round(float(score), 4),
-                snippet=_snippet(snippets.snippet_from_doc(doc), body),
+                snippet=_snippet(snippets.snippet_from_doc(doc) if snippets else None, body),
             )
         )
     return hits
 
 
-def _user_query(index: tantivy.Index, schema: tantivy.Schema, text: str) -> Query | None:
-    prefixes: list[str] = []
-    rest: list[str] = []
-    for token in text.split():
-        match = _PREFIX.match(token)
-        if match:
-            prefixes.append(_fold(match.group(1)))
-        else:
-            rest.append(token)
+def _user_query(
+    index: tantivy.Index, schema: tantivy.Schema, searcher: tantivy.Searcher, text: str
+) -> tuple[Query, Query] | None:
+    """The scored query, and the query over ``body`` that snippets highlight."""
+    read = read_query(text)
     parts: list[tuple[Occur, Query]] = []
-    if rest:
-        parsed, _errors = index.parse_query_lenient(
-            " ".join(rest), list(TEXT_FIELDS), field_boosts=FIELD_BOOSTS
-        )
+    body: list[tuple[Occur, Query]] = []
+    if read.parsed.strip():
+        parsed, _errors = index.parse_query_lenient(read.parsed, [SEARCH_FIELD])
         parts.append((Occur.Should, parsed))
-    for prefix in prefixes:
-        for field in TEXT_FIELDS:
-            regex = Query.regex_query(schema, field, _escape(prefix) + ".*")
-            parts.append((Occur.Should, Query.boost_query(regex, FIELD_BOOSTS[field])))
+        in_body, _errors = index.parse_query_lenient(read.parsed, ["body"])
+        body.append((Occur.Should, in_body))
+    for prefix in read.prefixes:
+        pattern = _escape(prefix) + ".*"
+        parts.append((Occur.Should, Query.regex_query(schema, SEARCH_FIELD, pattern)))
+        body.append((Occur.Should, Query.regex_query(schema, "body", pattern)))
     if not parts:
         return None
-    return Query.boolean_query(parts)
+    matched = Query.boolean_query(parts)
+    bonus = _bonus(schema, searcher, read)
+    scored = Query.boolean_query([(Occur.Must, matched), *bonus]) if bonus else matched
+    return scored, Query.boolean_query(body)
+
+
+def _bonus(
+    schema: tantivy.Schema, searcher: tantivy.Searcher, read: QueryText
+) -> list[tuple[Occur, Query]]:
+    """Extra score for a section that holds the query's words in its heading or
+    title, or its runs of CJK characters whole; never a match on its own.
+
+    The heading and title bonus of a word is proportional to the word's
+    inverse document frequency over whole sections, so a rare word in a
+    heading lifts its section and a filler word (``what``, ``did``) or a name
+    in every entry's heading (a daily note's speaker) barely does.
+    """
+    out: list[tuple[Occur, Query]] = []
+    total = max(1, int(searcher.num_docs))
+    seen: set[str] = set()
+    for word in read.words:
+        for token in _ANALYZER.analyze(word):
+            if token in seen:
+                continue
+            seen.add(token)
+            df = int(searcher.doc_freq(SEARCH_FIELD, token))
+            if df == 0:
+                continue
+            idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
+            for field, weight in FIELD_BONUS.items():
+                if weight > 0:
+                    term = Query.term_query(schema, field, token)
+                    out.append((Occur.Should, Query.const_score_query(term, weight * idf)))
+    order = [t for w in read.words for t in _ANALYZER.analyze(w) if t in seen]
+    if PAIR_BONUS > 0:
+        for first, second in itertools.pairwise(order):
+            pair = Query.phrase_query(schema, SEARCH_FIELD, [first, second])
+            out.append((Occur.Should, Query.boost_query(pair, PAIR_BONUS)))
+    for day in read.dates:
+        # A month lifts every day of it, by half as much as a named day.
+        if len(day) == 7:
+            month = Query.regex_query(schema, "date", _escape(day) + "-.*")
+            out.append((Occur.Should, Query.const_score_query(month, DATE_BONUS / 2)))
+            continue
+        exact = Query.term_query(schema, "date", day)
+        out.append((Occur.Should, Query.const_score_query(exact, DATE_BONUS)))
+    for run in read.runs:
+        phrase = Query.phrase_query(
+            schema, SEARCH_FIELD, list[str | tuple[int, str]](char_run_tokens(run))
+        )
+        out.append((Occur.Should, Query.boost_query(phrase, RUN_BONUS)))
+    return out
 
 
 def _filter(query: Query) -> Query:
@@ -133,20 +248,14 @@ def _filter(query: Query) -> Query:
     return Query.const_score_query(query, 0.0)
 
 
-def _fold(word: str) -> str:
-    """What the analyzer does to a word's letters: lower-case and strip accents."""
-    decomposed = unicodedata.normalize("NFKD", word.lower())
-    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-
-
 def _escape(text: str) -> str:
     return "".join("\\" + ch if ch in _REGEX_META else ch for ch in text)
 
 
-def _snippet(snippet: tantivy.Snippet, body: str) -> str:
+def _snippet(snippet: tantivy.Snippet | None, body: str) -> str:
     """The best fragment with its matches in ``**bold**``; else the body's first words."""
-    fragment = snippet.fragment()
-    if not fragment.strip():
+    fragment = snippet.fragment() if snippet is not None else ""
+    if snippet is None or not fragment.strip():
         words = " ".join(body.split())
         return words if len(words) <= SNIPPET_CHARS else words[: SNIPPET_CHARS - 1] + "…"
     raw = fragment.encode("utf-8")

@@ -26,8 +26,15 @@ import tantivy
 
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
-from hearth.index.query import Hit, run_search
-from hearth.index.schema import SCHEMA_VERSION, build_schema, register_analyzer
+from hearth.index.query import Hit, run_digest_search, run_search
+from hearth.index.schema import (
+    SCHEMA_VERSION,
+    build_schema,
+    digest,
+    passage,
+    register_analyzer,
+    search_text,
+)
 
 #: Heap per indexing thread for big batches (rebuilds).
 WRITER_HEAP = 50_000_000
@@ -106,6 +113,29 @@ class SearchIndex:
     ) -> list[Hit]:
         return run_search(self._index, self.schema, text, kind, path_prefix, limit)
 
+    def search_digests(
+        self,
+        digests: Sequence[str],
+        text: str,
+        kind: str | None = None,
+        path_prefix: str | None = None,
+        limit: int = 10,
+    ) -> list[Hit]:
+        """The sections holding these passage digests, in their order (the semantic side)."""
+        return run_digest_search(self._index, self.schema, digests, text, kind, path_prefix, limit)
+
+    def passages(self) -> Iterator[tuple[str, str]]:
+        """``(digest, passage)`` of every section, for filling vectors from nothing."""
+        searcher = self._index.searcher()
+        total = int(searcher.num_docs)
+        if total == 0:
+            return
+        for _score, address in searcher.search(tantivy.Query.all_query(), total).hits:
+            doc = searcher.doc(address)
+            heading = str(doc.get_first("heading") or "")
+            body = str(doc.get_first("body") or "")
+            yield str(doc.get_first("digest") or ""), passage(heading, body)
+
     def documents(self) -> int:
         return int(self._index.searcher().num_docs)
 
@@ -158,7 +188,9 @@ class IndexUpdate:
                     title=section.title,
                     heading=section.heading,
                     body=section.body,
+                    text=search_text(section.title, section.heading, section.body),
                     date=section.date,
+                    digest=digest(passage(section.heading, section.body)),
                     start_line=section.start_line,
                     end_line=section.end_line,
                 )

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ from hearth.domain import layout
 from hearth.domain.sections import Section, split_sections
 from hearth.domain.validation import Bounds, check_text
 from hearth.errors import HearthError, IndexUnusable, PathRefused
+from hearth.index.hybrid import SearchResult, VectorCoverage
 from hearth.index.query import Hit
 from hearth.index.search_index import (
     IndexUpdate,
@@ -61,6 +63,7 @@ from hearth.reconcile.ignore import IgnoreRules
 from hearth.reconcile.manifest import FileEntry, Manifest, ParkedFile
 from hearth.reconcile.reports import IndexStatus, PassReport
 from hearth.reconcile.scan import Listing, Signature, is_inside, scan_tree, stat_paths
+from hearth.reconcile.semantic import Progress, SemanticRanking
 from hearth.store.history import changed_paths
 from hearth.store.lock import write_lock
 from hearth.store.rooted import RootedFiles
@@ -99,6 +102,8 @@ class _Changes:
     touched: set[str] = field(default_factory=set)
     #: The ignore rules changed: the whole manifest is saved anew.
     rules_changed: bool = False
+    #: Sections put in the index (for semantic ranking to embed).
+    sections: list[Section] = field(default_factory=list)
 
     def remove(self, path: str) -> None:
         self.touched.add(path)
@@ -109,6 +114,7 @@ class _Changes:
         self.touched.add(path)
         self.indexed += 1
         self.batch.replace(path, sections)
+        self.sections += sections
 
 
 class Reconciler:
@@ -123,6 +129,7 @@ class Reconciler:
         *,
         attention: Callable[[], Iterable[str]] = tuple,
         lock_timeout: float = 60.0,
+        semantic: SemanticRanking | None = None,
     ) -> None:
         self.root = root
         self.files = files
@@ -132,6 +139,8 @@ class Reconciler:
         self.clock = clock
         self.attention = attention
         self.lock_timeout = lock_timeout
+        #: Vectors for hybrid ranking; None when semantic ranking is off.
+        self.semantic = semantic
         self.folder = state_dir / "index"
         self._index: SearchIndex | None = None
         self._manifest = Manifest()
@@ -205,6 +214,8 @@ class Reconciler:
                 if loaded is None or loaded.documents() != self._index.documents():
                     return self._rebuild()
                 self._manifest, self._manifest_sig = loaded, sig
+                if self.semantic is not None:
+                    self.semantic.index_opened()
                 return None
         remove_leftovers(self.folder)
         try:
@@ -219,6 +230,8 @@ class Reconciler:
             return self._rebuild()
         self._index, self._manifest = index, loaded
         self._manifest_sig = manifest.signature(self.folder)
+        if self.semantic is not None:
+            self.semantic.index_opened()
         return None
 
     def _rebuild(self) -> _Changes:
@@ -239,6 +252,8 @@ class Reconciler:
         self._index = SearchIndex(self.folder)
         self._manifest = built
         self._manifest_sig = manifest.signature(self.folder)
+        if self.semantic is not None:
+            self.semantic.index_replaced(changes.sections)
         return changes
 
     def _pass(
@@ -253,6 +268,8 @@ class Reconciler:
             listing, scope = self._listing(paths)
             with self._index.update() as batch:
                 changes = self._diff(listing, state, scope, batch)
+            if self.semantic is not None:
+                self.semantic.note(changes.sections)
             changes.scanned, changes.errors = len(listing.files), list(listing.errors)
             if paths is None:
                 state.errors = list(changes.errors)
@@ -487,7 +504,18 @@ class Reconciler:
         *,
         reopen: bool = True,
     ) -> list[Hit]:
-        """Search the index.
+        return self.search_ranked(text, kind, path_prefix, limit, reopen=reopen).hits
+
+    def search_ranked(
+        self,
+        text: str,
+        kind: str | None = None,
+        path_prefix: str | None = None,
+        limit: int = 10,
+        *,
+        reopen: bool = True,
+    ) -> SearchResult:
+        """Search the index (hybrid when semantic ranking is on and vectors exist).
 
         ``reopen`` first picks up what other processes did to it (under the
         reconcile lock). A long-running process whose own passes keep the index
@@ -501,7 +529,29 @@ class Reconciler:
                 self._open()
                 index = self._index
         assert index is not None
-        return index.search(text, kind, path_prefix, limit)
+        if self.semantic is None:
+            return SearchResult(index.search(text, kind, path_prefix, limit), "keyword")
+        return self.semantic.search(index, text, kind, path_prefix, limit)
+
+    def fill_vectors(
+        self, progress: Progress | None = None, stop: threading.Event | None = None
+    ) -> int:
+        """Embed the sections that have no vector yet (slow: never under the lock)."""
+        if self.semantic is None:
+            return 0
+        index = self._index
+        if index is None:
+            with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+                self._open()
+                index = self._index
+        assert index is not None
+        return self.semantic.fill(index, progress, stop)
+
+    def vector_coverage(self) -> VectorCoverage | None:
+        index = self._index
+        if self.semantic is None or index is None:
+            return None
+        return self.semantic.coverage(index)
 
     def status(self) -> IndexStatus:
         """Compare the files on disk with the manifest by signature, reading nothing."""
@@ -540,6 +590,7 @@ class Reconciler:
                 errors=sorted(set(listing.errors) | set(state.errors)),
                 active_error=state.active_error,
                 active=self._active_state(head),
+                vectors=self.vector_coverage(),
             )
 
     def _active_state(self, head: str | None) -> str:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+from hearth.index.hybrid import VectorCoverage
+
 
 @dataclass(frozen=True)
 class PassReport:
@@ -48,6 +50,8 @@ class IndexStatus:
     #: ``behind`` (rendered at an older HEAD; a pass is due), ``missing``,
     #: ``foreign`` (other bytes: edited by hand, or not a file) or ``error``.
     active: str = "fresh"
+    #: Semantic ranking's vectors (None when it is off).
+    vectors: VectorCoverage | None = None
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -63,4 +67,6 @@ class IndexStatus:
             "errors": self.errors,
             "active_error": self.active_error,
             "active": self.active,
+            "ranking": "keyword" if self.vectors is None else "hybrid",
+            "vectors": self.vectors.as_dict() if self.vectors is not None else None,
         }

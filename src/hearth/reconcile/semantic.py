@@ -1,0 +1,183 @@
+"""Semantic ranking kept in step with the index: which passages still need vectors.
+
+Embedding costs tens of milliseconds a section (about 26 ms on a quiet
+2-core machine, three times that on a busy one), so a 10,000-file home
+cannot be embedded inside a write or at start-up. The reconciler's passes
+only *note* the sections they put in the index (``note``); a rebuilt index
+notes all of them, and the first ``fill`` of a process with an index it did
+not build lists every section of it. ``fill`` embeds what is noted and not yet
+in the store, in small batches, outside the reconcile lock: the server runs it
+on a background thread (``VectorFiller``), ``hearth reindex`` in the
+foreground with a progress line. Until it is done, searches fuse what is
+embedded and say how complete the vectors are.
+
+The vectors are content-addressed (``index/vectors.py``), so a note that
+grows by one entry costs one embedding, and a rebuilt index reuses every
+vector whose passage text is unchanged.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from hearth.domain.sections import Section
+from hearth.index.embedding import Embedder
+from hearth.index.hybrid import SearchResult, VectorCoverage, hybrid_search, wants_exact_words
+from hearth.index.schema import digest, passage
+from hearth.index.search_index import SearchIndex
+
+if TYPE_CHECKING:
+    # numpy comes with the vector store: loaded on first use, not by every
+    # CLI command and git hook that builds a reconciler.
+    from hearth.index.vectors import VectorStore
+
+#: Passages embedded per call to the model (progress and stop are checked between).
+BATCH = 16
+#: Below this share of live rows, a full listing rewrites the store without garbage.
+COMPACT_BELOW = 0.5
+
+Progress = Callable[[int, int], None]
+
+
+class SemanticRanking:
+    def __init__(self, folder: Path, embedder: Embedder) -> None:
+        self.folder = folder
+        self.embedder = embedder
+        self._store: VectorStore | None = None
+        self._pending: dict[str, str] = {}
+        self._listed = False
+        self._lock = threading.Lock()
+        self.wake = threading.Event()
+
+    @property
+    def store(self) -> VectorStore:
+        if self._store is None:
+            from hearth.index.vectors import open_store  # noqa: PLC0415  (see imports)
+
+            self._store = open_store(self.folder, self.embedder.name, self.embedder.dims)
+        return self._store
+
+    def note(self, sections: Iterable[Section]) -> None:
+        """Sections a pass put in the index (cheap: nothing is read or embedded)."""
+        added = False
+        with self._lock:
+            for section in sections:
+                text = passage(section.heading, section.body)
+                if text:
+                    self._pending[digest(text)] = text
+                    added = True
+        if added:
+            self.wake.set()
+
+    def index_replaced(self, sections: Iterable[Section]) -> None:
+        """A rebuilt index: what it holds is exactly ``sections``."""
+        with self._lock:
+            self._pending.clear()
+            self._listed = True
+        self.note(sections)
+
+    def index_opened(self) -> None:
+        """An index this process did not build: list it on the next fill."""
+        with self._lock:
+            self._listed = False
+        self.wake.set()
+
+    def fill(
+        self,
+        index: SearchIndex,
+        progress: Progress | None = None,
+        stop: threading.Event | None = None,
+    ) -> int:
+        """Embed every noted passage without a vector; returns how many were embedded."""
+        store = self.store
+        store.refresh()
+        if not self._listed:
+            listed = dict(index.passages())
+            with self._lock:
+                self._pending.update(listed)
+                self._listed = True
+            if listed and store.live_share(len(listed)) < COMPACT_BELOW:
+                from hearth.index.vectors import compacted  # noqa: PLC0415  (see imports)
+
+                self._store = store = compacted(store, set(listed))
+        with self._lock:
+            todo = [(d, t) for d, t in self._pending.items() if d not in store]
+            for d in [d for d in self._pending if d in store]:
+                del self._pending[d]
+        done = 0
+        for start in range(0, len(todo), BATCH):
+            if stop is not None and stop.is_set():
+                break
+            chunk = todo[start : start + BATCH]
+            vectors = self.embedder.passages([text for _d, text in chunk])
+            store.add([d for d, _t in chunk], vectors)
+            with self._lock:
+                for d, _t in chunk:
+                    self._pending.pop(d, None)
+            done += len(chunk)
+            if progress is not None:
+                progress(done, len(todo))
+        return done
+
+    def coverage(self, index: SearchIndex) -> VectorCoverage:
+        sections = index.documents()
+        with self._lock:
+            waiting = len(self._pending) if self._listed else None
+        if waiting is None:
+            # Before the first listing, the store's size is the best estimate
+            # (read from the file: a status need not load every vector).
+            from hearth.index.vectors import stored_rows  # noqa: PLC0415  (see imports)
+
+            stored = len(self._store) if self._store is not None else stored_rows(self.folder)
+            embedded = min(stored, sections)
+        else:
+            embedded = sections - waiting
+        embedded = max(0, embedded)
+        return VectorCoverage(self.embedder.name, embedded, sections)
+
+    def search(
+        self, index: SearchIndex, text: str, kind: str | None, path_prefix: str | None, limit: int
+    ) -> SearchResult:
+        store = self.store
+        store.refresh()
+        coverage = self.coverage(index)
+        if len(store) == 0 or wants_exact_words(text):
+            return SearchResult(index.search(text, kind, path_prefix, limit), "keyword", coverage)
+        hits = hybrid_search(index, store, self.embedder, text, kind, path_prefix, limit)
+        return SearchResult(hits, "hybrid", coverage)
+
+
+class VectorFiller:
+    """The server's background thread that keeps vectors filled."""
+
+    def __init__(self, fill: Callable[[threading.Event], object], wake: threading.Event) -> None:
+        self._fill = fill
+        self._wake = wake
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.last_error: str | None = None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="hearth-vectors", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.wait(timeout=30)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
+            try:
+                self._fill(self._stop)
+                self.last_error = None
+            except Exception as exc:  # kept for status; the next wake retries
+                self.last_error = f"filling vectors failed: {exc}"

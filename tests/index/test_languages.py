@@ -1,0 +1,131 @@
+"""Notes in the languages people write: found by the words in them, the holder first."""
+
+from __future__ import annotations
+
+import pytest
+
+from hearth.domain.sections import split_sections
+from hearth.index.search_index import SearchIndex
+from hearth.index.terms import named_dates, read_query
+
+LONG_CLAUSE = (
+    "今年の夏は北海道で家族と一緒にキャンプをして星空を眺めながらバーベキューを楽しみ"
+    "翌朝は早起きして湖のほとりを散歩してから温泉に入りそのあと地元の市場で新鮮な"
+    "海産物を買って帰り夜は祖母の家で手作りの料理をいただきながら昔話を聞きましたが"
+    "その中で祖父が若い頃に漁師として働いていた話がとても印象に残っていて来年もまた"
+    "みんなで集まろうと約束しました本当に楽しい思い出になりましたまた行きたいと思いますし"
+    "次は友達も誘ってみたいです"
+)
+
+FILES = {
+    "memory/topics/zh-cooking.md": "# 做饭\n\n今天我用西红柿和鸡蛋做了一道菜，味道很好。\n",
+    "memory/topics/zh-weather.md": "# 天气\n\n明天下午三点开项目评审会议，记得带电脑。\n",
+    "memory/topics/ja-food.md": "# 食べ物\n\n東京で美味しい寿司を食べました。\n",
+    "memory/topics/ja-travel.md": "# 旅行\n\n京都の寺を見に行きました。\n",
+    "memory/topics/ko-trip.md": "# 여행\n\n다음 주에 부산에서 친구를 만날 거예요.\n",
+    "memory/topics/ko-work.md": "# 일\n\n서울 사무실에서 회의가 있었어요.\n",
+    "memory/topics/de.md": "# Notizen\n\nIm Frühjahr wollen wir die Gärten in Köln umgraben.\n",
+    "memory/topics/de-other.md": "# Andere\n\nDie Straße vor dem Haus wird erneuert.\n",
+    "memory/topics/fr.md": (
+        "# Notes\n\nNous avons mangé une crème brûlée au café près de l'église.\n"
+    ),
+    "memory/topics/fr-other.md": "# Autres\n\nLe marché ouvre à huit heures le samedi.\n",
+    "memory/topics/long-clause.md": f"# 思い出\n\n{LONG_CLAUSE}\n",
+    "memory/topics/long-word.md": "# Long\n\n" + "x" * 150 + "ynchronization happened.\n",
+    "memory/topics/english.md": "# Garden\n\nSam plants tomatoes in the garden every spring.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> SearchIndex:
+    idx = SearchIndex.create(tmp_path_factory.mktemp("langs") / "live")
+    idx.apply({path: split_sections(path, text) for path, text in FILES.items()}, ())
+    return idx
+
+
+def first(index: SearchIndex, query: str) -> str:
+    hits = index.search(query)
+    assert hits, f"nothing found for {query!r}"
+    return hits[0].path
+
+
+@pytest.mark.parametrize(
+    ("query", "holder"),
+    [
+        ("西红柿", "memory/topics/zh-cooking.md"),
+        ("鸡蛋", "memory/topics/zh-cooking.md"),
+        ("评审", "memory/topics/zh-weather.md"),
+        ("我做了什么菜", "memory/topics/zh-cooking.md"),
+        ("寿司", "memory/topics/ja-food.md"),
+        ("東京", "memory/topics/ja-food.md"),
+        ("京都の寺", "memory/topics/ja-travel.md"),
+        ("부산", "memory/topics/ko-trip.md"),
+        ("부산에서", "memory/topics/ko-trip.md"),
+        ("서울", "memory/topics/ko-work.md"),
+    ],
+)
+def test_cjk_words_find_the_note_that_holds_them_first(
+    index: SearchIndex, query: str, holder: str
+) -> None:
+    assert first(index, query) == holder
+
+
+def test_a_cjk_word_matches_only_as_a_whole(index: SearchIndex) -> None:
+    # 西瓜 (watermelon) shares 西 with 西红柿 but is in no note.
+    assert index.search("西瓜") == []
+    # 京 alone is in both Tokyo and Kyoto; 東京 only in one.
+    assert {h.path for h in index.search("東京")} == {"memory/topics/ja-food.md"}
+
+
+@pytest.mark.parametrize(
+    ("query", "holder"),
+    [
+        ("Gärten", "memory/topics/de.md"),
+        ("garten", "memory/topics/de.md"),
+        ("Köln", "memory/topics/de.md"),
+        ("koln", "memory/topics/de.md"),
+        ("Straße", "memory/topics/de-other.md"),
+        ("strasse", "memory/topics/de-other.md"),
+        ("crème brûlée", "memory/topics/fr.md"),
+        ("creme brulee", "memory/topics/fr.md"),
+        ("église", "memory/topics/fr.md"),
+        ("eglise", "memory/topics/fr.md"),
+        ("marché", "memory/topics/fr-other.md"),
+        ("marche", "memory/topics/fr-other.md"),
+    ],
+)
+def test_german_and_french_with_and_without_accents(
+    index: SearchIndex, query: str, holder: str
+) -> None:
+    assert first(index, query) == holder
+
+
+def test_a_200_character_clause_is_found_by_a_word_inside_it(index: SearchIndex) -> None:
+    assert len(LONG_CLAUSE) >= 200
+    for word in ("北海道", "温泉", "漁師", "約束"):
+        assert first(index, word) == "memory/topics/long-clause.md"
+
+
+def test_a_word_longer_than_a_token_is_cut_not_dropped(index: SearchIndex) -> None:
+    assert first(index, "happened") == "memory/topics/long-word.md"
+    assert first(index, "x" * 64) == "memory/topics/long-word.md"
+
+
+def test_english_still_stems(index: SearchIndex) -> None:
+    assert first(index, "tomato gardens") == "memory/topics/english.md"
+
+
+def test_query_text_reading() -> None:
+    read = read_query('what did 西红柿 "東京の" -the garde* +the')
+    assert read.prefixes == ("garde",)
+    assert read.runs == ("西红柿",)
+    # Outside quotes the run becomes its pairs; the quoted run stays whole;
+    # stop words go, except the required one.
+    assert read.parsed.split() == ["西红", "红柿", '"東京の"', "-the", "+the"]
+    assert read_query("the who").parsed == "the who"
+
+
+def test_dates_named_in_a_query() -> None:
+    assert named_dates("on May 3, 2023 and 8th December, 2023") == ["2023-05-03", "2023-12-08"]
+    assert named_dates("in August 2023, or 2024-01-05") == ["2023-08", "2024-01-05"]
+    assert named_dates("may I ask about 31 February") == []
