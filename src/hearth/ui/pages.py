@@ -75,9 +75,7 @@ def build_ui(service: HomeService, status_of: StatusOf) -> APIRouter:
             "refused.html",
             status,
             visitor=visitor,
-            can_write=False,
             csrf=gate.csrf(visitor) if visitor else "",
-            here="",
             message=message,
             back=back,
             conflict=code == "conflict",
@@ -142,9 +140,8 @@ def build_ui(service: HomeService, status_of: StatusOf) -> APIRouter:
     def login_form(request: Request, next: str = "/ui/") -> Response:
         nonce, field = gate.login_nonce()
         response = views.page(
-            "login.html", 200, visitor=None, can_write=False, csrf="", here="",
-            login_csrf=field, next=_safe_next(next), error=None,
-        )  # fmt: skip
+            "login.html", 200, login_csrf=field, next=_safe_next(next), error=None
+        )
         _set_cookie(request, response, LOGIN_COOKIE, nonce)
         return response
 
@@ -157,10 +154,12 @@ def build_ui(service: HomeService, status_of: StatusOf) -> APIRouter:
         if found is None:
             nonce, field = gate.login_nonce()
             response = views.page(
-                "login.html", 401, visitor=None, can_write=False, csrf="", here="",
-                login_csrf=field, next=_safe_next(form.get("next", "")),
+                "login.html",
+                401,
+                login_csrf=field,
+                next=_safe_next(form.get("next", "")),
                 error="unknown or revoked token",
-            )  # fmt: skip
+            )
             _set_cookie(request, response, LOGIN_COOKIE, nonce)
             return response
         session_id, _info = found

@@ -13,7 +13,7 @@ HERE = Path(__file__).parent
 STYLESHEET = (HERE / "static" / "hearth.css").read_bytes
 
 #: Sent with every page: nothing loads from elsewhere, nothing frames the page
-#: (a framed page could be clicked through), nothing is cached or leaked.
+#: (a framed page could be clicked through), nothing is cached, no address leaks to another site.
 HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
@@ -21,7 +21,9 @@ HEADERS = {
     ),
     "X-Frame-Options": "DENY",
     "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
+    # Not no-referrer: Chromium then sends "Origin: null" with form posts, which the
+    # origin guard rightly refuses.
+    "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
 
@@ -64,5 +66,6 @@ class Views:
         self.env.filters.update(snippet=snippet, diff_class=diff_class, short=short)
 
     def page(self, template: str, http_status: int = 200, **context: Any) -> HTMLResponse:
-        html = self.env.get_template(template).render(**context)
+        base = {"visitor": None, "can_write": False, "csrf": "", "here": "", "done": None}
+        html = self.env.get_template(template).render({**base, "commit": "", **context})
         return HTMLResponse(html, status_code=http_status, headers=HEADERS)
