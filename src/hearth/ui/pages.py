@@ -19,7 +19,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from hearth.domain.active import needs_attention
-from hearth.domain.layout import KINDS
+from hearth.domain.layout import ACTIVE_PATH, KINDS
 from hearth.errors import Conflict, HearthError
 from hearth.home import WriteResult
 from hearth.service import HomeService
@@ -287,12 +287,11 @@ def build_ui(service: HomeService, status_of: StatusOf) -> APIRouter:
     router.add_api_route("/search", reading(search), methods=["GET"])
 
     def health(request: Request, visitor: Visitor) -> Response:
+        # status() already scans the tree once; ACTIVE.md is read as a file rather
+        # than through active(), which would scan it a second time.
         status = service.status()
-        active = service.active()
-        attention = needs_attention(active["content"])
-        return page(
-            request, visitor, "health.html", status=status, active=active, attention=attention
-        )
+        attention = needs_attention(service.get_file(ACTIVE_PATH).content)
+        return page(request, visitor, "health.html", status=status, attention=attention)
 
     router.add_api_route("/health", reading(health), methods=["GET"])
 
