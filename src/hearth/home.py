@@ -10,13 +10,14 @@ before anything is committed.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from hearth.domain import entries, keys, layout, notes, records, rollup
+from hearth.domain import entries, keys, layout, notes, records, rollup, textdiff
 from hearth.domain.paths import normalize
 from hearth.domain.settings import Settings
 from hearth.domain.text import decode_text
@@ -52,6 +53,31 @@ class WriteResult:
         if self.key is not None:
             data["key"] = self.key
         return data
+
+
+#: The versions a caller's page was made from: path -> HEAD's blob id (None: absent).
+Expected = Mapping[str, str | None]
+
+
+@dataclass(frozen=True)
+class MergePreview:
+    """What merging a pending proposal would do, computed from HEAD like the merge."""
+
+    key: str
+    path: str
+    oid: str | None
+    target: str
+    target_oid: str | None
+    before: str
+    after: str
+    added: tuple[str, ...]
+    skipped: tuple[str, ...]
+
+    @property
+    def diff(self) -> str:
+        return textdiff.unified(
+            self.target, self.before if self.target_oid is not None else None, self.after
+        )
 
 
 def check_proposal_target(target: str) -> str:
@@ -174,7 +200,9 @@ class Home:
         result = self._commit(operation, "file.put", actor)
         return WriteResult(result.commit, path, result.changed)
 
-    def restore(self, path: str, rev: str, actor: str) -> WriteResult:
+    def restore(
+        self, path: str, rev: str, actor: str, *, expected: Expected | None = None
+    ) -> WriteResult:
         path = normalize(path)
         old = self.store.snapshot(rev)
         data = old.read(path)
@@ -183,6 +211,7 @@ class Home:
         short = (old.head or "")[:12]
 
         def operation(snap: Snapshot) -> Plan:
+            _check_expected(snap, expected)
             return Plan(
                 f"{_area(path)}: restore {path} from {short}",
                 (FileChange(path, data),),
@@ -279,10 +308,11 @@ class Home:
         result = self._commit(operation, f"{kind}.create", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
 
-    def merge(self, key: str, actor: str) -> WriteResult:
+    def merge(self, key: str, actor: str, *, expected: Expected | None = None) -> WriteResult:
         path = _record_path("proposal", key)
 
         def operation(snap: Snapshot) -> Plan:
+            _check_expected(snap, expected)
             proposal, original = _require(snap, "proposal", path, key)
             assert isinstance(proposal, records.Proposal)
             target = check_proposal_target(proposal.target)
@@ -304,13 +334,16 @@ class Home:
         result = self._commit(operation, "proposal.merge", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
 
-    def reject(self, key: str, reason: str, actor: str) -> WriteResult:
+    def reject(
+        self, key: str, reason: str, actor: str, *, expected: Expected | None = None
+    ) -> WriteResult:
         path = _record_path("proposal", key)
         reason = " ".join(reason.split())
         if not reason:
             raise InvalidInput("give a reason for rejecting the proposal (--reason)")
 
         def operation(snap: Snapshot) -> Plan:
+            _check_expected(snap, expected)
             proposal, original = _require(snap, "proposal", path, key)
             assert isinstance(proposal, records.Proposal)
             return Plan(
@@ -367,6 +400,65 @@ class Home:
         result = self._commit(operation, "records.fix-keys", actor)
         return KeyFix(result.commit if result.changed else None, tuple(renamed), tuple(blocked))
 
+    def preview_merge(self, key: str) -> MergePreview:
+        """The target's text before and after merging ``key``, as the merge would
+        compute it now (from HEAD), with the blob ids it was computed from."""
+        path = _record_path("proposal", key)
+        snap = self.store.snapshot()
+        proposal, _original = _require(snap, "proposal", path, key)
+        assert isinstance(proposal, records.Proposal)
+        target = check_proposal_target(proposal.target)
+        current = snap.read(target)
+        before = decode_text(current, target) if current is not None else ""
+        after, added = notes.add_entries(
+            before if current is not None else _new_target_text(target), proposal.entries
+        )
+        skipped = tuple(e for e in proposal.entries if e not in added)
+        return MergePreview(
+            key,
+            path,
+            snap.oid(path),
+            target,
+            snap.oid(target),
+            before,
+            after,
+            tuple(added),
+            skipped,
+        )
+
+    def revise_proposal(
+        self,
+        key: str,
+        new_entries: Sequence[str],
+        actor: str,
+        *,
+        expected: Expected | None = None,
+    ) -> WriteResult:
+        """Replace a pending proposal's entries (a person's edit before merging).
+
+        ``propose`` with the same title only ever adds entries; this one sets
+        them, so an entry can be reworded or dropped. One commit.
+        """
+        path = _record_path("proposal", key)
+        cleaned = tuple(dict.fromkeys(records.clean_entry(e) for e in new_entries if e.strip()))
+        if not cleaned:
+            raise InvalidInput("a proposal needs at least one entry (reject it to drop it)")
+
+        def operation(snap: Snapshot) -> Plan:
+            _check_expected(snap, expected)
+            proposal, _original = _require(snap, "proposal", path, key)
+            assert isinstance(proposal, records.Proposal)
+            revised = dataclasses.replace(
+                proposal, entries=cleaned, updated=records.timestamp(self._now())
+            )
+            return Plan(
+                f"proposals: edit {proposal.title}",
+                (FileChange(path, records.render(revised, key).encode()),),
+            )
+
+        result = self._commit(operation, "proposal.edit", actor, key)
+        return WriteResult(result.commit, path, result.changed, key)
+
     def add_loop(
         self, title: str, actor: str, summary: str = "", next_step: str = "", source: str = ""
     ) -> WriteResult:
@@ -384,10 +476,13 @@ class Home:
 
         return self._save_record("loop", title, build, actor)
 
-    def resolve_loop(self, key: str, actor: str, note: str = "") -> WriteResult:
+    def resolve_loop(
+        self, key: str, actor: str, note: str = "", *, expected: Expected | None = None
+    ) -> WriteResult:
         path = _record_path("loop", key)
 
         def operation(snap: Snapshot) -> Plan:
+            _check_expected(snap, expected)
             loop, original = _require(snap, "loop", path, key)
             assert isinstance(loop, records.OpenLoop)
             resolution = " ".join(note.split())
@@ -533,6 +628,19 @@ class KeyFix:
             "renamed": [{"from": old, "to": new} for old, new in self.renamed],
             "blocked": [{"path": path, "reason": why} for path, why in self.blocked],
         }
+
+
+def _check_expected(snap: Snapshot, expected: Expected | None) -> None:
+    """Refuse when a file moved since the caller's page was made (a stale page)."""
+    for path, oid in (expected or {}).items():
+        now = snap.oid(path)
+        if now != oid:
+            raise StaleWrite(
+                f"{path} changed since this page was made "
+                f"({'it was absent' if oid is None else f'you saw {oid[:12]}'}, "
+                f"{'now it is gone' if now is None else f'HEAD has {now[:12]}'}); "
+                "reload the page, check the newer version and redo your action"
+            )
 
 
 def _archive_moves(

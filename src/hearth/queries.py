@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import difflib
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +10,7 @@ import pygit2
 
 from hearth import catalog
 from hearth.catalog import RecordView
-from hearth.domain import layout, records
+from hearth.domain import layout, records, textdiff
 from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
 from hearth.domain.validation import RuleFailure, check_blob, check_path
@@ -89,18 +88,37 @@ def diff(home: Home, path: str, rev_from: str | None, rev_to: str | None) -> dic
         new_label = rev_to
     if old is None and new is None:
         raise NotFound(f"{path} exists neither at {old_rev} nor in {new_label}")
-    old_text = decode_text(old, path) if old is not None else ""
-    new_text = decode_text(new, path) if new is not None else ""
-    lines = difflib.unified_diff(
-        old_text.splitlines(keepends=True),
-        new_text.splitlines(keepends=True),
-        fromfile=f"a/{path}" if old is not None else "/dev/null",
-        tofile=f"b/{path}" if new is not None else "/dev/null",
+    return {"path": path, "from": old_rev, "to": new_label, "diff": _unified(path, old, new)}
+
+
+def _unified(path: str, old: bytes | None, new: bytes | None) -> str:
+    return textdiff.unified(
+        path,
+        decode_text(old, path) if old is not None else None,
+        decode_text(new, path) if new is not None else None,
     )
-    text = "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
-    )
-    return {"path": path, "from": old_rev, "to": new_label, "diff": text}
+
+
+def commit_diff(home: Home, path: str, rev: str) -> dict[str, str]:
+    """What commit ``rev`` changed in ``path``: its first parent's version against its own."""
+    path = normalize(path)
+    snap = home.store.snapshot(rev)
+    commit = snap.commit
+    if commit is None:
+        raise NotFound(f"no revision {rev!r} in this home")
+    parents = commit.parent_ids
+    old = home.store.snapshot(str(parents[0])).read(path) if parents else None
+    new = snap.read(path)
+    if old is None and new is None:
+        raise NotFound(f"{path} exists neither at {rev} nor before it")
+    parent = str(parents[0]) if parents else ""
+    return {"path": path, "from": parent, "to": str(commit.id), "diff": _unified(path, old, new)}
+
+
+def head_oids(home: Home, paths: list[str]) -> dict[str, str | None]:
+    """HEAD's blob id of each path (None: absent): the version a page is made from."""
+    snap = home.store.snapshot()
+    return {p: snap.oid(normalize(p)) for p in paths}
 
 
 def list_records(home: Home, kind: layout.RecordKind) -> list[RecordView]:

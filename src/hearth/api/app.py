@@ -28,6 +28,7 @@ from hearth.api.guard import HostOriginGuard
 from hearth.api.limits import BodyLimit
 from hearth.api.routes import build_router
 from hearth.service import HomeService
+from hearth.ui import build_ui
 
 
 def _schedule(service: HomeService) -> AsyncIOScheduler:
@@ -107,4 +108,5 @@ def create_app(
     # Added last, so it runs first: nothing else sees a refused request.
     app.add_middleware(HostOriginGuard, allowed_hosts=tuple(allowed_hosts), unix=unix)
     app.include_router(build_router(service))
+    app.include_router(build_ui(service, errors.status_of))
     return app

@@ -17,7 +17,7 @@ from hearth import queries
 from hearth.catalog import RecordView
 from hearth.domain import layout
 from hearth.domain.entries import Entry
-from hearth.home import Home, WriteResult
+from hearth.home import Expected, Home, MergePreview, WriteResult
 from hearth.queries import FileView
 from hearth.store.history import CommitInfo
 
@@ -45,6 +45,18 @@ class Hearth:
     def diff(self, path: str, rev_from: str | None, rev_to: str | None) -> dict[str, str]:
         with self.owner:
             return queries.diff(self.home, path, rev_from, rev_to)
+
+    def commit_diff(self, path: str, rev: str) -> dict[str, str]:
+        with self.owner:
+            return queries.commit_diff(self.home, path, rev)
+
+    def head_oids(self, paths: list[str]) -> dict[str, str | None]:
+        with self.owner:
+            return queries.head_oids(self.home, paths)
+
+    def merge_preview(self, key: str) -> MergePreview:
+        with self.owner:
+            return self.home.preview_merge(key)
 
     def records(self, kind: layout.RecordKind) -> list[RecordView]:
         return queries.list_records(self.home, kind)
@@ -74,9 +86,11 @@ class Hearth:
         with self.owner:
             return self.home.put(path, content, actor, expected_oid, message)
 
-    def restore(self, path: str, rev: str, actor: str) -> WriteResult:
+    def restore(
+        self, path: str, rev: str, actor: str, *, expected: Expected | None = None
+    ) -> WriteResult:
         with self.owner:
-            return self.home.restore(path, rev, actor)
+            return self.home.restore(path, rev, actor, expected=expected)
 
     def propose(
         self,
@@ -90,13 +104,21 @@ class Hearth:
         with self.owner:
             return self.home.propose(title, entries, actor, target, rationale, source)
 
-    def merge(self, key: str, actor: str) -> WriteResult:
+    def merge(self, key: str, actor: str, *, expected: Expected | None = None) -> WriteResult:
         with self.owner:
-            return self.home.merge(key, actor)
+            return self.home.merge(key, actor, expected=expected)
 
-    def reject(self, key: str, reason: str, actor: str) -> WriteResult:
+    def reject(
+        self, key: str, reason: str, actor: str, *, expected: Expected | None = None
+    ) -> WriteResult:
         with self.owner:
-            return self.home.reject(key, reason, actor)
+            return self.home.reject(key, reason, actor, expected=expected)
+
+    def revise_proposal(
+        self, key: str, entries: Sequence[str], actor: str, *, expected: Expected | None = None
+    ) -> WriteResult:
+        with self.owner:
+            return self.home.revise_proposal(key, entries, actor, expected=expected)
 
     def add_loop(
         self, title: str, actor: str, summary: str = "", next_step: str = "", source: str = ""
@@ -104,9 +126,11 @@ class Hearth:
         with self.owner:
             return self.home.add_loop(title, actor, summary, next_step, source)
 
-    def resolve_loop(self, key: str, actor: str, note: str = "") -> WriteResult:
+    def resolve_loop(
+        self, key: str, actor: str, note: str = "", *, expected: Expected | None = None
+    ) -> WriteResult:
         with self.owner:
-            return self.home.resolve_loop(key, actor, note)
+            return self.home.resolve_loop(key, actor, note, expected=expected)
 
     def entry_add(self, path: str, entry: str, actor: str) -> WriteResult:
         with self.owner:

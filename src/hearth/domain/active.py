@@ -123,3 +123,17 @@ def _today(path: str | None, text: str) -> list[str]:
     if entries:
         lines.append("")
     return lines + [f"- {_clip(item)}" for item in items]
+
+
+def needs_attention(text: str) -> list[str]:
+    """The items of a rendered ACTIVE.md's Needs attention section (none: empty)."""
+    items: list[str] = []
+    inside = False
+    for line in text.splitlines():
+        if line.startswith("## "):
+            if inside:
+                break
+            inside = line == "## Needs attention"
+        elif inside and line.startswith("- "):
+            items.append(line[2:])
+    return [] if items == ["nothing"] else items

@@ -46,6 +46,11 @@ def allows(held: Scope, needed: Scope) -> bool:
     return SCOPES.index(held) >= SCOPES.index(needed)
 
 
+def token_digest(token: str) -> str:
+    """The SHA-256 (hex) a token is stored and checked as."""
+    return _digest(token)
+
+
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -113,7 +118,11 @@ class TokenStore:
 
     def check(self, token: str) -> TokenInfo | None:
         """The token's record, or None; compares against every stored hash."""
-        presented = _digest(token)
+        return self.check_digest(_digest(token))
+
+    def check_digest(self, presented: str) -> TokenInfo | None:
+        """Like ``check`` given the token's SHA-256 (hex): what a browser session
+        keeps, so the server never holds the token itself after login."""
         found: TokenInfo | None = None
         for entry in self._load():
             if hmac.compare_digest(presented, entry.get("sha256", "")) and found is None:

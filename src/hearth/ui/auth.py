@@ -1,0 +1,130 @@
+"""Who is looking at the review page: API tokens, browser sessions and CSRF values.
+
+A visitor is known by the same tokens as the API, either in the
+``Authorization: Bearer`` header or through the login form, which keeps a
+server-side session: the cookie holds only a random session id (HttpOnly,
+SameSite=Strict, path ``/ui``), the session holds only the token's SHA-256,
+and every request checks that digest against the token store again, so a
+revoked token stops working at once. Sessions live in the server's memory: a
+restart logs everyone out, which is the safe way round.
+
+Every form carries a CSRF value, an HMAC (with a secret made at start-up) of
+the session id, or of the token's digest for header visitors. The Host and
+Origin guard in front of every route already refuses cross-site posts from
+current browsers; the form value also covers old browsers and same-site
+pages. The login form itself is protected by a double-submit nonce (a cookie
+and a field that must match), so a page elsewhere cannot log a browser into
+someone else's session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from hearth.store.tokens import TokenInfo, TokenStore, token_digest
+
+SESSION_COOKIE = "hearth_session"
+LOGIN_COOKIE = "hearth_login"
+COOKIE_PATH = "/ui"
+#: A session ends this long after login, whatever happens.
+SESSION_SECONDS = 12 * 3600
+#: The most sessions kept; the oldest goes first.
+MAX_SESSIONS = 256
+
+
+@dataclass(frozen=True)
+class Visitor:
+    info: TokenInfo
+    #: What the CSRF value is bound to: the session id, or the header token's digest.
+    binding: str
+    session: str | None = None
+
+    @property
+    def actor(self) -> str:
+        return f"ui:{self.info.name}"
+
+
+@dataclass(frozen=True)
+class _Session:
+    digest: str
+    started: float
+
+
+class Gate:
+    """Sessions, the CSRF secret and the token check for one server process."""
+
+    def __init__(self, tokens: TokenStore, clock: Callable[[], float] = time.monotonic) -> None:
+        self.tokens = tokens
+        self._secret = secrets.token_bytes(32)
+        self._sessions: OrderedDict[str, _Session] = OrderedDict()
+        self._lock = threading.Lock()
+        self._now = clock
+
+    # -- who ---------------------------------------------------------------------
+
+    def visitor(self, authorization: str, session_id: str | None) -> Visitor | None:
+        """The header's token if one is sent (a wrong one is not overridden by a
+        cookie), else the session's; None when neither is valid any more."""
+        scheme, _, token = authorization.partition(" ")
+        if scheme.lower() == "bearer" and token.strip():
+            digest = token_digest(token.strip())
+            info = self.tokens.check_digest(digest)
+            return None if info is None else Visitor(info, "h:" + digest)
+        if not session_id:
+            return None
+        with self._lock:
+            session = self._sessions.get(session_id)
+            if session is not None and self._now() - session.started > SESSION_SECONDS:
+                del self._sessions[session_id]
+                session = None
+        if session is None:
+            return None
+        info = self.tokens.check_digest(session.digest)
+        if info is None:  # revoked since login
+            self.end(session_id)
+            return None
+        return Visitor(info, "s:" + session_id, session_id)
+
+    def login(self, token: str) -> tuple[str, TokenInfo] | None:
+        """A new session id for a valid token, or None."""
+        digest = token_digest(token.strip())
+        info = self.tokens.check_digest(digest)
+        if info is None:
+            return None
+        session_id = secrets.token_urlsafe(32)
+        with self._lock:
+            self._sessions[session_id] = _Session(digest, self._now())
+            while len(self._sessions) > MAX_SESSIONS:
+                self._sessions.popitem(last=False)
+        return session_id, info
+
+    def end(self, session_id: str) -> None:
+        with self._lock:
+            self._sessions.pop(session_id, None)
+
+    # -- CSRF --------------------------------------------------------------------
+
+    def _mac(self, purpose: str, value: str) -> str:
+        message = f"{purpose}|{value}".encode()
+        return hmac.new(self._secret, message, hashlib.sha256).hexdigest()
+
+    def csrf(self, visitor: Visitor) -> str:
+        return self._mac("csrf", visitor.binding)
+
+    def csrf_ok(self, visitor: Visitor, presented: str) -> bool:
+        return hmac.compare_digest(self.csrf(visitor), presented)
+
+    def login_nonce(self) -> tuple[str, str]:
+        """A login cookie value and the form field that must come back with it."""
+        nonce = secrets.token_urlsafe(24)
+        return nonce, self._mac("login", nonce)
+
+    def login_ok(self, nonce: str | None, presented: str) -> bool:
+        return bool(nonce) and hmac.compare_digest(self._mac("login", nonce or ""), presented)

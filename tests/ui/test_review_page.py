@@ -1,0 +1,337 @@
+"""The review page end to end: a real headless Chromium against a real ``hearth serve``.
+
+Every action goes through the browser (log in, click, fill a form) and is
+checked where it lands: the file through the API, the commit with the git CLI.
+Screenshots of the pages go to docs/ui/ (shown in docs/ui.md).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from tests.api.conftest import Server, free_port, hearth
+from tests.ui.conftest import SHOTS, git
+
+
+def login(browser: Browser, server: Server, token: str) -> tuple[BrowserContext, Page]:
+    context = browser.new_context(viewport={"width": 1100, "height": 800})
+    page = context.new_page()
+    page.goto(server.url + "/ui/")
+    expect(page).to_have_url(re.compile(r"/ui/login\?next="))
+    page.get_by_label("Token").fill(token)
+    page.get_by_role("button", name="Log in").click()
+    expect(page).to_have_url(server.url + "/ui/")
+    return context, page
+
+
+@pytest.fixture(scope="module")
+def writer(browser: Browser, ui_server: Server) -> Iterator[Page]:
+    context, page = login(browser, ui_server, ui_server.tokens["write"])
+    yield page
+    context.close()
+
+
+def propose(server: Server, title: str, entries: list[str], **extra: str) -> str:
+    body = {"title": title, "entries": entries, "rationale": "said it twice", **extra}
+    reply = server.post("/v1/proposals", {"source": "chat 2026-11-22", **body}, token="write")
+    assert reply.status == 200, reply.body
+    return str(reply.body["key"])
+
+
+def text_of(server: Server, path: str) -> str:
+    reply = server.get(f"/v1/files/{path}", token="read")
+    assert reply.status == 200, reply.body
+    return str(reply.body["content"])
+
+
+def last_commit(server: Server) -> str:
+    return git(server.root, "log", "-1", "--format=%s%n%b")
+
+
+def pending(server: Server) -> set[str]:
+    return {p["key"] for p in server.get("/v1/proposals", token="read").body["proposals"]}
+
+
+def shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / name), full_page=True)
+
+
+def test_login_page_and_nothing_without_a_token(browser: Browser, ui_server: Server) -> None:
+    for path in ("/ui/", "/ui/health", "/ui/persona", "/ui/history/SOUL.md", "/ui/search?q=x"):
+        reply = ui_server.get(path, token=None)
+        assert reply.status == 303, path
+        assert reply.raw == b""
+    reply = ui_server.get("/ui/", token="not-a-token")
+    assert reply.status == 401
+    assert b"Pending" not in reply.raw
+    reply = ui_server.post("/ui/loops/x/resolve", token=None, raw_body=b"csrf=x")
+    assert reply.status == 401
+    context = browser.new_context(viewport={"width": 1100, "height": 600})
+    page = context.new_page()
+    page.goto(ui_server.url + "/ui/")
+    expect(page.get_by_role("heading", name="Log in")).to_be_visible()
+    page.get_by_label("Token").fill("hth_wrong")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("alert")).to_contain_text("unknown or revoked token")
+    page.goto(ui_server.url + "/ui/login")
+    shot(page, "login.png")
+    context.close()
+
+
+def test_merge_a_proposal(writer: Page, ui_server: Server) -> None:
+    key = propose(ui_server, "Coffee", ["Likes espresso", "Hates decaf"])
+    loop = ui_server.post(
+        "/v1/loops",
+        {"title": "Book the Lisbon flights", "summary": "Trip in May", "next_step": "compare"},
+        token="write",
+    )
+    assert loop.status == 200
+    before = int(git(ui_server.root, "rev-list", "--count", "HEAD"))
+    writer.goto(ui_server.url + "/ui/")
+    card = writer.locator(f"#p-{key}")
+    expect(card.get_by_role("heading", name="Coffee")).to_be_visible()
+    expect(card.locator("pre.diff")).to_contain_text("+- Likes espresso")
+    expect(card).to_contain_text("said it twice")
+    expect(card).to_contain_text("chat 2026-11-22")
+    shot(writer, "review.png")
+    card.get_by_role("button", name="Merge into MEMORY.md").click()
+    expect(writer.get_by_role("status")).to_contain_text("Merged the proposal")
+    expect(writer.locator(f"#p-{key}")).to_have_count(0)
+    memory = text_of(ui_server, "MEMORY.md")
+    assert "- Likes espresso" in memory
+    assert "- Hates decaf" in memory
+    assert int(git(ui_server.root, "rev-list", "--count", "HEAD")) == before + 1
+    message = last_commit(ui_server)
+    assert message.startswith("proposals: merge Coffee into MEMORY.md")
+    assert "Hearth-Actor: ui:" in message
+    assert key not in pending(ui_server)
+
+
+def test_reject_with_a_reason(writer: Page, ui_server: Server) -> None:
+    key = propose(ui_server, "Tea", ["Likes green tea"])
+    writer.goto(ui_server.url + "/ui/")
+    card = writer.locator(f"#p-{key}")
+    card.locator("summary", has_text="Reject").click()  # opens the <details>
+    card.get_by_label("Reason").fill("only said it once")
+    card.get_by_role("button", name="Reject with this reason").click()
+    expect(writer.get_by_role("status")).to_contain_text("Rejected the proposal")
+    assert key not in pending(ui_server)
+    message = last_commit(ui_server)
+    assert message.startswith("proposals: reject Tea")
+    assert "Reason: only said it once" in message
+    assert "green tea" not in text_of(ui_server, "MEMORY.md")
+
+
+def test_edit_entries_then_merge(writer: Page, ui_server: Server) -> None:
+    key = propose(ui_server, "Music", ["Likes jazz", "Plays piano badly"])
+    writer.goto(ui_server.url + "/ui/")
+    card = writer.locator(f"#p-{key}")
+    card.locator("summary", has_text="Edit entries").click()
+    card.get_by_label("Entries, one per line").fill("Likes modal jazz\nPlays piano")
+    card.get_by_role("button", name="Save entries").click()
+    expect(writer.get_by_role("status")).to_contain_text("Saved the proposal's entries")
+    assert last_commit(ui_server).startswith("proposals: edit Music")
+    card = writer.locator(f"#p-{key}")
+    expect(card.locator("pre.diff")).to_contain_text("+- Likes modal jazz")
+    card.get_by_role("button", name="Merge into MEMORY.md").click()
+    expect(writer.get_by_role("status")).to_contain_text("Merged the proposal")
+    memory = text_of(ui_server, "MEMORY.md")
+    assert "- Likes modal jazz" in memory
+    assert "- Plays piano\n" in memory
+    assert "badly" not in memory
+    assert "- Likes jazz" not in memory
+
+
+def test_resolve_a_loop(writer: Page, ui_server: Server) -> None:
+    reply = ui_server.post(
+        "/v1/loops", {"title": "Renew passport", "next_step": "find photos"}, token="write"
+    )
+    key = reply.body["key"]
+    writer.goto(ui_server.url + "/ui/")
+    card = writer.locator(f"#l-{key}")
+    expect(card).to_contain_text("find photos")
+    card.get_by_label("Resolution note").fill("renewed at the town hall")
+    card.get_by_role("button", name="Resolve").click()
+    expect(writer.get_by_role("status")).to_contain_text("Resolved the open loop")
+    loops = {lp["key"] for lp in ui_server.get("/v1/loops", token="read").body["loops"]}
+    assert key not in loops
+    assert last_commit(ui_server).startswith("loops: resolve Renew passport")
+
+
+def test_soul_history_diff_and_restore(writer: Page, ui_server: Server) -> None:
+    voice = "I speak plainly, keep my answers short, say what I do not know and never flatter. "
+    calm = f"# Soul\n\nI am calm and brief.\n\n{voice}\n"
+    loud = f"# Soul\n\nI am LOUD and long-winded.\n\n{voice}\n"
+    for content, message in ((calm, "calmer"), (loud, "louder")):
+        reply = ui_server.put(
+            "/v1/files/SOUL.md", {"content": content, "message": message}, token="write"
+        )
+        assert reply.status == 200, reply.body
+    calm_commit = git(ui_server.root, "log", "-1", "--format=%H", "HEAD~1").strip()
+    writer.goto(ui_server.url + "/ui/persona")
+    writer.get_by_role("link", name="SOUL.md").click()
+    expect(writer.get_by_role("heading", name="History of SOUL.md")).to_be_visible()
+    timeline = writer.locator("ol.timeline")
+    expect(timeline).to_contain_text("Hearth-Op")
+    expect(timeline).to_contain_text("file.put")
+    timeline.get_by_role("link", name="persona: calmer").click()
+    diff = writer.locator("pre.diff")
+    expect(diff).to_contain_text("+I am calm and brief.")
+    shot(writer, "history.png")
+    before = int(git(ui_server.root, "rev-list", "--count", "HEAD"))
+    writer.get_by_role("button", name=re.compile("^Restore SOUL.md")).click()
+    expect(writer.get_by_role("status")).to_contain_text("Restored the earlier version")
+    assert text_of(ui_server, "SOUL.md") == calm
+    assert int(git(ui_server.root, "rev-list", "--count", "HEAD")) == before + 1
+    message = last_commit(ui_server)
+    assert message.startswith("persona: restore SOUL.md from " + calm_commit[:12])
+    # history is kept: the loud version is still there
+    assert "louder" in git(ui_server.root, "log", "--format=%s", "--", "SOUL.md")
+
+
+def test_stale_page_is_refused_with_a_visible_conflict(writer: Page, ui_server: Server) -> None:
+    key = propose(ui_server, "Cheese", ["Likes comte"])
+    writer.goto(ui_server.url + "/ui/")
+    # Someone else adds an entry while the page is open: the page is stale.
+    propose(ui_server, "Cheese", ["Dislikes blue cheese"])
+    head = git(ui_server.root, "rev-parse", "HEAD")
+    writer.locator(f"#p-{key}").get_by_role("button", name="Merge into MEMORY.md").click()
+    expect(writer.get_by_role("heading", name="Conflict: nothing was changed")).to_be_visible()
+    expect(writer.get_by_role("alert")).to_contain_text("changed since this page was made")
+    shot(writer, "conflict.png")
+    assert git(ui_server.root, "rev-parse", "HEAD") == head
+    assert key in pending(ui_server)
+    assert "comte" not in text_of(ui_server, "MEMORY.md")
+    # A stale restore is refused the same way.
+    writer.goto(ui_server.url + "/ui/history/SOUL.md")
+    writer.locator("ol.timeline a").last.click()
+    newer = "# Soul\n\nNewer. " + "I speak plainly and keep my answers short. " * 3 + "\n"
+    assert ui_server.put("/v1/files/SOUL.md", {"content": newer}, token="write").status == 200
+    writer.get_by_role("button", name=re.compile("^Restore SOUL.md")).click()
+    expect(writer.get_by_role("alert")).to_contain_text("SOUL.md changed since")
+    assert text_of(ui_server, "SOUL.md") == newer
+
+
+def test_search_links_to_the_lines(writer: Page, ui_server: Server) -> None:
+    writer.goto(ui_server.url + "/ui/search")
+    writer.get_by_label("Words").fill("espresso")
+    writer.get_by_role("button", name="Search").click()
+    hit = writer.locator("ol.hits li").first
+    expect(hit.locator("mark")).to_contain_text("espresso")
+    expect(hit).to_contain_text("lines")
+    shot(writer, "search.png")
+    hit.get_by_role("link").click()
+    expect(writer).to_have_url(re.compile(r"/ui/files/MEMORY\.md\?lines=\d+-\d+#L\d+"))
+    expect(writer.locator("pre.file .hit").filter(has_text="Likes espresso")).to_have_count(1)
+
+
+def test_health(writer: Page, ui_server: Server) -> None:
+    writer.goto(ui_server.url + "/ui/health")
+    expect(writer.get_by_role("heading", name=re.compile("^Needs attention"))).to_be_visible()
+    checks = writer.locator("table.checks")
+    for what in ("Search index", "File watcher", "Sync", "Conflict copies", "Parked files"):
+        expect(checks.get_by_role("rowheader", name=what)).to_be_visible()
+    expect(checks).to_contain_text("files indexed")
+    expect(checks).to_contain_text("git remote add origin")
+    shot(writer, "health.png")
+
+
+def test_read_token_sees_but_cannot_act(browser: Browser, ui_server: Server) -> None:
+    key = propose(ui_server, "Shoes", ["Size 43"])
+    context, page = login(browser, ui_server, ui_server.tokens["read"])
+    card = page.locator(f"#p-{key}")
+    expect(card.get_by_role("heading", name="Shoes")).to_be_visible()
+    expect(card.locator("pre.diff")).to_contain_text("Size 43")
+    expect(page.get_by_role("button", name=re.compile("Merge|Reject|Resolve"))).to_have_count(0)
+    shot(page, "read-only.png")
+    csrf = page.locator("form[action='/ui/logout'] input[name=csrf]").get_attribute("value")
+    reply = context.request.post(
+        f"{ui_server.url}/ui/proposals/{key}/merge", form={"csrf": csrf or ""}
+    )
+    assert reply.status == 403
+    assert "cannot act" in reply.text()
+    assert key in pending(ui_server)
+    context.close()
+
+
+def test_forms_need_the_csrf_value(writer: Page, ui_server: Server) -> None:
+    key = propose(ui_server, "Hats", ["Wears a cap"])
+    reply = writer.context.request.post(
+        f"{ui_server.url}/ui/proposals/{key}/merge",
+        form={"csrf": "0" * 64},
+        headers={"Origin": ui_server.url},
+    )
+    assert reply.status == 403
+    assert "CSRF" in reply.text()
+    assert key in pending(ui_server)
+
+
+class _Attacker(BaseHTTPRequestHandler):
+    form = b""
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(self.form)
+
+    def log_message(self, *_args: Any) -> None:
+        pass
+
+
+def test_cross_site_form_post_is_refused(writer: Page, ui_server: Server) -> None:
+    key = propose(ui_server, "Gloves", ["Wears wool gloves"])
+    csrf = writer.locator("form[action='/ui/logout'] input[name=csrf]").get_attribute("value")
+    port = free_port()
+    handler = type("Handler", (_Attacker,), {})
+    handler.form = (
+        f'<form method="post" action="{ui_server.url}/ui/proposals/{key}/merge">'
+        f'<input type="hidden" name="csrf" value="{csrf}"><button>Win a prize</button></form>'
+    ).encode()
+    site = ThreadingHTTPServer(("127.0.0.1", port), handler)
+    thread = threading.Thread(target=site.serve_forever, daemon=True)
+    thread.start()
+    try:
+        writer.goto(f"http://localhost:{port}/")  # another site, same browser session
+        with writer.expect_navigation() as answer:
+            writer.get_by_role("button", name="Win a prize").click()
+        assert answer.value is not None
+        assert answer.value.status == 403
+        assert "another site" in writer.content()
+    finally:
+        site.shutdown()
+        site.server_close()
+        thread.join()
+    assert key in pending(ui_server)
+
+
+def test_revoked_token_and_logout(browser: Browser, ui_server: Server) -> None:
+    env = ui_server.env  # type: ignore[attr-defined]
+    home = str(ui_server.root)
+    token = hearth(
+        "--home", home, "token", "create", "--name", "brief", "--scope", "write", env=env
+    )
+    context, page = login(browser, ui_server, token.strip())
+    hearth("--home", home, "token", "revoke", "brief", env=env)
+    page.reload()
+    expect(page).to_have_url(re.compile(r"/ui/login"))
+    context.close()
+    context, page = login(browser, ui_server, ui_server.tokens["write"])
+    cookies = context.cookies()
+    session = next(c for c in cookies if c["name"] == "hearth_session")
+    assert session["httpOnly"] is True
+    assert session["sameSite"] == "Strict"
+    assert ui_server.tokens["write"] not in session["value"]
+    page.get_by_role("button", name="Log out").click()
+    expect(page).to_have_url(re.compile(r"/ui/login"))
+    page.goto(ui_server.url + "/ui/")
+    expect(page).to_have_url(re.compile(r"/ui/login"))
+    context.close()
