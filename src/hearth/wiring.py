@@ -40,8 +40,8 @@ def resolve_home(option: str | None) -> Path:
     return Path(chosen).expanduser().absolute()
 
 
-def default_actor() -> str:
-    return os.environ.get("HEARTH_ACTOR") or "cli"
+def default_actor(fallback: str = "cli") -> str:
+    return os.environ.get("HEARTH_ACTOR") or fallback
 
 
 def template_dir() -> Path:

@@ -8,7 +8,8 @@ health check, and sync with the git remote (when the branch has an
 upstream). Jobs coalesce and never run two instances at once; each runs on
 the event loop's thread pool and records its outcome in the service, so a
 failing job shows in status and in ACTIVE.md. Shutdown stops them in the
-reverse order.
+reverse order. MCP over streamable HTTP is mounted at ``/mcp`` (hearth.mcp.http)
+and its session manager runs inside the lifespan, while the service runs.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
+from starlette.routing import Route
 
 from hearth.api import errors
 from hearth.api.limits import BodyLimit
 from hearth.api.routes import build_router
+from hearth.mcp import http as mcp_http
 from hearth.service import HomeService
 
 
@@ -68,7 +71,9 @@ def _schedule(service: HomeService) -> AsyncIOScheduler:
 
 
 def create_app(service: HomeService, *, url: str | None = None) -> FastAPI:
-    """The API for ``service``; ``url`` is published for hooks once serving starts."""
+    """The API for ``service``, with MCP at ``/mcp``; ``url`` is published for
+    hooks once serving starts."""
+    mcp = mcp_http.mount(service, url)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -79,7 +84,8 @@ def create_app(service: HomeService, *, url: str | None = None) -> FastAPI:
         if url is not None:
             service.publish_address(url)
         try:
-            yield
+            async with mcp.server.session_manager.run():
+                yield
         finally:
             scheduler.shutdown(wait=False)
             service.scheduler_running = False
@@ -94,4 +100,6 @@ def create_app(service: HomeService, *, url: str | None = None) -> FastAPI:
     errors.install(app)
     app.add_middleware(BodyLimit)
     app.include_router(build_router(service))
+    app.router.routes.append(Route(mcp_http.PATH, mcp.exact, include_in_schema=False))
+    app.mount(mcp_http.PATH, mcp.app)
     return app
