@@ -8,8 +8,9 @@ health check, and sync with the git remote (when the branch has an
 upstream). Jobs coalesce and never run two instances at once; each runs on
 the event loop's thread pool and records its outcome in the service, so a
 failing job shows in status and in ACTIVE.md. Shutdown stops them in the
-reverse order. MCP over streamable HTTP is mounted at ``/mcp`` (hearth.mcp.http)
-and its session manager runs inside the lifespan, while the service runs.
+reverse order. MCP over streamable HTTP is mounted at ``/mcp``: built in the
+background once the lifespan starts (hearth.mcp.mount), its session manager
+runs while the app serves.
 """
 
 from __future__ import annotations
@@ -24,11 +25,13 @@ from apscheduler.triggers.interval import IntervalTrigger
 from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from hearth.api import errors
 from hearth.api.limits import BodyLimit
 from hearth.api.routes import build_router
-from hearth.mcp import http as mcp_http
+from hearth.mcp.mount import PATH as MCP_PATH
+from hearth.mcp.mount import ExactPath, LazyMount
 from hearth.service import HomeService
 
 
@@ -70,10 +73,16 @@ def _schedule(service: HomeService) -> AsyncIOScheduler:
     return scheduler
 
 
+def _build_mcp(service: HomeService, url: str | None) -> tuple[Any, ASGIApp]:
+    from hearth.mcp import http  # noqa: PLC0415  (the SDK's import takes seconds)
+
+    return http.build(service, url)
+
+
 def create_app(service: HomeService, *, url: str | None = None) -> FastAPI:
     """The API for ``service``, with MCP at ``/mcp``; ``url`` is published for
     hooks once serving starts."""
-    mcp = mcp_http.mount(service, url)
+    mcp = LazyMount(lambda: _build_mcp(service, url))
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -84,7 +93,7 @@ def create_app(service: HomeService, *, url: str | None = None) -> FastAPI:
         if url is not None:
             service.publish_address(url)
         try:
-            async with mcp.server.session_manager.run():
+            async with mcp.running():
                 yield
         finally:
             scheduler.shutdown(wait=False)
@@ -100,6 +109,6 @@ def create_app(service: HomeService, *, url: str | None = None) -> FastAPI:
     errors.install(app)
     app.add_middleware(BodyLimit)
     app.include_router(build_router(service))
-    app.router.routes.append(Route(mcp_http.PATH, mcp.exact, include_in_schema=False))
-    app.mount(mcp_http.PATH, mcp.app)
+    app.router.routes.append(Route(MCP_PATH, ExactPath(mcp), include_in_schema=False))
+    app.mount(MCP_PATH, mcp)
     return app

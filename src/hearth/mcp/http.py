@@ -12,22 +12,18 @@ loopback names and would refuse the names ``--allow-remote`` serves.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AnyHttpUrl
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from hearth.mcp.calls import Caller
 from hearth.mcp.server import build_server
 from hearth.service import HomeService
 from hearth.store.tokens import SCOPES
-
-PATH = "/mcp"
 
 
 class HearthTokens:
@@ -51,33 +47,9 @@ def _who() -> Caller | None:
     return None if scope is None else Caller(f"mcp:{token.client_id}", scope)
 
 
-class ExactPath:
-    """``/mcp`` itself, answered in place: a mount alone would redirect it (307)
-    to ``/mcp/``, which some clients do not follow for a POST. (An object, not a
-    function, so Starlette hands it the raw ASGI call.)"""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        root = scope.get("root_path", "")
-        await self.app(
-            {**scope, "root_path": root + PATH, "path": root + PATH + "/"}, receive, send
-        )
-
-
-@dataclass
-class Mounted:
-    """What ``create_app`` mounts: the server (its session manager runs in the
-    app's lifespan), its ASGI app for ``/mcp/`` and the same for ``/mcp``."""
-
-    server: MCPServer
-    app: ASGIApp
-    exact: ExactPath
-
-
-def mount(service: HomeService, url: str | None) -> Mounted:
-    """The MCP server for ``hearth serve`` and its ASGI app, to mount at ``/mcp``."""
+def build(service: HomeService, url: str | None) -> tuple[MCPServer, ASGIApp]:
+    """The MCP server for ``hearth serve`` and its ASGI app, to mount at ``/mcp``
+    (hearth.mcp.mount runs this on a worker thread at start-up)."""
     server = build_server(
         service,
         _who,
@@ -94,4 +66,4 @@ def mount(service: HomeService, url: str | None) -> Mounted:
         json_response=True,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
-    return Mounted(server, app, ExactPath(app))
+    return server, app
