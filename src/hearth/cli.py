@@ -17,6 +17,7 @@ import click
 import pygit2
 
 from hearth import (
+    cli_mcp,  # noqa: F401  (registers mcp)
     cli_memory,  # noqa: F401  (registers memory, topic and reflect)
     cli_runtime,  # noqa: F401  (registers serve, watch, tokens, hooks, sync)
     queries,

@@ -18,7 +18,7 @@ from hearth.errors import HearthError, InvalidInput, NotFound
 from hearth.home import Home
 from hearth.reconcile.reports import IndexStatus
 from hearth.reflector import Reflector
-from hearth.store.history import CommitInfo, path_history
+from hearth.store.history import CommitInfo, changed_paths, path_history
 from hearth.sync import Syncer
 
 
@@ -119,6 +119,47 @@ def head_oids(home: Home, paths: list[str]) -> dict[str, str | None]:
     """HEAD's blob id of each path (None: absent): the version a page is made from."""
     snap = home.store.snapshot()
     return {p: snap.oid(normalize(p)) for p in paths}
+
+
+#: Files a diff of the whole home shows at most (the rest are listed as skipped).
+MAX_DIFF_FILES = 100
+
+
+def diff_home(home: Home, rev_from: str | None, rev_to: str | None) -> dict[str, Any]:
+    """The unified diffs of every file that differs between two revisions; ``to``
+    None is the work tree (so with neither given: the uncommitted changes)."""
+    old_rev = rev_from or "HEAD"
+    store = home.store
+    paths: set[str] = set()
+    if rev_to is None:
+        head = store.head_commit()
+        if rev_from is not None and head is not None:
+            between = changed_paths(store.repo, old_rev, str(head.id), MAX_DIFF_FILES)
+            if between is None:
+                store.snapshot(old_rev)  # an unknown revision is NotFound, not "too many"
+            paths.update(between or [])
+        for path, flags in store.repo.status(untracked_files="all").items():
+            if not flags & pygit2.enums.FileStatus.IGNORED:
+                paths.add(path)
+    else:
+        store.snapshot(old_rev)  # NotFound for an unknown revision
+        store.snapshot(rev_to)
+        paths.update(changed_paths(store.repo, old_rev, rev_to, 10 * MAX_DIFF_FILES) or [])
+    ordered = sorted(paths)
+    diffs = []
+    for path in ordered[:MAX_DIFF_FILES]:
+        try:
+            diffs.append(diff(home, path, rev_from, rev_to)["diff"])
+        except HearthError:
+            continue  # gone on both sides, or a path hearth does not read
+    return {
+        "path": None,
+        "from": old_rev,
+        "to": rev_to or "work tree",
+        "files": ordered[:MAX_DIFF_FILES],
+        "skipped": ordered[MAX_DIFF_FILES:],
+        "diff": "".join(diffs),
+    }
 
 
 def list_records(home: Home, kind: layout.RecordKind) -> list[RecordView]:

@@ -262,6 +262,28 @@ class HomeService(Hearth):
     def search(self, text: str, kind: str | None, path: str | None, limit: int) -> SearchResult:
         return self.reconciler.search_ranked(text, kind, path, limit, reopen=False)
 
+    def index_freshness(self) -> tuple[bool, str | None]:
+        """Whether search sees the files as they are, and if not why, without a scan.
+
+        Cheap enough for every search (status' ``index.fresh`` compares every
+        file's signature): fresh when the watcher runs, no reconcile pass is
+        pending or running, and the last one succeeded. Writes through hearth
+        are indexed before they return, so they are found either way.
+        """
+        if self.worker.state.last_error:
+            return False, f"the last reconcile pass failed: {self.worker.state.last_error}"
+        if not self.worker.running or not self.watcher.healthy():
+            return (
+                False,
+                "the file watcher is not running, so edits made outside hearth may be missing",
+            )
+        if not self.worker.idle():
+            return (
+                False,
+                "a reconcile pass is pending or running: edits of the last moment may be missing",
+            )
+        return True, None
+
     def status(self) -> dict[str, Any]:
         with self.owned():
             data = queries.status(self.home, self.reconciler.status(), self.syncer, self.reflector)

@@ -54,8 +54,8 @@ def resolve_home(option: str | None, cwd: Path | None = None) -> Path:
     return DEFAULT_HOME.expanduser().absolute()
 
 
-def default_actor() -> str:
-    return os.environ.get("HEARTH_ACTOR") or "cli"
+def default_actor(fallback: str = "cli") -> str:
+    return os.environ.get("HEARTH_ACTOR") or fallback
 
 
 def template_dir() -> Path:

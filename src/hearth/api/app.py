@@ -8,7 +8,9 @@ health check, and sync with the git remote (when the branch has an
 upstream). Jobs coalesce and never run two instances at once; each runs on
 the event loop's thread pool and records its outcome in the service, so a
 failing job shows in status and in ACTIVE.md. Shutdown stops them in the
-reverse order.
+reverse order. MCP over streamable HTTP is mounted at ``/mcp``: built in the
+background once the lifespan starts (hearth.mcp.mount), its session manager
+runs while the app serves.
 """
 
 from __future__ import annotations
@@ -22,11 +24,15 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
+from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from hearth.api import errors
 from hearth.api.guard import HostOriginGuard
 from hearth.api.limits import BodyLimit
 from hearth.api.routes import build_router
+from hearth.mcp.mount import PATH as MCP_PATH
+from hearth.mcp.mount import ExactPath, LazyMount
 from hearth.service import HomeService
 from hearth.ui import build_ui
 
@@ -69,6 +75,12 @@ def _schedule(service: HomeService) -> AsyncIOScheduler:
     return scheduler
 
 
+def _build_mcp(service: HomeService, url: str | None) -> tuple[Any, ASGIApp]:
+    from hearth.mcp import http  # noqa: PLC0415  (the SDK's import takes seconds)
+
+    return http.build(service, url)
+
+
 def create_app(
     service: HomeService,
     *,
@@ -76,11 +88,13 @@ def create_app(
     allowed_hosts: Iterable[str] = (),
     unix: bool = False,
 ) -> FastAPI:
-    """The API for ``service``; ``url`` is published for hooks once serving starts.
+    """The API for ``service``, with MCP at ``/mcp`` and the review page at ``/ui/``;
+    ``url`` is published for hooks once serving starts.
 
     ``allowed_hosts`` are the names (besides loopback) that requests may carry
     in ``Host`` (``*``: any); ``unix`` says the server listens on a unix socket.
     """
+    mcp = LazyMount(lambda: _build_mcp(service, url))
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -91,7 +105,8 @@ def create_app(
         if url is not None:
             service.publish_address(url)
         try:
-            yield
+            async with mcp.running():
+                yield
         finally:
             scheduler.shutdown(wait=False)
             service.scheduler_running = False
@@ -109,4 +124,6 @@ def create_app(
     app.add_middleware(HostOriginGuard, allowed_hosts=tuple(allowed_hosts), unix=unix)
     app.include_router(build_router(service))
     app.include_router(build_ui(service, errors.status_of))
+    app.router.routes.append(Route(MCP_PATH, ExactPath(mcp), include_in_schema=False))
+    app.mount(MCP_PATH, mcp)
     return app

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 from hearth import queries
 from hearth.catalog import RecordView
@@ -58,8 +59,17 @@ class Hearth:
         with self.owner:
             return self.home.preview_merge(key)
 
+    def diff_home(self, rev_from: str | None, rev_to: str | None) -> dict[str, Any]:
+        """Every file that differs between two revisions (``to`` None: the work tree)."""
+        with self.owner:
+            return queries.diff_home(self.home, rev_from, rev_to)
+
     def records(self, kind: layout.RecordKind) -> list[RecordView]:
         return queries.list_records(self.home, kind)
+
+    def review(self) -> tuple[list[RecordView], list[RecordView]]:
+        """What waits for a person: pending proposals, then open loops."""
+        return queries.list_records(self.home, "proposal"), queries.list_records(self.home, "loop")
 
     def entry_list(self, path: str) -> list[Entry]:
         with self.owner:

@@ -1,0 +1,158 @@
+"""How one MCP tool call runs: the caller's scope, a worker thread, errors as tool errors.
+
+Every tool is a plain function of its typed arguments that returns a pydantic
+model. ``Tools.add`` registers it with the SDK behind one wrapper that
+
+- refuses a call the caller's scope does not allow, before anything runs;
+- runs a blocking tool on a worker thread (the use cases take the home's lock
+  and touch git), so the event loop keeps serving other sessions;
+- turns a ``HearthError`` into a tool error (``isError``) whose text and
+  structured content are the HTTP API's error body, ``{"error": {"code",
+  "message", "detail"}}``, with the same code and message the API gives.
+
+Anything else a tool raises is the SDK's to report: the client sees only
+``Error executing tool <name>`` and the traceback stays in the server's log,
+so a crash never reaches the model and never ends the session.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, get_args, get_origin
+
+import anyio.to_thread
+from mcp.server.mcpserver import MCPServer
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
+from hearth.errors import HearthError
+from hearth.store.tokens import Scope, allows
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who calls: the name written as the commits' actor, and the scope held."""
+
+    actor: str
+    scope: Scope
+
+
+#: Resolves the caller of the current request (the bearer token's, or stdio's fixed one).
+WhoCalls = Callable[[], Caller | None]
+
+READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+#: Adds something (a note, a proposal, a loop): never overwrites, but twice is twice.
+ADDS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
+#: Replaces or removes what is there (history keeps the old version).
+REPLACES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False)
+#: Writes a given state: the same call twice leaves the same files.
+SETS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True)
+
+
+def error_result(code: str, message: str, detail: object = None) -> CallToolResult:
+    body = {"error": {"code": code, "message": message, "detail": detail}}
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(body, ensure_ascii=False))],
+        structured_content=body,
+        is_error=True,
+    )
+
+
+class Refused(Exception):
+    """The caller's scope does not allow this call (the API's 403)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+def require(held: Scope, need: Scope) -> None:
+    """Raise the API's 403, word for word, unless ``held`` allows ``need``."""
+    if not allows(held, need):
+        raise Refused(f"this needs a token with the {need} scope")
+
+
+def _result(model: BaseModel) -> CallToolResult:
+    data = model.model_dump(mode="json", by_alias=True)
+    return CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
+        structured_content=data,
+    )
+
+
+def _alias(parameter: inspect.Parameter) -> str | None:
+    if get_origin(parameter.annotation) is not Annotated:
+        return None
+    for extra in get_args(parameter.annotation)[1:]:
+        if isinstance(extra, FieldInfo) and extra.alias:
+            return extra.alias
+    return None
+
+
+class Tools:
+    """Registers hearth's tools on ``server`` for callers resolved by ``who``."""
+
+    def __init__(self, server: MCPServer, who: WhoCalls) -> None:
+        self.server = server
+        self.who = who
+
+    def add(
+        self,
+        need: Scope,
+        annotations: ToolAnnotations,
+        *,
+        blocking: bool = True,
+    ) -> Callable[[Callable[..., BaseModel]], Callable[..., BaseModel]]:
+        """Register the decorated function as the tool of its name.
+
+        ``need`` is the least scope any call needs; a tool whose arguments ask
+        for more raises ``Refused`` itself (``require``). Parameters named
+        ``actor`` and ``scope`` are filled with the caller's and left out of
+        the published schema; the docstring is the description.
+        """
+
+        def register(fn: Callable[..., BaseModel]) -> Callable[..., BaseModel]:
+            signature = inspect.signature(fn, eval_str=True)
+            injected = {"actor", "scope"} & set(signature.parameters)
+            published = [p for p in signature.parameters.values() if p.name not in injected]
+            # The SDK hands arguments over by their JSON names (``from`` for ``rev_from``).
+            renamed = {alias: p.name for p in published if (alias := _alias(p)) is not None}
+
+            async def call(**arguments: Any) -> CallToolResult:
+                caller = self.who()
+                if caller is None:  # the HTTP mount answers 401 first; a safety net
+                    return error_result("unauthorized", "send 'Authorization: Bearer <token>'")
+                arguments = {renamed.get(k, k): v for k, v in arguments.items()}
+                given = {"actor": caller.actor, "scope": caller.scope}
+                arguments.update((name, given[name]) for name in injected)
+                try:
+                    require(caller.scope, need)
+                    if blocking:
+                        model = await anyio.to_thread.run_sync(functools.partial(fn, **arguments))
+                    else:
+                        model = fn(**arguments)
+                except Refused as exc:
+                    return error_result("forbidden", exc.message)
+                except HearthError as exc:
+                    return error_result(exc.code, exc.message, exc.detail)
+                return _result(model)
+
+            call.__signature__ = signature.replace(  # type: ignore[attr-defined]
+                parameters=published,
+                return_annotation=Annotated[CallToolResult, signature.return_annotation],
+            )
+            call.__name__ = fn.__name__
+            self.server.add_tool(
+                call,
+                name=fn.__name__,
+                description=inspect.cleandoc(fn.__doc__ or ""),
+                annotations=annotations,
+            )
+            return fn
+
+        return register

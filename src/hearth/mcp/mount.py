@@ -1,0 +1,98 @@
+"""``/mcp`` in ``hearth serve``'s app, built in the background while the API starts.
+
+Importing the MCP SDK takes seconds on a busy machine (its protocol types are
+a large set of pydantic models), and ``hearth serve`` should answer ``/v1`` and
+``/healthz`` without waiting for it. So the app mounts this small ASGI app,
+which imports and builds the MCP server (hearth.mcp.http) on a worker thread
+once the lifespan starts, runs its session manager for as long as the app
+serves, and holds MCP requests until it is ready. This module imports no SDK.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+PATH = "/mcp"
+#: Seconds an MCP request waits for the server to be built before it is answered 503.
+READY_TIMEOUT = 60.0
+
+log = logging.getLogger(__name__)
+
+
+class LazyMount:
+    """The ASGI app answering ``/mcp/``; ``build`` makes ``(server, asgi_app)``."""
+
+    def __init__(self, build: Callable[[], tuple[Any, ASGIApp]]) -> None:
+        self._build = build
+        self._app: ASGIApp | None = None
+        self._ready: anyio.Event | None = None
+        self._failed: str | None = None
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Build and serve MCP in the background while the body runs (the lifespan)."""
+        self._ready = anyio.Event()
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._serve)
+            try:
+                yield
+            finally:
+                group.cancel_scope.cancel()
+
+    async def _serve(self) -> None:
+        assert self._ready is not None
+        try:
+            server, app = await anyio.to_thread.run_sync(self._build, abandon_on_cancel=True)
+        except Exception as exc:  # the API keeps serving; /mcp says why it cannot
+            log.exception("hearth: MCP could not start")
+            self._failed = f"MCP could not start: {type(exc).__name__}: {exc}"
+            self._ready.set()
+            return
+        async with server.session_manager.run():
+            self._app = app
+            self._ready.set()
+            await anyio.sleep_forever()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._ready is not None:
+            with anyio.move_on_after(READY_TIMEOUT):
+                await self._ready.wait()
+        if self._app is None:
+            await _unavailable(send, self._failed or "MCP is starting; try again in a moment")
+            return
+        await self._app(scope, receive, send)
+
+
+class ExactPath:
+    """``/mcp`` itself, answered in place: a mount alone would redirect it (307)
+    to ``/mcp/``, which some clients do not follow for a POST. (An object, not a
+    function, so Starlette hands it the raw ASGI call.)"""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        root = scope.get("root_path", "")
+        await self.app(
+            {**scope, "root_path": root + PATH, "path": root + PATH + "/"}, receive, send
+        )
+
+
+async def _unavailable(send: Send, message: str) -> None:
+    body = json.dumps({"error": {"code": "unavailable", "message": message, "detail": None}})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 503,
+            "headers": [(b"content-type", b"application/json"), (b"retry-after", b"1")],
+        }
+    )
+    await send({"type": "http.response.body", "body": body.encode()})

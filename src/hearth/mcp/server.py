@@ -1,0 +1,133 @@
+"""hearth's MCP server: the tools, the hot files as resources, a session-start prompt.
+
+One ``MCPServer`` per transport, built over the served home (``HomeService``):
+``hearth mcp`` runs it over stdio with a fixed scope, and ``hearth serve``
+mounts it at ``/mcp`` where each request's bearer token gives the scope
+(hearth.mcp.http). Resources and the prompt only read, which every scope may.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Literal
+
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+from pydantic import Field
+
+from hearth.domain import layout
+from hearth.domain.context import MAIN_FILES
+from hearth.errors import HearthError, NotFound
+from hearth.mcp.calls import Caller, Tools, WhoCalls
+from hearth.mcp.tools import register_admin_tools, register_read_tools, register_write_tools
+from hearth.service import HomeService
+
+NAME = "hearth"
+
+INSTRUCTIONS = """\
+hearth is this assistant's home: its persona (SOUL.md, IDENTITY.md, AGENTS.md, \
+TOOLS.md), what it knows about its person (USER.md) and its long-term memory \
+(MEMORY.md, memory/topics/, daily notes in memory/), as Markdown in git. Every \
+change is one commit with the actor recorded.
+
+At session start call `context` (or use the session_start prompt) and `review`. \
+Before answering from memory, `search`, then `read` the lines you need. Record \
+what happened with `note`; keep USER.md and MEMORY.md current one line at a time \
+with `memory`; put longer notes in `topic`; track unfinished threads with \
+`add_loop` / `resolve_loop`. Changes to who the assistant is go through \
+`propose`: a person merges them. Errors are JSON {"error": {"code", "message"}}; \
+read the message, it says what to do."""
+
+#: The resources: each file of the main bundle (ACTIVE.md included) by its path.
+RESOURCES = {f"hearth://home/{path}": path for path in MAIN_FILES}
+
+
+def build_server(
+    service: HomeService,
+    who: WhoCalls,
+    *,
+    token_verifier: TokenVerifier | None = None,
+    auth: AuthSettings | None = None,
+) -> MCPServer:
+    """The MCP server over ``service``; ``who`` names the caller of each request."""
+    server: MCPServer = MCPServer(
+        NAME,
+        title="hearth: the assistant's home",
+        instructions=INSTRUCTIONS,
+        version="1",
+        token_verifier=token_verifier,
+        auth=auth,
+        # The SDK logs at INFO by default (each refused call): a serving process's
+        # stderr is for operators, so only warnings and worse.
+        log_level="WARNING",
+    )
+    tools = Tools(server, who)
+    register_read_tools(tools, service)
+    register_write_tools(tools, service)
+    register_admin_tools(tools, service)
+    _register_resources(server, service)
+    _register_prompt(server, service)
+    return server
+
+
+def fixed_caller(actor: str, scope: Literal["read", "write", "admin"]) -> WhoCalls:
+    """The caller over stdio: one person's runtime with the scope it was started with."""
+    caller = Caller(actor, scope)
+    return lambda: caller
+
+
+def _register_resources(server: MCPServer, service: HomeService) -> None:
+    def reader(path: str) -> Callable[[], str]:
+        def read_file() -> str:
+            if path == layout.ACTIVE_PATH:
+                service.settle_active()  # the passes writes asked for, so it is current
+            try:
+                return service.get_file(path).content
+            except NotFound as exc:
+                raise ResourceNotFoundError(exc.message) from exc
+            except HearthError as exc:
+                raise ResourceError(f"{exc.code}: {exc.message}") from exc
+
+        return read_file
+
+    for uri, path in RESOURCES.items():
+        what = (
+            "what hearth renders from the home: open loops, pending proposals, recent notes"
+            if path == layout.ACTIVE_PATH
+            else "a persona or memory file the assistant loads every session"
+        )
+        server.resource(
+            uri,
+            name=path,
+            title=path,
+            description=f"{path}: {what}.",
+            mime_type="text/markdown",
+        )(reader(path))
+
+
+def _register_prompt(server: MCPServer, service: HomeService) -> None:
+    @server.prompt(
+        name="session_start",
+        title="Load the assistant's home",
+        description=(
+            "The persona and memory bundle for the start of a session, with how to keep "
+            "memory through hearth's tools. For runtimes that do not call `context` on "
+            "their own: pick it once when a session starts."
+        ),
+    )
+    def session_start(
+        user: Annotated[str | None, Field(description="The person's id (users/<id>.md)")] = None,
+    ) -> str:
+        try:
+            bundle = service.context("main", None, user)
+        except HearthError as exc:
+            raise ValueError(exc.message) from exc
+        parts = [INSTRUCTIONS]
+        for f in bundle.files:
+            if f.missing:
+                continue
+            note = " (cut to fit; read the whole file with `read`)" if f.truncated else ""
+            parts.append(f"===== {f.path}{note} =====\n{f.content.rstrip()}")
+        return "\n\n".join(parts)

@@ -1,0 +1,396 @@
+"""The MCP tools of DESIGN.md section 9, each one call on the served home.
+
+The names and arguments are fixed by the design; each docstring is the
+description a model reads when it decides which tool to call, so it says what
+the tool is for, when to use it and what it answers. Scopes: ``read`` for the
+read tools (and ``memory`` with op ``list``), ``write`` for the write tools,
+``admin`` for ``merge`` and ``reject`` (accepting a change to the persona is
+a person's call) and for ``write`` to a file that is not markdown, as the HTTP
+API asks.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from hearth.domain.layout import Kind
+from hearth.domain.paths import normalize
+from hearth.errors import InvalidInput
+from hearth.home import WriteResult
+from hearth.index.query import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
+from hearth.mcp import models
+from hearth.mcp.calls import ADDS, READ, REPLACES, SETS, Refused, Tools, require
+from hearth.service import HomeService
+from hearth.store.tokens import Scope
+
+#: Lines one ``read`` answers at most; read on from ``end_line + 1``.
+MAX_READ_LINES = 2000
+
+Path = Annotated[str, Field(min_length=1, max_length=1024, description="Path inside the home")]
+Key = Annotated[str, Field(min_length=1, max_length=300, description="The record's key")]
+
+
+def _written(result: WriteResult) -> models.Written:
+    return models.Written(
+        commit=result.commit, path=result.path, changed=result.changed, key=result.key
+    )
+
+
+def register_read_tools(tools: Tools, service: HomeService) -> None:
+    @tools.add("read", READ, blocking=False)
+    def search(
+        query: Annotated[
+            str,
+            Field(min_length=1, max_length=MAX_QUERY_CHARS, description="Words to look for"),
+        ],
+        kind: Annotated[
+            Kind | None,
+            Field(description="Only this kind of file (persona, daily, topic, proposal, ...)"),
+        ] = None,
+        path: Annotated[
+            str | None,
+            Field(max_length=MAX_PREFIX_CHARS, description="Only files under this folder"),
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Hits at most")] = 10,
+    ) -> models.SearchResult:
+        """Full-text search over the assistant's home: persona files, memory, daily
+        notes, topic notes, proposals and open loops (Markdown in git).
+
+        Use it before answering anything the assistant may have written down
+        (people, preferences, decisions, past work), and to find a passage before
+        `read`ing it. Answers ranked hits, each with path, heading, start_line and
+        end_line (1-based, for `read`), score and a snippet; `fresh` is false (with
+        `stale_reason`) when the index may lag edits made outside hearth in the
+        last moments. Writes made through these tools are always found.
+        """
+        found = service.search(query, kind, path, limit)
+        fresh, why = service.index_freshness()
+        return models.SearchResult(
+            hits=[models.SearchHit(**h.as_dict()) for h in found.hits],  # type: ignore[arg-type]
+            fresh=fresh,
+            stale_reason=why,
+            ranking=found.ranking,
+        )
+
+    @tools.add("read", READ)
+    def read(
+        path: Path,
+        start_line: Annotated[int, Field(ge=1, description="First line (1-based)")] = 1,
+        end_line: Annotated[
+            int | None, Field(ge=1, description="Last line, inclusive (default: the end)")
+        ] = None,
+    ) -> models.ReadResult:
+        """Read a file of the home (or a range of its lines), as it is on disk now.
+
+        Use it after `search` (pass the hit's start_line and end_line) or to read a
+        file whose path you know, such as MEMORY.md or memory/topics/<topic>.md.
+        Answers the lines numbered as "<number><TAB><text>", the file's total line
+        count, and `oid`, which `write` takes as expected_oid to refuse a stale
+        overwrite. A missing file is a not_found error; paths outside the home,
+        into .git or through a symlink are refused (path_refused). At most 2000
+        lines per call: `truncated` says to read on from end_line + 1.
+        """
+        found = service.get_file(path)
+        lines = found.content.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        last = len(lines) if end_line is None else min(end_line, len(lines))
+        cut = last - start_line + 1 > MAX_READ_LINES
+        if cut:
+            last = start_line + MAX_READ_LINES - 1
+        shown = lines[start_line - 1 : last]
+        return models.ReadResult(
+            path=found.path,
+            oid=found.oid,
+            commit=found.commit,
+            dirty=found.dirty,
+            start_line=start_line,
+            end_line=start_line + len(shown) - 1,
+            total_lines=len(lines),
+            truncated=cut,
+            text="\n".join(f"{start_line + i}\t{line}" for i, line in enumerate(shown)),
+        )
+
+    @tools.add("read", READ)
+    def context(
+        session: Annotated[
+            Literal["main", "subagent"],
+            Field(description="main: the whole persona; subagent: AGENTS.md and TOOLS.md"),
+        ] = "main",
+        q: Annotated[
+            str | None,
+            Field(
+                max_length=MAX_QUERY_CHARS,
+                description="The message about to be answered: adds recalled passages",
+            ),
+        ] = None,
+        user: Annotated[
+            str | None,
+            Field(max_length=100, description="A person's id: adds users/<id>.md"),
+        ] = None,
+    ) -> models.ContextBundle:
+        """The bundle to load at the start of a session (or turn): the persona and
+        memory files in order (AGENTS.md, SOUL.md, TOOLS.md, IDENTITY.md, USER.md,
+        MEMORY.md, continuity/ACTIVE.md; a subagent gets AGENTS.md and TOOLS.md).
+
+        With `q` it adds a `recall` section of passages that search finds for that
+        message (path and line range each); with `user` it adds that person's note.
+        Everything fits one character budget: a file or passage that was cut says
+        `truncated` (the whole bundle too), and a file that does not exist says
+        `missing`. Read it once at session start rather than each file by itself.
+        """
+        return models.ContextBundle.model_validate(service.context(session, q, user).as_dict())
+
+    @tools.add("read", READ)
+    def review() -> models.Review:
+        """What waits for a person: the pending memory proposals (title, entries,
+        target, rationale) and the open loops (unfinished threads with their next
+        step), each with the key that `merge`, `reject` and `resolve_loop` take.
+
+        Use it to see what is already proposed before proposing again, and to pick
+        up open loops at the start of a session.
+        """
+        proposals, loops = service.review()
+        return models.Review(
+            proposals=[models.Record.model_validate(v.as_dict()) for v in proposals],
+            loops=[models.Record.model_validate(v.as_dict()) for v in loops],
+        )
+
+    @tools.add("read", READ)
+    def history(
+        path: Path,
+        limit: Annotated[int, Field(ge=1, le=1000, description="Commits at most")] = 20,
+    ) -> models.History:
+        """The commits that changed a file, newest first: id, time, author, subject,
+        message and hearth's trailers (Hearth-Actor: who made the change through
+        hearth, Hearth-Op: which operation). Use it to see when and by whom a
+        memory or persona file changed; `diff` shows what changed.
+        """
+        commits = service.history(path, limit)
+        return models.History(
+            path=normalize(path),
+            commits=[models.Commit.model_validate(c.as_dict()) for c in commits],
+        )
+
+    @tools.add("read", READ)
+    def diff(
+        path: Annotated[
+            str | None,
+            Field(max_length=1024, description="One file (default: every file that differs)"),
+        ] = None,
+        rev_from: Annotated[
+            str | None,
+            Field(alias="from", max_length=200, description="Old revision (default HEAD)"),
+        ] = None,
+        rev_to: Annotated[
+            str | None,
+            Field(alias="to", max_length=200, description="New revision (default: the files now)"),
+        ] = None,
+    ) -> models.Diff:
+        """A unified diff between two revisions (commit ids, HEAD~3, branch names).
+        `from` defaults to HEAD and `to` to the files as they are now, so with
+        neither it shows the uncommitted edits. Without `path` it covers every file
+        that differs (100 files at most; the rest listed in `skipped`).
+        """
+        if path is None:
+            return models.Diff.model_validate(service.diff_home(rev_from, rev_to))
+        return models.Diff.model_validate(service.diff(path, rev_from, rev_to))
+
+    @tools.add("read", READ)
+    def status() -> models.Status:
+        """The home's health: branch and HEAD, uncommitted changes, pending
+        proposals and open loops, index freshness (index.fresh), the watcher,
+        reconcile worker, scheduled jobs, sync with the remote and reflection.
+        Use it when something looks stale or a write was refused as busy.
+        """
+        return models.Status.model_validate(service.status())
+
+
+def register_write_tools(tools: Tools, service: HomeService) -> None:
+    @tools.add("write", ADDS)
+    def note(
+        text: Annotated[str, Field(min_length=1, max_length=100_000, description="The entry")],
+        actor: str,
+        title: Annotated[
+            str | None, Field(max_length=200, description="A heading for the entry")
+        ] = None,
+    ) -> models.Written:
+        """Append an entry to today's daily note (memory/YYYY-MM-DD.md): what
+        happened, what was decided, what the person said that matters. The cheap,
+        always-allowed way to remember; reflection and people distil daily notes
+        into MEMORY.md later. One commit; answers the commit and the file's path.
+        """
+        return _written(service.note(text, title, actor))
+
+    @tools.add("write", ADDS)
+    def propose(
+        title: Annotated[str, Field(min_length=1, max_length=200)],
+        entries: Annotated[
+            list[Annotated[str, Field(min_length=1, max_length=2000)]],
+            Field(min_length=1, max_length=200, description="One-line entries to add"),
+        ],
+        actor: str,
+        target: Annotated[
+            str | None,
+            Field(max_length=1024, description="The file the entries go to (default MEMORY.md)"),
+        ] = None,
+        rationale: Annotated[str, Field(max_length=5000, description="Why, for the reviewer")] = "",
+        source: Annotated[str, Field(max_length=500, description="Where it came from")] = "",
+    ) -> models.Written:
+        """Propose entries for long-term memory or the persona (MEMORY.md by
+        default, or USER.md, SOUL.md, ...) for a person to review. Nothing changes
+        in the target until someone merges the proposal: this is how the
+        assistant changes who it is. Check `review` first to avoid duplicates.
+        Answers the proposal's key.
+        """
+        return _written(service.propose(title, entries, actor, target, rationale, source))
+
+    @tools.add("write", ADDS)
+    def add_loop(
+        title: Annotated[str, Field(min_length=1, max_length=200)],
+        actor: str,
+        summary: Annotated[str, Field(max_length=20000, description="Where it stands")] = "",
+        next_step: Annotated[str, Field(max_length=2000, description="What to do next")] = "",
+    ) -> models.Written:
+        """Open a loop: an unfinished thread to pick up in a later session (a
+        promise made, a question waiting for an answer, work half done). Open
+        loops show in continuity/ACTIVE.md and in `review`. Answers its key.
+        """
+        return _written(service.add_loop(title, actor, summary, next_step))
+
+    @tools.add("write", REPLACES)
+    def resolve_loop(
+        key: Key,
+        actor: str,
+        note: Annotated[str, Field(max_length=2000, description="How it ended")] = "",
+    ) -> models.Written:
+        """Close an open loop (by the key `review` shows) once it is done or moot,
+        with an optional note on how it ended. One commit."""
+        return _written(service.resolve_loop(key, actor, note))
+
+    @tools.add("write", SETS)
+    def write(
+        path: Path,
+        content: Annotated[str, Field(max_length=5_000_000, description="The whole new text")],
+        actor: str,
+        scope: Scope,
+        expected_oid: Annotated[
+            str | None,
+            Field(
+                pattern=r"^[0-9a-f]{40}$",
+                description="The oid `read` gave: refuses the write if the file changed since",
+            ),
+        ] = None,
+        message: Annotated[str | None, Field(max_length=200, description="Commit subject")] = None,
+    ) -> models.Written:
+        """Replace a file's whole content (or create it) as one commit, after the
+        same validation rules as a person's commit (bounds, secret guard).
+
+        Prefer `note`, `memory`, `topic` and `propose`, which cannot lose someone
+        else's edit; when you do write, pass the `oid` from `read` as expected_oid
+        so a file changed since is refused (stale_write) instead of overwritten.
+        A write-scope caller writes markdown files only. Refused with dirty_file
+        when the file holds uncommitted edits.
+        """
+        if not normalize(path).endswith(".md") and scope != "admin":
+            raise Refused("a write token writes markdown files; other files need admin")
+        return _written(service.put(path, content.encode(), actor, expected_oid, message))
+
+    @tools.add("read", REPLACES)
+    def memory(
+        op: Annotated[Literal["add", "replace", "remove", "list"], Field(description="What to do")],
+        file: Annotated[
+            str,
+            Field(min_length=1, max_length=1024, description="USER.md, MEMORY.md, users/<id>.md"),
+        ],
+        actor: str,
+        scope: Scope,
+        entry: Annotated[
+            str | None,
+            Field(
+                max_length=2000,
+                description="add: the new entry; replace/remove: the entry's exact text or #N",
+            ),
+        ] = None,
+        new_entry: Annotated[
+            str | None, Field(max_length=2000, description="replace: the entry's new text")
+        ] = None,
+    ) -> models.MemoryResult:
+        """Keep the bounded memory files one entry at a time: USER.md (about the
+        person), MEMORY.md (the assistant's long-term notes), users/<id>.md, or any
+        file with an '## Entries' section. An entry is one line.
+
+        op list: the entries with their numbers. op add: add `entry`. op replace:
+        replace `entry` (its exact text, or #N from list) with `new_entry`. op
+        remove: remove `entry`. Each change is one commit computed from the
+        committed file, so it never overwrites anyone's edit; refused when the
+        entry is not there (entry_missing), the file is over its bound
+        (validation_failed) or holds uncommitted edits (dirty_file). Needs the
+        write scope except for list. Longer notes belong in `topic`.
+        """
+        if op == "list":
+            found = service.entry_list(file)
+            return models.MemoryResult(
+                op=op,
+                path=normalize(file),
+                entries=[models.Entry.model_validate(e.as_dict()) for e in found],
+            )
+        require(scope, "write")
+        if entry is None:
+            raise _missing("entry", op)
+        if op == "add":
+            result = service.entry_add(file, entry, actor)
+        elif op == "remove":
+            result = service.entry_remove(file, entry, actor)
+        else:
+            if new_entry is None:
+                raise _missing("new_entry", op)
+            result = service.entry_replace(file, entry, new_entry, actor)
+        return models.MemoryResult(
+            op=op, path=result.path, commit=result.commit, changed=result.changed
+        )
+
+    @tools.add("write", ADDS)
+    def topic(
+        title: Annotated[str, Field(min_length=1, max_length=200, description="The topic")],
+        actor: str,
+        content: Annotated[
+            str | None, Field(max_length=1_000_000, description="The note's whole text")
+        ] = None,
+        append: Annotated[
+            str | None, Field(max_length=1_000_000, description="A section to add at the end")
+        ] = None,
+    ) -> models.Written:
+        """Write a topic note, memory/topics/<slug>.md, found by its title: longer
+        notes on one subject (a project, a person's situation, a how-to) that do
+        not fit a one-line memory entry. Give `content` to create or replace the
+        note, or `append` to add a section at its end (exactly one of them). One
+        commit; answers the note's path. `search` with path "memory/topics/"
+        lists what exists.
+        """
+        return _written(service.topic(title, actor, content=content, append=append))
+
+
+def register_admin_tools(tools: Tools, service: HomeService) -> None:
+    @tools.add("admin", REPLACES)
+    def merge(key: Key, actor: str) -> models.Written:
+        """Accept a pending proposal: its entries go into the target file and the
+        proposal is archived, in one commit. A person's decision: call it only
+        when the person asked for this very proposal to be merged."""
+        return _written(service.merge(key, actor))
+
+    @tools.add("admin", REPLACES)
+    def reject(
+        key: Key,
+        reason: Annotated[str, Field(min_length=1, max_length=2000)],
+        actor: str,
+    ) -> models.Written:
+        """Decline a pending proposal with a reason; it is archived and the
+        target file is left as it is. A person's decision, like `merge`."""
+        return _written(service.reject(key, reason, actor))
+
+
+def _missing(argument: str, op: str) -> InvalidInput:
+    return InvalidInput(f"op {op} needs {argument}")
