@@ -156,3 +156,23 @@ def test_status_never_calls_a_missing_or_foreign_active_md_fresh(workspace: Work
     rec.reconcile([ACTIVE])
     assert workspace.read(ACTIVE) == original
     assert wiring.reconciler_of(workspace.reopen()).status().active == "fresh"
+
+
+def test_an_edit_that_keeps_inode_size_and_mtime_is_still_caught(workspace: Workspace) -> None:
+    """An edit inside the same mtime tick as hearth's write looks identical by
+    stat; a pass that names ACTIVE.md compares the bytes."""
+    import os
+
+    populate(workspace)
+    rec = wiring.reconciler_of(workspace.home)
+    rec.reconcile()
+    path = workspace.root / ACTIVE
+    original = path.read_bytes()
+    before = path.stat()
+    forged = original.replace(b"Fix the fence", b"Fix the gates")
+    assert len(forged) == len(original) and forged != original
+    path.write_bytes(forged)  # same inode, same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # same mtime
+    assert not rec.reconcile([]).active_written  # identity alone cannot tell
+    assert rec.reconcile([ACTIVE]).active_written
+    assert path.read_bytes() == original

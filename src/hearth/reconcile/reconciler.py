@@ -261,6 +261,12 @@ class Reconciler:
     ) -> PassReport:
         """Apply the difference for ``paths`` (or everything), or finish a rebuild."""
         assert self._index is not None
+        if paths is not None:
+            paths = list(paths)
+        # A pass that names ACTIVE.md (a watcher event on it) or looks at everything
+        # compares its bytes, not only its identity: an edit within the same
+        # mtime tick as hearth's own write keeps inode, size and mtime.
+        check_active = paths is None or layout.ACTIVE_PATH in paths
         state = self._manifest
         head = _head(self.repo)
         changes = rebuilt
@@ -278,7 +284,7 @@ class Reconciler:
                 state.indexed_head = head
         state.last_reconcile = self._now()
         settled = not (changes.indexed or changes.delete or changes.parked or rebuilt)
-        active_written = refresh_active and self._refresh_active(head, settled)
+        active_written = refresh_active and self._refresh_active(head, settled, check_active)
         manifest.save(self.folder, state, None if changes.rules_changed else changes.touched)
         self._manifest_sig = manifest.signature(self.folder)
         return PassReport(
@@ -463,12 +469,14 @@ class Reconciler:
 
     # -- ACTIVE.md -----------------------------------------------------------
 
-    def _refresh_active(self, head: str | None, settled: bool) -> bool:
+    def _refresh_active(self, head: str | None, settled: bool, check_bytes: bool = False) -> bool:
         """Render and write ACTIVE.md; a failure is recorded, never raised.
 
         When the pass changed nothing (``settled``) and HEAD, the attention
         list and the file itself are as this process last left them, the
-        render would give the same bytes, so it is skipped.
+        render would give the same bytes, so it is skipped. With
+        ``check_bytes`` the file's bytes must also still be the ones last
+        rendered (a small read).
         """
         attention = tuple(self.attention())
         key = (
@@ -477,7 +485,15 @@ class Reconciler:
             tuple(self._manifest.errors),
             _identity(self.root / layout.ACTIVE_PATH),
         )
-        if settled and key == self._active_key and self._manifest.active_error is None:
+        if (
+            settled
+            and key == self._active_key
+            and self._manifest.active_error is None
+            and not (
+                check_bytes
+                and active.state_on_disk(self.files, self._manifest.active_digest) != "written"
+            )
+        ):
             return False
         try:
             inputs = active.gather(
