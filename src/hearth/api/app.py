@@ -8,9 +8,9 @@ health check, and sync with the git remote (when the branch has an
 upstream). Jobs coalesce and never run two instances at once; each runs on
 the event loop's thread pool and records its outcome in the service, so a
 failing job shows in status and in ACTIVE.md. Shutdown stops them in the
-reverse order. MCP over streamable HTTP is mounted at ``/mcp``: built in the
-background once the lifespan starts (hearth.mcp.mount), its session manager
-runs while the app serves.
+reverse order. MCP over streamable HTTP is mounted at ``/mcp``: built on the first
+MCP request (hearth.mcp.mount), its session manager then runs while the app
+serves.
 """
 
 from __future__ import annotations

@@ -1,11 +1,14 @@
-"""``/mcp`` in ``hearth serve``'s app, built in the background while the API starts.
+"""``/mcp`` in ``hearth serve``'s app, built when the first MCP request arrives.
 
-Importing the MCP SDK takes seconds on a busy machine (its protocol types are
-a large set of pydantic models), and ``hearth serve`` should answer ``/v1`` and
-``/healthz`` without waiting for it. So the app mounts this small ASGI app,
-which imports and builds the MCP server (hearth.mcp.http) on a worker thread
-once the lifespan starts, runs its session manager for as long as the app
-serves, and holds MCP requests until it is ready. This module imports no SDK.
+Importing the MCP SDK takes seconds of CPU on a busy machine (its protocol
+types are a large set of pydantic models). ``hearth serve`` should neither
+start slower for it nor, right after start-up, hand the reconcile worker and
+the watcher less CPU while it imports (ACTIVE.md is rewritten within a second
+of an edit). So the app mounts this small ASGI app: the first request to
+``/mcp`` has it import and build the MCP server (hearth.mcp.http) on a worker
+thread, and its session manager then runs for as long as the app serves;
+requests wait until it is ready. A server no MCP client talks to never loads
+the SDK. This module imports no SDK.
 """
 
 from __future__ import annotations
@@ -34,12 +37,13 @@ class LazyMount:
         self._build = build
         self._app: ASGIApp | None = None
         self._ready: anyio.Event | None = None
+        self._wanted: anyio.Event | None = None
         self._failed: str | None = None
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
-        """Build and serve MCP in the background while the body runs (the lifespan)."""
-        self._ready = anyio.Event()
+        """Serve MCP, once a request wants it, while the body runs (the lifespan)."""
+        self._ready, self._wanted = anyio.Event(), anyio.Event()
         async with anyio.create_task_group() as group:
             group.start_soon(self._serve)
             try:
@@ -48,7 +52,8 @@ class LazyMount:
                 group.cancel_scope.cancel()
 
     async def _serve(self) -> None:
-        assert self._ready is not None
+        assert self._ready is not None and self._wanted is not None
+        await self._wanted.wait()
         try:
             server, app = await anyio.to_thread.run_sync(self._build, abandon_on_cancel=True)
         except Exception as exc:  # the API keeps serving; /mcp says why it cannot
@@ -62,7 +67,8 @@ class LazyMount:
             await anyio.sleep_forever()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if self._ready is not None:
+        if self._ready is not None and self._wanted is not None:
+            self._wanted.set()
             with anyio.move_on_after(READY_TIMEOUT):
                 await self._ready.wait()
         if self._app is None:
