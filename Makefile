@@ -46,6 +46,8 @@ bench: install
 	$(BIN)/python bench/search_index.py
 	$(BIN)/python bench/http_service.py
 	$(BIN)/python bench/load.py
+	$(BIN)/python bench/ui_pages.py
+	$(BIN)/python bench/mcp_roundtrip.py
 
 # Retrieval quality on LoCoMo-format conversations (the data stays outside the
 # repository): make recall-bench LOCOMO=../shared/locomo-dev
