@@ -173,6 +173,10 @@ class Reconciler:
                     wanted = None if moved is None else [*wanted, *moved]
                 elif not wanted:
                     return _timed(PassReport(full=False), started)
+            if wanted == [layout.ACTIVE_PATH] and not rebuilt and self._active_is_ours():
+                # The watcher's echo of hearth's own write of ACTIVE.md: nothing to do,
+                # and no pass record to save for it.
+                return _timed(PassReport(full=False), started)
             try:
                 report = self._pass(None if rebuilt else wanted, rebuilt, refresh_active)
             except IndexUnusable:
@@ -608,6 +612,15 @@ class Reconciler:
                 active=self._active_state(head),
                 vectors=self.vector_coverage(),
             )
+
+    def _active_is_ours(self) -> bool:
+        """ACTIVE.md is the file this process last wrote, with the bytes it rendered."""
+        return (
+            self._active_key is not None
+            and self._active_key[3] == _identity(self.root / layout.ACTIVE_PATH)
+            and self._manifest.active_error is None
+            and active.state_on_disk(self.files, self._manifest.active_digest) == "written"
+        )
 
     def _active_state(self, head: str | None) -> str:
         """How ACTIVE.md on disk compares with what hearth last rendered."""
