@@ -149,7 +149,9 @@ def _hits(
         return []
     snippets = None
     if in_body is not None:
-        snippets = tantivy.SnippetGenerator.create(searcher, in_body, schema, "body")
+        # ``body`` has no terms of its own (schema.py): the body is highlighted
+        # with the terms of ``text``, tokenized by the search analyzer.
+        snippets = tantivy.SnippetGenerator.create(searcher, in_body, schema, SEARCH_FIELD)
         snippets.set_max_num_chars(SNIPPET_CHARS)
     hits = []
     for score, address in found:
@@ -165,7 +167,12 @@ def _hits(
                 kind=str(doc.get_first("kind")),
                 date=str(doc.get_first("date") or ""),
                 score=round(float(score), 4),
-                snippet=_snippet(snippets.snippet_from_doc(doc) if snippets else None, body),
+                snippet=_snippet(
+                    snippets.snippet_from_doc(tantivy.Document(**{SEARCH_FIELD: body}))
+                    if snippets
+                    else None,
+                    body,
+                ),
             )
         )
     return hits
@@ -174,25 +181,21 @@ def _hits(
 def _user_query(
     index: tantivy.Index, schema: tantivy.Schema, searcher: tantivy.Searcher, text: str
 ) -> tuple[Query, Query] | None:
-    """The scored query, and the query over ``body`` that snippets highlight."""
+    """The scored query, and the query whose terms snippets highlight."""
     read = read_query(text)
     parts: list[tuple[Occur, Query]] = []
-    body: list[tuple[Occur, Query]] = []
     if read.parsed.strip():
         parsed, _errors = index.parse_query_lenient(read.parsed, [SEARCH_FIELD])
         parts.append((Occur.Should, parsed))
-        in_body, _errors = index.parse_query_lenient(read.parsed, ["body"])
-        body.append((Occur.Should, in_body))
     for prefix in read.prefixes:
         pattern = _escape(prefix) + ".*"
         parts.append((Occur.Should, Query.regex_query(schema, SEARCH_FIELD, pattern)))
-        body.append((Occur.Should, Query.regex_query(schema, "body", pattern)))
     if not parts:
         return None
     matched = Query.boolean_query(parts)
     bonus = _bonus(schema, searcher, read)
     scored = Query.boolean_query([(Occur.Must, matched), *bonus]) if bonus else matched
-    return scored, Query.boolean_query(body)
+    return scored, matched
 
 
 def _bonus(

@@ -12,10 +12,15 @@ title and heading fields, and a question's filler words ranked the persona
 files' titles first. ``title``, ``heading`` and ``body`` stay indexed for
 ``field:word`` queries, for the heading and title bonus (``query.py``) and
 for snippets.
+
+``body`` is stored but has no terms of its own (version 4): indexing it as
+well as ``text`` tokenized every section twice. Snippets highlight the body
+with the terms of ``text``; a query's ``body:word`` searches ``text``.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 
 import tantivy
@@ -24,8 +29,11 @@ from hearth.domain.notes import ENTRY_STAMP
 
 # 2: whole-section scoring, the CJK-aware analyzer (recall).
 # 3: also daily notes in LionClaw's layout (continuity/daily/YYYY/MM/) are kind "daily".
-SCHEMA_VERSION = 3
+# 4: ``body`` stored without terms; the writer's fast analyzer (``analysis.py``).
+SCHEMA_VERSION = 4
 ANALYZER = "hearth_text"
+#: The analyzer of fields that are stored but give no terms.
+NO_TERMS = "hearth_none"
 
 #: Fields a query may name (``title:word``) and that hold the section's parts.
 TEXT_FIELDS = ("title", "heading", "body")
@@ -52,7 +60,7 @@ def build_schema() -> tantivy.Schema:
     builder.add_text_field("kind", stored=True, tokenizer_name="raw")
     builder.add_text_field("title", stored=True, tokenizer_name=ANALYZER)
     builder.add_text_field("heading", stored=True, tokenizer_name=ANALYZER)
-    builder.add_text_field("body", stored=True, tokenizer_name=ANALYZER)
+    builder.add_text_field("body", stored=True, tokenizer_name=NO_TERMS, index_option="basic")
     builder.add_text_field(SEARCH_FIELD, stored=False, tokenizer_name=ANALYZER)
     builder.add_text_field("date", stored=True, tokenizer_name="raw")
     #: What the section's vector is keyed by (see ``vectors.py``).
@@ -62,9 +70,13 @@ def build_schema() -> tantivy.Schema:
     return builder.build()
 
 
+@functools.cache
 def build_analyzer() -> tantivy.TextAnalyzer:
     """Words of letters and digits, one token per character of ``CHAR_SCRIPTS``;
-    lower-cased, accents folded to ASCII (``cafe`` finds ``café``), English stems."""
+    lower-cased, accents folded to ASCII (``cafe`` finds ``café``), English stems.
+
+    Built once per process (compiling its regex takes tens of milliseconds);
+    registering it on an index copies it."""
     return (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(TOKEN_PATTERN))
         .filter(tantivy.Filter.lowercase())
@@ -74,9 +86,19 @@ def build_analyzer() -> tantivy.TextAnalyzer:
     )
 
 
+def build_no_terms() -> tantivy.TextAnalyzer:
+    """No terms at all: the whole value is one token, and it is removed."""
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.raw())
+        .filter(tantivy.Filter.remove_long(1))
+        .build()
+    )
+
+
 def register_analyzer(index: tantivy.Index) -> None:
-    """Needed on every opened Index."""
+    """Needed on every opened Index (the writer's has its own: ``analysis.py``)."""
     index.register_tokenizer(ANALYZER, build_analyzer())
+    index.register_tokenizer(NO_TERMS, build_no_terms())
 
 
 def search_text(title: str, heading: str, body: str) -> str:

@@ -26,9 +26,13 @@ import tantivy
 
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
+from hearth.index.analysis import build_fast_analyzer, stored_value, unstored_value
 from hearth.index.query import Hit, run_digest_search, run_search
 from hearth.index.schema import (
+    ANALYZER,
+    NO_TERMS,
     SCHEMA_VERSION,
+    build_no_terms,
     build_schema,
     digest,
     passage,
@@ -59,6 +63,7 @@ class SearchIndex:
             raise IndexUnusable(f"index schema {found!r} is not {SCHEMA_VERSION}")
         self.generation = str(meta.get("generation", ""))
         self.schema = build_schema()
+        self._writing: tantivy.Index | None = None
         try:
             self._index = tantivy.Index(self.schema, path=str(folder / _TANTIVY), reuse=True)
             register_analyzer(self._index)
@@ -95,7 +100,7 @@ class SearchIndex:
         no writer is opened) when the batch stays empty; on an exception the
         batch is rolled back.
         """
-        batch = IndexUpdate(self._index, fresh)
+        batch = IndexUpdate(self._writer_index(), fresh)
         try:
             yield batch
         except BaseException:
@@ -103,6 +108,18 @@ class SearchIndex:
             raise
         if batch.commit():
             self._index.reload()
+
+    def _writer_index(self) -> tantivy.Index:
+        """The same folder opened with the writer's fast analyzer (``analysis.py``)."""
+        if self._writing is None:
+            try:
+                writing = tantivy.Index(self.schema, path=str(self.folder / _TANTIVY), reuse=True)
+            except (ValueError, OSError, RuntimeError) as exc:
+                raise IndexUnusable(f"the index in {self.folder} cannot be opened: {exc}") from exc
+            writing.register_tokenizer(ANALYZER, build_fast_analyzer())
+            writing.register_tokenizer(NO_TERMS, build_no_terms())
+            self._writing = writing
+        return self._writing
 
     def search(
         self,
@@ -142,6 +159,7 @@ class SearchIndex:
     def close(self) -> None:
         """Drop this process's handle (Tantivy frees its files when the object goes)."""
         del self._index
+        self._writing = None
 
     def refresh(self) -> None:
         """See commits made by another process."""
@@ -181,20 +199,7 @@ class IndexUpdate:
         if not self._fresh:
             writer.delete_documents_by_term("path", path)
         for section in sections:
-            writer.add_document(
-                tantivy.Document(
-                    path=section.path,
-                    kind=section.kind,
-                    title=section.title,
-                    heading=section.heading,
-                    body=section.body,
-                    text=search_text(section.title, section.heading, section.body),
-                    date=section.date,
-                    digest=digest(passage(section.heading, section.body)),
-                    start_line=section.start_line,
-                    end_line=section.end_line,
-                )
-            )
+            writer.add_document(document(section))
 
     def commit(self) -> bool:
         """Commit what was added; False when there was nothing."""
@@ -216,6 +221,29 @@ class IndexUpdate:
             writer, self._writer = self._writer, None
             writer.rollback()
             writer.wait_merging_threads()
+
+
+def document(section: Section) -> tantivy.Document:
+    """The index document of a section, its fields in the writer's form (``analysis.py``)."""
+    doc = tantivy.Document(
+        path=section.path,
+        kind=section.kind,
+        body=section.body,
+        date=section.date,
+        digest=digest(passage(section.heading, section.body)),
+        start_line=section.start_line,
+        end_line=section.end_line,
+    )
+    for name, value in (
+        ("title", stored_value(section.title)),
+        ("heading", stored_value(section.heading)),
+        ("text", unstored_value(search_text(section.title, section.heading, section.body))),
+    ):
+        if isinstance(value, str):
+            doc.add_text(name, value)
+        else:
+            doc.add_pre_tokenized_text(name, value)
+    return doc
 
 
 def read_generation(folder: Path) -> str | None:

@@ -43,6 +43,8 @@ _CHAR_RUN = re.compile(f"[{_CHAR_RANGES}]+")
 _PREFIX = re.compile(r"^(\w{2,64})\*$")
 _QUOTED = re.compile(r'"[^"]*"?')
 _FIELD = re.compile(r"^[+-]?\w+:")
+#: ``body`` has no terms of its own (schema.py): ``body:word`` searches ``text``.
+_BODY_FIELD = re.compile(r"^([+-]?)body:")
 _EDGE_PUNCTUATION = "?!.,;:'\"()[]{}"
 
 #: English function words (NLTK's list, taken as is, not tuned): in a question
@@ -86,7 +88,7 @@ def read_query(text: str) -> QueryText:
         if match:
             prefixes.append(fold(match.group(1)))
             continue
-        rest.append(token)
+        rest.append(_BODY_FIELD.sub(r"\1text:", token))
         if not token.startswith("-"):
             words.append(_FIELD.sub("", token))
     joined = _without_stop_words(" ".join(rest))
