@@ -10,6 +10,7 @@ errors into statuses. The commands that run services live in
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
 
@@ -170,18 +171,31 @@ def search(
 def reindex(state: _State, full: bool, as_json: bool) -> None:
     """Bring the index up to date with the files (a reconcile pass)."""
     reconciler = wiring.reconciler_of(state.home())
-    report = reconciler.rebuild() if full else reconciler.reconcile()
-    # Vectors for semantic ranking: the slow part, with a progress line on a terminal.
-    embedded = reconciler.fill_vectors(_embedding_progress if sys.stderr.isatty() else None)
+    # Progress lines on a terminal (stderr), never with --json or into a pipe.
+    shown = not as_json and sys.stdout.isatty() and sys.stderr.isatty()
+    reading = _progress_line("reading files") if shown else None
+    report = reconciler.rebuild(reading) if full else reconciler.reconcile(progress=reading)
+    # Vectors for semantic ranking: the slow part.
+    embedding = _progress_line("embedding sections for semantic search") if shown else None
+    embedded = reconciler.fill_vectors(embedding)
     data = {**report.as_dict(), "embedded": embedded}
     note = f"; {embedded} sections embedded" if embedded else ""
     _emit(as_json, data, lambda: _report_line(report) + note)
 
 
-def _embedding_progress(done: int, total: int) -> None:
-    click.echo(f"\rembedding sections for semantic search: {done}/{total}", err=True, nl=False)
-    if done >= total:
-        click.echo("", err=True)
+def _progress_line(label: str) -> Callable[[int, int], None]:
+    """A ``progress(done, total)`` that rewrites one stderr line, at most 10 times a second."""
+    last = 0.0
+
+    def show(done: int, total: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if done < total and now - last < 0.1:
+            return
+        last = now
+        click.echo(f"\r{label}: {done}/{total}", err=True, nl=done >= total)
+
+    return show
 
 
 @cli.command()

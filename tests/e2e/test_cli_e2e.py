@@ -325,6 +325,55 @@ def test_reindex_and_full_rebuild(home: Path) -> None:
     assert "rebuilt the index" in ok("--home", str(home), "reindex", "--full")
 
 
+def test_reindex_shows_progress_on_a_terminal_only(home: Path) -> None:
+    import pty
+
+    (home / "memory" / "topics").mkdir(parents=True, exist_ok=True)
+    for n in range(30):
+        (home / "memory" / "topics" / f"t{n}.md").write_text(f"# T{n}\n\nwords {n}\n")
+    # Into a pipe (as above): nothing but the report.
+    piped = hearth("--home", str(home), "reindex", "--full")
+    assert piped.returncode == 0 and "reading files" not in piped.stderr + piped.stdout
+    # On a terminal: the files read, counted up to all of them, on stderr.
+    primary, secondary = pty.openpty()
+    proc = subprocess.run(
+        [str(BIN / "hearth"), "--home", str(home), "reindex", "--full"],
+        stdin=secondary,
+        stdout=secondary,
+        stderr=secondary,
+        check=False,
+        env=os.environ.copy(),
+    )
+    os.close(secondary)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(primary, 65536)
+        except OSError:  # EIO: the terminal's other end is closed and drained
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(primary)
+    assert proc.returncode == 0
+    listed = json.loads(ok("--home", str(home), "reindex", "--json"))["scanned"]
+    assert f"reading files: {listed}/{listed}".encode() in shown
+    assert b"rebuilt the index" in shown
+    # With --json on a terminal: the JSON alone.
+    primary, secondary = pty.openpty()
+    subprocess.run(
+        [str(BIN / "hearth"), "--home", str(home), "reindex", "--full", "--json"],
+        stdout=secondary,
+        stderr=secondary,
+        check=True,
+        env=os.environ.copy(),
+    )
+    os.close(secondary)
+    quiet = os.read(primary, 65536)
+    os.close(primary)
+    assert b"reading files" not in quiet and json.loads(quiet)["rebuilt"] is True
+
+
 def test_active_prints_a_freshness_line_then_the_page(home: Path) -> None:
     ok("--home", str(home), "loop", "add", "--title", "Fix the gate", "--next", "buy hinges")
     out = ok("--home", str(home), "active")

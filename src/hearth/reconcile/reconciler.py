@@ -148,11 +148,17 @@ class Reconciler:
         self._ignore = IgnoreRules(repo, Path(repo.path))
         self._active_key: tuple[object, ...] | None = None
         self._history = active.PersonaHistory()
+        #: Told of the files read by the current pass (``rebuild``, ``reconcile``).
+        self._progress: Progress | None = None
 
     # -- passes --------------------------------------------------------------
 
     def reconcile(
-        self, paths: Iterable[str] | None = None, *, refresh_active: bool = True
+        self,
+        paths: Iterable[str] | None = None,
+        *,
+        refresh_active: bool = True,
+        progress: Progress | None = None,
     ) -> PassReport:
         """A full pass (``paths`` None) or a pass over just ``paths``.
 
@@ -164,6 +170,7 @@ class Reconciler:
         started = time.monotonic()
         wanted = None if paths is None else list(paths)
         with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+            self._progress = progress
             rebuilt = self._open()
             if wanted is not None and HEAD_MOVED in wanted:
                 wanted.remove(HEAD_MOVED)
@@ -195,10 +202,14 @@ class Reconciler:
     def reconcile_paths(self, paths: Iterable[str], *, refresh_active: bool = True) -> PassReport:
         return self.reconcile(list(paths), refresh_active=refresh_active)
 
-    def rebuild(self) -> PassReport:
-        """Build a new index from every file, aside, and swap it in."""
+    def rebuild(self, progress: Progress | None = None) -> PassReport:
+        """Build a new index from every file, aside, and swap it in.
+
+        ``progress(done, total)`` is called as files are read (for a terminal).
+        """
         started = time.monotonic()
         with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+            self._progress = progress
             report = self._pass(None, self._rebuild())
         return _timed(report, started)
 
@@ -398,11 +409,14 @@ class Reconciler:
             to_read.append((path, signature))
         batch.expect(len(to_read))
         pass_start = time.time_ns()
+        progress, total = self._progress, len(to_read)
         with self.files.batch_reader() as read:
-            for path, signature in to_read:
+            for done, (path, signature) in enumerate(to_read, start=1):
                 if state.parked.pop(path, None) is not None:
                     changes.touched.add(path)
                 self._read_one(read, state, changes, path, signature, pass_start)
+                if progress is not None:
+                    progress(done, total)
         return changes
 
     def _read_one(
