@@ -35,7 +35,6 @@ process has changed them.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -45,9 +44,9 @@ from pathlib import Path
 import pygit2
 
 from hearth.domain import layout
-from hearth.domain.sections import Section, split_sections
-from hearth.domain.validation import Bounds, check_text
-from hearth.errors import HearthError, IndexUnusable, PathRefused
+from hearth.domain.sections import Section
+from hearth.domain.validation import Bounds
+from hearth.errors import HearthError, IndexUnusable
 from hearth.index.hybrid import SearchResult, VectorCoverage
 from hearth.index.query import Hit
 from hearth.index.search_index import (
@@ -61,6 +60,7 @@ from hearth.index.search_index import (
 from hearth.reconcile import active, manifest
 from hearth.reconcile.ignore import IgnoreRules
 from hearth.reconcile.manifest import FileEntry, Manifest, ParkedFile
+from hearth.reconcile.prepare import PARALLEL_FROM, Outcome, outcomes
 from hearth.reconcile.reports import IndexStatus, PassReport
 from hearth.reconcile.scan import Listing, Signature, is_inside, scan_tree, stat_paths
 from hearth.reconcile.semantic import Progress, SemanticRanking
@@ -68,8 +68,6 @@ from hearth.store.history import changed_paths
 from hearth.store.lock import write_lock
 from hearth.store.rooted import RootedFiles
 
-#: Files larger than this are parked instead of indexed.
-MAX_INDEX_BYTES = 8 * 1024 * 1024
 #: Failed reads of one file before it is parked.
 PARK_AFTER = 3
 #: A file changed this recently before it was read may change again within the
@@ -150,6 +148,8 @@ class Reconciler:
         self._history = active.PersonaHistory()
         #: Told of the files read by the current pass (``rebuild``, ``reconcile``).
         self._progress: Progress | None = None
+        #: Files to read from which a pass reads them in worker processes.
+        self.parallel_from = PARALLEL_FROM
 
     # -- passes --------------------------------------------------------------
 
@@ -410,67 +410,59 @@ class Reconciler:
         batch.expect(len(to_read))
         pass_start = time.time_ns()
         progress, total = self._progress, len(to_read)
-        with self.files.batch_reader() as read:
-            for done, (path, signature) in enumerate(to_read, start=1):
-                if state.parked.pop(path, None) is not None:
-                    changes.touched.add(path)
-                self._read_one(read, state, changes, path, signature, pass_start)
-                if progress is not None:
-                    progress(done, total)
+        digests = {p: e.digest for p, _sig in to_read if (e := state.files.get(p)) is not None}
+        found = outcomes(self.files, self.bounds, to_read, digests, self.parallel_from)
+        for done, (outcome, signature) in enumerate(found, start=1):
+            if state.parked.pop(outcome.path, None) is not None:
+                changes.touched.add(outcome.path)
+            self._apply(state, changes, outcome, signature, pass_start)
+            if progress is not None:
+                progress(done, total)
         return changes
 
-    def _read_one(
+    def _apply(
         self,
-        read: Callable[[str], bytes | None],
         state: Manifest,
         changes: _Changes,
-        path: str,
+        outcome: Outcome,
         signature: Signature,
         pass_start: int,
     ) -> None:
-        size, mtime_ns = signature
-        if size > MAX_INDEX_BYTES:
-            limit = MAX_INDEX_BYTES // (1024 * 1024)
-            self._park(state, changes, path, signature, f"larger than {limit} MiB; not indexed")
+        path, mtime_ns = outcome.path, signature[1]
+        if outcome.kind == "refused":
+            self._park(state, changes, path, signature, outcome.reason)
             return
-        try:
-            data = read(path)
-        except PathRefused as exc:
-            self._park(state, changes, path, signature, exc.message)
-            return
-        except OSError as exc:
+        if outcome.kind == "failed":
             failures = state.retries.get(path, 0) + 1
             state.retries[path] = failures
             changes.touched.add(path)
-            reason = f"cannot be read ({exc.strerror or exc})"
+            reason = f"cannot be read ({outcome.reason})"
             if failures >= PARK_AFTER:
                 self._park(state, changes, path, signature, f"{reason}, {failures} times")
             return
         if state.retries.pop(path, None) is not None:
             changes.touched.add(path)
-        if data is None:  # vanished between listing and reading: gone for this pass
+        if outcome.kind == "gone":  # vanished between listing and reading: gone for this pass
             if state.files.pop(path, None) is not None:
                 changes.remove(path)
             return
         changes.hashed += 1
-        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         window = RACY_WINDOW_COARSE_NS if mtime_ns % 1_000_000_000 == 0 else RACY_WINDOW_NS
         racy = mtime_ns >= pass_start - window
         entry = state.files.get(path)
-        if entry is not None and entry.digest == digest:
-            if (entry.size, entry.mtime_ns, entry.racy) != (len(data), mtime_ns, racy):
-                entry.size, entry.mtime_ns, entry.racy = len(data), mtime_ns, racy
+        if entry is not None and entry.digest == outcome.digest:
+            if (entry.size, entry.mtime_ns, entry.racy) != (outcome.size, mtime_ns, racy):
+                entry.size, entry.mtime_ns, entry.racy = outcome.size, mtime_ns, racy
                 changes.touched.add(path)
             return
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
+        if outcome.kind == "undecodable":
             self._park(state, changes, path, signature, "not valid UTF-8 text; save it as UTF-8")
             return
-        sections = split_sections(path, text)
+        sections = list(outcome.sections)
         changes.put(path, sections)
-        problems = tuple(check_text(path, text, self.bounds))
-        state.files[path] = FileEntry(len(data), mtime_ns, digest, len(sections), racy, problems)
+        state.files[path] = FileEntry(
+            outcome.size, mtime_ns, outcome.digest, len(sections), racy, outcome.problems
+        )
 
     @staticmethod
     def _park(

@@ -1,0 +1,216 @@
+"""Reading, hashing, sectioning and checking the files of a pass, on other cores.
+
+What a pass does with one file before it touches the index or the manifest
+(``read_file``) is pure: read its bytes, hash them, decode and cut them into
+sections, run the validation rules. A pass with many files to read (a
+rebuild, a first pass over a big home) hands that part to worker processes
+(``Readers``), so the work shares the machine's cores with Tantivy's indexing
+threads, while the pass itself stays the one writer: it applies every
+outcome in file order, to the index and the manifest, exactly as when it
+reads the files itself. A worker sees a file as the pass would (descriptor
+relative, no symlink followed); one that vanished since the listing is an
+outcome like any other (``gone``). If a worker fails, the pass reads the rest
+itself.
+
+Workers are plain ``python -m hearth.reconcile.reader_worker`` processes speaking
+pickle over their stdin and stdout (multiprocessing's spawn would import the
+whole CLI again in each): each request is a chunk of paths, each answer that
+chunk's outcomes.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import os
+import pickle
+import subprocess
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Literal
+
+from hearth.domain.sections import Section, split_sections
+from hearth.domain.validation import Bounds, RuleFailure, check_text
+from hearth.errors import PathRefused
+from hearth.store.rooted import RootedFiles
+
+#: Files read per request to a worker.
+CHUNK = 200
+#: Requests sent to a worker before its first answer is read (each is a few
+#: kilobytes, so they fit in the pipe and neither side waits on the other).
+AHEAD = 2
+
+#: Files larger than this are parked instead of indexed.
+MAX_INDEX_BYTES = 8 * 1024 * 1024
+#: Files to read from which a pass reads them in worker processes; starting
+#: one costs about as much as reading a few hundred files.
+PARALLEL_FROM = 1000
+
+Signature = tuple[int, int]  # size, mtime_ns
+
+Kind = Literal["sections", "unchanged", "undecodable", "gone", "refused", "failed"]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What reading one file gave."""
+
+    path: str
+    kind: Kind
+    size: int = 0
+    digest: str = ""
+    sections: Sequence[Section] = ()
+    problems: tuple[RuleFailure, ...] = ()
+    #: Why a file was refused or could not be read.
+    reason: str = ""
+
+
+def read_file(
+    read: Callable[[str], bytes | None], path: str, known: str | None, bounds: Bounds
+) -> Outcome:
+    """Read, hash, and (unless its digest is still ``known``) section and check one file."""
+    try:
+        data = read(path)
+    except PathRefused as exc:
+        return Outcome(path, "refused", reason=exc.message)
+    except OSError as exc:
+        return Outcome(path, "failed", reason=str(exc.strerror or exc))
+    if data is None:  # vanished between listing and reading
+        return Outcome(path, "gone")
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    if digest == known:
+        return Outcome(path, "unchanged", len(data), digest)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Outcome(path, "undecodable", len(data), digest)
+    problems = tuple(check_text(path, text, bounds))
+    return Outcome(path, "sections", len(data), digest, split_sections(path, text), problems)
+
+
+def read_files(
+    root: Path, items: Iterable[tuple[str, str | None]], bounds: Bounds
+) -> list[Outcome]:
+    """``read_file`` for each ``(path, known digest)``, in order."""
+    files = RootedFiles(root)
+    try:
+        with files.batch_reader() as read:
+            return [read_file(read, path, known, bounds) for path, known in items]
+    finally:
+        files.close()
+
+
+def outcomes(
+    files: RootedFiles,
+    bounds: Bounds,
+    to_read: Sequence[tuple[str, Signature]],
+    known: Mapping[str, str],
+    parallel_from: int = PARALLEL_FROM,
+) -> Iterator[tuple[Outcome, Signature]]:
+    """Each file's outcome with its listed signature: from worker processes when
+    there are ``parallel_from`` or more, else read here, through ``files``.
+    ``known`` holds the digests the manifest has (an unchanged file is not sectioned)."""
+    signatures = dict(to_read)
+    limit = MAX_INDEX_BYTES // (1024 * 1024)
+    for path, (size, _mtime) in to_read:
+        if size > MAX_INDEX_BYTES:
+            reason = f"larger than {limit} MiB; not indexed"
+            yield Outcome(path, "refused", reason=reason), signatures[path]
+    items = [(path, known.get(path)) for path, (size, _m) in to_read if size <= MAX_INDEX_BYTES]
+    done = 0
+    if len(items) >= parallel_from:
+        readers = None
+        try:
+            readers = Readers(files.root, bounds, worker_count())
+            for outcome in readers.outcomes(items):
+                done += 1
+                yield outcome, signatures[outcome.path]
+        except Exception:  # any failure of a worker or its pipe
+            pass  # the rest is read here
+        finally:
+            if readers is not None:
+                readers.close()
+    if done == len(items):
+        return
+    with files.batch_reader() as read:
+        for path, digest in items[done:]:
+            yield read_file(read, path, digest, bounds), signatures[path]
+
+
+def worker_count() -> int:
+    """Worker processes for a big pass: the cores but one (Tantivy's threads and the
+    pass use it), at least one, at most two (more did not pay on measured machines)."""
+    return max(1, min(2, (os.cpu_count() or 1) - 1))
+
+
+class Readers:
+    """Worker processes that run ``read_files`` on chunks, answering in order."""
+
+    #: How a worker is started.
+    command = (sys.executable, "-m", "hearth.reconcile.reader_worker")
+
+    def __init__(self, root: Path, bounds: Bounds, workers: int) -> None:
+        self.root, self.bounds = root, bounds
+        self._procs = [
+            subprocess.Popen(
+                self.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+            for _ in range(workers)
+        ]
+
+    def outcomes(self, items: Sequence[tuple[str, str | None]]) -> Iterator[Outcome]:
+        """Every item's outcome, in order; raises OSError or EOFError if a worker fails
+        (the items already yielded are done; the caller reads the rest itself)."""
+        chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
+        pending: collections.deque[int] = collections.deque()
+        sent = 0
+        while sent < len(chunks) or pending:
+            while sent < len(chunks) and len(pending) < AHEAD * len(self._procs):
+                self._send(sent % len(self._procs), chunks[sent])
+                pending.append(sent)
+                sent += 1
+            index = pending.popleft()
+            yield from self._receive(index % len(self._procs))
+
+    def _send(self, worker: int, chunk: Sequence[tuple[str, str | None]]) -> None:
+        stdin = self._procs[worker].stdin
+        assert stdin is not None
+        pickle.dump((str(self.root), self.bounds, list(chunk)), stdin)
+        stdin.flush()
+
+    def _receive(self, worker: int) -> list[Outcome]:
+        stdout = self._procs[worker].stdout
+        assert stdout is not None
+        answer = pickle.load(stdout)
+        if not isinstance(answer, list):
+            raise EOFError("a reader process answered with something else than outcomes")
+        return answer
+
+    def close(self) -> None:
+        for proc in self._procs:
+            if proc.stdin is not None:
+                proc.stdin.close()
+        for proc in self._procs:
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
+
+
+def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
+    """A worker's loop (``reader_worker.py``): requests in, outcomes out, until EOF."""
+    while True:
+        try:
+            root, bounds, items = pickle.load(requests)
+        except EOFError:
+            return
+        pickle.dump(read_files(Path(root), items, bounds), answers, pickle.HIGHEST_PROTOCOL)
+        answers.flush()

@@ -1,0 +1,114 @@
+"""Reading files in worker processes: the same outcomes as reading them in the pass."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from hearth import wiring
+from hearth.domain.validation import Bounds
+from hearth.reconcile import prepare
+from hearth.reconcile.reconciler import Reconciler
+from hearth.store.rooted import RootedFiles
+from tests.conftest import Workspace
+
+SERIAL = 10**9
+
+
+def fill(ws: Workspace, tmp_path: Path) -> None:
+    for n in range(40):
+        ws.write(f"memory/topics/t{n:02d}.md", f"# Topic {n}\n\n## Part\n\nheron {n} wades\n")
+    ws.write("memory/topics/cjk.md", "# 東京\n\n東京で美味しい寿司を食べました。\n")
+    ws.write("memory/topics/key.md", "# Keys\n\nAKIAABCDEFGHIJKLMNOP heron\n")
+    ws.write("memory/topics/empty.md", "")
+    (ws.root / "memory/topics/latin1.md").write_bytes(b"# Caf\xe9\n\nheron\n")
+    outside = tmp_path / "outside.md"
+    outside.write_text("# Outside\n\nheron\n")
+    (ws.root / "memory/topics/link.md").symlink_to(outside)
+    os.mkfifo(ws.root / "memory/topics/pipe.md")
+
+
+def snapshot(rec: Reconciler) -> tuple[object, ...]:
+    state = rec._manifest
+    files = {p: (e.size, e.digest, e.documents, e.failures) for p, e in state.files.items()}
+    parked = {p: f.reason for p, f in state.parked.items()}
+    hits = [(h.path, h.start_line, h.snippet) for h in rec.search("heron", limit=200)]
+    return files, parked, hits, [h.path for h in rec.search("寿司")]
+
+
+def test_a_pass_reading_in_workers_gives_what_a_serial_pass_gives(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fill(workspace, tmp_path)
+    rec = wiring.reconciler_of(workspace.home)
+    rec.parallel_from = 1
+    read_here = []
+    real_reader = rec.files.batch_reader
+    monkeypatch.setattr(rec.files, "batch_reader", lambda: read_here.append(1) or real_reader())
+    in_workers = rec.rebuild()
+    assert read_here == []  # the workers read every file
+    monkeypatch.undo()
+    parallel = snapshot(rec)
+    rec.parallel_from = SERIAL
+    in_pass = rec.rebuild()
+    assert snapshot(rec) == parallel
+    assert (in_workers.indexed, in_workers.parked) == (in_pass.indexed, in_pass.parked)
+    files, parked, hits, cjk = parallel
+    assert in_workers.parked == 3 and set(parked) == {
+        "memory/topics/latin1.md",
+        "memory/topics/link.md",
+        "memory/topics/pipe.md",
+    }
+    assert any(f.rule == "secret-text" for f in files["memory/topics/key.md"][3])  # type: ignore[index]
+    assert len(hits) == 41 and cjk == ["memory/topics/cjk.md"]
+    assert rec.status().fresh
+
+
+def test_workers_report_vanished_symlinked_and_odd_files(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    fill(workspace, tmp_path)
+    listed = [
+        (path, (1, 1))
+        for path in [
+            "memory/topics/t00.md",
+            "memory/topics/gone.md",
+            "memory/topics/link.md",
+            "memory/topics/pipe.md",
+            "memory/topics/latin1.md",
+        ]
+    ]
+    files = RootedFiles(workspace.root)
+    try:
+        got = {
+            o.path: o.kind
+            for o, _sig in prepare.outcomes(files, Bounds(), listed, {}, parallel_from=1)
+        }
+    finally:
+        files.close()
+    assert got == {
+        "memory/topics/t00.md": "sections",
+        "memory/topics/gone.md": "gone",
+        "memory/topics/link.md": "refused",
+        "memory/topics/pipe.md": "refused",
+        "memory/topics/latin1.md": "undecodable",
+    }
+
+
+def test_a_worker_that_dies_leaves_the_files_to_the_pass(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fill(workspace, tmp_path)
+    monkeypatch.setattr(prepare.Readers, "command", (sys.executable, "-c", "pass"))
+    rec = wiring.reconciler_of(workspace.home)
+    rec.parallel_from = SERIAL
+    rec.rebuild()
+    serial = snapshot(rec)
+    rec.parallel_from = 1
+    report = rec.rebuild()
+    assert not report.errors and snapshot(rec) == serial
+    assert len(rec.search("heron", limit=200)) == 41
+    assert rec.status().fresh
