@@ -225,24 +225,27 @@ class IndexUpdate:
 
 def document(section: Section) -> tantivy.Document:
     """The index document of a section, its fields in the writer's form (``analysis.py``)."""
-    doc = tantivy.Document(
-        path=section.path,
-        kind=section.kind,
-        body=section.body,
-        date=section.date,
-        digest=digest(passage(section.heading, section.body)),
-        start_line=section.start_line,
-        end_line=section.end_line,
-    )
-    for name, value in (
-        ("title", stored_value(section.title)),
-        ("heading", stored_value(section.heading)),
-        ("text", unstored_value(search_text(section.title, section.heading, section.body))),
-    ):
+    title = stored_value(section.title)
+    heading = stored_value(section.heading)
+    text = unstored_value(search_text(section.title, section.heading, section.body))
+    fields: dict[str, object] = {
+        "path": section.path,
+        "kind": section.kind,
+        "body": section.body,
+        "date": section.date,
+        "digest": digest(passage(section.heading, section.body)),
+        "start_line": section.start_line,
+        "end_line": section.end_line,
+    }
+    special: list[tuple[str, tantivy.PreTokenizedString]] = []
+    for name, value in (("title", title), ("heading", heading), ("text", text)):
         if isinstance(value, str):
-            doc.add_text(name, value)
+            fields[name] = value  # the common case: one constructor call
         else:
-            doc.add_pre_tokenized_text(name, value)
+            special.append((name, value))
+    doc = tantivy.Document(**fields)
+    for name, value in special:
+        doc.add_pre_tokenized_text(name, value)
     return doc
 
 
