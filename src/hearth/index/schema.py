@@ -9,13 +9,13 @@ bag of words, so BM25's inverse document frequency is computed over whole
 sections. Per-field scoring (version 1) gave a word that is common in bodies
 but rare in titles (``what``, ``when``, ``the``) a high weight in the short
 title and heading fields, and a question's filler words ranked the persona
-files' titles first. ``title``, ``heading`` and ``body`` stay indexed for
-``field:word`` queries, for the heading and title bonus (``query.py``) and
-for snippets.
+files' titles first. ``title`` and ``heading`` stay indexed for
+``field:word`` queries and for the heading and title bonus (``query.py``).
 
-``body`` is stored but has no terms of its own (version 4): indexing it as
-well as ``text`` tokenized every section twice. Snippets highlight the body
-with the terms of ``text``; a query's ``body:word`` searches ``text``.
+``body`` is stored (hits, snippets, passages) but has no terms of its own
+(version 4): indexing it as well as ``text`` tokenized every section twice.
+Snippets highlight the body with the terms of ``text``; a query's
+``body:word`` searches ``text``.
 """
 
 from __future__ import annotations
