@@ -13,10 +13,10 @@ from collections.abc import Iterator
 
 import click
 
-from hearth import hooks as hooks_runtime
 from hearth import queries, wiring
 from hearth.cli_support import _emit, _report_line, _State, cli, json_option
-from hearth.home_init import HOOK_NAMES
+from hearth.hooks import run as hooks_run
+from hearth.hooks.install import HOOK_NAMES
 from hearth.reconcile.reports import PassReport
 from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
@@ -314,6 +314,6 @@ def hooks_install(state: _State, as_json: bool) -> None:
 @click.pass_obj
 def hook(state: _State, name: str, args: tuple[str, ...]) -> None:
     """Run git hook NAME (what the installed hook shims call)."""
-    code = hooks_runtime.run(name, state.root)
+    code = hooks_run.run(name, state.root)
     if code:
         sys.exit(code)

@@ -23,7 +23,6 @@ A folder that already holds LionClaw's ``continuity/daily/`` gets a
 from __future__ import annotations
 
 import datetime as dt
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,7 +32,7 @@ import pygit2
 from hearth.domain import layout
 from hearth.domain.settings import default_settings_toml
 from hearth.domain.validation import Bounds, RuleFailure, check_blob, has_identity_name
-from hearth.errors import Conflict, PathRefused
+from hearth.errors import PathRefused
 from hearth.store.git import FileChange, GitStore, Plan, Snapshot, Trailers
 from hearth.store.rooted import RootedFiles
 
@@ -253,92 +252,3 @@ def init_home(
         daily_layout=daily_layout,
         bootstrap_skipped="" if had_bootstrap else bootstrap_skipped,
     )
-
-
-HOOK_NAMES = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
-HOOK_MARKER = "Installed by hearth"
-CHAINED_SUFFIX = ".before-hearth"
-
-
-def hooks_folder(root: Path) -> Path:
-    """Where git looks for this repository's hooks (``core.hooksPath`` or .git/hooks)."""
-    repo = pygit2.Repository(str(root))
-    try:
-        configured = repo.config["core.hooksPath"]
-    except KeyError:
-        return Path(repo.path) / "hooks"
-    path = Path(str(configured)).expanduser()
-    folder = path if path.is_absolute() else root / path
-    resolved, home = folder.resolve(), root.resolve()
-    if resolved != home and home not in resolved.parents:
-        # A shared hooks folder (a global core.hooksPath) serves other
-        # repositories too: hearth's hooks do not belong there.
-        raise Conflict(
-            f"core.hooksPath points to {folder}, outside this home; hearth did not install "
-            "its git hooks there. Unset it for this repository "
-            "(git config core.hooksPath .git/hooks) and run 'hearth hooks install'"
-        )
-    return folder
-
-
-def register_merge_driver(root: Path, interpreter: str) -> None:
-    """Name hearth's daily-note merge driver in the repository's own config.
-
-    The config is local to the clone (git never syncs it), which is why init
-    and ``hooks install`` write it on every machine; ``hearth sync`` passes the
-    same settings on its own command line, so it needs neither.
-    """
-    config = pygit2.Repository(str(root)).config
-    for key, value in merge_driver_config(interpreter).items():
-        try:
-            current = config[key]
-        except KeyError:
-            current = None
-        if current != value:
-            config[key] = value
-
-
-def merge_driver_config(interpreter: str) -> dict[str, str]:
-    section = f"merge.{layout.MERGE_DRIVER}"
-    return {
-        f"{section}.name": "hearth: daily notes, entry by entry",
-        f"{section}.driver": f"{shlex.quote(interpreter)} -m hearth.mergedriver %O %A %B %P",
-    }
-
-
-def install_hooks(root: Path, templates: Path, interpreter: str) -> list[str]:
-    """Put hearth's hook shims in place; idempotent.
-
-    A hook that was there before hearth (not one of its shims) is renamed to
-    ``<name>.before-hearth`` and the shim runs it first, so it keeps working.
-    The shims start hearth as ``<interpreter> -m hearth``, and skip (with a
-    warning, never blocking git) when that interpreter is gone.
-    """
-    quoted = shlex.quote(interpreter)
-    folder = hooks_folder(root)
-    folder.mkdir(parents=True, exist_ok=True)
-    installed = []
-    for name in HOOK_NAMES:
-        text = (
-            (templates / name)
-            .read_text()
-            .replace("@HEARTH_EXISTS@", f"[ -x {quoted} ]")
-            .replace("@HEARTH@", f"{quoted} -m hearth")
-        )
-        target = folder / name
-        if target.exists() or target.is_symlink():
-            current = target.read_bytes() if target.is_file() else b""
-            if HOOK_MARKER.encode() not in current:
-                chained = folder / (name + CHAINED_SUFFIX)
-                if chained.exists():
-                    raise Conflict(
-                        f"{target} and {chained} both exist and neither is hearth's; "
-                        "merge them into one hook and run 'hearth hooks install' again"
-                    )
-                target.rename(chained)
-        temp = folder / f".{name}.hearth-new"
-        temp.write_text(text)
-        temp.chmod(0o755)
-        temp.replace(target)
-        installed.append(name)
-    return installed

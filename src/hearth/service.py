@@ -15,6 +15,7 @@ import contextlib
 import datetime as dt
 import json
 import os
+import secrets
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -101,6 +102,9 @@ class HomeService(Hearth):
         self.recovery_error: str | None = None
         self._recovery: threading.Thread | None = None
         self._stopping = threading.Event()
+        #: What the pre-commit hook sends to ``/v1/hooks/pre-commit``; new each run,
+        #: published in server.json (readable only by the home's owner).
+        self.hook_key = secrets.token_urlsafe(32)
         reconciler.attention = self.attention
         # The worker's next pass renders ACTIVE.md after each API write.
         home.defer_active = lambda: self.worker.request([])
@@ -172,7 +176,11 @@ class HomeService(Hearth):
         path = self.home.store.state_dir / layout.SERVER_FILE
         path.parent.mkdir(parents=True, exist_ok=True)
         temp = path.with_name(f".{layout.SERVER_FILE}.tmp")
-        temp.write_text(json.dumps({"url": url, "pid": os.getpid(), "started": self.started}))
+        # One line, json.dumps's default spacing: the hook shims read it in shell.
+        data = {"url": url, "pid": os.getpid(), "started": self.started, "hook_key": self.hook_key}
+        temp.unlink(missing_ok=True)
+        with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as out:
+            out.write(json.dumps(data))
         temp.replace(path)
 
     def forget_address(self) -> None:

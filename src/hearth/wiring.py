@@ -19,6 +19,7 @@ from hearth.domain.validation import RuleFailure
 from hearth.errors import Conflict, NotAHome
 from hearth.home import Clock, Home
 from hearth.home_init import InitResult, init_home
+from hearth.hooks import install as hook_install
 from hearth.index.embedding import load_embedder
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.semantic import SemanticRanking
@@ -141,20 +142,11 @@ def token_store(root: Path) -> TokenStore:
     return TokenStore(Path(pygit2.Repository(str(root)).path) / "hearth")
 
 
-def hook_templates() -> Path:
-    """hooks/: packaged in the wheel, or at the top of a source checkout."""
-    packaged = Path(str(resources.files("hearth"))) / "hooks"
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[2] / "hooks"
-
-
 def install_hooks(root: Path) -> list[str]:
     if not (root / ".git").exists():
         raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
     # The hooks and the merge driver start hearth with this very interpreter.
-    home_init.register_merge_driver(root, sys.executable)
-    return home_init.install_hooks(root, hook_templates(), sys.executable)
+    return hook_install.install(root, sys.executable)
 
 
 def update_attributes(root: Path, clock: Clock = utc_now) -> tuple[str, ...]:
@@ -164,7 +156,7 @@ def update_attributes(root: Path, clock: Clock = utc_now) -> tuple[str, ...]:
 
 def merge_driver_config() -> dict[str, str]:
     """The git config naming hearth's daily-note merge driver, for this interpreter."""
-    return home_init.merge_driver_config(sys.executable)
+    return hook_install.merge_driver_config(sys.executable)
 
 
 def initialize(root: Path, clock: Clock = utc_now) -> InitResult:

@@ -29,6 +29,7 @@ from starlette.types import ASGIApp
 
 from hearth.api import errors
 from hearth.api.guard import HostOriginGuard
+from hearth.api.hooks import build_hooks_router
 from hearth.api.limits import BodyLimit
 from hearth.api.routes import build_router
 from hearth.mcp.mount import PATH as MCP_PATH
@@ -123,6 +124,7 @@ def create_app(
     # Added last, so it runs first: nothing else sees a refused request.
     app.add_middleware(HostOriginGuard, allowed_hosts=tuple(allowed_hosts), unix=unix)
     app.include_router(build_router(service))
+    app.include_router(build_hooks_router(service))
     app.include_router(build_ui(service, errors.status_of))
     app.router.routes.append(Route(MCP_PATH, ExactPath(mcp), include_in_schema=False))
     app.mount(MCP_PATH, mcp)

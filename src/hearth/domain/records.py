@@ -15,8 +15,6 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import yaml
-
 from hearth.domain import keys, lionclaw
 from hearth.domain.keys import is_key, key_of_archive_stem, legacy_record_key, record_key
 from hearth.domain.layout import DEFAULT_PROPOSAL_TARGET, RecordKind, record_location
@@ -139,6 +137,8 @@ def timestamp(moment: dt.datetime) -> str:
 def _front_matter(fields: dict[str, str]) -> str:
     # The title is always written, even empty (keyed item--<uuid>, as in LionClaw).
     kept = {k: v for k, v in fields.items() if v != "" or k == "title"}
+    import yaml  # noqa: PLC0415  (here, not at the top: the pre-commit hook rarely needs it)
+
     dumped = yaml.safe_dump(kept, sort_keys=False, allow_unicode=True, width=1000)
     return f"---\n{dumped}---\n"
 
@@ -190,6 +190,8 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
             break
     else:
         raise InvalidRecord("front matter is not closed by a '---' line")
+    import yaml  # noqa: PLC0415  (here, not at the top: the pre-commit hook rarely needs it)
+
     try:
         data = yaml.safe_load("".join(lines[1:end]))
     except yaml.YAMLError as exc:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from hearth.domain import layout, lionclaw, records
+from hearth.domain import layout
 from hearth.errors import InvalidRecord
 
 SOUL_MIN_CHARS = 100
@@ -197,6 +197,10 @@ def _record_rules(path: str, text: str) -> list[RuleFailure]:
     if location is None:
         return []
     kind, archived = location
+    # Imported here, not at the top: the pre-commit hook starts Python for every
+    # commit, and most commits hold no record.
+    from hearth.domain import lionclaw, records  # noqa: PLC0415
+
     try:
         record = records.parse(kind, text)
     except InvalidRecord as exc:

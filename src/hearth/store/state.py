@@ -34,6 +34,10 @@ LOCK_OWNER = "index.lock.owner"
 SERVER = SERVER_FILE
 #: Touched by the git hooks: a running server answers with a full pass.
 NUDGE = NUDGE_PATH.rsplit("/", 1)[-1]
+#: The last background pass a post hook started: its one line.
+HOOK_LOG = "hooks.log"
+#: An flock held by a post hook's background pass until it starts scanning.
+HOOK_PENDING = "hooks.pending"
 
 
 def state_dir(git_dir: Path) -> Path:
