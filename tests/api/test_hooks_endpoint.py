@@ -77,7 +77,7 @@ def test_server_file_names_a_hook_key_only_its_owner_reads(shared_server: Server
 def test_a_good_commit_is_checked_by_the_server(shared_server: Server) -> None:
     s = shared_server
     stage(s.root, "memory/topics/kestrels.md", "# Kestrels\n\nHovering over the verge.\n")
-    proc = commit(s.root, "-qm", "memory: kestrels")
+    proc = commit(s.root / "memory", "-qm", "memory: kestrels")  # from a subfolder
     assert proc.returncode == 0, proc.stderr
     assert f"hearth: pre-commit: the server at {s.url} checked the staged files" in proc.stderr
     assert "checked the staged files here" not in proc.stderr
@@ -162,10 +162,11 @@ def test_bad_listings_are_refused_with_4xx(shared_server: Server) -> None:
     assert status == 422 and body["error"]["code"] == "invalid_input"  # type: ignore[index]
 
 
-def _write_server_file(root: Path, pid: int, port: int, key: str) -> None:
+def _write_server_file(root: Path, pid: int, port: int, key: str, url: str = "") -> None:
     state = root / ".git/hearth"
     state.mkdir(parents=True, exist_ok=True)
-    data = {"url": f"http://127.0.0.1:{port}", "pid": pid, "started": "x", "hook_key": key}
+    url = url or f"http://127.0.0.1:{port}"
+    data = {"url": url, "pid": pid, "started": "x", "hook_key": key}
     (state / "server.json").write_text(json.dumps(data))
 
 
@@ -191,6 +192,12 @@ def test_a_dead_servers_file_falls_back_to_the_local_check(tmp_path: Path) -> No
 def test_a_live_pid_with_nothing_listening_falls_back(tmp_path: Path) -> None:
     root = make_home(tmp_path / "home")
     _write_server_file(root, os.getpid(), free_port(), "k" * 43)
+    _bad_then_good(root)
+
+
+def test_a_unix_socket_server_is_checked_locally(tmp_path: Path) -> None:
+    root = make_home(tmp_path / "home")
+    _write_server_file(root, os.getpid(), 0, "k" * 43, url=f"unix:{tmp_path}/hearth.sock")
     _bad_then_good(root)
 
 
