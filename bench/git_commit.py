@@ -114,7 +114,11 @@ def main() -> None:
         root = Path(tmp) / "home"
         seed_home(root, args.files, rng)
         for step in (["hooks", "install"], ["reindex"]):
-            subprocess.run([hearth, "--home", str(root), *step], check=True, capture_output=True)
+            done = subprocess.run(
+                [hearth, "--home", str(root), *step], capture_output=True, text=True, check=False
+            )
+            if done.returncode != 0:
+                raise SystemExit(f"hearth {' '.join(step)} failed: {done.stderr}")
         print(f"{args.files}-file home, hooks from {hearth}")
         log = root / ".git/hearth/hooks.log"
         background = _backgrounds(root)

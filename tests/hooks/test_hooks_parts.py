@@ -103,6 +103,25 @@ def test_the_lean_check_imports_nothing_heavy() -> None:
     assert not {m for m in loaded if m.startswith(inner)}
 
 
+def test_a_commit_of_ordinary_notes_reads_no_settings_and_no_yaml(home: Path) -> None:
+    (home / "memory/topics").mkdir(parents=True, exist_ok=True)
+    (home / "memory/topics/moths.md").write_text("# Moths\n\nDrawn to the porch light.\n")
+    git(home, "add", "-A")
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from hearth.hooks.precommit import pre_commit\n"
+        "code = pre_commit(Path(sys.argv[1]))\n"
+        "print(json.dumps([code, sorted(sys.modules)]))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-P", "-c", code, str(home)], capture_output=True, text=True, check=True
+    ).stdout
+    status, loaded = json.loads(out)
+    assert status == 0
+    assert not {"hearth.domain.settings", "tomllib", "yaml", "hearth.domain.records"} & set(loaded)
+
+
 def test_every_shim_names_the_interpreter_and_its_hook() -> None:
     python = "/opt/some where/python3"
     for name in HOOK_NAMES:

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hearth.domain import layout
-from hearth.domain.settings import Settings, parse_settings
-from hearth.domain.validation import RuleFailure, check_blob
+from hearth.domain.validation import Bounds, RuleFailure, check_blob, uses_bounds
 from hearth.errors import HearthError, InvalidInput, StoreError
 
 #: What the shim and :class:`StagedFiles` ask git, followed by the commit to
@@ -103,7 +102,9 @@ def staged_failures(
     checked = [s for s in staged if not s.deleted and s.mode != GITLINK and set(s.oid) != {"0"}]
     if not checked:
         return []
-    settings = _settings(staged, read_blob, head_settings)
+    # hearth.toml is read (and its parser imported) only for the files it bounds.
+    needs = any(uses_bounds(s.path) for s in checked)
+    bounds = _bounds(staged, read_blob, head_settings) if needs else Bounds()
     failures: list[RuleFailure] = []
     for item in checked:
         data = read_blob(item.oid)
@@ -111,25 +112,27 @@ def staged_failures(
             raise InvalidInput(
                 f"the staged blob {item.oid} of {item.path} is not in the repository"
             )
-        failures += check_blob(item.path, data, settings.bounds)
+        failures += check_blob(item.path, data, bounds)
     return failures
 
 
-def _settings(
+def _bounds(
     staged: Sequence[Staged],
     read_blob: Callable[[str], bytes | None],
     head_settings: Callable[[], bytes | None],
-) -> Settings:
+) -> Bounds:
+    from hearth.domain.settings import parse_settings  # noqa: PLC0415  (see above)
+
     mine = [s for s in staged if s.path == layout.SETTINGS_PATH]
     if mine and mine[0].deleted:
-        return Settings()
+        return Bounds()
     data = read_blob(mine[0].oid) if mine else head_settings()
     if data is None:
-        return Settings()
+        return Bounds()
     try:
-        return parse_settings(data.decode("utf-8", "replace"))
+        return parse_settings(data.decode("utf-8", "replace")).bounds
     except HearthError:
-        return Settings()
+        return Bounds()
 
 
 class StagedFiles:
