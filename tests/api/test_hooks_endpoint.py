@@ -21,14 +21,14 @@ LISTING = ["-c", "core.quotePath=false", "diff-index", "--cached", "--no-renames
 GOOD_SOUL = "A long enough soul. " * 10 + "\n"
 
 
-def commit(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def commit(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["git", "commit", *args],
         cwd=root,
         capture_output=True,
         text=True,
         check=False,
-        env={**os.environ, "HEARTH_HOOK_VERBOSE": "1"},
+        env={**os.environ, "HEARTH_HOOK_VERBOSE": "1", **env},
     )
 
 
@@ -119,7 +119,8 @@ def test_paths_git_quotes_reach_the_server_intact(shared_server: Server) -> None
     s = shared_server
     name = 'memory/topics/a "quoted"\\ tab\there ü.md'
     stage(s.root, name, "# Odd name\n\nFine text.\n")
-    proc = commit(s.root, "-qm", "odd name")
+    # In a UTF-8 locale too, where bash counts characters unless told otherwise.
+    proc = commit(s.root, "-qm", "odd name", LC_ALL="C.UTF-8")
     assert proc.returncode == 0, proc.stderr
     assert "the server at" in proc.stderr
     secret = 'memory/topics/"key"\\x.md'

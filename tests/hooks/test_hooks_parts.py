@@ -50,7 +50,8 @@ def test_parse_listing_reads_modes_ids_and_deletions() -> None:
         ("gone.md", "000000", ZERO, True),
         ("t\tab.md", "100644", oid, False),
     ]
-    for bad in (b"garbage\n", b":100644 100644 a b\tx\n", b":1 2 3 4 M no-tab\n"):
+    cut = f":100644 100644 {oid} {oid} M\tMEMORY.md\n".encode()[:-2]  # "MEMORY.m"
+    for bad in (b"garbage\n", b":100644 100644 a b\tx\n", b":1 2 3 4 M no-tab\n", cut):
         with pytest.raises(InvalidInput):
             parse_listing(bad)
 

@@ -68,7 +68,13 @@ def unquote(raw: bytes) -> bytes:
 
 
 def parse_listing(raw: bytes) -> list[Staged]:
-    """``git diff-index --cached`` raw lines (``:old new oid oid status<TAB>path``)."""
+    """``git diff-index --cached`` raw lines (``:old new oid oid status<TAB>path``).
+
+    Every line ends with a newline, as git writes them: a listing that ends
+    mid-line was cut short, and checking what is left could miss a file.
+    """
+    if raw and not raw.endswith(b"\n"):
+        raise InvalidInput("the staged listing ends mid-line: it was cut short")
     found: list[Staged] = []
     for line in raw.split(b"\n"):
         if not line.strip():
