@@ -24,11 +24,12 @@ from pathlib import Path
 
 import pygit2
 
-from hearth import catalog, wiring
+from hearth import wiring
 from hearth.domain import layout
 from hearth.domain.settings import Settings, parse_settings
 from hearth.domain.validation import RuleFailure, check_blob
 from hearth.errors import HearthError
+from hearth.store import catalog
 
 #: Seconds a hook waits for another hearth's reconcile pass before skipping its own.
 HOOK_LOCK_SECONDS = 2.0
@@ -105,7 +106,7 @@ def post(name: str, root: Path) -> int:
 
 
 def _post(root: Path) -> str:
-    home = wiring.open_home(root, index=False)
+    home = wiring.open_home(root)
     counts = (
         f"{len(catalog.list_records(home.files, 'proposal'))} pending proposals, "
         f"{len(catalog.list_records(home.files, 'loop'))} open loops"
@@ -117,9 +118,7 @@ def _post(root: Path) -> str:
         return f"hearth: told the server at {url} to reconcile; {counts}"
     if not (home.store.state_dir / "index").exists():
         return f"hearth: no search index yet (run 'hearth reindex'); {counts}"
-    reconciler = wiring.reconciler_of(home)
-    reconciler.lock_timeout = HOOK_LOCK_SECONDS
-    report = reconciler.reconcile()
+    report = wiring.open_app(root, lock_timeout=HOOK_LOCK_SECONDS).reconcile()
     status = "fresh" if not report.errors else f"{len(report.errors)} errors"
     return (
         f"hearth: indexed {report.indexed} changed, {report.removed} removed "

@@ -41,7 +41,7 @@ def vector_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _semantic_reconciler(ws: Workspace, embedder: Embedder, seed: Path | None = None) -> Reconciler:
-    reconciler = wiring.reconciler_of(ws.home)
+    reconciler = ws.app.reconciler
     folder = ws.home.store.state_dir / "vectors"
     if seed is not None and seed.exists():
         shutil.copytree(seed, folder)
@@ -120,7 +120,7 @@ def test_rebuilt_from_nothing_gives_the_same_results(
 
 
 def test_semantic_off_answers_with_keywords(notes: Workspace) -> None:
-    reconciler = wiring.reconciler_of(notes.home)  # HEARTH_SEMANTIC=off in tests
+    reconciler = notes.app.reconciler  # HEARTH_SEMANTIC=off in tests
     assert reconciler.semantic is None
     reconciler.reconcile()
     result = reconciler.search_ranked("tomatoes")
@@ -135,9 +135,9 @@ def test_settings_turn_semantic_ranking_off(
 ) -> None:
     monkeypatch.delenv("HEARTH_SEMANTIC")
     workspace.write("hearth.toml", "[search]\nsemantic = false\n")
-    home = wiring.open_home(workspace.root, clock)
-    assert home.settings.search.semantic is False
-    assert wiring.reconciler_of(home).semantic is None
+    app = wiring.open_app(workspace.root, clock)
+    assert app.home.settings.search.semantic is False
+    assert app.reconciler.semantic is None
 
 
 def _hit(path: str, line: int, kind: str = "topic") -> Hit:

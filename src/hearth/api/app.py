@@ -27,17 +27,17 @@ from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from hearth.api import errors
+from hearth.api import problems as errors
 from hearth.api.guard import HostOriginGuard
 from hearth.api.limits import BodyLimit
 from hearth.api.routes import build_router
+from hearth.app.served import ServedHearth
 from hearth.mcp.mount import PATH as MCP_PATH
 from hearth.mcp.mount import ExactPath, LazyMount
-from hearth.service import HomeService
 from hearth.ui import build_ui
 
 
-def _schedule(service: HomeService) -> AsyncIOScheduler:
+def _schedule(service: ServedHearth) -> AsyncIOScheduler:
     settings = service.home.settings.schedule
     scheduler = AsyncIOScheduler(
         timezone="UTC",
@@ -75,14 +75,14 @@ def _schedule(service: HomeService) -> AsyncIOScheduler:
     return scheduler
 
 
-def _build_mcp(service: HomeService, url: str | None) -> tuple[Any, ASGIApp]:
+def _build_mcp(service: ServedHearth, url: str | None) -> tuple[Any, ASGIApp]:
     from hearth.mcp import http  # noqa: PLC0415  (the SDK's import takes seconds)
 
     return http.build(service, url)
 
 
 def create_app(
-    service: HomeService,
+    service: ServedHearth,
     *,
     url: str | None = None,
     allowed_hosts: Iterable[str] = (),

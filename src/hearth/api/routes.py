@@ -1,4 +1,4 @@
-"""The routes of the HTTP API, every one a thin call into ``HomeService``.
+"""The routes of the HTTP API, every one a thin call into ``ServedHearth``.
 
 Handlers that touch git or the index writer are plain functions (FastAPI runs
 them on its thread pool); the service takes the home's lock for exactly the
@@ -13,12 +13,12 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Query, Request
 
 from hearth.api import models
-from hearth.api.errors import ApiError
+from hearth.api.problems import ApiError
+from hearth.app.results import WriteResult
+from hearth.app.served import ServedHearth
 from hearth.domain.layout import Kind
 from hearth.domain.paths import normalize
-from hearth.home import WriteResult
 from hearth.index.query import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
-from hearth.service import HomeService
 from hearth.store.tokens import Scope, TokenInfo, allows
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -45,7 +45,7 @@ def _bearer(request: Request) -> str:
     return token.strip()
 
 
-def build_router(service: HomeService) -> APIRouter:
+def build_router(service: ServedHearth) -> APIRouter:
     router = APIRouter(responses=ERRORS)
 
     def require(scope: Scope) -> Any:
@@ -202,6 +202,6 @@ def build_router(service: HomeService) -> APIRouter:
 
     @router.post("/v1/sync", tags=["admin"])
     def sync(_: TokenInfo = admin) -> dict[str, object]:
-        return service.sync()
+        return service.sync().as_dict()
 
     return router

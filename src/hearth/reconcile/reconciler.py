@@ -38,9 +38,10 @@ import datetime as dt
 import hashlib
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 import pygit2
 
@@ -58,12 +59,14 @@ from hearth.index.search_index import (
     remove_leftovers,
     swap_in,
 )
-from hearth.reconcile import active, manifest
+from hearth.reconcile import manifest
+from hearth.reconcile import refresh as active
 from hearth.reconcile.ignore import IgnoreRules
 from hearth.reconcile.manifest import FileEntry, Manifest, ParkedFile
 from hearth.reconcile.reports import IndexStatus, PassReport
 from hearth.reconcile.scan import Listing, Signature, is_inside, scan_tree, stat_paths
 from hearth.reconcile.semantic import Progress, SemanticRanking
+from hearth.store import state as state_files
 from hearth.store.history import changed_paths
 from hearth.store.lock import write_lock
 from hearth.store.rooted import RootedFiles
@@ -117,6 +120,13 @@ class _Changes:
         self.sections += sections
 
 
+class AttentionSource(Protocol):
+    """Something outside the files that ACTIVE.md's Needs attention reports
+    (sync, reflection runs, a served home's jobs and recovery)."""
+
+    def attention(self) -> list[str]: ...
+
+
 class Reconciler:
     def __init__(
         self,
@@ -127,7 +137,7 @@ class Reconciler:
         bounds: Bounds,
         clock: Clock,
         *,
-        attention: Callable[[], Iterable[str]] = tuple,
+        attention: Sequence[AttentionSource] = (),
         lock_timeout: float = 60.0,
         semantic: SemanticRanking | None = None,
     ) -> None:
@@ -163,7 +173,7 @@ class Reconciler:
         """
         started = time.monotonic()
         wanted = None if paths is None else list(paths)
-        with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
             rebuilt = self._open()
             if wanted is not None and HEAD_MOVED in wanted:
                 wanted.remove(HEAD_MOVED)
@@ -198,7 +208,7 @@ class Reconciler:
     def rebuild(self) -> PassReport:
         """Build a new index from every file, aside, and swap it in."""
         started = time.monotonic()
-        with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
             report = self._pass(None, self._rebuild())
         return _timed(report, started)
 
@@ -482,7 +492,7 @@ class Reconciler:
         ``check_bytes`` the file's bytes must also still be the ones last
         rendered (a small read).
         """
-        attention = tuple(self.attention())
+        attention = tuple(note for source in self.attention for note in source.attention())
         key = (
             head,
             attention,
@@ -545,7 +555,7 @@ class Reconciler:
         """
         index = self._index
         if reopen or index is None:
-            with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+            with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
                 self._open()
                 index = self._index
         assert index is not None
@@ -561,7 +571,7 @@ class Reconciler:
             return 0
         index = self._index
         if index is None:
-            with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+            with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
                 self._open()
                 index = self._index
         assert index is not None
@@ -575,7 +585,7 @@ class Reconciler:
 
     def status(self) -> IndexStatus:
         """Compare the files on disk with the manifest by signature, reading nothing."""
-        with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
             self._open()
             assert self._index is not None
             state = self._manifest

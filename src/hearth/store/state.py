@@ -38,3 +38,11 @@ NUDGE = NUDGE_PATH.rsplit("/", 1)[-1]
 
 def state_dir(git_dir: Path) -> Path:
     return git_dir / FOLDER
+
+
+def state_dir_of(root: Path) -> Path:
+    """The state folder of the repository whose work tree is ``root`` (its git
+    folder found as git finds it: ``.git`` may be a file naming another place)."""
+    import pygit2  # noqa: PLC0415  (only callers that have no store yet)
+
+    return state_dir(Path(pygit2.Repository(str(root)).path))

@@ -15,11 +15,11 @@ from collections.abc import Iterable
 import pygit2
 from pygit2.enums import SortMode
 
-from hearth import catalog
 from hearth.domain import layout, records
 from hearth.domain.active import ActiveInputs, LoopLine, PersonaChange, ProposalLine, render_active
 from hearth.errors import HearthError
 from hearth.reconcile.manifest import Manifest
+from hearth.store import catalog
 from hearth.store.rooted import RootedFiles
 
 HISTORY_DEPTH = 300

@@ -8,18 +8,18 @@ from typing import Any
 
 import pygit2
 
-from hearth import catalog
-from hearth.catalog import RecordView
+from hearth.app.operations import Operations
+from hearth.app.reflection import Reflector
+from hearth.app.sync import Syncer
 from hearth.domain import layout, records, textdiff
 from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
 from hearth.domain.validation import RuleFailure, check_blob, check_path
 from hearth.errors import HearthError, InvalidInput, NotFound
-from hearth.home import Home
 from hearth.reconcile.reports import IndexStatus
-from hearth.reflector import Reflector
+from hearth.store import catalog
+from hearth.store.catalog import RecordView
 from hearth.store.history import CommitInfo, changed_paths, path_history
-from hearth.sync import Syncer
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class FileView:
         return dataclasses.asdict(self)
 
 
-def get_file(home: Home, path: str, rev: str | None = None) -> FileView:
+def get_file(home: Operations, path: str, rev: str | None = None) -> FileView:
     """A file's text: from the work tree (the truth), or as of ``rev``.
 
     ``oid`` is the git blob id of the returned content, so for a clean file it
@@ -64,14 +64,14 @@ def get_file(home: Home, path: str, rev: str | None = None) -> FileView:
     return FileView(path, decode_text(data, path), oid, last[0].id if last else None, dirty)
 
 
-def history(home: Home, path: str, limit: int = 20) -> list[CommitInfo]:
+def history(home: Operations, path: str, limit: int = 20) -> list[CommitInfo]:
     path = normalize(path)
     if limit <= 0:
         raise InvalidInput("--limit must be a positive number")
     return path_history(home.store.repo, home.store.head_commit(), path, limit)
 
 
-def diff(home: Home, path: str, rev_from: str | None, rev_to: str | None) -> dict[str, str]:
+def diff(home: Operations, path: str, rev_from: str | None, rev_to: str | None) -> dict[str, str]:
     """A unified diff of ``path`` between two revisions; ``to`` None is the work tree.
 
     ``from`` defaults to HEAD, so with neither given it shows the file's
@@ -99,7 +99,7 @@ def _unified(path: str, old: bytes | None, new: bytes | None) -> str:
     )
 
 
-def commit_diff(home: Home, path: str, rev: str) -> dict[str, str]:
+def commit_diff(home: Operations, path: str, rev: str) -> dict[str, str]:
     """What commit ``rev`` changed in ``path``: its first parent's version against its own."""
     path = normalize(path)
     snap = home.store.snapshot(rev)
@@ -115,7 +115,7 @@ def commit_diff(home: Home, path: str, rev: str) -> dict[str, str]:
     return {"path": path, "from": parent, "to": str(commit.id), "diff": _unified(path, old, new)}
 
 
-def head_oids(home: Home, paths: list[str]) -> dict[str, str | None]:
+def head_oids(home: Operations, paths: list[str]) -> dict[str, str | None]:
     """HEAD's blob id of each path (None: absent): the version a page is made from."""
     snap = home.store.snapshot()
     return {p: snap.oid(normalize(p)) for p in paths}
@@ -125,7 +125,7 @@ def head_oids(home: Home, paths: list[str]) -> dict[str, str | None]:
 MAX_DIFF_FILES = 100
 
 
-def diff_home(home: Home, rev_from: str | None, rev_to: str | None) -> dict[str, Any]:
+def diff_home(home: Operations, rev_from: str | None, rev_to: str | None) -> dict[str, Any]:
     """The unified diffs of every file that differs between two revisions; ``to``
     None is the work tree (so with neither given: the uncommitted changes)."""
     old_rev = rev_from or "HEAD"
@@ -162,11 +162,11 @@ def diff_home(home: Home, rev_from: str | None, rev_to: str | None) -> dict[str,
     }
 
 
-def list_records(home: Home, kind: layout.RecordKind) -> list[RecordView]:
+def list_records(home: Operations, kind: layout.RecordKind) -> list[RecordView]:
     return catalog.list_records(home.files, kind)
 
 
-def active_view(home: Home, index: IndexStatus) -> dict[str, Any]:
+def active_view(home: Operations, index: IndexStatus) -> dict[str, Any]:
     """The generated ACTIVE.md as it is on disk, with how fresh it is."""
     data = home.files.read(layout.ACTIVE_PATH)
     return {
@@ -181,7 +181,7 @@ def active_view(home: Home, index: IndexStatus) -> dict[str, Any]:
 
 
 def status(
-    home: Home,
+    home: Operations,
     index: IndexStatus | None = None,
     syncer: Syncer | None = None,
     reflector: Reflector | None = None,
@@ -227,7 +227,7 @@ def _state(flags: int) -> str:
     return "staged" if staged else "modified"
 
 
-def check(home: Home) -> list[RuleFailure]:
+def check(home: Operations) -> list[RuleFailure]:
     """Run the validation rules over every file of the work tree (and HEAD's ACTIVE.md)."""
     repo = home.store.repo
     failures: list[RuleFailure] = []
@@ -249,7 +249,7 @@ def check(home: Home) -> list[RuleFailure]:
     return failures
 
 
-def legacy_key_records(home: Home) -> list[tuple[str, str]]:
+def legacy_key_records(home: Operations) -> list[tuple[str, str]]:
     """Record files in the work tree still named with hearth's old key, and the
     name LionClaw's key gives them (what ``hearth check --fix-keys`` renames)."""
     found = []

@@ -9,75 +9,30 @@ before anything is committed.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as dt
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol
 
-from hearth.domain import entries, keys, layout, notes, records, rollup, textdiff
+from hearth.app.results import Expected, KeyFix, MergePreview, WriteResult
+from hearth.domain import entries, keys, layout, notes, records, rollup
 from hearth.domain.paths import normalize
 from hearth.domain.settings import Settings
 from hearth.domain.text import decode_text
 from hearth.domain.validation import check_blob
 from hearth.errors import (
-    HearthError,
     InvalidInput,
     NotFound,
     StaleWrite,
     TooLarge,
     ValidationFailed,
 )
-from hearth.reconcile.reconciler import Reconciler
 from hearth.store.git import CommitResult, FileChange, GitStore, Plan, Snapshot, Trailers
 from hearth.store.rooted import RootedFiles
 
 Clock = Callable[[], dt.datetime]
-
-
-@dataclass(frozen=True)
-class WriteResult:
-    commit: str | None
-    path: str
-    changed: bool = True
-    key: str | None = None
-
-    def as_dict(self) -> dict[str, object]:
-        data: dict[str, object] = {
-            "commit": self.commit,
-            "path": self.path,
-            "changed": self.changed,
-        }
-        if self.key is not None:
-            data["key"] = self.key
-        return data
-
-
-#: The versions a caller's page was made from: path -> HEAD's blob id (None: absent).
-Expected = Mapping[str, str | None]
-
-
-@dataclass(frozen=True)
-class MergePreview:
-    """What merging a pending proposal would do, computed from HEAD like the merge."""
-
-    key: str
-    path: str
-    oid: str | None
-    target: str
-    target_oid: str | None
-    before: str
-    after: str
-    added: tuple[str, ...]
-    skipped: tuple[str, ...]
-
-    @property
-    def diff(self) -> str:
-        return textdiff.unified(
-            self.target, self.before if self.target_oid is not None else None, self.after
-        )
 
 
 def check_proposal_target(target: str) -> str:
@@ -95,7 +50,17 @@ def check_proposal_target(target: str) -> str:
     return path
 
 
-class Home:
+class AfterWrite(Protocol):
+    """Told the paths of each commit an operation made (to index them before the
+    write returns); its failures never undo the commit."""
+
+    def written(self, paths: tuple[str, ...]) -> None: ...
+
+
+class Operations:
+    """The home's writes (each one commit through the store) and the reads they
+    share. The use cases (``app.usecases.Hearth``) call these under the owner lock."""
+
     def __init__(
         self,
         root: Path,
@@ -103,19 +68,14 @@ class Home:
         store: GitStore,
         settings: Settings,
         clock: Clock,
-        reconciler: Reconciler | None = None,
+        after_write: AfterWrite | None = None,
     ) -> None:
         self.root = root
         self.files = files
         self.store = store
         self.settings = settings
         self.clock = clock
-        #: Indexes each write's paths before the write returns (read-your-writes).
-        self.reconciler = reconciler
-        #: When set (a server with a reconcile worker), ACTIVE.md is refreshed by
-        #: calling this after a write instead of inside it: the write returns as
-        #: soon as it is committed and indexed.
-        self.defer_active: Callable[[], object] | None = None
+        self._after_write = after_write
 
     # -- plumbing ------------------------------------------------------------
 
@@ -139,14 +99,8 @@ class Home:
             return plan
 
         result = self.store.commit(validated, Trailers(op=op, actor=actor, record=record))
-        if result.changed and result.paths and self.reconciler is not None:
-            # The commit stands whatever happens here: status shows the index as
-            # stale (those files' signatures differ) until the next pass repairs it.
-            deferred = self.defer_active
-            with contextlib.suppress(HearthError, OSError):
-                self.reconciler.reconcile_paths(result.paths, refresh_active=deferred is None)
-            if deferred is not None:
-                deferred()
+        if result.changed and result.paths and self._after_write is not None:
+            self._after_write.written(tuple(result.paths))
         return result
 
     def _now(self) -> dt.datetime:
@@ -612,22 +566,6 @@ class Home:
             first = decode_text(data, path).split("\n", 1)[0]
             found.append({"path": path, "title": first.removeprefix("# ").strip() or name[:-3]})
         return found
-
-
-@dataclass(frozen=True)
-class KeyFix:
-    """What ``fix_keys`` did: the renames, and the files it had to leave alone."""
-
-    commit: str | None
-    renamed: tuple[tuple[str, str], ...]
-    blocked: tuple[tuple[str, str], ...]
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "commit": self.commit,
-            "renamed": [{"from": old, "to": new} for old, new in self.renamed],
-            "blocked": [{"path": path, "reason": why} for path, why in self.blocked],
-        }
 
 
 def _check_expected(snap: Snapshot, expected: Expected | None) -> None:
