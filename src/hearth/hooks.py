@@ -17,12 +17,11 @@ directly (``Home._commit``).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 from pathlib import Path
-
-import pygit2
 
 from hearth import wiring
 from hearth.domain import layout
@@ -30,6 +29,7 @@ from hearth.domain.settings import Settings, parse_settings
 from hearth.domain.validation import RuleFailure, check_blob
 from hearth.errors import HearthError
 from hearth.store import catalog
+from hearth.store.repository import GitError, staged_blobs
 
 #: Seconds a hook waits for another hearth's reconcile pass before skipping its own.
 HOOK_LOCK_SECONDS = 2.0
@@ -37,36 +37,15 @@ HOOK_LOCK_SECONDS = 2.0
 
 def staged_failures(root: Path) -> list[RuleFailure]:
     """The validation rules over every file the next commit would add or change."""
-    repo = pygit2.Repository(str(root))
-    index = repo.index
-    index.read(False)
-    head_tree = None if repo.head_is_unborn else repo.head.peel(pygit2.Commit).tree
-    staged: list[tuple[str, pygit2.Oid]] = []
-    if head_tree is None:
-        staged = [(entry.path, entry.id) for entry in index]
-    else:
-        for delta in index.diff_to_tree(head_tree).deltas:
-            # index.diff_to_tree compares the tree (old) with the index (new).
-            if delta.status != pygit2.enums.DeltaStatus.DELETED:
-                staged.append((delta.new_file.path, delta.new_file.id))
-    settings = _staged_settings(repo, index)
+    blobs, settings_data = staged_blobs(root)
+    settings = Settings()
+    if settings_data is not None:
+        with contextlib.suppress(HearthError):
+            settings = parse_settings(settings_data.decode("utf-8", "replace"))
     failures: list[RuleFailure] = []
-    for path, oid in staged:
-        blob = repo[oid]
-        if isinstance(blob, pygit2.Blob):
-            failures += check_blob(path, blob.data, settings.bounds)
+    for path, data in blobs:
+        failures += check_blob(path, data, settings.bounds)
     return failures
-
-
-def _staged_settings(repo: pygit2.Repository, index: pygit2.Index) -> Settings:
-    if layout.SETTINGS_PATH not in index:
-        return Settings()
-    blob = repo[index[layout.SETTINGS_PATH].id]
-    assert isinstance(blob, pygit2.Blob)
-    try:
-        return parse_settings(blob.data.decode("utf-8", "replace"))
-    except HearthError:
-        return Settings()
 
 
 def pre_commit(root: Path) -> int:
@@ -99,7 +78,7 @@ def post(name: str, root: Path) -> int:
     """Reconcile after a git operation; never fails the git command."""
     try:
         print(_post(root))
-    except (HearthError, OSError, pygit2.GitError) as exc:
+    except (HearthError, OSError, GitError) as exc:
         message = exc.message if isinstance(exc, HearthError) else str(exc)
         print(f"hearth: {name}: index not updated ({message}); run 'hearth reindex'")
     return 0

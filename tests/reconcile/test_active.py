@@ -113,7 +113,7 @@ def test_a_failed_refresh_is_recorded_and_the_write_stands(workspace: Workspace)
 
 
 def test_persona_history_kept_incrementally_equals_a_full_walk(workspace: Workspace) -> None:
-    from hearth.reconcile.refresh import PersonaHistory
+    from hearth.store.history import PersonaHistory
 
     ws = workspace
     repo = ws.home.store.repo

@@ -6,8 +6,6 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-import pygit2
-
 from hearth.app.operations import Operations
 from hearth.app.reflection import Reflector
 from hearth.app.sync import Syncer
@@ -20,6 +18,7 @@ from hearth.reconcile.reports import IndexStatus
 from hearth.store import catalog
 from hearth.store.catalog import RecordView
 from hearth.store.history import CommitInfo, changed_paths, path_history
+from hearth.store.repository import blob_id, branch, is_ignored, worktree_changes
 
 
 @dataclass(frozen=True)
@@ -48,14 +47,12 @@ def get_file(home: Operations, path: str, rev: str | None = None) -> FileView:
         data = snap.read(path)
         if data is None:
             raise NotFound(f"{path} does not exist at {rev}")
-        return FileView(
-            path, decode_text(data, path), str(pygit2.hash(data)), snap.head, False, rev
-        )
+        return FileView(path, decode_text(data, path), blob_id(data), snap.head, False, rev)
     data = home.files.read(path)
     if data is None:
         raise NotFound(f"{path} does not exist in the home")
     head = store.snapshot()
-    oid = str(pygit2.hash(data))
+    oid = blob_id(data)
     index = store.repo.index
     index.read(False)
     staged = str(index[path].id) if path in index else None
@@ -138,9 +135,7 @@ def diff_home(home: Operations, rev_from: str | None, rev_to: str | None) -> dic
             if between is None:
                 store.snapshot(old_rev)  # an unknown revision is NotFound, not "too many"
             paths.update(between or [])
-        for path, flags in store.repo.status(untracked_files="all").items():
-            if not flags & pygit2.enums.FileStatus.IGNORED:
-                paths.add(path)
+        paths.update(path for path, _state in worktree_changes(store.repo))
     else:
         store.snapshot(old_rev)  # NotFound for an unknown revision
         store.snapshot(rev_to)
@@ -190,15 +185,10 @@ def status(
     index's freshness and the sync state (with the conflict copies to resolve)."""
     store = home.store
     head = store.head_commit()
-    changes = []
-    for path, flags in sorted(store.repo.status(untracked_files="all").items()):
-        if flags & pygit2.enums.FileStatus.IGNORED:
-            continue
-        changes.append({"path": path, "state": _state(flags)})
-    ref = store.repo.lookup_reference("HEAD").target
+    changes = [{"path": path, "state": state} for path, state in worktree_changes(store.repo)]
     return {
         "home": str(home.root),
-        "branch": ref.removeprefix("refs/heads/") if isinstance(ref, str) else None,
+        "branch": branch(store.repo),
         "head": str(head.id) if head is not None else None,
         "dirty": bool(changes),
         "changes": changes,
@@ -214,25 +204,12 @@ def status(
     }
 
 
-def _state(flags: int) -> str:
-    fs = pygit2.enums.FileStatus
-    if flags & fs.CONFLICTED:
-        return "conflicted"
-    if flags & fs.WT_NEW and not flags & (fs.INDEX_NEW | fs.INDEX_MODIFIED):
-        return "untracked"
-    staged = flags & (fs.INDEX_NEW | fs.INDEX_MODIFIED | fs.INDEX_DELETED | fs.INDEX_RENAMED)
-    unstaged = flags & (fs.WT_MODIFIED | fs.WT_DELETED | fs.WT_RENAMED | fs.WT_TYPECHANGE)
-    if staged and unstaged:
-        return "staged+modified"
-    return "staged" if staged else "modified"
-
-
 def check(home: Operations) -> list[RuleFailure]:
     """Run the validation rules over every file of the work tree (and HEAD's ACTIVE.md)."""
     repo = home.store.repo
     failures: list[RuleFailure] = []
     for path in home.files.walk():
-        if repo.path_is_ignored(path):
+        if is_ignored(repo, path):
             continue
         try:
             data = home.files.read(path)

@@ -55,7 +55,7 @@ def _run(argv: Sequence[str] | None, default_map: dict[str, Any] | None = None) 
         click.echo(f"hearth: {exc}", err=True)
         return 1
     except Exception as exc:
-        from hearth.store.git import GitError  # noqa: PLC0415  (pygit2 is slow to import)
+        from hearth.store.repository import GitError  # noqa: PLC0415  (pygit2 is slow to import)
 
         if not isinstance(exc, GitError):
             raise

@@ -43,8 +43,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-import pygit2
-
 from hearth.domain import layout
 from hearth.domain.sections import Section, split_sections
 from hearth.domain.validation import Bounds, check_text
@@ -61,14 +59,15 @@ from hearth.index.search_index import (
 )
 from hearth.reconcile import manifest
 from hearth.reconcile import refresh as active
-from hearth.reconcile.ignore import IgnoreRules
 from hearth.reconcile.manifest import FileEntry, Manifest, ParkedFile
 from hearth.reconcile.reports import IndexStatus, PassReport
 from hearth.reconcile.scan import Listing, Signature, is_inside, scan_tree, stat_paths
 from hearth.reconcile.semantic import Progress, SemanticRanking
 from hearth.store import state as state_files
-from hearth.store.history import changed_paths
+from hearth.store.history import PersonaHistory, changed_paths
+from hearth.store.ignore import IgnoreRules
 from hearth.store.lock import write_lock
+from hearth.store.repository import GitError, Repository, git_dir, head_id
 from hearth.store.rooted import RootedFiles
 
 #: Files larger than this are parked instead of indexed.
@@ -132,7 +131,7 @@ class Reconciler:
         self,
         root: Path,
         files: RootedFiles,
-        repo: pygit2.Repository,
+        repo: Repository,
         state_dir: Path,
         bounds: Bounds,
         clock: Clock,
@@ -155,9 +154,9 @@ class Reconciler:
         self._index: SearchIndex | None = None
         self._manifest = Manifest()
         self._manifest_sig: tuple[object, ...] | None = None
-        self._ignore = IgnoreRules(repo, Path(repo.path))
+        self._ignore = IgnoreRules(repo, git_dir(repo))
         self._active_key: tuple[object, ...] | None = None
-        self._history = active.PersonaHistory()
+        self._history = PersonaHistory()
 
     # -- passes --------------------------------------------------------------
 
@@ -177,7 +176,7 @@ class Reconciler:
             rebuilt = self._open()
             if wanted is not None and HEAD_MOVED in wanted:
                 wanted.remove(HEAD_MOVED)
-                head = _head(self.repo)
+                head = head_id(self.repo)
                 if head != self._manifest.indexed_head:
                     moved = self._changed_between(self._manifest.indexed_head, head)
                     wanted = None if moved is None else [*wanted, *moved]
@@ -258,7 +257,7 @@ class Reconciler:
             changes = self._diff(listing, built, None, batch)
         changes.scanned, changes.errors = len(listing.files), list(listing.errors)
         built.errors = list(listing.errors)
-        built.indexed_head = _head(self.repo)
+        built.indexed_head = head_id(self.repo)
         built.last_reconcile = self._now()
         manifest.save(new_folder, built)
         fresh.close()
@@ -282,7 +281,7 @@ class Reconciler:
         # mtime tick as hearth's own write keeps inode, size and mtime.
         check_active = paths is None or layout.ACTIVE_PATH in paths
         state = self._manifest
-        head = _head(self.repo)
+        head = head_id(self.repo)
         changes = rebuilt
         if changes is None:
             listing, scope = self._listing(paths)
@@ -514,7 +513,7 @@ class Reconciler:
                 self.files, self.repo, self._manifest, head, attention, self._history
             )
             written, digest = active.write_if_changed(self.files, inputs)
-        except (HearthError, OSError, pygit2.GitError) as exc:
+        except (HearthError, OSError, GitError) as exc:
             self._manifest.active_error = f"ACTIVE.md could not be refreshed: {exc}"
             self._active_key = None
             return False
@@ -599,7 +598,7 @@ class Reconciler:
             stale += sum(1 for p in state.files if p not in on_disk)
             stale += sum(1 for p, sig in refused.items() if not _same(state.parked.get(p), sig))
             documents = self._index.documents()
-            head = _head(self.repo)
+            head = head_id(self.repo)
             return IndexStatus(
                 fresh=(
                     stale == 0
@@ -649,13 +648,6 @@ class Reconciler:
 
     def _now(self) -> str:
         return self.clock().astimezone(dt.UTC).isoformat(timespec="seconds")
-
-
-def _head(repo: pygit2.Repository) -> str | None:
-    try:
-        return None if repo.head_is_unborn else str(repo.head.target)
-    except pygit2.GitError:
-        return None
 
 
 def _same(entry: FileEntry | ParkedFile | None, signature: Signature) -> bool:

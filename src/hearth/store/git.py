@@ -46,10 +46,6 @@ from hearth.store.lock import backoff, write_lock
 from hearth.store.recovery import blob_mode, clear_dead_ref_lock, finish_interrupted_write
 from hearth.store.rooted import RootedFiles
 
-#: What git (libgit2) raises when a repository operation fails; the edges
-#: report it as a refusal, like an OSError.
-GitError = pygit2.GitError
-
 FALLBACK_SIGNATURE = ("hearth", "hearth@localhost")
 MOVED_TIP_RETRIES = 20
 
