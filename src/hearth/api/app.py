@@ -28,9 +28,9 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from hearth.api import problems as errors
+from hearth.api import routes
 from hearth.api.guard import HostOriginGuard
 from hearth.api.limits import BodyLimit
-from hearth.api.routes import build_router
 from hearth.app.served import ServedHearth
 from hearth.mcp.mount import PATH as MCP_PATH
 from hearth.mcp.mount import ExactPath, LazyMount
@@ -122,7 +122,8 @@ def create_app(
     app.add_middleware(BodyLimit)
     # Added last, so it runs first: nothing else sees a refused request.
     app.add_middleware(HostOriginGuard, allowed_hosts=tuple(allowed_hosts), unix=unix)
-    app.include_router(build_router(service))
+    app.state.service = service
+    app.include_router(routes.router)
     app.include_router(build_ui(service, errors.status_of))
     app.router.routes.append(Route(MCP_PATH, ExactPath(mcp), include_in_schema=False))
     app.mount(MCP_PATH, mcp)
