@@ -185,16 +185,16 @@ def status(
     index: IndexStatus | None = None,
     syncer: Syncer | None = None,
     reflector: Reflector | None = None,
+    *,
+    changes: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
-    """The home's branch, HEAD, uncommitted changes, record counts and, given, the
-    index's freshness and the sync state (with the conflict copies to resolve)."""
+    """The home's branch, HEAD, uncommitted changes (``changes``: already read), record
+    counts and, given, the index's freshness and the sync state (with the conflict
+    copies to resolve)."""
     store = home.store
     head = store.head_commit()
-    changes = []
-    for path, flags in sorted(store.repo.status(untracked_files="all").items()):
-        if flags & pygit2.enums.FileStatus.IGNORED:
-            continue
-        changes.append({"path": path, "state": _state(flags)})
+    if changes is None:
+        changes = work_tree_changes(store.repo)
     ref = store.repo.lookup_reference("HEAD").target
     return {
         "home": str(home.root),
@@ -212,6 +212,15 @@ def status(
         ),
         **({"reflection": reflector.status()} if reflector is not None else {}),
     }
+
+
+def work_tree_changes(repo: pygit2.Repository) -> list[dict[str, str]]:
+    """git's status of the work tree: every changed or untracked path, not ignored."""
+    return [
+        {"path": path, "state": _state(flags)}
+        for path, flags in sorted(repo.status(untracked_files="all").items())
+        if not flags & pygit2.enums.FileStatus.IGNORED
+    ]
 
 
 def _state(flags: int) -> str:

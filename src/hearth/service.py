@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hearth import queries
+from hearth.app.status import board_for
 from hearth.app.usecases import Hearth
 from hearth.domain import context, layout
 from hearth.domain.context import Passage
@@ -86,7 +87,11 @@ class HomeService(Hearth):
         self.reconciler = reconciler
         self.tokens = tokens
         self.syncer = syncer
-        self.worker = ReconcileWorker(_OwnedPasses(self))
+        self.worker = ReconcileWorker(_OwnedPasses(self), on_pass=lambda _: self.board.request())
+        #: The status snapshot, taken after every pass (see app/status.py).
+        self.board = board_for(
+            home, reconciler, syncer, reflector, self.owner, lambda: self.worker.state.passes
+        )
         #: Fills semantic vectors in the background (None when semantic ranking is off).
         self.filler = (
             VectorFiller(lambda stop: reconciler.fill_vectors(stop=stop), reconciler.semantic.wake)
@@ -123,6 +128,8 @@ class HomeService(Hearth):
                 # A failed start-up pass is the worker's to retry (on its backoff
                 # table, visible in status as the worker's last error).
                 report = self.reconciler.reconcile()
+        self.board.start()
+        self.board.request()
         self.worker.start()
         self.watcher.start()
         if report is None:
@@ -163,6 +170,7 @@ class HomeService(Hearth):
         if self.filler is not None:
             self.filler.stop()
         self.worker.stop()
+        self.board.stop()
         self.forget_address()
         with self.owned():
             self.reconciler.close()
@@ -244,12 +252,15 @@ class HomeService(Hearth):
         """Run the reflection command; a failed run raises, so the job records it."""
         with self.owned():
             run = self.reflector.run()
+        self.board.request()  # the reflection state is in the snapshot
         if run.error is not None:
             raise HearthError(run.error)
 
     def reflect(self) -> dict[str, object]:
         with self.owned():
-            return self.reflector.run().as_dict()
+            run = self.reflector.run().as_dict()
+        self.board.request()
+        return run
 
     def job_sync(self) -> None:
         """Sync with the upstream, when the branch has one."""
@@ -285,8 +296,9 @@ class HomeService(Hearth):
         return True, None
 
     def status(self) -> dict[str, Any]:
-        with self.owned():
-            data = queries.status(self.home, self.reconciler.status(), self.syncer, self.reflector)
+        """The snapshot (``snapshot.as_of``) with what must be live added; it is
+        ``current`` while no pass is due or running and the watcher runs."""
+        data = self.board.view(self.worker.idle() and self.watcher.healthy())
         worker = self.worker.state
         data["watcher"] = self.watcher.as_dict()
         data["worker"] = {
@@ -363,14 +375,20 @@ class HomeService(Hearth):
             return queries.active_view(self.home, self.reconciler.status())
 
     def reconcile(self, full: bool) -> PassReport:
-        with self.owned():
-            return self.reconciler.rebuild() if full else self.reconciler.reconcile()
+        try:
+            with self.owned():
+                return self.reconciler.rebuild() if full else self.reconciler.reconcile()
+        finally:
+            self.board.request()
 
     def sync(self) -> dict[str, object]:
         """Sync with the upstream, then reconcile what came in before answering."""
-        with self.owned():
-            result = self.syncer.sync()
-            self.reconciler.reconcile()
+        try:
+            with self.owned():
+                result = self.syncer.sync()
+                self.reconciler.reconcile()
+        finally:
+            self.board.request()
         return result.as_dict()
 
     def _now(self) -> str:
