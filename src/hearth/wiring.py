@@ -24,6 +24,7 @@ from hearth.app.operations import AfterWrite, Clock, Operations
 from hearth.app.reflection import ReflectionLog, Reflector
 from hearth.app.served import OwnedPasses, RuntimeNotices, ServedHearth
 from hearth.app.setup import InitResult
+from hearth.app.status import board_for
 from hearth.app.sync import Syncer
 from hearth.app.usecases import Hearth, IndexEachWrite
 from hearth.domain import layout
@@ -178,7 +179,15 @@ def open_service(
     log = ReflectionLog(parts.store.state_dir, parts.settings.reflection)
     notices = RuntimeNotices(parts.store.index_lock)
     reconciler = _reconciler(parts, notices, syncer, log)
-    worker = ReconcileWorker(OwnedPasses(reconciler, owner), on_pass=on_pass)
+    # The status snapshot reads through operations of its own (reads need no indexing).
+    board = board_for(_operations(parts, None), reconciler, syncer, log, owner)
+
+    def passed(report: PassReport) -> None:
+        board.pass_done(report)
+        if on_pass is not None:
+            on_pass(report)
+
+    worker = ReconcileWorker(OwnedPasses(reconciler, owner), on_pass=passed)
     ops = _operations(parts, IndexEachWrite(reconciler, worker))
     semantic = reconciler.semantic
     filler = (
@@ -196,6 +205,7 @@ def open_service(
         worker=worker,
         notices=notices,
         filler=filler,
+        board=board,
     )
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hearth.app.operations import Operations
-from hearth.app.reflection import Reflector
+from hearth.app.reflection import ReflectionLog
 from hearth.app.sync import Syncer
 from hearth.domain import layout, records, textdiff
 from hearth.domain.paths import normalize
@@ -18,7 +18,13 @@ from hearth.reconcile.reports import IndexStatus
 from hearth.store import catalog
 from hearth.store.catalog import RecordView
 from hearth.store.history import CommitInfo, changed_paths, path_history
-from hearth.store.repository import blob_id, branch, is_ignored, worktree_changes
+from hearth.store.repository import (
+    Repository,
+    blob_id,
+    branch,
+    is_ignored,
+    worktree_changes,
+)
 
 
 @dataclass(frozen=True)
@@ -179,13 +185,17 @@ def status(
     home: Operations,
     index: IndexStatus | None = None,
     syncer: Syncer | None = None,
-    reflector: Reflector | None = None,
+    reflector: ReflectionLog | None = None,
+    *,
+    changes: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
-    """The home's branch, HEAD, uncommitted changes, record counts and, given, the
-    index's freshness and the sync state (with the conflict copies to resolve)."""
+    """The home's branch, HEAD, uncommitted changes (``changes``: already read), record
+    counts and, given, the index's freshness and the sync state (with the conflict
+    copies to resolve)."""
     store = home.store
     head = store.head_commit()
-    changes = [{"path": path, "state": state} for path, state in worktree_changes(store.repo)]
+    if changes is None:
+        changes = work_tree_changes(store.repo)
     return {
         "home": str(home.root),
         "branch": branch(store.repo),
@@ -202,6 +212,11 @@ def status(
         ),
         **({"reflection": reflector.status()} if reflector is not None else {}),
     }
+
+
+def work_tree_changes(repo: Repository) -> list[dict[str, str]]:
+    """git's status of the work tree: every changed or untracked path, not ignored."""
+    return [{"path": path, "state": state} for path, state in worktree_changes(repo)]
 
 
 def check(home: Operations) -> list[RuleFailure]:

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hearth.app.operations import Operations
-from hearth.app.reflection import Reflector
-from hearth.app.sync import Syncer
+from hearth.app.reflection import ReflectionRun, Reflector
+from hearth.app.status import StatusBoard
+from hearth.app.sync import Syncer, SyncResult
 from hearth.app.usecases import Hearth
 from hearth.domain import layout
 from hearth.errors import HearthError, NotFound
@@ -110,11 +111,14 @@ class ServedHearth(Hearth):
         worker: ReconcileWorker,
         notices: RuntimeNotices,
         filler: VectorFiller | None,
+        board: StatusBoard,
     ) -> None:
         super().__init__(ops, reconciler, syncer, reflector, owner)
         self.tokens = tokens
         self.worker = worker
         self.notices = notices
+        #: The status snapshot, taken after every pass (see app/status.py).
+        self.board = board
         #: Fills semantic vectors in the background (None when semantic ranking is off).
         self.filler = filler
         self.watcher = Watcher(ops.root, worker.request)
@@ -151,6 +155,8 @@ class ServedHearth(Hearth):
                 # A failed start-up pass is the worker's to retry (on its backoff
                 # table, visible in status as the worker's last error).
                 report = self.reconciler.reconcile()
+        self.board.start()
+        self.board.request()
         self.worker.start()
         self.watcher.start()
         if report is None:
@@ -191,6 +197,7 @@ class ServedHearth(Hearth):
         if self.filler is not None:
             self.filler.stop()
         self.worker.stop()
+        self.board.stop()
         self.forget_address()
         with self.owned():
             self.reconciler.close()
@@ -252,6 +259,7 @@ class ServedHearth(Hearth):
         """Run the reflection command; a failed run raises, so the job records it."""
         with self.owned():
             run = self.reflector.run()
+        self.board.request()  # the reflection state is in the snapshot
         if run.error is not None:
             raise HearthError(run.error)
 
@@ -286,7 +294,9 @@ class ServedHearth(Hearth):
         return True, None
 
     def status(self) -> dict[str, Any]:
-        data = self._status_now()
+        """The snapshot (``snapshot.as_of``) with what must be live added; it is
+        ``current`` while no pass is due or running and the watcher runs."""
+        data = self.board.view(self.worker.idle() and self.watcher.healthy())
         worker = self.worker.state
         data["watcher"] = self.watcher.as_dict()
         data["worker"] = {
@@ -307,6 +317,26 @@ class ServedHearth(Hearth):
             "recovery_error": self.recovery_error,
         }
         return data
+
+    # -- what changes the status snapshot asks for a new one ----------------------
+
+    def reconcile(self, full: bool = False) -> PassReport:
+        try:
+            return super().reconcile(full)
+        finally:
+            self.board.request()
+
+    def sync(self) -> SyncResult:
+        try:
+            return super().sync()
+        finally:
+            self.board.request()
+
+    def reflect(self) -> ReflectionRun:
+        try:
+            return super().reflect()
+        finally:
+            self.board.request()
 
     def settle_active(self, timeout: float = 5.0) -> None:
         """Wait for the passes already asked for (each write asks the worker to render

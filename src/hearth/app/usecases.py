@@ -169,7 +169,9 @@ class Hearth:
 
     def _status_now(self) -> dict[str, Any]:
         with self.owner:
-            return queries.status(self.home, self.reconciler.status(), self.syncer, self.reflector)
+            return queries.status(
+                self.home, self.reconciler.status(), self.syncer, self.reflector.log
+            )
 
     def active(self) -> dict[str, Any]:
         self._freshen()

@@ -582,13 +582,14 @@ class Reconciler:
             return None
         return self.semantic.coverage(index)
 
-    def status(self) -> IndexStatus:
-        """Compare the files on disk with the manifest by signature, reading nothing."""
+    def status(self, listing: Listing | None = None) -> IndexStatus:
+        """Compare the files on disk with the manifest by signature, reading nothing
+        (``listing``: a ``scan_tree`` of the home taken just before, without the lock)."""
         with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
             self._open()
             assert self._index is not None
             state = self._manifest
-            listing = scan_tree(self.root)
+            listing = scan_tree(self.root) if listing is None else listing
             present, _signature = self._indexable(listing, state, full=True)
             on_disk = {
                 p: sig for p, sig in listing.files.items() if p in present and p not in state.parked
