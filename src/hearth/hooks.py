@@ -28,7 +28,7 @@ from hearth.domain import layout
 from hearth.domain.settings import Settings, parse_settings
 from hearth.domain.validation import RuleFailure, check_blob
 from hearth.errors import HearthError
-from hearth.store import catalog
+from hearth.store import catalog, state
 from hearth.store.repository import GitError, staged_blobs
 
 #: Seconds a hook waits for another hearth's reconcile pass before skipping its own.
@@ -95,7 +95,7 @@ def _post(root: Path) -> str:
         nudge = root / layout.NUDGE_PATH
         nudge.write_text(str(os.getpid()))
         return f"hearth: told the server at {url} to reconcile; {counts}"
-    if not (home.store.state_dir / "index").exists():
+    if not (home.store.state_dir / state.INDEX_DIR).exists():
         return f"hearth: no search index yet (run 'hearth reindex'); {counts}"
     report = wiring.open_app(root, lock_timeout=HOOK_LOCK_SECONDS).reconcile()
     status = "fresh" if not report.errors else f"{len(report.errors)} errors"

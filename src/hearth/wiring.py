@@ -39,6 +39,7 @@ from hearth.reconcile.worker import ReconcileWorker
 from hearth.store.discovery import discover_home
 from hearth.store.git import GitStore
 from hearth.store.rooted import RootedFiles
+from hearth.store import state
 from hearth.store.state import state_dir_of
 from hearth.store.tokens import TokenStore
 
@@ -108,7 +109,7 @@ def _semantic(parts: _Parts) -> SemanticRanking | None:
     if not parts.settings.search.semantic or os.environ.get("HEARTH_SEMANTIC") == "off":
         return None
     embedder = load_embedder(parts.settings.search.model)
-    return SemanticRanking(parts.store.state_dir / "vectors", embedder)
+    return SemanticRanking(parts.store.state_dir / state.VECTORS_DIR, embedder)
 
 
 def _syncer(parts: _Parts) -> Syncer:

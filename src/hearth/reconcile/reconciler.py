@@ -150,7 +150,7 @@ class Reconciler:
         self.lock_timeout = lock_timeout
         #: Vectors for hybrid ranking; None when semantic ranking is off.
         self.semantic = semantic
-        self.folder = state_dir / "index"
+        self.folder = state_dir / state_files.INDEX_DIR
         self._index: SearchIndex | None = None
         self._manifest = Manifest()
         self._manifest_sig: tuple[object, ...] | None = None

@@ -19,6 +19,8 @@ WRITE_LOCK = "write.lock"
 RECONCILE_LOCK = "reconcile.lock"
 #: The search index and its manifest.
 INDEX_DIR = "index"
+#: The vectors of semantic ranking, beside the index.
+VECTORS_DIR = "vectors"
 #: API tokens, hashed.
 TOKENS = "tokens.json"
 #: The last sync's outcome.
