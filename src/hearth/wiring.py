@@ -36,10 +36,10 @@ from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
 from hearth.reconcile.semantic import SemanticRanking, VectorFiller
 from hearth.reconcile.worker import ReconcileWorker
+from hearth.store import state
 from hearth.store.discovery import discover_home
 from hearth.store.git import GitStore
 from hearth.store.rooted import RootedFiles
-from hearth.store import state
 from hearth.store.state import state_dir_of
 from hearth.store.tokens import TokenStore
 
