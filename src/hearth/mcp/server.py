@@ -52,6 +52,10 @@ def build_server(
     auth: AuthSettings | None = None,
 ) -> MCPServer:
     """The MCP server over ``service``; ``who`` names the caller of each request."""
+    tools = Tools(who)
+    register_read_tools(tools, service)
+    register_write_tools(tools, service)
+    register_admin_tools(tools, service)
     server: MCPServer = MCPServer(
         NAME,
         title="hearth: the assistant's home",
@@ -62,11 +66,8 @@ def build_server(
         # The SDK logs at INFO by default (each refused call): a serving process's
         # stderr is for operators, so only warnings and worse.
         log_level="WARNING",
+        tools=tools.built,
     )
-    tools = Tools(server, who)
-    register_read_tools(tools, service)
-    register_write_tools(tools, service)
-    register_admin_tools(tools, service)
     _register_resources(server, service)
     _register_prompt(server, service)
     return server
