@@ -93,7 +93,7 @@ class Raw:
     def v1_search(self, word: str) -> None:
         json.loads(self.request("GET", f"/v1/search?q={quote(word)}"))
 
-    def _rpc(self, method: str, params: dict[str, Any], headers: dict[str, str]) -> Any:
+    def rpc(self, method: str, params: dict[str, Any], headers: dict[str, str]) -> Any:
         self.ids += 1
         body = {"jsonrpc": "2.0", "id": self.ids, "method": method, "params": params}
         raw = self.request("POST", "/mcp", body, **JSON_RPC, **headers, **self.session)
@@ -107,7 +107,7 @@ class Raw:
         self.session = {}
         assert (
             "hits"
-            in self._rpc("tools/call", params, {**headers, "mcp-name": "search"})[
+            in self.rpc("tools/call", params, {**headers, "mcp-name": "search"})[
                 "structuredContent"
             ]
         )
@@ -115,12 +115,12 @@ class Raw:
     def open_session(self) -> None:
         info = {"name": "bench", "version": "1"}
         hello = {"protocolVersion": LEGACY, "capabilities": {}, "clientInfo": info}
-        self._rpc("initialize", hello, {})
+        self.rpc("initialize", hello, {})
         note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
         self.request("POST", "/mcp", note, **JSON_RPC, **self.session)
 
     def legacy_search(self, word: str) -> None:
-        result = self._rpc("tools/call", {"name": "search", "arguments": {"query": word}}, {})
+        result = self.rpc("tools/call", {"name": "search", "arguments": {"query": word}}, {})
         assert "hits" in result["structuredContent"]
 
 
@@ -181,6 +181,31 @@ async def _searches(port: int, token: str, words: list[str]) -> tuple[float, Sam
         return first, samples
 
 
+def _schema_check(raw: Raw, word: str) -> float:
+    """Seconds the official client's check of one search answer takes (best of 5 x 50):
+    the tool's output schema, compiled once, against the answer's structured content,
+    as ``ClientSession.validate_tool_result`` does it."""
+    from jsonschema import exceptions
+    from jsonschema.validators import validator_for
+    from referencing import Registry
+
+    listing = raw.rpc(
+        "tools/list", {"_meta": META}, {"mcp-protocol-version": MODERN, "mcp-method": "tools/list"}
+    )
+    schema = next(t["outputSchema"] for t in listing["tools"] if t["name"] == "search")
+    params = {"name": "search", "arguments": {"query": word}, "_meta": META}
+    headers = {"mcp-protocol-version": MODERN, "mcp-method": "tools/call", "mcp-name": "search"}
+    answer = raw.rpc("tools/call", params, headers)["structuredContent"]
+    validator = validator_for(schema)(schema, registry=Registry())
+    best = float("inf")
+    for _ in range(5):
+        t0 = time.perf_counter()
+        for _ in range(50):
+            exceptions.best_match(validator.iter_errors(answer))
+        best = min(best, (time.perf_counter() - t0) / 50)
+    return best
+
+
 async def _writes(port: int, token: str, words: list[str]) -> tuple[list[float], list[float]]:
     raw = Raw(port, token)
     v1, mcp = [], []
@@ -231,6 +256,7 @@ def main() -> None:
         try:
             words = [rng.choice(WORDS) for _ in range(args.searches)]
             first, samples = anyio.run(_searches, port, token, words)
+            check = _schema_check(Raw(port, token), words[0])
             v1_write, mcp_write = anyio.run(_writes, port, token, words)
         finally:
             server.terminate()  # type: ignore[attr-defined]
@@ -243,6 +269,10 @@ def main() -> None:
     for name, value in p50.items():
         print(f"    {name:<46} {value / base:5.2f}")
     print("  (goal: the MCP search p50 at most 1.5x /v1/search and under 10 ms)")
+    print(
+        f"  the SDK client's output-schema check of one search answer alone: "
+        f"{check * 1000:.2f} ms (best of 5)"
+    )
     print("\nwrite then search (read-your-writes), interleaved:")
     _line("POST /v1/daily then GET /v1/search", v1_write)
     _line("MCP note then search (SDK client)", mcp_write)
