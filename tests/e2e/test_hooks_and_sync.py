@@ -128,7 +128,7 @@ def test_post_commit_indexes_without_a_server_in_the_background(home: Path) -> N
     logged = wait_for_hook_log(home, "indexed")
     assert "post-commit: hearth: indexed 1 changed" in logged and "open loops" in logged
     # Found by a reconciler that runs no pass of its own: the hook indexed it.
-    fresh = wiring.reconciler_of(wiring.open_home(home))
+    fresh = wiring.open_app(home).reconciler
     assert [h.path for h in fresh.search("pipistrelles")] == ["memory/topics/bats.md"]
     assert fresh.status().indexed_head == git(home, "rev-parse", "HEAD").strip()
 
@@ -186,10 +186,11 @@ def test_git_hearth_review(home: Path) -> None:
 class Machine:
     def __init__(self, root: Path, clock: FakeClock) -> None:
         self.root = root
-        self.home = wiring.open_home(root, clock)
+        self.app = wiring.open_app(root, clock)
+        self.home = self.app.home
 
     def sync(self):  # type: ignore[no-untyped-def]
-        return wiring.syncer_of(self.home).sync()
+        return self.app.syncer.sync()
 
     def edit(self, path: str, text: str, message: str) -> None:
         target = self.root / path
@@ -221,7 +222,7 @@ def machines(tmp_path: Path, clock: FakeClock) -> list[Machine]:
 
 def test_no_upstream_is_a_clear_refusal(home: Path) -> None:
     with pytest.raises(NoUpstream, match="no upstream"):
-        wiring.syncer_of(wiring.open_home(home)).sync()
+        wiring.open_app(home).syncer.sync()
     proc = hearth("--home", str(home), "sync")
     assert proc.returncode == 1 and "no upstream" in proc.stderr
 

@@ -3,9 +3,7 @@
 The server already holds the repository open and the rules imported, so the
 hook's shim (bash, no Python) sends it git's listing of what is staged
 (``git diff-index --cached HEAD`` raw output, :mod:`hearth.hooks.staged`)
-and lets the commit go on only on a 200. The blobs are read by id from the
-object database (``git add`` wrote them there), so nothing here depends on
-the work tree or on which index file git staged into.
+and lets the commit go on only on a 200 (the check: :mod:`hearth.app.staged`).
 
 Authorization: the server's hook key (``hook_key`` in ``.git/hearth/server.json``,
 new on every start) or any API token with the ``read`` scope.
@@ -19,15 +17,16 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
-from hearth.api.errors import ApiError
-from hearth.domain import layout
-from hearth.errors import ValidationFailed
-from hearth.hooks.staged import GITLINK, parse_listing, staged_failures
-from hearth.service import HomeService
-from hearth.store.objects import GitObjects
+from hearth.api.problems import ApiError
+from hearth.api.routes import ERRORS, Service
+from hearth.app.served import ServedHearth
+from hearth.app.staged import check_staged
 from hearth.store.tokens import allows
 
 PATH = "/v1/hooks/pre-commit"
+
+#: The routes; ``create_app`` includes them.
+router = APIRouter(responses=ERRORS)
 
 
 class StagedCheck(BaseModel):
@@ -35,49 +34,35 @@ class StagedCheck(BaseModel):
     checked: int
 
 
-def build_hooks_router(service: HomeService) -> APIRouter:
-    router = APIRouter()
-    objects = GitObjects(service.home.root)
+def _authorize(request: Request, service: ServedHearth) -> None:
+    scheme, _, sent = request.headers.get("authorization", "").partition(" ")
+    sent = sent.strip()
+    if scheme.lower() != "bearer" or not sent:
+        raise ApiError(401, "send 'Authorization: Bearer <hook key or token>'")
+    if secrets.compare_digest(sent.encode(), service.hook_key.encode()):
+        return
+    info = service.tokens.check(sent)
+    if info is None:
+        raise ApiError(401, "unknown hook key or token")
+    if not allows(info.scope, "read"):
+        raise ApiError(403, "this needs a token with the read scope")
 
-    def authorize(request: Request) -> None:
-        scheme, _, sent = request.headers.get("authorization", "").partition(" ")
-        sent = sent.strip()
-        if scheme.lower() != "bearer" or not sent:
-            raise ApiError(401, "send 'Authorization: Bearer <hook key or token>'")
-        if secrets.compare_digest(sent.encode(), service.hook_key.encode()):
-            return
-        info = service.tokens.check(sent)
-        if info is None:
-            raise ApiError(401, "unknown hook key or token")
-        if not allows(info.scope, "read"):
-            raise ApiError(403, "this needs a token with the read scope")
 
-    def check(listing: bytes) -> int:
-        staged = parse_listing(listing)
-        failures = staged_failures(
-            staged, objects.blob, lambda: objects.head_file(layout.SETTINGS_PATH)
-        )
-        if failures:
-            raise ValidationFailed(failures)
-        return sum(1 for s in staged if not s.deleted and s.mode != GITLINK)
-
-    @router.post(
-        PATH,
-        response_model=StagedCheck,
-        tags=["hooks"],
-        openapi_extra={
-            "requestBody": {
-                "required": False,
-                "content": {"text/plain": {"schema": {"type": "string"}}},
-                "description": "'git diff-index --cached --no-renames HEAD' raw output",
-            }
-        },
-    )
-    async def pre_commit(request: Request) -> StagedCheck:
-        """Check what a commit is about to hold against the validation rules:
-        200 when it may go on, 422 naming each file, rule and fix when not."""
-        authorize(request)
-        listing = await request.body()
-        return StagedCheck(checked=await run_in_threadpool(check, listing))
-
-    return router
+@router.post(
+    PATH,
+    response_model=StagedCheck,
+    tags=["hooks"],
+    openapi_extra={
+        "requestBody": {
+            "required": False,
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+            "description": "'git diff-index --cached --no-renames HEAD' raw output",
+        }
+    },
+)
+async def pre_commit(request: Request, service: Service) -> StagedCheck:
+    """Check what a commit is about to hold against the validation rules:
+    200 when it may go on, 422 naming each file, rule and fix when not."""
+    _authorize(request, service)
+    listing = await request.body()
+    return StagedCheck(checked=await run_in_threadpool(check_staged, service.home.root, listing))

@@ -15,10 +15,16 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import yaml
+
 from hearth.domain import keys, lionclaw
 from hearth.domain.keys import is_key, key_of_archive_stem, legacy_record_key, record_key
 from hearth.domain.layout import DEFAULT_PROPOSAL_TARGET, RecordKind, record_location
 from hearth.errors import InvalidRecord
+
+#: libyaml's safe loader when PyYAML was built with it: the same documents, about
+#: ten times faster than the pure-Python one (the review page parses every record).
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 __all__ = [
     "OpenLoop",
@@ -137,8 +143,6 @@ def timestamp(moment: dt.datetime) -> str:
 def _front_matter(fields: dict[str, str]) -> str:
     # The title is always written, even empty (keyed item--<uuid>, as in LionClaw).
     kept = {k: v for k, v in fields.items() if v != "" or k == "title"}
-    import yaml  # noqa: PLC0415  (here, not at the top: the pre-commit hook rarely needs it)
-
     dumped = yaml.safe_dump(kept, sort_keys=False, allow_unicode=True, width=1000)
     return f"---\n{dumped}---\n"
 
@@ -190,10 +194,8 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
             break
     else:
         raise InvalidRecord("front matter is not closed by a '---' line")
-    import yaml  # noqa: PLC0415  (here, not at the top: the pre-commit hook rarely needs it)
-
     try:
-        data = yaml.safe_load("".join(lines[1:end]))
+        data = yaml.load("".join(lines[1:end]), Loader=_SAFE_LOADER)
     except yaml.YAMLError as exc:
         raise InvalidRecord(f"front matter is not valid YAML: {exc}") from exc
     if data is None:

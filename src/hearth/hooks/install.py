@@ -14,7 +14,7 @@ from pathlib import Path
 
 from hearth.domain import layout
 from hearth.errors import Conflict
-from hearth.store.config import config_value, git_dir, set_config
+from hearth.store.repository import config_value, git_dir, open_repository, set_config
 
 HOOK_NAMES = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
 POST_HOOKS = HOOK_NAMES[1:]
@@ -25,9 +25,10 @@ SHIMS = Path(__file__).with_name("shims")
 
 def hooks_folder(root: Path) -> Path:
     """Where git looks for this repository's hooks (``core.hooksPath`` or .git/hooks)."""
-    configured = config_value(root, "core.hooksPath")
+    repo = open_repository(root)
+    configured = config_value(repo, "core.hooksPath")
     if configured is None:
-        return git_dir(root) / "hooks"
+        return git_dir(repo) / "hooks"
     path = Path(configured).expanduser()
     folder = path if path.is_absolute() else root / path
     resolved, home = folder.resolve(), root.resolve()
@@ -57,7 +58,10 @@ def register_merge_driver(root: Path, interpreter: str) -> None:
     ``hearth sync`` passes the same settings on its own command line, so it
     needs neither; a plain ``git pull`` does.
     """
-    set_config(root, merge_driver_config(interpreter))
+    repo = open_repository(root)
+    for key, value in merge_driver_config(interpreter).items():
+        if config_value(repo, key) != value:
+            set_config(repo, key, value)
 
 
 def shim_text(name: str, interpreter: str, shell: str | None) -> str:

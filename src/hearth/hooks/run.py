@@ -21,13 +21,12 @@ import json
 import os
 from pathlib import Path
 
-import pygit2
-
-from hearth import catalog, wiring
+from hearth import wiring
 from hearth.domain import layout
 from hearth.errors import HearthError
 from hearth.hooks.precommit import pre_commit
-from hearth.store import state
+from hearth.store import catalog, state
+from hearth.store.repository import GitError
 
 #: Seconds a hook run by hand waits for another hearth's pass before skipping its own.
 HOOK_LOCK_SECONDS = 2.0
@@ -48,13 +47,13 @@ def post(name: str, root: Path, lock_seconds: float = HOOK_LOCK_SECONDS) -> str:
     """Reconcile after a git operation: the one line to show; never raises."""
     try:
         return _post(root, lock_seconds)
-    except (HearthError, OSError, pygit2.GitError) as exc:
+    except (HearthError, OSError, GitError) as exc:
         message = exc.message if isinstance(exc, HearthError) else str(exc)
         return f"hearth: {name}: index not updated ({message}); run 'hearth reindex'"
 
 
 def _post(root: Path, lock_seconds: float) -> str:
-    home = wiring.open_home(root, index=False)
+    home = wiring.open_home(root)
     counts = (
         f"{len(catalog.list_records(home.files, 'proposal'))} pending proposals, "
         f"{len(catalog.list_records(home.files, 'loop'))} open loops"
@@ -65,9 +64,7 @@ def _post(root: Path, lock_seconds: float) -> str:
         return f"hearth: told the server at {url} to reconcile; {counts}"
     if not (home.store.state_dir / state.INDEX_DIR).exists():
         return f"hearth: no search index yet (run 'hearth reindex'); {counts}"
-    reconciler = wiring.reconciler_of(home)
-    reconciler.lock_timeout = lock_seconds
-    report = reconciler.reconcile()
+    report = wiring.open_app(root, lock_timeout=lock_seconds).reconcile()
     status = "fresh" if not report.errors else f"{len(report.errors)} errors"
     return (
         f"hearth: indexed {report.indexed} changed, {report.removed} removed "

@@ -19,6 +19,8 @@ WRITE_LOCK = "write.lock"
 RECONCILE_LOCK = "reconcile.lock"
 #: The search index and its manifest.
 INDEX_DIR = "index"
+#: The vectors of semantic ranking, beside the index.
+VECTORS_DIR = "vectors"
 #: API tokens, hashed.
 TOKENS = "tokens.json"
 #: The last sync's outcome.
@@ -42,3 +44,11 @@ HOOK_PENDING = "hooks.pending"
 
 def state_dir(git_dir: Path) -> Path:
     return git_dir / FOLDER
+
+
+def state_dir_of(root: Path) -> Path:
+    """The state folder of the repository whose work tree is ``root`` (its git
+    folder found as git finds it: ``.git`` may be a file naming another place)."""
+    import pygit2  # noqa: PLC0415  (only callers that have no store yet)
+
+    return state_dir(Path(pygit2.Repository(str(root)).path))

@@ -27,13 +27,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import pygit2
-
 from hearth.domain import layout
 from hearth.domain.settings import default_settings_toml
 from hearth.domain.validation import Bounds, RuleFailure, check_blob, has_identity_name
 from hearth.errors import PathRefused
 from hearth.store.git import FileChange, GitStore, Plan, Snapshot, Trailers
+from hearth.store.repository import (
+    Repository,
+    init_repository,
+    is_ignored,
+)
+from hearth.store.repository import (
+    untracked as untracked_paths,
+)
 from hearth.store.rooted import RootedFiles
 
 _SECRET_RULES = ("secret-file", "secret-text")
@@ -92,15 +98,6 @@ def _bootstrap_refusal(files: RootedFiles, has_history: bool, has_staged: bool) 
     return ""
 
 
-def _untracked(repo: pygit2.Repository) -> tuple[str, ...]:
-    fs = pygit2.enums.FileStatus
-    found = []
-    for path, flags in repo.status(untracked_files="all").items():
-        if flags & fs.WT_NEW and not flags & (fs.INDEX_NEW | fs.IGNORED):
-            found.append(path)
-    return tuple(sorted(found))
-
-
 def _with_lines(current: bytes | None, wanted: str) -> bytes:
     """``current`` plus whichever of ``wanted``'s rule lines it lacks."""
     text = (current or b"").decode("utf-8", "replace")
@@ -155,11 +152,9 @@ def update_attributes(root: Path, clock: Callable[[], dt.datetime], actor: str) 
     return result.paths if result.changed else ()
 
 
-def _adoptable(files: RootedFiles, repo: pygit2.Repository) -> list[str]:
+def _adoptable(files: RootedFiles, repo: Repository) -> list[str]:
     return [
-        path
-        for path in files.walk()
-        if path != layout.ACTIVE_PATH and not repo.path_is_ignored(path)
+        path for path in files.walk() if path != layout.ACTIVE_PATH and not is_ignored(repo, path)
     ]
 
 
@@ -173,7 +168,7 @@ def init_home(
     root.mkdir(parents=True, exist_ok=True)
     created = not (root / ".git").exists()
     if created:
-        pygit2.init_repository(str(root), initial_head="main")
+        init_repository(root)
     files = RootedFiles(root)
     try:
         store = GitStore(root, files, clock)
@@ -236,7 +231,7 @@ def init_home(
             return Plan("home: initialize hearth home", tuple(changes.values()))
 
         result = store.commit(operation, Trailers(op="home.init", actor=actor))
-        untracked = _untracked(store.repo)
+        untracked = untracked_paths(store.repo)
     finally:
         files.close()
     kept = set(adopted)
