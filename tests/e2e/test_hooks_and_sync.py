@@ -143,7 +143,7 @@ def test_hearth_hook_by_hand_reconciles_in_the_foreground(home: Path) -> None:
     assert proc.returncode == 0
     lines = [line for line in proc.stdout.splitlines() if line.startswith("hearth:")]
     assert len(lines) == 1 and "indexed 1 changed" in lines[0] and "open loops" in lines[0]
-    fresh = wiring.reconciler_of(wiring.open_home(home))
+    fresh = wiring.open_app(home).reconciler
     assert [h.path for h in fresh.search("tawny")] == ["memory/topics/owls.md"]
 
 

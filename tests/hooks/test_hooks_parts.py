@@ -147,7 +147,7 @@ def _background(root: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_background_pass_waiting_to_start_covers_the_next_one(home: Path) -> None:
-    wiring.reconciler_of(wiring.open_home(home)).reconcile()
+    wiring.open_app(home).reconcile()
     (home / "memory/topics").mkdir(parents=True, exist_ok=True)
     (home / "memory/topics/wrens.md").write_text("# Wrens\n\nLoud for their size.\n")
     git(home, "add", "-A")
@@ -160,5 +160,5 @@ def test_a_background_pass_waiting_to_start_covers_the_next_one(home: Path) -> N
     ran = _background(home)
     assert ran.returncode == 0, ran.stderr
     assert "post-commit: hearth: indexed 1 changed" in log.read_text()
-    fresh = wiring.reconciler_of(wiring.open_home(home))
+    fresh = wiring.open_app(home).reconciler
     assert [h.path for h in fresh.search("wrens")] == ["memory/topics/wrens.md"]
