@@ -12,7 +12,7 @@
   proposals, open loops.
 
 libgit2 runs no hooks, so hearth's own commits call the same validation
-directly (``Home._commit``).
+directly (``app/writer.py``).
 """
 
 from __future__ import annotations
