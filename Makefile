@@ -43,6 +43,7 @@ torture: dev
 
 bench: install
 	$(BIN)/python bench/commit_path.py
+	$(BIN)/python bench/git_commit.py
 	$(BIN)/python bench/search_index.py
 	$(BIN)/python bench/http_service.py
 	$(BIN)/python bench/load.py

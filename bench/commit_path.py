@@ -44,9 +44,9 @@ def main() -> None:
         seed_home(root, args.files, rng)
         print(f"seeded {args.files} files in {time.perf_counter() - started:.1f} s")
 
-        home = wiring.open_home(root)
+        home = wiring.open_app(root)
         t0 = time.perf_counter()
-        wiring.reconciler_of(home).reconcile()
+        home.reconcile()
         print(f"built the search index in {time.perf_counter() - t0:.1f} s (writes index too)")
         hearth_exe = str(Path(sys.executable).parent / "hearth")
         put_times: list[float] = []

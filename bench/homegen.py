@@ -99,7 +99,9 @@ def seed_home(root: Path, files: int, rng: random.Random) -> None:
     git(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "bench: seed")
 
 
-def start_server(root: Path, env: dict[str, str], scope: str = "write") -> tuple[object, int, str]:
+def start_server(
+    root: Path, env: dict[str, str], scope: str = "write", name: str = "bench"
+) -> tuple[object, int, str]:
     """``hearth serve`` on a free loopback port, once it answers: (process, port, token)."""
     import http.client
     import socket
@@ -108,7 +110,7 @@ def start_server(root: Path, env: dict[str, str], scope: str = "write") -> tuple
 
     hearth = str(Path(sys.executable).parent / "hearth")
     token = subprocess.run(
-        [hearth, "--home", str(root), "token", "create", "--name", "bench", "--scope", scope],
+        [hearth, "--home", str(root), "token", "create", "--name", name, "--scope", scope],
         check=True,
         capture_output=True,
         text=True,

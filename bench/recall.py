@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hearth import wiring
-from hearth.home import Home
+from hearth.app.operations import Operations
 from hearth.index.hybrid import wants_exact_words
 from hearth.index.terms import named_dates
 from homegen import use_git_identity
@@ -157,7 +157,7 @@ def load(path: Path) -> tuple[list[Turn], list[Question]]:
     return turns, questions
 
 
-def build_home(root: Path, turns: list[Turn]) -> Home:
+def build_home(root: Path, turns: list[Turn]) -> Operations:
     """The conversation written through hearth's own daily append, one commit per turn."""
     clock_now = [turns[0].moment]
 
@@ -167,7 +167,7 @@ def build_home(root: Path, turns: list[Turn]) -> Home:
     if (root / ".hearth-bench-done").exists():
         return wiring.open_home(root, clock)
     wiring.initialize(root, clock)
-    home = wiring.open_home(root, clock, index=False)
+    home = wiring.open_home(root, clock)
     for turn in turns:
         clock_now[0] = turn.moment
         home.note(turn.text, turn.speaker, actor="bench")
@@ -242,7 +242,7 @@ def run(locomo: Path, work: Path, modes: list[str]) -> None:
         started = time.perf_counter()
         home = build_home(root, turns)
         built = time.perf_counter() - started
-        reconciler = wiring.reconciler_of(home)
+        reconciler = wiring.open_app(root, home.clock).reconciler
         semantic = reconciler.semantic
         started = time.perf_counter()
         reconciler.rebuild()

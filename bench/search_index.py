@@ -207,8 +207,7 @@ def main() -> None:
         python_start = [timed([sys.executable, "-c", "import hearth.cli"], env) for _ in range(5)]
         line("  of which: start-up (import hearth.cli)", python_start)
 
-        home = wiring.open_home(root)
-        rec = wiring.reconciler_of(home)
+        rec = wiring.open_app(root).reconciler
         rec.reconcile()
         queries = [
             " ".join(rng.sample(WORDS, rng.choice((1, 1, 2, 3)))) for _ in range(args.queries)

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from hearth import wiring
-from hearth.home import Home
+from hearth.app.operations import Operations
+from hearth.app.usecases import Hearth
 
 # Keyword ranking only, so no test (nor server it starts, whatever the fixture's
 # scope) loads the embedding model or fills vectors in the background;
@@ -71,7 +72,11 @@ def git(root: Path, *args: str, check: bool = True) -> str:
 @dataclass
 class Workspace:
     root: Path
-    home: Home
+    app: Hearth
+
+    @property
+    def home(self) -> Operations:
+        return self.app.home
 
     def git(self, *args: str, check: bool = True) -> str:
         return git(self.root, *args, check=check)
@@ -90,15 +95,16 @@ class Workspace:
     def read(self, path: str) -> str:
         return (self.root / path).read_text()
 
-    def reopen(self) -> Home:
-        self.home = wiring.open_home(self.root, self.home.clock)
-        return self.home
+    def reopen(self) -> Hearth:
+        """The home opened again, as a new process would (a fresh reconciler)."""
+        self.app = wiring.open_app(self.root, self.home.clock)
+        return self.app
 
 
 @pytest.fixture
 def workspace(tmp_path: Path, clock: FakeClock) -> Iterator[Workspace]:
     root = tmp_path / "home"
     wiring.initialize(root, clock)
-    home = wiring.open_home(root, clock)
-    yield Workspace(root, home)
-    home.files.close()
+    app = wiring.open_app(root, clock)
+    yield Workspace(root, app)
+    app.home.files.close()

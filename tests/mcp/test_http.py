@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import quote
 
@@ -69,6 +70,8 @@ def test_both_paths_serve_and_tools_are_listed_with_schemas(shared_server: Serve
         assert tool.annotations.idempotent_hint is not None, name
         assert tool.input_schema["type"] == "object"
         assert tool.output_schema is not None, name
+        # Published without references (a client checks every result against it).
+        assert "$ref" not in json.dumps(tool.output_schema), name
         assert len(tool.description or "") > 80, name
         assert "actor" not in tool.input_schema.get("properties", {})
     search = listed["/mcp"]["search"].input_schema

@@ -47,7 +47,7 @@ def test_sections_in_fixed_order_with_content(workspace: Workspace) -> None:
 
 def test_not_rewritten_when_nothing_changed(workspace: Workspace) -> None:
     populate(workspace)
-    rec = wiring.reconciler_of(workspace.home)
+    rec = workspace.app.reconciler
     rec.reconcile()
     before = (workspace.root / ACTIVE).stat()
     report = rec.reconcile()
@@ -58,12 +58,12 @@ def test_not_rewritten_when_nothing_changed(workspace: Workspace) -> None:
 
 def test_same_files_and_head_give_the_same_bytes(workspace: Workspace, tmp_path: Path) -> None:
     populate(workspace)
-    rec = wiring.reconciler_of(workspace.home)
+    rec = workspace.app.reconciler
     rec.reconcile()
     first = workspace.read(ACTIVE)
     (workspace.root / ACTIVE).unlink()
     shutil.rmtree(workspace.root / ".git/hearth/index")
-    rebuilt = wiring.reconciler_of(workspace.reopen())
+    rebuilt = workspace.reopen().reconciler
     assert rebuilt.reconcile().active_written
     assert workspace.read(ACTIVE) == first
 
@@ -71,8 +71,7 @@ def test_same_files_and_head_give_the_same_bytes(workspace: Workspace, tmp_path:
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", str(workspace.root), str(clone))
     later = FakeClock(workspace.home.clock().replace(year=2027))
-    elsewhere = wiring.open_home(clone, later)
-    wiring.reconciler_of(elsewhere).reconcile()
+    wiring.open_app(clone, later).reconcile()
     assert (clone / ACTIVE).read_text() == first
 
 
@@ -80,7 +79,7 @@ def test_attention_lists_validation_failures_and_conflict_copies(workspace: Work
     ws = workspace
     ws.write("IDENTITY.md", "# Identity\n\nno name line here\n")
     ws.write("continuity/conflicts/SOUL.md--abc1234.md", "# the other machine's soul\n")
-    wiring.reconciler_of(ws.home).reconcile()
+    ws.app.reconciler.reconcile()
     attention = ws.read(ACTIVE).split("## Open loops")[0]
     assert "IDENTITY.md: [identity-name]" in attention
     assert "sync conflict" in attention and "continuity/conflicts/SOUL.md--abc1234.md" in attention
@@ -97,7 +96,7 @@ def test_sections_are_bounded(workspace: Workspace) -> None:
 
 def test_a_failed_refresh_is_recorded_and_the_write_stands(workspace: Workspace) -> None:
     ws = workspace
-    rec = wiring.reconciler_of(ws.home)
+    rec = ws.app.reconciler
     rec.reconcile()
     (ws.root / ACTIVE).unlink()
     (ws.root / ACTIVE).mkdir()  # something in the way of the generated file
@@ -114,7 +113,7 @@ def test_a_failed_refresh_is_recorded_and_the_write_stands(workspace: Workspace)
 
 
 def test_persona_history_kept_incrementally_equals_a_full_walk(workspace: Workspace) -> None:
-    from hearth.reconcile.active import PersonaHistory
+    from hearth.store.history import PersonaHistory
 
     ws = workspace
     repo = ws.home.store.repo
@@ -136,10 +135,10 @@ def test_persona_history_kept_incrementally_equals_a_full_walk(workspace: Worksp
 
 
 def test_status_never_calls_a_missing_or_foreign_active_md_fresh(workspace: Workspace) -> None:
-    from hearth import queries
+    from hearth.app import queries
 
     populate(workspace)
-    rec = wiring.reconciler_of(workspace.home)
+    rec = workspace.app.reconciler
     rec.reconcile()
     assert rec.status().active == "fresh"
     assert queries.active_view(workspace.home, rec.status())["fresh"] is True
@@ -155,7 +154,7 @@ def test_status_never_calls_a_missing_or_foreign_active_md_fresh(workspace: Work
     # A pass puts hearth's bytes back, and another process sees them as fresh.
     rec.reconcile([ACTIVE])
     assert workspace.read(ACTIVE) == original
-    assert wiring.reconciler_of(workspace.reopen()).status().active == "fresh"
+    assert workspace.reopen().reconciler.status().active == "fresh"
 
 
 def test_an_edit_that_keeps_inode_size_and_mtime_is_still_caught(workspace: Workspace) -> None:
@@ -164,7 +163,7 @@ def test_an_edit_that_keeps_inode_size_and_mtime_is_still_caught(workspace: Work
     import os
 
     populate(workspace)
-    rec = wiring.reconciler_of(workspace.home)
+    rec = workspace.app.reconciler
     rec.reconcile()
     path = workspace.root / ACTIVE
     original = path.read_bytes()

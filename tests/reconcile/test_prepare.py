@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from hearth import wiring
 from hearth.domain.validation import Bounds
 from hearth.reconcile import prepare
 from hearth.reconcile.reconciler import Reconciler
@@ -43,7 +42,7 @@ def test_a_pass_reading_in_workers_gives_what_a_serial_pass_gives(
     workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fill(workspace, tmp_path)
-    rec = wiring.reconciler_of(workspace.home)
+    rec = workspace.app.reconciler
     rec.parallel_from = 1
     read_here = []
     real_reader = rec.files.batch_reader
@@ -103,7 +102,7 @@ def test_a_worker_that_dies_leaves_the_files_to_the_pass(
 ) -> None:
     fill(workspace, tmp_path)
     monkeypatch.setattr(prepare.Readers, "command", (sys.executable, "-c", "pass"))
-    rec = wiring.reconciler_of(workspace.home)
+    rec = workspace.app.reconciler
     rec.parallel_from = SERIAL
     rec.rebuild()
     serial = snapshot(rec)

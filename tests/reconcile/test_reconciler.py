@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from hearth import wiring
 from hearth.index.schema import SCHEMA_VERSION
 from hearth.reconcile.reconciler import PARK_AFTER, Reconciler
 from tests.conftest import Workspace
@@ -32,7 +31,7 @@ def paths_found(rec: Reconciler, query: str) -> set[str]:
 
 @pytest.fixture
 def rec(workspace: Workspace) -> Reconciler:
-    return wiring.reconciler_of(workspace.home)
+    return workspace.app.reconciler
 
 
 def test_files_written_replaced_and_deleted_behind_its_back(
@@ -240,7 +239,7 @@ def test_corrupt_index_is_rebuilt_aside(workspace: Workspace, rec: Reconciler) -
     for item in (folder / "tantivy").iterdir():
         if item.is_file():
             item.write_bytes(b"garbage")
-    fresh = wiring.reconciler_of(ws.reopen())
+    fresh = ws.reopen().reconciler
     report = fresh.reconcile()
     assert report.rebuilt
     assert paths_found(fresh, "luna") == {"memory/topics/moth.md"}
@@ -257,11 +256,11 @@ def test_schema_mismatch_and_lost_manifest_rebuild(workspace: Workspace, rec: Re
     stale = meta.read_text().replace(f'"schema": {SCHEMA_VERSION}', '"schema": 0')
     assert stale != meta.read_text()
     meta.write_text(stale)
-    again = wiring.reconciler_of(ws.reopen())
+    again = ws.reopen().reconciler
     assert again.reconcile().rebuilt
     again.close()
     (ws.root / ".git/hearth/index/manifest.bin").unlink()
-    third = wiring.reconciler_of(ws.reopen())
+    third = ws.reopen().reconciler
     assert third.reconcile().rebuilt
     assert paths_found(third, "luna") == {"memory/topics/moth.md"}
 
@@ -292,7 +291,7 @@ def test_two_reconcilers_share_one_index(workspace: Workspace, rec: Reconciler) 
 def test_writes_are_searchable_when_they_return(workspace: Workspace) -> None:
     home = workspace.home
     home.note("The heron came back to the pond.", "Heron", "test")
-    rec = wiring.reconciler_of(home)
+    rec = workspace.app.reconciler
     hits = rec.search("heron")
     assert [h.kind for h in hits] == ["daily"]
     key = home.propose("Heron facts", ["Herons nest in colonies"], "test").key or ""
@@ -338,7 +337,7 @@ def test_a_crash_between_index_commit_and_manifest_save_leaves_no_orphans(
     monkeypatch.undo()
     (ws.root / "memory/topics/orphan.md").unlink()
     # A new process: the manifest on disk never heard of orphan.md.
-    after = wiring.reconciler_of(ws.reopen())
+    after = ws.reopen().reconciler
     assert after.reconcile().rebuilt
     assert paths_found(after, "aardvark") == set()
     assert after.status().fresh
@@ -357,7 +356,7 @@ def test_the_manifest_journal_survives_a_new_process_and_a_torn_record(
     journal = ws.root / ".git/hearth/index/manifest.log"
     assert journal.stat().st_size > 0
     age_tree(ws.root)
-    fresh = wiring.reconciler_of(ws.reopen())
+    fresh = ws.reopen().reconciler
     first = fresh.reconcile()
     assert not first.rebuilt and first.indexed == 0
     assert paths_found(fresh, "ibis") == {f"memory/topics/j{n}.md" for n in range(1, 5)}
@@ -365,7 +364,7 @@ def test_the_manifest_journal_survives_a_new_process_and_a_torn_record(
 
     with journal.open("ab") as handle:
         handle.write(b"\x40\x00\x00\x00torn")  # a crash in the middle of an append
-    torn = wiring.reconciler_of(ws.reopen())
+    torn = ws.reopen().reconciler
     report = torn.reconcile()
     assert not report.errors and not report.rebuilt
     assert paths_found(torn, "ibis") == {f"memory/topics/j{n}.md" for n in range(1, 5)}
@@ -374,7 +373,7 @@ def test_the_manifest_journal_survives_a_new_process_and_a_torn_record(
     ws.write("memory/topics/j9.md", "# J9\n\nibis 9\n")
     torn.reconcile(["memory/topics/j9.md"])
     torn.close()
-    later = wiring.reconciler_of(ws.reopen())
+    later = ws.reopen().reconciler
     assert not later.reconcile().rebuilt
     assert "memory/topics/j9.md" in paths_found(later, "ibis")
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from hearth import wiring
 from hearth.errors import Busy
 from hearth.reconcile.reports import PassReport
 from hearth.reconcile.watcher import Watcher, relevant
@@ -113,7 +112,7 @@ def test_watch_filter(tmp_path: Path, rel: str, kept: bool) -> None:
 
 @pytest.fixture
 def live(workspace: Workspace):
-    rec = wiring.reconciler_of(workspace.home)
+    rec = workspace.app.reconciler
     rec.reconcile()
     worker = ReconcileWorker(rec)
     watcher = Watcher(workspace.root, worker.request)

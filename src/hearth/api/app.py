@@ -27,17 +27,18 @@ from starlette.concurrency import run_in_threadpool
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from hearth.api import errors
+from hearth.api import hooks as hook_routes
+from hearth.api import problems as errors
+from hearth.api import routes
 from hearth.api.guard import HostOriginGuard
 from hearth.api.limits import BodyLimit
-from hearth.api.routes import build_router
+from hearth.app.served import ServedHearth
 from hearth.mcp.mount import PATH as MCP_PATH
 from hearth.mcp.mount import ExactPath, LazyMount
-from hearth.service import HomeService
 from hearth.ui import build_ui
 
 
-def _schedule(service: HomeService) -> AsyncIOScheduler:
+def _schedule(service: ServedHearth) -> AsyncIOScheduler:
     settings = service.home.settings.schedule
     scheduler = AsyncIOScheduler(
         timezone="UTC",
@@ -75,14 +76,14 @@ def _schedule(service: HomeService) -> AsyncIOScheduler:
     return scheduler
 
 
-def _build_mcp(service: HomeService, url: str | None) -> tuple[Any, ASGIApp]:
+def _build_mcp(service: ServedHearth, url: str | None) -> tuple[Any, ASGIApp]:
     from hearth.mcp import http  # noqa: PLC0415  (the SDK's import takes seconds)
 
     return http.build(service, url)
 
 
 def create_app(
-    service: HomeService,
+    service: ServedHearth,
     *,
     url: str | None = None,
     allowed_hosts: Iterable[str] = (),
@@ -122,7 +123,9 @@ def create_app(
     app.add_middleware(BodyLimit)
     # Added last, so it runs first: nothing else sees a refused request.
     app.add_middleware(HostOriginGuard, allowed_hosts=tuple(allowed_hosts), unix=unix)
-    app.include_router(build_router(service))
+    app.state.service = service
+    app.include_router(routes.router)
+    app.include_router(hook_routes.router)
     app.include_router(build_ui(service, errors.status_of))
     app.router.routes.append(Route(MCP_PATH, ExactPath(mcp), include_in_schema=False))
     app.mount(MCP_PATH, mcp)

@@ -1,31 +1,95 @@
 """The use cases of one home, each one method that takes the home's lock itself.
 
-Every edge (the HTTP routes, MCP tools, the CLI, the review page) calls these
-methods and nothing below them: parse, one call, render. The lock is one
-re-entrant lock per home, shared with the reconcile worker's passes and the
-scheduled jobs, so pygit2's repository object and Tantivy's single writer
+Every edge (the HTTP routes, MCP tools, the CLI, the review page, the hooks)
+calls these methods and nothing below them: parse, one call, render. The lock
+is one re-entrant lock per home, shared with the reconcile worker's passes and
+the scheduled jobs, so pygit2's repository object and Tantivy's single writer
 only ever have one user at a time; callers never take it.
+
+``Hearth`` serves a home nothing else keeps fresh (a CLI command, a hook): a
+read that depends on the index or ACTIVE.md runs a reconcile pass first.
+``ServedHearth`` (app/served.py) is the same use cases in a long-running
+process whose worker and watcher keep them fresh; the composition root
+(``wiring``) decides which one a caller gets.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from hearth import queries
-from hearth.catalog import RecordView
-from hearth.domain import layout
+from hearth.app import queries
+from hearth.app.operations import Operations
+from hearth.app.queries import FileView
+from hearth.app.reflection import ReflectionRun, Reflector
+from hearth.app.results import (
+    CheckResult,
+    Expected,
+    MergePreview,
+    Reindexed,
+    Review,
+    WriteResult,
+)
+from hearth.app.sync import Syncer, SyncResult
+from hearth.domain import context, layout
+from hearth.domain.context import Passage
 from hearth.domain.entries import Entry
-from hearth.home import Expected, Home, MergePreview, WriteResult
-from hearth.queries import FileView
+from hearth.domain.text import decode_text
+from hearth.errors import HearthError, InvalidInput
+from hearth.index.hybrid import SearchResult
+from hearth.index.query import Hit
+from hearth.reconcile.reconciler import Reconciler
+from hearth.reconcile.reports import PassReport
+from hearth.reconcile.semantic import Progress
+from hearth.reconcile.worker import ReconcileWorker
+from hearth.store.catalog import RecordView
 from hearth.store.history import CommitInfo
+
+#: Search hits the context bundle's recall section starts from.
+RECALL_HITS = 5
+
+
+class IndexEachWrite:
+    """After each commit: index its paths before the write returns (read-your-writes).
+
+    ACTIVE.md is rendered in the same call, or, given the served home's worker,
+    by the worker's next pass, so an API write returns as soon as it is
+    committed and indexed.
+    """
+
+    def __init__(self, reconciler: Reconciler, worker: ReconcileWorker | None = None) -> None:
+        self._reconciler = reconciler
+        self._worker = worker
+
+    def written(self, paths: tuple[str, ...]) -> None:
+        # The commit stands whatever happens here: status shows the index as
+        # stale (those files' signatures differ) until the next pass repairs it.
+        with contextlib.suppress(HearthError, OSError):
+            self._reconciler.reconcile_paths(paths, refresh_active=self._worker is None)
+        if self._worker is not None:
+            self._worker.request([])
 
 
 class Hearth:
-    def __init__(self, home: Home, owner: threading.RLock | None = None) -> None:
-        self.home = home
+    #: Whether a search first picks up what other processes did to the index
+    #: (a served home's own passes keep it current, so it reads what it has).
+    search_reopens = True
+
+    def __init__(
+        self,
+        ops: Operations,
+        reconciler: Reconciler,
+        syncer: Syncer,
+        reflector: Reflector,
+        owner: threading.RLock | None = None,
+    ) -> None:
+        self.home = ops
+        self.reconciler = reconciler
+        self.syncer = syncer
+        self.reflector = reflector
         self.owner = owner or threading.RLock()
 
     @contextmanager
@@ -33,7 +97,12 @@ class Hearth:
         with self.owner:
             yield
 
-    # -- reading ---------------------------------------------------------------
+    def _freshen(self) -> None:
+        """Bring the index and ACTIVE.md up to date before a read that shows them."""
+        with self.owner:
+            self.reconciler.reconcile()
+
+    # -- reading -----------------------------------------------------------------
 
     def get_file(self, path: str, rev: str | None = None) -> FileView:
         with self.owner:
@@ -67,9 +136,8 @@ class Hearth:
     def records(self, kind: layout.RecordKind) -> list[RecordView]:
         return queries.list_records(self.home, kind)
 
-    def review(self) -> tuple[list[RecordView], list[RecordView]]:
-        """What waits for a person: pending proposals, then open loops."""
-        return queries.list_records(self.home, "proposal"), queries.list_records(self.home, "loop")
+    def review(self) -> Review:
+        return Review(self.records("proposal"), self.records("loop"))
 
     def entry_list(self, path: str) -> list[Entry]:
         with self.owner:
@@ -78,6 +146,111 @@ class Hearth:
     def topics(self) -> list[dict[str, str]]:
         with self.owner:
             return self.home.topics()
+
+    def check(self, actor: str, *, fix_keys: bool = False) -> CheckResult:
+        """The validation rules over the whole home; ``fix_keys`` first renames
+        records still named with hearth's old keys (one commit)."""
+        with self.owner:
+            fixed = self.home.fix_keys(actor) if fix_keys else None
+            return CheckResult(
+                queries.check(self.home), queries.legacy_key_records(self.home), fixed
+            )
+
+    def search(
+        self, text: str, kind: str | None = None, path: str | None = None, limit: int = 10
+    ) -> SearchResult:
+        if self.search_reopens:
+            self._freshen()
+        return self.reconciler.search_ranked(text, kind, path, limit, reopen=self.search_reopens)
+
+    def status(self) -> dict[str, Any]:
+        self._freshen()
+        return self._status_now()
+
+    def _status_now(self) -> dict[str, Any]:
+        with self.owner:
+            return queries.status(
+                self.home, self.reconciler.status(), self.syncer, self.reflector.log
+            )
+
+    def active(self) -> dict[str, Any]:
+        self._freshen()
+        with self.owner:
+            return queries.active_view(self.home, self.reconciler.status())
+
+    def context(
+        self, session: context.Session, query: str | None = None, user: str | None = None
+    ) -> context.ContextBundle:
+        """The turn's bundle: the hot files (with ``users/<user>.md`` after USER.md),
+        and with ``query`` the passages that search finds for it, all in one budget."""
+        user_note = None
+        if user is not None:
+            user_note = layout.user_path(user)
+            if user_note is None:
+                raise InvalidInput(
+                    f"{user!r} is not a person id (letters, digits, '.', '_' and '-')"
+                )
+        files = context.hot_files(session, user_note)
+        if layout.ACTIVE_PATH in files:
+            self._freshen()
+        passages: list[Passage] = []
+        if query is not None and query.strip():
+            hits = self.search(query, None, None, RECALL_HITS).hits
+            with self.owner:
+                passages = [p for p in (self._passage(h) for h in hits) if p is not None]
+        texts: list[tuple[str, str | None]] = []
+        with self.owner:
+            for path in files:
+                data = self.home.files.read(path)
+                texts.append((path, None if data is None else decode_text(data, path)))
+        bounds = self.home.settings.context
+        return context.bundle(
+            session, texts, bounds.file_chars, bounds.total_chars, query, passages
+        )
+
+    def _passage(self, hit: Hit) -> Passage | None:
+        """A hit's lines from the work tree (None when the file changed under it)."""
+        try:
+            data = self.home.files.read(hit.path)
+        except HearthError:
+            return None
+        if data is None:
+            return None
+        lines = decode_text(data, hit.path).split("\n")[hit.start_line - 1 : hit.end_line]
+        return Passage(
+            hit.path, hit.start_line, hit.end_line, hit.heading, "\n".join(lines).strip()
+        )
+
+    # -- keeping derived state and remotes in step ----------------------------------
+
+    def reconcile(self, full: bool = False, reading: Progress | None = None) -> PassReport:
+        """A pass (or a rebuild aside); ``reading(done, total)`` as files are read."""
+        with self.owner:
+            if full:
+                return self.reconciler.rebuild(reading)
+            return self.reconciler.reconcile(progress=reading)
+
+    def reindex(
+        self,
+        full: bool = False,
+        progress: Progress | None = None,
+        reading: Progress | None = None,
+    ) -> Reindexed:
+        """A pass (or a rebuild aside), then the vectors semantic ranking lacks
+        (the slow part, outside the lock, with ``progress`` called as it goes)."""
+        report = self.reconcile(full, reading)
+        return Reindexed(report, self.reconciler.fill_vectors(progress))
+
+    def sync(self) -> SyncResult:
+        """Sync with the upstream, then reconcile what came in before answering."""
+        with self.owner:
+            result = self.syncer.sync()
+            self.reconciler.reconcile()
+        return result
+
+    def reflect(self) -> ReflectionRun:
+        with self.owner:
+            return self.reflector.run()
 
     # -- writing: every call is one commit -----------------------------------------
 
@@ -101,6 +274,10 @@ class Hearth:
     ) -> WriteResult:
         with self.owner:
             return self.home.restore(path, rev, actor, expected=expected)
+
+    def rollup(self, week: str | None, actor: str) -> WriteResult:
+        with self.owner:
+            return self.home.rollup(week, actor)
 
     def propose(
         self,

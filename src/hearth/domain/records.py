@@ -22,6 +22,10 @@ from hearth.domain.keys import is_key, key_of_archive_stem, legacy_record_key, r
 from hearth.domain.layout import DEFAULT_PROPOSAL_TARGET, RecordKind, record_location
 from hearth.errors import InvalidRecord
 
+#: libyaml's safe loader when PyYAML was built with it: the same documents, about
+#: ten times faster than the pure-Python one (the review page parses every record).
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 __all__ = [
     "OpenLoop",
     "Proposal",
@@ -191,7 +195,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     else:
         raise InvalidRecord("front matter is not closed by a '---' line")
     try:
-        data = yaml.safe_load("".join(lines[1:end]))
+        data = yaml.load("".join(lines[1:end]), Loader=_SAFE_LOADER)
     except yaml.YAMLError as exc:
         raise InvalidRecord(f"front matter is not valid YAML: {exc}") from exc
     if data is None:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from hearth.domain import layout, lionclaw, records
+from hearth.domain import layout
 from hearth.errors import InvalidRecord
 
 SOUL_MIN_CHARS = 100
@@ -131,21 +131,31 @@ def check_text(path: str, text: str, bounds: Bounds) -> list[RuleFailure]:
                 "'- **Name**: Ember'",
             )
         )
-    limits = {"USER.md": bounds.user_md, "MEMORY.md": bounds.memory_md}
-    if layout.user_id_of(path) is not None:
-        limits[path] = bounds.user_note
-    for bounded, limit in limits.items():
-        if path == bounded and len(text) > limit:
-            failures.append(
-                RuleFailure(
-                    path,
-                    "size-bound",
-                    f"{bounded} has {len(text)} characters, over its bound of {limit}",
-                    "move older material to memory/topics/ or raise [bounds] in hearth.toml",
-                )
+    limit = _bound(path, bounds)
+    if limit is not None and len(text) > limit:
+        failures.append(
+            RuleFailure(
+                path,
+                "size-bound",
+                f"{path} has {len(text)} characters, over its bound of {limit}",
+                "move older material to memory/topics/ or raise [bounds] in hearth.toml",
             )
+        )
     failures += _record_rules(path, text)
     return failures
+
+
+def _bound(path: str, bounds: Bounds) -> int | None:
+    if path == "USER.md":
+        return bounds.user_md
+    if path == "MEMORY.md":
+        return bounds.memory_md
+    return bounds.user_note if layout.user_id_of(path) is not None else None
+
+
+def uses_bounds(path: str) -> bool:
+    """Whether the rules for ``path`` read hearth.toml's ``[bounds]`` at all."""
+    return _bound(path, Bounds()) is not None
 
 
 def check_blob(path: str, data: bytes, bounds: Bounds) -> list[RuleFailure]:
@@ -197,6 +207,10 @@ def _record_rules(path: str, text: str) -> list[RuleFailure]:
     if location is None:
         return []
     kind, archived = location
+    # Imported here, not at the top: the pre-commit hook starts Python for every
+    # commit, and most commits hold no record.
+    from hearth.domain import lionclaw, records  # noqa: PLC0415
+
     try:
         record = records.parse(kind, text)
     except InvalidRecord as exc:

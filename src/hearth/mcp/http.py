@@ -20,16 +20,16 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AnyHttpUrl
 from starlette.types import ASGIApp
 
+from hearth.app.served import ServedHearth
 from hearth.mcp.calls import Caller
 from hearth.mcp.server import build_server
-from hearth.service import HomeService
 from hearth.store.tokens import SCOPES
 
 
 class HearthTokens:
     """The SDK's ``TokenVerifier`` over hearth's token store."""
 
-    def __init__(self, service: HomeService) -> None:
+    def __init__(self, service: ServedHearth) -> None:
         self.service = service
 
     async def verify_token(self, token: str) -> AccessToken | None:
@@ -47,7 +47,7 @@ def _who() -> Caller | None:
     return None if scope is None else Caller(f"mcp:{token.client_id}", scope)
 
 
-def build(service: HomeService, url: str | None) -> tuple[MCPServer, ASGIApp]:
+def build(service: ServedHearth, url: str | None) -> tuple[MCPServer, ASGIApp]:
     """The MCP server for ``hearth serve`` and its ASGI app, to mount at ``/mcp``
     (hearth.mcp.mount runs this on a worker thread at start-up)."""
     server = build_server(

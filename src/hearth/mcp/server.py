@@ -1,6 +1,6 @@
 """hearth's MCP server: the tools, the hot files as resources, a session-start prompt.
 
-One ``MCPServer`` per transport, built over the served home (``HomeService``):
+One ``MCPServer`` per transport, built over the served home (``ServedHearth``):
 ``hearth mcp`` runs it over stdio with a fixed scope, and ``hearth serve``
 mounts it at ``/mcp`` where each request's bearer token gives the scope
 (hearth.mcp.http). Resources and the prompt only read, which every scope may.
@@ -17,12 +17,12 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from pydantic import Field
 
+from hearth.app.served import ServedHearth
 from hearth.domain import layout
 from hearth.domain.context import MAIN_FILES
 from hearth.errors import HearthError, NotFound
 from hearth.mcp.calls import Caller, Tools, WhoCalls
 from hearth.mcp.tools import register_admin_tools, register_read_tools, register_write_tools
-from hearth.service import HomeService
 
 NAME = "hearth"
 
@@ -45,13 +45,17 @@ RESOURCES = {f"hearth://home/{path}": path for path in MAIN_FILES}
 
 
 def build_server(
-    service: HomeService,
+    service: ServedHearth,
     who: WhoCalls,
     *,
     token_verifier: TokenVerifier | None = None,
     auth: AuthSettings | None = None,
 ) -> MCPServer:
     """The MCP server over ``service``; ``who`` names the caller of each request."""
+    tools = Tools(who)
+    register_read_tools(tools, service)
+    register_write_tools(tools, service)
+    register_admin_tools(tools, service)
     server: MCPServer = MCPServer(
         NAME,
         title="hearth: the assistant's home",
@@ -62,11 +66,8 @@ def build_server(
         # The SDK logs at INFO by default (each refused call): a serving process's
         # stderr is for operators, so only warnings and worse.
         log_level="WARNING",
+        tools=tools.built,
     )
-    tools = Tools(server, who)
-    register_read_tools(tools, service)
-    register_write_tools(tools, service)
-    register_admin_tools(tools, service)
     _register_resources(server, service)
     _register_prompt(server, service)
     return server
@@ -78,7 +79,7 @@ def fixed_caller(actor: str, scope: Literal["read", "write", "admin"]) -> WhoCal
     return lambda: caller
 
 
-def _register_resources(server: MCPServer, service: HomeService) -> None:
+def _register_resources(server: MCPServer, service: ServedHearth) -> None:
     def reader(path: str) -> Callable[[], str]:
         def read_file() -> str:
             if path == layout.ACTIVE_PATH:
@@ -107,7 +108,7 @@ def _register_resources(server: MCPServer, service: HomeService) -> None:
         )(reader(path))
 
 
-def _register_prompt(server: MCPServer, service: HomeService) -> None:
+def _register_prompt(server: MCPServer, service: ServedHearth) -> None:
     @server.prompt(
         name="session_start",
         title="Load the assistant's home",

@@ -15,14 +15,14 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from hearth.app.results import WriteResult
+from hearth.app.served import ServedHearth
 from hearth.domain.layout import Kind
 from hearth.domain.paths import normalize
 from hearth.errors import InvalidInput
-from hearth.home import WriteResult
 from hearth.index.query import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.mcp import models
 from hearth.mcp.calls import ADDS, READ, REPLACES, SETS, Refused, Tools, require
-from hearth.service import HomeService
 from hearth.store.tokens import Scope
 
 #: Lines one ``read`` answers at most; read on from ``end_line + 1``.
@@ -38,7 +38,7 @@ def _written(result: WriteResult) -> models.Written:
     )
 
 
-def register_read_tools(tools: Tools, service: HomeService) -> None:
+def register_read_tools(tools: Tools, service: ServedHearth) -> None:
     @tools.add("read", READ, blocking=False)
     def search(
         query: Annotated[
@@ -67,11 +67,10 @@ def register_read_tools(tools: Tools, service: HomeService) -> None:
         """
         found = service.search(query, kind, path, limit)
         fresh, why = service.index_freshness()
-        return models.SearchResult(
-            hits=[models.SearchHit(**h.as_dict()) for h in found.hits],  # type: ignore[arg-type]
-            fresh=fresh,
-            stale_reason=why,
-            ranking=found.ranking,
+        # The hits' fields read in place: no dict of each hit on the hot path.
+        return models.SearchResult.model_validate(
+            {"hits": found.hits, "fresh": fresh, "stale_reason": why, "ranking": found.ranking},
+            from_attributes=True,
         )
 
     @tools.add("read", READ)
@@ -152,10 +151,10 @@ def register_read_tools(tools: Tools, service: HomeService) -> None:
         Use it to see what is already proposed before proposing again, and to pick
         up open loops at the start of a session.
         """
-        proposals, loops = service.review()
+        found = service.review()
         return models.Review(
-            proposals=[models.Record.model_validate(v.as_dict()) for v in proposals],
-            loops=[models.Record.model_validate(v.as_dict()) for v in loops],
+            proposals=[models.Record.model_validate(v.as_dict()) for v in found.proposals],
+            loops=[models.Record.model_validate(v.as_dict()) for v in found.loops],
         )
 
     @tools.add("read", READ)
@@ -208,7 +207,7 @@ def register_read_tools(tools: Tools, service: HomeService) -> None:
         return models.Status.model_validate(service.status())
 
 
-def register_write_tools(tools: Tools, service: HomeService) -> None:
+def register_write_tools(tools: Tools, service: ServedHearth) -> None:
     @tools.add("write", ADDS)
     def note(
         text: Annotated[str, Field(min_length=1, max_length=100_000, description="The entry")],
@@ -373,7 +372,7 @@ def register_write_tools(tools: Tools, service: HomeService) -> None:
         return _written(service.topic(title, actor, content=content, append=append))
 
 
-def register_admin_tools(tools: Tools, service: HomeService) -> None:
+def register_admin_tools(tools: Tools, service: ServedHearth) -> None:
     @tools.add("admin", REPLACES)
     def merge(key: Key, actor: str) -> models.Written:
         """Accept a pending proposal: its entries go into the target file and the

@@ -37,11 +37,10 @@ from __future__ import annotations
 import datetime as dt
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pygit2
+from typing import Protocol
 
 from hearth.domain import layout
 from hearth.domain.sections import Section
@@ -57,15 +56,18 @@ from hearth.index.search_index import (
     remove_leftovers,
     swap_in,
 )
-from hearth.reconcile import active, manifest
-from hearth.reconcile.ignore import IgnoreRules
+from hearth.reconcile import manifest
+from hearth.reconcile import refresh as active
 from hearth.reconcile.manifest import FileEntry, Manifest, ParkedFile
 from hearth.reconcile.prepare import PARALLEL_FROM, Outcome, outcomes
 from hearth.reconcile.reports import IndexStatus, PassReport
 from hearth.reconcile.scan import Listing, Signature, is_inside, scan_tree, stat_paths
 from hearth.reconcile.semantic import Progress, SemanticRanking
-from hearth.store.history import changed_paths
+from hearth.store import state as state_files
+from hearth.store.history import PersonaHistory, changed_paths
+from hearth.store.ignore import IgnoreRules
 from hearth.store.lock import write_lock
+from hearth.store.repository import GitError, Repository, git_dir, head_id
 from hearth.store.rooted import RootedFiles
 
 #: Failed reads of one file before it is parked.
@@ -115,17 +117,24 @@ class _Changes:
         self.sections += sections
 
 
+class AttentionSource(Protocol):
+    """Something outside the files that ACTIVE.md's Needs attention reports
+    (sync, reflection runs, a served home's jobs and recovery)."""
+
+    def attention(self) -> list[str]: ...
+
+
 class Reconciler:
     def __init__(
         self,
         root: Path,
         files: RootedFiles,
-        repo: pygit2.Repository,
+        repo: Repository,
         state_dir: Path,
         bounds: Bounds,
         clock: Clock,
         *,
-        attention: Callable[[], Iterable[str]] = tuple,
+        attention: Sequence[AttentionSource] = (),
         lock_timeout: float = 60.0,
         semantic: SemanticRanking | None = None,
     ) -> None:
@@ -139,13 +148,13 @@ class Reconciler:
         self.lock_timeout = lock_timeout
         #: Vectors for hybrid ranking; None when semantic ranking is off.
         self.semantic = semantic
-        self.folder = state_dir / "index"
+        self.folder = state_dir / state_files.INDEX_DIR
         self._index: SearchIndex | None = None
         self._manifest = Manifest()
         self._manifest_sig: tuple[object, ...] | None = None
-        self._ignore = IgnoreRules(repo, Path(repo.path))
+        self._ignore = IgnoreRules(repo, git_dir(repo))
         self._active_key: tuple[object, ...] | None = None
-        self._history = active.PersonaHistory()
+        self._history = PersonaHistory()
         #: Told of the files read by the current pass (``rebuild``, ``reconcile``).
         self._progress: Progress | None = None
         #: Files to read from which a pass reads them in worker processes.
@@ -169,12 +178,12 @@ class Reconciler:
         """
         started = time.monotonic()
         wanted = None if paths is None else list(paths)
-        with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
             self._progress = progress
             rebuilt = self._open()
             if wanted is not None and HEAD_MOVED in wanted:
                 wanted.remove(HEAD_MOVED)
-                head = _head(self.repo)
+                head = head_id(self.repo)
                 if head != self._manifest.indexed_head:
                     moved = self._changed_between(self._manifest.indexed_head, head)
                     wanted = None if moved is None else [*wanted, *moved]
@@ -208,7 +217,7 @@ class Reconciler:
         ``progress(done, total)`` is called as files are read (for a terminal).
         """
         started = time.monotonic()
-        with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
             self._progress = progress
             report = self._pass(None, self._rebuild())
         return _timed(report, started)
@@ -259,7 +268,7 @@ class Reconciler:
             changes = self._diff(listing, built, None, batch)
         changes.scanned, changes.errors = len(listing.files), list(listing.errors)
         built.errors = list(listing.errors)
-        built.indexed_head = _head(self.repo)
+        built.indexed_head = head_id(self.repo)
         built.last_reconcile = self._now()
         manifest.save(new_folder, built)
         fresh.close()
@@ -283,7 +292,7 @@ class Reconciler:
         # mtime tick as hearth's own write keeps inode, size and mtime.
         check_active = paths is None or layout.ACTIVE_PATH in paths
         state = self._manifest
-        head = _head(self.repo)
+        head = head_id(self.repo)
         changes = rebuilt
         if changes is None:
             listing, scope = self._listing(paths)
@@ -488,7 +497,7 @@ class Reconciler:
         ``check_bytes`` the file's bytes must also still be the ones last
         rendered (a small read).
         """
-        attention = tuple(self.attention())
+        attention = tuple(note for source in self.attention for note in source.attention())
         key = (
             head,
             attention,
@@ -510,7 +519,7 @@ class Reconciler:
                 self.files, self.repo, self._manifest, head, attention, self._history
             )
             written, digest = active.write_if_changed(self.files, inputs)
-        except (HearthError, OSError, pygit2.GitError) as exc:
+        except (HearthError, OSError, GitError) as exc:
             self._manifest.active_error = f"ACTIVE.md could not be refreshed: {exc}"
             self._active_key = None
             return False
@@ -551,7 +560,7 @@ class Reconciler:
         """
         index = self._index
         if reopen or index is None:
-            with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+            with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
                 self._open()
                 index = self._index
         assert index is not None
@@ -567,7 +576,7 @@ class Reconciler:
             return 0
         index = self._index
         if index is None:
-            with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+            with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
                 self._open()
                 index = self._index
         assert index is not None
@@ -579,13 +588,14 @@ class Reconciler:
             return None
         return self.semantic.coverage(index)
 
-    def status(self) -> IndexStatus:
-        """Compare the files on disk with the manifest by signature, reading nothing."""
-        with write_lock(self.state_dir / "reconcile.lock", self.lock_timeout):
+    def status(self, listing: Listing | None = None) -> IndexStatus:
+        """Compare the files on disk with the manifest by signature, reading nothing
+        (``listing``: a ``scan_tree`` of the home taken just before, without the lock)."""
+        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
             self._open()
             assert self._index is not None
             state = self._manifest
-            listing = scan_tree(self.root)
+            listing = scan_tree(self.root) if listing is None else listing
             present, _signature = self._indexable(listing, state, full=True)
             on_disk = {
                 p: sig for p, sig in listing.files.items() if p in present and p not in state.parked
@@ -595,7 +605,7 @@ class Reconciler:
             stale += sum(1 for p in state.files if p not in on_disk)
             stale += sum(1 for p, sig in refused.items() if not _same(state.parked.get(p), sig))
             documents = self._index.documents()
-            head = _head(self.repo)
+            head = head_id(self.repo)
             return IndexStatus(
                 fresh=(
                     stale == 0
@@ -645,13 +655,6 @@ class Reconciler:
 
     def _now(self) -> str:
         return self.clock().astimezone(dt.UTC).isoformat(timespec="seconds")
-
-
-def _head(repo: pygit2.Repository) -> str | None:
-    try:
-        return None if repo.head_is_unborn else str(repo.head.target)
-    except pygit2.GitError:
-        return None
 
 
 def _same(entry: FileEntry | ParkedFile | None, signature: Signature) -> bool:

@@ -43,7 +43,7 @@ class ReconcileWorker:
         self,
         reconciler: Passes,
         *,
-        on_pass: Callable[[PassReport], None] | None = None,
+        on_pass: Callable[[PassReport], object] | None = None,
     ) -> None:
         self.reconciler = reconciler
         self.on_pass = on_pass

@@ -19,6 +19,8 @@ WRITE_LOCK = "write.lock"
 RECONCILE_LOCK = "reconcile.lock"
 #: The search index and its manifest.
 INDEX_DIR = "index"
+#: The vectors of semantic ranking, beside the index.
+VECTORS_DIR = "vectors"
 #: API tokens, hashed.
 TOKENS = "tokens.json"
 #: The last sync's outcome.
@@ -34,7 +36,19 @@ LOCK_OWNER = "index.lock.owner"
 SERVER = SERVER_FILE
 #: Touched by the git hooks: a running server answers with a full pass.
 NUDGE = NUDGE_PATH.rsplit("/", 1)[-1]
+#: The last background pass a post hook started: its one line.
+HOOK_LOG = "hooks.log"
+#: An flock held by a post hook's background pass until it starts scanning.
+HOOK_PENDING = "hooks.pending"
 
 
 def state_dir(git_dir: Path) -> Path:
     return git_dir / FOLDER
+
+
+def state_dir_of(root: Path) -> Path:
+    """The state folder of the repository whose work tree is ``root`` (its git
+    folder found as git finds it: ``.git`` may be a file naming another place)."""
+    import pygit2  # noqa: PLC0415  (only callers that have no store yet)
+
+    return state_dir(Path(pygit2.Repository(str(root)).path))

@@ -18,11 +18,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from hearth.app.results import WriteResult
+from hearth.app.served import ServedHearth
 from hearth.domain.active import needs_attention
 from hearth.domain.layout import ACTIVE_PATH, KINDS
 from hearth.errors import Conflict, HearthError
-from hearth.home import WriteResult
-from hearth.service import HomeService
 from hearth.store.tokens import Scope, allows
 from hearth.ui.auth import COOKIE_PATH, LOGIN_COOKIE, SESSION_COOKIE, Gate, Visitor
 from hearth.ui.render import HEADERS, STYLESHEET, Views
@@ -44,7 +44,7 @@ DONE = {
 StatusOf = Callable[[HearthError], int]
 
 
-def build_ui(service: HomeService, status_of: StatusOf) -> APIRouter:
+def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
     """The ``/ui`` routes; ``status_of`` is the API's error table (one table)."""
     gate = Gate(service.tokens)
     views = Views()

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from hearth import catalog
+from hearth.app.operations import Operations
 from hearth.domain import entries, layout, records
 from hearth.domain.daily_merge import parse_daily
 from hearth.domain.reflection import (
@@ -36,8 +36,7 @@ from hearth.domain.reflection import (
 )
 from hearth.domain.text import decode_text
 from hearth.errors import HearthError, InvalidInput
-from hearth.home import Home
-from hearth.store import state
+from hearth.store import catalog, state
 
 #: The daily notes looked at when the last run is older than this (or there is none).
 MAX_LOOKBACK_DAYS = 7
@@ -59,13 +58,13 @@ class ReflectionRun:
         return asdict(self)
 
 
-class Reflector:
-    def __init__(self, home: Home, settings: ReflectionSettings) -> None:
-        self.home = home
-        self.settings = settings
-        self.record_path = home.store.state_dir / state.REFLECTION_RECORD
+class ReflectionLog:
+    """The record of reflection runs (``.git/hearth/reflection.json``): what status
+    shows and what ACTIVE.md's Needs attention says after a failed run."""
 
-    # -- records of runs -----------------------------------------------------
+    def __init__(self, state_dir: Path, settings: ReflectionSettings) -> None:
+        self.settings = settings
+        self.record_path = state_dir / state.REFLECTION_RECORD
 
     def last(self) -> dict[str, object]:
         try:
@@ -83,7 +82,7 @@ class Reflector:
             return [f"reflection failed at {last.get('time')}: {last['error']}"]
         return []
 
-    def _record(self, run: ReflectionRun) -> None:
+    def record(self, run: ReflectionRun) -> None:
         data = run.as_dict()
         # The next run starts where the last successful one ended; a failed
         # run's window is looked at again.
@@ -94,6 +93,19 @@ class Reflector:
         temp = self.record_path.with_name(f".{self.record_path.name}.tmp")
         temp.write_text(json.dumps(data))
         temp.replace(self.record_path)
+
+
+class Reflector:
+    def __init__(self, home: Operations, log: ReflectionLog) -> None:
+        self.home = home
+        self.log = log
+        self.settings = log.settings
+
+    def status(self) -> dict[str, object]:
+        return self.log.status()
+
+    def attention(self) -> list[str]:
+        return self.log.attention()
 
     # -- a run -----------------------------------------------------------------
 
@@ -128,12 +140,12 @@ class Reflector:
         except HearthError as exc:
             run.error = exc.message
         run.seconds = round(time.monotonic() - started, 3)
-        self._record(run)
+        self.log.record(run)
         return run
 
     def _since(self, now: dt.datetime) -> dt.datetime:
         floor = now - dt.timedelta(days=MAX_LOOKBACK_DAYS)
-        last = self.last().get("next_since")
+        last = self.log.last().get("next_since")
         if isinstance(last, str):
             with contextlib.suppress(ValueError):
                 return max(dt.datetime.fromisoformat(last), floor)

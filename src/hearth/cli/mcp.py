@@ -12,7 +12,7 @@ import anyio
 import click
 
 from hearth import wiring
-from hearth.cli_support import _State, cli
+from hearth.cli.support import _State, cli
 
 
 @cli.command("mcp")

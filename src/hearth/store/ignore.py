@@ -13,11 +13,11 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
-import pygit2
+from hearth.store.repository import Repository, is_ignored
 
 
 class IgnoreRules:
-    def __init__(self, repo: pygit2.Repository, git_dir: Path) -> None:
+    def __init__(self, repo: Repository, git_dir: Path) -> None:
         self._repo = repo
         self._exclude = git_dir / "info" / "exclude"
         self._answers: dict[str, bool] = {}
@@ -41,10 +41,7 @@ class IgnoreRules:
         for path in paths:
             answer = self._answers.get(path)
             if answer is None:
-                try:
-                    answer = bool(self._repo.path_is_ignored(path))
-                except pygit2.GitError:
-                    answer = False
+                answer = is_ignored(self._repo, path)
                 self._answers[path] = answer
             if answer:
                 found.add(path)

@@ -15,33 +15,28 @@ import contextlib
 import datetime as dt
 import json
 import os
+import secrets
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from hearth import queries
+from hearth.app.operations import Operations
+from hearth.app.reflection import ReflectionRun, Reflector
+from hearth.app.status import StatusBoard
+from hearth.app.sync import Syncer, SyncResult
 from hearth.app.usecases import Hearth
-from hearth.domain import context, layout
-from hearth.domain.context import Passage
-from hearth.domain.text import decode_text
-from hearth.errors import HearthError, InvalidInput, NotFound
-from hearth.home import Home
-from hearth.index.hybrid import SearchResult
-from hearth.index.query import Hit
+from hearth.domain import layout
+from hearth.errors import HearthError, NotFound
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
-from hearth.reconcile.semantic import VectorFiller
+from hearth.reconcile.semantic import Progress, VectorFiller
 from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
-from hearth.reflector import Reflector
 from hearth.store.tokens import TokenStore
-from hearth.sync import Syncer
 
 #: Seconds a start-up (or background) attempt waits for git's index lock.
 RECOVERY_TRY_SECONDS = 0.5
-#: Search hits the context bundle's recall section starts from.
-RECALL_HITS = 5
 #: Seconds between background attempts while the lock stays held.
 RECOVERY_RETRY_SECONDS = 1.0
 
@@ -58,52 +53,93 @@ class JobState:
         return dict(self.__dict__)
 
 
-class _OwnedPasses:
+@dataclass
+class RuntimeNotices:
+    """What a served home has to say in ACTIVE.md's Needs attention beyond the
+    files: failed scheduled jobs and an interrupted write still waiting for git's
+    index lock. The reconciler reads it as one of its attention sources."""
+
+    index_lock: Callable[[], dict[str, object] | None]
+    jobs: dict[str, JobState] = field(default_factory=dict)
+    #: Why a killed hearth's write could not be finished yet, while it waits.
+    recovery_error: str | None = None
+
+    def attention(self) -> list[str]:
+        notes = []
+        if self.recovery_error is not None:
+            held = self.index_lock()
+            who = f"{held['holder']} since {held['since']}" if held else "someone"
+            notes.append(
+                f"git's index lock (.git/index.lock) is held by {who}; hearth finishes an "
+                "interrupted write and takes writes again as soon as it is released (if no "
+                "git command is running, remove the stale lock)"
+            )
+        notes += [
+            f"scheduled job {s.name} failed at {s.last_run}: {s.last_error}"
+            for s in self.jobs.values()
+            if s.last_error
+        ]
+        return notes
+
+
+class OwnedPasses:
     """What the worker runs: reconcile passes taken under the owner lock."""
 
-    def __init__(self, service: HomeService) -> None:
-        self._service = service
+    def __init__(self, reconciler: Reconciler, owner: threading.RLock) -> None:
+        self._reconciler = reconciler
+        self._owner = owner
 
     def reconcile(self, paths: Iterable[str] | None = None) -> PassReport:
-        with self._service.owned():
-            return self._service.reconciler.reconcile(paths)
+        with self._owner:
+            return self._reconciler.reconcile(paths)
 
 
-class HomeService(Hearth):
+class ServedHearth(Hearth):
     """A served home: the use cases (``Hearth``) plus the reconcile worker, the
-    watcher, the scheduled jobs and start-up recovery."""
+    watcher, the scheduled jobs and start-up recovery, all built by ``wiring``."""
+
+    search_reopens = False
 
     def __init__(
         self,
-        home: Home,
+        ops: Operations,
         reconciler: Reconciler,
-        tokens: TokenStore,
         syncer: Syncer,
         reflector: Reflector,
+        owner: threading.RLock,
+        *,
+        tokens: TokenStore,
+        worker: ReconcileWorker,
+        notices: RuntimeNotices,
+        filler: VectorFiller | None,
+        board: StatusBoard,
     ) -> None:
-        super().__init__(home)
-        self.reflector = reflector
-        self.reconciler = reconciler
+        super().__init__(ops, reconciler, syncer, reflector, owner)
         self.tokens = tokens
-        self.syncer = syncer
-        self.worker = ReconcileWorker(_OwnedPasses(self))
+        self.worker = worker
+        self.notices = notices
+        #: The status snapshot, taken after every pass (see app/status.py).
+        self.board = board
         #: Fills semantic vectors in the background (None when semantic ranking is off).
-        self.filler = (
-            VectorFiller(lambda stop: reconciler.fill_vectors(stop=stop), reconciler.semantic.wake)
-            if reconciler.semantic is not None
-            else None
-        )
-        self.watcher = Watcher(home.root, self.worker.request)
-        self.jobs: dict[str, JobState] = {}
+        self.filler = filler
+        self.watcher = Watcher(ops.root, worker.request)
+        self.jobs = notices.jobs
         self.scheduler_running = False
         self.started: str | None = None
-        #: Why a killed hearth's write could not be finished yet, while it waits.
-        self.recovery_error: str | None = None
         self._recovery: threading.Thread | None = None
         self._stopping = threading.Event()
-        reconciler.attention = self.attention
-        # The worker's next pass renders ACTIVE.md after each API write.
-        home.defer_active = lambda: self.worker.request([])
+        #: What the pre-commit hook sends to ``/v1/hooks/pre-commit``; new each run,
+        #: published in server.json (readable only by the home's owner).
+        self.hook_key = secrets.token_urlsafe(32)
+
+    @property
+    def recovery_error(self) -> str | None:
+        return self.notices.recovery_error
+
+    def _freshen(self) -> None:
+        """The worker and watcher keep the index fresh; a read waits only for the
+        passes already asked for (each write asks for ACTIVE.md after it)."""
+        self.settle_active()
 
     # -- life cycle ------------------------------------------------------------
 
@@ -123,6 +159,8 @@ class HomeService(Hearth):
                 # A failed start-up pass is the worker's to retry (on its backoff
                 # table, visible in status as the worker's last error).
                 report = self.reconciler.reconcile()
+        self.board.start()
+        self.board.request()
         self.worker.start()
         self.watcher.start()
         if report is None:
@@ -142,9 +180,9 @@ class HomeService(Hearth):
         try:
             self.home.store.recover(timeout)
         except HearthError as exc:
-            self.recovery_error = exc.message
+            self.notices.recovery_error = exc.message
             return False
-        self.recovery_error = None
+        self.notices.recovery_error = None
         return True
 
     def _recover_in_background(self) -> None:
@@ -163,6 +201,7 @@ class HomeService(Hearth):
         if self.filler is not None:
             self.filler.stop()
         self.worker.stop()
+        self.board.stop()
         self.forget_address()
         with self.owned():
             self.reconciler.close()
@@ -172,7 +211,11 @@ class HomeService(Hearth):
         path = self.home.store.state_dir / layout.SERVER_FILE
         path.parent.mkdir(parents=True, exist_ok=True)
         temp = path.with_name(f".{layout.SERVER_FILE}.tmp")
-        temp.write_text(json.dumps({"url": url, "pid": os.getpid(), "started": self.started}))
+        # One line, json.dumps's default spacing: the hook shims read it in shell.
+        data = {"url": url, "pid": os.getpid(), "started": self.started, "hook_key": self.hook_key}
+        temp.unlink(missing_ok=True)
+        with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as out:
+            out.write(json.dumps(data))
         temp.replace(path)
 
     def forget_address(self) -> None:
@@ -220,36 +263,13 @@ class HomeService(Hearth):
             why = self.watcher.last_error or "it stopped delivering events"
             raise HearthError(f"the file watcher had stopped and was re-armed ({why})")
 
-    def attention(self) -> list[str]:
-        notes = []
-        if self.recovery_error is not None:
-            notes.append(self._lock_notice())
-        notes += [
-            f"scheduled job {s.name} failed at {s.last_run}: {s.last_error}"
-            for s in self.jobs.values()
-            if s.last_error
-        ]
-        return notes + self.syncer.attention() + self.reflector.attention()
-
-    def _lock_notice(self) -> str:
-        held = self.home.store.index_lock()
-        who = f"{held['holder']} since {held['since']}" if held else "someone"
-        return (
-            f"git's index lock (.git/index.lock) is held by {who}; hearth finishes an "
-            "interrupted write and takes writes again as soon as it is released (if no "
-            "git command is running, remove the stale lock)"
-        )
-
     def job_reflection(self) -> None:
         """Run the reflection command; a failed run raises, so the job records it."""
         with self.owned():
             run = self.reflector.run()
+        self.board.request()  # the reflection state is in the snapshot
         if run.error is not None:
             raise HearthError(run.error)
-
-    def reflect(self) -> dict[str, object]:
-        with self.owned():
-            return self.reflector.run().as_dict()
 
     def job_sync(self) -> None:
         """Sync with the upstream, when the branch has one."""
@@ -258,9 +278,6 @@ class HomeService(Hearth):
         self.sync()
 
     # -- reading -----------------------------------------------------------------
-
-    def search(self, text: str, kind: str | None, path: str | None, limit: int) -> SearchResult:
-        return self.reconciler.search_ranked(text, kind, path, limit, reopen=False)
 
     def index_freshness(self) -> tuple[bool, str | None]:
         """Whether search sees the files as they are, and if not why, without a scan.
@@ -285,8 +302,9 @@ class HomeService(Hearth):
         return True, None
 
     def status(self) -> dict[str, Any]:
-        with self.owned():
-            data = queries.status(self.home, self.reconciler.status(), self.syncer, self.reflector)
+        """The snapshot (``snapshot.as_of``) with what must be live added; it is
+        ``current`` while no pass is due or running and the watcher runs."""
+        data = self.board.view(self.worker.idle() and self.watcher.healthy())
         worker = self.worker.state
         data["watcher"] = self.watcher.as_dict()
         data["worker"] = {
@@ -308,70 +326,31 @@ class HomeService(Hearth):
         }
         return data
 
+    # -- what changes the status snapshot asks for a new one ----------------------
+
+    def reconcile(self, full: bool = False, reading: Progress | None = None) -> PassReport:
+        try:
+            return super().reconcile(full, reading)
+        finally:
+            self.board.request()
+
+    def sync(self) -> SyncResult:
+        try:
+            return super().sync()
+        finally:
+            self.board.request()
+
+    def reflect(self) -> ReflectionRun:
+        try:
+            return super().reflect()
+        finally:
+            self.board.request()
+
     def settle_active(self, timeout: float = 5.0) -> None:
         """Wait for the passes already asked for (each write asks the worker to render
         ACTIVE.md after it), so a read right after a write sees it. Asks for nothing."""
         if self.worker.running:
             self.worker.wait_idle(timeout)
-
-    def context(
-        self, session: context.Session, query: str | None = None, user: str | None = None
-    ) -> context.ContextBundle:
-        """The turn's bundle: the hot files (with ``users/<user>.md`` after USER.md),
-        and with ``query`` the passages that search finds for it, all in one budget."""
-        user_note = None
-        if user is not None:
-            user_note = layout.user_path(user)
-            if user_note is None:
-                raise InvalidInput(
-                    f"{user!r} is not a person id (letters, digits, '.', '_' and '-')"
-                )
-        files = context.hot_files(session, user_note)
-        if layout.ACTIVE_PATH in files:
-            self.settle_active()
-        passages: list[Passage] = []
-        if query is not None and query.strip():
-            hits = self.search(query, None, None, RECALL_HITS).hits
-            with self.owned():
-                passages = [p for p in (self._passage(h) for h in hits) if p is not None]
-        texts: list[tuple[str, str | None]] = []
-        with self.owned():
-            for path in files:
-                data = self.home.files.read(path)
-                texts.append((path, None if data is None else decode_text(data, path)))
-        bounds = self.home.settings.context
-        return context.bundle(
-            session, texts, bounds.file_chars, bounds.total_chars, query, passages
-        )
-
-    def _passage(self, hit: Hit) -> Passage | None:
-        """A hit's lines from the work tree (None when the file changed under it)."""
-        try:
-            data = self.home.files.read(hit.path)
-        except HearthError:
-            return None
-        if data is None:
-            return None
-        lines = decode_text(data, hit.path).split("\n")[hit.start_line - 1 : hit.end_line]
-        return Passage(
-            hit.path, hit.start_line, hit.end_line, hit.heading, "\n".join(lines).strip()
-        )
-
-    def active(self) -> dict[str, Any]:
-        self.settle_active()
-        with self.owned():
-            return queries.active_view(self.home, self.reconciler.status())
-
-    def reconcile(self, full: bool) -> PassReport:
-        with self.owned():
-            return self.reconciler.rebuild() if full else self.reconciler.reconcile()
-
-    def sync(self) -> dict[str, object]:
-        """Sync with the upstream, then reconcile what came in before answering."""
-        with self.owned():
-            result = self.syncer.sync()
-            self.reconciler.reconcile()
-        return result.as_dict()
 
     def _now(self) -> str:
         return self.home.clock().astimezone(dt.UTC).isoformat(timespec="seconds")

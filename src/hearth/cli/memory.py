@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import click
 
-from hearth import wiring
-from hearth.cli_support import _emit, _State, _written, cli, json_option
+from hearth.cli.support import _emit, _State, _written, cli, json_option
 from hearth.errors import HearthError
 
 
@@ -27,7 +26,7 @@ def memory() -> None:
 @click.pass_obj
 def memory_list(state: _State, file: str, as_json: bool) -> None:
     """List FILE's entries with their numbers."""
-    found = state.home().entry_list(file)
+    found = state.app().entry_list(file)
     _emit(
         as_json,
         {"path": file, "entries": [e.as_dict() for e in found]},
@@ -42,7 +41,7 @@ def memory_list(state: _State, file: str, as_json: bool) -> None:
 @click.pass_obj
 def memory_add(state: _State, file: str, text: str, as_json: bool) -> None:
     """Add the entry TEXT to FILE."""
-    _written(as_json, state.home().entry_add(file, text, state.actor), f"added to {file}")
+    _written(as_json, state.app().entry_add(file, text, state.actor), f"added to {file}")
 
 
 @memory.command("replace")
@@ -53,7 +52,7 @@ def memory_add(state: _State, file: str, text: str, as_json: bool) -> None:
 @click.pass_obj
 def memory_replace(state: _State, file: str, old: str, new: str, as_json: bool) -> None:
     """Replace the entry OLD (its exact text, or #N) of FILE with NEW."""
-    result = state.home().entry_replace(file, old, new, state.actor)
+    result = state.app().entry_replace(file, old, new, state.actor)
     _written(as_json, result, f"replaced in {file}")
 
 
@@ -64,7 +63,7 @@ def memory_replace(state: _State, file: str, old: str, new: str, as_json: bool) 
 @click.pass_obj
 def memory_remove(state: _State, file: str, text: str, as_json: bool) -> None:
     """Remove the entry TEXT (its exact text, or #N) from FILE."""
-    _written(as_json, state.home().entry_remove(file, text, state.actor), f"removed from {file}")
+    _written(as_json, state.app().entry_remove(file, text, state.actor), f"removed from {file}")
 
 
 @cli.command()
@@ -77,16 +76,16 @@ def topic(
     state: _State, title: str | None, content: str | None, append: str | None, as_json: bool
 ) -> None:
     """Write the topic note memory/topics/<slug>.md for TITLE; without TITLE, list them."""
-    home = state.home()
+    app = state.app()
     if title is None:
-        found = home.topics()
+        found = app.topics()
         _emit(
             as_json,
             {"topics": found},
             lambda: "\n".join(f"{t['path']}  {t['title']}" for t in found) or "no topics",
         )
         return
-    result = home.topic(title, state.actor, content=content, append=append)
+    result = app.topic(title, state.actor, content=content, append=append)
     _written(as_json, result, f"wrote {result.path}")
 
 
@@ -99,7 +98,7 @@ def reflect(state: _State, as_json: bool) -> None:
     Exit 1 (with the reason) when no command is configured or the run failed;
     a failed run leaves nothing behind and shows in status and ACTIVE.md.
     """
-    run = wiring.reflector_of(state.home()).run()
+    run = state.app().reflect()
     data = run.as_dict()
     if run.error is not None:
         _emit(as_json, data, "")

@@ -13,13 +13,11 @@ from collections.abc import Iterator
 
 import click
 
-from hearth import hooks as hooks_runtime
-from hearth import queries, wiring
-from hearth.cli_support import _emit, _report_line, _State, cli, json_option
-from hearth.home_init import HOOK_NAMES
+from hearth import wiring
+from hearth.cli.support import _emit, _report_line, _State, cli, json_option
+from hearth.hooks import run as hooks_run
+from hearth.hooks.install import HOOK_NAMES
 from hearth.reconcile.reports import PassReport
-from hearth.reconcile.watcher import Watcher
-from hearth.reconcile.worker import ReconcileWorker
 
 #: Seconds between watcher health checks in ``hearth watch``.
 HEALTH_CHECK_SECONDS = 2.0
@@ -33,29 +31,26 @@ def watch(state: _State) -> None:
     Runs the file watcher and the reconcile worker in the foreground and
     prints one line per pass that changed something.
     """
-    home = state.home()
-    reconciler = wiring.reconciler_of(home)
 
     def on_pass(report: PassReport) -> None:
         if report.changed or report.errors or report.rebuilt:
             click.echo(_report_line(report))
 
-    worker = ReconcileWorker(reconciler, on_pass=on_pass)
-    watcher = Watcher(home.root, worker.request)
+    service = wiring.open_service(state.root, on_pass=on_pass)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    click.echo(_report_line(reconciler.reconcile()))
-    worker.start()
-    watcher.start()
-    click.echo(f"watching {home.root} (Ctrl-C to stop)")
+    first = service.start()
+    if first is not None:
+        click.echo(_report_line(first))
+    click.echo(f"watching {service.home.root} (Ctrl-C to stop)")
     try:
         while not stop.wait(HEALTH_CHECK_SECONDS):
-            if watcher.ensure_running():
-                click.echo(f"watcher re-armed: {watcher.last_error or 'it stopped delivering'}")
+            if service.watcher.ensure_running():
+                why = service.watcher.last_error or "it stopped delivering"
+                click.echo(f"watcher re-armed: {why}")
     finally:
-        watcher.stop()
-        worker.stop()
+        service.stop()
 
 
 @cli.command()
@@ -168,9 +163,7 @@ def context(
     state: _State, session: str, query: str | None, user: str | None, as_json: bool
 ) -> None:
     """Print the bounded bundle of hot files a runtime loads every turn."""
-    service = wiring.open_service(state.root)
-    service.reconciler.reconcile()  # ACTIVE.md is part of the main bundle
-    found = service.context("main" if session == "main" else "subagent", query, user)
+    found = state.app().context("main" if session == "main" else "subagent", query, user)
 
     def human() -> str:
         parts = []
@@ -236,9 +229,7 @@ def token_revoke(state: _State, name: str, as_json: bool) -> None:
 @click.pass_obj
 def sync(state: _State, as_json: bool) -> None:
     """Sync with the branch's upstream: fetch, then fast-forward, push or merge."""
-    home = state.home()
-    result = wiring.syncer_of(home).sync()
-    wiring.reconciler_of(home).reconcile()
+    result = state.app().sync()
 
     def human() -> str:
         short = (result.head or "")[:12]
@@ -257,9 +248,8 @@ def sync(state: _State, as_json: bool) -> None:
 @click.pass_obj
 def review(state: _State, as_json: bool) -> None:
     """What waits for a person: pending proposals and open loops, with their keys."""
-    home = state.home()
-    proposals = queries.list_records(home, "proposal")
-    loops = queries.list_records(home, "loop")
+    found = state.app().review()
+    proposals, loops = found.proposals, found.loops
 
     def human() -> str:
         lines = [f"pending proposals ({len(proposals)}):"]
@@ -275,11 +265,7 @@ def review(state: _State, as_json: bool) -> None:
         lines.append("merge with 'hearth merge KEY', reject with 'hearth reject KEY --reason ...'")
         return "\n".join(lines)
 
-    _emit(
-        as_json,
-        {"proposals": [v.as_dict() for v in proposals], "loops": [v.as_dict() for v in loops]},
-        human,
-    )
+    _emit(as_json, found.as_dict(), human)
 
 
 @cli.group()
@@ -314,6 +300,6 @@ def hooks_install(state: _State, as_json: bool) -> None:
 @click.pass_obj
 def hook(state: _State, name: str, args: tuple[str, ...]) -> None:
     """Run git hook NAME (what the installed hook shims call)."""
-    code = hooks_runtime.run(name, state.root)
+    code = hooks_run.run(name, state.root)
     if code:
         sys.exit(code)

@@ -6,20 +6,25 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-import pygit2
-
-from hearth import catalog
-from hearth.catalog import RecordView
+from hearth.app.operations import Operations
+from hearth.app.reflection import ReflectionLog
+from hearth.app.sync import Syncer
 from hearth.domain import layout, records, textdiff
 from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
 from hearth.domain.validation import RuleFailure, check_blob, check_path
 from hearth.errors import HearthError, InvalidInput, NotFound
-from hearth.home import Home
 from hearth.reconcile.reports import IndexStatus
-from hearth.reflector import Reflector
+from hearth.store import catalog
+from hearth.store.catalog import RecordView
 from hearth.store.history import CommitInfo, changed_paths, path_history
-from hearth.sync import Syncer
+from hearth.store.repository import (
+    Repository,
+    blob_id,
+    branch,
+    is_ignored,
+    worktree_changes,
+)
 
 
 @dataclass(frozen=True)
@@ -35,7 +40,7 @@ class FileView:
         return dataclasses.asdict(self)
 
 
-def get_file(home: Home, path: str, rev: str | None = None) -> FileView:
+def get_file(home: Operations, path: str, rev: str | None = None) -> FileView:
     """A file's text: from the work tree (the truth), or as of ``rev``.
 
     ``oid`` is the git blob id of the returned content, so for a clean file it
@@ -48,14 +53,12 @@ def get_file(home: Home, path: str, rev: str | None = None) -> FileView:
         data = snap.read(path)
         if data is None:
             raise NotFound(f"{path} does not exist at {rev}")
-        return FileView(
-            path, decode_text(data, path), str(pygit2.hash(data)), snap.head, False, rev
-        )
+        return FileView(path, decode_text(data, path), blob_id(data), snap.head, False, rev)
     data = home.files.read(path)
     if data is None:
         raise NotFound(f"{path} does not exist in the home")
     head = store.snapshot()
-    oid = str(pygit2.hash(data))
+    oid = blob_id(data)
     index = store.repo.index
     index.read(False)
     staged = str(index[path].id) if path in index else None
@@ -64,14 +67,14 @@ def get_file(home: Home, path: str, rev: str | None = None) -> FileView:
     return FileView(path, decode_text(data, path), oid, last[0].id if last else None, dirty)
 
 
-def history(home: Home, path: str, limit: int = 20) -> list[CommitInfo]:
+def history(home: Operations, path: str, limit: int = 20) -> list[CommitInfo]:
     path = normalize(path)
     if limit <= 0:
         raise InvalidInput("--limit must be a positive number")
     return path_history(home.store.repo, home.store.head_commit(), path, limit)
 
 
-def diff(home: Home, path: str, rev_from: str | None, rev_to: str | None) -> dict[str, str]:
+def diff(home: Operations, path: str, rev_from: str | None, rev_to: str | None) -> dict[str, str]:
     """A unified diff of ``path`` between two revisions; ``to`` None is the work tree.
 
     ``from`` defaults to HEAD, so with neither given it shows the file's
@@ -99,7 +102,7 @@ def _unified(path: str, old: bytes | None, new: bytes | None) -> str:
     )
 
 
-def commit_diff(home: Home, path: str, rev: str) -> dict[str, str]:
+def commit_diff(home: Operations, path: str, rev: str) -> dict[str, str]:
     """What commit ``rev`` changed in ``path``: its first parent's version against its own."""
     path = normalize(path)
     snap = home.store.snapshot(rev)
@@ -115,7 +118,7 @@ def commit_diff(home: Home, path: str, rev: str) -> dict[str, str]:
     return {"path": path, "from": parent, "to": str(commit.id), "diff": _unified(path, old, new)}
 
 
-def head_oids(home: Home, paths: list[str]) -> dict[str, str | None]:
+def head_oids(home: Operations, paths: list[str]) -> dict[str, str | None]:
     """HEAD's blob id of each path (None: absent): the version a page is made from."""
     snap = home.store.snapshot()
     return {p: snap.oid(normalize(p)) for p in paths}
@@ -125,7 +128,7 @@ def head_oids(home: Home, paths: list[str]) -> dict[str, str | None]:
 MAX_DIFF_FILES = 100
 
 
-def diff_home(home: Home, rev_from: str | None, rev_to: str | None) -> dict[str, Any]:
+def diff_home(home: Operations, rev_from: str | None, rev_to: str | None) -> dict[str, Any]:
     """The unified diffs of every file that differs between two revisions; ``to``
     None is the work tree (so with neither given: the uncommitted changes)."""
     old_rev = rev_from or "HEAD"
@@ -138,9 +141,7 @@ def diff_home(home: Home, rev_from: str | None, rev_to: str | None) -> dict[str,
             if between is None:
                 store.snapshot(old_rev)  # an unknown revision is NotFound, not "too many"
             paths.update(between or [])
-        for path, flags in store.repo.status(untracked_files="all").items():
-            if not flags & pygit2.enums.FileStatus.IGNORED:
-                paths.add(path)
+        paths.update(path for path, _state in worktree_changes(store.repo))
     else:
         store.snapshot(old_rev)  # NotFound for an unknown revision
         store.snapshot(rev_to)
@@ -162,11 +163,11 @@ def diff_home(home: Home, rev_from: str | None, rev_to: str | None) -> dict[str,
     }
 
 
-def list_records(home: Home, kind: layout.RecordKind) -> list[RecordView]:
+def list_records(home: Operations, kind: layout.RecordKind) -> list[RecordView]:
     return catalog.list_records(home.files, kind)
 
 
-def active_view(home: Home, index: IndexStatus) -> dict[str, Any]:
+def active_view(home: Operations, index: IndexStatus) -> dict[str, Any]:
     """The generated ACTIVE.md as it is on disk, with how fresh it is."""
     data = home.files.read(layout.ACTIVE_PATH)
     return {
@@ -181,24 +182,23 @@ def active_view(home: Home, index: IndexStatus) -> dict[str, Any]:
 
 
 def status(
-    home: Home,
+    home: Operations,
     index: IndexStatus | None = None,
     syncer: Syncer | None = None,
-    reflector: Reflector | None = None,
+    reflector: ReflectionLog | None = None,
+    *,
+    changes: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
-    """The home's branch, HEAD, uncommitted changes, record counts and, given, the
-    index's freshness and the sync state (with the conflict copies to resolve)."""
+    """The home's branch, HEAD, uncommitted changes (``changes``: already read), record
+    counts and, given, the index's freshness and the sync state (with the conflict
+    copies to resolve)."""
     store = home.store
     head = store.head_commit()
-    changes = []
-    for path, flags in sorted(store.repo.status(untracked_files="all").items()):
-        if flags & pygit2.enums.FileStatus.IGNORED:
-            continue
-        changes.append({"path": path, "state": _state(flags)})
-    ref = store.repo.lookup_reference("HEAD").target
+    if changes is None:
+        changes = work_tree_changes(store.repo)
     return {
         "home": str(home.root),
-        "branch": ref.removeprefix("refs/heads/") if isinstance(ref, str) else None,
+        "branch": branch(store.repo),
         "head": str(head.id) if head is not None else None,
         "dirty": bool(changes),
         "changes": changes,
@@ -214,25 +214,17 @@ def status(
     }
 
 
-def _state(flags: int) -> str:
-    fs = pygit2.enums.FileStatus
-    if flags & fs.CONFLICTED:
-        return "conflicted"
-    if flags & fs.WT_NEW and not flags & (fs.INDEX_NEW | fs.INDEX_MODIFIED):
-        return "untracked"
-    staged = flags & (fs.INDEX_NEW | fs.INDEX_MODIFIED | fs.INDEX_DELETED | fs.INDEX_RENAMED)
-    unstaged = flags & (fs.WT_MODIFIED | fs.WT_DELETED | fs.WT_RENAMED | fs.WT_TYPECHANGE)
-    if staged and unstaged:
-        return "staged+modified"
-    return "staged" if staged else "modified"
+def work_tree_changes(repo: Repository) -> list[dict[str, str]]:
+    """git's status of the work tree: every changed or untracked path, not ignored."""
+    return [{"path": path, "state": state} for path, state in worktree_changes(repo)]
 
 
-def check(home: Home) -> list[RuleFailure]:
+def check(home: Operations) -> list[RuleFailure]:
     """Run the validation rules over every file of the work tree (and HEAD's ACTIVE.md)."""
     repo = home.store.repo
     failures: list[RuleFailure] = []
     for path in home.files.walk():
-        if repo.path_is_ignored(path):
+        if is_ignored(repo, path):
             continue
         try:
             data = home.files.read(path)
@@ -249,7 +241,7 @@ def check(home: Home) -> list[RuleFailure]:
     return failures
 
 
-def legacy_key_records(home: Home) -> list[tuple[str, str]]:
+def legacy_key_records(home: Operations) -> list[tuple[str, str]]:
     """Record files in the work tree still named with hearth's old key, and the
     name LionClaw's key gives them (what ``hearth check --fix-keys`` renames)."""
     found = []

@@ -23,18 +23,23 @@ A folder that already holds LionClaw's ``continuity/daily/`` gets a
 from __future__ import annotations
 
 import datetime as dt
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import pygit2
-
 from hearth.domain import layout
 from hearth.domain.settings import default_settings_toml
 from hearth.domain.validation import Bounds, RuleFailure, check_blob, has_identity_name
-from hearth.errors import Conflict, PathRefused
+from hearth.errors import PathRefused
 from hearth.store.git import FileChange, GitStore, Plan, Snapshot, Trailers
+from hearth.store.repository import (
+    Repository,
+    init_repository,
+    is_ignored,
+)
+from hearth.store.repository import (
+    untracked as untracked_paths,
+)
 from hearth.store.rooted import RootedFiles
 
 _SECRET_RULES = ("secret-file", "secret-text")
@@ -93,15 +98,6 @@ def _bootstrap_refusal(files: RootedFiles, has_history: bool, has_staged: bool) 
     return ""
 
 
-def _untracked(repo: pygit2.Repository) -> tuple[str, ...]:
-    fs = pygit2.enums.FileStatus
-    found = []
-    for path, flags in repo.status(untracked_files="all").items():
-        if flags & fs.WT_NEW and not flags & (fs.INDEX_NEW | fs.IGNORED):
-            found.append(path)
-    return tuple(sorted(found))
-
-
 def _with_lines(current: bytes | None, wanted: str) -> bytes:
     """``current`` plus whichever of ``wanted``'s rule lines it lacks."""
     text = (current or b"").decode("utf-8", "replace")
@@ -156,11 +152,9 @@ def update_attributes(root: Path, clock: Callable[[], dt.datetime], actor: str) 
     return result.paths if result.changed else ()
 
 
-def _adoptable(files: RootedFiles, repo: pygit2.Repository) -> list[str]:
+def _adoptable(files: RootedFiles, repo: Repository) -> list[str]:
     return [
-        path
-        for path in files.walk()
-        if path != layout.ACTIVE_PATH and not repo.path_is_ignored(path)
+        path for path in files.walk() if path != layout.ACTIVE_PATH and not is_ignored(repo, path)
     ]
 
 
@@ -174,7 +168,7 @@ def init_home(
     root.mkdir(parents=True, exist_ok=True)
     created = not (root / ".git").exists()
     if created:
-        pygit2.init_repository(str(root), initial_head="main")
+        init_repository(root)
     files = RootedFiles(root)
     try:
         store = GitStore(root, files, clock)
@@ -237,7 +231,7 @@ def init_home(
             return Plan("home: initialize hearth home", tuple(changes.values()))
 
         result = store.commit(operation, Trailers(op="home.init", actor=actor))
-        untracked = _untracked(store.repo)
+        untracked = untracked_paths(store.repo)
     finally:
         files.close()
     kept = set(adopted)
@@ -253,92 +247,3 @@ def init_home(
         daily_layout=daily_layout,
         bootstrap_skipped="" if had_bootstrap else bootstrap_skipped,
     )
-
-
-HOOK_NAMES = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
-HOOK_MARKER = "Installed by hearth"
-CHAINED_SUFFIX = ".before-hearth"
-
-
-def hooks_folder(root: Path) -> Path:
-    """Where git looks for this repository's hooks (``core.hooksPath`` or .git/hooks)."""
-    repo = pygit2.Repository(str(root))
-    try:
-        configured = repo.config["core.hooksPath"]
-    except KeyError:
-        return Path(repo.path) / "hooks"
-    path = Path(str(configured)).expanduser()
-    folder = path if path.is_absolute() else root / path
-    resolved, home = folder.resolve(), root.resolve()
-    if resolved != home and home not in resolved.parents:
-        # A shared hooks folder (a global core.hooksPath) serves other
-        # repositories too: hearth's hooks do not belong there.
-        raise Conflict(
-            f"core.hooksPath points to {folder}, outside this home; hearth did not install "
-            "its git hooks there. Unset it for this repository "
-            "(git config core.hooksPath .git/hooks) and run 'hearth hooks install'"
-        )
-    return folder
-
-
-def register_merge_driver(root: Path, interpreter: str) -> None:
-    """Name hearth's daily-note merge driver in the repository's own config.
-
-    The config is local to the clone (git never syncs it), which is why init
-    and ``hooks install`` write it on every machine; ``hearth sync`` passes the
-    same settings on its own command line, so it needs neither.
-    """
-    config = pygit2.Repository(str(root)).config
-    for key, value in merge_driver_config(interpreter).items():
-        try:
-            current = config[key]
-        except KeyError:
-            current = None
-        if current != value:
-            config[key] = value
-
-
-def merge_driver_config(interpreter: str) -> dict[str, str]:
-    section = f"merge.{layout.MERGE_DRIVER}"
-    return {
-        f"{section}.name": "hearth: daily notes, entry by entry",
-        f"{section}.driver": f"{shlex.quote(interpreter)} -m hearth.mergedriver %O %A %B %P",
-    }
-
-
-def install_hooks(root: Path, templates: Path, interpreter: str) -> list[str]:
-    """Put hearth's hook shims in place; idempotent.
-
-    A hook that was there before hearth (not one of its shims) is renamed to
-    ``<name>.before-hearth`` and the shim runs it first, so it keeps working.
-    The shims start hearth as ``<interpreter> -m hearth``, and skip (with a
-    warning, never blocking git) when that interpreter is gone.
-    """
-    quoted = shlex.quote(interpreter)
-    folder = hooks_folder(root)
-    folder.mkdir(parents=True, exist_ok=True)
-    installed = []
-    for name in HOOK_NAMES:
-        text = (
-            (templates / name)
-            .read_text()
-            .replace("@HEARTH_EXISTS@", f"[ -x {quoted} ]")
-            .replace("@HEARTH@", f"{quoted} -m hearth")
-        )
-        target = folder / name
-        if target.exists() or target.is_symlink():
-            current = target.read_bytes() if target.is_file() else b""
-            if HOOK_MARKER.encode() not in current:
-                chained = folder / (name + CHAINED_SUFFIX)
-                if chained.exists():
-                    raise Conflict(
-                        f"{target} and {chained} both exist and neither is hearth's; "
-                        "merge them into one hook and run 'hearth hooks install' again"
-                    )
-                target.rename(chained)
-        temp = folder / f".{name}.hearth-new"
-        temp.write_text(text)
-        temp.chmod(0o755)
-        temp.replace(target)
-        installed.append(name)
-    return installed

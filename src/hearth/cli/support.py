@@ -11,7 +11,8 @@ from typing import Any
 import click
 
 from hearth import wiring
-from hearth.home import Home, WriteResult
+from hearth.app.results import WriteResult
+from hearth.app.usecases import Hearth
 from hearth.reconcile.reports import PassReport
 
 
@@ -19,16 +20,17 @@ from hearth.reconcile.reports import PassReport
 class _State:
     home_option: str | None
     actor: str
-    _home: Home | None = field(default=None, repr=False)
+    _app: Hearth | None = field(default=None, repr=False)
 
     @property
     def root(self) -> Path:
         return wiring.resolve_home(self.home_option)
 
-    def home(self) -> Home:
-        if self._home is None:
-            self._home = wiring.open_home(self.root)
-        return self._home
+    def app(self) -> Hearth:
+        """The home's use cases (opened once per command)."""
+        if self._app is None:
+            self._app = wiring.open_app(self.root)
+        return self._app
 
 
 def _emit(as_json: bool, data: Any, human: Callable[[], str] | str) -> None:
@@ -46,7 +48,6 @@ def _written(as_json: bool, result: WriteResult, done: str) -> None:
     _emit(as_json, result.as_dict(), message)
 
 
-#: Seconds between watcher health checks in ``hearth watch``.
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 

@@ -12,23 +12,21 @@ import datetime as dt
 import hashlib
 from collections.abc import Iterable
 
-import pygit2
-from pygit2.enums import SortMode
-
-from hearth import catalog
 from hearth.domain import layout, records
-from hearth.domain.active import ActiveInputs, LoopLine, PersonaChange, ProposalLine, render_active
+from hearth.domain.active import ActiveInputs, LoopLine, ProposalLine, render_active
 from hearth.errors import HearthError
 from hearth.reconcile.manifest import Manifest
+from hearth.store import catalog
+from hearth.store.history import PersonaHistory
+from hearth.store.repository import Repository
 from hearth.store.rooted import RootedFiles
 
-HISTORY_DEPTH = 300
 _LIONCLAW_DAILY = layout.LIONCLAW_DAILY_DIR + "/"
 
 
 def gather(
     files: RootedFiles,
-    repo: pygit2.Repository,
+    repo: Repository,
     manifest: Manifest,
     head: str | None,
     attention: Iterable[str] = (),
@@ -88,76 +86,6 @@ def gather(
         persona_changes=(history or PersonaHistory()).changes(repo, head),
         outputs=outputs,
     )
-
-
-class PersonaHistory:
-    """The newest commits that changed a hot persona file, kept up to date cheaply.
-
-    A full walk looks at up to ``HISTORY_DEPTH`` commits from HEAD. After a
-    write, HEAD has usually moved by a few single-parent commits on top of the
-    one seen last; then only those are examined and put in front of what was
-    found before, with every depth shifted, so the result is exactly what a
-    full walk would give (ACTIVE.md must not depend on what came before).
-    """
-
-    def __init__(self, limit: int = 10) -> None:
-        self.limit = limit
-        self._head: str | None = None
-        self._found: list[tuple[int, PersonaChange]] = []  # (depth from HEAD, change)
-
-    def changes(self, repo: pygit2.Repository, head: str | None) -> list[PersonaChange]:
-        if head != self._head:
-            self._found = [] if head is None else self._walk(repo, head)
-            self._head = head
-        return [change for _depth, change in self._found]
-
-    def _walk(self, repo: pygit2.Repository, head: str) -> list[tuple[int, PersonaChange]]:
-        fresh: list[tuple[int, PersonaChange]] = []
-        commit = repo.revparse_single(head).peel(pygit2.Commit)
-        for depth in range(_INCREMENTAL_STEPS):
-            if self._head is not None and str(commit.id) == self._head:
-                shifted = [(d + depth, c) for d, c in self._found if d + depth < HISTORY_DEPTH]
-                return (fresh + shifted)[: self.limit]
-            if len(commit.parents) != 1:
-                break
-            change = _persona_change(commit)
-            if change is not None:
-                fresh.append((depth, change))
-            commit = commit.parents[0]
-        return self._full_walk(repo, head)
-
-    def _full_walk(self, repo: pygit2.Repository, head: str) -> list[tuple[int, PersonaChange]]:
-        found: list[tuple[int, PersonaChange]] = []
-        walker = repo.walk(pygit2.Oid(hex=head), SortMode.TOPOLOGICAL | SortMode.TIME)
-        for depth, commit in enumerate(walker):
-            if depth >= HISTORY_DEPTH or len(found) >= self.limit:
-                break
-            change = _persona_change(commit)
-            if change is not None:
-                found.append((depth, change))
-        return found
-
-
-#: How far back from a new HEAD the last seen HEAD is looked for.
-_INCREMENTAL_STEPS = 50
-
-
-def _persona_change(commit: pygit2.Commit) -> PersonaChange | None:
-    parent = commit.parents[0].tree if commit.parents else None
-    changed = tuple(p for p in layout.HOT_FILES if _blob_id(commit.tree, p) != _blob_id(parent, p))
-    if not changed:
-        return None
-    when = dt.datetime.fromtimestamp(commit.commit_time, dt.UTC).date().isoformat()
-    return PersonaChange(str(commit.id), when, commit.message.split("\n", 1)[0], changed)
-
-
-def _blob_id(tree: pygit2.Tree | None, path: str) -> str | None:
-    if tree is None:
-        return None
-    try:
-        return str(tree[path].id)
-    except KeyError:
-        return None
 
 
 def write_if_changed(files: RootedFiles, inputs: ActiveInputs) -> tuple[bool, str]:

@@ -1,0 +1,68 @@
+"""``POST /v1/hooks/pre-commit``: the pre-commit hook's check, answered by the server.
+
+The server already holds the repository open and the rules imported, so the
+hook's shim (bash, no Python) sends it git's listing of what is staged
+(``git diff-index --cached HEAD`` raw output, :mod:`hearth.hooks.staged`)
+and lets the commit go on only on a 200 (the check: :mod:`hearth.app.staged`).
+
+Authorization: the server's hook key (``hook_key`` in ``.git/hearth/server.json``,
+new on every start) or any API token with the ``read`` scope.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from fastapi import APIRouter, Request
+from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
+
+from hearth.api.problems import ApiError
+from hearth.api.routes import ERRORS, Service
+from hearth.app.served import ServedHearth
+from hearth.app.staged import check_staged
+from hearth.store.tokens import allows
+
+PATH = "/v1/hooks/pre-commit"
+
+#: The routes; ``create_app`` includes them.
+router = APIRouter(responses=ERRORS)
+
+
+class StagedCheck(BaseModel):
+    #: Files the commit adds or changes that the rules read (deletions need none).
+    checked: int
+
+
+def _authorize(request: Request, service: ServedHearth) -> None:
+    scheme, _, sent = request.headers.get("authorization", "").partition(" ")
+    sent = sent.strip()
+    if scheme.lower() != "bearer" or not sent:
+        raise ApiError(401, "send 'Authorization: Bearer <hook key or token>'")
+    if secrets.compare_digest(sent.encode(), service.hook_key.encode()):
+        return
+    info = service.tokens.check(sent)
+    if info is None:
+        raise ApiError(401, "unknown hook key or token")
+    if not allows(info.scope, "read"):
+        raise ApiError(403, "this needs a token with the read scope")
+
+
+@router.post(
+    PATH,
+    response_model=StagedCheck,
+    tags=["hooks"],
+    openapi_extra={
+        "requestBody": {
+            "required": False,
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+            "description": "'git diff-index --cached --no-renames HEAD' raw output",
+        }
+    },
+)
+async def pre_commit(request: Request, service: Service) -> StagedCheck:
+    """Check what a commit is about to hold against the validation rules:
+    200 when it may go on, 422 naming each file, rule and fix when not."""
+    _authorize(request, service)
+    listing = await request.body()
+    return StagedCheck(checked=await run_in_threadpool(check_staged, service.home.root, listing))

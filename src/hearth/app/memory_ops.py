@@ -1,0 +1,159 @@
+"""Memory entries (one ``- `` line of an ``## Entries`` section), topic notes
+and person notes: each change one commit, computed from the committed file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from hearth.app.results import WriteResult
+from hearth.app.writer import Writer, check_proposal_target, new_target_text
+from hearth.domain import entries, keys, layout, notes, records
+from hearth.domain.text import decode_text
+from hearth.errors import InvalidInput, NotFound
+from hearth.store.git import FileChange, Plan, Snapshot
+
+
+class MemoryOps(Writer):
+    def entry_list(self, path: str) -> list[entries.Entry]:
+        """The entries of a memory file as it is committed (what the operations edit)."""
+        path = entry_file(path)
+        data = self.store.snapshot().read(path)
+        return entries.list_entries(decode_text(data, path)) if data is not None else []
+
+    def entry_add(self, path: str, entry: str, actor: str) -> WriteResult:
+        path = entry_file(path)
+        text = entries.clean_entry(entry)
+
+        def change(current: str) -> str:
+            return entries.add_entry(current, text)
+
+        return self._edit_entries(path, change, f"add {_quote(text)}", "memory.add", actor)
+
+    def entry_replace(self, path: str, old: str, new: str, actor: str) -> WriteResult:
+        path = entry_file(path)
+        text = entries.clean_entry(new)
+
+        def change(current: str) -> str:
+            return entries.replace_entry(current, old, text)
+
+        return self._edit_entries(
+            path, change, f"replace with {_quote(text)}", "memory.replace", actor
+        )
+
+    def entry_remove(self, path: str, old: str, actor: str) -> WriteResult:
+        path = entry_file(path)
+        removed: list[str] = []
+
+        def change(current: str) -> str:
+            removed[:] = [entries.find_entry(current, old).text]
+            return entries.remove_entry(current, old)
+
+        return self._edit_entries(path, change, "remove {}", "memory.remove", actor, removed)
+
+    def _edit_entries(
+        self,
+        path: str,
+        change: Callable[[str], str],
+        summary: str,
+        op: str,
+        actor: str,
+        removed: list[str] | None = None,
+    ) -> WriteResult:
+        """One entry operation as one commit, computed from HEAD's version of the file.
+
+        The store refuses it when the file holds uncommitted edits (a person is
+        editing it), and plans again on a moved tip, so concurrent operations
+        never lose each other's entries.
+        """
+
+        def operation(snap: Snapshot) -> Plan:
+            data = snap.read(path)
+            if data is None and path not in (*_BOUNDED_FILES, *_user_paths(path)):
+                raise NotFound(
+                    f"{path} does not exist; entries go to USER.md, MEMORY.md, "
+                    "a users/<id>.md note or a file with an '## Entries' section"
+                )
+            current = decode_text(data, path) if data is not None else new_target_text(path)
+            free_form = path not in _BOUNDED_FILES and not _user_paths(path)
+            if free_form and notes.ENTRIES_HEADING not in current.split("\n"):
+                raise InvalidInput(
+                    f"{path} has no '{notes.ENTRIES_HEADING}' section; add one by hand "
+                    "(or put the fact in MEMORY.md)"
+                )
+            updated = change(current)
+            what = summary.format(_quote(removed[0])) if removed else summary
+            return Plan(f"memory: {path}: {what}", (FileChange(path, updated.encode()),))
+
+        result = self._commit(operation, op, actor)
+        return WriteResult(result.commit, path, result.changed)
+
+    def topic(
+        self, title: str, actor: str, *, content: str | None = None, append: str | None = None
+    ) -> WriteResult:
+        """Create or update ``memory/topics/<slug>.md`` by title, or append a section.
+
+        ``content`` replaces the note's body under its ``# Title`` heading;
+        ``append`` adds a section (a ``## `` heading of its first line, or the
+        time, then the text) at the end. Exactly one of them.
+        """
+        title = records.clean_title(title)
+        if (content is None) == (append is None):
+            raise InvalidInput("give the topic's content, or text to append, not both")
+        path = layout.topic_path(_topic_slug(title))
+        moment = self._now()
+
+        def operation(snap: Snapshot) -> Plan:
+            data = snap.read(path)
+            if content is not None:
+                body = content.strip("\n")
+                text = body + "\n" if body.startswith("# ") else f"# {title}\n\n{body}\n"
+                verb = "update" if data is not None else "create"
+            else:
+                assert append is not None
+                current = decode_text(data, path) if data is not None else f"# {title}\n"
+                text = notes.append_section(current, moment, append)
+                verb = "append to"
+            return Plan(f"memory: {verb} topic {title}", (FileChange(path, text.encode()),))
+
+        result = self._commit(operation, "topic.write", actor)
+        return WriteResult(result.commit, path, result.changed)
+
+    def topics(self) -> list[dict[str, str]]:
+        """The topic notes, by path, with their titles (from HEAD)."""
+        snap = self.store.snapshot()
+        found = []
+        for name in sorted(snap.names(layout.TOPICS_DIR)):
+            if not name.endswith(".md"):
+                continue
+            path = f"{layout.TOPICS_DIR}/{name}"
+            data = snap.read(path) or b""
+            first = decode_text(data, path).split("\n", 1)[0]
+            found.append({"path": path, "title": first.removeprefix("# ").strip() or name[:-3]})
+        return found
+
+
+_BOUNDED_FILES = ("USER.md", "MEMORY.md")
+
+
+def _topic_slug(title: str) -> str:
+    """The records' slug of ``title``; a title with no ASCII letter or digit (all
+    Chinese, say) would be ``item`` for every such title, so it gets the record
+    key's UUID too and stays its own note."""
+    slug = keys.sanitize_slug(keys.normalized_title_key(title))
+    return slug if slug and slug != "item" else keys.record_key(title)
+
+
+def entry_file(path: str) -> str:
+    """A file whose entries may be edited: markdown, outside continuity/, not a daily
+    note, not SOUL.md or IDENTITY.md (the same rule as a proposal's target)."""
+    return check_proposal_target(path)
+
+
+def _user_paths(path: str) -> tuple[str, ...]:
+    """``(path,)`` when ``path`` is a person note ``users/<id>.md``, else ``()``."""
+    return (path,) if layout.user_id_of(path) is not None else ()
+
+
+def _quote(text: str, limit: int = 50) -> str:
+    short = text if len(text) <= limit else text[: limit - 1] + "…"
+    return f'"{short}"'

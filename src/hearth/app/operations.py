@@ -1,0 +1,119 @@
+"""The operations on a home, each write one commit through the git store: daily
+notes, files, restore and rollups here; records (``record_ops``) and memory
+entries and topics (``memory_ops``) beside them. The use cases
+(``app.usecases.Hearth``) call these under the owner lock."""
+
+from __future__ import annotations
+
+from hearth.app.memory_ops import MemoryOps
+from hearth.app.record_ops import RecordOps
+from hearth.app.results import Expected, WriteResult
+from hearth.app.writer import AfterWrite, Clock, check_expected
+from hearth.domain import layout, notes, rollup
+from hearth.domain.paths import normalize
+from hearth.domain.text import decode_text
+from hearth.errors import NotFound, StaleWrite, TooLarge
+from hearth.store.git import FileChange, Plan, Snapshot
+
+__all__ = ["AfterWrite", "Clock", "Operations"]
+
+
+class Operations(RecordOps, MemoryOps):
+    """Every write of a home (and the reads they share)."""
+
+    def note(self, text: str, title: str | None, actor: str) -> WriteResult:
+        if len(text) > self.settings.daily_text:
+            raise TooLarge(
+                f"note text has {len(text)} characters, over the bound of "
+                f"{self.settings.daily_text} ([bounds] daily_text in hearth.toml)"
+            )
+        moment = self._now()
+        daily_layout = self.settings.daily_layout
+        path = layout.daily_note_path(moment.date(), daily_layout)
+        summary = " ".join((title or text).split())[:60]
+
+        def append(existing: bytes | None) -> bytes:
+            current = decode_text(existing, path) if existing is not None else None
+            return notes.append_daily_entry(
+                current, moment, title or "", text, daily_layout
+            ).encode()
+
+        def operation(snap: Snapshot) -> Plan:
+            return Plan(f"daily: {summary}", (FileChange(path, append(snap.read(path)), append),))
+
+        result = self._commit(operation, "daily.append", actor)
+        return WriteResult(result.commit, path, result.changed)
+
+    def put(
+        self,
+        path: str,
+        content: bytes,
+        actor: str,
+        expected_oid: str | None = None,
+        message: str | None = None,
+    ) -> WriteResult:
+        path = normalize(path)
+        decode_text(content, path)
+
+        def operation(snap: Snapshot) -> Plan:
+            if expected_oid is not None and snap.oid(path) != expected_oid:
+                raise StaleWrite(
+                    f"{path} changed since you read it (HEAD has {snap.oid(path)}, "
+                    f"you expected {expected_oid}); read it again and redo your edit"
+                )
+            subject = f"{_area(path)}: {message or f'update {path}'}"
+            return Plan(" ".join(subject.split()), (FileChange(path, content),))
+
+        result = self._commit(operation, "file.put", actor)
+        return WriteResult(result.commit, path, result.changed)
+
+    def restore(
+        self, path: str, rev: str, actor: str, *, expected: Expected | None = None
+    ) -> WriteResult:
+        path = normalize(path)
+        old = self.store.snapshot(rev)
+        data = old.read(path)
+        if data is None:
+            raise NotFound(f"{path} does not exist at {rev}")
+        short = (old.head or "")[:12]
+
+        def operation(snap: Snapshot) -> Plan:
+            check_expected(snap, expected)
+            return Plan(
+                f"{_area(path)}: restore {path} from {short}",
+                (FileChange(path, data),),
+                body=f"Restored from commit {old.head}.",
+            )
+
+        result = self._commit(operation, "file.restore", actor)
+        return WriteResult(result.commit, path, result.changed)
+
+    def rollup(self, week: str | None, actor: str) -> WriteResult:
+        """Commit the digest of ISO week ``week`` (default: last week) from its daily notes.
+
+        The digest is a function of the committed notes, so a second run of the
+        same week commits nothing.
+        """
+        label = week or rollup.previous_week(self._now().date())
+        days = rollup.week_days(label)
+        path = layout.rollup_path(label)
+
+        def operation(snap: Snapshot) -> Plan:
+            notes_of_week = []
+            for day in days:
+                for note_path in layout.daily_note_paths(day):
+                    data = snap.read(note_path)
+                    if data is not None:
+                        notes_of_week.append((day, note_path, decode_text(data, note_path)))
+            if not notes_of_week:
+                raise NotFound(f"no committed daily notes in week {label}; nothing to roll up")
+            digest = rollup.render_rollup(label, notes_of_week)
+            return Plan(f"rollup: week {label}", (FileChange(path, digest.encode()),))
+
+        result = self._commit(operation, "rollup.write", actor)
+        return WriteResult(result.commit, path, result.changed)
+
+
+def _area(path: str) -> str:
+    kind = layout.kind_of(path)
+    return {"persona": "persona", "daily": "daily", "topic": "memory"}.get(kind, "files")

@@ -1,0 +1,312 @@
+"""Proposals and open loops: create or update by title, merge, reject, edit,
+resolve; each one commit, archived records moved in the same commit."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import uuid
+from collections.abc import Callable, Sequence
+
+from hearth.app.results import Expected, KeyFix, MergePreview, WriteResult
+from hearth.app.writer import Writer, check_expected, check_proposal_target, new_target_text
+from hearth.domain import layout, notes, records
+from hearth.domain.text import decode_text
+from hearth.errors import InvalidInput, NotFound
+from hearth.store.git import FileChange, Plan, Snapshot
+
+
+class RecordOps(Writer):
+    def propose(
+        self,
+        title: str,
+        entries: Sequence[str],
+        actor: str,
+        target: str | None = None,
+        rationale: str = "",
+        source: str = "",
+    ) -> WriteResult:
+        title = records.clean_title(title)
+        cleaned = tuple(dict.fromkeys(records.clean_entry(e) for e in entries))
+        if not cleaned:
+            raise InvalidInput("a proposal needs at least one entry")
+        checked_target = check_proposal_target(target) if target else None
+
+        def build(stamp: str) -> records.Proposal:
+            return records.Proposal(
+                title=title,
+                entries=cleaned,
+                created=stamp,
+                updated=stamp,
+                source=" ".join(source.split()),
+                rationale=" ".join(rationale.split()),
+                target=checked_target or layout.DEFAULT_PROPOSAL_TARGET,
+            )
+
+        return self._save_record("proposal", title, build, actor)
+
+    def _save_record(
+        self,
+        kind: layout.RecordKind,
+        title: str,
+        build: Callable[[str], records.Record],
+        actor: str,
+    ) -> WriteResult:
+        """Create the record for ``title``, or update the one with the same key."""
+        area, verb = ("proposals", "propose") if kind == "proposal" else ("loops", "open")
+        key = records.record_key(title)
+        legacy = records.legacy_record_key(title)
+        head = self.store.snapshot()
+        if (
+            legacy != key
+            and head.entry(layout.record_path(kind, key)) is None
+            and head.entry(layout.record_path(kind, legacy)) is not None
+        ):
+            # A home from an older release holds this title under its old key:
+            # update that file rather than start a second one.
+            key = legacy
+        path = layout.record_path(kind, key)
+
+        def operation(snap: Snapshot) -> Plan:
+            found = _existing(snap, kind, path)
+            existing = found[0] if found else None
+            record = records.upsert(existing, build(records.timestamp(self._now())))
+            subject = f"{area}: {'update' if existing else verb} {title}"
+            return Plan(subject, (FileChange(path, records.render(record, key).encode()),))
+
+        result = self._commit(operation, f"{kind}.create", actor, key)
+        return WriteResult(result.commit, path, result.changed, key)
+
+    def merge(self, key: str, actor: str, *, expected: Expected | None = None) -> WriteResult:
+        path = _record_path("proposal", key)
+
+        def operation(snap: Snapshot) -> Plan:
+            check_expected(snap, expected)
+            proposal, original = _require(snap, "proposal", path, key)
+            assert isinstance(proposal, records.Proposal)
+            target = check_proposal_target(proposal.target)
+            current = snap.read(target)
+            text = decode_text(current, target) if current is not None else new_target_text(target)
+            new_text, added = notes.add_entries(text, proposal.entries)
+            changes = list(
+                _archive_moves("proposal", key, proposal, original, self._now(), "merged")
+            )
+            if added:
+                changes.insert(0, FileChange(target, new_text.encode()))
+            skipped = len(proposal.entries) - len(added)
+            return Plan(
+                f"proposals: merge {proposal.title} into {target}",
+                tuple(changes),
+                body=f"Added {len(added)} entries to {target}; skipped {skipped} already there.",
+            )
+
+        result = self._commit(operation, "proposal.merge", actor, key)
+        return WriteResult(result.commit, path, result.changed, key)
+
+    def reject(
+        self, key: str, reason: str, actor: str, *, expected: Expected | None = None
+    ) -> WriteResult:
+        path = _record_path("proposal", key)
+        reason = " ".join(reason.split())
+        if not reason:
+            raise InvalidInput("give a reason for rejecting the proposal (--reason)")
+
+        def operation(snap: Snapshot) -> Plan:
+            check_expected(snap, expected)
+            proposal, original = _require(snap, "proposal", path, key)
+            assert isinstance(proposal, records.Proposal)
+            return Plan(
+                f"proposals: reject {proposal.title}",
+                _archive_moves(
+                    "proposal", key, proposal, original, self._now(), "rejected", reason
+                ),
+                body=f"Reason: {reason}",
+            )
+
+        result = self._commit(operation, "proposal.reject", actor, key)
+        return WriteResult(result.commit, path, result.changed, key)
+
+    def fix_keys(self, actor: str) -> KeyFix:
+        """Rename every committed record still named with hearth's old key to
+        LionClaw's key, in one commit; the content moves unchanged (a LionClaw
+        record's ``- Key:`` line follows), so ``git log --follow`` finds the
+        history. A record whose new name is already taken is left alone and
+        reported."""
+        renamed: list[tuple[str, str]] = []
+        blocked: list[tuple[str, str]] = []
+
+        def operation(snap: Snapshot) -> Plan:
+            renamed.clear()
+            blocked.clear()
+            changes: list[FileChange] = []
+            for folder in layout.record_folders():
+                for name in snap.names(folder):
+                    path = f"{folder}/{name}"
+                    data = snap.read(path)
+                    if data is None or not name.endswith(".md"):
+                        continue
+                    try:
+                        text = decode_text(data, path)
+                    except InvalidInput:
+                        continue
+                    fix = records.lionclaw_key_rename(path, text)
+                    if fix is None:
+                        continue
+                    new_path, new_text = fix
+                    if snap.entry(new_path) is not None or self.files.read(new_path) is not None:
+                        blocked.append((path, f"{new_path} already exists; merge the two by hand"))
+                        continue
+                    changes += [FileChange(path, None), FileChange(new_path, new_text.encode())]
+                    renamed.append((path, new_path))
+            body = "\n".join(f"{old} -> {new}" for old, new in renamed)
+            count = len(renamed)
+            return Plan(
+                f"records: rename {count} record{'s' if count != 1 else ''} to LionClaw's keys",
+                tuple(changes),
+                body=body,
+            )
+
+        result = self._commit(operation, "records.fix-keys", actor)
+        return KeyFix(result.commit if result.changed else None, tuple(renamed), tuple(blocked))
+
+    def preview_merge(self, key: str) -> MergePreview:
+        """The target's text before and after merging ``key``, as the merge would
+        compute it now (from HEAD), with the blob ids it was computed from."""
+        path = _record_path("proposal", key)
+        snap = self.store.snapshot()
+        proposal, _original = _require(snap, "proposal", path, key)
+        assert isinstance(proposal, records.Proposal)
+        target = check_proposal_target(proposal.target)
+        current = snap.read(target)
+        before = decode_text(current, target) if current is not None else ""
+        after, added = notes.add_entries(
+            before if current is not None else new_target_text(target), proposal.entries
+        )
+        skipped = tuple(e for e in proposal.entries if e not in added)
+        return MergePreview(
+            key,
+            path,
+            snap.oid(path),
+            target,
+            snap.oid(target),
+            before,
+            after,
+            tuple(added),
+            skipped,
+        )
+
+    def revise_proposal(
+        self,
+        key: str,
+        new_entries: Sequence[str],
+        actor: str,
+        *,
+        expected: Expected | None = None,
+    ) -> WriteResult:
+        """Replace a pending proposal's entries (a person's edit before merging).
+
+        ``propose`` with the same title only ever adds entries; this one sets
+        them, so an entry can be reworded or dropped. One commit.
+        """
+        path = _record_path("proposal", key)
+        cleaned = tuple(dict.fromkeys(records.clean_entry(e) for e in new_entries if e.strip()))
+        if not cleaned:
+            raise InvalidInput("a proposal needs at least one entry (reject it to drop it)")
+
+        def operation(snap: Snapshot) -> Plan:
+            check_expected(snap, expected)
+            proposal, _original = _require(snap, "proposal", path, key)
+            assert isinstance(proposal, records.Proposal)
+            revised = dataclasses.replace(
+                proposal, entries=cleaned, updated=records.timestamp(self._now())
+            )
+            return Plan(
+                f"proposals: edit {proposal.title}",
+                (FileChange(path, records.render(revised, key).encode()),),
+            )
+
+        result = self._commit(operation, "proposal.edit", actor, key)
+        return WriteResult(result.commit, path, result.changed, key)
+
+    def add_loop(
+        self, title: str, actor: str, summary: str = "", next_step: str = "", source: str = ""
+    ) -> WriteResult:
+        title = records.clean_title(title)
+
+        def build(stamp: str) -> records.OpenLoop:
+            return records.OpenLoop(
+                title=title,
+                created=stamp,
+                updated=stamp,
+                summary=summary.strip(),
+                next_step=" ".join(next_step.split()),
+                source=" ".join(source.split()),
+            )
+
+        return self._save_record("loop", title, build, actor)
+
+    def resolve_loop(
+        self, key: str, actor: str, note: str = "", *, expected: Expected | None = None
+    ) -> WriteResult:
+        path = _record_path("loop", key)
+
+        def operation(snap: Snapshot) -> Plan:
+            check_expected(snap, expected)
+            loop, original = _require(snap, "loop", path, key)
+            assert isinstance(loop, records.OpenLoop)
+            resolution = " ".join(note.split())
+            return Plan(
+                f"loops: resolve {loop.title}",
+                _archive_moves("loop", key, loop, original, self._now(), "resolved", resolution),
+            )
+
+        result = self._commit(operation, "loop.resolve", actor, key)
+        return WriteResult(result.commit, path, result.changed, key)
+
+
+def _archive_moves(
+    kind: layout.RecordKind,
+    key: str,
+    record: records.Record,
+    original: str,
+    now: dt.datetime,
+    status: str,
+    note: str = "",
+) -> tuple[FileChange, FileChange]:
+    """Delete the active record file and add its archive copy with the new status."""
+    outcome = status if kind == "proposal" else ""
+    archive = layout.archive_path(kind, key, str(uuid.uuid4()), outcome)
+    text = records.archived_text(record, original, key, now, status, note)
+    return (
+        FileChange(layout.record_path(kind, key), None),
+        FileChange(archive, text.encode()),
+    )
+
+
+def _record_path(kind: layout.RecordKind, key: str) -> str:
+    if not records.is_key(key):
+        raise NotFound(
+            f"{key!r} is not a record key; keys look like 'some-title--<uuid>' "
+            f"(list them with 'hearth {'proposals' if kind == 'proposal' else 'loops'}')"
+        )
+    return layout.record_path(kind, key)
+
+
+def _existing(
+    snap: Snapshot, kind: layout.RecordKind, path: str
+) -> tuple[records.Record, str] | None:
+    data = snap.read(path)
+    if data is None:
+        return None
+    text = decode_text(data, path)
+    return records.parse(kind, text), text
+
+
+def _require(
+    snap: Snapshot, kind: layout.RecordKind, path: str, key: str
+) -> tuple[records.Record, str]:
+    found = _existing(snap, kind, path)
+    if found is None:
+        what = "pending proposal" if kind == "proposal" else "open loop"
+        raise NotFound(f"no {what} with key {key}")
+    return found

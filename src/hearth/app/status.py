@@ -1,0 +1,247 @@
+"""The status snapshot: what a served home says about itself, taken after each pass.
+
+Counting the files on disk against the index, git's status of the work tree
+and the sync state cost hundreds of milliseconds on a 10,000-file home, too
+much to pay on every ``GET /v1/status``, health page or MCP ``status``. So a
+served home keeps one snapshot in memory. ``StatusBoard`` takes it in its own
+thread after every reconcile pass (the worker's ``on_pass``), after a sync and
+after a scheduled job; the readers answer from it at once and show when it
+was taken (``snapshot.as_of``, ``age_seconds``) and whether a pass has been
+asked for or run since (``current``), so nobody mistakes it for a live read.
+What is cheap and must be live (the watcher, the worker, the jobs, the locks)
+is added by the service on every request.
+
+The expensive parts run without the home's lock: the tree is listed with
+``lstat`` only, and git's status is read through the board's own repository
+object (pygit2 objects are not shared between threads). Only the comparison of
+that listing with the manifest, and the reads of HEAD, the sync and reflection
+state, hold the lock, for milliseconds. A listing taken a moment before a pass
+may call a file stale that the pass has just indexed; that pass asks for the
+next snapshot, which sees it right.
+
+Requests are folded like passes (any number made while one snapshot is taken
+ask for exactly one more), and a snapshot starts no sooner than
+``GAP_FACTOR`` times the last one's cost after it ended, so under a stream of
+writes on a large home it takes at most about a third of one core.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hearth.app import queries
+from hearth.app.operations import Operations
+from hearth.app.reflection import ReflectionLog
+from hearth.app.sync import Syncer
+from hearth.errors import HearthError
+from hearth.reconcile.reconciler import Reconciler
+from hearth.reconcile.reports import PassReport
+from hearth.reconcile.scan import scan_tree
+from hearth.store.repository import GitError, Repository, open_repository
+
+#: A snapshot waits this many times the last one's cost after it before starting.
+GAP_FACTOR = 2.0
+#: ... but never longer than this many seconds.
+MAX_GAP = 5.0
+
+Compute = Callable[[], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The costly part of status, as of ``as_of``."""
+
+    data: dict[str, Any]
+    #: When it was started (ISO 8601, UTC), and the same on the monotonic clock.
+    as_of: str
+    taken: float
+    #: Reconcile passes finished when it was started.
+    passes: int
+    #: What taking it cost.
+    seconds: float
+
+
+class StatusBoard:
+    """Takes snapshots on request in one thread and keeps the newest."""
+
+    def __init__(
+        self,
+        compute: Compute,
+        passes: Callable[[], int] | None,
+        now: Callable[[], str],
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._compute = compute
+        #: Passes finished (the worker's count, or those told by ``pass_done``).
+        self._told = 0
+        self._passes = passes or (lambda: self._told)
+        self._now = now
+        self._monotonic = monotonic
+        self._cond = threading.Condition()
+        self._taking = threading.Lock()  # one snapshot at a time (one repository object)
+        self._requested = 0
+        self._covered = 0  # requests covered by the newest finished snapshot
+        self._latest: Snapshot | None = None
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        #: Why the last snapshot could not be taken (the previous one is kept).
+        self.last_error: str | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> None:
+        if self.running:
+            return
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="hearth-status", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 30.0) -> None:
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def pass_done(self, _report: PassReport | None = None) -> None:
+        """A reconcile pass finished (the worker's ``on_pass``): count it, and ask
+        for a snapshot."""
+        with self._cond:
+            self._told += 1
+        self.request()
+
+    def request(self) -> int:
+        """Ask for a new snapshot; returns a ticket for ``wait``."""
+        with self._cond:
+            self._requested += 1
+            self._cond.notify_all()
+            return self._requested
+
+    def wait(self, ticket: int, timeout: float | None = None) -> bool:
+        """Block until a snapshot started after ``ticket`` was asked for is kept."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._covered >= ticket, timeout)
+
+    def latest(self) -> Snapshot | None:
+        with self._cond:
+            return self._latest
+
+    def view(self, idle: bool) -> dict[str, Any]:
+        """The newest snapshot as status shows it; ``idle``: no pass is pending or
+        running, and the watcher runs (so an edit would have asked for one).
+
+        Without the board's thread (a home opened but not served) every call takes one.
+        """
+        snap = self.latest() if self.running else None
+        if snap is None:
+            snap = self.take()
+        current = idle and snap.passes >= self._passes()
+        return served(snap, current, self.last_error, self._monotonic())
+
+    def take(self) -> Snapshot:
+        """Take a snapshot now, on the caller's thread (start-up, or no thread running)."""
+        with self._cond:
+            covered = self._requested
+        return self._take(covered)
+
+    def _take(self, covered: int) -> Snapshot:
+        with self._taking:
+            passes, as_of, started = self._passes(), self._now(), self._monotonic()
+            data = self._compute()
+            snap = Snapshot(data, as_of, started, passes, self._monotonic() - started)
+        with self._cond:
+            if self._latest is None or snap.taken >= self._latest.taken:
+                self._latest = snap
+            self._covered = max(self._covered, covered)
+            self.last_error = None
+            self._cond.notify_all()
+        return snap
+
+    def _run(self) -> None:
+        ended = cost = 0.0
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._stopping or self._requested > self._covered)
+                if self._stopping:
+                    return
+                gap = min(MAX_GAP, GAP_FACTOR * cost) - (self._monotonic() - ended)
+                if gap > 0 and self._cond.wait_for(lambda: self._stopping, gap):
+                    return
+                covered = self._requested
+            try:
+                cost = self._take(covered).seconds
+            except (HearthError, OSError, GitError) as exc:
+                with self._cond:
+                    self.last_error = str(exc)
+                    # Counted as covered, so a failure does not spin; the next
+                    # pass or event asks again, and status shows the error.
+                    self._covered = max(self._covered, covered)
+                    self._cond.notify_all()
+            ended = self._monotonic()
+
+
+def gather(
+    home: Operations,
+    reconciler: Reconciler,
+    syncer: Syncer,
+    reflections: ReflectionLog,
+    owner: threading.RLock,
+    repo: Repository,
+) -> dict[str, Any]:
+    """The costly part of status: ``queries.status`` with the tree listed and git's
+    status read outside ``owner``; ``repo`` is the caller's own repository object."""
+    listing = scan_tree(home.root)
+    changes = queries.work_tree_changes(repo)
+    with owner:
+        data = queries.status(
+            home, reconciler.status(listing), syncer, reflections, changes=changes
+        )
+    return data
+
+
+def served(snap: Snapshot, current: bool, error: str | None, monotonic: float) -> dict[str, Any]:
+    """A snapshot as ``/v1/status`` shows it: its data, with ``snapshot`` saying
+    when it was taken, and the index called fresh only while it is ``current``."""
+    data = dict(snap.data)
+    index = data.get("index")
+    if isinstance(index, dict):
+        data["index"] = {**index, "fresh": bool(index.get("fresh")) and current}
+    data["snapshot"] = {
+        "as_of": snap.as_of,
+        "age_seconds": round(max(0.0, monotonic - snap.taken), 3),
+        "current": current,
+        "passes": snap.passes,
+        "seconds": round(snap.seconds, 4),
+        "error": error,
+    }
+    return data
+
+
+def iso_now(clock: Callable[[], dt.datetime]) -> str:
+    return clock().astimezone(dt.UTC).isoformat(timespec="milliseconds")
+
+
+def board_for(
+    home: Operations,
+    reconciler: Reconciler,
+    syncer: Syncer,
+    reflections: ReflectionLog,
+    owner: threading.RLock,
+) -> StatusBoard:
+    """The board of a served home, counting the passes it is told of (``pass_done``);
+    it opens its own repository object on first use."""
+    repo: list[Repository] = []
+
+    def compute() -> dict[str, Any]:
+        if not repo:
+            repo.append(open_repository(home.root))
+        return gather(home, reconciler, syncer, reflections, owner, repo[0])
+
+    return StatusBoard(compute, None, lambda: iso_now(home.clock))

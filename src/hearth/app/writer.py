@@ -1,0 +1,115 @@
+"""The plumbing every write shares: one commit through the git store, its
+planned files checked by the validation rules and the size bounds first, and
+whoever indexes writes told of the paths once it stands.
+
+Every write method (in ``operations``, ``record_ops`` and ``memory_ops``)
+builds an *operation*, a function of HEAD's snapshot to a plan, so that when
+the branch moves under it the store can simply ask again on the new tip: a
+daily append lands on the newest note, a merge reads the newest MEMORY.md.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+from hearth.app.results import Expected
+from hearth.domain import layout, notes
+from hearth.domain.paths import normalize
+from hearth.domain.settings import Settings
+from hearth.domain.validation import check_blob
+from hearth.errors import InvalidInput, StaleWrite, TooLarge, ValidationFailed
+from hearth.store.git import CommitResult, GitStore, Plan, Snapshot, Trailers
+from hearth.store.rooted import RootedFiles
+
+Clock = Callable[[], dt.datetime]
+
+
+class AfterWrite(Protocol):
+    """Told the paths of each commit an operation made (to index them before the
+    write returns); its failures never undo the commit."""
+
+    def written(self, paths: tuple[str, ...]) -> None: ...
+
+
+class Writer:
+    """What a home's writes are made of: its files, its store, its settings,
+    its clock, and who is told of each commit."""
+
+    def __init__(
+        self,
+        root: Path,
+        files: RootedFiles,
+        store: GitStore,
+        settings: Settings,
+        clock: Clock,
+        after_write: AfterWrite | None = None,
+    ) -> None:
+        self.root = root
+        self.files = files
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self._after_write = after_write
+
+    def _commit(
+        self, operation: Callable[[Snapshot], Plan], op: str, actor: str, record: str | None = None
+    ) -> CommitResult:
+        def validated(snap: Snapshot) -> Plan:
+            plan = operation(snap)
+            failures = []
+            for change in plan.changes:
+                if change.data is None:
+                    continue
+                if len(change.data) > self.settings.file_bytes:
+                    raise TooLarge(
+                        f"{change.path} would be {len(change.data)} bytes, over the bound of "
+                        f"{self.settings.file_bytes} ([bounds] file_bytes in hearth.toml)"
+                    )
+                failures += check_blob(change.path, change.data, self.settings.bounds)
+            if failures:
+                raise ValidationFailed(failures)
+            return plan
+
+        result = self.store.commit(validated, Trailers(op=op, actor=actor, record=record))
+        if result.changed and result.paths and self._after_write is not None:
+            self._after_write.written(tuple(result.paths))
+        return result
+
+    def _now(self) -> dt.datetime:
+        return self.clock().astimezone(dt.UTC)
+
+
+def check_proposal_target(target: str) -> str:
+    path = normalize(target)
+    if (
+        not path.endswith(".md")
+        or path.startswith("continuity/")
+        or layout.kind_of(path) == "daily"
+        or path in ("SOUL.md", "IDENTITY.md")
+    ):
+        raise InvalidInput(
+            f"{target!r} cannot receive memory entries; use MEMORY.md, USER.md, "
+            "memory/topics/<topic>.md or another markdown file outside continuity/"
+        )
+    return path
+
+
+def check_expected(snap: Snapshot, expected: Expected | None) -> None:
+    """Refuse when a file moved since the caller's page was made (a stale page)."""
+    for path, oid in (expected or {}).items():
+        now = snap.oid(path)
+        if now != oid:
+            raise StaleWrite(
+                f"{path} changed since this page was made "
+                f"({'it was absent' if oid is None else f'you saw {oid[:12]}'}, "
+                f"{'now it is gone' if now is None else f'HEAD has {now[:12]}'}); "
+                "reload the page, check the newer version and redo your action"
+            )
+
+
+def new_target_text(target: str) -> str:
+    stem = target.rsplit("/", 1)[-1][: -len(".md")]
+    return f"# {stem.replace('-', ' ').capitalize()}\n\n{notes.ENTRIES_HEADING}\n"

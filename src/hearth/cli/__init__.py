@@ -1,0 +1,74 @@
+"""The ``hearth`` command line: a thin shell over the application's use cases.
+
+Each command parses its arguments, makes one call on the use cases
+(``hearth.app``, built by ``wiring``) and renders the answer. Exit statuses:
+0 done, 1 refused (validation, conflict, not found, bad path) with the reason
+on stderr, 2 usage. Every command that prints data takes ``--json``. This
+package and ``api/problems.py`` are the only places that turn errors into
+statuses. The commands live by topic: ``home`` (the home as a whole),
+``records`` (notes, proposals, loops, files), ``memory`` (entries, topics,
+reflection), ``runtime`` (serve, watch, context, tokens, sync, hooks) and
+``mcp``; ``support`` holds the group and what they share.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from hearth.cli import (  # noqa: F401  (each registers its commands on the group)
+    home,
+    mcp,
+    memory,
+    records,
+    runtime,
+)
+from hearth.cli.support import cli
+from hearth.errors import HearthError
+
+__all__ = ["cli", "git_main", "main"]
+
+
+def _run(argv: Sequence[str] | None, default_map: dict[str, Any] | None = None) -> int:
+    try:
+        cli.main(
+            args=list(argv) if argv is not None else None,
+            prog_name="hearth",
+            standalone_mode=False,
+            default_map=default_map,
+        )
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("hearth: aborted", err=True)
+        return 1
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except HearthError as exc:
+        click.echo(f"hearth: {exc.message}", err=True)
+        return 1
+    except OSError as exc:
+        click.echo(f"hearth: {exc}", err=True)
+        return 1
+    except Exception as exc:
+        from hearth.store.repository import GitError  # noqa: PLC0415  (pygit2 is slow to import)
+
+        if not isinstance(exc, GitError):
+            raise
+        click.echo(f"hearth: {exc}", err=True)
+        return 1
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    sys.exit(_run(argv))
+
+
+def git_main(argv: Sequence[str] | None = None) -> None:
+    """``git hearth ...``: the same command line, finding the home the same way
+    (``--home``, ``HEARTH_HOME``, the home holding the current folder, the default)."""
+    sys.exit(_run(argv))

@@ -1,0 +1,237 @@
+"""Commands about the home as a whole: init, status, search, reindex, active,
+rollup and check."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+
+import click
+
+from hearth import wiring
+from hearth.cli.support import _emit, _report_line, _State, _written, cli, json_option
+from hearth.domain.layout import KINDS
+from hearth.index.query import MAX_LIMIT
+
+
+@cli.command()
+@click.argument("path", required=False)
+@json_option
+@click.pass_obj
+def init(state: _State, path: str | None, as_json: bool) -> None:
+    """Create a home at PATH (or adopt the files already there)."""
+    root = wiring.resolve_home(path or state.home_option)
+    result = wiring.initialize(root)
+
+    def human() -> str:
+        lines = [f"home: {root}"]
+        if result.commit:
+            lines.append(f"committed {result.commit[:12]}")
+        else:
+            lines.append("already initialized: nothing to add")
+        for label, paths in (("added", result.added), ("adopted", result.adopted)):
+            if paths:
+                lines.append(f"{label} {len(paths)} files: {', '.join(paths)}")
+        if result.daily_layout == "lionclaw":
+            lines.append("daily notes: LionClaw's layout (continuity/daily/YYYY/MM/), kept")
+        if result.bootstrap_skipped:
+            lines.append(f"BOOTSTRAP.md not added: {result.bootstrap_skipped}")
+        for failure in result.skipped:
+            lines.append(f"not committed: {failure.describe()}")
+        if result.untracked:
+            lines.append(
+                f"left untracked ({len(result.untracked)} files; commit them with git "
+                "if they belong in the home):"
+            )
+            lines += [f"  {path}" for path in result.untracked]
+        for failure in result.warnings:
+            lines.append(f"warning: {failure.describe()}")
+        return "\n".join(lines)
+
+    _emit(as_json, result.as_dict(), human)
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def status(state: _State, as_json: bool) -> None:
+    """Show the home's branch, HEAD, uncommitted changes, records and index freshness.
+
+    Runs a reconcile pass first (nearly free when nothing changed), so the
+    index figures describe the files as they are now.
+    """
+    data = state.app().status()
+
+    def human() -> str:
+        index = data["index"]
+        lines = [
+            f"home: {data['home']}",
+            f"branch: {data['branch']}",
+            f"head: {(data['head'] or '(no commits)')[:12]}",
+            f"dirty: {'yes' if data['dirty'] else 'no'}",
+        ]
+        lines += [f"  {c['state']}: {c['path']}" for c in data["changes"]]
+        lines += [
+            f"pending proposals: {data['pending_proposals']}",
+            f"open loops: {data['open_loops']}",
+            f"index: {'fresh' if index['fresh'] else 'STALE'}, "
+            f"{index['files_indexed']} of {index['files_on_disk']} files, "
+            f"{index['documents']} sections, last reconcile {index['last_reconcile']}",
+        ]
+        lines += [f"  parked: {p['path']}: {p['reason']}" for p in index["parked"]]
+        lines += [f"  error: {e}" for e in index["errors"]]
+        if index["active_error"]:
+            lines.append(f"  {index['active_error']}")
+        elif index["active"] != "fresh":
+            lines.append(f"  ACTIVE.md: {index['active']} (the next pass writes it again)")
+        sync_state = data["sync"]
+        if sync_state["upstream"]:
+            lines.append(
+                f"sync: {sync_state['upstream']}, {sync_state['ahead']} ahead, "
+                f"{sync_state['behind']} behind; last {sync_state['last_result'] or 'never'}"
+                + (f" at {sync_state['last_time']}" if sync_state["last_time"] else "")
+            )
+        lines += [f"  conflict copy to resolve: {c}" for c in data["conflicts"]]
+        last = data["reflection"]["last"]
+        if data["reflection"]["enabled"] or last:
+            outcome = (
+                "never"
+                if not last
+                else (
+                    f"failed at {last['time']}: {last['error']}"
+                    if last["error"]
+                    else f"{len(last['proposed'])} proposals at {last['time']}"
+                )
+            )
+            lines.append(f"reflection: last run {outcome}")
+        return "\n".join(lines)
+
+    _emit(as_json, data, human)
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--kind", type=click.Choice(KINDS), default=None, help="Only this kind of file.")
+@click.option("--path", "path_prefix", default=None, help="Only paths starting with this.")
+@click.option(
+    "--limit", type=click.IntRange(1, MAX_LIMIT), default=10, show_default=True, help="Most hits."
+)
+@json_option
+@click.pass_obj
+def search(
+    state: _State, query: str, kind: str | None, path_prefix: str | None, limit: int, as_json: bool
+) -> None:
+    """Full-text search over the home's sections (after a reconcile pass)."""
+    result = state.app().search(query, kind, path_prefix, limit)
+    hits = result.hits
+
+    def human() -> str:
+        if not hits:
+            return "no matches"
+        return "\n".join(
+            f"{h.path}:{h.start_line}-{h.end_line}  [{h.kind}] {h.title}"
+            + (f" > {h.heading}" if h.heading and h.heading != h.title else "")
+            + f"\n    {h.snippet}"
+            for h in hits
+        )
+
+    _emit(as_json, result.as_dict(), human)
+
+
+@cli.command()
+@click.option("--full", is_flag=True, help="Rebuild the index from every file, aside, then swap.")
+@json_option
+@click.pass_obj
+def reindex(state: _State, full: bool, as_json: bool) -> None:
+    """Bring the index up to date with the files (a reconcile pass)."""
+    # Progress lines on a terminal (stderr), never with --json or into a pipe.
+    shown = not as_json and sys.stdout.isatty() and sys.stderr.isatty()
+    done = state.app().reindex(
+        full,
+        _progress_line("embedding sections for semantic search") if shown else None,
+        reading=_progress_line("reading files") if shown else None,
+    )
+    note = f"; {done.embedded} sections embedded" if done.embedded else ""
+    _emit(as_json, done.as_dict(), lambda: _report_line(done.report) + note)
+
+
+def _progress_line(label: str) -> Callable[[int, int], None]:
+    """A ``progress(done, total)`` that rewrites one stderr line, at most 10 times a second."""
+    last = 0.0
+
+    def show(done: int, total: int) -> None:
+        nonlocal last
+        now = time.monotonic()
+        if done < total and now - last < 0.1:
+            return
+        last = now
+        click.echo(f"\r{label}: {done}/{total}", err=True, nl=done >= total)
+
+    return show
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def active(state: _State, as_json: bool) -> None:
+    """Print continuity/ACTIVE.md, refreshed first, after a line on how fresh it is."""
+    data = state.app().active()
+    head = (data["head"] or "no commit")[:12]
+    freshness = (
+        f"ACTIVE.md: refreshed {data['refreshed']} from commit {head}; "
+        + ("index fresh" if data["fresh"] else "index STALE")
+        + (f"; {data['error']}" if data["error"] else "")
+    )
+    _emit(as_json, data, lambda: f"{freshness}\n\n{data['content']}".rstrip("\n"))
+
+
+@cli.command()
+@click.option("--week", default=None, metavar="YYYY-Www", help="ISO week (default: last week).")
+@json_option
+@click.pass_obj
+def rollup(state: _State, week: str | None, as_json: bool) -> None:
+    """Commit the weekly digest of daily notes to continuity/rollups/."""
+    result = state.app().rollup(week, state.actor)
+    _written(as_json, result, f"wrote {result.path}")
+
+
+@cli.command()
+@click.option(
+    "--fix-keys",
+    is_flag=True,
+    help="Rename records still named with hearth's old keys to LionClaw's keys, in one commit.",
+)
+@json_option
+@click.pass_obj
+def check(state: _State, fix_keys: bool, as_json: bool) -> None:
+    """Run the validation rules over the whole home (exit 1 on any failure).
+
+    Records named with the keys of older hearth releases pass, and are listed;
+    with --fix-keys they are renamed to LionClaw's keys first, in one commit
+    (history kept: 'git log --follow' finds it).
+    """
+    result = state.app().check(state.actor, fix_keys=fix_keys)
+    fixed, failures, legacy = result.fixed, result.failures, result.legacy
+
+    def human() -> str:
+        lines = []
+        if fixed is not None:
+            lines += [f"renamed {old} -> {new}" for old, new in fixed.renamed]
+            lines += [f"not renamed: {path}: {why}" for path, why in fixed.blocked]
+            if fixed.commit:
+                lines.append(f"renamed {len(fixed.renamed)} records (commit {fixed.commit[:12]})")
+            elif not fixed.blocked:
+                lines.append("no committed record uses an old key")
+        lines += [f.describe() for f in failures] or ["all rules pass"]
+        if legacy:
+            lines.append(
+                f"{len(legacy)} records use hearth's old keys (they keep working); "
+                "'hearth check --fix-keys' renames them to LionClaw's keys:"
+            )
+            lines += [f"  {old} -> {new}" for old, new in legacy]
+        return "\n".join(lines)
+
+    _emit(as_json, result.as_dict(), human)
+    if failures:
+        sys.exit(1)

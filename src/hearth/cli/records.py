@@ -1,0 +1,204 @@
+"""Commands that write or read one thing: daily notes, proposals, loops, files
+and their history. Each write is one commit."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, BinaryIO
+
+import click
+
+from hearth.cli.support import _emit, _State, _written, cli, json_option
+from hearth.store.catalog import RecordView
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--title", default=None, help="Heading for the entry.")
+@json_option
+@click.pass_obj
+def note(state: _State, text: str, title: str | None, as_json: bool) -> None:
+    """Append TEXT to today's daily note."""
+    result = state.app().note(text, title, state.actor)
+    _written(as_json, result, f"appended to {result.path}")
+
+
+@cli.command()
+@click.option("--title", required=True, help="Short title; the same title updates the same file.")
+@click.option("--entry", "entries", multiple=True, required=True, help="A memory entry (repeat).")
+@click.option("--target", default=None, help="File to merge into (default MEMORY.md).")
+@click.option("--rationale", default="", help="Why this should be remembered.")
+@click.option("--source", default="", help="Where it came from (session, channel).")
+@json_option
+@click.pass_obj
+def propose(
+    state: _State,
+    title: str,
+    entries: Sequence[str],
+    target: str | None,
+    rationale: str,
+    source: str,
+    as_json: bool,
+) -> None:
+    """Propose memory entries for a person to review; prints the key."""
+    result = state.app().propose(title, entries, state.actor, target, rationale, source)
+    _emit(
+        as_json, {"key": result.key, "path": result.path, "commit": result.commit}, result.key or ""
+    )
+
+
+def _record_lines(views: list[RecordView], describe: Callable[[Any], str]) -> str:
+    if not views:
+        return "none"
+    return "\n".join(
+        f"{v.key}  {describe(v.record)}" if v.record else f"{v.key}  (broken: {v.error})"
+        for v in views
+    )
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def proposals(state: _State, as_json: bool) -> None:
+    """List pending memory proposals."""
+    views = state.app().records("proposal")
+    _emit(
+        as_json,
+        {"proposals": [v.as_dict() for v in views]},
+        lambda: _record_lines(
+            views, lambda p: f"{p.title} ({len(p.entries)} entries -> {p.target})"
+        ),
+    )
+
+
+@cli.command()
+@click.argument("key")
+@json_option
+@click.pass_obj
+def merge(state: _State, key: str, as_json: bool) -> None:
+    """Merge proposal KEY into its target and archive it, in one commit."""
+    _written(as_json, state.app().merge(key, state.actor), f"merged {key}")
+
+
+@cli.command()
+@click.argument("key")
+@click.option("--reason", required=True, help="Why it is rejected (kept in the archive).")
+@json_option
+@click.pass_obj
+def reject(state: _State, key: str, reason: str, as_json: bool) -> None:
+    """Reject proposal KEY and archive it with the reason."""
+    _written(as_json, state.app().reject(key, reason, state.actor), f"rejected {key}")
+
+
+@cli.group()
+def loop() -> None:
+    """Open loops: add one, or resolve one."""
+
+
+@loop.command("add")
+@click.option("--title", required=True, help="Short title; the same title updates the same loop.")
+@click.option("--summary", default="", help="What is open.")
+@click.option("--next", "next_step", default="", help="The next step.")
+@click.option("--source", default="", help="Where it came from.")
+@json_option
+@click.pass_obj
+def loop_add(
+    state: _State, title: str, summary: str, next_step: str, source: str, as_json: bool
+) -> None:
+    """Open a loop (or update the one with the same title); prints the key."""
+    result = state.app().add_loop(title, state.actor, summary, next_step, source)
+    _emit(
+        as_json, {"key": result.key, "path": result.path, "commit": result.commit}, result.key or ""
+    )
+
+
+@loop.command("resolve")
+@click.argument("key")
+@click.option("--note", default="", help="How it was resolved.")
+@json_option
+@click.pass_obj
+def loop_resolve(state: _State, key: str, note: str, as_json: bool) -> None:
+    """Resolve loop KEY and archive it."""
+    _written(as_json, state.app().resolve_loop(key, state.actor, note), f"resolved {key}")
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def loops(state: _State, as_json: bool) -> None:
+    """List open loops."""
+    views = state.app().records("loop")
+    _emit(
+        as_json,
+        {"loops": [v.as_dict() for v in views]},
+        lambda: _record_lines(
+            views, lambda lp: lp.title + (f" (next: {lp.next_step})" if lp.next_step else "")
+        ),
+    )
+
+
+@cli.command()
+@click.argument("path")
+@click.option(
+    "--from-file", "source", type=click.File("rb"), required=True, help="File to read; - is stdin."
+)
+@click.option("--expected-oid", default=None, help="Refuse unless HEAD's blob id is this.")
+@click.option("--message", default=None, help="Commit summary.")
+@json_option
+@click.pass_obj
+def put(
+    state: _State,
+    path: str,
+    source: BinaryIO,
+    expected_oid: str | None,
+    message: str | None,
+    as_json: bool,
+) -> None:
+    """Replace PATH in the home with the content of a file, as one commit."""
+    app = state.app()
+    content = source.read(app.home.settings.file_bytes + 1)
+    result = app.put(path, content, state.actor, expected_oid, message)
+    _written(as_json, result, f"wrote {result.path}")
+
+
+@cli.command()
+@click.argument("path")
+@click.option("--rev", default=None, help="Read the file as of this revision.")
+@json_option
+@click.pass_obj
+def get(state: _State, path: str, rev: str | None, as_json: bool) -> None:
+    """Print a file of the home (from the work tree, or as of --rev)."""
+    view = state.app().get_file(path, rev)
+    if as_json:
+        _emit(True, view.as_dict(), "")
+    else:
+        click.echo(view.content, nl=False)
+
+
+@cli.command()
+@click.argument("path")
+@click.argument("rev")
+@json_option
+@click.pass_obj
+def restore(state: _State, path: str, rev: str, as_json: bool) -> None:
+    """Bring PATH back as it was at REV, as a new commit (history is kept)."""
+    result = state.app().restore(path, rev, state.actor)
+    _written(as_json, result, f"restored {result.path} from {rev}")
+
+
+@cli.command()
+@click.argument("path")
+@click.option("--limit", default=20, show_default=True, help="Most commits to list.")
+@json_option
+@click.pass_obj
+def history(state: _State, path: str, limit: int, as_json: bool) -> None:
+    """List the commits that changed PATH, newest first."""
+    commits = state.app().history(path, limit)
+    _emit(
+        as_json,
+        {"path": path, "commits": [c.as_dict() for c in commits]},
+        lambda: (
+            "\n".join(f"{c.id[:12]} {c.time} {c.author}: {c.subject}" for c in commits)
+            or "no commits"
+        ),
+    )

@@ -1,0 +1,116 @@
+"""Putting hearth's hook shims in a home, and naming its daily-note merge driver.
+
+The shims (``shims/`` beside this module) are shell: ``pre-commit`` (bash
+when the machine has it, for its ``/dev/tcp``; else sh) and one ``post``
+text for the four post hooks. Installing writes the absolute path of the
+Python that runs hearth into them.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+from pathlib import Path
+
+from hearth.domain import layout
+from hearth.errors import Conflict
+from hearth.store.repository import config_value, git_dir, open_repository, set_config
+
+HOOK_NAMES = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
+POST_HOOKS = HOOK_NAMES[1:]
+HOOK_MARKER = "Installed by hearth"
+CHAINED_SUFFIX = ".before-hearth"
+SHIMS = Path(__file__).with_name("shims")
+
+
+def hooks_folder(root: Path) -> Path:
+    """Where git looks for this repository's hooks (``core.hooksPath`` or .git/hooks)."""
+    repo = open_repository(root)
+    configured = config_value(repo, "core.hooksPath")
+    if configured is None:
+        return git_dir(repo) / "hooks"
+    path = Path(configured).expanduser()
+    folder = path if path.is_absolute() else root / path
+    resolved, home = folder.resolve(), root.resolve()
+    if resolved != home and home not in resolved.parents:
+        # A shared hooks folder (a global core.hooksPath) serves other
+        # repositories too: hearth's hooks do not belong there.
+        raise Conflict(
+            f"core.hooksPath points to {folder}, outside this home; hearth did not install "
+            "its git hooks there. Unset it for this repository "
+            "(git config core.hooksPath .git/hooks) and run 'hearth hooks install'"
+        )
+    return folder
+
+
+def merge_driver_config(interpreter: str) -> dict[str, str]:
+    """The git config naming hearth's daily-note merge driver, run by ``interpreter``."""
+    section = f"merge.{layout.MERGE_DRIVER}"
+    return {
+        f"{section}.name": "hearth: daily notes, entry by entry",
+        f"{section}.driver": f"{shlex.quote(interpreter)} -m hearth.mergedriver %O %A %B %P",
+    }
+
+
+def register_merge_driver(root: Path, interpreter: str) -> None:
+    """Name hearth's daily-note merge driver in the repository's own config.
+
+    ``hearth sync`` passes the same settings on its own command line, so it
+    needs neither; a plain ``git pull`` does.
+    """
+    repo = open_repository(root)
+    for key, value in merge_driver_config(interpreter).items():
+        if config_value(repo, key) != value:
+            set_config(repo, key, value)
+
+
+def shim_text(name: str, interpreter: str, shell: str | None) -> str:
+    """The shim for hook ``name``, starting hearth with ``interpreter``; the
+    pre-commit shim runs under ``shell`` (bash for the server path), else sh."""
+    template = "pre-commit" if name == "pre-commit" else "post"
+    return (
+        (SHIMS / template)
+        .read_text()
+        .replace("@SHELL@", shell or "/bin/sh")
+        .replace("@NAME@", name)
+        .replace("@PYTHON@", shlex.quote(interpreter))
+    )
+
+
+def install_hooks(root: Path, interpreter: str, shell: str | None = None) -> list[str]:
+    """Put hearth's hook shims in place; idempotent.
+
+    A hook that was there before hearth (not one of its shims) is renamed to
+    ``<name>.before-hearth`` and the shim runs it first, so it keeps working.
+    The shims skip (with a warning, never blocking git) when ``interpreter``
+    is gone. ``shell`` (the pre-commit shim's) defaults to the bash on PATH.
+    """
+    shell = shell or shutil.which("bash")
+    folder = hooks_folder(root)
+    folder.mkdir(parents=True, exist_ok=True)
+    installed = []
+    for name in HOOK_NAMES:
+        text = shim_text(name, interpreter, shell)
+        target = folder / name
+        if target.exists() or target.is_symlink():
+            current = target.read_bytes() if target.is_file() else b""
+            if HOOK_MARKER.encode() not in current:
+                chained = folder / (name + CHAINED_SUFFIX)
+                if chained.exists():
+                    raise Conflict(
+                        f"{target} and {chained} both exist and neither is hearth's; "
+                        "merge them into one hook and run 'hearth hooks install' again"
+                    )
+                target.rename(chained)
+        temp = folder / f".{name}.hearth-new"
+        temp.write_text(text)
+        temp.chmod(0o755)
+        temp.replace(target)
+        installed.append(name)
+    return installed
+
+
+def install(root: Path, interpreter: str) -> list[str]:
+    """``hearth hooks install``: the merge driver, then the shims."""
+    register_merge_driver(root, interpreter)
+    return install_hooks(root, interpreter)

@@ -1,0 +1,186 @@
+"""The status snapshot: taken after each pass, served at once, never wrong once current.
+
+The contract tested here: once ``snapshot.current`` is true (no pass due or
+running since it was taken, the watcher running), the snapshot shows every
+write and every hand edit whose pass has run. Tests wait for the pass (a
+search that finds the edit) and for ``current``, then assert the figures.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from hearth import wiring
+from hearth.app.status import StatusBoard
+from hearth.errors import StoreError
+from tests.api.conftest import Server, wait_for
+from tests.conftest import Workspace, git
+
+
+def current_status(s: Server) -> dict[str, Any]:
+    """The status, once its snapshot is current (the pass after the last change ran)."""
+    found: dict[str, Any] = {}
+
+    def current() -> bool:
+        found.update(s.get("/v1/status").body)
+        return bool(found["snapshot"]["current"])
+
+    assert wait_for(current, 10.0), found.get("snapshot")
+    return found
+
+
+def test_status_says_when_its_snapshot_was_taken(server: Server) -> None:
+    status = current_status(server)
+    snap = status["snapshot"]
+    assert snap["as_of"].endswith("+00:00") and snap["age_seconds"] >= 0
+    assert snap["passes"] >= 0 and snap["error"] is None
+    assert status["index"]["fresh"] is True
+    assert status["index"]["files_on_disk"] == status["index"]["files_indexed"]
+    # The live parts are there too.
+    assert status["watcher"]["running"] is True and status["worker"]["idle"] is True
+
+
+def test_a_hand_edit_shows_in_status_after_its_pass(server: Server) -> None:
+    s = server
+    before = current_status(s)
+    topic = s.root / "memory/topics/kestrels.md"
+    topic.parent.mkdir(parents=True, exist_ok=True)
+    topic.write_text("# Kestrels\n\nKestrels hover over the verge.\n")
+    assert wait_for(lambda: s.search("kestrels") == {"memory/topics/kestrels.md"}, 5.0)
+    after = current_status(s)
+    assert after["snapshot"]["as_of"] >= before["snapshot"]["as_of"]
+    assert after["snapshot"]["passes"] > before["snapshot"]["passes"]
+    index = after["index"]
+    assert index["files_on_disk"] == before["index"]["files_on_disk"] + 1
+    assert index["files_indexed"] == index["files_on_disk"] and index["fresh"] is True
+    assert {"path": "memory/topics/kestrels.md", "state": "untracked"} in after["changes"]
+    assert after["dirty"] is True
+
+    # Removed by hand: gone from the counts and from the changes after its pass.
+    topic.unlink()
+    assert wait_for(lambda: s.search("kestrels") == set(), 5.0)
+    gone = current_status(s)
+    assert gone["index"]["files_on_disk"] == before["index"]["files_on_disk"]
+    assert all(c["path"] != "memory/topics/kestrels.md" for c in gone["changes"])
+
+
+def test_a_person_committing_with_git_moves_the_snapshot_head(server: Server) -> None:
+    s = server
+    (s.root / "memory/topics").mkdir(parents=True, exist_ok=True)
+    (s.root / "memory/topics/plovers.md").write_text("# Plovers\n\nRinged plovers run.\n")
+    git(s.root, "add", "memory/topics/plovers.md")
+    git(s.root, "commit", "-qm", "memory: plovers, by hand")
+    head = git(s.root, "rev-parse", "HEAD").strip()
+
+    def indexed() -> bool:
+        index = s.get("/v1/status").body["index"]
+        return bool(index["fresh"]) and index["indexed_head"] == head
+
+    assert wait_for(indexed, 10.0)
+    status = current_status(s)
+    assert status["head"] == head and status["index"]["head"] == head
+    assert all(c["path"] != "memory/topics/plovers.md" for c in status["changes"])
+
+
+def test_writes_show_in_the_snapshot_once_current(server: Server) -> None:
+    s = server
+    before = current_status(s)
+    made = s.post("/v1/proposals", {"title": "Owls", "entries": ["Owls roost in the barn."]})
+    assert made.status == 200, made.body
+    assert s.post("/v1/loops", {"title": "Fix the gate", "next_step": "buy a hinge"}).status == 200
+    # A write asks for a pass (ACTIVE.md), so the snapshot is not current until
+    # the one taken after that pass; then it shows both records.
+    after = current_status(s)
+    assert after["pending_proposals"] == before["pending_proposals"] + 1
+    assert after["open_loops"] == before["open_loops"] + 1
+    assert after["head"] == git(s.root, "rev-parse", "HEAD").strip()
+    assert after["dirty"] is False
+    merged = s.post(f"/v1/proposals/{made.body['key']}/merge")
+    assert merged.status == 200, merged.body
+    assert current_status(s)["pending_proposals"] == before["pending_proposals"]
+
+
+def test_the_health_page_shows_the_snapshot_time(server: Server) -> None:
+    status = current_status(server)
+    page = server.get("/ui/health", token="read")
+    assert page.status == 200
+    html = page.raw.decode()
+    assert 'id="as-of"' in html and status["snapshot"]["as_of"] in html
+
+
+# -- the board itself ----------------------------------------------------------------
+
+
+def test_requests_made_while_a_snapshot_is_taken_fold_into_one_more() -> None:
+    entered, release = threading.Event(), threading.Event()
+    taken: list[int] = []
+
+    def compute() -> dict[str, Any]:
+        taken.append(len(taken))
+        if len(taken) == 1:
+            entered.set()
+            assert release.wait(10)
+        return {"n": len(taken)}
+
+    board = StatusBoard(compute, lambda: 0, lambda: "now")
+    board.start()
+    try:
+        board.request()
+        assert entered.wait(10)
+        tickets = [board.request() for _ in range(5)]  # all while the first is taken
+        release.set()
+        assert board.wait(tickets[-1], 10)
+        assert taken == [0, 1]  # one more, not five
+        latest = board.latest()
+        assert latest is not None and latest.data == {"n": 2}
+    finally:
+        board.stop()
+
+
+def test_a_failed_snapshot_keeps_the_previous_one_and_says_why() -> None:
+    fail = threading.Event()
+
+    def compute() -> dict[str, Any]:
+        if fail.is_set():
+            raise StoreError("the disk said no")
+        return {"index": {"fresh": True}}
+
+    board = StatusBoard(compute, lambda: 0, lambda: "then")
+    board.start()
+    try:
+        assert board.wait(board.request(), 10)
+        fail.set()
+        assert board.wait(board.request(), 10)
+        view = board.view(idle=True)
+        assert view["index"] == {"fresh": True}
+        assert view["snapshot"]["error"] is not None
+        assert "the disk said no" in view["snapshot"]["error"]
+    finally:
+        board.stop()
+
+
+def test_a_snapshot_older_than_the_last_pass_is_not_current() -> None:
+    passes = [3]
+    board = StatusBoard(lambda: {"index": {"fresh": True}}, lambda: passes[0], lambda: "t")
+    board.start()
+    try:
+        assert board.wait(board.request(), 10)
+        assert board.view(idle=True)["snapshot"]["current"] is True
+        assert board.view(idle=False)["snapshot"]["current"] is False
+        passes[0] = 4  # a pass finished after the snapshot was taken
+        view = board.view(idle=True)
+        assert view["snapshot"]["current"] is False and view["index"]["fresh"] is False
+    finally:
+        board.stop()
+
+
+def test_an_unserved_service_takes_a_snapshot_per_call(workspace: Workspace) -> None:
+    """Without the board's thread (a home opened, not served) status is computed each time."""
+    service = wiring.open_service(workspace.root, workspace.home.clock)
+    try:
+        before = service.status()["index"]["files_on_disk"]
+        workspace.write("memory/topics/wrens.md", "# Wrens\n\nLoud for their size.\n")
+        assert service.status()["index"]["files_on_disk"] == before + 1
+    finally:
+        service.stop()

@@ -1,0 +1,129 @@
+"""The application's use cases, called as an edge calls them, without HTTP or a shell:
+a real home in a real git repository, the real index, the real git CLI to look."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from hearth import wiring
+from hearth.app.usecases import Hearth
+from hearth.errors import InvalidInput, NotFound, NoUpstream, ValidationFailed
+from tests.conftest import FakeClock, Workspace, git
+
+ACTOR = "test"
+
+
+def test_a_note_is_one_commit_and_found_by_the_next_search(workspace: Workspace) -> None:
+    app = workspace.app
+    before = len(workspace.commits())
+    written = app.note("The otters returned to the river.", "Otters", ACTOR)
+    assert written.changed and len(workspace.commits()) == before + 1
+    hits = app.search("otters").hits
+    assert hits and hits[0].path == written.path
+    assert "Hearth-Op: daily.append" in git(workspace.root, "log", "-1", "--format=%B")
+
+
+def test_an_unserved_read_sees_edits_made_behind_its_back(workspace: Workspace) -> None:
+    """Hearth (unserved) runs a pass before a read that shows the index or ACTIVE.md."""
+    app = workspace.app
+    workspace.write("memory/topics/kites.md", "# Kites\n\nThe red kite nests in the oak.\n")
+    assert [h.path for h in app.search("kite").hits] == ["memory/topics/kites.md"]
+    status = app.status()
+    assert status["index"]["fresh"] is True
+    assert {"path": "memory/topics/kites.md", "state": "untracked"} in status["changes"]
+    assert app.active()["state"] == "fresh"
+
+
+def test_review_merge_and_check_through_the_use_cases(workspace: Workspace) -> None:
+    app = workspace.app
+    key = app.propose("Garden", ["Sam grows tomatoes"], ACTOR).key or ""
+    loop = app.add_loop("Call Sam", ACTOR, next_step="find number").key or ""
+    review = app.review()
+    assert [v.key for v in review.proposals] == [key]
+    assert [v.key for v in review.loops] == [loop]
+    preview = app.merge_preview(key)
+    assert preview.added == ("Sam grows tomatoes",) and "+- Sam grows tomatoes" in preview.diff
+    app.merge(key, ACTOR)
+    assert "- Sam grows tomatoes" in workspace.read("MEMORY.md")
+    assert app.review().proposals == []
+    checked = app.check(ACTOR)
+    assert checked.ok and checked.as_dict()["failures"] == []
+    with pytest.raises(NotFound):
+        app.merge(key, ACTOR)
+
+
+def test_a_refused_write_leaves_no_commit(workspace: Workspace) -> None:
+    app = workspace.app
+    before = workspace.commits()
+    with pytest.raises(ValidationFailed):
+        app.put("MEMORY.md", b"# Memory\n\nAKIA" + b"A" * 16 + b"\n", ACTOR)
+    with pytest.raises(InvalidInput):
+        app.context("main", user="../etc")
+    assert workspace.commits() == before
+
+
+def test_context_recalls_passages_with_their_lines(workspace: Workspace) -> None:
+    app = workspace.app
+    app.put(
+        "memory/topics/dentist.md",
+        b"# Dentist\n\n## Visits\n\nThe dentist is Dr. Alvarez on Tuesdays.\n",
+        ACTOR,
+    )
+    bundle = app.context("main", query="when is the dentist")
+    recall = bundle.as_dict()["recall"]
+    assert recall and {p["path"] for p in recall} == {"memory/topics/dentist.md"}
+    visits = [p for p in recall if "Dr. Alvarez" in p["text"]]
+    assert visits and visits[0]["start_line"] <= 5 <= visits[0]["end_line"]
+
+
+def test_reindex_rebuilds_and_sync_without_upstream_is_refused(workspace: Workspace) -> None:
+    app = workspace.app
+    app.note("A heron at the pond.", None, ACTOR)
+    done = app.reindex(full=True)
+    assert done.report.rebuilt and done.embedded == 0  # semantic ranking is off in tests
+    assert [h.kind for h in app.search("heron").hits] == ["daily"]
+    with pytest.raises(NoUpstream):
+        app.sync()
+    with pytest.raises(InvalidInput):
+        app.reflect()  # no [reflection] command configured
+
+
+def test_a_use_case_takes_the_home_lock_itself(workspace: Workspace) -> None:
+    """A write waits while another holder has the owner lock; callers take nothing."""
+    app = workspace.app
+    done = threading.Event()
+    with app.owner:
+        worker = threading.Thread(
+            target=lambda: (app.note("written after the lock", None, ACTOR), done.set())
+        )
+        worker.start()
+        assert not done.wait(0.3)
+        assert "written after the lock" not in git(workspace.root, "log", "-p", "-1")
+    worker.join(30)
+    assert done.is_set()
+    assert "written after the lock" in git(workspace.root, "log", "-p", "-1")
+
+
+def test_served_and_unserved_homes_differ_by_what_wiring_builds(
+    workspace: Workspace, clock: FakeClock
+) -> None:
+    unserved = wiring.open_app(workspace.root, clock)
+    served = wiring.open_service(workspace.root, clock)
+    assert type(unserved) is Hearth and unserved.search_reopens
+    assert not served.search_reopens
+    # One syncer per home, and the reconciler was built with the served home's
+    # attention sources: the runtime notices, the syncer, the reflection log.
+    sources = served.reconciler.attention
+    assert served.notices in sources and served.syncer in sources
+    assert served.reflector.log in sources
+    served.start()
+    try:
+        served.note("Fed the cat.", None, ACTOR)
+        served.settle_active()
+        assert served.active()["state"] == "fresh"
+        assert [h.kind for h in served.search("cat").hits] == ["daily"]
+    finally:
+        served.stop()
+        unserved.home.files.close()
