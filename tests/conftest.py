@@ -8,6 +8,7 @@ import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,3 +109,23 @@ def workspace(tmp_path: Path, clock: FakeClock) -> Iterator[Workspace]:
     app = wiring.open_app(root, clock)
     yield Workspace(root, app)
     app.home.files.close()
+
+
+def settle_point(root: Path) -> str:
+    """Mark the end of a burst of changes made behind hearth's back: the time now
+    (as the server's status snapshot writes ``as_of``), then one more file, so a
+    pass, and a snapshot after it, surely follow."""
+    since = dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds")
+    (root / "settle-mark.md").write_text(f"# Settle\n\n{since}\n")
+    return since
+
+
+def consistent_since(status: dict[str, Any], since: str) -> bool:
+    """A status snapshot taken after ``since`` (so it listed the files as they are
+    now) that is current and says the index holds every file on disk."""
+    index, snapshot = status["index"], status.get("snapshot") or {}
+    return (
+        str(snapshot.get("as_of") or "") >= since
+        and bool(index["fresh"])
+        and index["files_on_disk"] == index["files_indexed"]
+    )

@@ -11,7 +11,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.api.conftest import Server, wait_for
-from tests.conftest import git
+from tests.conftest import consistent_since, git, settle_point
 
 
 def test_health_needs_no_token_and_v1_does(shared_server: Server) -> None:
@@ -301,11 +301,9 @@ def test_bursts_of_files_leave_the_server_consistent(server: Server) -> None:
             (folder / f"r{round_}-{n}.md").unlink()
     assert s.get("/healthz", token=None).status == 200
 
-    def settled() -> bool:
-        index = s.get("/v1/status").body["index"]
-        return bool(index["fresh"]) and index["files_on_disk"] == index["files_indexed"]
-
-    assert wait_for(settled, 10.0)
+    # Status is a snapshot: the one to trust was taken after the bursts ended.
+    since = settle_point(s.root)
+    assert wait_for(lambda: consistent_since(s.get("/v1/status").body, since), 10.0)
     survivors = {f"burst/{p.name}" for p in folder.iterdir()}
     assert len(survivors) == 500
     for name in sorted(survivors)[::50]:

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from hearth import wiring
 from hearth.errors import Busy, StoreError
 from tests.api.conftest import Server, make_home, start_server, wait_for
-from tests.conftest import Workspace, git
+from tests.conftest import Workspace, consistent_since, git, settle_point
 
 pytestmark = pytest.mark.torture
 
@@ -250,11 +250,9 @@ def test_churn_while_searching(server: Server) -> None:
     thread.join(30)
     assert not failures
 
-    def consistent() -> bool:
-        index = s.get("/v1/status").body["index"]
-        return bool(index["fresh"]) and index["files_on_disk"] == index["files_indexed"]
-
-    assert wait_for(consistent, 15)
+    # Status is a snapshot: the one to trust was taken after the churn ended.
+    since = settle_point(s.root)
+    assert wait_for(lambda: consistent_since(s.get("/v1/status").body, since), 15)
     on_disk = {f"churn/{p.name}" for p in folder.glob("*.md")}
     found = s.search("churn", path="churn/")
     assert found == on_disk
