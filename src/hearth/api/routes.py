@@ -20,7 +20,7 @@ from hearth.app.results import WriteResult
 from hearth.app.served import ServedHearth
 from hearth.domain.layout import Kind
 from hearth.domain.paths import normalize
-from hearth.index.query import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
+from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.store.tokens import Scope, TokenInfo, allows
 
 ERRORS: dict[int | str, dict[str, Any]] = {

@@ -9,10 +9,9 @@ from collections.abc import Callable
 
 import click
 
-from hearth import wiring
 from hearth.cli.support import _emit, _report_line, _State, _written, cli, json_option
 from hearth.domain.layout import KINDS
-from hearth.index.query import MAX_LIMIT
+from hearth.domain.searching import MAX_LIMIT
 
 
 @cli.command()
@@ -21,6 +20,8 @@ from hearth.index.query import MAX_LIMIT
 @click.pass_obj
 def init(state: _State, path: str | None, as_json: bool) -> None:
     """Create a home at PATH (or adopt the files already there)."""
+    from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
+
     root = wiring.resolve_home(path or state.home_option)
     result = wiring.initialize(root)
 

@@ -8,10 +8,8 @@ descriptor 1 at stderr while it serves, so nothing but MCP reaches stdout.
 
 from __future__ import annotations
 
-import anyio
 import click
 
-from hearth import wiring
 from hearth.cli.support import _State, cli
 
 
@@ -26,6 +24,8 @@ from hearth.cli.support import _State, cli
 @click.pass_context
 def mcp_command(ctx: click.Context, scope: str) -> None:
     """Serve the home as MCP tools over stdin/stdout until the client closes it."""
+    from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
+
     # Imported here: the MCP SDK would add to every other command's start-up.
     from hearth.mcp.server import build_server, fixed_caller  # noqa: PLC0415
 
@@ -36,6 +36,8 @@ def mcp_command(ctx: click.Context, scope: str) -> None:
     server = build_server(service, fixed_caller(actor, scope))  # type: ignore[arg-type]
     service.start()
     try:
+        import anyio  # noqa: PLC0415
+
         anyio.run(server.run_stdio_async)
     finally:
         service.stop()

@@ -4,12 +4,14 @@ and their history. Each write is one commit."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
 from hearth.cli.support import _emit, _State, _written, cli, json_option
-from hearth.store.catalog import RecordView
+
+if TYPE_CHECKING:
+    from hearth.store.catalog import RecordView
 
 
 @cli.command()

@@ -10,14 +10,15 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import click
 
-from hearth import wiring
 from hearth.cli.support import _emit, _report_line, _State, cli, json_option
-from hearth.hooks import run as hooks_run
-from hearth.hooks.install import HOOK_NAMES
-from hearth.reconcile.reports import PassReport
+
+if TYPE_CHECKING:
+    from hearth.reconcile.reports import PassReport
+from hearth.domain.layout import HOOK_NAMES
 
 #: Seconds between watcher health checks in ``hearth watch``.
 HEALTH_CHECK_SECONDS = 2.0
@@ -31,6 +32,7 @@ def watch(state: _State) -> None:
     Runs the file watcher and the reconcile worker in the foreground and
     prints one line per pass that changed something.
     """
+    from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
 
     def on_pass(report: PassReport) -> None:
         if report.changed or report.errors or report.rebuilt:
@@ -74,6 +76,7 @@ def serve(
     # Imported here: FastAPI and uvicorn would add ~0.2 s to every other command.
     import uvicorn  # noqa: PLC0415
 
+    from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
     from hearth.api.app import create_app  # noqa: PLC0415
 
     if uds is None and not allow_remote and not _is_loopback(host):
@@ -197,6 +200,8 @@ def token() -> None:
 @click.pass_obj
 def token_create(state: _State, name: str, scope: str, as_json: bool) -> None:
     """Create a token and print it once (only its hash is kept)."""
+    from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
+
     secret, info = wiring.token_store(state.root).create(name, scope, wiring.utc_now())
     _emit(as_json, {"token": secret, "name": info.name, "scope": info.scope}, secret)
 
@@ -206,6 +211,8 @@ def token_create(state: _State, name: str, scope: str, as_json: bool) -> None:
 @click.pass_obj
 def token_list(state: _State, as_json: bool) -> None:
     """List tokens by name and scope (never the tokens themselves)."""
+    from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
+
     tokens = wiring.token_store(state.root).list()
     _emit(
         as_json,
@@ -220,6 +227,8 @@ def token_list(state: _State, as_json: bool) -> None:
 @click.pass_obj
 def token_revoke(state: _State, name: str, as_json: bool) -> None:
     """Revoke the token called NAME; requests with it get 401 at once."""
+    from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
+
     wiring.token_store(state.root).revoke(name)
     _emit(as_json, {"revoked": name}, f"revoked {name}")
 
@@ -282,6 +291,8 @@ def hooks_install(state: _State, as_json: bool) -> None:
     Also registers the daily-note merge driver in the repository's config and
     brings .gitattributes up to date (one commit, only when it is out of date).
     """
+    from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
+
     installed = wiring.install_hooks(state.root)
     updated = wiring.update_attributes(state.root)
     lines = [f"installed hooks: {', '.join(installed)}", "registered the daily-note merge driver"]
@@ -300,6 +311,8 @@ def hooks_install(state: _State, as_json: bool) -> None:
 @click.pass_obj
 def hook(state: _State, name: str, args: tuple[str, ...]) -> None:
     """Run git hook NAME (what the installed hook shims call)."""
+    from hearth.hooks import run as hooks_run  # noqa: PLC0415
+
     code = hooks_run.run(name, state.root)
     if code:
         sys.exit(code)

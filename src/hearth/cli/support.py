@@ -6,14 +6,14 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from hearth import wiring
-from hearth.app.results import WriteResult
-from hearth.app.usecases import Hearth
-from hearth.reconcile.reports import PassReport
+if TYPE_CHECKING:
+    from hearth.app.results import WriteResult
+    from hearth.app.usecases import Hearth
+    from hearth.reconcile.reports import PassReport
 
 
 @dataclass
@@ -24,10 +24,14 @@ class _State:
 
     @property
     def root(self) -> Path:
+        from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
+
         return wiring.resolve_home(self.home_option)
 
     def app(self) -> Hearth:
         """The home's use cases (opened once per command)."""
+        from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
+
         if self._app is None:
             self._app = wiring.open_app(self.root)
         return self._app
@@ -65,6 +69,8 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON."
 @click.pass_context
 def cli(ctx: click.Context, home_option: str | None, actor: str | None) -> None:
     """hearth: an AI assistant's home as markdown in git."""
+    from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
+
     ctx.obj = _State(home_option, actor or wiring.default_actor())
 
 

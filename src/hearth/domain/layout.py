@@ -33,6 +33,8 @@ DEFAULT_PROPOSAL_TARGET = "MEMORY.md"
 # hooks/ spell the same names in shell).
 #: A running server's address and pid; the git hooks read it.
 SERVER_FILE = "server.json"
+#: The git hooks hearth installs (their shims call the server or ``hearth hook NAME``).
+HOOK_NAMES = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
 #: Touched by the git hooks; a running server's watcher answers with a full pass.
 NUDGE_PATH = ".git/hearth/nudge"
 

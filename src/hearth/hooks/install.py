@@ -16,7 +16,7 @@ from hearth.domain import layout
 from hearth.errors import Conflict
 from hearth.store.repository import config_value, git_dir, open_repository, set_config
 
-HOOK_NAMES = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
+HOOK_NAMES = layout.HOOK_NAMES
 POST_HOOKS = HOOK_NAMES[1:]
 HOOK_MARKER = "Installed by hearth"
 CHAINED_SUFFIX = ".before-hearth"

@@ -27,14 +27,11 @@ from typing import Any
 import tantivy
 from tantivy import Occur, Query
 
+from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.errors import InvalidInput
 from hearth.index.schema import ARCHIVE_WEIGHT, SEARCH_FIELD, build_analyzer
 from hearth.index.terms import QueryText, char_run_tokens, read_query
 
-MAX_QUERY_CHARS = 1000
-#: Longer prefixes would make the path regex exceed Tantivy's automaton limit.
-MAX_PREFIX_CHARS = 256
-MAX_LIMIT = 200
 SNIPPET_CHARS = 200
 #: Weight of a query word found in a section's heading or title, times the
 #: word's inverse document frequency (see ``_bonus``).

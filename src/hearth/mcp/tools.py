@@ -19,8 +19,8 @@ from hearth.app.results import WriteResult
 from hearth.app.served import ServedHearth
 from hearth.domain.layout import Kind
 from hearth.domain.paths import normalize
+from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.errors import InvalidInput
-from hearth.index.query import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.mcp import models
 from hearth.mcp.calls import ADDS, READ, REPLACES, SETS, Refused, Tools, require
 from hearth.store.tokens import Scope
