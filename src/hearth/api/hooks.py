@@ -18,9 +18,8 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from hearth.api.problems import ApiError
-from hearth.api.routes import ERRORS, Service
+from hearth.api.routes import ERRORS, Service, bearer
 from hearth.app.served import ServedHearth
-from hearth.app.staged import check_staged
 from hearth.store.tokens import allows
 
 PATH = "/v1/hooks/pre-commit"
@@ -35,10 +34,7 @@ class StagedCheck(BaseModel):
 
 
 def _authorize(request: Request, service: ServedHearth) -> None:
-    scheme, _, sent = request.headers.get("authorization", "").partition(" ")
-    sent = sent.strip()
-    if scheme.lower() != "bearer" or not sent:
-        raise ApiError(401, "send 'Authorization: Bearer <hook key or token>'")
+    sent = bearer(request)
     if secrets.compare_digest(sent.encode(), service.hook_key.encode()):
         return
     info = service.tokens.check(sent)
@@ -65,4 +61,4 @@ async def pre_commit(request: Request, service: Service) -> StagedCheck:
     200 when it may go on, 422 naming each file, rule and fix when not."""
     _authorize(request, service)
     listing = await request.body()
-    return StagedCheck(checked=await run_in_threadpool(check_staged, service.home.root, listing))
+    return StagedCheck(checked=await run_in_threadpool(service.check_staged, listing))

@@ -51,7 +51,7 @@ Service = Annotated[ServedHearth, Depends(_service)]
 router = APIRouter(responses=ERRORS)
 
 
-def _bearer(request: Request) -> str:
+def bearer(request: Request) -> str:
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
@@ -63,7 +63,7 @@ def _bearer(request: Request) -> str:
 
 def require(scope: Scope) -> Any:
     def check(request: Request, service: Service) -> TokenInfo:
-        info = service.tokens.check(_bearer(request))
+        info = service.tokens.check(bearer(request))
         if info is None:
             raise ApiError(401, "unknown or revoked token")
         if not allows(info.scope, scope):

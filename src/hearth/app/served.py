@@ -23,6 +23,7 @@ from typing import Any
 
 from hearth.app.operations import Operations
 from hearth.app.reflection import ReflectionRun, Reflector
+from hearth.app.staged import StagedChecker
 from hearth.app.status import StatusBoard
 from hearth.app.sync import Syncer, SyncResult
 from hearth.app.usecases import Hearth
@@ -128,6 +129,7 @@ class ServedHearth(Hearth):
         self.started: str | None = None
         self._recovery: threading.Thread | None = None
         self._stopping = threading.Event()
+        self._staged = StagedChecker(ops.root)
         #: What the pre-commit hook sends to ``/v1/hooks/pre-commit``; new each run,
         #: published in server.json (readable only by the home's owner).
         self.hook_key = secrets.token_urlsafe(32)
@@ -345,6 +347,12 @@ class ServedHearth(Hearth):
             return super().reflect()
         finally:
             self.board.request()
+
+    def check_staged(self, listing: bytes) -> int:
+        """The pre-commit hook's check of what a commit is about to hold (git's
+        listing of the staged files): how many files the rules read, or
+        ``ValidationFailed``. Reads blobs only, so it takes no lock."""
+        return self._staged.check(listing)
 
     def settle_active(self, timeout: float = 5.0) -> None:
         """Wait for the passes already asked for (each write asks the worker to render

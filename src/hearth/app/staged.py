@@ -16,22 +16,27 @@ from hearth.errors import ValidationFailed
 from hearth.hooks.staged import GITLINK, parse_listing, staged_failures
 from hearth.store.objects import GitObjects
 
-#: One handle on each served repository's objects, opened on its first check.
-_objects: dict[Path, GitObjects] = {}
-_objects_lock = threading.Lock()
 
+class StagedChecker:
+    """The served home's pre-commit check, with one handle on the repository's
+    objects, opened on the first check and shared by the request threads."""
 
-def check_staged(root: Path, listing: bytes) -> int:
-    """How many added or changed files the rules read; raises ``ValidationFailed``
-    (or ``InvalidInput`` for a listing that is not one)."""
-    staged = parse_listing(listing)
-    with _objects_lock:
-        objects = _objects.get(root)
-        if objects is None:
-            objects = _objects[root] = GitObjects(root)
-    failures = staged_failures(
-        staged, objects.blob, lambda: objects.head_file(layout.SETTINGS_PATH)
-    )
-    if failures:
-        raise ValidationFailed(failures)
-    return sum(1 for s in staged if not s.deleted and s.mode != GITLINK)
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._objects: GitObjects | None = None
+        self._lock = threading.Lock()
+
+    def check(self, listing: bytes) -> int:
+        """How many added or changed files the rules read; raises ``ValidationFailed``
+        (or ``InvalidInput`` for a listing that is not one)."""
+        staged = parse_listing(listing)
+        with self._lock:
+            if self._objects is None:
+                self._objects = GitObjects(self._root)
+            objects = self._objects
+        failures = staged_failures(
+            staged, objects.blob, lambda: objects.head_file(layout.SETTINGS_PATH)
+        )
+        if failures:
+            raise ValidationFailed(failures)
+        return sum(1 for s in staged if not s.deleted and s.mode != GITLINK)

@@ -159,7 +159,12 @@ class Hearth:
     def search(
         self, text: str, kind: str | None = None, path: str | None = None, limit: int = 10
     ) -> SearchResult:
-        if self.search_reopens:
+        return self._search(text, kind, path, limit, freshen=True)
+
+    def _search(
+        self, text: str, kind: str | None, path: str | None, limit: int, *, freshen: bool
+    ) -> SearchResult:
+        if freshen and self.search_reopens:
             self._freshen()
         return self.reconciler.search_ranked(text, kind, path, limit, reopen=self.search_reopens)
 
@@ -191,11 +196,13 @@ class Hearth:
                     f"{user!r} is not a person id (letters, digits, '.', '_' and '-')"
                 )
         files = context.hot_files(session, user_note)
-        if layout.ACTIVE_PATH in files:
+        fresh = layout.ACTIVE_PATH in files
+        if fresh:
             self._freshen()
         passages: list[Passage] = []
         if query is not None and query.strip():
-            hits = self.search(query, None, None, RECALL_HITS).hits
+            # One pass serves both: ACTIVE.md's and the search's.
+            hits = self._search(query, None, None, RECALL_HITS, freshen=not fresh).hits
             with self.owner:
                 passages = [p for p in (self._passage(h) for h in hits) if p is not None]
         texts: list[tuple[str, str | None]] = []
