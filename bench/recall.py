@@ -243,12 +243,12 @@ def run(locomo: Path, work: Path, modes: list[str]) -> None:
         home = build_home(root, turns)
         built = time.perf_counter() - started
         reconciler = wiring.open_app(root, home.clock).reconciler
-        semantic = reconciler.semantic
+        semantic = reconciler.index.semantic
         started = time.perf_counter()
         reconciler.rebuild()
         index_seconds = time.perf_counter() - started
         started = time.perf_counter()
-        embedded = reconciler.fill_vectors(progress) if "hybrid" in modes else 0
+        embedded = reconciler.index.fill_vectors(progress) if "hybrid" in modes else 0
         vector_seconds = time.perf_counter() - started
         build_seconds += built
         where = locate(root, turns)
@@ -270,9 +270,9 @@ def run(locomo: Path, work: Path, modes: list[str]) -> None:
             hits = [(where[i].path, where[i].start, where[i].end) for i in ids]
             tallies["fts5"].add(covered(hits, where, evidence), evidence, seconds, labels)
             for mode in modes:
-                reconciler.semantic = semantic if mode == "hybrid" else None
+                reconciler.index.semantic = semantic if mode == "hybrid" else None
                 started = time.perf_counter()
-                result = reconciler.search_ranked(q.text, limit=max(KS), reopen=False)
+                result = reconciler.index.search(q.text, limit=max(KS))
                 seconds = time.perf_counter() - started
                 found = result.hits
                 # A question quoting a title ("Becoming Nicole") asks for exact words.
@@ -280,7 +280,7 @@ def run(locomo: Path, work: Path, modes: list[str]) -> None:
                     raise SystemExit(f"asked for {mode} ranking, got {result.ranking}")
                 spans = [(h.path, h.start_line, h.end_line) for h in found]
                 tallies[mode].add(covered(spans, where, evidence), evidence, seconds, labels)
-        reconciler.semantic = semantic
+        reconciler.index.semantic = semantic
         reconciler.close()
     header = "  ".join(f"{c:>7}" for c in ["hit@5", "hit@10", "rec@5", "rec@10"])
     print(

@@ -33,9 +33,10 @@ from hearth.domain.validation import RuleFailure
 from hearth.errors import Conflict, NotAHome
 from hearth.hooks import install as hook_install
 from hearth.index.embedding import load_embedder
+from hearth.index.live import LiveIndex
+from hearth.index.semantic import SemanticRanking, VectorFiller
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
-from hearth.reconcile.semantic import SemanticRanking, VectorFiller
 from hearth.reconcile.worker import ReconcileWorker
 from hearth.store import state
 from hearth.store.discovery import discover_home
@@ -133,7 +134,7 @@ def _reconciler(
         parts.clock,
         attention=attention,
         lock_timeout=lock_timeout,
-        semantic=_semantic(parts),
+        index=LiveIndex(parts.store.state_dir / state.INDEX_DIR, _semantic(parts)),
     )
 
 
@@ -191,10 +192,10 @@ def open_service(
 
     worker = ReconcileWorker(OwnedPasses(reconciler, owner), on_pass=passed)
     ops = _operations(parts, IndexEachWrite(reconciler, worker))
-    semantic = reconciler.semantic
+    live = reconciler.index
     filler = (
-        VectorFiller(lambda stop: reconciler.fill_vectors(stop=stop), semantic.wake)
-        if semantic is not None
+        VectorFiller(lambda stop: live.fill_vectors(stop=stop), live.semantic.wake)
+        if live.semantic is not None
         else None
     )
     return ServedHearth(

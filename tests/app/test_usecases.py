@@ -115,7 +115,7 @@ def test_served_and_unserved_homes_differ_by_what_wiring_builds(
     assert not served.search_reopens
     # One syncer per home, and the reconciler was built with the served home's
     # attention sources: the runtime notices, the syncer, the reflection log.
-    sources = served.reconciler.attention
+    sources = served.reconciler.active.attention
     assert served.notices in sources and served.syncer in sources
     assert served.reflector.log in sources
     served.start()

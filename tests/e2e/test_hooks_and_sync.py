@@ -129,7 +129,9 @@ def test_post_commit_indexes_without_a_server_in_the_background(home: Path) -> N
     assert "post-commit: hearth: indexed 1 changed" in logged and "open loops" in logged
     # Found by a reconciler that runs no pass of its own: the hook indexed it.
     fresh = wiring.open_app(home).reconciler
-    assert [h.path for h in fresh.search("pipistrelles")] == ["memory/topics/bats.md"]
+    assert [h.path for h in fresh.catch_up().search("pipistrelles").hits] == [
+        "memory/topics/bats.md"
+    ]
     assert fresh.status().indexed_head == git(home, "rev-parse", "HEAD").strip()
 
 
@@ -144,7 +146,7 @@ def test_hearth_hook_by_hand_reconciles_in_the_foreground(home: Path) -> None:
     lines = [line for line in proc.stdout.splitlines() if line.startswith("hearth:")]
     assert len(lines) == 1 and "indexed 1 changed" in lines[0] and "open loops" in lines[0]
     fresh = wiring.open_app(home).reconciler
-    assert [h.path for h in fresh.search("tawny")] == ["memory/topics/owls.md"]
+    assert [h.path for h in fresh.catch_up().search("tawny").hits] == ["memory/topics/owls.md"]
 
 
 def test_a_hook_that_was_there_before_still_runs(tmp_path: Path) -> None:

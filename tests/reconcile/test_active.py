@@ -105,7 +105,7 @@ def test_a_failed_refresh_is_recorded_and_the_write_stands(workspace: Workspace)
     assert ws.git("log", "-1", "--format=%s").startswith("daily:")
     status = rec.status()
     assert status.active_error is not None and "ACTIVE.md" in status.active_error
-    assert [h.path for h in rec.search("kestrel")] == [result.path]
+    assert [h.path for h in rec.catch_up().search("kestrel").hits] == [result.path]
     (ws.root / ACTIVE).rmdir()
     rec.reconcile()
     assert rec.status().active_error is None

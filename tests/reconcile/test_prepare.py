@@ -34,8 +34,10 @@ def snapshot(rec: Reconciler) -> tuple[object, ...]:
     state = rec._manifest
     files = {p: (e.size, e.digest, e.documents, e.failures) for p, e in state.files.items()}
     parked = {p: f.reason for p, f in state.parked.items()}
-    hits = [(h.path, h.start_line, h.snippet) for h in rec.search("heron", limit=200)]
-    return files, parked, hits, [h.path for h in rec.search("寿司")]
+    hits = [
+        (h.path, h.start_line, h.snippet) for h in rec.catch_up().search("heron", limit=200).hits
+    ]
+    return files, parked, hits, [h.path for h in rec.catch_up().search("寿司").hits]
 
 
 def test_a_pass_reading_in_workers_gives_what_a_serial_pass_gives(
@@ -109,5 +111,5 @@ def test_a_worker_that_dies_leaves_the_files_to_the_pass(
     rec.parallel_from = 1
     report = rec.rebuild()
     assert not report.errors and snapshot(rec) == serial
-    assert len(rec.search("heron", limit=200)) == 41
+    assert len(rec.catch_up().search("heron", limit=200).hits) == 41
     assert rec.status().fresh

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from hearth.index.schema import SCHEMA_VERSION
-from hearth.reconcile.reconciler import PARK_AFTER, Reconciler
+from hearth.reconcile.differ import PARK_AFTER
+from hearth.reconcile.reconciler import Reconciler
 from tests.conftest import Workspace
 
 
@@ -26,7 +27,7 @@ def age_tree(root: Path, seconds: float = 30.0) -> None:
 
 
 def paths_found(rec: Reconciler, query: str) -> set[str]:
-    return {hit.path for hit in rec.search(query, limit=200)}
+    return {hit.path for hit in rec.catch_up().search(query, limit=200).hits}
 
 
 @pytest.fixture
@@ -139,7 +140,9 @@ def test_ignored_files_and_temporaries_are_not_indexed(
     ws.write(".gitignore", ws.read(".gitignore").replace("private/\n", ""))
     rec.reconcile()
     assert paths_found(rec, "flamingo") == {"private/diary.md"}
-    assert "continuity/ACTIVE.md" not in {h.path for h in rec.search("active", limit=200)}
+    assert "continuity/ACTIVE.md" not in {
+        h.path for h in rec.catch_up().search("active", limit=200).hits
+    }
 
 
 def test_symlinks_fifos_and_bad_text_are_parked_with_reasons(
@@ -292,12 +295,14 @@ def test_writes_are_searchable_when_they_return(workspace: Workspace) -> None:
     home = workspace.home
     home.note("The heron came back to the pond.", "Heron", "test")
     rec = workspace.app.reconciler
-    hits = rec.search("heron")
+    hits = rec.catch_up().search("heron").hits
     assert [h.kind for h in hits] == ["daily"]
     key = home.propose("Heron facts", ["Herons nest in colonies"], "test").key or ""
-    assert {h.path for h in rec.search("colonies")} == {f"continuity/proposals/memory/{key}.md"}
+    assert {h.path for h in rec.catch_up().search("colonies").hits} == {
+        f"continuity/proposals/memory/{key}.md"
+    }
     home.merge(key, "test")
-    found = {h.path: h.kind for h in rec.search("colonies")}
+    found = {h.path: h.kind for h in rec.catch_up().search("colonies").hits}
     assert found["MEMORY.md"] == "persona"
     assert [k for k in found.values() if k == "archive"] == ["archive"]
     assert not any(p.startswith("continuity/proposals/memory/heron") for p in found)

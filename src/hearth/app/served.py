@@ -29,9 +29,9 @@ from hearth.app.sync import Syncer, SyncResult
 from hearth.app.usecases import Hearth
 from hearth.domain import layout
 from hearth.errors import HearthError, NotFound
+from hearth.index.semantic import Progress, VectorFiller
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
-from hearth.reconcile.semantic import Progress, VectorFiller
 from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
 from hearth.store.tokens import TokenStore

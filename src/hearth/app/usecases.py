@@ -41,9 +41,9 @@ from hearth.domain.text import decode_text
 from hearth.errors import HearthError, InvalidInput
 from hearth.index.hybrid import SearchResult
 from hearth.index.query import Hit
+from hearth.index.semantic import Progress
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
-from hearth.reconcile.semantic import Progress
 from hearth.reconcile.worker import ReconcileWorker
 from hearth.store.catalog import RecordView
 from hearth.store.history import CommitInfo
@@ -166,7 +166,10 @@ class Hearth:
     ) -> SearchResult:
         if freshen and self.search_reopens:
             self._freshen()
-        return self.reconciler.search_ranked(text, kind, path, limit, reopen=self.search_reopens)
+        index = self.reconciler.index
+        if index.current is None:
+            self.reconciler.catch_up()
+        return index.search(text, kind, path, limit)
 
     def status(self) -> dict[str, Any]:
         self._freshen()
@@ -246,7 +249,7 @@ class Hearth:
         """A pass (or a rebuild aside), then the vectors semantic ranking lacks
         (the slow part, outside the lock, with ``progress`` called as it goes)."""
         report = self.reconcile(full, reading)
-        return Reindexed(report, self.reconciler.fill_vectors(progress))
+        return Reindexed(report, self.reconciler.index.fill_vectors(progress))
 
     def sync(self) -> SyncResult:
         """Sync with the upstream, then reconcile what came in before answering."""

@@ -35,49 +35,29 @@ process has changed them.
 from __future__ import annotations
 
 import datetime as dt
-import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from hearth.domain import layout
-from hearth.domain.sections import Section
 from hearth.domain.validation import Bounds
-from hearth.errors import HearthError, IndexUnusable
-from hearth.index.hybrid import SearchResult, VectorCoverage
-from hearth.index.query import Hit
-from hearth.index.search_index import (
-    IndexUpdate,
-    SearchIndex,
-    aside,
-    read_generation,
-    remove_leftovers,
-    swap_in,
-)
+from hearth.errors import IndexUnusable
+from hearth.index.live import LiveIndex
+from hearth.index.search_index import IndexUpdate
+from hearth.index.semantic import Progress
 from hearth.reconcile import manifest
-from hearth.reconcile import refresh as active
+from hearth.reconcile.differ import Changes, Differ
 from hearth.reconcile.manifest import FileEntry, Manifest, ParkedFile
-from hearth.reconcile.prepare import PARALLEL_FROM, Outcome, outcomes
+from hearth.reconcile.prepare import PARALLEL_FROM
+from hearth.reconcile.refresh import ActiveRefresher, AttentionSource
 from hearth.reconcile.reports import IndexStatus, PassReport
-from hearth.reconcile.scan import Listing, Signature, is_inside, scan_tree, stat_paths
-from hearth.reconcile.semantic import Progress, SemanticRanking
+from hearth.reconcile.scan import Listing, Signature, scan_tree
 from hearth.store import state as state_files
-from hearth.store.history import PersonaHistory, changed_paths
+from hearth.store.history import changed_paths
 from hearth.store.ignore import IgnoreRules
 from hearth.store.lock import write_lock
-from hearth.store.repository import GitError, Repository, git_dir, head_id
+from hearth.store.repository import Repository, git_dir, head_id
 from hearth.store.rooted import RootedFiles
-
-#: Failed reads of one file before it is parked.
-PARK_AFTER = 3
-#: A file changed this recently before it was read may change again within the
-#: same mtime tick, unseen: it is hashed again on the next pass (git calls this
-#: "racy"). Linux stamps mtimes from a coarse clock (one tick, 1 to 10 ms); file
-#: systems with whole-second mtimes (FAT, ext3, some network mounts) get 2 s.
-RACY_WINDOW_NS = 100_000_000
-RACY_WINDOW_COARSE_NS = 2_000_000_000
 
 Clock = Callable[[], dt.datetime]
 
@@ -85,43 +65,6 @@ Clock = Callable[[], dt.datetime]
 HEAD_MOVED = ".git/HEAD"
 #: A HEAD move touching more markdown files than this is handled by a full pass.
 MAX_MOVED_PATHS = 2000
-
-
-@dataclass
-class _Changes:
-    """What a pass changes; index updates stream into ``batch`` as they are found."""
-
-    batch: IndexUpdate
-    indexed: int = 0
-    delete: set[str] = field(default_factory=set)
-    hashed: int = 0
-    parked: int = 0
-    scanned: int = 0
-    errors: list[str] = field(default_factory=list)
-    #: Paths whose manifest entries may have changed (journaled after the pass).
-    touched: set[str] = field(default_factory=set)
-    #: The ignore rules changed: the whole manifest is saved anew.
-    rules_changed: bool = False
-    #: Sections put in the index (for semantic ranking to embed).
-    sections: list[Section] = field(default_factory=list)
-
-    def remove(self, path: str) -> None:
-        self.touched.add(path)
-        self.delete.add(path)
-        self.batch.delete(path)
-
-    def put(self, path: str, sections: list[Section]) -> None:
-        self.touched.add(path)
-        self.indexed += 1
-        self.batch.replace(path, sections)
-        self.sections += sections
-
-
-class AttentionSource(Protocol):
-    """Something outside the files that ACTIVE.md's Needs attention reports
-    (sync, reflection runs, a served home's jobs and recovery)."""
-
-    def attention(self) -> list[str]: ...
 
 
 class Reconciler:
@@ -136,25 +79,21 @@ class Reconciler:
         *,
         attention: Sequence[AttentionSource] = (),
         lock_timeout: float = 60.0,
-        semantic: SemanticRanking | None = None,
+        index: LiveIndex | None = None,
     ) -> None:
         self.root = root
         self.files = files
         self.repo = repo
         self.state_dir = state_dir
-        self.bounds = bounds
         self.clock = clock
-        self.attention = attention
         self.lock_timeout = lock_timeout
-        #: Vectors for hybrid ranking; None when semantic ranking is off.
-        self.semantic = semantic
-        self.folder = state_dir / state_files.INDEX_DIR
-        self._index: SearchIndex | None = None
+        #: The index the passes keep (its lifecycle and searching live there).
+        self.index = index or LiveIndex(state_dir / state_files.INDEX_DIR)
+        self.folder = self.index.folder
+        self.active = ActiveRefresher(root, files, repo, attention)
+        self._differ = Differ(root, files, bounds, IgnoreRules(repo, git_dir(repo)))
         self._manifest = Manifest()
         self._manifest_sig: tuple[object, ...] | None = None
-        self._ignore = IgnoreRules(repo, git_dir(repo))
-        self._active_key: tuple[object, ...] | None = None
-        self._history = PersonaHistory()
         #: Told of the files read by the current pass (``rebuild``, ``reconcile``).
         self._progress: Progress | None = None
         #: Files to read from which a pass reads them in worker processes.
@@ -189,7 +128,8 @@ class Reconciler:
                     wanted = None if moved is None else [*wanted, *moved]
                 elif not wanted:
                     return _timed(PassReport(full=False), started)
-            if wanted == [layout.ACTIVE_PATH] and not rebuilt and self._active_is_ours():
+            echo = wanted == [layout.ACTIVE_PATH] and not rebuilt
+            if echo and self.active.is_ours(self._manifest):
                 # The watcher's echo of hearth's own write of ACTIVE.md: nothing to do,
                 # and no pass record to save for it.
                 return _timed(PassReport(full=False), started)
@@ -222,9 +162,18 @@ class Reconciler:
             report = self._pass(None, self._rebuild())
         return _timed(report, started)
 
-    def _open(self) -> _Changes | None:
+    def catch_up(self) -> LiveIndex:
+        """The index, made current with what other processes did to it and the
+        files (under the reconcile lock): for a process whose own passes do not
+        keep it current (the CLI, a hook). The server searches ``index`` as is."""
+        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
+            self._open()
+        return self.index
+
+    def _open(self) -> Changes | None:
         """Make the index and manifest current; what a rebuild did, if one was needed."""
-        if self._index is not None:
+        live = self.index
+        if live.current is not None:
             sig = manifest.signature(self.folder)
             if sig == self._manifest_sig:
                 # Nobody else saved since our own last pass (a swapped-in rebuild
@@ -232,19 +181,15 @@ class Reconciler:
                 # commits: the open index is current.
                 manifest.load_pass(self.folder, self._manifest)
                 return None
-            if read_generation(self.folder) == self._index.generation:
+            if not live.swapped_elsewhere():
                 loaded = manifest.load(self.folder)
-                self._index.refresh()
-                if loaded is None or loaded.documents() != self._index.documents():
+                live.reload()
+                if loaded is None or loaded.documents() != live.documents():
                     return self._rebuild()
                 self._manifest, self._manifest_sig = loaded, sig
-                if self.semantic is not None:
-                    self.semantic.index_opened()
                 return None
-        remove_leftovers(self.folder)
-        try:
-            index = SearchIndex(self.folder)
-        except IndexUnusable:
+        index = live.open()
+        if index is None:
             return self._rebuild()
         loaded = manifest.load(self.folder)
         if loaded is None or loaded.documents() != index.documents():
@@ -252,16 +197,13 @@ class Reconciler:
             # the manifest save) cannot be found and removed one by one.
             index.close()
             return self._rebuild()
-        self._index, self._manifest = index, loaded
+        live.adopt(index)
+        self._manifest = loaded
         self._manifest_sig = manifest.signature(self.folder)
-        if self.semantic is not None:
-            self.semantic.index_opened()
         return None
 
-    def _rebuild(self) -> _Changes:
-        self.state_dir.mkdir(parents=True, exist_ok=True)
-        new_folder = aside(self.folder)
-        fresh = SearchIndex.create(new_folder)
+    def _rebuild(self) -> Changes:
+        new_folder, fresh = self.index.build_aside()
         built = Manifest()
         listing = scan_tree(self.root)
         with fresh.update(fresh=True) as batch:
@@ -271,20 +213,22 @@ class Reconciler:
         built.indexed_head = head_id(self.repo)
         built.last_reconcile = self._now()
         manifest.save(new_folder, built)
-        fresh.close()
-        swap_in(new_folder, self.folder)
-        self._index = SearchIndex(self.folder)
+        self.index.swap_in(new_folder, fresh, changes.sections)
         self._manifest = built
         self._manifest_sig = manifest.signature(self.folder)
-        if self.semantic is not None:
-            self.semantic.index_replaced(changes.sections)
         return changes
 
+    def _diff(
+        self, listing: Listing, state: Manifest, scope: list[str] | None, batch: IndexUpdate
+    ) -> Changes:
+        return self._differ.diff(listing, state, scope, batch, self._progress, self.parallel_from)
+
     def _pass(
-        self, paths: Iterable[str] | None, rebuilt: _Changes | None, refresh_active: bool = True
+        self, paths: Iterable[str] | None, rebuilt: Changes | None, refresh_active: bool = True
     ) -> PassReport:
         """Apply the difference for ``paths`` (or everything), or finish a rebuild."""
-        assert self._index is not None
+        live = self.index.current
+        assert live is not None
         if paths is not None:
             paths = list(paths)
         # A pass that names ACTIVE.md (a watcher event on it) or looks at everything
@@ -295,11 +239,10 @@ class Reconciler:
         head = head_id(self.repo)
         changes = rebuilt
         if changes is None:
-            listing, scope = self._listing(paths)
-            with self._index.update() as batch:
+            listing, scope = self._differ.listing(paths)
+            with live.update() as batch:
                 changes = self._diff(listing, state, scope, batch)
-            if self.semantic is not None:
-                self.semantic.note(changes.sections)
+            self.index.noted(changes.sections)
             changes.scanned, changes.errors = len(listing.files), list(listing.errors)
             if paths is None:
                 state.errors = list(changes.errors)
@@ -308,7 +251,7 @@ class Reconciler:
                 state.indexed_head = head
         state.last_reconcile = self._now()
         settled = not (changes.indexed or changes.delete or changes.parked or rebuilt)
-        active_written = refresh_active and self._refresh_active(head, settled, check_active)
+        active_written = refresh_active and self.active.refresh(state, head, settled, check_active)
         manifest.save(self.folder, state, None if changes.rules_changed else changes.touched)
         self._manifest_sig = manifest.signature(self.folder)
         return PassReport(
@@ -336,267 +279,16 @@ class Reconciler:
         folders = tuple(s for s in scope if s.endswith("/"))
         return all(path in exact or path.startswith(folders) for path in moved)
 
-    def _listing(self, paths: Iterable[str] | None) -> tuple[Listing, list[str] | None]:
-        """The files to compare, and the scope they cover (None: the whole home)."""
-        if paths is None:
-            return scan_tree(self.root), None
-        scope: list[str] = []
-        singles: list[str] = []
-        listing = Listing()
-        for path in dict.fromkeys(paths):
-            if path == layout.ACTIVE_PATH:
-                continue  # hearth's own output: the refresh after the pass looks at it
-            if not is_inside(self.root, path):
-                # Gone, or reached through a symlink: whatever was indexed under it goes.
-                scope += [path, path + "/"]
-                continue
-            if (self.root / path).is_dir():
-                sub = scan_tree(self.root, path)
-                listing.files.update(sub.files)
-                listing.refused.update(sub.refused)
-                listing.errors += sub.errors
-                scope.append(path + "/")
-            else:
-                singles.append(path)
-                scope.append(path)
-        single = stat_paths(self.root, singles)
-        listing.files.update(single.files)
-        listing.refused.update(single.refused)
-        listing.errors += single.errors
-        return listing, scope
-
-    def _indexable(self, listing: Listing, state: Manifest, full: bool) -> tuple[set[str], str]:
-        """Listed paths git does not ignore, and the ignore signature they were judged by."""
-        signature = state.ignore_signature
-        if full:
-            signature = self._ignore.signature(listing.ignore_files)
-        listed = [*listing.files, *listing.refused]
-        if signature == state.ignore_signature:
-            # Rules unchanged: what is indexed or parked was judged already.
-            listed = [p for p in listed if p not in state.files and p not in state.parked]
-        ignored = self._ignore.ignored(listed, signature)
-        return {p for p in [*listing.files, *listing.refused] if p not in ignored}, signature
-
-    def _diff(
-        self, listing: Listing, state: Manifest, scope: list[str] | None, batch: IndexUpdate
-    ) -> _Changes:
-        """Compare ``listing`` with ``state``, read what moved, and update ``state``.
-
-        The index changes go to ``batch`` as they are found, so Tantivy's threads
-        index while the next files are read.
-        """
-        changes = _Changes(batch)
-        before = state.ignore_signature
-        present, state.ignore_signature = self._indexable(listing, state, scope is None)
-        changes.rules_changed = before != state.ignore_signature
-        if scope is None:
-            known = [*state.files, *state.parked]
-        else:
-            known = [p for p in scope if p in state.files or p in state.parked]
-            folders = tuple(s for s in scope if s.endswith("/"))
-            if folders:
-                known += [p for p in [*state.files, *state.parked] if p.startswith(folders)]
-        for path in known:
-            if path not in present:
-                changes.touched.add(path)
-                if state.files.pop(path, None) is not None:
-                    changes.remove(path)
-                state.parked.pop(path, None)
-                state.retries.pop(path, None)
-        for path, (signature, reason) in listing.refused.items():
-            if path in present:
-                self._park(state, changes, path, signature, reason)
-        to_read = []
-        for path in sorted(p for p in present if p in listing.files):
-            signature = listing.files[path]
-            entry = state.files.get(path)
-            if entry is not None and entry.matches(*signature):
-                continue
-            parked = state.parked.get(path)
-            if parked is not None and (parked.size, parked.mtime_ns) == signature:
-                continue
-            to_read.append((path, signature))
-        batch.expect(len(to_read))
-        pass_start = time.time_ns()
-        progress, total = self._progress, len(to_read)
-        digests = {p: e.digest for p, _sig in to_read if (e := state.files.get(p)) is not None}
-        found = outcomes(self.files, self.bounds, to_read, digests, self.parallel_from)
-        for done, (outcome, signature) in enumerate(found, start=1):
-            if state.parked.pop(outcome.path, None) is not None:
-                changes.touched.add(outcome.path)
-            self._apply(state, changes, outcome, signature, pass_start)
-            if progress is not None:
-                progress(done, total)
-        return changes
-
-    def _apply(
-        self,
-        state: Manifest,
-        changes: _Changes,
-        outcome: Outcome,
-        signature: Signature,
-        pass_start: int,
-    ) -> None:
-        path, mtime_ns = outcome.path, signature[1]
-        if outcome.kind == "refused":
-            self._park(state, changes, path, signature, outcome.reason)
-            return
-        if outcome.kind == "failed":
-            failures = state.retries.get(path, 0) + 1
-            state.retries[path] = failures
-            changes.touched.add(path)
-            reason = f"cannot be read ({outcome.reason})"
-            if failures >= PARK_AFTER:
-                self._park(state, changes, path, signature, f"{reason}, {failures} times")
-            return
-        if state.retries.pop(path, None) is not None:
-            changes.touched.add(path)
-        if outcome.kind == "gone":  # vanished between listing and reading: gone for this pass
-            if state.files.pop(path, None) is not None:
-                changes.remove(path)
-            return
-        changes.hashed += 1
-        window = RACY_WINDOW_COARSE_NS if mtime_ns % 1_000_000_000 == 0 else RACY_WINDOW_NS
-        racy = mtime_ns >= pass_start - window
-        entry = state.files.get(path)
-        if entry is not None and entry.digest == outcome.digest:
-            if (entry.size, entry.mtime_ns, entry.racy) != (outcome.size, mtime_ns, racy):
-                entry.size, entry.mtime_ns, entry.racy = outcome.size, mtime_ns, racy
-                changes.touched.add(path)
-            return
-        if outcome.kind == "undecodable":
-            self._park(state, changes, path, signature, "not valid UTF-8 text; save it as UTF-8")
-            return
-        sections = list(outcome.sections)
-        changes.put(path, sections)
-        state.files[path] = FileEntry(
-            outcome.size, mtime_ns, outcome.digest, len(sections), racy, outcome.problems
-        )
-
-    @staticmethod
-    def _park(
-        state: Manifest, changes: _Changes, path: str, signature: Signature, reason: str
-    ) -> None:
-        changes.touched.add(path)
-        if state.files.pop(path, None) is not None:
-            changes.remove(path)
-        known = state.parked.get(path)
-        if known is None or (known.size, known.mtime_ns) != signature or known.reason != reason:
-            changes.parked += 1
-        state.parked[path] = ParkedFile(signature[0], signature[1], reason)
-        state.retries.pop(path, None)
-
-    # -- ACTIVE.md -----------------------------------------------------------
-
-    def _refresh_active(self, head: str | None, settled: bool, check_bytes: bool = False) -> bool:
-        """Render and write ACTIVE.md; a failure is recorded, never raised.
-
-        When the pass changed nothing (``settled``) and HEAD, the attention
-        list and the file itself are as this process last left them, the
-        render would give the same bytes, so it is skipped. With
-        ``check_bytes`` the file's bytes must also still be the ones last
-        rendered (a small read).
-        """
-        attention = tuple(note for source in self.attention for note in source.attention())
-        key = (
-            head,
-            attention,
-            tuple(self._manifest.errors),
-            _identity(self.root / layout.ACTIVE_PATH),
-        )
-        if (
-            settled
-            and key == self._active_key
-            and self._manifest.active_error is None
-            and not (
-                check_bytes
-                and active.state_on_disk(self.files, self._manifest.active_digest) != "written"
-            )
-        ):
-            return False
-        try:
-            inputs = active.gather(
-                self.files, self.repo, self._manifest, head, attention, self._history
-            )
-            written, digest = active.write_if_changed(self.files, inputs)
-        except (HearthError, OSError, GitError) as exc:
-            self._manifest.active_error = f"ACTIVE.md could not be refreshed: {exc}"
-            self._active_key = None
-            return False
-        self._manifest.active_error = None
-        self._manifest.active_digest, self._manifest.active_head = digest, head
-        self._active_key = (*key[:3], _identity(self.root / layout.ACTIVE_PATH))
-        return written
-
     # -- reading -------------------------------------------------------------
-
-    def search(
-        self,
-        text: str,
-        kind: str | None = None,
-        path_prefix: str | None = None,
-        limit: int = 10,
-        *,
-        reopen: bool = True,
-    ) -> list[Hit]:
-        return self.search_ranked(text, kind, path_prefix, limit, reopen=reopen).hits
-
-    def search_ranked(
-        self,
-        text: str,
-        kind: str | None = None,
-        path_prefix: str | None = None,
-        limit: int = 10,
-        *,
-        reopen: bool = True,
-    ) -> SearchResult:
-        """Search the index (hybrid when semantic ranking is on and vectors exist).
-
-        ``reopen`` first picks up what other processes did to it (under the
-        reconcile lock). A long-running process whose own passes keep the index
-        current (the server) passes False: it then reads the searcher it has,
-        which Tantivy lets threads share, without waiting for a pass; a rebuild
-        swaps in a new index object rather than changing this one.
-        """
-        index = self._index
-        if reopen or index is None:
-            with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
-                self._open()
-                index = self._index
-        assert index is not None
-        if self.semantic is None:
-            return SearchResult(index.search(text, kind, path_prefix, limit), "keyword")
-        return self.semantic.search(index, text, kind, path_prefix, limit)
-
-    def fill_vectors(
-        self, progress: Progress | None = None, stop: threading.Event | None = None
-    ) -> int:
-        """Embed the sections that have no vector yet (slow: never under the lock)."""
-        if self.semantic is None:
-            return 0
-        index = self._index
-        if index is None:
-            with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
-                self._open()
-                index = self._index
-        assert index is not None
-        return self.semantic.fill(index, progress, stop)
-
-    def vector_coverage(self) -> VectorCoverage | None:
-        index = self._index
-        if self.semantic is None or index is None:
-            return None
-        return self.semantic.coverage(index)
 
     def status(self, listing: Listing | None = None) -> IndexStatus:
         """Compare the files on disk with the manifest by signature, reading nothing
         (``listing``: a ``scan_tree`` of the home taken just before, without the lock)."""
         with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
             self._open()
-            assert self._index is not None
             state = self._manifest
             listing = scan_tree(self.root) if listing is None else listing
-            present, _signature = self._indexable(listing, state, full=True)
+            present, _signature = self._differ.indexable(listing, state, full=True)
             on_disk = {
                 p: sig for p, sig in listing.files.items() if p in present and p not in state.parked
             }
@@ -604,7 +296,7 @@ class Reconciler:
             stale = sum(1 for p, sig in on_disk.items() if not _same(state.files.get(p), sig))
             stale += sum(1 for p in state.files if p not in on_disk)
             stale += sum(1 for p, sig in refused.items() if not _same(state.parked.get(p), sig))
-            documents = self._index.documents()
+            documents = self.index.documents()
             head = head_id(self.repo)
             return IndexStatus(
                 fresh=(
@@ -625,33 +317,12 @@ class Reconciler:
                 ],
                 errors=sorted(set(listing.errors) | set(state.errors)),
                 active_error=state.active_error,
-                active=self._active_state(head),
-                vectors=self.vector_coverage(),
+                active=self.active.describe(state, head),
+                vectors=self.index.vector_coverage(),
             )
 
-    def _active_is_ours(self) -> bool:
-        """ACTIVE.md is the file this process last wrote, with the bytes it rendered."""
-        return (
-            self._active_key is not None
-            and self._active_key[3] == _identity(self.root / layout.ACTIVE_PATH)
-            and self._manifest.active_error is None
-            and active.state_on_disk(self.files, self._manifest.active_digest) == "written"
-        )
-
-    def _active_state(self, head: str | None) -> str:
-        """How ACTIVE.md on disk compares with what hearth last rendered."""
-        state = self._manifest
-        if state.active_error is not None:
-            return "error"
-        on_disk = active.state_on_disk(self.files, state.active_digest)
-        if on_disk != "written":
-            return on_disk
-        return "fresh" if state.active_head == head else "behind"
-
     def close(self) -> None:
-        if self._index is not None:
-            self._index.close()
-            self._index = None
+        self.index.close()
 
     def _now(self) -> str:
         return self.clock().astimezone(dt.UTC).isoformat(timespec="seconds")
@@ -659,14 +330,6 @@ class Reconciler:
 
 def _same(entry: FileEntry | ParkedFile | None, signature: Signature) -> bool:
     return entry is not None and (entry.size, entry.mtime_ns) == signature
-
-
-def _identity(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = path.lstat()
-    except OSError:
-        return None
-    return st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def _timed(report: PassReport, started: float) -> PassReport:

@@ -1,4 +1,5 @@
-"""Gathering the inputs of ``continuity/ACTIVE.md`` from a home, and writing it.
+"""``continuity/ACTIVE.md``: gathering its inputs from a home, writing it, and
+the one object that refreshes it after every reconcile pass.
 
 Everything read here is a function of the work tree, HEAD and what the
 reconciler knows about the files (validation failures, parked files), so two
@@ -10,7 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Protocol
 
 from hearth.domain import layout, records
 from hearth.domain.active import ActiveInputs, LoopLine, ProposalLine, render_active
@@ -18,7 +21,7 @@ from hearth.errors import HearthError
 from hearth.reconcile.manifest import Manifest
 from hearth.store import catalog
 from hearth.store.history import PersonaHistory
-from hearth.store.repository import Repository
+from hearth.store.repository import GitError, Repository
 from hearth.store.rooted import RootedFiles
 
 _LIONCLAW_DAILY = layout.LIONCLAW_DAILY_DIR + "/"
@@ -110,3 +113,89 @@ def state_on_disk(files: RootedFiles, digest: str | None) -> str:
     if data is None:
         return "missing"
     return "written" if hashlib.sha256(data).hexdigest() == digest else "foreign"
+
+
+class AttentionSource(Protocol):
+    """Something outside the files that ACTIVE.md's Needs attention reports
+    (sync, reflection runs, a served home's jobs and recovery)."""
+
+    def attention(self) -> list[str]: ...
+
+
+class ActiveRefresher:
+    """The owner of ACTIVE.md: renders it after a pass, and says how the file on
+    disk compares with what it rendered. The state it keeps (digest, HEAD,
+    error) lives in the manifest the reconciler saves."""
+
+    def __init__(
+        self,
+        root: Path,
+        files: RootedFiles,
+        repo: Repository,
+        attention: Sequence[AttentionSource] = (),
+    ) -> None:
+        self.root = root
+        self.files = files
+        self.repo = repo
+        self.attention = attention
+        self._history = PersonaHistory()
+        #: What the last render of this process depended on (see ``refresh``).
+        self._key: tuple[object, ...] | None = None
+
+    def refresh(
+        self, state: Manifest, head: str | None, settled: bool, check_bytes: bool = False
+    ) -> bool:
+        """Render and write ACTIVE.md; a failure is recorded in ``state``, never raised.
+
+        When the pass changed nothing (``settled``) and HEAD, the attention
+        list and the file itself are as this process last left them, the
+        render would give the same bytes, so it is skipped. With
+        ``check_bytes`` the file's bytes must also still be the ones last
+        rendered (a small read).
+        """
+        attention = tuple(note for source in self.attention for note in source.attention())
+        key = (head, attention, tuple(state.errors), _identity(self.root / layout.ACTIVE_PATH))
+        if (
+            settled
+            and key == self._key
+            and state.active_error is None
+            and not (check_bytes and state_on_disk(self.files, state.active_digest) != "written")
+        ):
+            return False
+        try:
+            inputs = gather(self.files, self.repo, state, head, attention, self._history)
+            written, digest = write_if_changed(self.files, inputs)
+        except (HearthError, OSError, GitError) as exc:
+            state.active_error = f"ACTIVE.md could not be refreshed: {exc}"
+            self._key = None
+            return False
+        state.active_error = None
+        state.active_digest, state.active_head = digest, head
+        self._key = (*key[:3], _identity(self.root / layout.ACTIVE_PATH))
+        return written
+
+    def is_ours(self, state: Manifest) -> bool:
+        """ACTIVE.md is the file this process last wrote, with the bytes it rendered."""
+        return (
+            self._key is not None
+            and self._key[3] == _identity(self.root / layout.ACTIVE_PATH)
+            and state.active_error is None
+            and state_on_disk(self.files, state.active_digest) == "written"
+        )
+
+    def describe(self, state: Manifest, head: str | None) -> str:
+        """How ACTIVE.md on disk compares with what hearth last rendered."""
+        if state.active_error is not None:
+            return "error"
+        on_disk = state_on_disk(self.files, state.active_digest)
+        if on_disk != "written":
+            return on_disk
+        return "fresh" if state.active_head == head else "behind"
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.lstat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns

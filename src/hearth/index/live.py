@@ -1,0 +1,134 @@
+"""The index a home searches: its folder, the open Tantivy index and its vectors.
+
+One object owns the lifecycle of ``.git/hearth/index/``: opening the live
+index, building a new one aside and swapping it in, noticing that another
+process swapped one in, and searching whatever is open (keyword, or hybrid
+when semantic ranking is on and vectors exist). What the index *should*
+hold is the reconciler's business (its manifest and passes); the reconciler
+calls ``open``, ``build_aside`` and ``swap_in`` under its lock and tells the
+vectors which sections a pass put in (``noted``).
+
+Searching does not take the reconcile lock: Tantivy lets threads share a
+searcher, and a rebuild swaps in a new ``SearchIndex`` object rather than
+changing the open one. A process that must first see what other processes
+did (the CLI, a hook) asks the reconciler to catch up before it searches.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+
+from hearth.domain.sections import Section
+from hearth.errors import IndexUnusable
+from hearth.index.hybrid import SearchResult, VectorCoverage
+from hearth.index.search_index import (
+    SearchIndex,
+    aside,
+    read_generation,
+    remove_leftovers,
+    swap_in,
+)
+from hearth.index.semantic import Progress, SemanticRanking
+
+
+class LiveIndex:
+    def __init__(self, folder: Path, semantic: SemanticRanking | None = None) -> None:
+        self.folder = folder
+        #: Vectors for hybrid ranking; None when semantic ranking is off.
+        self.semantic = semantic
+        self._index: SearchIndex | None = None
+
+    @property
+    def current(self) -> SearchIndex | None:
+        """The open index, if any (None before the first pass of this process)."""
+        return self._index
+
+    # -- lifecycle (called by the reconciler, under its lock) ---------------
+
+    def swapped_elsewhere(self) -> bool:
+        """Another process swapped a rebuilt index in since this one was opened."""
+        return self._index is None or read_generation(self.folder) != self._index.generation
+
+    def reload(self) -> None:
+        """Another process committed to the open index: search its new state."""
+        assert self._index is not None
+        self._index.refresh()
+        if self.semantic is not None:
+            self.semantic.index_opened()
+
+    def open(self) -> SearchIndex | None:
+        """Open the index on disk (removing a crashed rebuild's debris first);
+        None when there is none or it cannot be used."""
+        self.close()
+        remove_leftovers(self.folder)
+        try:
+            return SearchIndex(self.folder)
+        except IndexUnusable:
+            return None
+
+    def adopt(self, index: SearchIndex) -> None:
+        """``index`` (from ``open``) is consistent with the manifest: it is live."""
+        self._index = index
+        if self.semantic is not None:
+            self.semantic.index_opened()
+
+    def build_aside(self) -> tuple[Path, SearchIndex]:
+        """A new, empty index in a folder beside the live one."""
+        self.folder.parent.mkdir(parents=True, exist_ok=True)
+        new_folder = aside(self.folder)
+        return new_folder, SearchIndex.create(new_folder)
+
+    def swap_in(self, new_folder: Path, built: SearchIndex, sections: Iterable[Section]) -> None:
+        """Make the index built in ``new_folder`` the live one; it holds ``sections``."""
+        built.close()
+        self.close()
+        swap_in(new_folder, self.folder)
+        self._index = SearchIndex(self.folder)
+        if self.semantic is not None:
+            self.semantic.index_replaced(sections)
+
+    def noted(self, sections: Iterable[Section]) -> None:
+        """A pass put ``sections`` in the open index (vectors follow)."""
+        if self.semantic is not None:
+            self.semantic.note(sections)
+
+    def documents(self) -> int:
+        assert self._index is not None
+        return self._index.documents()
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+    # -- reading -------------------------------------------------------------
+
+    def search(
+        self, text: str, kind: str | None = None, path_prefix: str | None = None, limit: int = 10
+    ) -> SearchResult:
+        """Search the open index (hybrid when semantic ranking is on and vectors exist)."""
+        index = self._index
+        if index is None:
+            raise IndexUnusable("the index is not open yet: run a reconcile pass first")
+        if self.semantic is None:
+            return SearchResult(index.search(text, kind, path_prefix, limit), "keyword")
+        return self.semantic.search(index, text, kind, path_prefix, limit)
+
+    def fill_vectors(
+        self, progress: Progress | None = None, stop: threading.Event | None = None
+    ) -> int:
+        """Embed the sections that have no vector yet (slow: never under the lock).
+
+        Nothing is open yet: 0 (opening the index wakes the vectors' filler)."""
+        index = self._index
+        if self.semantic is None or index is None:
+            return 0
+        return self.semantic.fill(index, progress, stop)
+
+    def vector_coverage(self) -> VectorCoverage | None:
+        index = self._index
+        if self.semantic is None or index is None:
+            return None
+        return self.semantic.coverage(index)
