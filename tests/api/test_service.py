@@ -16,15 +16,15 @@ def test_a_failed_job_shows_in_status_and_active_until_it_succeeds(workspace: Wo
             raise StoreError("the disk said no")
 
         service.run_job("rollup", broken)
-        jobs = {j["name"]: j for j in service.status()["scheduler"]["jobs"]}
+        jobs = {j["name"]: j for j in service.status().scheduler["jobs"]}
         assert jobs["rollup"]["failures"] == 1
         assert "the disk said no" in jobs["rollup"]["last_error"]
-        assert "scheduled job rollup failed" in service.active()["content"]
+        assert "scheduled job rollup failed" in service.active().content
 
         service.run_job("rollup", lambda: None)
-        jobs = {j["name"]: j for j in service.status()["scheduler"]["jobs"]}
+        jobs = {j["name"]: j for j in service.status().scheduler["jobs"]}
         assert jobs["rollup"]["last_error"] is None and jobs["rollup"]["runs"] == 2
-        assert "scheduled job rollup failed" not in service.active()["content"]
+        assert "scheduled job rollup failed" not in service.active().content
     finally:
         service.stop()
 

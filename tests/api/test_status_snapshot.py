@@ -12,8 +12,10 @@ import threading
 from typing import Any
 
 from hearth import wiring
+from hearth.app.results import HomeStatus
 from hearth.app.status import StatusBoard
 from hearth.errors import StoreError
+from hearth.reconcile.reports import IndexStatus
 from tests.api.conftest import Server, wait_for
 from tests.conftest import Workspace, git
 
@@ -112,6 +114,11 @@ def test_the_health_page_shows_the_snapshot_time(server: Server) -> None:
 # -- the board itself ----------------------------------------------------------------
 
 
+def _fresh_home() -> HomeStatus:
+    index = IndexStatus(True, 1, 1, 1, 0, "h", "h", "t", [], [], None)
+    return HomeStatus("/home", "main", "h", [], 0, 0, index=index)
+
+
 def test_requests_made_while_a_snapshot_is_taken_fold_into_one_more() -> None:
     entered, release = threading.Event(), threading.Event()
     taken: list[int] = []
@@ -141,10 +148,10 @@ def test_requests_made_while_a_snapshot_is_taken_fold_into_one_more() -> None:
 def test_a_failed_snapshot_keeps_the_previous_one_and_says_why() -> None:
     fail = threading.Event()
 
-    def compute() -> dict[str, Any]:
+    def compute() -> HomeStatus:
         if fail.is_set():
             raise StoreError("the disk said no")
-        return {"index": {"fresh": True}}
+        return _fresh_home()
 
     board = StatusBoard(compute, lambda: 0, lambda: "then")
     board.start()
@@ -152,25 +159,26 @@ def test_a_failed_snapshot_keeps_the_previous_one_and_says_why() -> None:
         assert board.wait(board.request(), 10)
         fail.set()
         assert board.wait(board.request(), 10)
-        view = board.view(idle=True)
-        assert view["index"] == {"fresh": True}
-        assert view["snapshot"]["error"] is not None
-        assert "the disk said no" in view["snapshot"]["error"]
+        home, snapshot = board.view(idle=True)
+        assert home == _fresh_home()
+        assert snapshot.error is not None
+        assert "the disk said no" in snapshot.error
     finally:
         board.stop()
 
 
 def test_a_snapshot_older_than_the_last_pass_is_not_current() -> None:
     passes = [3]
-    board = StatusBoard(lambda: {"index": {"fresh": True}}, lambda: passes[0], lambda: "t")
+    board = StatusBoard(_fresh_home, lambda: passes[0], lambda: "t")
     board.start()
     try:
         assert board.wait(board.request(), 10)
-        assert board.view(idle=True)["snapshot"]["current"] is True
-        assert board.view(idle=False)["snapshot"]["current"] is False
+        assert board.view(idle=True)[1].current is True
+        assert board.view(idle=False)[1].current is False
         passes[0] = 4  # a pass finished after the snapshot was taken
-        view = board.view(idle=True)
-        assert view["snapshot"]["current"] is False and view["index"]["fresh"] is False
+        home, snapshot = board.view(idle=True)
+        assert snapshot.current is False
+        assert home.index is not None and home.index.fresh is False
     finally:
         board.stop()
 
@@ -179,8 +187,8 @@ def test_an_unserved_service_takes_a_snapshot_per_call(workspace: Workspace) -> 
     """Without the board's thread (a home opened, not served) status is computed each time."""
     service = wiring.open_service(workspace.root, workspace.home.clock)
     try:
-        before = service.status()["index"]["files_on_disk"]
+        before = service.status().as_dict()["index"]["files_on_disk"]
         workspace.write("memory/topics/wrens.md", "# Wrens\n\nLoud for their size.\n")
-        assert service.status()["index"]["files_on_disk"] == before + 1
+        assert service.status().as_dict()["index"]["files_on_disk"] == before + 1
     finally:
         service.stop()

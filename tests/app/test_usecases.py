@@ -30,10 +30,10 @@ def test_an_unserved_read_sees_edits_made_behind_its_back(workspace: Workspace) 
     app = workspace.app
     workspace.write("memory/topics/kites.md", "# Kites\n\nThe red kite nests in the oak.\n")
     assert [h.path for h in app.search("kite").hits] == ["memory/topics/kites.md"]
-    status = app.status()
+    status = app.status().as_dict()
     assert status["index"]["fresh"] is True
     assert {"path": "memory/topics/kites.md", "state": "untracked"} in status["changes"]
-    assert app.active()["state"] == "fresh"
+    assert app.active().state == "fresh"
 
 
 def test_review_merge_and_check_through_the_use_cases(workspace: Workspace) -> None:
@@ -122,7 +122,7 @@ def test_served_and_unserved_homes_differ_by_what_wiring_builds(
     try:
         served.note("Fed the cat.", None, ACTOR)
         served.settle_active()
-        assert served.active()["state"] == "fresh"
+        assert served.active().state == "fresh"
         assert [h.kind for h in served.search("cat").hits] == ["daily"]
     finally:
         served.stop()

@@ -141,16 +141,16 @@ def test_status_never_calls_a_missing_or_foreign_active_md_fresh(workspace: Work
     rec = workspace.app.reconciler
     rec.reconcile()
     assert rec.status().active == "fresh"
-    assert queries.active_view(workspace.home, rec.status())["fresh"] is True
+    assert queries.active_view(workspace.home, rec.status()).fresh is True
     original = workspace.read(ACTIVE)
     (workspace.root / ACTIVE).unlink()
     status = rec.status()
     assert status.active == "missing"
     view = queries.active_view(workspace.home, status)
-    assert view["fresh"] is False and view["state"] == "missing" and view["content"] == ""
+    assert view.fresh is False and view.state == "missing" and view.content == ""
     workspace.write(ACTIVE, original + "\nmy own note\n")
     assert rec.status().active == "foreign"
-    assert queries.active_view(workspace.home, rec.status())["fresh"] is False
+    assert queries.active_view(workspace.home, rec.status()).fresh is False
     # A pass puts hearth's bytes back, and another process sees them as fresh.
     rec.reconcile([ACTIVE])
     assert workspace.read(ACTIVE) == original

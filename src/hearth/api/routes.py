@@ -16,7 +16,7 @@ from fastapi import APIRouter, Depends, Query, Request
 
 from hearth.api import models
 from hearth.api.problems import ApiError
-from hearth.app.results import WriteResult
+from hearth.app.results import ActiveView, Diff, WriteResult
 from hearth.app.served import ServedHearth
 from hearth.domain.layout import Kind
 from hearth.domain.paths import normalize
@@ -91,7 +91,7 @@ async def healthz() -> models.Health:
 
 @router.get("/v1/status", response_model=models.Status, tags=["service"])
 def status(service: Service, _: TokenInfo = read) -> dict[str, Any]:
-    return service.status()
+    return service.status().as_dict()
 
 
 @router.get("/v1/search", response_model=models.SearchResult, tags=["read"])
@@ -139,7 +139,7 @@ def get_context(
 
 
 @router.get("/v1/active", response_model=models.Active, tags=["read"])
-def active(service: Service, _: TokenInfo = read) -> dict[str, Any]:
+def active(service: Service, _: TokenInfo = read) -> ActiveView:
     return service.active()
 
 
@@ -212,7 +212,7 @@ def diff(
     rev_from: Annotated[str | None, Query(alias="from", max_length=200)] = None,
     rev_to: Annotated[str | None, Query(alias="to", max_length=200)] = None,
     _: TokenInfo = read,
-) -> dict[str, str]:
+) -> Diff:
     return service.diff(path, rev_from, rev_to)
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
 
 from hearth.app.operations import Operations
 from hearth.app.reflection import ReflectionLog
+from hearth.app.results import ActiveView, Change, Diff, HomeStatus
 from hearth.app.sync import Syncer
 from hearth.domain import layout, records, textdiff
 from hearth.domain.paths import normalize
@@ -74,7 +74,7 @@ def history(home: Operations, path: str, limit: int = 20) -> list[CommitInfo]:
     return path_history(home.store.repo, home.store.head_commit(), path, limit)
 
 
-def diff(home: Operations, path: str, rev_from: str | None, rev_to: str | None) -> dict[str, str]:
+def diff(home: Operations, path: str, rev_from: str | None, rev_to: str | None) -> Diff:
     """A unified diff of ``path`` between two revisions; ``to`` None is the work tree.
 
     ``from`` defaults to HEAD, so with neither given it shows the file's
@@ -91,7 +91,7 @@ def diff(home: Operations, path: str, rev_from: str | None, rev_to: str | None) 
         new_label = rev_to
     if old is None and new is None:
         raise NotFound(f"{path} exists neither at {old_rev} nor in {new_label}")
-    return {"path": path, "from": old_rev, "to": new_label, "diff": _unified(path, old, new)}
+    return Diff(path, old_rev, new_label, _unified(path, old, new))
 
 
 def _unified(path: str, old: bytes | None, new: bytes | None) -> str:
@@ -102,7 +102,7 @@ def _unified(path: str, old: bytes | None, new: bytes | None) -> str:
     )
 
 
-def commit_diff(home: Operations, path: str, rev: str) -> dict[str, str]:
+def commit_diff(home: Operations, path: str, rev: str) -> Diff:
     """What commit ``rev`` changed in ``path``: its first parent's version against its own."""
     path = normalize(path)
     snap = home.store.snapshot(rev)
@@ -115,7 +115,7 @@ def commit_diff(home: Operations, path: str, rev: str) -> dict[str, str]:
     if old is None and new is None:
         raise NotFound(f"{path} exists neither at {rev} nor before it")
     parent = str(parents[0]) if parents else ""
-    return {"path": path, "from": parent, "to": str(commit.id), "diff": _unified(path, old, new)}
+    return Diff(path, parent, str(commit.id), _unified(path, old, new))
 
 
 def head_oids(home: Operations, paths: list[str]) -> dict[str, str | None]:
@@ -128,7 +128,7 @@ def head_oids(home: Operations, paths: list[str]) -> dict[str, str | None]:
 MAX_DIFF_FILES = 100
 
 
-def diff_home(home: Operations, rev_from: str | None, rev_to: str | None) -> dict[str, Any]:
+def diff_home(home: Operations, rev_from: str | None, rev_to: str | None) -> Diff:
     """The unified diffs of every file that differs between two revisions; ``to``
     None is the work tree (so with neither given: the uncommitted changes)."""
     old_rev = rev_from or "HEAD"
@@ -150,35 +150,35 @@ def diff_home(home: Operations, rev_from: str | None, rev_to: str | None) -> dic
     diffs = []
     for path in ordered[:MAX_DIFF_FILES]:
         try:
-            diffs.append(diff(home, path, rev_from, rev_to)["diff"])
+            diffs.append(diff(home, path, rev_from, rev_to).diff)
         except HearthError:
             continue  # gone on both sides, or a path hearth does not read
-    return {
-        "path": None,
-        "from": old_rev,
-        "to": rev_to or "work tree",
-        "files": ordered[:MAX_DIFF_FILES],
-        "skipped": ordered[MAX_DIFF_FILES:],
-        "diff": "".join(diffs),
-    }
+    return Diff(
+        None,
+        old_rev,
+        rev_to or "work tree",
+        "".join(diffs),
+        files=ordered[:MAX_DIFF_FILES],
+        skipped=ordered[MAX_DIFF_FILES:],
+    )
 
 
 def list_records(home: Operations, kind: layout.RecordKind) -> list[RecordView]:
     return catalog.list_records(home.files, kind)
 
 
-def active_view(home: Operations, index: IndexStatus) -> dict[str, Any]:
+def active_view(home: Operations, index: IndexStatus) -> ActiveView:
     """The generated ACTIVE.md as it is on disk, with how fresh it is."""
     data = home.files.read(layout.ACTIVE_PATH)
-    return {
-        "path": layout.ACTIVE_PATH,
-        "head": index.head,
-        "refreshed": index.last_reconcile,
-        "fresh": index.fresh and index.active == "fresh",
-        "state": index.active,
-        "error": index.active_error,
-        "content": data.decode("utf-8", "replace") if data is not None else "",
-    }
+    return ActiveView(
+        path=layout.ACTIVE_PATH,
+        head=index.head,
+        refreshed=index.last_reconcile,
+        fresh=index.fresh and index.active == "fresh",
+        state=index.active,
+        error=index.active_error,
+        content=data.decode("utf-8", "replace") if data is not None else "",
+    )
 
 
 def status(
@@ -187,8 +187,8 @@ def status(
     syncer: Syncer | None = None,
     reflector: ReflectionLog | None = None,
     *,
-    changes: list[dict[str, str]] | None = None,
-) -> dict[str, Any]:
+    changes: list[Change] | None = None,
+) -> HomeStatus:
     """The home's branch, HEAD, uncommitted changes (``changes``: already read), record
     counts and, given, the index's freshness and the sync state (with the conflict
     copies to resolve)."""
@@ -196,27 +196,23 @@ def status(
     head = store.head_commit()
     if changes is None:
         changes = work_tree_changes(store.repo)
-    return {
-        "home": str(home.root),
-        "branch": branch(store.repo),
-        "head": str(head.id) if head is not None else None,
-        "dirty": bool(changes),
-        "changes": changes,
-        "pending_proposals": len(list_records(home, "proposal")),
-        "open_loops": len(list_records(home, "loop")),
-        **({"index": index.as_dict()} if index is not None else {}),
-        **(
-            {"sync": syncer.status(), "conflicts": syncer.conflict_copies()}
-            if syncer is not None
-            else {}
-        ),
-        **({"reflection": reflector.status()} if reflector is not None else {}),
-    }
+    return HomeStatus(
+        home=str(home.root),
+        branch=branch(store.repo),
+        head=str(head.id) if head is not None else None,
+        changes=changes,
+        pending_proposals=len(list_records(home, "proposal")),
+        open_loops=len(list_records(home, "loop")),
+        index=index,
+        sync=syncer.status() if syncer is not None else None,
+        conflicts=syncer.conflict_copies() if syncer is not None else None,
+        reflection=reflector.status() if reflector is not None else None,
+    )
 
 
-def work_tree_changes(repo: Repository) -> list[dict[str, str]]:
+def work_tree_changes(repo: Repository) -> list[Change]:
     """git's status of the work tree: every changed or untracked path, not ignored."""
-    return [{"path": path, "state": state} for path, state in worktree_changes(repo)]
+    return [Change(path, state) for path, state in worktree_changes(repo)]
 
 
 def check(home: Operations) -> list[RuleFailure]:

@@ -3,13 +3,14 @@ CLI's ``--json`` prints and the HTTP models and MCP tools are built from."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from hearth.domain import textdiff
 from hearth.domain.validation import RuleFailure
-from hearth.reconcile.reports import PassReport
+from hearth.reconcile.reports import IndexStatus, PassReport
 from hearth.store.catalog import RecordView
 
 
@@ -117,3 +118,127 @@ class Review:
             "proposals": [v.as_dict() for v in self.proposals],
             "loops": [v.as_dict() for v in self.loops],
         }
+
+
+@dataclass(frozen=True)
+class Diff:
+    """A unified diff between two revisions; ``to_rev`` "work tree" is the files on
+    disk. ``path`` None: every file that differs (``files``, and ``skipped`` past
+    the per-call maximum)."""
+
+    path: str | None
+    from_rev: str
+    to_rev: str
+    diff: str
+    files: list[str] | None = None
+    skipped: list[str] | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {"path": self.path, "from": self.from_rev, "to": self.to_rev}
+        if self.files is not None:
+            data["files"], data["skipped"] = self.files, self.skipped
+        data["diff"] = self.diff
+        return data
+
+
+@dataclass(frozen=True)
+class ActiveView:
+    """The generated ACTIVE.md as it is on disk, with how fresh it is."""
+
+    path: str
+    head: str | None
+    refreshed: str | None
+    fresh: bool
+    #: fresh | behind | missing | foreign | error (see docs/reconciler.md)
+    state: str
+    error: str | None
+    content: str
+
+    def as_dict(self) -> dict[str, object]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class Change:
+    """A path git's status shows as changed or untracked in the work tree."""
+
+    path: str
+    state: str
+
+
+@dataclass(frozen=True)
+class HomeStatus:
+    """The home's branch, HEAD, uncommitted changes and record counts; with the
+    index's freshness, the sync state and reflection where the caller has them."""
+
+    home: str
+    branch: str | None
+    head: str | None
+    changes: list[Change]
+    pending_proposals: int
+    open_loops: int
+    index: IndexStatus | None = None
+    sync: Mapping[str, object] | None = None
+    #: Conflict copies a sync left to resolve (with ``sync``).
+    conflicts: list[str] | None = None
+    reflection: Mapping[str, object] | None = None
+
+    @property
+    def dirty(self) -> bool:
+        return bool(self.changes)
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "home": self.home,
+            "branch": self.branch,
+            "head": self.head,
+            "dirty": self.dirty,
+            "changes": [{"path": c.path, "state": c.state} for c in self.changes],
+            "pending_proposals": self.pending_proposals,
+            "open_loops": self.open_loops,
+        }
+        if self.index is not None:
+            data["index"] = self.index.as_dict()
+        if self.sync is not None:
+            data["sync"], data["conflicts"] = dict(self.sync), self.conflicts
+        if self.reflection is not None:
+            data["reflection"] = dict(self.reflection)
+        return data
+
+
+@dataclass(frozen=True)
+class SnapshotInfo:
+    """When a served home's status snapshot was taken, and whether it is current."""
+
+    as_of: str
+    age_seconds: float
+    current: bool
+    passes: int
+    seconds: float
+    error: str | None
+
+
+@dataclass(frozen=True)
+class ServedStatus:
+    """A served home's status: the snapshot (``home``, its index called fresh only
+    while the snapshot is current) and what is read live."""
+
+    home: HomeStatus
+    snapshot: SnapshotInfo
+    watcher: Mapping[str, object]
+    worker: Mapping[str, object]
+    scheduler: Mapping[str, object]
+    started: str | None
+    locks: Mapping[str, object]
+    #: The background vector fill (semantic ranking on).
+    vector_filler: Mapping[str, object] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        data = self.home.as_dict()
+        data["snapshot"] = dataclasses.asdict(self.snapshot)
+        data["watcher"], data["worker"] = dict(self.watcher), dict(self.worker)
+        if self.vector_filler is not None:
+            data["vector_filler"] = dict(self.vector_filler)
+        data["scheduler"], data["started"] = dict(self.scheduler), self.started
+        data["locks"] = dict(self.locks)
+        return data

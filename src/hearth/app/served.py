@@ -19,10 +19,10 @@ import secrets
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from hearth.app.operations import Operations
 from hearth.app.reflection import ReflectionRun, Reflector
+from hearth.app.results import ServedStatus
 from hearth.app.staged import StagedChecker
 from hearth.app.status import StatusBoard
 from hearth.app.sync import Syncer, SyncResult
@@ -303,30 +303,34 @@ class ServedHearth(Hearth):
             )
         return True, None
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> ServedStatus:
         """The snapshot (``snapshot.as_of``) with what must be live added; it is
         ``current`` while no pass is due or running and the watcher runs."""
-        data = self.board.view(self.worker.idle() and self.watcher.healthy())
+        home, snapshot = self.board.view(self.worker.idle() and self.watcher.healthy())
         worker = self.worker.state
-        data["watcher"] = self.watcher.as_dict()
-        data["worker"] = {
-            "passes": worker.passes,
-            "idle": self.worker.idle(),
-            "last_error": worker.last_error,
-        }
-        if self.filler is not None:
-            data["vector_filler"] = {"last_error": self.filler.last_error}
-        data["scheduler"] = {
-            "running": self.scheduler_running,
-            "jobs": [s.as_dict() for s in self.jobs.values()],
-        }
-        data["started"] = self.started
-        data["locks"] = {
-            "index_lock": self.home.store.index_lock(),
-            "recovery_pending": self.recovery_error is not None,
-            "recovery_error": self.recovery_error,
-        }
-        return data
+        return ServedStatus(
+            home=home,
+            snapshot=snapshot,
+            watcher=self.watcher.as_dict(),
+            worker={
+                "passes": worker.passes,
+                "idle": self.worker.idle(),
+                "last_error": worker.last_error,
+            },
+            vector_filler=(
+                {"last_error": self.filler.last_error} if self.filler is not None else None
+            ),
+            scheduler={
+                "running": self.scheduler_running,
+                "jobs": [s.as_dict() for s in self.jobs.values()],
+            },
+            started=self.started,
+            locks={
+                "index_lock": self.home.store.index_lock(),
+                "recovery_pending": self.recovery_error is not None,
+                "recovery_error": self.recovery_error,
+            },
+        )
 
     # -- what changes the status snapshot asks for a new one ----------------------
 

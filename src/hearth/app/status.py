@@ -27,16 +27,17 @@ writes on a large home it takes at most about a third of one core.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from hearth.app import queries
 from hearth.app.operations import Operations
 from hearth.app.reflection import ReflectionLog
+from hearth.app.results import HomeStatus, SnapshotInfo
 from hearth.app.sync import Syncer
 from hearth.errors import HearthError
 from hearth.reconcile.reconciler import Reconciler
@@ -49,14 +50,14 @@ GAP_FACTOR = 2.0
 #: ... but never longer than this many seconds.
 MAX_GAP = 5.0
 
-Compute = Callable[[], dict[str, Any]]
+Compute = Callable[[], HomeStatus]
 
 
 @dataclass(frozen=True)
 class Snapshot:
     """The costly part of status, as of ``as_of``."""
 
-    data: dict[str, Any]
+    data: HomeStatus
     #: When it was started (ISO 8601, UTC), and the same on the monotonic clock.
     as_of: str
     taken: float
@@ -133,7 +134,7 @@ class StatusBoard:
         with self._cond:
             return self._latest
 
-    def view(self, idle: bool) -> dict[str, Any]:
+    def view(self, idle: bool) -> tuple[HomeStatus, SnapshotInfo]:
         """The newest snapshot as status shows it; ``idle``: no pass is pending or
         running, and the watcher runs (so an edit would have asked for one).
 
@@ -194,7 +195,7 @@ def gather(
     reflections: ReflectionLog,
     owner: threading.RLock,
     repo: Repository,
-) -> dict[str, Any]:
+) -> HomeStatus:
     """The costly part of status: ``queries.status`` with the tree listed and git's
     status read outside ``owner``; ``repo`` is the caller's own repository object."""
     listing = scan_tree(home.root)
@@ -206,22 +207,24 @@ def gather(
     return data
 
 
-def served(snap: Snapshot, current: bool, error: str | None, monotonic: float) -> dict[str, Any]:
-    """A snapshot as ``/v1/status`` shows it: its data, with ``snapshot`` saying
-    when it was taken, and the index called fresh only while it is ``current``."""
-    data = dict(snap.data)
-    index = data.get("index")
-    if isinstance(index, dict):
-        data["index"] = {**index, "fresh": bool(index.get("fresh")) and current}
-    data["snapshot"] = {
-        "as_of": snap.as_of,
-        "age_seconds": round(max(0.0, monotonic - snap.taken), 3),
-        "current": current,
-        "passes": snap.passes,
-        "seconds": round(snap.seconds, 4),
-        "error": error,
-    }
-    return data
+def served(
+    snap: Snapshot, current: bool, error: str | None, monotonic: float
+) -> tuple[HomeStatus, SnapshotInfo]:
+    """A snapshot as ``/v1/status`` shows it: its data, with the index called fresh
+    only while it is ``current``, and when it was taken."""
+    data, index = snap.data, snap.data.index
+    if index is not None:
+        data = dataclasses.replace(
+            data, index=dataclasses.replace(index, fresh=index.fresh and current)
+        )
+    return data, SnapshotInfo(
+        as_of=snap.as_of,
+        age_seconds=round(max(0.0, monotonic - snap.taken), 3),
+        current=current,
+        passes=snap.passes,
+        seconds=round(snap.seconds, 4),
+        error=error,
+    )
 
 
 def iso_now(clock: Callable[[], dt.datetime]) -> str:
@@ -239,7 +242,7 @@ def board_for(
     it opens its own repository object on first use."""
     repo: list[Repository] = []
 
-    def compute() -> dict[str, Any]:
+    def compute() -> HomeStatus:
         if not repo:
             repo.append(open_repository(home.root))
         return gather(home, reconciler, syncer, reflections, owner, repo[0])

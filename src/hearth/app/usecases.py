@@ -19,18 +19,21 @@ import contextlib
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
 
 from hearth.app import queries
 from hearth.app.operations import Operations
 from hearth.app.queries import FileView
 from hearth.app.reflection import ReflectionRun, Reflector
 from hearth.app.results import (
+    ActiveView,
     CheckResult,
+    Diff,
     Expected,
+    HomeStatus,
     MergePreview,
     Reindexed,
     Review,
+    ServedStatus,
     WriteResult,
 )
 from hearth.app.sync import Syncer, SyncResult
@@ -112,11 +115,11 @@ class Hearth:
         with self.owner:
             return queries.history(self.home, path, limit)
 
-    def diff(self, path: str, rev_from: str | None, rev_to: str | None) -> dict[str, str]:
+    def diff(self, path: str, rev_from: str | None, rev_to: str | None) -> Diff:
         with self.owner:
             return queries.diff(self.home, path, rev_from, rev_to)
 
-    def commit_diff(self, path: str, rev: str) -> dict[str, str]:
+    def commit_diff(self, path: str, rev: str) -> Diff:
         with self.owner:
             return queries.commit_diff(self.home, path, rev)
 
@@ -128,7 +131,7 @@ class Hearth:
         with self.owner:
             return self.home.preview_merge(key)
 
-    def diff_home(self, rev_from: str | None, rev_to: str | None) -> dict[str, Any]:
+    def diff_home(self, rev_from: str | None, rev_to: str | None) -> Diff:
         """Every file that differs between two revisions (``to`` None: the work tree)."""
         with self.owner:
             return queries.diff_home(self.home, rev_from, rev_to)
@@ -171,17 +174,17 @@ class Hearth:
             self.reconciler.catch_up()
         return index.search(text, kind, path, limit)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> HomeStatus | ServedStatus:
         self._freshen()
         return self._status_now()
 
-    def _status_now(self) -> dict[str, Any]:
+    def _status_now(self) -> HomeStatus:
         with self.owner:
             return queries.status(
                 self.home, self.reconciler.status(), self.syncer, self.reflector.log
             )
 
-    def active(self) -> dict[str, Any]:
+    def active(self) -> ActiveView:
         self._freshen()
         with self.owner:
             return queries.active_view(self.home, self.reconciler.status())

@@ -62,7 +62,7 @@ def status(state: _State, as_json: bool) -> None:
     Runs a reconcile pass first (nearly free when nothing changed), so the
     index figures describe the files as they are now.
     """
-    data = state.app().status()
+    data = state.app().status().as_dict()
 
     def human() -> str:
         index = data["index"]
@@ -177,14 +177,14 @@ def _progress_line(label: str) -> Callable[[int, int], None]:
 @click.pass_obj
 def active(state: _State, as_json: bool) -> None:
     """Print continuity/ACTIVE.md, refreshed first, after a line on how fresh it is."""
-    data = state.app().active()
-    head = (data["head"] or "no commit")[:12]
+    view = state.app().active()
+    head = (view.head or "no commit")[:12]
     freshness = (
-        f"ACTIVE.md: refreshed {data['refreshed']} from commit {head}; "
-        + ("index fresh" if data["fresh"] else "index STALE")
-        + (f"; {data['error']}" if data["error"] else "")
+        f"ACTIVE.md: refreshed {view.refreshed} from commit {head}; "
+        + ("index fresh" if view.fresh else "index STALE")
+        + (f"; {view.error}" if view.error else "")
     )
-    _emit(as_json, data, lambda: f"{freshness}\n\n{data['content']}".rstrip("\n"))
+    _emit(as_json, view.as_dict(), lambda: f"{freshness}\n\n{view.content}".rstrip("\n"))
 
 
 @cli.command()

@@ -194,8 +194,10 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
         that differs (100 files at most; the rest listed in `skipped`).
         """
         if path is None:
-            return models.Diff.model_validate(service.diff_home(rev_from, rev_to))
-        return models.Diff.model_validate(service.diff(path, rev_from, rev_to))
+            found = service.diff_home(rev_from, rev_to)
+        else:
+            found = service.diff(path, rev_from, rev_to)
+        return models.Diff.model_validate(found, from_attributes=True)
 
     @tools.add("read", READ)
     def status() -> models.Status:
@@ -204,7 +206,7 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
         reconcile worker, scheduled jobs, sync with the remote and reflection.
         Use it when something looks stale or a write was refused as busy.
         """
-        return models.Status.model_validate(service.status())
+        return models.Status.model_validate(service.status().as_dict())
 
 
 def register_write_tools(tools: Tools, service: ServedHearth) -> None:

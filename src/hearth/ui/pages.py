@@ -300,7 +300,7 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
     def health(request: Request, visitor: Visitor) -> Response:
         # status() already scans the tree once; ACTIVE.md is read as a file rather
         # than through active(), which would scan it a second time.
-        status = service.status()
+        status = service.status().as_dict()
         attention = needs_attention(service.get_file(ACTIVE_PATH).content)
         return page(request, visitor, "health.html", status=status, attention=attention)
 
