@@ -148,17 +148,6 @@ class ContextBundle(BaseModel):
     recall: list[Passage] = []
 
 
-class Active(BaseModel):
-    path: str
-    head: str | None
-    refreshed: str | None
-    fresh: bool
-    #: fresh | behind | missing | foreign | error (see docs/reconciler.md)
-    state: str
-    error: str | None
-    content: str
-
-
 class Record(BaseModel):
     """What proposals and loops share; a file that does not parse has only ``error``."""
 

@@ -138,7 +138,7 @@ def get_context(
     return service.context(session, q, user).as_dict()
 
 
-@router.get("/v1/active", response_model=models.Active, tags=["read"])
+@router.get("/v1/active", response_model=ActiveView, tags=["read"])
 def active(service: Service, _: TokenInfo = read) -> ActiveView:
     return service.active()
 
