@@ -22,7 +22,12 @@ In one run, on the same files:
 
 The keyword builds run with semantic ranking off (HEARTH_SEMANTIC=off), as the
 first lines say. Each build's CPU seconds (user + system, all threads) are
-printed beside its wall time: on a shared machine they move less.
+printed beside its wall time: on a shared machine they move less. The builds
+take turns (hearth, FTS5 per file, FTS5 per section, then again), so a change
+in the machine's load falls on all of them alike, and the load average is
+printed before and after. hearth's bytecode is compiled first: with
+PYTHONDONTWRITEBYTECODE set, every process would compile hearth's source
+again, which an installed hearth never does.
 
 Prints figures; asserts nothing about speed.
 """
@@ -30,6 +35,7 @@ Prints figures; asserts nothing about speed.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import random
@@ -144,6 +150,11 @@ def vector_build(hearth: str, files: int, rng: random.Random, tmp: Path) -> None
     use_git_identity(semantic=False)
 
 
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
+
+
 def latency(name: str, samples: list[float]) -> float:
     ms = [s * 1000 for s in samples]
     p50, p99 = statistics.median(ms), percentile(ms, 0.99)
@@ -164,6 +175,7 @@ def main() -> None:
         f"semantic ranking: {os.environ.get('HEARTH_SEMANTIC')!r} for the keyword builds "
         f"and searches (vectors are measured apart, at the end); {os.cpu_count()} cores"
     )
+    compileall.compile_dir(Path(wiring.__file__).parent, quiet=1)
     hearth = str(Path(sys.executable).parent / "hearth")
 
     with tempfile.TemporaryDirectory(prefix="hearth-bench-") as tmp:
@@ -175,23 +187,21 @@ def main() -> None:
             f"seeded {args.files} files, {size / 1e6:.1f} MB, in {time.perf_counter() - t0:.1f} s"
         )
 
-        print("\nbuilding the index (each a fresh process):")
-        full = [
-            timed([hearth, "--home", str(root), "reindex", "--full"], env, "full")
-            for _ in range(args.builds)
-        ]
+        print(f"\nbuilding the index (each a fresh process, taking turns); {load()}")
         fts_db = Path(tmp) / "fts.db"
-        fts = []
+        sections_db = Path(tmp) / "fts-sections.db"
+        full: list[float] = []
+        fts: list[float] = []
+        fts_sections: list[float] = []
         for _ in range(args.builds):
+            full.append(timed([hearth, "--home", str(root), "reindex", "--full"], env, "full"))
             fts_db.unlink(missing_ok=True)
             command = [sys.executable, "-c", FTS5_BUILD, str(root), str(fts_db)]
             fts.append(timed(command, env, "fts"))
-        sections_db = Path(tmp) / "fts-sections.db"
-        fts_sections = []
-        for _ in range(args.builds):
             sections_db.unlink(missing_ok=True)
             command = [sys.executable, "-c", FTS5_SECTIONS, str(root), str(sections_db)]
             fts_sections.append(timed(command, env, "sections"))
+        print(f"  after the builds: {load()}")
         full_med = line("hearth reindex --full", full, "full")
         fts_med = line("FTS5, one row per file", fts, "fts")
         sections_med = line(
