@@ -68,6 +68,35 @@ def test_a_pass_reading_in_workers_gives_what_a_serial_pass_gives(
     assert rec.status().fresh
 
 
+def test_a_big_pass_reads_its_first_files_while_the_workers_start(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fill(workspace, tmp_path)
+    rec = workspace.app.reconciler
+    rec.parallel_from = SERIAL
+    rec.rebuild()
+    serial = snapshot(rec)
+    monkeypatch.setattr(prepare, "HEAD_START", 5)  # 46 files: a head of 5 is taken
+    rec.parallel_from = 1
+    read_here = []
+    real_reader = rec.files.batch_reader
+    monkeypatch.setattr(rec.files, "batch_reader", lambda: read_here.append(1) or real_reader())
+    order: list[str] = []
+    real_outcomes = prepare.outcomes
+
+    def outcomes(*args: object, **kwargs: object) -> object:
+        for outcome, signature in real_outcomes(*args, **kwargs):  # type: ignore[arg-type]
+            order.append(outcome.path)
+            yield outcome, signature
+
+    monkeypatch.setattr("hearth.reconcile.differ.outcomes", outcomes)
+    report = rec.rebuild()
+    assert read_here == [1]  # the head, read here; the workers read the rest
+    assert order == sorted(order) and len(set(order)) == len(order) >= 20  # in order, once
+    assert not report.errors and snapshot(rec) == serial
+    assert rec.status().fresh
+
+
 def test_workers_report_vanished_symlinked_and_odd_files(
     workspace: Workspace, tmp_path: Path
 ) -> None:

@@ -47,6 +47,9 @@ MAX_INDEX_BYTES = 8 * 1024 * 1024
 #: Files to read from which a pass reads them in worker processes; starting
 #: one costs about as much as reading a few hundred files.
 PARALLEL_FROM = 1000
+#: Files a big pass reads itself while its workers start (taken when there
+#: are at least four times as many to read).
+HEAD_START = 200
 
 Signature = tuple[int, int]  # size, mtime_ns
 
@@ -121,16 +124,31 @@ def outcomes(
     items = [(path, known.get(path)) for path, (size, _m) in to_read if size <= MAX_INDEX_BYTES]
     done = 0
     if len(items) >= parallel_from:
+        # While the workers start (an interpreter and hearth's imports, a few
+        # hundred milliseconds in which nothing else has work), the first files
+        # of a big pass are read here.
+        head = HEAD_START if len(items) >= 4 * HEAD_START else 0
         readers = None
         try:
             readers = Readers(files.root, bounds, worker_count())
-            for outcome in readers.outcomes(items):
-                done += 1
-                yield outcome, signatures[outcome.path]
-        except Exception:  # any failure of a worker or its pipe
-            pass  # the rest is read here
-        finally:
+            readers.submit(items[head:])
+        except Exception:  # no worker could be started or sent its first files
             if readers is not None:
+                readers.close()
+            readers = None
+        if readers is not None:
+            try:
+                if head:
+                    with files.batch_reader() as read:
+                        for path, digest in items[:head]:
+                            done += 1
+                            yield read_file(read, path, digest, bounds), signatures[path]
+                for outcome in readers.outcomes():
+                    done += 1
+                    yield outcome, signatures[outcome.path]
+            except Exception:  # any failure of a worker or its pipe
+                pass  # the rest is read here
+            finally:
                 readers.close()
     if done == len(items):
         return
@@ -162,20 +180,31 @@ class Readers:
             )
             for _ in range(workers)
         ]
+        self._chunks: list[Sequence[tuple[str, str | None]]] = []
+        self._pending: collections.deque[int] = collections.deque()
+        self._sent = 0
 
-    def outcomes(self, items: Sequence[tuple[str, str | None]]) -> Iterator[Outcome]:
-        """Every item's outcome, in order; raises OSError or EOFError if a worker fails
-        (the items already yielded are done; the caller reads the rest itself)."""
-        chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
-        pending: collections.deque[int] = collections.deque()
-        sent = 0
-        while sent < len(chunks) or pending:
-            while sent < len(chunks) and len(pending) < AHEAD * len(self._procs):
-                self._send(sent % len(self._procs), chunks[sent])
-                pending.append(sent)
-                sent += 1
-            index = pending.popleft()
-            yield from self._receive(index % len(self._procs))
+    def submit(self, items: Sequence[tuple[str, str | None]]) -> None:
+        """Hand ``items`` to the workers; the first requests are sent at once."""
+        self._chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
+        self._pending.clear()
+        self._sent = 0
+        self._send_ahead()
+
+    def outcomes(self) -> Iterator[Outcome]:
+        """Every submitted item's outcome, in order; raises OSError or EOFError if a
+        worker fails (the items already yielded are done; the caller reads the rest)."""
+        while self._pending:
+            index = self._pending.popleft()
+            answer = self._receive(index % len(self._procs))
+            self._send_ahead()
+            yield from answer
+
+    def _send_ahead(self) -> None:
+        while self._sent < len(self._chunks) and len(self._pending) < AHEAD * len(self._procs):
+            self._send(self._sent % len(self._procs), self._chunks[self._sent])
+            self._pending.append(self._sent)
+            self._sent += 1
 
     def _send(self, worker: int, chunk: Sequence[tuple[str, str | None]]) -> None:
         stdin = self._procs[worker].stdin
