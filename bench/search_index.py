@@ -10,6 +10,9 @@ In one run, on the same files:
   and diacritics folding like hearth's analyzer: one row per file (the least
   FTS5 can do), and one row per section using hearth's own sectioning (the
   same documents, so hits could carry line ranges);
+- Tantivy alone indexing hearth's documents of those files, made beforehand
+  in memory, with a rebuild's writer (two threads): the floor of a hearth
+  build on this schema, whatever the Python side does;
 - a no-change `hearth reindex` (start-up and a full pass that reads nothing);
 - in-process search, top 10 with snippets: hearth's `Reconciler.search` (takes
   the reconcile lock, BM25 with boosts, archive demotion, highlighted snippet)
@@ -48,7 +51,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import tantivy
+
 from hearth import wiring
+from hearth.domain.sections import split_sections
+from hearth.index.analysis import build_fast_analyzer
+from hearth.index.schema import ANALYZER, NO_TERMS, build_no_terms, build_schema
+from hearth.index.search_index import WRITER_HEAP, document
 from homegen import WORDS, percentile, seed_home, use_git_identity
 
 FTS5_BUILD = r"""
@@ -150,6 +159,29 @@ def vector_build(hearth: str, files: int, rng: random.Random, tmp: Path) -> None
     use_git_identity(semantic=False)
 
 
+def tantivy_alone(root: Path, folder: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of Tantivy indexing hearth's documents of the home's files,
+    made beforehand in memory, with a rebuild's writer: what no hearth build can beat."""
+    documents = []
+    for path in sorted(root.rglob("*.md")):
+        if ".git" not in path.parts:
+            rel = path.relative_to(root).as_posix()
+            documents += [document(s) for s in split_sections(rel, path.read_text())]
+    folder.mkdir()
+    index = tantivy.Index(build_schema(), path=str(folder))
+    index.register_tokenizer(ANALYZER, build_fast_analyzer())
+    index.register_tokenizer(NO_TERMS, build_no_terms())
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    c0, t0 = usage.ru_utime + usage.ru_stime, time.perf_counter()
+    writer = index.writer(heap_size=2 * WRITER_HEAP, num_threads=2)
+    for doc in documents:
+        writer.add_document(doc)
+    writer.commit()
+    writer.wait_merging_threads()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return time.perf_counter() - t0, usage.ru_utime + usage.ru_stime - c0
+
+
 def load() -> str:
     one, five, fifteen = os.getloadavg()
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} cores"
@@ -211,6 +243,12 @@ def main() -> None:
         print(f"  ratio hearth / FTS5 per file:    {full_med / fts_med:.2f}   (goal: at most 1.0)")
         print(f"  ratio hearth / FTS5 per section: {full_med / sections_med:.2f}")
         print(f"  CPU ratio hearth / FTS5 per file: {cpu_ratio:.2f}")
+        floor = [tantivy_alone(root, Path(tmp) / f"floor-{n}") for n in range(args.builds)]
+        wall, cpu = statistics.median(f[0] for f in floor), statistics.median(f[1] for f in floor)
+        print(
+            f"  Tantivy alone, hearth's documents made beforehand (the floor): median "
+            f"{wall:.3f} s, CPU {cpu:.2f} s; {wall / fts_med:.2f} x FTS5 per file"
+        )
 
         nochange = [timed([hearth, "--home", str(root), "reindex"], env) for _ in range(5)]
         line("hearth reindex, nothing changed", nochange)

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hearth.domain.sections import split_sections
+from hearth.index.schema import passage
 from hearth.index.search_index import SearchIndex
 
 FILES = {
@@ -159,3 +160,10 @@ def test_long_prefixes_are_refused_or_bounded(index: SearchIndex) -> None:
         index.search("fence", path_prefix="é" * 600)
     assert index.search("a" * 900 + "*") == []
     assert index.search("fence", path_prefix="m" * 256) == []
+
+
+def test_a_passage_is_its_heading_without_the_time_stamp_and_its_body() -> None:
+    assert passage("09:30 UTC — Sam", "Planted seeds.\n") == "Sam: Planted seeds."
+    assert passage("2026 plans", "Seeds.") == "2026 plans: Seeds."
+    assert passage("Garden", "Seeds.") == "Garden: Seeds."
+    assert passage("09:30 UTC — ", "Seeds.") == "Seeds."

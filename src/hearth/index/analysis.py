@@ -88,6 +88,8 @@ def build_fast_analyzer() -> tantivy.TextAnalyzer:
 
 def may_hold_long_run(text: str) -> bool:
     """False when ``text`` surely has no run of more than MAX_TOKEN_CHARS letters."""
+    if len(text) <= MAX_TOKEN_CHARS:  # most titles and headings: no run can be longer
+        return False
     return _LONG_RUN in text.encode("utf-8", "surrogatepass").translate(_RUN_BYTES)
 
 

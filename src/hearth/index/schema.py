@@ -114,7 +114,8 @@ def passage(heading: str, body: str) -> str:
     alone 0.16, ``09:30 UTC — Sam`` and the body 0.38, ``Sam: body`` 0.52 (the
     questions name people; a clock time only adds noise to the vector).
     """
-    label = ENTRY_STAMP.sub("", heading).strip()
+    # The stamp starts with a digit: most headings need no regex.
+    label = (ENTRY_STAMP.sub("", heading) if heading[:1].isdigit() else heading).strip()
     return f"{label}: {body}".strip() if label else body.strip()
 
 
