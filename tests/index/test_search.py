@@ -167,3 +167,26 @@ def test_a_passage_is_its_heading_without_the_time_stamp_and_its_body() -> None:
     assert passage("2026 plans", "Seeds.") == "2026 plans: Seeds."
     assert passage("Garden", "Seeds.") == "Garden: Seeds."
     assert passage("09:30 UTC — ", "Seeds.") == "Seeds."
+
+
+def test_sections_are_found_by_their_passage_digests_in_the_order_asked(
+    index: SearchIndex,
+) -> None:
+    by_digest = dict(index.passages())
+    bees = next(d for d, text in by_digest.items() if text.startswith("Bees:"))
+    kestrel = next(d for d, text in by_digest.items() if "Hovering" in text)
+    hits = index.search_digests([kestrel, bees], "")
+    assert [(h.path, h.heading) for h in hits] == [
+        ("memory/topics/kestrel.md", "Kestrel notes"),
+        ("memory/2026-11-20.md", "14:30 UTC — Bees"),
+    ]
+    assert [h.path for h in index.search_digests([bees, kestrel], "")] == [
+        "memory/2026-11-20.md",
+        "memory/topics/kestrel.md",
+    ]
+    # A digest sharing the indexed key (its first 60 bits) but not the rest finds nothing.
+    twin = bees[:15] + ("0" if bees[15] != "0" else "1") + bees[16:]
+    assert index.search_digests([twin], "") == []
+    assert index.search_digests([twin, kestrel], "", kind="topic")[0].path == (
+        "memory/topics/kestrel.md"
+    )

@@ -29,7 +29,13 @@ from tantivy import Occur, Query
 
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.errors import InvalidInput
-from hearth.index.schema import ARCHIVE_WEIGHT, SEARCH_FIELD, build_analyzer
+from hearth.index.schema import (
+    ARCHIVE_WEIGHT,
+    DIGEST_KEY,
+    SEARCH_FIELD,
+    build_analyzer,
+    digest_key,
+)
 from hearth.index.terms import QueryText, char_run_tokens, read_query
 
 SNIPPET_CHARS = 200
@@ -92,13 +98,19 @@ def run_digest_search(
     if not digests:
         return []
     searcher = index.searcher()
-    held = Query.term_set_query(schema, "digest", list(digests))
+    held = Query.term_set_query(schema, DIGEST_KEY, [digest_key(d) for d in digests])
     found = searcher.search(_ranked(schema, held, kind, path_prefix), 4 * len(digests)).hits
     order = {d: i for i, d in enumerate(digests)}
-    found = sorted(
-        found,
-        key=lambda hit: order.get(str(searcher.doc(hit[1]).get_first("digest")), len(order)),
-    )[: _bounded(limit)]
+    # The key is part of a digest: a section whose whole digest was not asked
+    # for (two digests sharing 60 bits) is left out.
+    places = [order.get(str(searcher.doc(hit[1]).get_first("digest"))) for hit in found]
+    found = [
+        hit
+        for _place, hit in sorted(
+            ((place, hit) for place, hit in zip(places, found, strict=True) if place is not None),
+            key=lambda pair: pair[0],
+        )
+    ][: _bounded(limit)]
     built = _user_query(index, schema, searcher, text[:MAX_QUERY_CHARS])
     hits = _hits(searcher, schema, found, built[1] if built else None)
     return hits

@@ -16,6 +16,12 @@ files' titles first. ``title`` and ``heading`` stay indexed for
 (version 4): indexing it as well as ``text`` tokenized every section twice.
 Snippets highlight the body with the terms of ``text``; a query's
 ``body:word`` searches ``text``.
+
+``digest`` (the key of a section's vector) is stored without terms too
+(version 5): the semantic side finds sections by ``digest_key``, an integer
+of the digest's first 60 bits, and keeps only those whose stored digest is
+one it asked for. 40,000 distinct 32-character terms cost Tantivy 0.4 s of a
+10,000-file build's 2.9 CPU seconds; as integers, half of that.
 """
 
 from __future__ import annotations
@@ -30,7 +36,8 @@ from hearth.domain.notes import ENTRY_STAMP
 # 2: whole-section scoring, the CJK-aware analyzer (recall).
 # 3: also daily notes in LionClaw's layout (continuity/daily/YYYY/MM/) are kind "daily".
 # 4: ``body`` stored without terms; the writer's fast analyzer (``analysis.py``).
-SCHEMA_VERSION = 4
+# 5: ``digest`` stored without terms, found by the integer ``digest_key``.
+SCHEMA_VERSION = 5
 ANALYZER = "hearth_text"
 #: The analyzer of fields that are stored but give no terms.
 NO_TERMS = "hearth_none"
@@ -39,6 +46,8 @@ NO_TERMS = "hearth_none"
 TEXT_FIELDS = ("title", "heading", "body")
 #: The field every word of a query is scored on by default.
 SEARCH_FIELD = "text"
+#: The field sections are found by from their passage digests (``digest_key``).
+DIGEST_KEY = "digest_key"
 #: Archived records still match, at this fraction of their score.
 ARCHIVE_WEIGHT = 0.5
 
@@ -64,7 +73,8 @@ def build_schema() -> tantivy.Schema:
     builder.add_text_field(SEARCH_FIELD, stored=False, tokenizer_name=ANALYZER)
     builder.add_text_field("date", stored=True, tokenizer_name="raw")
     #: What the section's vector is keyed by (see ``vectors.py``).
-    builder.add_text_field("digest", stored=True, tokenizer_name="raw")
+    builder.add_text_field("digest", stored=True, tokenizer_name=NO_TERMS, index_option="basic")
+    builder.add_integer_field(DIGEST_KEY, stored=False, indexed=True)
     builder.add_integer_field("start_line", stored=True)
     builder.add_integer_field("end_line", stored=True)
     return builder.build()
@@ -117,6 +127,11 @@ def passage(heading: str, body: str) -> str:
     # The stamp starts with a digit: most headings need no regex.
     label = (ENTRY_STAMP.sub("", heading) if heading[:1].isdigit() else heading).strip()
     return f"{label}: {body}".strip() if label else body.strip()
+
+
+def digest_key(digest: str) -> int:
+    """The indexed integer of a passage digest: its first 60 bits (an i64 is signed)."""
+    return int(digest[:15], 16)
 
 
 def digest(text: str) -> str:

@@ -30,11 +30,13 @@ from hearth.index.analysis import build_fast_analyzer, stored_value, unstored_va
 from hearth.index.query import Hit, run_digest_search, run_search
 from hearth.index.schema import (
     ANALYZER,
+    DIGEST_KEY,
     NO_TERMS,
     SCHEMA_VERSION,
     build_no_terms,
     build_schema,
     digest,
+    digest_key,
     passage,
     register_analyzer,
     search_text,
@@ -228,12 +230,14 @@ def document(section: Section) -> tantivy.Document:
     title = stored_value(section.title)
     heading = stored_value(section.heading)
     text = unstored_value(search_text(section.title, section.heading, section.body))
+    key = digest(passage(section.heading, section.body))
     fields: dict[str, object] = {
         "path": section.path,
         "kind": section.kind,
         "body": section.body,
         "date": section.date,
-        "digest": digest(passage(section.heading, section.body)),
+        "digest": key,
+        DIGEST_KEY: digest_key(key),
         "start_line": section.start_line,
         "end_line": section.end_line,
     }
