@@ -141,8 +141,9 @@ def outcomes(
                 if head:
                     with files.batch_reader() as read:
                         for path, digest in items[:head]:
+                            outcome = read_file(read, path, digest, bounds)
                             done += 1
-                            yield read_file(read, path, digest, bounds), signatures[path]
+                            yield outcome, signatures[path]
                 for outcome in readers.outcomes():
                     done += 1
                     yield outcome, signatures[outcome.path]
