@@ -49,7 +49,7 @@ def age(root: Path) -> None:
             os.utime(path, (past, past), follow_symlinks=False)
 
 
-def loaded_by(*argv: str) -> list[str]:
+def loaded_by(*argv: str, cwd: Path | None = None) -> list[str]:
     """The heavy modules a CLI command loads, run in a fresh interpreter."""
     code = (
         "import io, json, sys, contextlib\n"
@@ -58,7 +58,9 @@ def loaded_by(*argv: str) -> list[str]:
         f"    _run({list(argv)!r})\n"
         f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))\n"
     )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=cwd
+    )
     return list(json.loads(proc.stdout))
 
 
@@ -86,6 +88,8 @@ def test_help_and_a_settled_status_load_none_of_the_machinery(tmp_path: Path) ->
     status(root)  # the pass that settles it
     assert loaded_by("--help") == []
     assert loaded_by("--home", str(root), "status", "--json") == []
+    (root / "memory").mkdir(exist_ok=True)
+    assert loaded_by("status", "--json", cwd=root / "memory") == []  # the home found from here
 
 
 def test_a_running_server_answers_and_verbose_says_so(server: Server) -> None:
