@@ -42,6 +42,7 @@ torture: dev
 	HEARTH_TORTURE=long $(BIN)/pytest -m torture -p no:cacheprovider
 
 bench: install
+	$(BIN)/python bench/cli_startup.py
 	$(BIN)/python bench/commit_path.py
 	$(BIN)/python bench/git_commit.py
 	$(BIN)/python bench/search_index.py

@@ -1,6 +1,7 @@
 """Time `hearth serve` over loopback on a generated 10,000-file home.
 
     .venv/bin/python bench/http_service.py [--files 10000] [--searches 500] [--rounds 40]
+                                           [--semantic]
 
 In one run:
 
@@ -13,6 +14,11 @@ In one run:
   editors do (temp file, rename over the target) with a fresh word, then
   searches every 5 ms until the word is found: p50/p95;
 - the server's resident memory (VmRSS, and the peak VmHWM) at the end.
+
+Semantic ranking is off unless ``--semantic``: then the bench first waits for
+the server to embed every section (minutes at 10,000 files: use ``--files
+1000``), so the writes are timed with the vectors complete, each write's new
+sections embedded in the background and each search hybrid.
 
 Prints figures; asserts nothing about speed.
 """
@@ -77,6 +83,20 @@ def latency(name: str, samples: list[float], tail: float = 0.99) -> float:
     return p50
 
 
+def wait_for_vectors(client: Client, deadline: float = 3600.0) -> dict[str, object]:
+    """The index's vector coverage once every section has its vector."""
+    end = time.monotonic() + deadline
+    while True:
+        status = client.call("GET", "/v1/status")
+        assert isinstance(status, dict)
+        vectors = status["index"]["vectors"]
+        if vectors is None:
+            raise SystemExit("semantic ranking is off in the served home")
+        if vectors["complete"] or time.monotonic() > end:
+            return dict(vectors)
+        time.sleep(1.0)
+
+
 def memory_kb(pid: int) -> dict[str, int]:
     found = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -91,9 +111,10 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--searches", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--semantic", action="store_true", help="semantic ranking on")
     args = parser.parse_args()
     rng = random.Random(5)
-    env = use_git_identity()
+    env = use_git_identity(semantic=args.semantic)
 
     with tempfile.TemporaryDirectory(prefix="hearth-bench-") as tmp:
         root = Path(tmp) / "home"
@@ -105,6 +126,13 @@ def main() -> None:
         try:
             print(f"server up (index built) in {time.perf_counter() - t0:.1f} s")
             client = Client(port, token)
+            if args.semantic:
+                t0 = time.perf_counter()
+                vectors = wait_for_vectors(client)
+                print(
+                    f"semantic ranking on: {vectors['embedded']} sections embedded in "
+                    f"{time.perf_counter() - t0:.0f} s ({vectors['model']})"
+                )
 
             queries = [" ".join(rng.sample(WORDS, rng.choice((1, 1, 2)))) for _ in range(50)]
             for query in queries:  # warm-up
@@ -121,10 +149,12 @@ def main() -> None:
             # The API writes first, then the git commits, so neither measures the
             # other's aftermath (a person's commit moves HEAD; the server follows).
             write_to_search: list[float] = []
+            writes: list[float] = []
             for r in range(args.rounds):
                 word = f"zq{r}x{rng.randrange(10**9)}"
                 t0 = time.perf_counter()
                 client.call("POST", "/v1/daily", {"text": f"saw {word} today", "title": "bench"})
+                writes.append(time.perf_counter() - t0)
                 hits = client.search(word)
                 write_to_search.append(time.perf_counter() - t0)
                 assert hits, word
@@ -147,9 +177,10 @@ def main() -> None:
                 )
                 git_commit.append(time.perf_counter() - t0)
             print("\nwrite to searchable:")
+            latency("POST /v1/daily (committed and indexed)", writes)
             ours = latency("POST /v1/daily then GET /v1/search finds it", write_to_search)
             theirs = latency("git add <file> && git commit (not searchable)", git_commit)
-            print(f"  ratio: {ours / theirs:.2f}   (goal: at most 0.60)")
+            print(f"  ratio: {ours / theirs:.2f}   (goal: at most 0.50)")
 
             editor: list[float] = []
             folder = root / "memory/topics/saved"

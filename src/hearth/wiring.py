@@ -14,36 +14,32 @@ import dataclasses
 import datetime as dt
 import os
 import sys
-import threading
 from collections.abc import Callable
-from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from hearth.app import setup
-from hearth.app.operations import AfterWrite, Clock, Operations
-from hearth.app.reflection import ReflectionLog, Reflector
-from hearth.app.served import OwnedPasses, RuntimeNotices, ServedHearth
-from hearth.app.setup import InitResult
-from hearth.app.status import board_for
-from hearth.app.sync import Syncer
-from hearth.app.usecases import Hearth, IndexEachWrite
-from hearth.domain import layout
-from hearth.domain.settings import Settings, parse_settings
-from hearth.domain.validation import RuleFailure
 from hearth.errors import Conflict, NotAHome
-from hearth.hooks import install as hook_install
-from hearth.index.embedding import load_embedder
-from hearth.index.live import LiveIndex
-from hearth.index.semantic import SemanticRanking, VectorFiller
-from hearth.reconcile.reconciler import Reconciler
-from hearth.reconcile.reports import PassReport
-from hearth.reconcile.worker import ReconcileWorker
-from hearth.store import state
-from hearth.store.discovery import discover_home
-from hearth.store.git import GitStore
-from hearth.store.rooted import RootedFiles
-from hearth.store.state import state_dir_of
-from hearth.store.tokens import TokenStore
+
+if TYPE_CHECKING:
+    from hearth.app.operations import AfterWrite, Clock, Operations
+    from hearth.app.reflection import ReflectionLog
+    from hearth.app.served import RuntimeNotices, ServedHearth
+    from hearth.app.setup import InitResult
+    from hearth.app.sync import Syncer
+    from hearth.app.usecases import Hearth
+    from hearth.domain.settings import Settings
+    from hearth.index.semantic import SemanticRanking
+    from hearth.reconcile.reconciler import Reconciler
+    from hearth.reconcile.reports import PassReport
+    from hearth.store.git import GitStore
+    from hearth.store.rooted import RootedFiles
+    from hearth.store.tokens import TokenStore
+
+# Start-up: what a command builds is imported where it is built, so a command
+# that builds little (``hearth status`` on a settled home, ``--help``) loads
+# little: libgit2's binding, Tantivy, numpy and the web stack each cost a
+# noticeable part of a second (docs/cli.md, "Start-up").
+# ruff: noqa: PLC0415
 
 DEFAULT_HOME = Path("~/.hearth/home")
 #: Seconds a reconcile pass waits for another process's pass to finish.
@@ -65,6 +61,8 @@ def resolve_home(option: str | None, cwd: Path | None = None) -> Path:
     except OSError:  # the working folder was deleted
         start = None
     if start is not None:
+        from hearth.store.discovery import discover_home
+
         found = discover_home(start, os.environ.get("GIT_CEILING_DIRECTORIES", ""))
         if found is not None:
             return found
@@ -77,6 +75,8 @@ def default_actor(fallback: str = "cli") -> str:
 
 def template_dir() -> Path:
     """home_template/: packaged in the wheel, or at the top of a source checkout."""
+    from importlib import resources
+
     packaged = Path(str(resources.files("hearth"))) / "home_template"
     if packaged.is_dir():
         return packaged
@@ -95,26 +95,47 @@ class _Parts:
     clock: Clock
 
 
-def _parts(root: Path, clock: Clock) -> _Parts:
+def _home(root: Path) -> tuple[RootedFiles, Settings]:
+    from hearth.domain import layout
+    from hearth.domain.settings import Settings, parse_settings
+    from hearth.store.rooted import RootedFiles
+
     if not (root / ".git").exists():
         raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
     files = RootedFiles(root)
-    store = GitStore(root, files, clock)
     data = files.read(layout.SETTINGS_PATH)
     settings = Settings() if data is None else parse_settings(data.decode("utf-8", "replace"))
+    return files, settings
+
+
+def _parts(root: Path, clock: Clock) -> _Parts:
+    from hearth.store.git import GitStore
+
+    files, settings = _home(root)
+    store = GitStore(root, files, clock)
     return _Parts(root, files, store, settings, clock)
 
 
-def _semantic(parts: _Parts) -> SemanticRanking | None:
+def _semantic_on(settings: Settings) -> bool:
     """Semantic ranking as hearth.toml's ``[search]`` says; ``HEARTH_SEMANTIC=off``
     turns it off for one process (tests, or a machine too small for the model)."""
-    if not parts.settings.search.semantic or os.environ.get("HEARTH_SEMANTIC") == "off":
+    return settings.search.semantic and os.environ.get("HEARTH_SEMANTIC") != "off"
+
+
+def _semantic(parts: _Parts) -> SemanticRanking | None:
+    from hearth.index.embedding import load_embedder
+    from hearth.index.semantic import SemanticRanking
+    from hearth.store import state
+
+    if not _semantic_on(parts.settings):
         return None
     embedder = load_embedder(parts.settings.search.model)
     return SemanticRanking(parts.store.state_dir / state.VECTORS_DIR, embedder)
 
 
 def _syncer(parts: _Parts) -> Syncer:
+    from hearth.app.sync import Syncer
+
     return Syncer(
         parts.root, parts.store.state_dir, parts.clock, merge_config=merge_driver_config()
     )
@@ -125,6 +146,10 @@ def _reconciler(
     *attention: Syncer | ReflectionLog | RuntimeNotices,
     lock_timeout: float = RECONCILE_WAIT_SECONDS,
 ) -> Reconciler:
+    from hearth.index.live import LiveIndex
+    from hearth.reconcile.reconciler import Reconciler
+    from hearth.store import state
+
     return Reconciler(
         parts.root,
         parts.files,
@@ -139,12 +164,25 @@ def _reconciler(
 
 
 def _operations(parts: _Parts, after_write: AfterWrite | None) -> Operations:
+    from hearth.app.operations import Operations
+
     return Operations(
         parts.root, parts.files, parts.store, parts.settings, parts.clock, after_write
     )
 
 
 # -- what callers get --------------------------------------------------------------
+
+
+def glance_status(root: Path) -> dict[str, Any] | None:
+    """The home's status without a reconcile pass, when one would change nothing
+    (``app/glance.py``); None when it would (then ``open_app(root).status()``)."""
+    from hearth.app import glance
+    from hearth.index.embedding import load_embedder
+
+    _files, settings = _home(root)
+    model = load_embedder(settings.search.model).name if _semantic_on(settings) else None
+    return glance.status(root, settings, model, RECONCILE_WAIT_SECONDS)
 
 
 def open_home(root: Path, clock: Clock = utc_now) -> Operations:
@@ -160,6 +198,9 @@ def open_app(
     every write is indexed before it returns, every read that shows the index
     or ACTIVE.md runs a reconcile pass first (waiting at most ``lock_timeout``
     for another process's pass)."""
+    from hearth.app.reflection import ReflectionLog, Reflector
+    from hearth.app.usecases import Hearth, IndexEachWrite
+
     parts = _parts(root, clock)
     syncer = _syncer(parts)
     log = ReflectionLog(parts.store.state_dir, parts.settings.reflection)
@@ -176,6 +217,16 @@ def open_service(
     """Everything a long-running process serves for the home at ``root``: the use
     cases kept fresh by a reconcile worker (``on_pass`` told of every pass) and a
     file watcher, with the scheduled jobs' and recovery's notices in ACTIVE.md."""
+    import threading
+
+    from hearth.app.reflection import ReflectionLog, Reflector
+    from hearth.app.served import OwnedPasses, RuntimeNotices, ServedHearth
+    from hearth.app.status import board_for
+    from hearth.app.usecases import IndexEachWrite
+    from hearth.index.semantic import VectorFiller
+    from hearth.reconcile.worker import ReconcileWorker
+    from hearth.store.tokens import TokenStore
+
     parts = _parts(root, clock)
     owner = threading.RLock()
     syncer = _syncer(parts)
@@ -213,6 +264,9 @@ def open_service(
 
 
 def token_store(root: Path) -> TokenStore:
+    from hearth.store.state import state_dir_of
+    from hearth.store.tokens import TokenStore
+
     if not (root / ".git").exists():
         raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
     return TokenStore(state_dir_of(root))
@@ -224,22 +278,32 @@ def token_store(root: Path) -> TokenStore:
 def install_hooks(root: Path) -> list[str]:
     if not (root / ".git").exists():
         raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
+    from hearth.hooks import install as hook_install
+
     # The hooks and the merge driver start hearth with this very interpreter.
     return hook_install.install(root, sys.executable)
 
 
 def update_attributes(root: Path, clock: Clock = utc_now) -> tuple[str, ...]:
     """Commit hearth's current .gitattributes lines when they are missing or old."""
+    from hearth.app import setup
+
     return setup.update_attributes(root, clock, default_actor())
 
 
 def merge_driver_config() -> dict[str, str]:
     """The git config naming hearth's daily-note merge driver, for this interpreter."""
+    from hearth.hooks import install as hook_install
+
     return hook_install.merge_driver_config(sys.executable)
 
 
 def initialize(root: Path, clock: Clock = utc_now) -> InitResult:
     """``hearth init``: create or adopt the home, commit what it added, install the hooks."""
+    from hearth.app import setup
+    from hearth.domain.settings import Settings
+    from hearth.domain.validation import RuleFailure
+
     result = setup.init_home(root, template_dir(), clock, default_actor(), Settings().bounds)
     try:
         install_hooks(root)

@@ -10,6 +10,7 @@ event loop, so it never queues behind a write.
 
 from __future__ import annotations
 
+import secrets
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -76,6 +77,23 @@ def require(scope: Scope) -> Any:
 read, write, admin = require("read"), require("write"), require("admin")
 
 
+def _read_or_hook_key(request: Request, service: Service) -> None:
+    """The server's hook key (``hook_key`` in ``.git/hearth/server.json``, readable only
+    by the home's owner, new on every start) or any token with the ``read`` scope."""
+    sent = bearer(request)
+    if secrets.compare_digest(sent.encode(), service.hook_key.encode()):
+        return
+    info = service.tokens.check(sent)
+    if info is None:
+        raise ApiError(401, "unknown hook key or token")
+    if not allows(info.scope, "read"):
+        raise ApiError(403, "this needs a token with the read scope")
+
+
+#: For what the hooks and the CLI ask of the server on the home owner's behalf.
+read_or_hook_key = Depends(_read_or_hook_key)
+
+
 def actor(info: TokenInfo) -> str:
     return f"api:{info.name}"
 
@@ -90,7 +108,9 @@ async def healthz() -> models.Health:
 
 
 @router.get("/v1/status", response_model=models.Status, tags=["service"])
-def status(service: Service, _: TokenInfo = read) -> dict[str, Any]:
+def status(service: Service, _: None = read_or_hook_key) -> dict[str, Any]:
+    """The home's status (a read token, or the server's hook key: ``hearth status``
+    asks the running server with it)."""
     return service.status().as_dict()
 
 

@@ -67,11 +67,7 @@ class ReflectionLog:
         self.record_path = state_dir / state.REFLECTION_RECORD
 
     def last(self) -> dict[str, object]:
-        try:
-            data = json.loads(self.record_path.read_text())
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        return state.read_record(self.record_path)
 
     def status(self) -> dict[str, object]:
         return {"enabled": self.settings.enabled, "last": self.last() or None}

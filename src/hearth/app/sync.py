@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hearth.app import glance
 from hearth.domain import layout
 from hearth.errors import Conflict, HearthError, NoUpstream, StoreError, SyncBlocked
 from hearth.store import state
@@ -145,18 +146,11 @@ class Syncer:
             return {}
         stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
         if stamp != self._last_stamp:
-            try:
-                data = json.loads(path.read_text())
-            except (OSError, ValueError):
-                data = {}
-            self._last_stamp, self._last_record = stamp, data if isinstance(data, dict) else {}
+            self._last_stamp, self._last_record = stamp, state.read_record(path)
         return self._last_record
 
     def conflict_copies(self) -> list[str]:
-        folder = self.root / layout.CONFLICTS_DIR
-        if not folder.is_dir():
-            return []
-        return sorted(str(p.relative_to(self.root)) for p in folder.rglob("*") if p.is_file())
+        return glance.conflict_copies(self.root)
 
     def _record(self, result: str, error: str | None = None) -> None:
         self.state_dir.mkdir(parents=True, exist_ok=True)

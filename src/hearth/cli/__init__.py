@@ -13,6 +13,7 @@ reflection), ``runtime`` (serve, watch, context, tokens, sync, hooks) and
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -39,6 +40,7 @@ def _run(argv: Sequence[str] | None, default_map: dict[str, Any] | None = None) 
             prog_name="hearth",
             standalone_mode=False,
             default_map=default_map,
+            terminal_width=_help_width(),
         )
     except click.exceptions.Exit as exc:
         return exc.exit_code
@@ -62,6 +64,21 @@ def _run(argv: Sequence[str] | None, default_map: dict[str, Any] | None = None) 
         click.echo(f"hearth: {exc}", err=True)
         return 1
     return 0
+
+
+def _help_width() -> int:
+    """The width click's help formatter takes, without the ``shutil`` import it would
+    make for it (``shutil`` loads the compression modules: start-up for nothing)."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return max(min(columns or 80, 80) - 2, 50)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

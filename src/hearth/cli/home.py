@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -55,14 +56,19 @@ def init(state: _State, path: str | None, as_json: bool) -> None:
 
 @cli.command()
 @json_option
+@click.option("--verbose", "-v", is_flag=True, help="Say on stderr how the answer was reached.")
 @click.pass_obj
-def status(state: _State, as_json: bool) -> None:
+def status(state: _State, as_json: bool, verbose: bool) -> None:
     """Show the home's branch, HEAD, uncommitted changes, records and index freshness.
 
-    Runs a reconcile pass first (nearly free when nothing changed), so the
-    index figures describe the files as they are now.
+    The index figures describe the files as they are now: a running server for
+    the home answers from its status (kept current by its watcher); without
+    one, a reconcile pass runs first, skipped when the files, HEAD and
+    ACTIVE.md show it would change nothing.
     """
-    data = state.app().status().as_dict()
+    data, how = _status(state)
+    if verbose:
+        click.echo(f"hearth: status {how}", err=True)
 
     def human() -> str:
         index = data["index"]
@@ -109,6 +115,45 @@ def status(state: _State, as_json: bool) -> None:
         return "\n".join(lines)
 
     _emit(as_json, data, human)
+
+
+#: What ``status`` shows, whoever computes it (a server adds its own parts).
+STATUS_KEYS = (
+    "home",
+    "branch",
+    "head",
+    "dirty",
+    "changes",
+    "pending_proposals",
+    "open_loops",
+    "index",
+    "sync",
+    "conflicts",
+    "reflection",
+)
+
+
+def _status(state: _State) -> tuple[dict[str, Any], str]:
+    """The status and how it was reached: asked of the home's running server (when
+    its snapshot is current), read without a pass (when one would change nothing),
+    or after a reconcile pass."""
+    from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
+    from hearth.cli import delegate  # noqa: PLC0415
+
+    root = state.root
+    server = delegate.find(root)
+    if server is not None:
+        served = delegate.get(server, "/v1/status")
+        snapshot = (served or {}).get("snapshot")
+        if served is not None and isinstance(snapshot, dict) and snapshot.get("current"):
+            data = {key: served.get(key) for key in STATUS_KEYS}
+            data["home"] = str(root)
+            return data, f"answered by the server at {server.url}"
+    note = "" if server is None else f" (the server at {server.url} had no current answer)"
+    found = wiring.glance_status(root)
+    if found is not None:
+        return found, f"read without a reconcile pass: nothing changed since the last one{note}"
+    return state.app().status().as_dict(), f"after a reconcile pass{note}"
 
 
 @cli.command()

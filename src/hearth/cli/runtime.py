@@ -2,14 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
-import ipaddress
-import shlex
-import signal
 import sys
-import threading
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import click
@@ -17,8 +10,13 @@ import click
 from hearth.cli.support import _emit, _report_line, _State, cli, json_option
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from hearth.reconcile.reports import PassReport
 from hearth.domain.layout import HOOK_NAMES
+
+# The standard modules that only serve, watch or start a server need are imported
+# in those commands: every other command's start-up is felt (docs/cli.md).
 
 #: Seconds between watcher health checks in ``hearth watch``.
 HEALTH_CHECK_SECONDS = 2.0
@@ -32,6 +30,9 @@ def watch(state: _State) -> None:
     Runs the file watcher and the reconcile worker in the foreground and
     prints one line per pass that changed something.
     """
+    import signal  # noqa: PLC0415
+    import threading  # noqa: PLC0415
+
     from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
 
     def on_pass(report: PassReport) -> None:
@@ -74,6 +75,10 @@ def serve(
 ) -> None:
     """Serve the home over HTTP, with the watcher and the scheduler, until SIGTERM."""
     # Imported here: FastAPI and uvicorn would add ~0.2 s to every other command.
+    import contextlib  # noqa: PLC0415
+    import shlex  # noqa: PLC0415
+    import signal  # noqa: PLC0415
+
     import uvicorn  # noqa: PLC0415
 
     from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
@@ -131,6 +136,8 @@ def _cap_malloc_arenas() -> None:
     10,000-file home by about 1.5 MB per write (88 MB to 155 MB over 40
     writes). Two arenas keep it near 96 MB (bench/http_service.py).
     """
+    import ctypes  # noqa: PLC0415
+
     try:
         libc = ctypes.CDLL("libc.so.6")
         libc.mallopt(_M_ARENA_MAX, 2)
@@ -142,6 +149,8 @@ _M_ARENA_MAX = -8
 
 
 def _is_loopback(host: str) -> bool:
+    import ipaddress  # noqa: PLC0415
+
     if host == "localhost":
         return True
     try:

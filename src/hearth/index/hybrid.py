@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hearth.index.embedding import Embedder
+from hearth.index.ondisk import VectorCoverage as VectorCoverage  # noqa: PLC0414  (re-exported)
 from hearth.index.query import Hit
 from hearth.index.schema import ARCHIVE_WEIGHT
 from hearth.index.search_index import SearchIndex
@@ -51,25 +52,6 @@ DATE_SHARE = 0.05
 #: How far below the nearest passage's cosine similarity a passage may be and
 #: still count on the semantic side.
 SEMANTIC_MARGIN = 0.05
-
-
-@dataclass(frozen=True)
-class VectorCoverage:
-    model: str
-    embedded: int
-    sections: int
-
-    @property
-    def complete(self) -> bool:
-        return self.embedded >= self.sections
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "model": self.model,
-            "embedded": self.embedded,
-            "sections": self.sections,
-            "complete": self.complete,
-        }
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """The index schema and its analyzer, named once.
 
-Bump ``SCHEMA_VERSION`` whenever a field, a tokenizer or the meaning of a
-stored value changes: an index with another version is rebuilt aside and
-swapped in by the reconciler, never migrated in place.
+Bump ``SCHEMA_VERSION`` (kept in ``ondisk.py``, which status reads without
+Tantivy) whenever a field, a tokenizer or the meaning of a stored value
+changes: an index with another version is rebuilt aside and swapped in by the
+reconciler, never migrated in place.
 
 Scoring runs on ``text``: the title, heading and body of a section as one
 bag of words, so BM25's inverse document frequency is computed over whole
@@ -32,12 +33,8 @@ import hashlib
 import tantivy
 
 from hearth.domain.notes import ENTRY_STAMP
+from hearth.index.ondisk import SCHEMA_VERSION as SCHEMA_VERSION  # noqa: PLC0414  (re-exported)
 
-# 2: whole-section scoring, the CJK-aware analyzer (recall).
-# 3: also daily notes in LionClaw's layout (continuity/daily/YYYY/MM/) are kind "daily".
-# 4: ``body`` stored without terms; the writer's fast analyzer (``analysis.py``).
-# 5: ``digest`` stored without terms, found by the integer ``digest_key``.
-SCHEMA_VERSION = 5
 ANALYZER = "hearth_text"
 #: The analyzer of fields that are stored but give no terms.
 NO_TERMS = "hearth_none"

@@ -27,12 +27,12 @@ import tantivy
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
 from hearth.index.analysis import build_fast_analyzer, stored_value, unstored_value
+from hearth.index.ondisk import META_NAME, SCHEMA_VERSION, TANTIVY_DIR
 from hearth.index.query import Hit, run_digest_search, run_search
 from hearth.index.schema import (
     ANALYZER,
     DIGEST_KEY,
     NO_TERMS,
-    SCHEMA_VERSION,
     build_no_terms,
     build_schema,
     digest,
@@ -48,8 +48,8 @@ WRITER_HEAP = 50_000_000
 SMALL_WRITER_HEAP = 15_000_000
 #: Files in one update above which a second indexing thread is used.
 BIG_BATCH = 500
-_META = "meta.json"
-_TANTIVY = "tantivy"
+_META = META_NAME
+_TANTIVY = TANTIVY_DIR
 
 
 class SearchIndex:

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING
 
 from hearth.domain.sections import Section
 from hearth.index.embedding import Embedder
-from hearth.index.hybrid import SearchResult, VectorCoverage, hybrid_search, wants_exact_words
+from hearth.index.hybrid import SearchResult, hybrid_search, wants_exact_words
+from hearth.index.ondisk import VectorCoverage, stored_rows
 from hearth.index.schema import digest, passage
 from hearth.index.search_index import SearchIndex
 
@@ -129,8 +130,6 @@ class SemanticRanking:
         if waiting is None:
             # Before the first listing, the store's size is the best estimate
             # (read from the file: a status need not load every vector).
-            from hearth.index.vectors import stored_rows  # noqa: PLC0415  (see imports)
-
             stored = len(self._store) if self._store is not None else stored_rows(self.folder)
             embedded = min(stored, sections)
         else:

@@ -40,14 +40,16 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from hearth.index.ondisk import KEY_BYTES, KEYS_NAME
+
 Vectors = npt.NDArray[np.float32]
 
 FORMAT = 1
 _META = "meta.json"
-_KEYS = "keys"
+_KEYS = KEYS_NAME
 _ROWS = "rows"
 _LOCK = "append.lock"
-_KEY_BYTES = 16
+_KEY_BYTES = KEY_BYTES
 
 
 class VectorStore:
@@ -162,14 +164,6 @@ class VectorStore:
 
     def digests(self) -> list[str]:
         return self._keys[: self._count]
-
-
-def stored_rows(folder: Path) -> int:
-    """How many vectors ``folder`` holds, without loading them (for status)."""
-    try:
-        return (folder / _KEYS).stat().st_size // _KEY_BYTES
-    except OSError:
-        return 0
 
 
 def open_store(folder: Path, model: str, dims: int) -> VectorStore:

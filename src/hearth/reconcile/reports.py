@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from hearth.index.hybrid import VectorCoverage
+from hearth.index.ondisk import VectorCoverage
 
 
 @dataclass(frozen=True)

@@ -6,22 +6,81 @@ directory or file (a linked worktree or a submodule has a file), stopping at
 discovery does exactly that. The repository found is a hearth home when its
 work tree holds ``hearth.toml`` (every ``hearth init`` writes it) or its git
 directory holds hearth's local state (``.git/hearth/``).
+
+The plain case (a ``.git`` folder of ours, no ceilings, one file system) is
+walked here without libgit2, whose binding costs a command's start-up tens of
+milliseconds; every other case (a ``.git`` file, a bare repository, another
+owner's repository, ``core.worktree``, a ceiling, a mount point on the way)
+is left to libgit2.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
-
-import pygit2
 
 from hearth.domain.layout import SETTINGS_PATH
 
 STATE_DIR_NAME = "hearth"
+#: What the plain walk answers when libgit2 must decide.
+_UNSURE = Path("/nonexistent/hearth-discovery-unsure")
+
+
+def _plain_walk(start: Path) -> Path | None:
+    """The work tree git would find from ``start`` when the case is plain, None when
+    there is none, ``_UNSURE`` when libgit2 must decide."""
+    try:
+        current = Path(os.path.realpath(start))
+        device = current.stat().st_dev
+    except OSError:
+        return _UNSURE
+    while True:
+        try:
+            st = current.stat()
+        except OSError:
+            return _UNSURE
+        if st.st_dev != device:
+            return _UNSURE  # a mount point: git stops at file-system boundaries
+        if current.name == ".git" or (current / "HEAD").exists():
+            return _UNSURE  # inside a git folder, or a bare repository
+        try:
+            dot_git = os.lstat(current / ".git")
+        except FileNotFoundError:
+            dot_git = None
+        except OSError:
+            return _UNSURE
+        if dot_git is not None:
+            return current if _plain_git_dir(current / ".git", dot_git) else _UNSURE
+        if current.parent == current:
+            return None
+        current = current.parent
+
+
+def _plain_git_dir(git_dir: Path, st: os.stat_result) -> bool:
+    """A ``.git`` folder of this user's, with the work tree beside it."""
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+        return False
+    try:
+        config = (git_dir / "config").read_text(errors="replace").lower()
+    except OSError:
+        return False
+    return (
+        (git_dir / "HEAD").is_file()
+        and (git_dir / "objects").is_dir()
+        and "worktree" not in config
+        and "bare = true" not in config
+    )
 
 
 def enclosing_work_tree(start: Path, ceilings: str = "") -> Path | None:
     """The work tree of the repository git would find from ``start``, or None."""
+    if not ceilings:
+        walked = _plain_walk(start)
+        if walked is not _UNSURE:
+            return walked
+    import pygit2  # noqa: PLC0415  (see the module's docstring)
+
     try:
         found = (
             pygit2.discover_repository(str(start), False, ceilings)
@@ -48,6 +107,10 @@ def is_hearth_home(root: Path) -> bool:
         return False
     if (root / SETTINGS_PATH).is_file():
         return True
+    if dot_git.is_dir():
+        return (dot_git / STATE_DIR_NAME).is_dir()
+    import pygit2  # noqa: PLC0415  (see the module's docstring)
+
     try:
         git_dir = Path(pygit2.Repository(str(root)).path)
     except (pygit2.GitError, OSError):

@@ -12,28 +12,40 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from hearth.store.repository import Repository, is_ignored
+if TYPE_CHECKING:
+    # libgit2's binding is imported when a question is asked: a status read without
+    # it (app/glance.py) computes the signature alone.
+    from hearth.store.repository import Repository
+
+
+def rules_signature(ignore_files: Iterable[tuple[str, int, int]], git_dir: Path) -> str:
+    """The signature of the rules: ``.gitignore`` files (path, size, mtime) and
+    ``info/exclude`` of ``git_dir``."""
+    parts = sorted(f"{path}:{size}:{mtime}" for path, size, mtime in ignore_files)
+    try:
+        st = (git_dir / "info" / "exclude").stat()
+        parts.append(f"info/exclude:{st.st_size}:{st.st_mtime_ns}")
+    except OSError:
+        pass
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
 
 
 class IgnoreRules:
     def __init__(self, repo: Repository, git_dir: Path) -> None:
         self._repo = repo
-        self._exclude = git_dir / "info" / "exclude"
+        self._git_dir = git_dir
         self._answers: dict[str, bool] = {}
         self._signature: str | None = None
 
     def signature(self, ignore_files: Iterable[tuple[str, int, int]]) -> str:
-        parts = sorted(f"{path}:{size}:{mtime}" for path, size, mtime in ignore_files)
-        try:
-            st = self._exclude.stat()
-            parts.append(f"info/exclude:{st.st_size}:{st.st_mtime_ns}")
-        except OSError:
-            pass
-        return hashlib.blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
+        return rules_signature(ignore_files, self._git_dir)
 
     def ignored(self, paths: Iterable[str], signature: str) -> set[str]:
         """Those of ``paths`` that git ignores under the rules of ``signature``."""
+        from hearth.store.repository import is_ignored  # noqa: PLC0415  (see the imports)
+
         if signature != self._signature:
             self._answers.clear()
             self._signature = signature

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pygit2
 
+from hearth.store.porcelain import change_state
+
 #: The repository object (opaque to callers outside store/).
 Repository = pygit2.Repository
 #: What libgit2 raises when a repository operation fails; the edges report it
@@ -80,15 +82,14 @@ def untracked(repo: Repository) -> tuple[str, ...]:
 
 
 def _state(flags: int) -> str:
-    if flags & _FS.CONFLICTED:
-        return "conflicted"
-    if flags & _FS.WT_NEW and not flags & (_FS.INDEX_NEW | _FS.INDEX_MODIFIED):
-        return "untracked"
-    staged = flags & (_FS.INDEX_NEW | _FS.INDEX_MODIFIED | _FS.INDEX_DELETED | _FS.INDEX_RENAMED)
-    unstaged = flags & (_FS.WT_MODIFIED | _FS.WT_DELETED | _FS.WT_RENAMED | _FS.WT_TYPECHANGE)
-    if staged and unstaged:
-        return "staged+modified"
-    return "staged" if staged else "modified"
+    staged = _FS.INDEX_NEW | _FS.INDEX_MODIFIED | _FS.INDEX_DELETED | _FS.INDEX_RENAMED
+    unstaged = _FS.WT_MODIFIED | _FS.WT_DELETED | _FS.WT_RENAMED | _FS.WT_TYPECHANGE
+    return change_state(
+        conflicted=bool(flags & _FS.CONFLICTED),
+        untracked=bool(flags & _FS.WT_NEW and not flags & (_FS.INDEX_NEW | _FS.INDEX_MODIFIED)),
+        staged=bool(flags & staged),
+        unstaged=bool(flags & unstaged),
+    )
 
 
 def config_value(repo: Repository, key: str) -> str | None:

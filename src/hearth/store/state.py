@@ -7,6 +7,7 @@ The names shared with the shell hook shims live in ``domain/layout.py``.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from hearth.domain.layout import NUDGE_PATH, SERVER_FILE
@@ -40,6 +41,16 @@ NUDGE = NUDGE_PATH.rsplit("/", 1)[-1]
 HOOK_LOG = "hooks.log"
 #: An flock held by a post hook's background pass until it starts scanning.
 HOOK_PENDING = "hooks.pending"
+
+
+def read_record(path: Path) -> dict[str, object]:
+    """A JSON record of this folder (the last sync, the last reflection run); empty
+    when it is missing or unreadable."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def state_dir(git_dir: Path) -> Path:

@@ -1,0 +1,149 @@
+"""Asking this home's running server instead of building the home in the command.
+
+A running ``hearth serve`` (or ``hearth mcp``) already holds the repository, the
+index and a status snapshot kept current by its watcher and worker, and says
+where it listens in ``.git/hearth/server.json`` (with its hook key, readable
+only by the home's owner; see docs/hooks.md). A command whose answer the server
+has asks it over loopback (or its unix socket) with that key: one small request
+instead of opening the home. Any failure (no server, a stale file, a refusal, a
+timeout, an answer not understood) answers None and the command does the work
+itself. Plain sockets: ``http.client`` would bring ``ssl`` into every start-up.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hearth.store import state
+
+if TYPE_CHECKING:
+    import socket
+
+#: Seconds to connect and to wait for the answer before doing the work here.
+TIMEOUT = 5.0
+#: The largest answer read (a status of a big home is tens of kilobytes).
+MAX_ANSWER = 16 * 1024 * 1024
+_LOOPBACK = {"127.0.0.1": "127.0.0.1", "localhost": "127.0.0.1", "::1": "::1"}
+#: A server bound to every address is asked on loopback.
+_ANY_ADDRESS = {"0.0.0.0": "127.0.0.1", "::": "::1"}
+
+
+@dataclass(frozen=True)
+class Server:
+    """Where this home's live server listens."""
+
+    url: str
+    key: str
+    #: (family, address) to connect to: a loopback (host, port) or a socket path.
+    family: int
+    address: Any
+    host_header: str
+
+
+def find(root: Path) -> Server | None:
+    """This home's live server, from ``server.json``; None when none runs."""
+    try:
+        data = json.loads((root / ".git" / state.FOLDER / state.SERVER).read_text())
+        pid = int(data["pid"])
+        url, key = str(data["url"]), str(data["hook_key"])
+        os.kill(pid, 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not key:
+        return None
+    import socket  # noqa: PLC0415  (start-up: only when a server runs)
+
+    if url.startswith("unix:"):
+        return Server(url, key, socket.AF_UNIX, url.removeprefix("unix:"), "localhost")
+    if not url.startswith("http://"):
+        return None
+    hostport = url.removeprefix("http://").split("/", 1)[0]
+    host, _, port = hostport.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    host = _LOOPBACK.get(host) or _ANY_ADDRESS.get(host) or ""
+    if not host or not port.isdigit():
+        return None  # never send the key beyond this machine
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    header = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return Server(url, key, family, (host, int(port)), header)
+
+
+def get(server: Server, path: str, timeout: float = TIMEOUT) -> dict[str, Any] | None:
+    """``GET path`` of the server, its JSON object on a 200; None otherwise."""
+    request = (
+        f"GET {path} HTTP/1.1\r\nHost: {server.host_header}\r\n"
+        f"Authorization: Bearer {server.key}\r\nAccept: application/json\r\n"
+        "Connection: close\r\n\r\n"
+    ).encode()
+    import socket  # noqa: PLC0415  (start-up: only when a server runs)
+
+    try:
+        with socket.socket(server.family, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            sock.connect(server.address)
+            sock.sendall(request)
+            answer = _read_all(sock)
+    except OSError:
+        return None
+    return _json_body(answer)
+
+
+def _read_all(sock: socket.socket) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while size <= MAX_ANSWER:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def _json_body(answer: bytes) -> dict[str, Any] | None:
+    head, sep, body = answer.partition(b"\r\n\r\n")
+    if not sep:
+        return None
+    lines = head.decode("latin-1").split("\r\n")
+    if not lines[0].startswith("HTTP/1.1 200 "):
+        return None
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        body = _unchunk(body)
+    elif "content-length" in headers:
+        try:
+            length = int(headers["content-length"])
+        except ValueError:
+            return None
+        if len(body) != length:
+            return None  # cut short
+    else:
+        return None
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _unchunk(body: bytes) -> bytes:
+    out: list[bytes] = []
+    while True:
+        size_line, sep, rest = body.partition(b"\r\n")
+        if not sep:
+            return b""
+        try:
+            size = int(size_line.split(b";", 1)[0], 16)
+        except ValueError:
+            return b""
+        if size == 0:
+            return b"".join(out)
+        out.append(rest[:size])
+        body = rest[size + 2 :]

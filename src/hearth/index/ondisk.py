@@ -1,0 +1,90 @@
+"""The index folder and the vectors as files: what status reads of them without
+loading Tantivy or numpy (each costs a command's start-up more than the read).
+
+::
+
+    <index>/meta.json            {"schema": N, "generation": "<random id>"}
+    <index>/tantivy/meta.json    Tantivy's: the committed segments, each with
+                                 ``max_doc`` and its deletions
+    <vectors>/keys               16-byte digests, one per stored vector
+
+A searcher of the index counts ``max_doc`` less the deleted documents of every
+committed segment; ``documents`` reads the same numbers from Tantivy's
+``meta.json`` (a format Tantivy has kept since 0.5), and answers None for
+anything it does not recognize, so a caller then opens the index itself.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+# 2: whole-section scoring, the CJK-aware analyzer (recall).
+# 3: also daily notes in LionClaw's layout (continuity/daily/YYYY/MM/) are kind "daily".
+# 4: ``body`` stored without terms; the writer's fast analyzer (``analysis.py``).
+# 5: ``digest`` stored without terms, found by the integer ``digest_key``.
+#: The index schema's version (see ``schema.py``: bump it there with any change of
+#: fields or analyzers); named here so status can compare it without Tantivy.
+SCHEMA_VERSION = 5
+META_NAME = "meta.json"
+TANTIVY_DIR = "tantivy"
+#: The vector store's file of digests, and the size of one.
+KEYS_NAME = "keys"
+KEY_BYTES = 16
+
+
+@dataclass(frozen=True)
+class VectorCoverage:
+    model: str
+    embedded: int
+    sections: int
+
+    @property
+    def complete(self) -> bool:
+        return self.embedded >= self.sections
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "model": self.model,
+            "embedded": self.embedded,
+            "sections": self.sections,
+            "complete": self.complete,
+        }
+
+
+def read_meta(folder: Path) -> dict[str, object] | None:
+    """The index folder's own ``meta.json``; None when missing or unreadable."""
+    try:
+        meta = json.loads((folder / META_NAME).read_text())
+    except (OSError, ValueError):
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def documents(folder: Path) -> int | None:
+    """Documents a searcher of the committed index in ``folder`` would count; None
+    when the folder is not an index of this schema or its files are not as expected."""
+    meta = read_meta(folder)
+    if meta is None or meta.get("schema") != SCHEMA_VERSION:
+        return None
+    try:
+        found = json.loads((folder / TANTIVY_DIR / META_NAME).read_text())
+        total = 0
+        for segment in found["segments"]:
+            deletes = segment.get("deletes") or {}
+            alive = int(segment["max_doc"]) - int(deletes.get("num_deleted_docs", 0))
+            if alive < 0:
+                return None
+            total += alive
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+    return total
+
+
+def stored_rows(folder: Path) -> int:
+    """How many vectors the store in ``folder`` holds, without loading them."""
+    try:
+        return (folder / KEYS_NAME).stat().st_size // KEY_BYTES
+    except OSError:
+        return 0

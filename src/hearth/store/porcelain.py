@@ -1,0 +1,170 @@
+"""The repository's status as the git CLI reports it, for a command that must start
+fast: one ``git status --porcelain=v2`` gives the branch, HEAD, the upstream with
+ahead/behind, and every changed path, and starting git costs a few milliseconds
+where importing libgit2's binding costs tens of them (``hearth status``; see
+docs/cli.md, "Start-up").
+
+The answers are the ones ``repository.py`` gives through libgit2 (the tests hold
+the two side by side); when git fails or says anything this module does not
+recognize, it answers None, and the caller asks libgit2 instead.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: Seconds the git CLI may take before the caller falls back to libgit2.
+GIT_TIMEOUT = 30.0
+#: What names a repository or index other than the home's in the environment of
+#: a process started by git (a hook): the home's own is wanted here.
+_GIT_LOCATORS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+)
+
+
+def change_state(*, conflicted: bool, untracked: bool, staged: bool, unstaged: bool) -> str:
+    """A changed path's state as status shows it (the same words for libgit2's flags)."""
+    if conflicted:
+        return "conflicted"
+    if untracked:
+        return "untracked"
+    if staged and unstaged:
+        return "staged+modified"
+    return "staged" if staged else "modified"
+
+
+@dataclass(frozen=True)
+class WorkTreeStatus:
+    head: str | None
+    #: The branch HEAD names (None when detached).
+    branch: str | None
+    #: The upstream's short name (``origin/main``), None without one (or when its
+    #: tracking ref does not exist yet); ahead/behind of it, as of the last fetch.
+    upstream: str | None = None
+    ahead: int = 0
+    behind: int = 0
+    #: (path, state), sorted by path; ignored files left out.
+    changes: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _git(root: Path, args: list[str], stdin: bytes | None = None) -> tuple[int, bytes] | None:
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATORS}
+    env["GIT_OPTIONAL_LOCKS"] = "0"  # status must not write git's index
+    env["LC_ALL"] = "C"
+    try:
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=root,
+            input=stdin,
+            capture_output=True,
+            env=env,
+            timeout=GIT_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.returncode, proc.stdout
+
+
+# X (HEAD to index) and Y (index to work tree) of porcelain v2's XY; ``.`` is no change.
+# An index typechange (X ``T``) is neither staged nor unstaged for status, as in
+# ``repository._state``; an intent-to-add entry (Y ``A``) goes to libgit2.
+_STAGED = frozenset("MADR")
+_UNSTAGED = frozenset("MDT")
+_KNOWN_X = frozenset("MADRT.")
+_KNOWN_Y = frozenset("MDT.")
+
+
+def status(root: Path) -> WorkTreeStatus | None:
+    """HEAD, the branch, its upstream and the changed paths of the work tree at ``root``."""
+    done = _git(
+        root,
+        [
+            "status",
+            "--porcelain=v2",
+            "--branch",
+            "-z",
+            "--untracked-files=all",
+            "--no-renames",
+            "--ignored=no",
+        ],
+    )
+    if done is None or done[0] != 0:
+        return None
+    try:
+        return _parse(done[1])
+    except (ValueError, IndexError):
+        return None
+
+
+def _parse(out: bytes) -> WorkTreeStatus | None:
+    head: str | None = None
+    branch: str | None = None
+    upstream: str | None = None
+    ahead_behind: tuple[int, int] | None = None
+    # A path deleted from the index but still on disk comes twice (``1 D.`` and
+    # ``?``); libgit2 gives it once, with both flags, and calls it untracked.
+    changes: dict[str, str] = {}
+    for raw in out.split(b"\0"):
+        if not raw:
+            continue
+        line = raw.decode("utf-8", "replace")
+        kind = line[0]
+        if kind == "#":
+            _, key, value = [*line.split(" ", 2), "", ""][:3]
+            if key == "branch.oid":
+                head = None if value == "(initial)" else value
+            elif key == "branch.head":
+                branch = None if value == "(detached)" else value
+            elif key == "branch.upstream":
+                upstream = value
+            elif key == "branch.ab":
+                plus, minus = value.split(" ")
+                ahead_behind = (int(plus.lstrip("+")), int(minus.lstrip("-")))
+            continue
+        if kind == "?":
+            changes[line[2:]] = "untracked"
+        elif kind == "u":
+            changes[line.split(" ", 10)[10]] = "conflicted"
+        elif kind == "1":
+            parts = line.split(" ", 8)
+            x, y = parts[1][0], parts[1][1]
+            if x not in _KNOWN_X or y not in _KNOWN_Y:
+                return None
+            state = change_state(
+                conflicted=False, untracked=False, staged=x in _STAGED, unstaged=y in _UNSTAGED
+            )
+            changes.setdefault(parts[8], state)
+        else:
+            return None  # "2" (a rename) cannot come with --no-renames
+    if ahead_behind is None:
+        upstream = None  # configured, but never fetched: libgit2 finds no upstream either
+    ahead, behind = ahead_behind or (0, 0)
+    return WorkTreeStatus(head, branch, upstream, ahead, behind, sorted(changes.items()))
+
+
+def ignored(root: Path, paths: Iterable[str]) -> set[str] | None:
+    """Those of ``paths`` that git's ignore rules match, tracked or not (as libgit2's
+    ``path_is_ignored`` answers)."""
+    wanted = list(paths)
+    if not wanted:
+        return set()
+    done = _git(
+        root,
+        ["check-ignore", "--no-index", "-z", "--stdin"],
+        stdin=b"".join(p.encode() + b"\0" for p in wanted),
+    )
+    if done is None or done[0] not in (0, 1):  # 1: none of them is ignored
+        return None
+    return {p.decode("utf-8", "replace") for p in done[1].split(b"\0") if p}

@@ -1,0 +1,152 @@
+"""``hearth status`` three ways, with the real executable: asked of a running server over
+loopback, read without a pass when one would change nothing, after a pass otherwise;
+the same output whichever way, and ``--verbose`` saying which."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.api.conftest import BIN, Server, make_home, start_server
+
+STATUS_KEYS = {
+    "home",
+    "branch",
+    "head",
+    "dirty",
+    "changes",
+    "pending_proposals",
+    "open_loops",
+    "index",
+    "sync",
+    "conflicts",
+    "reflection",
+}
+#: What a command that needs no server, no index writer and no model must not load.
+HEAVY = ("pygit2", "tantivy", "numpy", "yaml", "fastapi", "pydantic", "uvicorn", "watchfiles")
+
+
+def status(root: Path, *args: str) -> tuple[dict[str, object], str]:
+    proc = subprocess.run(
+        [str(BIN / "hearth"), "--home", str(root), "status", "--json", "--verbose", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout), proc.stderr
+
+
+def age(root: Path) -> None:
+    """Every file last changed a minute ago (none too fresh for its signature to count)."""
+    past = time.time() - 60
+    for path in root.rglob("*"):
+        if ".git" not in path.relative_to(root).parts:
+            os.utime(path, (past, past), follow_symlinks=False)
+
+
+def loaded_by(*argv: str, cwd: Path | None = None) -> list[str]:
+    """The heavy modules a CLI command loads, run in a fresh interpreter."""
+    code = (
+        "import io, json, sys, contextlib\n"
+        "from hearth.cli import _run\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    _run({list(argv)!r})\n"
+        f"print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules)))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=cwd
+    )
+    return list(json.loads(proc.stdout))
+
+
+def test_without_a_server_a_pass_runs_only_when_it_would_change_something(
+    tmp_path: Path,
+) -> None:
+    root = make_home(tmp_path / "home")
+    age(root)
+    after_pass, how = status(root)
+    assert "status after a reconcile pass" in how
+    quick, how = status(root)
+    assert "status read without a reconcile pass" in how
+    assert set(quick) == STATUS_KEYS and quick == after_pass
+    (root / "memory/topics").mkdir(parents=True)
+    (root / "memory/topics/otters.md").write_text("# Otters\n\nBack at the river.\n")
+    changed, how = status(root)
+    assert "status after a reconcile pass" in how
+    assert changed["index"]["files_indexed"] == after_pass["index"]["files_indexed"] + 1  # type: ignore[index]
+    assert {"path": "memory/topics/otters.md", "state": "untracked"} in changed["changes"]  # type: ignore[operator]
+
+
+def test_help_and_a_settled_status_load_none_of_the_machinery(tmp_path: Path) -> None:
+    root = make_home(tmp_path / "home")
+    age(root)
+    status(root)  # the pass that settles it
+    assert loaded_by("--help") == []
+    assert loaded_by("--home", str(root), "status", "--json") == []
+    (root / "memory").mkdir(exist_ok=True)
+    assert loaded_by("status", "--json", cwd=root / "memory") == []  # the home found from here
+
+
+def test_a_running_server_answers_and_verbose_says_so(server: Server) -> None:
+    root = server.root
+    age(root)
+    served = server.get("/v1/status").body
+    deadline = time.monotonic() + 10
+    while not served["snapshot"]["current"] and time.monotonic() < deadline:
+        time.sleep(0.05)
+        served = server.get("/v1/status").body
+    data, how = status(root)
+    assert f"status answered by the server at {server.url}" in how
+    assert set(data) == STATUS_KEYS
+    assert data["head"] == served["head"] and data["index"] == served["index"]
+    human = subprocess.run(
+        [str(BIN / "hearth"), "--home", str(root), "status"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert human.startswith(f"home: {root}\nbranch: main\n")
+    assert "index: fresh" in human
+    # Stopped, it no longer answers: the command reads the home itself.
+    assert server.stop() == 0
+    alone, how = status(root)
+    assert "answered by the server" not in how
+    assert set(alone) == STATUS_KEYS and alone["head"] == data["head"]
+
+
+def test_status_takes_the_hook_key_and_refuses_others(server: Server) -> None:
+    key = json.loads((server.root / ".git/hearth/server.json").read_text())["hook_key"]
+    assert server.get("/v1/status", token=key).status == 200
+    refused = server.get("/v1/status", token=key + "x")
+    assert refused.status == 401 and refused.error_code == "unauthorized"
+    # The hook key reads status only: writes still want a token with a scope.
+    written = server.post("/v1/daily", {"text": "a note"}, token=key)
+    assert written.status == 401
+
+
+def test_a_server_that_refuses_or_is_gone_leaves_it_to_the_command(tmp_path: Path) -> None:
+    root = make_home(tmp_path / "home")
+    server = start_server(root)
+    try:
+        record = root / ".git/hearth/server.json"
+        data = json.loads(record.read_text())
+        record.write_text(json.dumps({**data, "hook_key": "not-the-key"}))
+        answer, how = status(root)
+        assert "answered by the server" not in how and set(answer) == STATUS_KEYS
+        assert f"(the server at {server.url} had no current answer)" in how
+    finally:
+        assert server.stop() == 0
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    record.write_text(json.dumps({**data, "pid": int(dead.stdout)}))
+    answer, how = status(root)
+    assert "server" not in how and set(answer) == STATUS_KEYS
