@@ -1,6 +1,6 @@
 """Time the CLI's start-up on a small home, beside Python's own start-up.
 
-    .venv/bin/python bench/cli_startup.py [--rounds 30] [--hearth PATH]
+    .venv/bin/python bench/cli_startup.py [--rounds 30] [--hearth PATH] [--baseline PATH]
 
 In one run, round by round (so a busy machine weighs on all of them alike):
 
@@ -12,9 +12,13 @@ In one run, round by round (so a busy machine weighs on all of them alike):
 - `hearth status` after an edit with no server (a reconcile pass runs first), for
   comparison.
 
+The home has hearth.toml's defaults, semantic ranking on (no command here
+embeds; the server's vectors are complete before its figures are taken).
 Prints wall-clock p50 and p90 and the CPU time (user + system, the command and
 what it starts) p50 of each, and each p50 over the floor's. `--hearth` times
-another hearth executable (for a before/after). Figures, not assertions.
+another hearth executable; `--baseline` times a second one's `--help` and
+`status` in the same rounds (a before/after on a busy machine). Figures, not
+assertions.
 """
 
 from __future__ import annotations
@@ -64,16 +68,19 @@ def age(root: Path) -> None:
             os.utime(path, (past, past), follow_symlinks=False)
 
 
-def wait_current(port: int, token: str, deadline: float = 60.0) -> None:
+def wait_current(port: int, token: str, deadline: float = 600.0) -> None:
+    """Until the server's status is current and every section has its vector (so
+    no background embedding runs under the figures)."""
     end = time.monotonic() + deadline
     while time.monotonic() < end:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         conn.request("GET", "/v1/status", headers={"Authorization": f"Bearer {token}"})
         data = json.loads(conn.getresponse().read())
         conn.close()
-        if data.get("snapshot", {}).get("current"):
+        vectors = data["index"].get("vectors") or {"complete": True}
+        if data.get("snapshot", {}).get("current") and vectors["complete"]:
             return
-        time.sleep(0.05)
+        time.sleep(0.2)
     raise SystemExit(f"the server's status was not current after {deadline} s")
 
 
@@ -91,6 +98,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--hearth", default=str(Path(sys.executable).parent / "hearth"))
+    parser.add_argument("--baseline", default=None, help="another hearth, timed alongside")
     args = parser.parse_args()
     hearth = args.hearth
     python = str(Path(hearth).parent / "python")
@@ -103,7 +111,7 @@ def main() -> None:
         # compiling hearth on every run.
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
         os.environ["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
-        use_git_identity()
+        use_git_identity(semantic=True)
         root = Path(tmp) / "home"
         subprocess.run([hearth, "init", str(root)], capture_output=True, check=True)
         age(root)
@@ -113,9 +121,19 @@ def main() -> None:
             "hearth --help": [hearth, "--help"],
             "hearth status (no server, settled home)": status,
         }
+        if args.baseline:
+            commands["baseline: hearth --help"] = [args.baseline, "--help"]
+            commands["baseline: hearth status (no server)"] = [
+                args.baseline,
+                "--home",
+                str(root),
+                "status",
+            ]
         for argv in [*commands.values(), status]:  # warm-up: caches, compiled modules
             run(argv)
         print(f"small home ({len(list(root.rglob('*.md')))} markdown files), {hearth}")
+        if args.baseline:
+            print(f"  baseline: {args.baseline}")
         print(f"  no server: {verbose_line(status)}")
 
         timed: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
