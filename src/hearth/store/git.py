@@ -146,6 +146,9 @@ class _Apply:
     index_oid: pygit2.Oid | None
     mode: FileMode = FileMode.BLOB
     previous: bytes | None = None  # the work-tree bytes before, to undo a failed apply
+    #: The work-tree file already holds these bytes (a file adopted by init, say):
+    #: rewriting it would cost a temp file, two fsyncs and a rename, for nothing.
+    in_place: bool = False
 
 
 class GitStore:
@@ -266,6 +269,8 @@ class GitStore:
             else:
                 reference.set_target(snap.commit.id, "hearth: undo a write that failed")
         for apply in applies:
+            if apply.in_place:
+                continue
             try:
                 if apply.previous is None:
                     self.files.delete(apply.path)
@@ -339,6 +344,7 @@ class GitStore:
             disk_clean = disk_oid in (head_oid, new_oid)
             staged_clean = staged_oid in (head_oid, new_oid)
             if disk_clean and staged_clean:
+                apply.in_place = new_oid is not None and disk_oid == new_oid
                 applies.append(apply)
                 continue
             if change.rebase is None or (staged_oid is None and head_oid is not None):
@@ -397,7 +403,7 @@ class GitStore:
         for apply in applies:
             if apply.worktree is None:
                 self.files.delete(apply.path)
-            else:
+            elif not apply.in_place:
                 self.files.write(apply.path, apply.worktree)
         index = self.index_file.current()
         for apply in applies:
