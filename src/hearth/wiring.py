@@ -21,6 +21,7 @@ from pathlib import Path
 
 from hearth.app import setup
 from hearth.app.operations import AfterWrite, Clock, Operations
+from hearth.app.progress import PassProgress
 from hearth.app.reflection import ReflectionLog, Reflector
 from hearth.app.served import OwnedPasses, RuntimeNotices, ServedHearth
 from hearth.app.setup import InitResult
@@ -35,7 +36,7 @@ from hearth.hooks import install as hook_install
 from hearth.index.embedding import load_embedder
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
-from hearth.reconcile.semantic import SemanticRanking, VectorFiller
+from hearth.reconcile.semantic import Progress, SemanticRanking, VectorFiller
 from hearth.reconcile.worker import ReconcileWorker
 from hearth.store import state
 from hearth.store.discovery import discover_home
@@ -189,11 +190,12 @@ def open_service(
         if on_pass is not None:
             on_pass(report)
 
-    worker = ReconcileWorker(OwnedPasses(reconciler, owner), on_pass=passed)
+    passes = PassProgress()
+    worker = ReconcileWorker(OwnedPasses(reconciler, owner, passes), on_pass=passed)
     ops = _operations(parts, IndexEachWrite(reconciler, worker))
     semantic = reconciler.semantic
     filler = (
-        VectorFiller(lambda stop: reconciler.fill_vectors(stop=stop), semantic.wake)
+        VectorFiller(lambda stop, told: reconciler.fill_vectors(told, stop), semantic.wake)
         if semantic is not None
         else None
     )
@@ -208,6 +210,7 @@ def open_service(
         notices=notices,
         filler=filler,
         board=board,
+        passes=passes,
     )
 
 
@@ -237,9 +240,24 @@ def merge_driver_config() -> dict[str, str]:
     return hook_install.merge_driver_config(sys.executable)
 
 
-def initialize(root: Path, clock: Clock = utc_now) -> InitResult:
-    """``hearth init``: create or adopt the home, commit what it added, install the hooks."""
-    result = setup.init_home(root, template_dir(), clock, default_actor(), Settings().bounds)
+def initialize(
+    root: Path,
+    clock: Clock = utc_now,
+    *,
+    checking: Progress | None = None,
+    storing: Progress | None = None,
+) -> InitResult:
+    """``hearth init``: create or adopt the home, commit what it added, install the hooks
+    (``checking`` and ``storing``: progress, see ``setup.init_home``)."""
+    result = setup.init_home(
+        root,
+        template_dir(),
+        clock,
+        default_actor(),
+        Settings().bounds,
+        checking=checking,
+        storing=storing,
+    )
     try:
         install_hooks(root)
     except Conflict as exc:
