@@ -355,7 +355,10 @@ class GitStore:
             disk_clean = disk_oid in (head_oid, new_oid)
             staged_clean = staged_oid in (head_oid, new_oid)
             if disk_clean and staged_clean:
-                apply.in_place = new_oid is not None and disk_oid == new_oid
+                if new_oid is not None and disk_oid == new_oid:
+                    # Nothing to undo either: no second copy of the file is kept
+                    # (init adopting a folder would hold every file twice).
+                    apply.in_place, apply.previous = True, None
                 applies.append(apply)
                 continue
             if change.rebase is None or (staged_oid is None and head_oid is not None):
