@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test torture lint bench recall-bench install dev clean
+.PHONY: run test torture lint bench bench-scale recall-bench install dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -50,6 +50,12 @@ bench: install
 	$(BIN)/python bench/load.py
 	$(BIN)/python bench/ui_pages.py
 	$(BIN)/python bench/mcp_roundtrip.py
+	$(BIN)/python bench/scale.py --sizes 1000,10000
+
+# The scaling curve up to 100,000 files (about 20 minutes on 2 cores; the
+# figures are in docs/performance.md).
+bench-scale: install
+	$(BIN)/python bench/scale.py --sizes 1000,10000,100000
 
 # Retrieval quality on LoCoMo-format conversations (the data stays outside the
 # repository): make recall-bench LOCOMO=../shared/locomo-dev

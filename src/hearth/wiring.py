@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from hearth.app.sync import Syncer
     from hearth.app.usecases import Hearth
     from hearth.domain.settings import Settings
-    from hearth.index.semantic import SemanticRanking
+    from hearth.index.semantic import Progress, SemanticRanking
     from hearth.reconcile.reconciler import Reconciler
     from hearth.reconcile.reports import PassReport
     from hearth.store.git import GitStore
@@ -219,6 +219,7 @@ def open_service(
     file watcher, with the scheduled jobs' and recovery's notices in ACTIVE.md."""
     import threading
 
+    from hearth.app.progress import PassProgress
     from hearth.app.reflection import ReflectionLog, Reflector
     from hearth.app.served import OwnedPasses, RuntimeNotices, ServedHearth
     from hearth.app.status import board_for
@@ -241,11 +242,12 @@ def open_service(
         if on_pass is not None:
             on_pass(report)
 
-    worker = ReconcileWorker(OwnedPasses(reconciler, owner), on_pass=passed)
+    passes = PassProgress()
+    worker = ReconcileWorker(OwnedPasses(reconciler, owner, passes), on_pass=passed)
     ops = _operations(parts, IndexEachWrite(reconciler, worker))
     live = reconciler.index
     filler = (
-        VectorFiller(lambda stop: live.fill_vectors(stop=stop), live.semantic.wake)
+        VectorFiller(lambda stop, told: live.fill_vectors(told, stop), live.semantic.wake)
         if live.semantic is not None
         else None
     )
@@ -260,6 +262,7 @@ def open_service(
         notices=notices,
         filler=filler,
         board=board,
+        passes=passes,
     )
 
 
@@ -298,13 +301,28 @@ def merge_driver_config() -> dict[str, str]:
     return hook_install.merge_driver_config(sys.executable)
 
 
-def initialize(root: Path, clock: Clock = utc_now) -> InitResult:
-    """``hearth init``: create or adopt the home, commit what it added, install the hooks."""
+def initialize(
+    root: Path,
+    clock: Clock = utc_now,
+    *,
+    checking: Progress | None = None,
+    storing: Progress | None = None,
+) -> InitResult:
+    """``hearth init``: create or adopt the home, commit what it added, install the hooks
+    (``checking`` and ``storing``: progress, see ``setup.init_home``)."""
     from hearth.app import setup
     from hearth.domain.settings import Settings
     from hearth.domain.validation import RuleFailure
 
-    result = setup.init_home(root, template_dir(), clock, default_actor(), Settings().bounds)
+    result = setup.init_home(
+        root,
+        template_dir(),
+        clock,
+        default_actor(),
+        Settings().bounds,
+        checking=checking,
+        storing=storing,
+    )
     try:
         install_hooks(root)
     except Conflict as exc:

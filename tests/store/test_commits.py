@@ -263,6 +263,28 @@ def test_identical_put_makes_no_commit(workspace: Workspace) -> None:
     assert ws.commits() == before
 
 
+def test_a_file_already_holding_the_committed_bytes_is_left_in_place(
+    workspace: Workspace,
+) -> None:
+    """Committing what the work tree already holds (init adopting a folder, a put
+    of what a person saved) does not rewrite the file: same inode, same bytes."""
+    ws = workspace
+    text = "# Herons\n\nThe heron stood in the shallows.\n"
+    ws.write("memory/topics/herons.md", text)
+    before = (ws.root / "memory/topics/herons.md").stat()
+    result = ws.home.put("memory/topics/herons.md", text.encode(), ACTOR)
+    assert result.changed
+    after = (ws.root / "memory/topics/herons.md").stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert ws.read("memory/topics/herons.md") == text
+    assert ws.git("show", "HEAD:memory/topics/herons.md") == text
+    assert ws.porcelain() == ""
+    # Other bytes are still written (a new file, by rename).
+    ws.home.put("memory/topics/herons.md", (text + "Again.\n").encode(), ACTOR)
+    assert (ws.root / "memory/topics/herons.md").stat().st_ino != before.st_ino
+    assert ws.porcelain() == ""
+
+
 def test_symlink_inside_home_is_refused(workspace: Workspace, tmp_path: Path) -> None:
     ws = workspace
     outside = tmp_path / "outside"

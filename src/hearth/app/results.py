@@ -232,9 +232,13 @@ class ServedStatus:
     locks: Mapping[str, object]
     #: The background vector fill (semantic ranking on).
     vector_filler: Mapping[str, object] | None = None
+    #: The reconcile pass running now (status' ``index.pass``; None when none runs).
+    running_pass: Mapping[str, object] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         data = self.home.as_dict()
+        if "index" in data:
+            data["index"]["pass"] = dict(self.running_pass) if self.running_pass else None
         data["snapshot"] = dataclasses.asdict(self.snapshot)
         data["watcher"], data["worker"] = dict(self.watcher), dict(self.worker)
         if self.vector_filler is not None:

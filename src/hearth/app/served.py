@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from hearth.app.operations import Operations
+from hearth.app.progress import PassProgress
 from hearth.app.reflection import ReflectionRun, Reflector
 from hearth.app.results import ServedStatus
 from hearth.app.staged import StagedChecker
@@ -84,15 +85,19 @@ class RuntimeNotices:
 
 
 class OwnedPasses:
-    """What the worker runs: reconcile passes taken under the owner lock."""
+    """What the worker runs: reconcile passes taken under the owner lock, each
+    tracked in ``passes`` while it runs (status shows how far it got)."""
 
-    def __init__(self, reconciler: Reconciler, owner: threading.RLock) -> None:
+    def __init__(
+        self, reconciler: Reconciler, owner: threading.RLock, passes: PassProgress | None = None
+    ) -> None:
         self._reconciler = reconciler
         self._owner = owner
+        self._passes = passes or PassProgress()
 
     def reconcile(self, paths: Iterable[str] | None = None) -> PassReport:
-        with self._owner:
-            return self._reconciler.reconcile(paths)
+        with self._owner, self._passes.running(full=paths is None) as progress:
+            return self._reconciler.reconcile(paths, progress=progress)
 
 
 class ServedHearth(Hearth):
@@ -114,6 +119,7 @@ class ServedHearth(Hearth):
         notices: RuntimeNotices,
         filler: VectorFiller | None,
         board: StatusBoard,
+        passes: PassProgress | None = None,
     ) -> None:
         super().__init__(ops, reconciler, syncer, reflector, owner)
         self.tokens = tokens
@@ -121,6 +127,8 @@ class ServedHearth(Hearth):
         self.notices = notices
         #: The status snapshot, taken after every pass (see app/status.py).
         self.board = board
+        #: The reconcile pass running now, if any (the worker's and ``reconcile``'s).
+        self.passes = passes or PassProgress()
         #: Fills semantic vectors in the background (None when semantic ranking is off).
         self.filler = filler
         self.watcher = Watcher(ops.root, worker.request)
@@ -318,8 +326,11 @@ class ServedHearth(Hearth):
                 "last_error": worker.last_error,
             },
             vector_filler=(
-                {"last_error": self.filler.last_error} if self.filler is not None else None
+                {"last_error": self.filler.last_error, "filling": self.filler.filling()}
+                if self.filler is not None
+                else None
             ),
+            running_pass=self.passes.view(),
             scheduler={
                 "running": self.scheduler_running,
                 "jobs": [s.as_dict() for s in self.jobs.values()],
@@ -336,13 +347,16 @@ class ServedHearth(Hearth):
 
     def reconcile(self, full: bool = False, reading: Progress | None = None) -> PassReport:
         try:
-            return super().reconcile(full, reading)
+            with self.owned(), self.passes.running(full=True, rebuild=full) as tracked:
+                return super().reconcile(full, _both(tracked, reading))
         finally:
             self.board.request()
 
-    def sync(self) -> SyncResult:
+    def sync(
+        self, step: Callable[[str], None] | None = None, reading: Progress | None = None
+    ) -> SyncResult:
         try:
-            return super().sync()
+            return super().sync(step, reading)
         finally:
             self.board.request()
 
@@ -366,3 +380,14 @@ class ServedHearth(Hearth):
 
     def _now(self) -> str:
         return self.home.clock().astimezone(dt.UTC).isoformat(timespec="seconds")
+
+
+def _both(first: Progress, second: Progress | None) -> Progress:
+    if second is None:
+        return first
+
+    def both(done: int, total: int) -> None:
+        first(done, total)
+        second(done, total)
+
+    return both

@@ -26,6 +26,7 @@ import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hearth.domain import layout
 from hearth.domain.settings import default_settings_toml
@@ -41,6 +42,9 @@ from hearth.store.repository import (
     untracked as untracked_paths,
 )
 from hearth.store.rooted import RootedFiles
+
+if TYPE_CHECKING:
+    from hearth.index.semantic import Progress
 
 _SECRET_RULES = ("secret-file", "secret-text")
 BOOTSTRAP = "BOOTSTRAP.md"
@@ -163,8 +167,19 @@ def _line_adder(wanted: str) -> Callable[[bytes | None], bytes]:
 
 
 def init_home(
-    root: Path, template: Path, clock: Callable[[], dt.datetime], actor: str, bounds: Bounds
+    root: Path,
+    template: Path,
+    clock: Callable[[], dt.datetime],
+    actor: str,
+    bounds: Bounds,
+    *,
+    checking: Progress | None = None,
+    storing: Progress | None = None,
 ) -> InitResult:
+    """Make ``root`` a home (see the module's docstring). ``checking(done, total)``
+    is told as the files to adopt are read and checked, ``storing`` as the
+    commit's files are stored in git (both for a terminal: a large folder takes
+    a while)."""
     root.mkdir(parents=True, exist_ok=True)
     created = not (root / ".git").exists()
     if created:
@@ -193,7 +208,9 @@ def init_home(
             warnings.clear()
             adopted.clear()
             changes: dict[str, FileChange] = {}
-            for path in existing:
+            for done, path in enumerate(existing, start=1):
+                if checking is not None:
+                    checking(done, len(existing))
                 try:
                     data = files.read(path)
                 except PathRefused:
@@ -230,7 +247,7 @@ def init_home(
                 changes[".gitattributes"] = attributes
             return Plan("home: initialize hearth home", tuple(changes.values()))
 
-        result = store.commit(operation, Trailers(op="home.init", actor=actor))
+        result = store.commit(operation, Trailers(op="home.init", actor=actor), storing)
         untracked = untracked_paths(store.repo)
     finally:
         files.close()

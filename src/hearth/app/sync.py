@@ -48,6 +48,14 @@ _TRAILERS = Trailers(op="sync.merge", actor="sync").render()
 SYNC_FILE = state.SYNC_RECORD
 
 
+def _quiet(_what: str) -> None:
+    """No one to tell of the steps (a scheduled sync, a script)."""
+
+
+def _commits(count: int) -> str:
+    return "1 commit" if count == 1 else f"{count} commits"
+
+
 @dataclass
 class SyncResult:
     action: str  # up-to-date | fast-forward | pushed | merged
@@ -162,17 +170,19 @@ class Syncer:
 
     # -- sync --------------------------------------------------------------------
 
-    def sync(self) -> SyncResult:
+    def sync(self, step: Callable[[str], None] | None = None) -> SyncResult:
+        """Sync with the upstream; ``step(what)`` is told of each network or merge
+        step as it starts (for a terminal: a fetch may take a while)."""
         with write_lock(self.state_dir / state.WRITE_LOCK, self.lock_timeout):
             try:
-                result = self._sync()
+                result = self._sync(step or _quiet)
             except HearthError as exc:
                 self._record("refused" if isinstance(exc, Conflict) else "failed", exc.message)
                 raise
             self._record(result.action)
             return result
 
-    def _sync(self) -> SyncResult:
+    def _sync(self, step: Callable[[str], None]) -> SyncResult:
         found = self.upstream()
         if found is None:
             raise NoUpstream(
@@ -186,6 +196,7 @@ class Syncer:
             )
         result = SyncResult("up-to-date", tracking)
         for attempt in range(PUSH_ATTEMPTS):
+            step(f"fetching {remote}")
             self.remote.git("fetch", "--quiet", remote)
             where = self.remote.divergence(tracking)
             if attempt == 0:
@@ -193,14 +204,17 @@ class Syncer:
             if where.behind:
                 self._refuse_over_dirty(where.base, where.theirs)
                 if where.ahead == 0:
+                    step(f"fast-forwarding to {tracking} ({_commits(where.behind)})")
                     self.remote.git("merge", "--ff-only", "--quiet", tracking)
                     if result.action == "up-to-date":
                         result.action = "fast-forward"
                     break
+                step(f"merging {tracking} ({_commits(where.behind)})")
                 result.conflicts += self._merge(tracking)
                 result.action = "merged"
             elif where.ahead == 0:
                 break
+            step(f"pushing to {remote}")
             push = self.remote.git(
                 "push", "--quiet", remote, f"HEAD:refs/heads/{remote_branch}", check=False
             )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 
 from hearth.app import queries
@@ -254,11 +254,16 @@ class Hearth:
         report = self.reconcile(full, reading)
         return Reindexed(report, self.reconciler.index.fill_vectors(progress))
 
-    def sync(self) -> SyncResult:
-        """Sync with the upstream, then reconcile what came in before answering."""
+    def sync(
+        self, step: Callable[[str], None] | None = None, reading: Progress | None = None
+    ) -> SyncResult:
+        """Sync with the upstream, then reconcile what came in before answering
+        (``step`` told of the sync's steps, ``reading(done, total)`` as files are read)."""
         with self.owner:
-            result = self.syncer.sync()
-            self.reconciler.reconcile()
+            result = self.syncer.sync(step)
+            if step is not None:
+                step("indexing what changed")
+            self.reconciler.reconcile(progress=reading)
         return result
 
     def reflect(self) -> ReflectionRun:

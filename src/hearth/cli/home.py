@@ -4,13 +4,20 @@ rollup and check."""
 from __future__ import annotations
 
 import sys
-import time
-from collections.abc import Callable
 from typing import Any
 
 import click
 
-from hearth.cli.support import _emit, _report_line, _State, _written, cli, json_option
+from hearth.cli.support import (
+    _emit,
+    _report_line,
+    _State,
+    _written,
+    cli,
+    json_option,
+    progress_line,
+    shows_progress,
+)
 from hearth.domain.layout import KINDS
 from hearth.domain.searching import MAX_LIMIT
 
@@ -20,11 +27,20 @@ from hearth.domain.searching import MAX_LIMIT
 @json_option
 @click.pass_obj
 def init(state: _State, path: str | None, as_json: bool) -> None:
-    """Create a home at PATH (or adopt the files already there)."""
+    """Create a home at PATH (or adopt the files already there).
+
+    On a terminal, progress lines on stderr count the files checked and stored
+    while a large folder is adopted.
+    """
     from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
 
     root = wiring.resolve_home(path or state.home_option)
-    result = wiring.initialize(root)
+    shown = shows_progress(as_json)
+    result = wiring.initialize(
+        root,
+        checking=progress_line("checking files") if shown else None,
+        storing=progress_line("storing files in git") if shown else None,
+    )
 
     def human() -> str:
         lines = [f"home: {root}"]
@@ -191,30 +207,14 @@ def search(
 @click.pass_obj
 def reindex(state: _State, full: bool, as_json: bool) -> None:
     """Bring the index up to date with the files (a reconcile pass)."""
-    # Progress lines on a terminal (stderr), never with --json or into a pipe.
-    shown = not as_json and sys.stdout.isatty() and sys.stderr.isatty()
+    shown = shows_progress(as_json)
     done = state.app().reindex(
         full,
-        _progress_line("embedding sections for semantic search") if shown else None,
-        reading=_progress_line("reading files") if shown else None,
+        progress_line("embedding sections for semantic search") if shown else None,
+        reading=progress_line("reading files") if shown else None,
     )
     note = f"; {done.embedded} sections embedded" if done.embedded else ""
     _emit(as_json, done.as_dict(), lambda: _report_line(done.report) + note)
-
-
-def _progress_line(label: str) -> Callable[[int, int], None]:
-    """A ``progress(done, total)`` that rewrites one stderr line, at most 10 times a second."""
-    last = 0.0
-
-    def show(done: int, total: int) -> None:
-        nonlocal last
-        now = time.monotonic()
-        if done < total and now - last < 0.1:
-            return
-        last = now
-        click.echo(f"\r{label}: {done}/{total}", err=True, nl=done >= total)
-
-    return show
 
 
 @cli.command()

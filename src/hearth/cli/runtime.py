@@ -7,7 +7,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from hearth.cli.support import _emit, _report_line, _State, cli, json_option
+from hearth.cli.support import (
+    ProgressLine,
+    _emit,
+    _report_line,
+    _State,
+    cli,
+    json_option,
+    shows_progress,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -246,8 +254,20 @@ def token_revoke(state: _State, name: str, as_json: bool) -> None:
 @json_option
 @click.pass_obj
 def sync(state: _State, as_json: bool) -> None:
-    """Sync with the branch's upstream: fetch, then fast-forward, push or merge."""
-    result = state.app().sync()
+    """Sync with the branch's upstream: fetch, then fast-forward, push or merge.
+
+    On a terminal, a progress line on stderr names each step and counts the
+    files read when the incoming changes are indexed.
+    """
+    line = ProgressLine()
+    shown = shows_progress(as_json)
+    try:
+        result = state.app().sync(
+            line.step("sync") if shown else None,
+            line.counter("reading files") if shown else None,
+        )
+    finally:
+        line.end()
 
     def human() -> str:
         short = (result.head or "")[:12]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -92,3 +94,55 @@ def _report_line(report: PassReport) -> str:
         f"indexed, {report.removed} removed, {report.parked} parked in {report.seconds:.3f} s"
     )
     return "\n".join([line, *(f"  error: {e}" for e in report.errors)])
+
+
+# -- progress on a terminal ----------------------------------------------------------
+
+
+def shows_progress(as_json: bool) -> bool:
+    """Progress lines go to stderr on a terminal only: never with --json, and never
+    when either output is a pipe or a file (a script reads only the answer)."""
+    return not as_json and sys.stdout.isatty() and sys.stderr.isatty()
+
+
+class ProgressLine:
+    """One stderr line, rewritten in place as long work goes on (a terminal's
+    progress: see ``shows_progress``). ``counter`` counts files, at most 10
+    updates a second; ``step`` names work that cannot be counted (a fetch, a
+    push); either replaces what the line showed before."""
+
+    def __init__(self) -> None:
+        self._width = 0  # of the text on the open line; 0: no line open
+        self._last = 0.0
+
+    def _show(self, text: str, *, done: bool = False) -> None:
+        click.echo(f"\r{text.ljust(self._width)}", err=True, nl=done)
+        self._width = 0 if done else len(text)
+
+    def counter(self, label: str) -> Callable[[int, int], None]:
+        """A ``progress(done, total)``; the line is finished when all are done."""
+
+        def show(done: int, total: int) -> None:
+            now = time.monotonic()
+            if done < total and now - self._last < 0.1:
+                return
+            self._last = now
+            self._show(f"{label}: {done}/{total}", done=done >= total)
+
+        return show
+
+    def step(self, label: str) -> Callable[[str], None]:
+        """A ``step(what)``: shows ``label: what`` until the next update."""
+        return lambda what: self._show(f"{label}: {what}")
+
+    def end(self) -> None:
+        """Finish a line left open (its last step stays in view), so what is
+        printed next starts on a line of its own."""
+        if self._width:
+            click.echo(err=True)
+            self._width = 0
+
+
+def progress_line(label: str) -> Callable[[int, int], None]:
+    """A ``progress(done, total)`` on a line of its own (see ``ProgressLine``)."""
+    return ProgressLine().counter(label)

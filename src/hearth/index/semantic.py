@@ -150,14 +150,27 @@ class SemanticRanking:
 
 
 class VectorFiller:
-    """The server's background thread that keeps vectors filled."""
+    """The server's background thread that keeps vectors filled; ``fill(stop,
+    progress)`` embeds what is missing, telling ``progress(done, total)``."""
 
-    def __init__(self, fill: Callable[[threading.Event], object], wake: threading.Event) -> None:
+    def __init__(
+        self, fill: Callable[[threading.Event, Progress], object], wake: threading.Event
+    ) -> None:
         self._fill = fill
         self._wake = wake
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.last_error: str | None = None
+        #: (sections embedded, sections to embed) of the fill running now.
+        self._filling: tuple[int, int] | None = None
+
+    def filling(self) -> dict[str, int] | None:
+        """How far the running fill has got (for status), or None when none runs."""
+        now = self._filling
+        return None if now is None else {"sections_done": now[0], "sections_total": now[1]}
+
+    def _told(self, done: int, total: int) -> None:
+        self._filling = (done, total)
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="hearth-vectors", daemon=True)
@@ -176,7 +189,9 @@ class VectorFiller:
             if self._stop.is_set():
                 return
             try:
-                self._fill(self._stop)
+                self._fill(self._stop, self._told)
                 self.last_error = None
             except Exception as exc:  # kept for status; the next wake retries
                 self.last_error = f"filling vectors failed: {exc}"
+            finally:
+                self._filling = None

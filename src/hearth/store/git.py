@@ -146,6 +146,9 @@ class _Apply:
     index_oid: pygit2.Oid | None
     mode: FileMode = FileMode.BLOB
     previous: bytes | None = None  # the work-tree bytes before, to undo a failed apply
+    #: The work-tree file already holds these bytes (a file adopted by init, say):
+    #: rewriting it would cost a temp file, two fsyncs and a rename, for nothing.
+    in_place: bool = False
 
 
 class GitStore:
@@ -209,8 +212,15 @@ class GitStore:
 
     # -- writing -----------------------------------------------------------
 
-    def commit(self, operation: Callable[[Snapshot], Plan], trailers: Trailers) -> CommitResult:
-        """Run ``operation`` against HEAD and land its plan as one commit."""
+    def commit(
+        self,
+        operation: Callable[[Snapshot], Plan],
+        trailers: Trailers,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> CommitResult:
+        """Run ``operation`` against HEAD and land its plan as one commit;
+        ``progress(done, total)`` is told as the plan's files are stored as blobs
+        (for a terminal: a first commit can hold a whole folder)."""
         with write_lock(self.state_dir / state.WRITE_LOCK, self.lock_timeout):
             self._recover_locked()
             for _ in range(MOVED_TIP_RETRIES):
@@ -221,7 +231,7 @@ class GitStore:
                 ref = self.branch_ref()
                 snap = Snapshot(self.repo, self.head_commit())
                 plan = operation(snap)
-                applies = self._plan_work_tree(snap, plan)
+                applies = self._plan_work_tree(snap, plan, progress)
                 base_tree = snap.tree
                 tree_id = self._build_tree(
                     base_tree, {a.path: (a.commit_oid, a.mode) for a in applies}
@@ -266,6 +276,8 @@ class GitStore:
             else:
                 reference.set_target(snap.commit.id, "hearth: undo a write that failed")
         for apply in applies:
+            if apply.in_place:
+                continue
             try:
                 if apply.previous is None:
                     self.files.delete(apply.path)
@@ -323,11 +335,15 @@ class GitStore:
                     clear_dead_ref_lock(self.git_dir, ref, self._dead_since)
         raise Busy(f"the branch {ref} stayed locked (a .lock file in .git/refs); try again")
 
-    def _plan_work_tree(self, snap: Snapshot, plan: Plan) -> list[_Apply]:
+    def _plan_work_tree(
+        self, snap: Snapshot, plan: Plan, progress: Callable[[int, int], None] | None = None
+    ) -> list[_Apply]:
         index = self.index_file.current()
         applies: list[_Apply] = []
         dirty: list[str] = []
-        for change in plan.changes:
+        for done, change in enumerate(plan.changes, start=1):
+            if progress is not None:
+                progress(done, len(plan.changes))
             head_entry = snap.entry(change.path)
             head_oid = head_entry.id if head_entry is not None else None
             mode = blob_mode(snap.tree, change.path)
@@ -339,6 +355,10 @@ class GitStore:
             disk_clean = disk_oid in (head_oid, new_oid)
             staged_clean = staged_oid in (head_oid, new_oid)
             if disk_clean and staged_clean:
+                if new_oid is not None and disk_oid == new_oid:
+                    # Nothing to undo either: no second copy of the file is kept
+                    # (init adopting a folder would hold every file twice).
+                    apply.in_place, apply.previous = True, None
                 applies.append(apply)
                 continue
             if change.rebase is None or (staged_oid is None and head_oid is not None):
@@ -397,7 +417,7 @@ class GitStore:
         for apply in applies:
             if apply.worktree is None:
                 self.files.delete(apply.path)
-            else:
+            elif not apply.in_place:
                 self.files.write(apply.path, apply.worktree)
         index = self.index_file.current()
         for apply in applies:
