@@ -96,7 +96,13 @@ def test_only_changed_sections_are_embedded(
         "memory/topics/music.md", NOTES["memory/topics/music.md"] + "\n## Later\n\nScales.\n"
     )
     reconciler.reconcile()
+    # Re-indexing the file noted both its sections; only the new one waits.
+    coverage = reconciler.vector_coverage()
+    assert coverage is not None
+    assert (coverage.embedded, coverage.complete) == (coverage.sections - 1, False)
     assert reconciler.fill_vectors() == 1
+    coverage = reconciler.vector_coverage()
+    assert coverage is not None and coverage.complete
     status = reconciler.status().as_dict()
     assert status["ranking"] == "hybrid"
     assert status["vectors"] is not None

@@ -71,13 +71,22 @@ class SemanticRanking:
         return self._store
 
     def note(self, sections: Iterable[Section]) -> None:
-        """Sections a pass put in the index (cheap: nothing is read or embedded)."""
+        """Sections a pass put in the index (cheap: nothing is read or embedded).
+
+        Passages the store already holds are not noted: a write re-indexes its
+        whole daily note, and counting every entry of it as waiting made the
+        coverage a search reports right after a write far too low.
+        """
         added = False
+        store = self._store  # None until loaded: then the next fill sorts them out
         with self._lock:
             for section in sections:
                 text = passage(section.heading, section.body)
-                if text:
-                    self._pending[digest(text)] = text
+                if not text:
+                    continue
+                key = digest(text)
+                if store is None or key not in store:
+                    self._pending[key] = text
                     added = True
         if added:
             self.wake.set()
