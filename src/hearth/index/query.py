@@ -18,6 +18,7 @@ weight.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from collections.abc import Sequence
@@ -81,39 +82,87 @@ def run_search(
         return []
     words, in_body = built
     found = searcher.search(_ranked(schema, words, kind, path_prefix), _bounded(limit)).hits
-    return _hits(searcher, schema, found, in_body)
+    ranked = _documents(searcher, found)
+    return _with_snippets(searcher, schema, ranked.hits, ranked.bodies, in_body)
 
 
-def run_digest_search(
+@dataclass(frozen=True)
+class Ranked:
+    """Hits without snippets (``snippet`` empty), and the body of each section
+    by ``(path, start_line)``: a hybrid search ranks fifty sections on each
+    side but makes snippets only for those it returns (``run_snippets``)."""
+
+    hits: list[Hit]
+    bodies: dict[tuple[str, int], str]
+
+
+def run_ranked(
     index: tantivy.Index,
     schema: tantivy.Schema,
-    digests: Sequence[str],
     text: str,
     kind: str | None,
     path_prefix: str | None,
     limit: int,
-) -> list[Hit]:
-    """The sections holding ``digests`` (passing the filters), in the order of
-    ``digests``: the semantic side of a hybrid search."""
-    if not digests:
-        return []
+) -> Ranked:
+    """``run_search`` without the snippets: the keyword side of a hybrid search."""
     searcher = index.searcher()
-    held = Query.term_set_query(schema, DIGEST_KEY, [digest_key(d) for d in digests])
-    found = searcher.search(_ranked(schema, held, kind, path_prefix), 4 * len(digests)).hits
-    order = {d: i for i, d in enumerate(digests)}
-    # The key is part of a digest: a section whose whole digest was not asked
-    # for (two digests sharing 60 bits) is left out.
-    places = [order.get(str(searcher.doc(hit[1]).get_first("digest"))) for hit in found]
-    found = [
-        hit
-        for _place, hit in sorted(
-            ((place, hit) for place, hit in zip(places, found, strict=True) if place is not None),
-            key=lambda pair: pair[0],
-        )
-    ][: _bounded(limit)]
     built = _user_query(index, schema, searcher, text[:MAX_QUERY_CHARS])
-    hits = _hits(searcher, schema, found, built[1] if built else None)
-    return hits
+    if built is None:
+        return Ranked([], {})
+    found = searcher.search(_ranked(schema, built[0], kind, path_prefix), _bounded(limit)).hits
+    return _documents(searcher, found)
+
+
+def run_digest_ranked(
+    index: tantivy.Index,
+    schema: tantivy.Schema,
+    digests: Sequence[str],
+    kind: str | None,
+    path_prefix: str | None,
+    limit: int,
+) -> Ranked:
+    """The sections holding ``digests`` (passing the filters), in the order of
+    ``digests``, without snippets: the semantic side of a hybrid search."""
+    searcher = index.searcher()
+    limit = _bounded(limit)
+    digests = list(dict.fromkeys(digests))
+    order = {d: i for i, d in enumerate(digests)}
+    docs: list[tuple[float, tantivy.Document]] = []
+    # The nearest digests first, ``limit`` at a time, until ``limit`` sections
+    # are found: the digests further down (there for sections the filters
+    # leave out, or vectors of text no longer in the index) are mostly not read.
+    for start in range(0, len(digests), limit):
+        chunk = list(digests[start : start + limit])
+        held = Query.term_set_query(schema, DIGEST_KEY, [digest_key(d) for d in chunk])
+        found = searcher.search(_ranked(schema, held, kind, path_prefix), 4 * len(chunk)).hits
+        # Each document is read once: for its digest (the order) and for its hit.
+        # The key is part of a digest: a section whose whole digest is not one of
+        # this chunk's (two digests sharing 60 bits) is left out.
+        asked = set(chunk)
+        more = [
+            (score, doc)
+            for score, address in found
+            if str((doc := searcher.doc(address)).get_first("digest")) in asked
+        ]
+        more.sort(key=lambda pair: order[str(pair[1].get_first("digest"))])
+        docs += more
+        if len(docs) >= limit:
+            break
+    return _ranked_documents(docs[:limit])
+
+
+def run_snippets(
+    index: tantivy.Index,
+    schema: tantivy.Schema,
+    hits: Sequence[Hit],
+    bodies: dict[tuple[str, int], str],
+    text: str,
+) -> list[Hit]:
+    """``hits`` with the snippets ``run_search`` would give them for ``text``."""
+    if not hits:
+        return []
+    matched = _matched_query(index, schema, read_query(text[:MAX_QUERY_CHARS]))
+    return _with_snippets(index.searcher(), schema, hits, bodies, matched)
 
 
 def _bounded(limit: int) -> int:
@@ -148,13 +197,38 @@ def _ranked(
     )
 
 
-def _hits(
+def _documents(searcher: tantivy.Searcher, found: Sequence[tuple[float, Any]]) -> Ranked:
+    return _ranked_documents([(score, searcher.doc(address)) for score, address in found])
+
+
+def _ranked_documents(docs: Sequence[tuple[float, tantivy.Document]]) -> Ranked:
+    hits: list[Hit] = []
+    bodies: dict[tuple[str, int], str] = {}
+    for score, doc in docs:
+        hit = Hit(
+            path=str(doc.get_first("path")),
+            start_line=int(doc.get_first("start_line") or 0),
+            end_line=int(doc.get_first("end_line") or 0),
+            title=str(doc.get_first("title") or ""),
+            heading=str(doc.get_first("heading") or ""),
+            kind=str(doc.get_first("kind")),
+            date=str(doc.get_first("date") or ""),
+            score=round(float(score), 4),
+            snippet="",
+        )
+        hits.append(hit)
+        bodies[hit.path, hit.start_line] = str(doc.get_first("body") or "")
+    return Ranked(hits, bodies)
+
+
+def _with_snippets(
     searcher: tantivy.Searcher,
     schema: tantivy.Schema,
-    found: Sequence[tuple[float, Any]],
+    hits: Sequence[Hit],
+    bodies: dict[tuple[str, int], str],
     in_body: Query | None,
 ) -> list[Hit]:
-    if not found:
+    if not hits:
         return []
     snippets = None
     if in_body is not None:
@@ -162,29 +236,16 @@ def _hits(
         # with the terms of ``text``, tokenized by the search analyzer.
         snippets = tantivy.SnippetGenerator.create(searcher, in_body, schema, SEARCH_FIELD)
         snippets.set_max_num_chars(SNIPPET_CHARS)
-    hits = []
-    for score, address in found:
-        doc = searcher.doc(address)
-        body = str(doc.get_first("body") or "")
-        hits.append(
-            Hit(
-                path=str(doc.get_first("path")),
-                start_line=int(doc.get_first("start_line") or 0),
-                end_line=int(doc.get_first("end_line") or 0),
-                title=str(doc.get_first("title") or ""),
-                heading=str(doc.get_first("heading") or ""),
-                kind=str(doc.get_first("kind")),
-                date=str(doc.get_first("date") or ""),
-                score=round(float(score), 4),
-                snippet=_snippet(
-                    snippets.snippet_from_doc(tantivy.Document(**{SEARCH_FIELD: body}))
-                    if snippets
-                    else None,
-                    body,
-                ),
-            )
+    out = []
+    for hit in hits:
+        body = bodies[hit.path, hit.start_line]
+        found = (
+            snippets.snippet_from_doc(tantivy.Document(**{SEARCH_FIELD: body}))
+            if snippets
+            else None
         )
-    return hits
+        out.append(dataclasses.replace(hit, snippet=_snippet(found, body)))
+    return out
 
 
 def _user_query(
@@ -192,6 +253,16 @@ def _user_query(
 ) -> tuple[Query, Query] | None:
     """The scored query, and the query whose terms snippets highlight."""
     read = read_query(text)
+    matched = _matched_query(index, schema, read)
+    if matched is None:
+        return None
+    bonus = _bonus(schema, searcher, read)
+    scored = Query.boolean_query([(Occur.Must, matched), *bonus]) if bonus else matched
+    return scored, matched
+
+
+def _matched_query(index: tantivy.Index, schema: tantivy.Schema, read: QueryText) -> Query | None:
+    """What a section must match (any word, phrase or prefix of the query)."""
     parts: list[tuple[Occur, Query]] = []
     if read.parsed.strip():
         parsed, _errors = index.parse_query_lenient(read.parsed, [SEARCH_FIELD])
@@ -201,10 +272,7 @@ def _user_query(
         parts.append((Occur.Should, Query.regex_query(schema, SEARCH_FIELD, pattern)))
     if not parts:
         return None
-    matched = Query.boolean_query(parts)
-    bonus = _bonus(schema, searcher, read)
-    scored = Query.boolean_query([(Occur.Must, matched), *bonus]) if bonus else matched
-    return scored, matched
+    return Query.boolean_query(parts)
 
 
 def _bonus(

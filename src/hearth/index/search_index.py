@@ -28,7 +28,14 @@ from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
 from hearth.index.analysis import build_fast_analyzer, stored_value, unstored_value
 from hearth.index.ondisk import META_NAME, SCHEMA_VERSION, TANTIVY_DIR
-from hearth.index.query import Hit, run_digest_search, run_search
+from hearth.index.query import (
+    Hit,
+    Ranked,
+    run_digest_ranked,
+    run_ranked,
+    run_search,
+    run_snippets,
+)
 from hearth.index.schema import (
     ANALYZER,
     DIGEST_KEY,
@@ -132,16 +139,28 @@ class SearchIndex:
     ) -> list[Hit]:
         return run_search(self._index, self.schema, text, kind, path_prefix, limit)
 
-    def search_digests(
+    def ranked(
+        self, text: str, kind: str | None = None, path_prefix: str | None = None, limit: int = 10
+    ) -> Ranked:
+        """``search`` without snippets (the keyword side of a hybrid search)."""
+        return run_ranked(self._index, self.schema, text, kind, path_prefix, limit)
+
+    def ranked_digests(
         self,
         digests: Sequence[str],
-        text: str,
         kind: str | None = None,
         path_prefix: str | None = None,
         limit: int = 10,
+    ) -> Ranked:
+        """The sections holding these passage digests, in their order, without
+        snippets (the semantic side of a hybrid search)."""
+        return run_digest_ranked(self._index, self.schema, digests, kind, path_prefix, limit)
+
+    def snippets(
+        self, hits: Sequence[Hit], bodies: dict[tuple[str, int], str], text: str
     ) -> list[Hit]:
-        """The sections holding these passage digests, in their order (the semantic side)."""
-        return run_digest_search(self._index, self.schema, digests, text, kind, path_prefix, limit)
+        """``hits`` (of ``ranked`` or ``ranked_digests``) with their snippets for ``text``."""
+        return run_snippets(self._index, self.schema, hits, bodies, text)
 
     def passages(self) -> Iterator[tuple[str, str]]:
         """``(digest, passage)`` of every section, for filling vectors from nothing."""
