@@ -18,7 +18,7 @@ taken in the same run on the same files:
 - no-change pass: `hearth reindex` when nothing changed, against `git status`;
 - search, keyword (semantic ranking off: HEARTH_SEMANTIC=off; vectors are
   measured apart by bench/search_index.py and bench/hybrid_search.py), top 10
-  with snippets: in-process (`Reconciler.search`) against FTS5's bm25() and
+  with snippets: in-process (`Reconciler.catch_up().search`) against FTS5's bm25() and
   snippet(), and over HTTP (`GET /v1/search` on `hearth serve`). The generated
   text draws on 21 words, so every query matches nearly every section: the
   worst case for top-10 scoring;
@@ -227,11 +227,11 @@ def in_process(root: Path, queries: list[str], fts_db: Path, size: Size) -> None
     rec = app.reconciler
     rec.reconcile()
     for query in queries[:20]:  # warm-up: the searcher, the page cache
-        rec.search(query, limit=10)
+        rec.catch_up().search(query, limit=10)
     ours = []
     for query in queries:
         t0 = time.perf_counter()
-        hits = rec.search(query, limit=10)
+        hits = rec.catch_up().search(query, limit=10).hits
         ours.append(time.perf_counter() - t0)
         assert hits, query
     rec.close()
