@@ -221,7 +221,15 @@ class Reconciler:
     def _diff(
         self, listing: Listing, state: Manifest, scope: list[str] | None, batch: IndexUpdate
     ) -> Changes:
-        return self._differ.diff(listing, state, scope, batch, self._progress, self.parallel_from)
+        return self._differ.diff(
+            listing,
+            state,
+            scope,
+            batch,
+            self._progress,
+            self.parallel_from,
+            keep_sections=self.index.semantic is not None,
+        )
 
     def _pass(
         self, paths: Iterable[str] | None, rebuilt: Changes | None, refresh_active: bool = True
