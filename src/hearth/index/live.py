@@ -60,8 +60,9 @@ class LiveIndex:
 
     def open(self) -> SearchIndex | None:
         """Open the index on disk (removing a crashed rebuild's debris first);
-        None when there is none or it cannot be used."""
-        self.close()
+        None when there is none or it cannot be used. The index open until now is
+        not closed: a search on another thread may still be reading it (Tantivy
+        frees its files when the last reference goes)."""
         remove_leftovers(self.folder)
         try:
             return SearchIndex(self.folder)
@@ -83,8 +84,7 @@ class LiveIndex:
     def swap_in(self, new_folder: Path, built: SearchIndex, sections: Iterable[Section]) -> None:
         """Make the index built in ``new_folder`` the live one; it holds ``sections``."""
         built.close()
-        self.close()
-        swap_in(new_folder, self.folder)
+        swap_in(new_folder, self.folder)  # the old index is left to searches reading it
         self._index = SearchIndex(self.folder)
         if self.semantic is not None:
             self.semantic.index_replaced(sections)
