@@ -33,8 +33,7 @@ from hearth.index.ondisk import VectorCoverage as VectorCoverage  # noqa: PLC041
 from hearth.index.query import Hit, Ranked
 from hearth.index.schema import ARCHIVE_WEIGHT
 from hearth.index.search_index import SearchIndex
-from hearth.index.terms import _DATE_FORMS as DATE_FORMS  # the patterns named_dates reads
-from hearth.index.terms import named_dates
+from hearth.index.terms import named_dates, without_dates
 
 if TYPE_CHECKING:
     from hearth.index.vectors import VectorStore  # numpy: loaded only with vectors
@@ -157,9 +156,7 @@ def semantic_text(text: str) -> str:
     in the embedded text it only pulls toward passages that mention dates
     (questions naming a date, semantic ranking alone: 0.26 with, 0.33 without).
     """
-    cut = text
-    for pattern, _form in DATE_FORMS:
-        cut = pattern.sub(" ", cut)
+    cut = without_dates(text)
     if cut == text:
         return text
     cut = _DANGLING.sub(r"\1", " ".join(cut.split()))

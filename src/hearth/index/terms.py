@@ -140,6 +140,13 @@ _DATE_FORMS = (
 )
 
 
+def without_dates(text: str) -> str:
+    """``text`` with every absolute date it names replaced by a space."""
+    for pattern, _form in _DATE_FORMS:
+        text = pattern.sub(" ", text)
+    return text
+
+
 def named_dates(text: str) -> list[str]:
     """The days (``YYYY-MM-DD``) and months (``YYYY-MM``) written in ``text``.
 
