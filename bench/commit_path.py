@@ -19,7 +19,9 @@ write to the git CLI's. Figures, not assertions: nothing here fails on speed.
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,6 +29,8 @@ import time
 from pathlib import Path
 
 from hearth import wiring
+from hearth.domain.sections import split_sections
+from hearth.index.search_index import SearchIndex
 from homegen import git, paragraph, seed_home, summary, topic_path, use_git_identity
 
 
@@ -94,6 +98,50 @@ def main() -> None:
         print(f"\nratio hearth put / git CLI:          {put_p50 / git_p50:.2f}")
         print(f"ratio hearth daily append / git CLI: {note_p50 / git_p50:.2f}")
         print(f"git status after the run: {clean or 'clean'}")
+        index_commit_floor(root, Path(tmp), rng)
+
+
+def index_commit_floor(root: Path, scratch: Path, rng: random.Random, rounds: int = 20) -> None:
+    """Where a write's index time goes: Tantivy's commit on this disk and on tmpfs.
+
+    A copy of the home's index takes the sections of one file, one commit a
+    round, on the home's filesystem and (when there is one) on ``/dev/shm``;
+    and a 1 KB file is written and synced (``fdatasync``) on the home's
+    filesystem. Tantivy syncs every file of a new segment and its own
+    bookkeeping at each commit; git's `add && commit` syncs nothing by default.
+    """
+    live = root / ".git" / "hearth" / "index"
+    target = topic_path(1)
+    places = [("home's filesystem", scratch / "index-copy")]
+    if Path("/dev/shm").is_dir():
+        places.append(("tmpfs (/dev/shm)", Path(tempfile.mkdtemp(dir="/dev/shm")) / "index"))
+    print("\nwhere a write's index time goes (one file's sections, one commit each):")
+    for name, folder in places:
+        shutil.copytree(live, folder)
+        index = SearchIndex(folder)
+        times = []
+        for _ in range(rounds):
+            text = (root / target).read_text() + f"\n{paragraph(rng, 20)}\n"
+            sections = split_sections(target, text)
+            t0 = time.perf_counter()
+            index.apply({target: sections}, ())
+            times.append(time.perf_counter() - t0)
+        index.close()
+        summary(f"Tantivy commit, {name}", times)
+        shutil.rmtree(folder.parent if name.startswith("tmpfs") else folder)
+    syncs = []
+    probe = root / ".git" / "hearth" / "sync-probe"
+    for _ in range(rounds):
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, b"x" * 1024)
+            t0 = time.perf_counter()
+            os.fdatasync(fd)
+            syncs.append(time.perf_counter() - t0)
+        finally:
+            os.close(fd)
+    probe.unlink()
+    summary("one fdatasync of 1 KB, home's disk", syncs)
 
 
 if __name__ == "__main__":
