@@ -175,3 +175,40 @@ def test_an_edit_that_keeps_inode_size_and_mtime_is_still_caught(workspace: Work
     assert not rec.reconcile([]).active_written  # identity alone cannot tell
     assert rec.reconcile([ACTIVE]).active_written
     assert path.read_bytes() == original
+
+
+def test_notable_entries_kept_incrementally_equal_a_full_sweep(workspace: Workspace) -> None:
+    """ACTIVE.md reads only the manifest's notable entries; after every kind of
+    change they are exactly the entries a sweep of every file would pick."""
+    from hearth.reconcile import manifest as manifest_file
+
+    ws = workspace
+    rec = ws.app.reconciler
+
+    def check() -> None:
+        kept = rec._manifest
+        swept = {p for p, e in kept.files.items() if manifest_file.is_notable(p, e)}
+        assert kept.notable == swept
+        reloaded = manifest_file.load(rec.folder)
+        assert reloaded is not None and reloaded.notable == swept
+
+    ws.home.note("Watered the tomatoes.", "Garden", "test")
+    ws.write("memory/topics/sam.md", "# Sam\n\nLikes tomatoes.\n")
+    ws.write("IDENTITY.md", "# Identity\n\nno name line here\n")
+    ws.write("continuity/conflicts/SOUL.md--abc1234.md", "# the other machine's soul\n")
+    rec.reconcile()
+    check()
+    assert {"IDENTITY.md", "continuity/conflicts/SOUL.md--abc1234.md"} <= rec._manifest.notable
+    assert "memory/topics/sam.md" not in rec._manifest.notable
+    assert any(layout_path.startswith("memory/2") for layout_path in rec._manifest.notable)
+
+    # Fixed, removed, and a topic file that starts failing a rule.
+    ws.write("IDENTITY.md", ws.read("IDENTITY.md").replace("no name line here", "- **Name:** Hob"))
+    (ws.root / "continuity/conflicts/SOUL.md--abc1234.md").unlink()
+    ws.write("memory/topics/sam.md", "# Sam\n\nkey: AKIAABCDEFGHIJKLMNOP\n")
+    rec.reconcile()
+    check()
+    attention = ws.read(ACTIVE).split("## Open loops")[0]
+    assert "IDENTITY.md" not in attention and "sync conflict" not in attention
+    assert "memory/topics/sam.md" in rec._manifest.notable
+    assert "memory/topics/sam.md: [secret-text]" in attention

@@ -148,7 +148,7 @@ class Differ:
         for path in known:
             if path not in present:
                 changes.touched.add(path)
-                if state.files.pop(path, None) is not None:
+                if state.drop(path) is not None:
                     changes.remove(path)
                 state.parked.pop(path, None)
                 state.retries.pop(path, None)
@@ -201,7 +201,7 @@ class Differ:
         if state.retries.pop(path, None) is not None:
             changes.touched.add(path)
         if outcome.kind == "gone":  # vanished between listing and reading: gone for this pass
-            if state.files.pop(path, None) is not None:
+            if state.drop(path) is not None:
                 changes.remove(path)
             return
         changes.hashed += 1
@@ -218,16 +218,17 @@ class Differ:
             return
         sections = list(outcome.sections)
         changes.put(path, sections)
-        state.files[path] = FileEntry(
+        entry = FileEntry(
             outcome.size, mtime_ns, outcome.digest, len(sections), racy, outcome.problems
         )
+        state.put(path, entry)
 
     @staticmethod
     def _park(
         state: Manifest, changes: Changes, path: str, signature: Signature, reason: str
     ) -> None:
         changes.touched.add(path)
-        if state.files.pop(path, None) is not None:
+        if state.drop(path) is not None:
             changes.remove(path)
         known = state.parked.get(path)
         if known is None or (known.size, known.mtime_ns) != signature or known.reason != reason:

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hearth.domain import layout
 from hearth.domain.validation import RuleFailure
 
 MANIFEST_NAME = "manifest.bin"
@@ -90,9 +91,32 @@ class Manifest:
     active_head: str | None = None
     #: Records in the journal on disk since the base was written.
     journal_records: int = 0
+    #: The paths of ``files`` that ACTIVE.md's inputs read (``is_notable``), kept
+    #: as entries change, so a refresh after each write does not sweep every
+    #: file (50 ms a write at 10,000 files). Change ``files`` only through
+    #: ``put`` and ``drop``.
+    notable: set[str] = field(default_factory=set)
 
     def documents(self) -> int:
         return sum(entry.documents for entry in self.files.values())
+
+    def put(self, path: str, entry: FileEntry) -> None:
+        self.files[path] = entry
+        if is_notable(path, entry):
+            self.notable.add(path)
+        else:
+            self.notable.discard(path)
+
+    def drop(self, path: str) -> FileEntry | None:
+        """Forget ``path``'s entry; the entry it had, if any."""
+        self.notable.discard(path)
+        return self.files.pop(path, None)
+
+
+def is_notable(path: str, entry: FileEntry) -> bool:
+    """Whether ACTIVE.md reads this entry: a file failing a rule, a daily note,
+    or anything under ``continuity/`` (sync conflicts, outputs, LionClaw's notes)."""
+    return bool(entry.failures) or path.startswith("continuity/") or layout.is_daily_note(path)
 
 
 def _entry_row(path: str, state: Manifest) -> tuple[Any, Any, Any]:
@@ -116,13 +140,13 @@ def _entry_row(path: str, state: Manifest) -> tuple[Any, Any, Any]:
 
 def _apply_row(state: Manifest, path: str, row: tuple[Any, Any, Any]) -> None:
     entry, parked, retries = row
-    state.files.pop(path, None)
+    state.drop(path)
     state.parked.pop(path, None)
     state.retries.pop(path, None)
     if entry is not None:
         size, mtime, digest, docs, racy, fails = entry
         failures = tuple(RuleFailure(path, *f) for f in fails)
-        state.files[path] = FileEntry(size, mtime, digest, docs, bool(racy), failures)
+        state.put(path, FileEntry(size, mtime, digest, docs, bool(racy), failures))
     if parked is not None:
         state.parked[path] = ParkedFile(*parked)
     if retries is not None:
