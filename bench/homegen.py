@@ -131,4 +131,5 @@ def start_server(
             if probe.getresponse().status == 200:
                 return server, port, token
         except OSError:
-            time.sleep(0.05)
+            pass
+        time.sleep(0.05)  # not listening yet, or 503 while its start-up pass runs

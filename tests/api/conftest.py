@@ -157,7 +157,8 @@ def start_server(root: Path, *extra: str, env: dict[str, str] | None = None) -> 
             if server.get("/healthz", token=None).status == 200:
                 return server
         except OSError:
-            time.sleep(0.05)
+            pass
+        time.sleep(0.05)  # not listening yet, or 503 while its start-up pass runs
     server.stop()
     raise AssertionError("server did not come up in 30 s")
 

@@ -446,7 +446,8 @@ def test_unix_socket(tmp_path: Path) -> None:
                 if get("/healthz") == 200:
                     break
             except OSError:
-                time.sleep(0.05)
+                pass
+            time.sleep(0.05)
         assert get("/v1/search?q=soul") == 200
     finally:
         proc.terminate()
@@ -494,6 +495,8 @@ def test_active_md_deleted_or_edited_is_written_again_within_a_second(server: Se
     body = s.get("/v1/active").body
     assert body["fresh"] is True and body["state"] == "fresh"
     assert body["content"].encode() == original
+    # Status is a snapshot: read it once it is current (taken after the pass).
+    assert wait_for(lambda: s.get("/v1/status").body["snapshot"]["current"], 5)
     assert s.get("/v1/status").body["index"]["active"] == "fresh"
 
 

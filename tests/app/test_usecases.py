@@ -127,3 +127,29 @@ def test_served_and_unserved_homes_differ_by_what_wiring_builds(
     finally:
         served.stop()
         unserved.home.files.close()
+
+
+def test_a_start_up_pass_cut_short_starts_nothing_and_indexes_nothing(
+    workspace: Workspace, clock: FakeClock
+) -> None:
+    """The server asked to stop during its first build (``interrupt_start``): the
+    pass stops at its first file read, its batch is rolled back, no thread
+    starts; the next start indexes everything."""
+    from hearth.reconcile import manifest
+
+    for n in range(30):
+        workspace.write(f"memory/topics/t{n}.md", f"# Topic {n}\n\nquince number {n}\n")
+    served = wiring.open_service(workspace.root, clock)
+    served.interrupt_start()
+    assert served.start() is None
+    assert not served.worker.running and not served.board.running
+    saved = manifest.load(served.reconciler.folder)
+    assert saved is None or "memory/topics/t0.md" not in saved.files
+    served.stop()
+    again = wiring.open_service(workspace.root, clock)
+    report = again.start()
+    try:
+        assert report is not None and report.indexed >= 30
+        assert len([h for h in again.search("quince", limit=50).hits if "topics" in h.path]) == 30
+    finally:
+        again.stop()

@@ -1,6 +1,7 @@
 """The FastAPI application factory and its lifespan.
 
-The lifespan starts, in order: the service (a start-up reconcile pass, then
+The lifespan starts, beside serving (requests get 503 until it is done,
+api/starting.py), in order: the service (a start-up reconcile pass, then
 the reconcile worker and the file watcher), then an APScheduler 3
 ``AsyncIOScheduler`` with the jobs of the home's ``[schedule]`` settings:
 a full reconcile pass, the weekly rollup of daily notes, the watcher's
@@ -15,6 +16,8 @@ serves.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -32,6 +35,7 @@ from hearth.api import problems as errors
 from hearth.api import routes
 from hearth.api.guard import HostOriginGuard
 from hearth.api.limits import BodyLimit
+from hearth.api.starting import StartGate
 from hearth.app.served import ServedHearth
 from hearth.mcp.mount import PATH as MCP_PATH
 from hearth.mcp.mount import ExactPath, LazyMount
@@ -97,20 +101,39 @@ def create_app(
     """
     mcp = LazyMount(lambda: _build_mcp(service, url))
 
-    @asynccontextmanager
-    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        await run_in_threadpool(service.start)
-        scheduler = _schedule(service)
-        scheduler.start()
+    scheduler: list[AsyncIOScheduler] = []
+
+    async def start() -> None:
+        try:
+            await run_in_threadpool(service.start)
+        except Exception as exc:
+            # Not a bad home (those are reported in status): a bug. Every answer
+            # says so rather than "starting" forever.
+            service.start_error = f"{type(exc).__name__}: {exc}"
+            raise
+        scheduler.append(_schedule(service))
+        scheduler[0].start()
         service.scheduler_running = True
         if url is not None:
             service.publish_address(url)
+        service.ready.set()
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        # Serving starts at once; the start-up pass (a whole index build on a
+        # home never indexed) runs beside it, and requests get 503 with its
+        # progress until it ends (api/starting.py).
+        starting = asyncio.create_task(start())
         try:
             async with mcp.running():
                 yield
         finally:
-            scheduler.shutdown(wait=False)
-            service.scheduler_running = False
+            service.interrupt_start()
+            with contextlib.suppress(Exception):
+                await starting
+            if scheduler:
+                scheduler[0].shutdown(wait=False)
+                service.scheduler_running = False
             await run_in_threadpool(service.stop)
 
     app = FastAPI(
@@ -121,6 +144,7 @@ def create_app(
     )
     errors.install(app)
     app.add_middleware(BodyLimit)
+    app.add_middleware(StartGate, service=service)
     # Added last, so it runs first: nothing else sees a refused request.
     app.add_middleware(HostOriginGuard, allowed_hosts=tuple(allowed_hosts), unix=unix)
     app.state.service = service

@@ -84,6 +84,12 @@ class RuntimeNotices:
         return notes
 
 
+class Interrupted(HearthError):
+    """A start-up pass cut short because the server is stopping."""
+
+    code = "interrupted"
+
+
 class OwnedPasses:
     """What the worker runs: reconcile passes taken under the owner lock, each
     tracked in ``passes`` while it runs (status shows how far it got)."""
@@ -135,6 +141,11 @@ class ServedHearth(Hearth):
         self.jobs = notices.jobs
         self.scheduler_running = False
         self.started: str | None = None
+        #: Set by the server once ``start`` ended and it is published: until then
+        #: the API answers 503 with the start-up pass's progress (api/starting.py).
+        self.ready = threading.Event()
+        #: Why ``start`` failed, when it did (shown in those 503 answers).
+        self.start_error: str | None = None
         self._recovery: threading.Thread | None = None
         self._stopping = threading.Event()
         self._staged = StagedChecker(ops.root)
@@ -165,10 +176,16 @@ class ServedHearth(Hearth):
         report: PassReport | None = None
         with self.owned():
             self._try_recover(RECOVERY_TRY_SECONDS)
-            with contextlib.suppress(HearthError, OSError):
+            with (
+                contextlib.suppress(HearthError, OSError),
+                self.passes.running(full=True) as tracked,
+            ):
                 # A failed start-up pass is the worker's to retry (on its backoff
-                # table, visible in status as the worker's last error).
-                report = self.reconciler.reconcile()
+                # table, visible in status as the worker's last error); so is
+                # one cut short by ``interrupt_start``.
+                report = self.reconciler.reconcile(progress=self._unless_stopping(tracked))
+        if self._stopping.is_set():
+            return None  # ``stop`` follows: nothing more to start
         self.board.start()
         self.board.request()
         self.worker.start()
@@ -184,6 +201,20 @@ class ServedHearth(Hearth):
             self.filler.start()
         self.started = self._now()
         return report
+
+    def interrupt_start(self) -> None:
+        """Cut a running start-up pass short (the server is asked to stop while a
+        long first build runs): it stops at its next file, leaving the index as
+        it was (a rebuild's folder aside is removed by the next start)."""
+        self._stopping.set()
+
+    def _unless_stopping(self, progress: Progress) -> Progress:
+        def reading(done: int, total: int) -> None:
+            if self._stopping.is_set():
+                raise Interrupted("the server is stopping")
+            progress(done, total)
+
+        return reading
 
     def _try_recover(self, timeout: float) -> bool:
         """Finish a killed hearth's write, if one is pending; False while it must wait."""
