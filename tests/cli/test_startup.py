@@ -116,3 +116,16 @@ def test_a_command_that_does_work_runs_with_the_collector_and_exits_normally(
     assert failed.returncode == 1
     assert failed.stderr.startswith("hearth: ")
     assert failed.stdout.splitlines()[-1] == "gc at exit: True"
+
+
+def test_a_settled_status_starts_no_subprocess_machinery(tmp_path: Path) -> None:
+    # git is spawned directly (store/porcelain.py): importing subprocess would
+    # cost status about as much as git's own run.
+    root = _settled_home(tmp_path)
+    done = _entry(
+        ["--home", str(root), "status"],
+        before="import atexit, sys\n"
+        "atexit.register(lambda: print('loaded:', 'subprocess' in sys.modules))\n",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "loaded: False"
