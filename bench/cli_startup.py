@@ -5,6 +5,8 @@
 In one run, round by round (so a busy machine weighs on all of them alike):
 
 - `python -c pass`: the floor, what any Python command costs;
+- `python -c "import click"`: what any click command line costs before its
+  own code (hearth does not replace click: the floor of `--help`);
 - `hearth --help`;
 - `hearth status` with no server, on a settled home (nothing changed since the
   last pass: it reads the status without a pass, app/glance.py);
@@ -51,6 +53,11 @@ def run(argv: list[str]) -> tuple[float, float]:
         raise SystemExit(f"{' '.join(argv)} failed: {done.stderr.decode(errors='replace')}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return wall, cpu
+
+
+def load_average() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
 
 
 def verbose_line(argv: list[str]) -> str:
@@ -118,6 +125,7 @@ def main() -> None:
         status = [hearth, "--home", str(root), "status"]
         commands = {
             "python -c pass (the floor)": [python, "-c", "pass"],
+            "python -c 'import click'": [python, "-c", "import click"],
             "hearth --help": [hearth, "--help"],
             "hearth status (no server, settled home)": status,
         }
@@ -131,6 +139,7 @@ def main() -> None:
             ]
         for argv in [*commands.values(), status]:  # warm-up: caches, compiled modules
             run(argv)
+        print(f"load average before: {load_average()}")
         print(f"small home ({len(list(root.rglob('*.md')))} markdown files), {hearth}")
         if args.baseline:
             print(f"  baseline: {args.baseline}")
@@ -165,6 +174,7 @@ def main() -> None:
             report(name, samples, floor)
         report("hearth status (server running)", served, floor)
         report("hearth status (no server, after an edit)", edited, floor)
+        print(f"load average after: {load_average()} on {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":

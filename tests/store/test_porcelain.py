@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -180,3 +182,35 @@ def test_ignored_matches_libgit2(repo: Path) -> None:
     assert porcelain.ignored(repo, paths) == expected
     assert expected == {"scratch.tmp", "build/out.md", "notes/draft-1.md", "private.md"}
     assert porcelain.ignored(repo, []) == set()
+
+
+def test_an_answer_larger_than_a_pipe_holds(repo: Path) -> None:
+    # Over 64 KiB of porcelain output: read as git writes it, none of it lost.
+    folder = repo / ("a-folder-with-a-long-name-" * 3)
+    folder.mkdir()
+    for n in range(1500):
+        (folder / f"untracked-note-number-{n:05d}.md").write_text("x\n")
+    found = same_as_libgit2(repo)
+    assert len(found.changes) == 1500
+
+
+def test_no_git_to_run(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(repo / "nowhere"))
+    assert porcelain.status(repo) is None  # the caller asks libgit2
+
+
+def test_a_git_that_hangs_is_stopped(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    hanging = bin_dir / "git"
+    sleep = shutil.which("sleep")
+    hanging.write_text(f"#!/bin/sh\necho $$ > {tmp_path / 'pid'}\nexec {sleep} 60\n")
+    hanging.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    monkeypatch.setattr(porcelain, "GIT_TIMEOUT", 0.5)
+    assert porcelain.status(repo) is None
+    pid = int((tmp_path / "pid").read_text())
+    with pytest.raises(ProcessLookupError):  # killed and reaped, not left running
+        os.kill(pid, 0)

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from hearth.cli.support import (
+    LightCommand,
     _emit,
     _report_line,
     _State,
@@ -70,7 +71,7 @@ def init(state: _State, path: str | None, as_json: bool) -> None:
     _emit(as_json, result.as_dict(), human)
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @json_option
 @click.option("--verbose", "-v", is_flag=True, help="Say on stderr how the answer was reached.")
 @click.pass_obj

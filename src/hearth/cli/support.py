@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from collections.abc import Callable
@@ -18,6 +19,47 @@ if TYPE_CHECKING:
 
 # Start-up: `hearth --help` and the light commands import click and this package
 # only; each command imports what it needs (see docs/cli.md, "Start-up").
+
+
+class _Run:
+    """Whether this run is still light: parsing, ``--help``, a usage error, or a
+    command that only reads (``status`` answered without a pass). ``main`` runs
+    with the cyclic garbage collector off and ends a light run without the
+    interpreter's teardown (``os._exit``: a tenth of a light command's time);
+    a command that does more makes the run heavy before it starts."""
+
+    light = True
+
+
+def heavy() -> None:
+    """This run does real work: collect garbage again and end the interpreter
+    normally (its threads joined, its files closed, its exit handlers run)."""
+    _Run.light = False
+    gc.enable()
+
+
+def is_light() -> bool:
+    return _Run.light
+
+
+class _Command(click.Command):
+    #: Whether the command's body keeps the run light (it calls ``heavy`` itself
+    #: when it turns out to need more).
+    light = False
+
+    def invoke(self, ctx: click.Context) -> Any:
+        if not self.light:
+            heavy()
+        return super().invoke(ctx)
+
+
+class LightCommand(_Command):
+    light = True
+
+
+class _Group(click.Group):
+    command_class = _Command
+    group_class = type  # subgroups are _Groups, their commands _Commands
 
 
 class _State:
@@ -45,6 +87,7 @@ class _State:
         """The home's use cases (opened once per command)."""
         from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
 
+        heavy()
         if self._app is None:
             self._app = wiring.open_app(self.root)
         return self._app
@@ -70,7 +113,7 @@ def _written(as_json: bool, result: WriteResult, done: str) -> None:
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--home",
     "home_option",

@@ -12,7 +12,7 @@ recognize, it answers None, and the caller asks libgit2 instead.
 from __future__ import annotations
 
 import os
-import subprocess
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,23 +58,85 @@ class WorkTreeStatus:
     changes: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _git(root: Path, args: list[str], stdin: bytes | None = None) -> tuple[int, bytes] | None:
+def _environment() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATORS}
     env["GIT_OPTIONAL_LOCKS"] = "0"  # status must not write git's index
     env["LC_ALL"] = "C"
+    return env
+
+
+def _git(root: Path, args: list[str], stdin: bytes) -> tuple[int, bytes] | None:
+    """``git args`` in ``root`` fed ``stdin``: its exit status and standard output."""
+    import subprocess  # noqa: PLC0415  (start-up: status itself spawns git directly)
+
     try:
         proc = subprocess.run(
             ["git", *args],
             cwd=root,
             input=stdin,
             capture_output=True,
-            env=env,
+            env=_environment(),
             timeout=GIT_TIMEOUT,
             check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return proc.returncode, proc.stdout
+
+
+def _spawn_git(root: Path, args: list[str]) -> tuple[int, bytes] | None:
+    """``git args`` in ``root`` with no input: its exit status and standard output;
+    None when it cannot start or runs past ``GIT_TIMEOUT``. Started with
+    ``posix_spawn``: importing ``subprocess`` costs ``hearth status`` about as
+    much as git's own run (docs/cli.md, "Start-up")."""
+    import select  # noqa: PLC0415  (a built-in module: free)
+
+    out_r, out_w = os.pipe()  # both close-on-exec; the child gets its copy as fd 1
+    try:
+        null = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
+        try:
+            pid = os.posix_spawnp(
+                "git",
+                ["git", "-C", str(root), *args],
+                _environment(),
+                file_actions=[
+                    (os.POSIX_SPAWN_DUP2, null, 0),
+                    (os.POSIX_SPAWN_DUP2, out_w, 1),
+                    (os.POSIX_SPAWN_DUP2, null, 2),
+                ],
+            )
+        finally:
+            os.close(null)
+    except OSError:
+        os.close(out_r)
+        return None
+    finally:
+        os.close(out_w)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + GIT_TIMEOUT
+    poller = select.poll()
+    poller.register(out_r, select.POLLIN)
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not poller.poll(left * 1000):
+                _stop(pid)
+                return None
+            chunk = os.read(out_r, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(out_r)
+    _, wait_status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(wait_status), b"".join(chunks)
+
+
+def _stop(pid: int) -> None:
+    import signal  # noqa: PLC0415  (only when git hangs)
+
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
 
 
 # X (HEAD to index) and Y (index to work tree) of porcelain v2's XY; ``.`` is no change.
@@ -88,7 +150,7 @@ _KNOWN_Y = frozenset("MDT.")
 
 def status(root: Path) -> WorkTreeStatus | None:
     """HEAD, the branch, its upstream and the changed paths of the work tree at ``root``."""
-    done = _git(
+    done = _spawn_git(
         root,
         [
             "status",
