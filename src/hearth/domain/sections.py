@@ -17,7 +17,7 @@ import itertools
 import re
 from typing import NamedTuple
 
-from hearth.domain import layout, records
+from hearth.domain import layout
 from hearth.errors import InvalidRecord
 
 #: Sections longer than this many characters are cut into chunks.
@@ -124,6 +124,10 @@ def split_sections(path: str, text: str) -> list[Section]:
 def _front_matter(text: str, lines: list[str]) -> tuple[dict[str, object], int]:
     if not lines or lines[0].strip() != "---":
         return {}, 0
+    # Imported here, not at the top: records brings YAML, which a reader worker
+    # (``reconcile/prepare.py``) needs only once it meets a file with front matter.
+    from hearth.domain import records  # noqa: PLC0415
+
     try:
         data, _body = records.split_front_matter(text)
     except InvalidRecord:
