@@ -23,6 +23,11 @@ In one run, on the same files:
   on a home of N files, default 200, since embedding 10,000 files takes most of
   an hour of CPU; `--vector-files 0` skips it).
 
+`--baseline HEARTH` also times another hearth's `reindex --full` (the
+`.venv/bin/hearth` of another worktree, say one of main) on the same files,
+taking turns with this one's, and prints the CPU ratio of the two: a change
+measured against what it changes, in the same run.
+
 The keyword builds run with semantic ranking off (HEARTH_SEMANTIC=off), as the
 first lines say. Each build's CPU seconds (user + system, all threads) are
 printed beside its wall time: on a shared machine they move less. The builds
@@ -200,6 +205,11 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--builds", type=int, default=3)
     parser.add_argument("--vector-files", type=int, default=200)
+    parser.add_argument(
+        "--baseline",
+        metavar="HEARTH",
+        help="another hearth executable whose `reindex --full` takes turns with this one's",
+    )
     args = parser.parse_args()
     rng = random.Random(11)
     env = use_git_identity()
@@ -209,6 +219,14 @@ def main() -> None:
     )
     compileall.compile_dir(Path(wiring.__file__).parent, quiet=1)
     hearth = str(Path(sys.executable).parent / "hearth")
+    baseline = args.baseline
+    if baseline is not None:
+        # Its own bytecode too, compiled by its own interpreter.
+        compile_own = (
+            "import compileall, pathlib, hearth.wiring as w; "
+            "compileall.compile_dir(pathlib.Path(w.__file__).parent, quiet=1)"
+        )
+        subprocess.run([str(Path(baseline).parent / "python"), "-c", compile_own], check=True)
 
     with tempfile.TemporaryDirectory(prefix="hearth-bench-") as tmp:
         root = Path(tmp) / "home"
@@ -225,8 +243,12 @@ def main() -> None:
         full: list[float] = []
         fts: list[float] = []
         fts_sections: list[float] = []
+        base: list[float] = []
         for _ in range(args.builds):
             full.append(timed([hearth, "--home", str(root), "reindex", "--full"], env, "full"))
+            if baseline is not None:
+                command = [baseline, "--home", str(root), "reindex", "--full"]
+                base.append(timed(command, env, "base"))
             fts_db.unlink(missing_ok=True)
             command = [sys.executable, "-c", FTS5_BUILD, str(root), str(fts_db)]
             fts.append(timed(command, env, "fts"))
@@ -243,6 +265,15 @@ def main() -> None:
         print(f"  ratio hearth / FTS5 per file:    {full_med / fts_med:.2f}   (goal: at most 1.0)")
         print(f"  ratio hearth / FTS5 per section: {full_med / sections_med:.2f}")
         print(f"  CPU ratio hearth / FTS5 per file: {cpu_ratio:.2f}")
+        if baseline is not None:
+            base_med = line(f"baseline {baseline}", base, "base")
+            base_cpu = statistics.median(CPU["base"])
+            print(
+                f"  baseline / FTS5 per file: {base_med / fts_med:.2f} wall, "
+                f"{base_cpu / statistics.median(CPU['fts']):.2f} CPU; this hearth's CPU is "
+                f"{statistics.median(CPU['full']) / base_cpu:.2f} x the baseline's "
+                f"({statistics.median(CPU['full']) - base_cpu:+.2f} s)"
+            )
         floor = [tantivy_alone(root, Path(tmp) / f"floor-{n}") for n in range(args.builds)]
         wall, cpu = statistics.median(f[0] for f in floor), statistics.median(f[1] for f in floor)
         print(

@@ -65,7 +65,7 @@ def reference(path: str, text: str) -> list[Section]:
         if b.heading_line is not None
         or any(lines[i].strip() for i in range(b.body_start, b.body_end))
     ]
-    title = _title(path, meta, blocks)  # type: ignore[arg-type]
+    title = _title(path, meta, [b.heading for b in blocks if b.heading_line is not None])
     kind, date = layout.kind_of(path), _date(path, meta)
     sections = [
         Section(path, kind, title, block.heading, body, date, start, end)

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from hearth.index.schema import SCHEMA_VERSION
+from hearth.reconcile import manifest
 from hearth.reconcile.differ import PARK_AFTER
 from hearth.reconcile.reconciler import Reconciler
 from tests.conftest import Workspace
@@ -407,3 +408,41 @@ def test_an_index_that_cannot_commit_is_rebuilt(
     assert report.rebuilt
     assert paths_found(rec, "phoenix") == {"memory/topics/phoenix.md"}
     assert rec.status().fresh
+
+
+def test_a_rebuild_saves_its_file_map_once_and_a_reopen_trusts_it(
+    workspace: Workspace, rec: Reconciler, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = workspace
+    for n in range(5):
+        ws.write(f"memory/topics/moth{n}.md", f"# Moth {n}\n\nluna moth {n}\n")
+    rec.reconcile()
+    written: list[str] = []
+    real_write = manifest._write_atomic
+
+    def write_atomic(target: Path, data: bytes, *, durable: bool = True) -> None:
+        written.append(target.name)
+        real_write(target, data, durable=durable)
+
+    monkeypatch.setattr(manifest, "_write_atomic", write_atomic)
+    report = rec.rebuild()
+    folder = ws.root / ".git/hearth/index"
+    # The file map once, as a base (no journal record of every path after it).
+    assert report.rebuilt and written.count(manifest.MANIFEST_NAME) == 1
+    assert not (folder / manifest.JOURNAL_NAME).exists()
+    assert written.count(manifest.PASS_NAME) == 2  # the rebuild's, then the pass's own
+    # What is on disk is the pass's state: file map, last reconcile and ACTIVE.md's digest.
+    state = rec._manifest
+    loaded = manifest.load(folder)
+    assert loaded is not None
+    assert loaded.files == state.files and loaded.documents() == state.documents()
+    assert (loaded.last_reconcile, loaded.active_digest) == (
+        state.last_reconcile,
+        state.active_digest,
+    )
+    assert loaded.active_digest is not None
+    rec.close()
+    again = ws.reopen().reconciler
+    assert not again.reconcile().rebuilt
+    assert paths_found(again, "luna") == {f"memory/topics/moth{n}.md" for n in range(5)}
+    assert again.status().fresh

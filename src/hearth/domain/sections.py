@@ -13,23 +13,25 @@ matter, else its first ``# `` heading, else its file name.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterator
 from typing import NamedTuple
 
-from hearth.domain import layout, records
+from hearth.domain import layout
 from hearth.errors import InvalidRecord
 
 #: Sections longer than this many characters are cut into chunks.
 MAX_SECTION_CHARS = 3000
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-#: A line that may be a heading or a fence: up to 3 spaces, then one of ``#`~``.
-_CANDIDATE = re.compile(r" {0,3}[#`~][^\n]*")
+#: A line that may open or close a fenced code block (group 2: its fence) or be
+#: a heading (group 3: its text, when it has any); group 1 is the line (up to
+#: the fence for a fence, whole for a heading). One regex for both, so each
+#: such line costs one match and every other line none.
+_LINE = r"( {0,3}(?:(`{3,}|~{3,})|#{1,6}(?:[ \t]+([^\n]*?))?(?:[ \t]+#+)?[ \t]*(?=\n|\Z)))"
+_FIRST_LINE = re.compile(_LINE)
 #: The same after a newline: a search for it starts with the newline, which
 #: ``re`` finds fast, rather than trying ``^`` at every character.
-_NEXT_CANDIDATE = re.compile(r"\n( {0,3}[#`~][^\n]*)")
+_NEXT_LINE = re.compile(r"\n" + _LINE)
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 
 
@@ -47,13 +49,13 @@ class Section(NamedTuple):
     end_line: int
 
 
-class _Block(NamedTuple):
-    heading: str
-    heading_line: int | None  # 0-based index of the heading line
-    body_start: int  # 0-based line index, inclusive
-    body_end: int  # 0-based line index, exclusive
-    start_offset: int  # where line body_start begins in the text
-    end_offset: int  # where the body ends: before the newline ending line body_end - 1
+#: A block of lines: ``(heading, heading_line, body_start, body_end,
+#: start_offset, end_offset)``: the heading's text, the 0-based index of its
+#: line (None before the first heading), the body's lines (0-based, end
+#: exclusive), where line ``body_start`` begins in the text, and where the body
+#: ends (before the newline ending line ``body_end - 1``). A plain tuple: made
+#: once a section, a named tuple cost more than the rest of the loop.
+_Block = tuple[str, int | None, int, int, int, int]
 
 
 class _Lines:
@@ -88,14 +90,29 @@ def split_sections(path: str, text: str) -> list[Section]:
         meta, first_body_line = _front_matter(text, lines)
         body_offset = sum(len(line) + 1 for line in lines[:first_body_line])
     blocks = _blocks(text, first_body_line, body_offset)
-    title = _title(path, meta, blocks)
+    title = _title(path, meta, [b[0] for b in blocks if b[1] is not None])
     kind = layout.kind_of(path)
     date = _date(path, meta)
     sections: list[Section] = []
     split = _Lines(text)
     for block in blocks:
-        for start, end, body in _chunks(block, split):
-            sections.append(Section(path, kind, title, block.heading, body, date, start, end))
+        heading, heading_line, body_start, body_end, start_offset, end_offset = block
+        first = (heading_line if heading_line is not None else body_start) + 1
+        region = text[start_offset:end_offset] if body_end > body_start else ""
+        # Trailing blank lines are not part of the section: it ends with the line
+        # holding the last character that is not white space.
+        last = len(region.rstrip())
+        if last == 0:
+            sections.append(Section(path, kind, title, heading, "", date, first, first))
+            continue
+        line_end = region.find("\n", last)
+        kept = region if line_end < 0 else region[:line_end]
+        end = body_start + kept.count("\n") + 1
+        if len(kept) + 1 <= MAX_SECTION_CHARS:  # the common case: one piece
+            sections.append(Section(path, kind, title, heading, kept.strip("\n"), date, first, end))
+            continue
+        for start, last_line, body in _chunks(first - 1, body_start, end, split.lines):
+            sections.append(Section(path, kind, title, heading, body, date, start, last_line))
     if not sections:
         # An empty file (or only front matter) still exists and is findable by title.
         count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
@@ -107,6 +124,10 @@ def split_sections(path: str, text: str) -> list[Section]:
 def _front_matter(text: str, lines: list[str]) -> tuple[dict[str, object], int]:
     if not lines or lines[0].strip() != "---":
         return {}, 0
+    # Imported here, not at the top: records brings YAML, which a reader worker
+    # (``reconcile/prepare.py``) needs only once it meets a file with front matter.
+    from hearth.domain import records  # noqa: PLC0415
+
     try:
         data, _body = records.split_front_matter(text)
     except InvalidRecord:
@@ -116,67 +137,55 @@ def _front_matter(text: str, lines: list[str]) -> tuple[dict[str, object], int]:
 
 
 def _blocks(text: str, start: int, offset: int) -> list[_Block]:
-    """Heading-delimited blocks of lines from line ``start`` (at ``offset``) on.
+    """Heading-delimited blocks of lines from line ``start`` (at ``offset``) on,
+    without a first block before any heading that holds only white space.
 
-    Only lines that may open a fence or be a heading (up to three spaces, then
-    ``#``, a backtick or a tilde) are looked at, found by one regex search
-    over the text rather than a Python loop over every line.
+    Only lines that open or close a fence or are headings are looked at, found
+    by one regex search over the text rather than a Python loop over every line.
     """
-    size = len(text) - 1 if text.endswith("\n") else len(text)
-    count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
     blocks: list[_Block] = []
     heading, heading_line, body_start, start_offset = "", None, start, offset
     fence: str | None = None
-    line_number, scanned = 0, 0
-    for at, line in _candidates(text, offset):
-        line_number += text.count("\n", scanned, at)
-        scanned = at
-        opener = _FENCE.match(line)
+    # Line ``start`` begins at ``offset``: lines are counted from there, and
+    # only up to the headings.
+    line_number, scanned = start, offset
+    first = _FIRST_LINE.match(text, offset)
+    found = _NEXT_LINE.finditer(text, offset)
+    for match in itertools.chain((first,), found) if first is not None else found:
+        marker = match.group(2)
         if fence is not None:
-            if opener and opener.group(1)[0] == fence[0] and len(opener.group(1)) >= len(fence):
+            if marker is not None and marker[0] == fence[0] and len(marker) >= len(fence):
                 fence = None
             continue
-        if opener:
-            fence = opener.group(1)
+        if marker is not None:
+            fence = marker
             continue
-        match = _HEADING.match(line)
-        if match:
+        at = match.start(1)
+        line_number += text.count("\n", scanned, at)
+        scanned = at
+        end_offset = max(at - 1, start_offset)
+        # Only the first block can have no heading.
+        if heading_line is not None or text[start_offset:end_offset].strip():
             blocks.append(
-                _Block(
-                    heading,
-                    heading_line,
-                    body_start,
-                    line_number,
-                    start_offset,
-                    max(at - 1, start_offset),
-                )
+                (heading, heading_line, body_start, line_number, start_offset, end_offset)
             )
-            heading, heading_line = (match.group(2) or "").strip(), line_number
-            body_start, start_offset = line_number + 1, at + len(line) + 1
-    blocks.append(_Block(heading, heading_line, body_start, count, start_offset, size))
-    return [
-        b
-        for b in blocks
-        if b.heading_line is not None or text[b.start_offset : b.end_offset].strip()
-    ]
+        heading, heading_line = (match.group(3) or "").strip(), line_number
+        body_start, start_offset = line_number + 1, match.end() + 1
+    size = len(text) - 1 if text.endswith("\n") else len(text)
+    if heading_line is not None or text[start_offset:size].strip():
+        count = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        blocks.append((heading, heading_line, body_start, count, start_offset, size))
+    return blocks
 
 
-def _candidates(text: str, offset: int) -> Iterator[tuple[int, str]]:
-    """``(offset, line)`` of the lines from ``offset`` on that may be headings or fences."""
-    first = _CANDIDATE.match(text, offset)
-    if first is not None:
-        yield offset, first.group(0)
-    for found in _NEXT_CANDIDATE.finditer(text, offset):
-        yield found.start(1), found.group(1)
-
-
-def _title(path: str, meta: dict[str, object], blocks: list[_Block]) -> str:
+def _title(path: str, meta: dict[str, object], headings: list[str]) -> str:
+    """The file's title; ``headings`` are the texts of its heading lines, in order."""
     value = meta.get("title")
     if isinstance(value, str) and value.strip():
         return " ".join(value.split())
-    for block in blocks:
-        if block.heading_line is not None and block.heading:
-            return block.heading
+    for heading in headings:
+        if heading:
+            return heading
     stem = path.rsplit("/", 1)[-1]
     return stem[: -len(".md")] if stem.endswith(".md") else stem
 
@@ -194,27 +203,13 @@ def _date(path: str, meta: dict[str, object]) -> str:
     return ""
 
 
-def _chunks(block: _Block, split: _Lines) -> list[tuple[int, int, str]]:
-    """``(start_line, end_line, body)`` pieces of a block, lines 1-based and inclusive."""
-    first = block.heading_line if block.heading_line is not None else block.body_start
-    text = split.text
-    region = (
-        text[block.start_offset : block.end_offset] if block.body_end > block.body_start else ""
-    )
-    # Trailing blank lines are not part of the section: it ends with the line
-    # holding the last character that is not white space.
-    last = len(region.rstrip())
-    if last == 0:
-        return [(first + 1, first + 1, "")]
-    line_end = region.find("\n", last)
-    kept = region if line_end < 0 else region[:line_end]
-    end = block.body_start + kept.count("\n") + 1
-    if len(kept) + 1 <= MAX_SECTION_CHARS:  # the common case: one piece
-        return [(first + 1, end, kept.strip("\n"))]
-    lines = split.lines
+def _chunks(first: int, body_start: int, end: int, lines: list[str]) -> list[tuple[int, int, str]]:
+    """``(start_line, end_line, body)`` pieces of a block too long for one section, lines
+    1-based and inclusive: its heading at line index ``first``, its body lines from
+    ``body_start`` to ``end`` (exclusive, trailing blank lines left out)."""
     pieces: list[list[int]] = [[]]
     size = 0
-    for index in range(block.body_start, end):
+    for index in range(body_start, end):
         length = len(lines[index]) + 1
         if size + length - 1 > MAX_SECTION_CHARS and pieces[-1]:
             cut = _cut_point(pieces[-1], lines)

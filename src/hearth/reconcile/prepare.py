@@ -24,17 +24,19 @@ import collections
 import hashlib
 import os
 import pickle
-import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, TYPE_CHECKING, Literal
 
 from hearth.domain.sections import Section, split_sections
 from hearth.domain.validation import Bounds, RuleFailure, check_text
 from hearth.errors import PathRefused
 from hearth.store.rooted import RootedFiles
+
+if TYPE_CHECKING:
+    import subprocess
 
 #: Files read per request to a worker.
 CHUNK = 200
@@ -171,8 +173,11 @@ class Readers:
     command = (sys.executable, "-m", "hearth.reconcile.reader_worker")
 
     def __init__(self, root: Path, bounds: Bounds, workers: int) -> None:
+        # Imported here: a worker imports this module too, and never starts one.
+        import subprocess  # noqa: PLC0415
+
         self.root, self.bounds = root, bounds
-        self._procs = [
+        self._procs: list[subprocess.Popen[bytes]] = [
             subprocess.Popen(
                 self.command,
                 stdin=subprocess.PIPE,
@@ -222,6 +227,8 @@ class Readers:
         return answer
 
     def close(self) -> None:
+        import subprocess  # noqa: PLC0415  (see __init__)
+
         for proc in self._procs:
             if proc.stdin is not None:
                 proc.stdin.close()

@@ -260,7 +260,10 @@ class Reconciler:
         state.last_reconcile = self._now()
         settled = not (changes.indexed or changes.delete or changes.parked or rebuilt)
         active_written = refresh_active and self.active.refresh(state, head, settled, check_active)
-        manifest.save(self.folder, state, None if changes.rules_changed else changes.touched)
+        # A rebuild saved its file map beside its new index just before: only the
+        # pass record (no changed paths) is left to save.
+        changed = () if rebuilt is not None else None if changes.rules_changed else changes.touched
+        manifest.save(self.folder, state, changed)
         self._manifest_sig = manifest.signature(self.folder)
         return PassReport(
             full=paths is None,

@@ -11,17 +11,28 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import secrets
 import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from hearth.domain.paths import TEMP_PREFIX, is_temporary, normalize
+from hearth.domain.paths import MAX_PATH_CHARS, TEMP_PREFIX, is_temporary, normalize
 from hearth.errors import PathRefused, StoreError
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_MODE = 0o644
+#: A batch read opens before it checks (``_read_listed``): without following a
+#: symlink, and without waiting on a FIFO swapped in since the listing.
+_LISTED_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+#: Paths that ``normalize`` returns unchanged, recognized by one match: names
+#: of ASCII letters, digits, ``_``, ``.``, ``-`` and spaces that start with a
+#: letter, a digit or ``_`` (so no ``.``, ``..`` or ``.git``), at most 255 long.
+#: Any other path (with its length over ``MAX_PATH_CHARS``) goes through ``normalize``.
+_PLAIN_PATH = re.compile(
+    r"[A-Za-z0-9_][A-Za-z0-9._ -]{0,254}(?:/[A-Za-z0-9_][A-Za-z0-9._ -]{0,254})*"
+)
 
 
 class RootedFiles:
@@ -83,10 +94,15 @@ class RootedFiles:
 
     @contextmanager
     def batch_reader(self) -> Iterator[Callable[[str], bytes | None]]:
-        """``read`` for many files at once: each folder is opened once, not once per file.
+        """``read`` for many files at once, the files a listing just found: each folder
+        is opened once, not once per file, and each file is opened before it is checked.
 
         The same refusals apply: every folder is opened ``O_NOFOLLOW`` from its
-        parent's descriptor, every file ``O_NOFOLLOW`` from its folder's.
+        parent's descriptor, every file ``O_NOFOLLOW`` from its folder's, and
+        what is not a regular file is refused. A pass lists with ``lstat``
+        first, so what it reads was a regular file a moment before; a FIFO or
+        device swapped in since is opened non-blocking, refused and never read
+        (``read`` checks with a ``stat`` before it opens anything).
         """
         folders: dict[str, int | None] = {}
 
@@ -98,9 +114,10 @@ class RootedFiles:
             return folders[folder]
 
         def read(path: str) -> bytes | None:
-            folder, _, name = normalize(path).rpartition("/")
+            plain = len(path) <= MAX_PATH_CHARS and _PLAIN_PATH.fullmatch(path) is not None
+            folder, _, name = (path if plain else normalize(path)).rpartition("/")
             fd = folder_fd(folder) if folder else self._root_fd
-            return None if fd is None else self._read_at(fd, name, path)
+            return None if fd is None else _read_listed(fd, name, path)
 
         try:
             yield read
@@ -187,6 +204,35 @@ class RootedFiles:
             dirs[:] = sorted(d for d in dirs if d != ".git")
             found += [prefix + n for n in sorted(names) if not is_temporary(n)]
         return found
+
+
+def _read_listed(folder: int, name: str, path: str) -> bytes | None:
+    """The bytes of regular file ``name`` in ``folder``, None when it does not exist:
+    opened first, then checked (one ``fstat``), then read to its end."""
+    try:
+        fd = os.open(name, _LISTED_READ_FLAGS, dir_fd=folder)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise PathRefused(f"{path!r} is a symlink; hearth does not follow symlinks") from exc
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise PathRefused(f"{path!r} is not a regular file")
+        # Read to the end (an empty read), whatever the size said: a file may
+        # grow meanwhile, and a read may return less than was asked.
+        data = os.read(fd, st.st_size + 1)
+        more = os.read(fd, 65536) if data else b""
+        if not more:
+            return data
+        chunks = [data, more]
+        while chunks[-1]:
+            chunks.append(os.read(fd, 65536))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _open_folder(name: str, parent_fd: int, where: str) -> int | None:
