@@ -7,11 +7,13 @@ starting state lasts exactly as long as the test wants it to.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +50,19 @@ def answering(port: int, path: str, deadline: float = 30) -> tuple[int, dict[str
             time.sleep(0.05)
 
 
+@contextlib.contextmanager
+def held_start_up(root: Path, env: dict[str, str], port: int) -> Iterator[subprocess.Popen[bytes]]:
+    """``hearth serve`` started while the test holds the home's reconcile lock:
+    its start-up pass waits at its first step until the block ends."""
+    with write_lock(root / ".git" / "hearth" / state.RECONCILE_LOCK, timeout=5):
+        yield subprocess.Popen(
+            [str(BIN / "hearth"), "--home", str(root), "serve", "--port", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+
+
 def test_requests_get_503_with_progress_until_the_start_up_pass_ends(tmp_path: Path) -> None:
     env = isolated_env(tmp_path / "userhome")
     root = make_home(tmp_path / "home", env)
@@ -71,14 +86,7 @@ def test_requests_get_503_with_progress_until_the_start_up_pass_ends(tmp_path: P
     (root / "memory").mkdir(exist_ok=True)
     (root / "memory" / "garden.md").write_text("# Garden\n\nThe quince tree flowered.\n")
     port = free_port()
-    lock = root / ".git" / "hearth" / state.RECONCILE_LOCK
-    with write_lock(lock, timeout=5):
-        proc = subprocess.Popen(
-            [str(BIN / "hearth"), "--home", str(root), "serve", "--port", str(port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env=env,
-        )
+    with held_start_up(root, env, port) as proc:
         server = Server(root, port, proc, {"admin": token})
         try:
             status, headers, body = answering(port, "/healthz")
@@ -117,14 +125,7 @@ def test_a_server_stopped_while_starting_exits_and_the_next_one_serves(tmp_path:
     env = isolated_env(tmp_path / "userhome")
     root = make_home(tmp_path / "home", env)
     port = free_port()
-    lock = root / ".git" / "hearth" / state.RECONCILE_LOCK
-    with write_lock(lock, timeout=5):
-        proc = subprocess.Popen(
-            [str(BIN / "hearth"), "--home", str(root), "serve", "--port", str(port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
+    with held_start_up(root, env, port) as proc:
         try:
             assert answering(port, "/healthz")[0] == 503
             proc.send_signal(signal.SIGTERM)
@@ -133,6 +134,8 @@ def test_a_server_stopped_while_starting_exits_and_the_next_one_serves(tmp_path:
             raise
     # It stops once the pass it had started gives way (at its first file read).
     assert proc.wait(timeout=60) == 0
+    assert proc.stderr is not None
+    proc.stderr.close()
     from tests.api.conftest import start_server
 
     server = start_server(root, env=env)

@@ -129,14 +129,9 @@ class RootedFiles:
     def _read_at(self, folder: int, name: str, path: str) -> bytes | None:
         if not self._refuse_non_regular(folder, name, path):
             return None
-        try:
-            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
-        except FileNotFoundError:
+        fd = _open_at(folder, name, path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        if fd is None:
             return None
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise PathRefused(f"{path!r} is a symlink") from exc
-            raise
         with os.fdopen(fd, "rb") as handle:
             return handle.read()
 
@@ -206,17 +201,25 @@ class RootedFiles:
         return found
 
 
-def _read_listed(folder: int, name: str, path: str) -> bytes | None:
-    """The bytes of regular file ``name`` in ``folder``, None when it does not exist:
-    opened first, then checked (one ``fstat``), then read to its end."""
+def _open_at(folder: int, name: str, path: str, flags: int) -> int | None:
+    """``name`` in ``folder`` opened with ``flags`` (which hold ``O_NOFOLLOW``);
+    None when it does not exist; a symlink is refused."""
     try:
-        fd = os.open(name, _LISTED_READ_FLAGS, dir_fd=folder)
+        return os.open(name, flags, dir_fd=folder)
     except FileNotFoundError:
         return None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise PathRefused(f"{path!r} is a symlink; hearth does not follow symlinks") from exc
         raise
+
+
+def _read_listed(folder: int, name: str, path: str) -> bytes | None:
+    """The bytes of regular file ``name`` in ``folder``, None when it does not exist:
+    opened first, then checked (one ``fstat``), then read to its end."""
+    fd = _open_at(folder, name, path, _LISTED_READ_FLAGS)
+    if fd is None:
+        return None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
