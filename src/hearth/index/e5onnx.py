@@ -54,6 +54,7 @@ _Q4 = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
 _META = "\u2581"
 _PREFIX = {True: "query: ", False: "passage: "}
 _CONTRIB = ("Gelu", "DynamicQuantizeMatMul")
+_WEIGHTS_FILE = "e5.weights"
 #: Added to the attention scores of padding (exp of it is 0 in float32).
 _PAD = -1e9
 
@@ -248,7 +249,9 @@ class OnnxE5:
         self.dims = model.H
         self.batch = max(1, batch)
         batched = self.batch > 1
-        self._session = open_session(lambda: encoder_graph(model, weights8, batched), threads)
+        self._session = open_session(
+            lambda folder: encoder_graph(model, folder, weights8, batched), threads
+        )
 
     # -- embedding -------------------------------------------------------------
 
@@ -366,10 +369,17 @@ def _dequantized(blocks: npt.NDArray[Any]) -> Vectors:
     return np.ascontiguousarray(rows.reshape(blocks.shape[0], -1).T)
 
 
-def encoder_graph(model: Weights, weights8: bool = False, batched: bool = False) -> Any:
+def encoder_graph(
+    model: Weights, folder: Path, weights8: bool = False, batched: bool = False
+) -> Any:
     """The encoder's 12 layers as an ONNX model (``x`` in: embedded tokens,
     ``[tokens, H]``; out: the last hidden states), weights dequantized to fp32,
     or with ``weights8`` requantized to int8 per output column.
+
+    The weights are written to ``folder/e5.weights`` as they are made (ONNX's
+    external data, beside the model saved in ``folder``): a graph holding its
+    fp32 weights, copied into the model, then serialized, peaked 180 MB over
+    what the session keeps.
 
     ``batched``: ``x`` is ``[texts, tokens, H]``, texts padded to the longest,
     and ``pad`` (``[texts, 1, 1, tokens]``: 0, or a large negative number on
@@ -381,9 +391,22 @@ def encoder_graph(model: Weights, weights8: bool = False, batched: bool = False)
     head = H // heads
     weights: list[Any] = []
     nodes: list[Any] = []
+    stored = (folder / _WEIGHTS_FILE).open("wb")
 
     def const(name: str, value: npt.NDArray[Any]) -> str:
-        weights.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        data = np.ascontiguousarray(value)
+        if data.nbytes < 4096:
+            weights.append(numpy_helper.from_array(data, name))
+            return name
+        tensor = TensorProto(name=name, data_type=helper.np_dtype_to_tensor_dtype(data.dtype))
+        tensor.dims.extend(data.shape)
+        offset = -stored.tell() % 4096 + stored.tell()  # aligned, for a memory map
+        stored.seek(offset)
+        stored.write(data.tobytes())
+        tensor.data_location = TensorProto.EXTERNAL
+        for key, text in (("location", _WEIGHTS_FILE), ("offset", offset), ("length", data.nbytes)):
+            tensor.external_data.add(key=key, value=str(text))
+        weights.append(tensor)
         return name
 
     def node(op: str, inputs: list[str], output: str, **attrs: Any) -> str:
@@ -448,6 +471,7 @@ def encoder_graph(model: Weights, weights8: bool = False, batched: bool = False)
     if batched:
         pad_shape: list[str | int] = ["texts", 1, 1, "tokens"]
         inputs.append(helper.make_tensor_value_info("pad", TensorProto.FLOAT, pad_shape))
+    stored.close()
     graph = helper.make_graph(
         nodes,
         "e5",
@@ -461,8 +485,9 @@ def encoder_graph(model: Weights, weights8: bool = False, batched: bool = False)
     )
 
 
-def open_session(graph: Callable[[], Any], threads: int) -> Any:
-    """An ONNX Runtime session on ``threads`` threads of the model ``graph()`` makes."""
+def open_session(graph: Callable[[Path], Any], threads: int) -> Any:
+    """An ONNX Runtime session on ``threads`` threads of the model ``graph(folder)``
+    makes (its weights in files of that folder)."""
     import onnx  # noqa: PLC0415
     import onnxruntime as ort  # noqa: PLC0415  (optional: see embedding.py)
 
@@ -472,13 +497,11 @@ def open_session(graph: Callable[[], Any], threads: int) -> Any:
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     # A shared machine: a waiting thread sleeps instead of spinning.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    # Loaded from a file, not from bytes: a session made from bytes keeps them
-    # for its whole life (80 MB here) besides its own copy of the weights. The
-    # weights go to a file of their own (ONNX's external data): the fp32 graph
-    # then peaked 80 MB lower while it was saved and its session held 55 MB less.
+    # Loaded from files, not from bytes: a session made from bytes keeps them
+    # for its whole life (80 MB here) besides its own copy of the weights; with
+    # its weights in a file of their own (ONNX's external data), the fp32
+    # session held 55 MB less than with them inside the model's file.
     with tempfile.TemporaryDirectory(prefix="hearth-e5-") as folder:
         path = Path(folder) / "e5.onnx"
-        onnx.save_model(  # the model is dropped once saved
-            graph(), path, save_as_external_data=True, location="e5.weights"
-        )
+        onnx.save_model(graph(Path(folder)), path)  # the model is dropped once saved
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
