@@ -344,3 +344,30 @@ def test_a_failing_embedding_fails_the_search_and_the_next_one_works(
         hybrid_search(index, store, Broken(), "tomatoes", None, None, 5)
     hits = hybrid_search(index, store, embedder, "tomatoes", None, None, 5)
     assert "**tomatoes**" in hits[0].snippet
+
+
+def test_served_status_follows_the_vectors_as_they_fill(
+    notes: Workspace, monkeypatch: pytest.MonkeyPatch, clock: FakeClock
+) -> None:
+    """Vectors fill in the background after the pass that asked for the status
+    snapshot; no pass follows, yet status must not keep saying none are embedded."""
+    import time
+
+    monkeypatch.delenv("HEARTH_SEMANTIC")
+    served = wiring.open_service(notes.root, clock)
+    served.start()
+    try:
+        passes = served.worker.state.passes
+        deadline = time.monotonic() + 120
+        while True:
+            index = served.status().home.index
+            assert index is not None and index.vectors is not None
+            if index.vectors.complete:
+                break
+            assert time.monotonic() < deadline, index.vectors
+            time.sleep(0.1)
+        assert index.vectors.sections >= len(NOTES)
+        assert served.search(PARAPHRASE).vectors == index.vectors
+        assert served.worker.state.passes == passes  # no pass renewed the snapshot
+    finally:
+        served.stop()

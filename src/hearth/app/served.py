@@ -12,6 +12,7 @@ pass or a write.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -346,6 +347,14 @@ class ServedHearth(Hearth):
         """The snapshot (``snapshot.as_of``) with what must be live added; it is
         ``current`` while no pass is due or running and the watcher runs."""
         home, snapshot = self.board.view(self.worker.idle() and self.watcher.healthy())
+        if home.index is not None and home.index.vectors is not None:
+            # Live, not the snapshot's: vectors fill in the background after the
+            # pass that asked for the snapshot, and no pass follows to renew it.
+            live = self.reconciler.index.vector_coverage()
+            if live is not None:
+                home = dataclasses.replace(
+                    home, index=dataclasses.replace(home.index, vectors=live)
+                )
         worker = self.worker.state
         return ServedStatus(
             home=home,
