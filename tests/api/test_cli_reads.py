@@ -58,14 +58,19 @@ def unrefreshed(text: str) -> str:
 
 
 def settled(server: Server) -> None:
-    """Until the server's status is current and taken after its last write's pass."""
-    deadline = time.monotonic() + 20
+    """Until the server's status is current and stays so, with no new pass, for half
+    a second (the watcher's events for the last writes arrive after the writes)."""
+    deadline = time.monotonic() + 30
+    since, seen = time.monotonic(), None
     while time.monotonic() < deadline:
         snapshot = server.get("/v1/status").body["snapshot"]
-        if snapshot["current"]:
+        state = (snapshot["current"], snapshot["passes"])
+        if state != seen:
+            since, seen = time.monotonic(), state
+        elif snapshot["current"] and time.monotonic() - since >= 0.5:
             return
         time.sleep(0.05)
-    raise AssertionError("the server's status never became current")
+    raise AssertionError("the server's status never settled")
 
 
 def seed(server: Server) -> None:

@@ -92,13 +92,14 @@ def get(server: Server, path: str, timeout: float = TIMEOUT) -> dict[str, Any] |
     return _json_body(answer)
 
 
-def ask(root: Path, path: str) -> tuple[dict[str, Any] | None, str]:
+def ask(root: Path, path: str, keys: tuple[str, ...]) -> tuple[dict[str, Any] | None, str]:
     """The running server's answer to ``GET path`` for a read whose local form runs
-    a reconcile pass first, and how it was reached. The server answers only when
-    its status snapshot is current (its watcher runs and no pass is pending or
-    running: its index holds the files as a pass would leave them); otherwise, or
-    when it refuses (503 while it starts, a 4xx the command will explain itself)
-    or does not answer, None, with a note for ``--verbose``."""
+    a reconcile pass first (its ``keys``, in that order), and how it was reached.
+    The server answers only when its status snapshot is current (its watcher runs
+    and no pass is pending or running: its index holds the files as a pass would
+    leave them); otherwise, or when it refuses (503 while it starts, a 4xx the
+    command will explain itself), does not answer, or answers without one of
+    ``keys``, None, with a note for ``--verbose``."""
     server = find(root)
     if server is None:
         return None, ""
@@ -108,9 +109,9 @@ def ask(root: Path, path: str) -> tuple[dict[str, Any] | None, str]:
     if not isinstance(snapshot, dict) or not snapshot.get("current"):
         return None, missed
     data = get(server, path)
-    if data is None:
+    if data is None or not all(key in data for key in keys):
         return None, missed
-    return data, f"answered by the server at {server.url}"
+    return {key: data[key] for key in keys}, f"answered by the server at {server.url}"
 
 
 def query(path: str, params: dict[str, str | int | None]) -> str:

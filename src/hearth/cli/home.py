@@ -200,6 +200,7 @@ def search(
         state,
         "search",
         ("/v1/search", {"q": query, "kind": kind, "path": path_prefix, "limit": limit}),
+        ("ranking", "vectors", "hits"),
         lambda: state.app().search(query, kind, path_prefix, limit).as_dict(),
         verbose,
     )
@@ -241,7 +242,12 @@ def reindex(state: _State, full: bool, as_json: bool) -> None:
 def active(state: _State, as_json: bool, verbose: bool) -> None:
     """Print continuity/ACTIVE.md, refreshed first, after a line on how fresh it is."""
     view = served_or_local(
-        state, "active", ("/v1/active", {}), lambda: state.app().active().as_dict(), verbose
+        state,
+        "active",
+        ("/v1/active", {}),
+        ("path", "head", "refreshed", "fresh", "state", "error", "content"),
+        lambda: state.app().active().as_dict(),
+        verbose,
     )
     head = (view["head"] or "no commit")[:12]
     freshness = (

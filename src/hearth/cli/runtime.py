@@ -203,6 +203,7 @@ def context(
         state,
         "context",
         ("/v1/context", {"session": session, "q": query, "user": user}),
+        ("session", "truncated", "total_chars", "files", "query", "recall"),
         here,
         verbose,
         "after a reconcile pass" if passes else "read here",

@@ -120,19 +120,22 @@ def served_or_local(
     state: _State,
     name: str,
     request: tuple[str, dict[str, str | int | None]],
+    keys: tuple[str, ...],
     local: Callable[[], dict[str, Any]],
     verbose: bool,
     done_here: str = "after a reconcile pass",
 ) -> dict[str, Any]:
     """A read that runs a reconcile pass first when the command answers it: asked
     of the home's running server when it has a current answer (``request``: the
-    route and its parameters, as ``GET``), else ``local()``. ``--verbose`` says
-    on stderr which way it went (``done_here``: how ``local`` reaches it). The
-    answer is the same JSON either way."""
+    route and its parameters, as ``GET``), else ``local()``. The answer is the
+    same JSON either way: ``keys``, what ``local`` answers, in its order (an
+    answer without them, from another hearth's server, is not taken).
+    ``--verbose`` says on stderr which way it went (``done_here``: how
+    ``local`` reaches it)."""
     from hearth.cli import delegate  # noqa: PLC0415  (start-up: only commands that read)
 
     path, params = request
-    data, how = delegate.ask(state.root, delegate.query(path, params))
+    data, how = delegate.ask(state.root, delegate.query(path, params), keys)
     if data is None:
         data, how = local(), f"{done_here}{how}"
     if verbose:
