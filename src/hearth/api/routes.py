@@ -90,7 +90,8 @@ def _read_or_hook_key(request: Request, service: Service) -> None:
         raise ApiError(403, "this needs a token with the read scope")
 
 
-#: For what the hooks and the CLI ask of the server on the home owner's behalf.
+#: For what the hooks and the CLI ask of the server on the home owner's behalf: the
+#: reads the CLI delegates (status, search, context, active), never a write.
 read_or_hook_key = Depends(_read_or_hook_key)
 
 
@@ -121,8 +122,9 @@ async def search(
     kind: Kind | None = None,
     path: Annotated[str | None, Query(max_length=MAX_PREFIX_CHARS)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
-    _: TokenInfo = read,
+    _: None = read_or_hook_key,
 ) -> dict[str, Any]:
+    """Search (a read token, or the server's hook key: ``hearth search`` asks with it)."""
     return service.search(q, kind, path, limit).as_dict()
 
 
@@ -153,13 +155,15 @@ def get_context(
     session: Literal["main", "subagent"] = "main",
     q: Annotated[str | None, Query(max_length=MAX_QUERY_CHARS)] = None,
     user: Annotated[str | None, Query(max_length=100)] = None,
-    _: TokenInfo = read,
+    _: None = read_or_hook_key,
 ) -> dict[str, object]:
+    """The turn's bundle (a read token, or the hook key: ``hearth context`` asks with it)."""
     return service.context(session, q, user).as_dict()
 
 
 @router.get("/v1/active", response_model=ActiveView, tags=["read"])
-def active(service: Service, _: TokenInfo = read) -> ActiveView:
+def active(service: Service, _: None = read_or_hook_key) -> ActiveView:
+    """ACTIVE.md (a read token, or the hook key: ``hearth active`` asks with it)."""
     return service.active()
 
 

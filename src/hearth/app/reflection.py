@@ -18,8 +18,6 @@ import datetime as dt
 import json
 import os
 import signal
-import subprocess
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -27,7 +25,6 @@ from typing import IO, Any
 
 from hearth.app.operations import Operations
 from hearth.domain import entries, layout, records
-from hearth.domain.daily_merge import parse_daily
 from hearth.domain.reflection import (
     MAX_OUTPUT_BYTES,
     ReflectionSettings,
@@ -163,6 +160,8 @@ class Reflector:
         return found
 
     def _bundle(self, since: dt.datetime) -> dict[str, object]:
+        from hearth.domain import daily_merge  # noqa: PLC0415  (start-up: reflection only)
+
         snap = self.home.store.snapshot()
         found: list[dict[str, str]] = []
         day = since.date()
@@ -171,7 +170,7 @@ class Reflector:
                 data = snap.read(path)
                 if data is None:
                     continue
-                for entry in parse_daily(decode_text(data, path)).entries:
+                for entry in daily_merge.parse_daily(decode_text(data, path)).entries:
                     heading, _, text = entry.partition("\n")
                     minute = heading[3:8]
                     if day == since.date() and minute < f"{since:%H:%M}":
@@ -198,6 +197,9 @@ class Reflector:
 
     def _execute(self, stdin: bytes) -> bytes:
         """Run the command (no shell, its own process group); its output, bounded."""
+        import subprocess  # noqa: PLC0415  (start-up: reflection only)
+        import tempfile  # noqa: PLC0415
+
         settings = self.settings
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             try:

@@ -35,7 +35,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hearth.app import glance
 from hearth.domain import layout
 from hearth.errors import Conflict, HearthError, NoUpstream, StoreError, SyncBlocked
 from hearth.store import state
@@ -158,6 +157,8 @@ class Syncer:
         return self._last_record
 
     def conflict_copies(self) -> list[str]:
+        from hearth.app import glance  # noqa: PLC0415  (start-up: status and sync only)
+
         return glance.conflict_copies(self.root)
 
     def _record(self, result: str, error: str | None = None) -> None:

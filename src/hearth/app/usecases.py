@@ -19,10 +19,9 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-from hearth.app import queries
 from hearth.app.operations import Operations
-from hearth.app.queries import FileView
 from hearth.app.reflection import ReflectionRun, Reflector
 from hearth.app.results import (
     ActiveView,
@@ -37,8 +36,7 @@ from hearth.app.results import (
     WriteResult,
 )
 from hearth.app.sync import Syncer, SyncResult
-from hearth.domain import context, layout
-from hearth.domain.context import Passage
+from hearth.domain import layout
 from hearth.domain.entries import Entry
 from hearth.domain.text import decode_text
 from hearth.errors import HearthError, InvalidInput
@@ -47,9 +45,18 @@ from hearth.index.query import Hit
 from hearth.index.semantic import Progress
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
-from hearth.reconcile.worker import ReconcileWorker
 from hearth.store.catalog import RecordView
 from hearth.store.history import CommitInfo
+
+if TYPE_CHECKING:
+    from hearth.app.queries import FileView
+    from hearth.domain import context
+    from hearth.domain.context import Passage
+    from hearth.reconcile.worker import ReconcileWorker
+
+# Start-up: a command that writes builds these use cases but reads nothing, so
+# what only reads need (``queries`` and what it brings, the context bundle) is
+# imported by the methods that read (see docs/cli.md, "Start-up").
 
 #: Search hits the context bundle's recall section starts from.
 RECALL_HITS = 5
@@ -108,22 +115,32 @@ class Hearth:
     # -- reading -----------------------------------------------------------------
 
     def get_file(self, path: str, rev: str | None = None) -> FileView:
+        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+
         with self.owner:
             return queries.get_file(self.home, path, rev)
 
     def history(self, path: str, limit: int = 20) -> list[CommitInfo]:
+        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+
         with self.owner:
             return queries.history(self.home, path, limit)
 
     def diff(self, path: str, rev_from: str | None, rev_to: str | None) -> Diff:
+        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+
         with self.owner:
             return queries.diff(self.home, path, rev_from, rev_to)
 
     def commit_diff(self, path: str, rev: str) -> Diff:
+        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+
         with self.owner:
             return queries.commit_diff(self.home, path, rev)
 
     def head_oids(self, paths: list[str]) -> dict[str, str | None]:
+        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+
         with self.owner:
             return queries.head_oids(self.home, paths)
 
@@ -133,10 +150,14 @@ class Hearth:
 
     def diff_home(self, rev_from: str | None, rev_to: str | None) -> Diff:
         """Every file that differs between two revisions (``to`` None: the work tree)."""
+        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+
         with self.owner:
             return queries.diff_home(self.home, rev_from, rev_to)
 
     def records(self, kind: layout.RecordKind) -> list[RecordView]:
+        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+
         return queries.list_records(self.home, kind)
 
     def review(self) -> Review:
@@ -153,6 +174,8 @@ class Hearth:
     def check(self, actor: str, *, fix_keys: bool = False) -> CheckResult:
         """The validation rules over the whole home; ``fix_keys`` first renames
         records still named with hearth's old keys (one commit)."""
+        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+
         with self.owner:
             fixed = self.home.fix_keys(actor) if fix_keys else None
             return CheckResult(
@@ -179,12 +202,16 @@ class Hearth:
         return self._status_now()
 
     def _status_now(self) -> HomeStatus:
+        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+
         with self.owner:
             return queries.status(
                 self.home, self.reconciler.status(), self.syncer, self.reflector.log
             )
 
     def active(self) -> ActiveView:
+        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+
         self._freshen()
         with self.owner:
             return queries.active_view(self.home, self.reconciler.status())
@@ -194,6 +221,8 @@ class Hearth:
     ) -> context.ContextBundle:
         """The turn's bundle: the hot files (with ``users/<user>.md`` after USER.md),
         and with ``query`` the passages that search finds for it, all in one budget."""
+        from hearth.domain import context  # noqa: PLC0415  (start-up: reads only)
+
         user_note = None
         if user is not None:
             user_note = layout.user_path(user)
@@ -223,6 +252,8 @@ class Hearth:
 
     def _passage(self, hit: Hit) -> Passage | None:
         """A hit's lines from the work tree (None when the file changed under it)."""
+        from hearth.domain.context import Passage  # noqa: PLC0415  (start-up: reads only)
+
         try:
             data = self.home.files.read(hit.path)
         except HearthError:

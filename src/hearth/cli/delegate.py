@@ -92,6 +92,36 @@ def get(server: Server, path: str, timeout: float = TIMEOUT) -> dict[str, Any] |
     return _json_body(answer)
 
 
+def ask(root: Path, path: str, keys: tuple[str, ...]) -> tuple[dict[str, Any] | None, str]:
+    """The running server's answer to ``GET path`` for a read whose local form runs
+    a reconcile pass first (its ``keys``, in that order), and how it was reached.
+    The server answers only when its status snapshot is current (its watcher runs
+    and no pass is pending or running: its index holds the files as a pass would
+    leave them); otherwise, or when it refuses (503 while it starts, a 4xx the
+    command will explain itself), does not answer, or answers without one of
+    ``keys``, None, with a note for ``--verbose``."""
+    server = find(root)
+    if server is None:
+        return None, ""
+    missed = f" (the server at {server.url} had no current answer)"
+    status = get(server, "/v1/status")
+    snapshot = (status or {}).get("snapshot")
+    if not isinstance(snapshot, dict) or not snapshot.get("current"):
+        return None, missed
+    data = get(server, path)
+    if data is None or not all(key in data for key in keys):
+        return None, missed
+    return {key: data[key] for key in keys}, f"answered by the server at {server.url}"
+
+
+def query(path: str, params: dict[str, str | int | None]) -> str:
+    """``path`` with the given parameters (those not None) as its query string."""
+    from urllib.parse import urlencode  # noqa: PLC0415  (start-up: only when a server runs)
+
+    given = {name: value for name, value in params.items() if value is not None}
+    return f"{path}?{urlencode(given)}" if given else path
+
+
 def _read_all(sock: socket.socket) -> bytes:
     chunks: list[bytes] = []
     size = 0

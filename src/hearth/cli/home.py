@@ -17,7 +17,9 @@ from hearth.cli.support import (
     cli,
     json_option,
     progress_line,
+    served_or_local,
     shows_progress,
+    verbose_option,
 )
 from hearth.domain.layout import KINDS
 from hearth.domain.searching import MAX_LIMIT
@@ -73,7 +75,7 @@ def init(state: _State, path: str | None, as_json: bool) -> None:
 
 @cli.command(cls=LightCommand)
 @json_option
-@click.option("--verbose", "-v", is_flag=True, help="Say on stderr how the answer was reached.")
+@verbose_option
 @click.pass_obj
 def status(state: _State, as_json: bool, verbose: bool) -> None:
     """Show the home's branch, HEAD, uncommitted changes, records and index freshness.
@@ -173,7 +175,7 @@ def _status(state: _State) -> tuple[dict[str, Any], str]:
     return state.app().status().as_dict(), f"after a reconcile pass{note}"
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.argument("query")
 @click.option("--kind", type=click.Choice(KINDS), default=None, help="Only this kind of file.")
 @click.option("--path", "path_prefix", default=None, help="Only paths starting with this.")
@@ -181,25 +183,40 @@ def _status(state: _State) -> tuple[dict[str, Any], str]:
     "--limit", type=click.IntRange(1, MAX_LIMIT), default=10, show_default=True, help="Most hits."
 )
 @json_option
+@verbose_option
 @click.pass_obj
 def search(
-    state: _State, query: str, kind: str | None, path_prefix: str | None, limit: int, as_json: bool
+    state: _State,
+    query: str,
+    kind: str | None,
+    path_prefix: str | None,
+    limit: int,
+    as_json: bool,
+    verbose: bool,
 ) -> None:
-    """Full-text search over the home's sections (after a reconcile pass)."""
-    result = state.app().search(query, kind, path_prefix, limit)
-    hits = result.hits
+    """Full-text search over the home's sections (after a reconcile pass, or
+    answered by the home's running server)."""
+    data = served_or_local(
+        state,
+        "search",
+        ("/v1/search", {"q": query, "kind": kind, "path": path_prefix, "limit": limit}),
+        ("ranking", "vectors", "hits"),
+        lambda: state.app().search(query, kind, path_prefix, limit).as_dict(),
+        verbose,
+    )
+    hits = data["hits"]
 
     def human() -> str:
         if not hits:
             return "no matches"
         return "\n".join(
-            f"{h.path}:{h.start_line}-{h.end_line}  [{h.kind}] {h.title}"
-            + (f" > {h.heading}" if h.heading and h.heading != h.title else "")
-            + f"\n    {h.snippet}"
+            f"{h['path']}:{h['start_line']}-{h['end_line']}  [{h['kind']}] {h['title']}"
+            + (f" > {h['heading']}" if h["heading"] and h["heading"] != h["title"] else "")
+            + f"\n    {h['snippet']}"
             for h in hits
         )
 
-    _emit(as_json, result.as_dict(), human)
+    _emit(as_json, data, human)
 
 
 @cli.command()
@@ -218,19 +235,27 @@ def reindex(state: _State, full: bool, as_json: bool) -> None:
     _emit(as_json, done.as_dict(), lambda: _report_line(done.report) + note)
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @json_option
+@verbose_option
 @click.pass_obj
-def active(state: _State, as_json: bool) -> None:
+def active(state: _State, as_json: bool, verbose: bool) -> None:
     """Print continuity/ACTIVE.md, refreshed first, after a line on how fresh it is."""
-    view = state.app().active()
-    head = (view.head or "no commit")[:12]
-    freshness = (
-        f"ACTIVE.md: refreshed {view.refreshed} from commit {head}; "
-        + ("index fresh" if view.fresh else "index STALE")
-        + (f"; {view.error}" if view.error else "")
+    view = served_or_local(
+        state,
+        "active",
+        ("/v1/active", {}),
+        ("path", "head", "refreshed", "fresh", "state", "error", "content"),
+        lambda: state.app().active().as_dict(),
+        verbose,
     )
-    _emit(as_json, view.as_dict(), lambda: f"{freshness}\n\n{view.content}".rstrip("\n"))
+    head = (view["head"] or "no commit")[:12]
+    freshness = (
+        f"ACTIVE.md: refreshed {view['refreshed']} from commit {head}; "
+        + ("index fresh" if view["fresh"] else "index STALE")
+        + (f"; {view['error']}" if view["error"] else "")
+    )
+    _emit(as_json, view, lambda: f"{freshness}\n\n{view['content']}".rstrip("\n"))
 
 
 @cli.command()

@@ -3,23 +3,27 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from hearth.cli.support import (
+    LightCommand,
     ProgressLine,
     _emit,
     _report_line,
     _State,
     cli,
     json_option,
+    served_or_local,
     shows_progress,
+    verbose_option,
 )
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from hearth.domain.context import Session
     from hearth.reconcile.reports import PassReport
 from hearth.domain.layout import HOOK_NAMES
 
@@ -167,7 +171,7 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.option(
     "--session",
     type=click.Choice(["main", "subagent"]),
@@ -178,26 +182,47 @@ def _is_loopback(host: str) -> bool:
 @click.option("--query", "-q", "query", default=None, help="Add passages recalled for this text.")
 @click.option("--user", default=None, help="Add users/<ID>.md after USER.md.")
 @json_option
+@verbose_option
 @click.pass_obj
 def context(
-    state: _State, session: str, query: str | None, user: str | None, as_json: bool
+    state: _State,
+    session: str,
+    query: str | None,
+    user: str | None,
+    as_json: bool,
+    verbose: bool,
 ) -> None:
     """Print the bounded bundle of hot files a runtime loads every turn."""
-    found = state.app().context("main" if session == "main" else "subagent", query, user)
+    passes = session == "main" or bool(query and query.strip())
+
+    def here() -> dict[str, Any]:
+        chosen: Session = "main" if session == "main" else "subagent"
+        return state.app().context(chosen, query, user).as_dict()
+
+    found = served_or_local(
+        state,
+        "context",
+        ("/v1/context", {"session": session, "q": query, "user": user}),
+        ("session", "truncated", "total_chars", "files", "query", "recall"),
+        here,
+        verbose,
+        "after a reconcile pass" if passes else "read here",
+    )
 
     def human() -> str:
         parts = []
-        for f in found.files:
-            note = " (missing)" if f.missing else (" (truncated)" if f.truncated else "")
-            parts.append(f"===== {f.path}{note} =====\n{f.content.rstrip()}")
-        for p in found.recall:
-            note = " (truncated)" if p.truncated else ""
+        for f in found["files"]:
+            note = " (missing)" if f["missing"] else (" (truncated)" if f["truncated"] else "")
+            parts.append(f"===== {f['path']}{note} =====\n{f['content'].rstrip()}")
+        for p in found["recall"]:
+            note = " (truncated)" if p["truncated"] else ""
             parts.append(
-                f"===== recall: {p.path}:{p.start_line}-{p.end_line}{note} =====\n{p.text}"
+                f"===== recall: {p['path']}:{p['start_line']}-{p['end_line']}{note} =====\n"
+                f"{p['text']}"
             )
         return "\n\n".join(parts)
 
-    _emit(as_json, found.as_dict(), human)
+    _emit(as_json, found, human)
 
 
 @cli.group()

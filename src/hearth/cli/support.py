@@ -111,6 +111,36 @@ def _written(as_json: bool, result: WriteResult, done: str) -> None:
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+verbose_option = click.option(
+    "--verbose", "-v", is_flag=True, help="Say on stderr how the answer was reached."
+)
+
+
+def served_or_local(
+    state: _State,
+    name: str,
+    request: tuple[str, dict[str, str | int | None]],
+    keys: tuple[str, ...],
+    local: Callable[[], dict[str, Any]],
+    verbose: bool,
+    done_here: str = "after a reconcile pass",
+) -> dict[str, Any]:
+    """A read that runs a reconcile pass first when the command answers it: asked
+    of the home's running server when it has a current answer (``request``: the
+    route and its parameters, as ``GET``), else ``local()``. The answer is the
+    same JSON either way: ``keys``, what ``local`` answers, in its order (an
+    answer without them, from another hearth's server, is not taken).
+    ``--verbose`` says on stderr which way it went (``done_here``: how
+    ``local`` reaches it)."""
+    from hearth.cli import delegate  # noqa: PLC0415  (start-up: only commands that read)
+
+    path, params = request
+    data, how = delegate.ask(state.root, delegate.query(path, params), keys)
+    if data is None:
+        data, how = local(), f"{done_here}{how}"
+    if verbose:
+        click.echo(f"hearth: {name} {how}", err=True)
+    return data
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
