@@ -14,7 +14,7 @@ from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
 from hearth.domain.validation import RuleFailure, check_blob, check_path
 from hearth.errors import HearthError, InvalidInput, NotFound
-from hearth.reconcile.reports import IndexStatus
+from hearth.reconcile.reports import ActiveState, IndexStatus
 from hearth.store import catalog
 from hearth.store.catalog import RecordView
 from hearth.store.history import CommitInfo, changed_paths, path_history
@@ -169,14 +169,20 @@ def list_records(home: Operations, kind: layout.RecordKind) -> list[RecordView]:
 
 def active_view(home: Operations, index: IndexStatus) -> ActiveView:
     """The generated ACTIVE.md as it is on disk, with how fresh it is."""
+    state = ActiveState(index.head, index.last_reconcile, index.active, index.active_error)
+    return active_view_of(home, state, index.fresh)
+
+
+def active_view_of(home: Operations, state: ActiveState, index_fresh: bool) -> ActiveView:
+    """``active_view`` from ACTIVE.md's state and whether the index is fresh."""
     data = home.files.read(layout.ACTIVE_PATH)
     return ActiveView(
         path=layout.ACTIVE_PATH,
-        head=index.head,
-        refreshed=index.last_reconcile,
-        fresh=index.fresh and index.active == "fresh",
-        state=index.active,
-        error=index.active_error,
+        head=state.head,
+        refreshed=state.last_reconcile,
+        fresh=index_fresh and state.active == "fresh",
+        state=state.active,
+        error=state.active_error,
         content=data.decode("utf-8", "replace") if data is not None else "",
     )
 

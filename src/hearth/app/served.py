@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from hearth.app.operations import Operations
 from hearth.app.progress import PassProgress
 from hearth.app.reflection import ReflectionRun, Reflector
-from hearth.app.results import ServedStatus
+from hearth.app.results import ActiveView, ServedStatus
 from hearth.app.staged import StagedChecker
 from hearth.app.status import StatusBoard
 from hearth.app.sync import Syncer, SyncResult
@@ -342,6 +342,16 @@ class ServedHearth(Hearth):
                 "a reconcile pass is pending or running: edits of the last moment may be missing",
             )
         return True, None
+
+    def active(self) -> ActiveView:
+        """As ``Hearth.active``, with the served notion of a fresh index
+        (``index_freshness``) instead of comparing every file with the manifest."""
+        from hearth.app import queries  # noqa: PLC0415  (as Hearth.active)
+
+        self._freshen()
+        fresh, _why = self.index_freshness()
+        with self.owner:
+            return queries.active_view_of(self.home, self.reconciler.active_state(), fresh)
 
     def status(self) -> ServedStatus:
         """The snapshot (``snapshot.as_of``) with what must be live added; it is

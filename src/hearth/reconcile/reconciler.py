@@ -50,7 +50,7 @@ from hearth.reconcile.differ import Changes, Differ
 from hearth.reconcile.manifest import FileEntry, Manifest, ParkedFile
 from hearth.reconcile.prepare import PARALLEL_FROM
 from hearth.reconcile.refresh import ActiveRefresher, AttentionSource
-from hearth.reconcile.reports import IndexStatus, PassReport
+from hearth.reconcile.reports import ActiveState, IndexStatus, PassReport
 from hearth.reconcile.scan import Listing, Signature, scan_tree
 from hearth.store import state as state_files
 from hearth.store.history import changed_paths
@@ -330,6 +330,17 @@ class Reconciler:
                 active_error=state.active_error,
                 active=self.active.describe(state, head),
                 vectors=self.index.vector_coverage(),
+            )
+
+    def active_state(self) -> ActiveState:
+        """HEAD, the last pass and ACTIVE.md's state, without listing the tree
+        (``status`` compares every file: 125 ms at 10,000 files)."""
+        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
+            self._open()
+            state = self._manifest
+            head = head_id(self.repo)
+            return ActiveState(
+                head, state.last_reconcile, self.active.describe(state, head), state.active_error
             )
 
     def close(self) -> None:

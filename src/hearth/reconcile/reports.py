@@ -32,6 +32,17 @@ class PassReport:
 
 
 @dataclass(frozen=True)
+class ActiveState:
+    """What ACTIVE.md's view needs of the index, without comparing every file."""
+
+    head: str | None
+    last_reconcile: str | None
+    #: As ``IndexStatus.active``.
+    active: str
+    active_error: str | None
+
+
+@dataclass(frozen=True)
 class IndexStatus:
     """How the index compares with the files right now (read-only: nothing is applied)."""
 
