@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -108,8 +109,9 @@ def create_app(
             await run_in_threadpool(service.start)
         except Exception as exc:
             # Not a bad home (those are reported in status): a bug. Every answer
-            # says so rather than "starting" forever.
+            # says so rather than "starting" forever, and so does the log.
             service.start_error = f"{type(exc).__name__}: {exc}"
+            logging.getLogger("uvicorn.error").exception("hearth failed to start")
             raise
         scheduler.append(_schedule(service))
         scheduler[0].start()
