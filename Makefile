@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test torture lint bench bench-scale recall-bench install dev clean
+.PHONY: run test torture lint bench bench-scale bench-hybrid bench-vectors recall-bench install dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,7 @@ torture: dev
 
 bench: install
 	$(BIN)/python bench/cli_startup.py
+	$(BIN)/python bench/cli_large.py
 	$(BIN)/python bench/commit_path.py
 	$(BIN)/python bench/git_commit.py
 	$(BIN)/python bench/search_index.py
@@ -56,6 +57,15 @@ bench: install
 # figures are in docs/performance.md).
 bench-scale: install
 	$(BIN)/python bench/scale.py --sizes 1000,10000,100000
+
+# Hybrid search and write-to-searchable with semantic ranking on, on the
+# 10,000-file home (docs/search.md); and the full vector build of that home
+# (about two hours of both cores here; progress every 30 s).
+bench-hybrid: install
+	$(BIN)/python bench/hybrid_search.py
+
+bench-vectors: install
+	$(BIN)/python bench/search_index.py --vectors-only --vector-files 10000 --vector-engines onnx
 
 # Retrieval quality on LoCoMo-format conversations (the data stays outside the
 # repository): make recall-bench LOCOMO=../shared/locomo-dev
