@@ -47,7 +47,6 @@ import math
 import os
 import random
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -60,7 +59,7 @@ from urllib.parse import urlencode
 from hearth import wiring
 from homegen import GIT_ENV, WORDS, generate, percentile, start_server, use_git_identity
 from http_service import Client, memory_kb
-from search_index import FTS5_BUILD
+from search_index import FTS5_BUILD, fts5_search_times
 
 HEARTH = str(Path(sys.executable).parent / "hearth")
 #: The baseline's git: no hooks, and no automatic gc (after a commit of thousands of
@@ -235,20 +234,7 @@ def in_process(root: Path, queries: list[str], fts_db: Path, size: Size) -> None
         ours.append(time.perf_counter() - t0)
         assert hits, query
     rec.close()
-    conn = sqlite3.connect(fts_db)
-    sql = (
-        "SELECT path, snippet(docs, 2, '**', '**', '…', 24), bm25(docs, 0, 2.5, 1.0) AS r "
-        "FROM docs WHERE docs MATCH ? ORDER BY r LIMIT 10"
-    )
-    for query in queries[:20]:
-        conn.execute(sql, (query,)).fetchall()
-    theirs = []
-    for query in queries:
-        t0 = time.perf_counter()
-        rows = conn.execute(sql, (query,)).fetchall()
-        theirs.append(time.perf_counter() - t0)
-        assert rows, query
-    conn.close()
+    theirs = fts5_search_times(fts_db, queries, warm=20)
     for key, samples in (("search", ours), ("search_fts", theirs)):
         p50, p99 = ms(samples)
         size.put(f"{key}_p50", p50)

@@ -6,26 +6,12 @@ import datetime as dt
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git
-
-BIN = Path(sys.executable).parent
-
-
-def hearth(*args: str, cwd: Path | None = None, stdin: str | None = None, exe: str = "hearth"):
-    return subprocess.run(
-        [str(BIN / exe), *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        check=False,
-        text=True,
-        env=os.environ.copy(),
-    )
+from tests.e2e.run import BIN, hearth, on_terminal
 
 
 def ok(*args: str, **kwargs: object) -> str:
@@ -326,8 +312,6 @@ def test_reindex_and_full_rebuild(home: Path) -> None:
 
 
 def test_reindex_shows_progress_on_a_terminal_only(home: Path) -> None:
-    import pty
-
     (home / "memory" / "topics").mkdir(parents=True, exist_ok=True)
     for n in range(30):
         (home / "memory" / "topics" / f"t{n}.md").write_text(f"# T{n}\n\nwords {n}\n")
@@ -335,43 +319,15 @@ def test_reindex_shows_progress_on_a_terminal_only(home: Path) -> None:
     piped = hearth("--home", str(home), "reindex", "--full")
     assert piped.returncode == 0 and "reading files" not in piped.stderr + piped.stdout
     # On a terminal: the files read, counted up to all of them, on stderr.
-    primary, secondary = pty.openpty()
-    proc = subprocess.run(
-        [str(BIN / "hearth"), "--home", str(home), "reindex", "--full"],
-        stdin=secondary,
-        stdout=secondary,
-        stderr=secondary,
-        check=False,
-        env=os.environ.copy(),
-    )
-    os.close(secondary)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(primary, 65536)
-        except OSError:  # EIO: the terminal's other end is closed and drained
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(primary)
-    assert proc.returncode == 0
+    code, shown = on_terminal("--home", str(home), "reindex", "--full")
+    assert code == 0
     listed = json.loads(ok("--home", str(home), "reindex", "--json"))["scanned"]
-    assert f"reading files: {listed}/{listed}".encode() in shown
-    assert b"rebuilt the index" in shown
+    assert f"reading files: {listed}/{listed}" in shown
+    assert "rebuilt the index" in shown
     # With --json on a terminal: the JSON alone.
-    primary, secondary = pty.openpty()
-    subprocess.run(
-        [str(BIN / "hearth"), "--home", str(home), "reindex", "--full", "--json"],
-        stdout=secondary,
-        stderr=secondary,
-        check=True,
-        env=os.environ.copy(),
-    )
-    os.close(secondary)
-    quiet = os.read(primary, 65536)
-    os.close(primary)
-    assert b"reading files" not in quiet and json.loads(quiet)["rebuilt"] is True
+    code, quiet = on_terminal("--home", str(home), "reindex", "--full", "--json")
+    assert code == 0
+    assert "reading files" not in quiet and json.loads(quiet)["rebuilt"] is True
 
 
 def test_active_prints_a_freshness_line_then_the_page(home: Path) -> None:

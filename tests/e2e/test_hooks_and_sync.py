@@ -7,7 +7,6 @@ import json
 import os
 import random
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -17,23 +16,12 @@ import pytest
 from hearth import wiring
 from hearth.errors import Conflict, NoUpstream, SyncBlocked
 from tests.conftest import FakeClock, git
-
-BIN = Path(sys.executable).parent
+from tests.e2e.run import BIN, hearth
 
 
 def run_git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         ["git", *args], cwd=root, capture_output=True, text=True, check=False, env=os.environ.copy()
-    )
-
-
-def hearth(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(BIN / "hearth"), *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=os.environ.copy(),
     )
 
 

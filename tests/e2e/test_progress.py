@@ -7,50 +7,12 @@ sees it, and into pipes, as a script sees it.
 from __future__ import annotations
 
 import json
-import os
-import pty
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.conftest import git
-
-BIN = Path(sys.executable).parent
-
-
-def on_terminal(*args: str) -> tuple[int, str]:
-    """Run ``hearth args`` with stdin, stdout and stderr on a pseudo-terminal."""
-    primary, secondary = pty.openpty()
-    proc = subprocess.Popen(
-        [str(BIN / "hearth"), *args],
-        stdin=secondary,
-        stdout=secondary,
-        stderr=secondary,
-        env=os.environ.copy(),
-    )
-    os.close(secondary)
-    shown = b""
-    while True:
-        try:
-            chunk = os.read(primary, 65536)
-        except OSError:  # EIO: the terminal's other end is closed and drained
-            break
-        if not chunk:
-            break
-        shown += chunk
-    os.close(primary)
-    return proc.wait(), shown.decode(errors="replace")
-
-
-def piped(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(BIN / "hearth"), *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        env=os.environ.copy(),
-    )
+from tests.e2e.run import hearth as piped
+from tests.e2e.run import on_terminal
 
 
 def folder_of_notes(root: Path, count: int) -> None:
