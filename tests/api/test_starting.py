@@ -94,6 +94,14 @@ def test_requests_get_503_with_progress_until_the_start_up_pass_ends(tmp_path: P
             assert headers.get("retry-after") == "1"
             assert body["error"]["code"] == "starting"
             assert "start-up reconcile pass" in body["error"]["message"]
+            # ``pass`` is null until the pass begins (after start-up recovery);
+            # then it waits at the lock the test holds.
+            deadline = time.monotonic() + 30
+            while body["error"]["detail"]["pass"] is None:
+                assert time.monotonic() < deadline, body
+                time.sleep(0.02)
+                status, _headers, body = raw_get(port, "/healthz")
+                assert status == 503
             running = body["error"]["detail"]["pass"]
             assert running["full"] is True and running["phase"] == "listing"
             # Every endpoint, before any handler (a search would wait for the lock).

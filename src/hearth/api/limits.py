@@ -8,7 +8,7 @@ server buffer more than ``max_bytes``.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -83,9 +83,16 @@ class BodyLimit:
         await refuse(send, status, code, message)
 
 
-async def refuse(send: Send, status: int, code: str, message: str) -> None:
+async def refuse(
+    send: Send,
+    status: int,
+    code: str,
+    message: str,
+    detail: Any = None,
+    headers: Sequence[tuple[bytes, bytes]] = (),
+) -> None:
     """Answer with hearth's JSON error body, before any handler ran."""
-    body = json.dumps(error_body(code, message)).encode()
+    body = json.dumps(error_body(code, message, detail)).encode()
     await send(
         {
             "type": "http.response.start",
@@ -93,6 +100,7 @@ async def refuse(send: Send, status: int, code: str, message: str) -> None:
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
+                *headers,
             ],
         }
     )

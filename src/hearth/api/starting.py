@@ -11,15 +11,13 @@ what clients that wait for it already wait on.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from hearth.api.limits import ASGIApp, Receive, Scope, Send
-from hearth.api.problems import error_body
+from hearth.api.limits import ASGIApp, Receive, Scope, Send, refuse
 from hearth.app.served import ServedHearth
 
 #: Seconds a client is asked to wait before asking again.
-RETRY_AFTER = "1"
+RETRY_AFTER = b"1"
 
 
 class StartGate:
@@ -40,16 +38,4 @@ class StartGate:
         else:
             message = "hearth is starting: its start-up reconcile pass is running"
         detail: dict[str, Any] = {"starting": failed is None, "pass": self.service.passes.view()}
-        body = json.dumps(error_body("starting", message, detail)).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 503,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"retry-after", RETRY_AFTER.encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await refuse(send, 503, "starting", message, detail, [(b"retry-after", RETRY_AFTER)])
