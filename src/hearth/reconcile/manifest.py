@@ -91,25 +91,34 @@ class Manifest:
     active_head: str | None = None
     #: Records in the journal on disk since the base was written.
     journal_records: int = 0
-    #: The paths of ``files`` that ACTIVE.md's inputs read (``is_notable``), kept
-    #: as entries change, so a refresh after each write does not sweep every
-    #: file (50 ms a write at 10,000 files). Change ``files`` only through
-    #: ``put`` and ``drop``.
-    notable: set[str] = field(default_factory=set)
+    #: The paths of ``files`` that ACTIVE.md's inputs read (``is_notable``):
+    #: found by one sweep when first asked for, then kept as entries change, so
+    #: a refresh after each write does not sweep every file (8 ms a write at
+    #: 10,000 files) and loading the manifest (every CLI command) pays nothing.
+    #: Change ``files`` only through ``put`` and ``drop``.
+    _notable: set[str] | None = field(default=None, repr=False)
 
     def documents(self) -> int:
         return sum(entry.documents for entry in self.files.values())
 
+    @property
+    def notable(self) -> set[str]:
+        if self._notable is None:
+            self._notable = {p for p, e in self.files.items() if is_notable(p, e)}
+        return self._notable
+
     def put(self, path: str, entry: FileEntry) -> None:
         self.files[path] = entry
-        if is_notable(path, entry):
-            self.notable.add(path)
-        else:
-            self.notable.discard(path)
+        if self._notable is not None:
+            if is_notable(path, entry):
+                self._notable.add(path)
+            else:
+                self._notable.discard(path)
 
     def drop(self, path: str) -> FileEntry | None:
         """Forget ``path``'s entry; the entry it had, if any."""
-        self.notable.discard(path)
+        if self._notable is not None:
+            self._notable.discard(path)
         return self.files.pop(path, None)
 
 
