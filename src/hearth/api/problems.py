@@ -8,6 +8,7 @@ places that turn errors into statuses.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -16,6 +17,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from hearth.errors import (
+    Busy,
     Conflict,
     HearthError,
     InvalidInput,
@@ -55,9 +57,40 @@ def error_body(code: str, message: str, detail: Any = None) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "detail": detail}}
 
 
-def error_response(status: int, code: str, message: str, detail: Any = None) -> JSONResponse:
-    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    return JSONResponse(error_body(code, message, detail), status_code=status, headers=headers)
+#: Seconds a client is told to wait after contention outlasted hearth's own retries.
+RETRY_AFTER_SECONDS = 1
+
+log = logging.getLogger("hearth.api")
+
+
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    detail: Any = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    sent = dict(headers or {})
+    if status == 401:
+        sent["WWW-Authenticate"] = "Bearer"
+    return JSONResponse(error_body(code, message, detail), status_code=status, headers=sent or None)
+
+
+def headers_of(exc: HearthError) -> dict[str, str]:
+    """Headers that go with ``exc``'s answer: contention says when to come back."""
+    return {"Retry-After": str(RETRY_AFTER_SECONDS)} if isinstance(exc, Busy) else {}
+
+
+def log_server_error(request: Request, exc: BaseException) -> None:
+    """Every 5xx is a bug or a broken disk: it goes to the log with its traceback."""
+    log.error(
+        "%s %s answered 5xx: %s: %s",
+        request.method,
+        request.url.path,
+        type(exc).__name__,
+        exc,
+        exc_info=(type(exc), exc, exc.__traceback__),
+    )
 
 
 def status_of(exc: HearthError) -> int:
@@ -78,8 +111,11 @@ class ApiError(Exception):
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(HearthError)
-    async def hearth_error(_request: Request, exc: HearthError) -> JSONResponse:
-        return error_response(status_of(exc), exc.code, exc.message, exc.detail)
+    async def hearth_error(request: Request, exc: HearthError) -> JSONResponse:
+        status = status_of(exc)
+        if status >= 500:
+            log_server_error(request, exc)
+        return error_response(status, exc.code, exc.message, exc.detail, headers_of(exc))
 
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
@@ -104,5 +140,6 @@ def install(app: FastAPI) -> None:
         return error_response(status, _HTTP_CODES.get(status, "error"), message)
 
     @app.exception_handler(Exception)
-    async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log_server_error(request, exc)
         return error_response(500, "internal_error", f"hearth failed: {type(exc).__name__}: {exc}")

@@ -151,6 +151,27 @@ class _Apply:
     in_place: bool = False
 
 
+#: What libgit2 says when the branch moved under ``create_commit``: its own
+#: first-parent check ("current tip is not the first parent"), or the
+#: compare-and-swap of the ref update losing to a commit (or a ``pack-refs``
+#: of ``git gc --auto``) that landed between its read and its write.
+_MOVED = ("not the first parent", "old reference value does not match")
+#: ... and when a lock it needs is held: the ref's own ``.lock``, or
+#: ``packed-refs.lock`` while git's maintenance rewrites packed refs.
+_LOCKED = ("lock", "locked")
+
+
+def _ref_contention(exc: Exception) -> str | None:
+    """``moved`` (plan again on the new tip), ``locked`` (wait and retry the same
+    commit) or None (a failure that retrying will not fix)."""
+    text = str(exc).lower()
+    if any(m in text for m in _MOVED):
+        return "moved"
+    if any(m in text for m in _LOCKED):
+        return "locked"
+    return None
+
+
 class GitStore:
     def __init__(
         self,
@@ -324,16 +345,18 @@ class GitStore:
                 landed = self.repo.create_commit(ref, sig, sig, message, tree_id, parents)
                 self._dead_since = None
                 return landed
-            except pygit2.GitError as exc:
-                if "not the first parent" in str(exc):
-                    return None
-                raise StoreError(f"git refused the commit: {exc}") from exc
-            except OSError as exc:
-                if "lock" not in str(exc):
+            except (pygit2.GitError, OSError) as exc:
+                contention = _ref_contention(exc)
+                if contention is None:
                     raise StoreError(f"git refused the commit: {exc}") from exc
+                if contention == "moved":
+                    return None
                 if self._dead_since is not None:  # perhaps the dead hearth's ref lock
                     clear_dead_ref_lock(self.git_dir, ref, self._dead_since)
-        raise Busy(f"the branch {ref} stayed locked (a .lock file in .git/refs); try again")
+        raise Busy(
+            f"the branch {ref} stayed locked (a .lock file in .git/refs, or git's "
+            "maintenance rewriting packed-refs); try again"
+        )
 
     def _plan_work_tree(
         self, snap: Snapshot, plan: Plan, progress: Callable[[int, int], None] | None = None
