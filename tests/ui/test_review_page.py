@@ -32,9 +32,22 @@ def login(browser: Browser, server: Server, token: str) -> tuple[BrowserContext,
 
 
 @pytest.fixture(scope="module")
-def writer(browser: Browser, ui_server: Server) -> Iterator[Page]:
-    context, page = login(browser, ui_server, ui_server.tokens["write"])
+def person(browser: Browser, ui_server: Server) -> Iterator[Page]:
+    """The person whose assistant this is: an admin token (merges and rejects)."""
+    context, page = login(browser, ui_server, ui_server.tokens["admin"])
     yield page
+    context.close()
+
+
+def test_an_agents_write_token_sees_no_merge_or_reject(browser: Browser, ui_server: Server) -> None:
+    key = propose(ui_server, title="Agent wants this", entries=["agent fact"])
+    context, page = login(browser, ui_server, ui_server.tokens["write"])
+    card = page.locator(f"#p-{key}")
+    expect(card).to_be_visible()
+    expect(card.get_by_role("button", name=re.compile("^Merge"))).to_have_count(0)
+    expect(card.get_by_text("Reject", exact=True)).to_have_count(0)
+    expect(card.get_by_text("need an admin token")).to_be_visible()
+    expect(card.get_by_text("Edit entries")).to_be_visible()
     context.close()
 
 
@@ -86,7 +99,7 @@ def test_login_page_and_nothing_without_a_token(browser: Browser, ui_server: Ser
     context.close()
 
 
-def test_merge_a_proposal(writer: Page, ui_server: Server) -> None:
+def test_merge_a_proposal(person: Page, ui_server: Server) -> None:
     key = propose(ui_server, "Coffee", ["Likes espresso", "Hates decaf"])
     loop = ui_server.post(
         "/v1/loops",
@@ -95,16 +108,16 @@ def test_merge_a_proposal(writer: Page, ui_server: Server) -> None:
     )
     assert loop.status == 200
     before = int(git(ui_server.root, "rev-list", "--count", "HEAD"))
-    writer.goto(ui_server.url + "/ui/")
-    card = writer.locator(f"#p-{key}")
+    person.goto(ui_server.url + "/ui/")
+    card = person.locator(f"#p-{key}")
     expect(card.get_by_role("heading", name="Coffee")).to_be_visible()
     expect(card.locator("pre.diff")).to_contain_text("+- Likes espresso")
     expect(card).to_contain_text("said it twice")
     expect(card).to_contain_text("chat 2026-11-22")
-    shot(writer, "review.png")
+    shot(person, "review.png")
     card.get_by_role("button", name="Merge into MEMORY.md").click()
-    expect(writer.get_by_role("status")).to_contain_text("Merged the proposal")
-    expect(writer.locator(f"#p-{key}")).to_have_count(0)
+    expect(person.get_by_role("status")).to_contain_text("Merged the proposal")
+    expect(person.locator(f"#p-{key}")).to_have_count(0)
     memory = text_of(ui_server, "MEMORY.md")
     assert "- Likes espresso" in memory
     assert "- Hates decaf" in memory
@@ -115,14 +128,14 @@ def test_merge_a_proposal(writer: Page, ui_server: Server) -> None:
     assert key not in pending(ui_server)
 
 
-def test_reject_with_a_reason(writer: Page, ui_server: Server) -> None:
+def test_reject_with_a_reason(person: Page, ui_server: Server) -> None:
     key = propose(ui_server, "Tea", ["Likes green tea"])
-    writer.goto(ui_server.url + "/ui/")
-    card = writer.locator(f"#p-{key}")
+    person.goto(ui_server.url + "/ui/")
+    card = person.locator(f"#p-{key}")
     card.locator("summary", has_text="Reject").click()  # opens the <details>
     card.get_by_label("Reason").fill("only said it once")
     card.get_by_role("button", name="Reject with this reason").click()
-    expect(writer.get_by_role("status")).to_contain_text("Rejected the proposal")
+    expect(person.get_by_role("status")).to_contain_text("Rejected the proposal")
     assert key not in pending(ui_server)
     message = last_commit(ui_server)
     assert message.startswith("proposals: reject Tea")
@@ -130,19 +143,19 @@ def test_reject_with_a_reason(writer: Page, ui_server: Server) -> None:
     assert "green tea" not in text_of(ui_server, "MEMORY.md")
 
 
-def test_edit_entries_then_merge(writer: Page, ui_server: Server) -> None:
+def test_edit_entries_then_merge(person: Page, ui_server: Server) -> None:
     key = propose(ui_server, "Music", ["Likes jazz", "Plays piano badly"])
-    writer.goto(ui_server.url + "/ui/")
-    card = writer.locator(f"#p-{key}")
+    person.goto(ui_server.url + "/ui/")
+    card = person.locator(f"#p-{key}")
     card.locator("summary", has_text="Edit entries").click()
     card.get_by_label("Entries, one per line").fill("Likes modal jazz\nPlays piano")
     card.get_by_role("button", name="Save entries").click()
-    expect(writer.get_by_role("status")).to_contain_text("Saved the proposal's entries")
+    expect(person.get_by_role("status")).to_contain_text("Saved the proposal's entries")
     assert last_commit(ui_server).startswith("proposals: edit Music")
-    card = writer.locator(f"#p-{key}")
+    card = person.locator(f"#p-{key}")
     expect(card.locator("pre.diff")).to_contain_text("+- Likes modal jazz")
     card.get_by_role("button", name="Merge into MEMORY.md").click()
-    expect(writer.get_by_role("status")).to_contain_text("Merged the proposal")
+    expect(person.get_by_role("status")).to_contain_text("Merged the proposal")
     memory = text_of(ui_server, "MEMORY.md")
     assert "- Likes modal jazz" in memory
     assert "- Plays piano\n" in memory
@@ -150,23 +163,23 @@ def test_edit_entries_then_merge(writer: Page, ui_server: Server) -> None:
     assert "- Likes jazz" not in memory
 
 
-def test_resolve_a_loop(writer: Page, ui_server: Server) -> None:
+def test_resolve_a_loop(person: Page, ui_server: Server) -> None:
     reply = ui_server.post(
         "/v1/loops", {"title": "Renew passport", "next_step": "find photos"}, token="write"
     )
     key = reply.body["key"]
-    writer.goto(ui_server.url + "/ui/")
-    card = writer.locator(f"#l-{key}")
+    person.goto(ui_server.url + "/ui/")
+    card = person.locator(f"#l-{key}")
     expect(card).to_contain_text("find photos")
     card.get_by_label("Resolution note").fill("renewed at the town hall")
     card.get_by_role("button", name="Resolve").click()
-    expect(writer.get_by_role("status")).to_contain_text("Resolved the open loop")
+    expect(person.get_by_role("status")).to_contain_text("Resolved the open loop")
     loops = {lp["key"] for lp in ui_server.get("/v1/loops", token="read").body["loops"]}
     assert key not in loops
     assert last_commit(ui_server).startswith("loops: resolve Renew passport")
 
 
-def test_soul_history_diff_and_restore(writer: Page, ui_server: Server) -> None:
+def test_soul_history_diff_and_restore(person: Page, ui_server: Server) -> None:
     voice = "I speak plainly, keep my answers short, say what I do not know and never flatter. "
     calm = f"# Soul\n\nI am calm and brief.\n\n{voice}\n"
     loud = f"# Soul\n\nI am LOUD and long-winded.\n\n{voice}\n"
@@ -176,19 +189,19 @@ def test_soul_history_diff_and_restore(writer: Page, ui_server: Server) -> None:
         )
         assert reply.status == 200, reply.body
     calm_commit = git(ui_server.root, "log", "-1", "--format=%H", "HEAD~1").strip()
-    writer.goto(ui_server.url + "/ui/persona")
-    writer.get_by_role("link", name="SOUL.md").click()
-    expect(writer.get_by_role("heading", name="History of SOUL.md")).to_be_visible()
-    timeline = writer.locator("ol.timeline")
+    person.goto(ui_server.url + "/ui/persona")
+    person.get_by_role("link", name="SOUL.md").click()
+    expect(person.get_by_role("heading", name="History of SOUL.md")).to_be_visible()
+    timeline = person.locator("ol.timeline")
     expect(timeline).to_contain_text("Hearth-Op")
     expect(timeline).to_contain_text("file.put")
     timeline.get_by_role("link", name="persona: calmer").click()
-    diff = writer.locator("pre.diff")
+    diff = person.locator("pre.diff")
     expect(diff).to_contain_text("+I am calm and brief.")
-    shot(writer, "history.png")
+    shot(person, "history.png")
     before = int(git(ui_server.root, "rev-list", "--count", "HEAD"))
-    writer.get_by_role("button", name=re.compile("^Restore SOUL.md")).click()
-    expect(writer.get_by_role("status")).to_contain_text("Restored the earlier version")
+    person.get_by_role("button", name=re.compile("^Restore SOUL.md")).click()
+    expect(person.get_by_role("status")).to_contain_text("Restored the earlier version")
     assert text_of(ui_server, "SOUL.md") == calm
     assert int(git(ui_server.root, "rev-list", "--count", "HEAD")) == before + 1
     message = last_commit(ui_server)
@@ -197,51 +210,51 @@ def test_soul_history_diff_and_restore(writer: Page, ui_server: Server) -> None:
     assert "louder" in git(ui_server.root, "log", "--format=%s", "--", "SOUL.md")
 
 
-def test_stale_page_is_refused_with_a_visible_conflict(writer: Page, ui_server: Server) -> None:
+def test_stale_page_is_refused_with_a_visible_conflict(person: Page, ui_server: Server) -> None:
     key = propose(ui_server, "Cheese", ["Likes comte"])
-    writer.goto(ui_server.url + "/ui/")
+    person.goto(ui_server.url + "/ui/")
     # Someone else adds an entry while the page is open: the page is stale.
     propose(ui_server, "Cheese", ["Dislikes blue cheese"])
     head = git(ui_server.root, "rev-parse", "HEAD")
-    writer.locator(f"#p-{key}").get_by_role("button", name="Merge into MEMORY.md").click()
-    expect(writer.get_by_role("heading", name="Conflict: nothing was changed")).to_be_visible()
-    expect(writer.get_by_role("alert")).to_contain_text("changed since this page was made")
-    shot(writer, "conflict.png")
+    person.locator(f"#p-{key}").get_by_role("button", name="Merge into MEMORY.md").click()
+    expect(person.get_by_role("heading", name="Conflict: nothing was changed")).to_be_visible()
+    expect(person.get_by_role("alert")).to_contain_text("changed since this page was made")
+    shot(person, "conflict.png")
     assert git(ui_server.root, "rev-parse", "HEAD") == head
     assert key in pending(ui_server)
     assert "comte" not in text_of(ui_server, "MEMORY.md")
     # A stale restore is refused the same way.
-    writer.goto(ui_server.url + "/ui/history/SOUL.md")
-    writer.locator("ol.timeline a").last.click()
+    person.goto(ui_server.url + "/ui/history/SOUL.md")
+    person.locator("ol.timeline a").last.click()
     newer = "# Soul\n\nNewer. " + "I speak plainly and keep my answers short. " * 3 + "\n"
     assert ui_server.put("/v1/files/SOUL.md", {"content": newer}, token="write").status == 200
-    writer.get_by_role("button", name=re.compile("^Restore SOUL.md")).click()
-    expect(writer.get_by_role("alert")).to_contain_text("SOUL.md changed since")
+    person.get_by_role("button", name=re.compile("^Restore SOUL.md")).click()
+    expect(person.get_by_role("alert")).to_contain_text("SOUL.md changed since")
     assert text_of(ui_server, "SOUL.md") == newer
 
 
-def test_search_links_to_the_lines(writer: Page, ui_server: Server) -> None:
-    writer.goto(ui_server.url + "/ui/search")
-    writer.get_by_label("Words").fill("espresso")
-    writer.get_by_role("button", name="Search").click()
-    hit = writer.locator("ol.hits li").first
+def test_search_links_to_the_lines(person: Page, ui_server: Server) -> None:
+    person.goto(ui_server.url + "/ui/search")
+    person.get_by_label("Words").fill("espresso")
+    person.get_by_role("button", name="Search").click()
+    hit = person.locator("ol.hits li").first
     expect(hit.locator("mark")).to_contain_text("espresso")
     expect(hit).to_contain_text("lines")
-    shot(writer, "search.png")
+    shot(person, "search.png")
     hit.get_by_role("link").click()
-    expect(writer).to_have_url(re.compile(r"/ui/files/MEMORY\.md\?lines=\d+-\d+#L\d+"))
-    expect(writer.locator("pre.file .hit").filter(has_text="Likes espresso")).to_have_count(1)
+    expect(person).to_have_url(re.compile(r"/ui/files/MEMORY\.md\?lines=\d+-\d+#L\d+"))
+    expect(person.locator("pre.file .hit").filter(has_text="Likes espresso")).to_have_count(1)
 
 
-def test_health(writer: Page, ui_server: Server) -> None:
-    writer.goto(ui_server.url + "/ui/health")
-    expect(writer.get_by_role("heading", name=re.compile("^Needs attention"))).to_be_visible()
-    checks = writer.locator("table.checks")
+def test_health(person: Page, ui_server: Server) -> None:
+    person.goto(ui_server.url + "/ui/health")
+    expect(person.get_by_role("heading", name=re.compile("^Needs attention"))).to_be_visible()
+    checks = person.locator("table.checks")
     for what in ("Search index", "File watcher", "Sync", "Conflict copies", "Parked files"):
         expect(checks.get_by_role("rowheader", name=what)).to_be_visible()
     expect(checks).to_contain_text("files indexed")
     expect(checks).to_contain_text("git remote add origin")
-    shot(writer, "health.png")
+    shot(person, "health.png")
 
 
 def test_read_token_sees_but_cannot_act(browser: Browser, ui_server: Server) -> None:
@@ -257,14 +270,14 @@ def test_read_token_sees_but_cannot_act(browser: Browser, ui_server: Server) -> 
         f"{ui_server.url}/ui/proposals/{key}/merge", form={"csrf": csrf or ""}
     )
     assert reply.status == 403
-    assert "cannot act" in reply.text()
+    assert "needs a token with the admin scope" in reply.text()
     assert key in pending(ui_server)
     context.close()
 
 
-def test_forms_need_the_csrf_value(writer: Page, ui_server: Server) -> None:
+def test_forms_need_the_csrf_value(person: Page, ui_server: Server) -> None:
     key = propose(ui_server, "Hats", ["Wears a cap"])
-    reply = writer.context.request.post(
+    reply = person.context.request.post(
         f"{ui_server.url}/ui/proposals/{key}/merge",
         form={"csrf": "0" * 64},
         headers={"Origin": ui_server.url},
@@ -287,9 +300,9 @@ class _Attacker(BaseHTTPRequestHandler):
         pass
 
 
-def test_cross_site_form_post_is_refused(writer: Page, ui_server: Server) -> None:
+def test_cross_site_form_post_is_refused(person: Page, ui_server: Server) -> None:
     key = propose(ui_server, "Gloves", ["Wears wool gloves"])
-    csrf = writer.locator("form[action='/ui/logout'] input[name=csrf]").get_attribute("value")
+    csrf = person.locator("form[action='/ui/logout'] input[name=csrf]").get_attribute("value")
     port = free_port()
     handler = type("Handler", (_Attacker,), {})
     handler.form = (
@@ -300,12 +313,12 @@ def test_cross_site_form_post_is_refused(writer: Page, ui_server: Server) -> Non
     thread = threading.Thread(target=site.serve_forever, daemon=True)
     thread.start()
     try:
-        writer.goto(f"http://localhost:{port}/")  # another site, same browser session
-        with writer.expect_navigation() as answer:
-            writer.get_by_role("button", name="Win a prize").click()
+        person.goto(f"http://localhost:{port}/")  # another site, same browser session
+        with person.expect_navigation() as answer:
+            person.get_by_role("button", name="Win a prize").click()
         assert answer.value is not None
         assert answer.value.status == 403
-        assert "another site" in writer.content()
+        assert "another site" in person.content()
     finally:
         site.shutdown()
         site.server_close()

@@ -15,7 +15,7 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
-from hearth.api.routes import ERRORS, Service, read_or_hook_key
+from hearth.api.routes import ERRORS, Service, gate
 
 PATH = "/v1/hooks/pre-commit"
 
@@ -32,15 +32,17 @@ class StagedCheck(BaseModel):
     PATH,
     response_model=StagedCheck,
     tags=["hooks"],
+    dependencies=[gate("check", hook_key=True)],
     openapi_extra={
+        "x-hearth-operation": "check",
         "requestBody": {
             "required": False,
             "content": {"text/plain": {"schema": {"type": "string"}}},
             "description": "'git diff-index --cached --no-renames HEAD' raw output",
-        }
+        },
     },
 )
-async def pre_commit(request: Request, service: Service, _: None = read_or_hook_key) -> StagedCheck:
+async def pre_commit(request: Request, service: Service) -> StagedCheck:
     """Check what a commit is about to hold against the validation rules:
     200 when it may go on, 422 naming each file, rule and fix when not."""
     listing = await request.body()

@@ -11,7 +11,8 @@ event loop, so it never queues behind a write.
 from __future__ import annotations
 
 import secrets
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Query, Request
 
@@ -21,8 +22,9 @@ from hearth.app.results import ActiveView, Diff, WriteResult
 from hearth.app.served import ServedHearth
 from hearth.domain.layout import Kind
 from hearth.domain.paths import normalize
+from hearth.domain.policy import may, put_operation, refusal
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
-from hearth.store.tokens import Scope, TokenInfo, allows
+from hearth.store.tokens import TokenInfo
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": models.ErrorBody, "description": description}
@@ -62,37 +64,58 @@ def bearer(request: Request) -> str:
     return token.strip()
 
 
-def require(scope: Scope) -> Any:
-    def check(request: Request, service: Service) -> TokenInfo:
-        info = service.tokens.check(bearer(request))
+Handler = TypeVar("Handler", bound=Callable[..., Any])
+
+
+def allowed(info: TokenInfo, operation: str) -> None:
+    """403 unless the token's scope may run ``operation`` (``domain/policy.py``)."""
+    if not may(info.scope, operation):
+        raise ApiError(403, refusal(info.scope, operation))
+
+
+def gate(operation: str, hook_key: bool = False) -> Any:
+    """The dependency that lets a caller run ``operation`` (see ``operation``)."""
+
+    def check(request: Request, service: Service) -> None:
+        sent = bearer(request)
+        if hook_key and secrets.compare_digest(sent.encode(), service.hook_key.encode()):
+            return
+        info = service.tokens.check(sent)
         if info is None:
             raise ApiError(401, "unknown or revoked token")
-        if not allows(info.scope, scope):
-            raise ApiError(403, f"this needs a token with the {scope} scope")
-        return info
+        allowed(info, operation)
+        request.state.caller = info
 
     return Depends(check)
 
 
-read, write, admin = require("read"), require("write"), require("admin")
+def _caller(request: Request) -> TokenInfo:
+    info: TokenInfo = request.state.caller
+    return info
 
 
-def _read_or_hook_key(request: Request, service: Service) -> None:
-    """The server's hook key (``hook_key`` in ``.git/hearth/server.json``, readable only
-    by the home's owner, new on every start) or any token with the ``read`` scope."""
-    sent = bearer(request)
-    if secrets.compare_digest(sent.encode(), service.hook_key.encode()):
-        return
-    info = service.tokens.check(sent)
-    if info is None:
-        raise ApiError(401, "unknown hook key or token")
-    if not allows(info.scope, "read"):
-        raise ApiError(403, "this needs a token with the read scope")
+#: The token of a route's caller, already let through by the route's gate.
+Caller = Annotated[TokenInfo, Depends(_caller)]
 
 
-#: For what the hooks and the CLI ask of the server on the home owner's behalf: the
-#: reads the CLI delegates (status, search, context, active), never a write.
-read_or_hook_key = Depends(_read_or_hook_key)
+def operation(
+    method: str, path: str, name: str, *, hook_key: bool = False, **extra: Any
+) -> Callable[[Handler], Handler]:
+    """A route that runs the operation ``name``: its gate asks the one policy
+    (``domain/policy.py``) for the scope, and the OpenAPI document names the
+    operation (``x-hearth-operation``), which the docs and the catalogue test read.
+
+    ``hook_key``: the server's hook key (``hook_key`` in ``.git/hearth/server.json``,
+    readable only by the home's owner, new on every start) is let in too: the reads
+    the hooks and the CLI delegate to the server (status, search, context, active).
+    """
+    route: Callable[..., Callable[[Handler], Handler]] = getattr(router, method)
+    return route(
+        path,
+        dependencies=[gate(name, hook_key)],
+        openapi_extra={"x-hearth-operation": name},
+        **extra,
+    )
 
 
 def actor(info: TokenInfo) -> str:
@@ -108,173 +131,203 @@ async def healthz() -> models.Health:
     return models.Health(ok=True)
 
 
-@router.get("/v1/status", response_model=models.Status, tags=["service"])
-def status(service: Service, _: None = read_or_hook_key) -> dict[str, Any]:
+@operation(
+    "get", "/v1/status", "status", hook_key=True, response_model=models.Status, tags=["service"]
+)
+def status(service: Service) -> dict[str, Any]:
     """The home's status (a read token, or the server's hook key: ``hearth status``
     asks the running server with it)."""
     return service.status().as_dict()
 
 
-@router.get("/v1/search", response_model=models.SearchResult, tags=["read"])
+@operation(
+    "get", "/v1/search", "search", hook_key=True, response_model=models.SearchResult, tags=["read"]
+)
 async def search(
     service: Service,
     q: Annotated[str, Query(max_length=MAX_QUERY_CHARS)],
     kind: Kind | None = None,
     path: Annotated[str | None, Query(max_length=MAX_PREFIX_CHARS)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
-    _: None = read_or_hook_key,
 ) -> dict[str, Any]:
     """Search (a read token, or the server's hook key: ``hearth search`` asks with it)."""
     return service.search(q, kind, path, limit).as_dict()
 
 
-@router.get("/v1/files/{path:path}", response_model=models.FileView, tags=["read"])
+@operation("get", "/v1/files/{path:path}", "read", response_model=models.FileView, tags=["read"])
 def get_file(
-    service: Service,
-    path: str,
-    rev: Annotated[str | None, Query(max_length=200)] = None,
-    _: TokenInfo = read,
+    service: Service, path: str, rev: Annotated[str | None, Query(max_length=200)] = None
 ) -> dict[str, object]:
     return service.get_file(path, rev).as_dict()
 
 
-@router.put("/v1/files/{path:path}", response_model=models.Written, tags=["write"])
-def put_file(
-    service: Service, path: str, body: models.PutFile, info: TokenInfo = write
-) -> models.Written:
-    if not normalize(path).endswith(".md") and not allows(info.scope, "admin"):
-        # Settings, .gitignore and .gitattributes steer hearth and git itself.
-        raise ApiError(403, "a write token writes markdown files; other files need admin")
+@operation("put", "/v1/files/{path:path}", "put", response_model=models.Written, tags=["write"])
+def put_file(service: Service, path: str, body: models.PutFile, info: Caller) -> models.Written:
+    allowed(info, put_operation(normalize(path)))  # settings and git's own files: admin
     result = service.put(path, body.content.encode(), actor(info), body.expected_oid, body.message)
     return written(result)
 
 
-@router.get("/v1/context", response_model=models.ContextBundle, tags=["read"])
+@operation(
+    "get",
+    "/v1/context",
+    "context",
+    hook_key=True,
+    response_model=models.ContextBundle,
+    tags=["read"],
+)
 def get_context(
     service: Service,
     session: Literal["main", "subagent"] = "main",
     q: Annotated[str | None, Query(max_length=MAX_QUERY_CHARS)] = None,
     user: Annotated[str | None, Query(max_length=100)] = None,
-    _: None = read_or_hook_key,
 ) -> dict[str, object]:
     """The turn's bundle (a read token, or the hook key: ``hearth context`` asks with it)."""
     return service.context(session, q, user).as_dict()
 
 
-@router.get("/v1/active", response_model=ActiveView, tags=["read"])
-def active(service: Service, _: None = read_or_hook_key) -> ActiveView:
+@operation("get", "/v1/active", "active", hook_key=True, response_model=ActiveView, tags=["read"])
+def active(service: Service) -> ActiveView:
     """ACTIVE.md (a read token, or the hook key: ``hearth active`` asks with it)."""
     return service.active()
 
 
-@router.post("/v1/daily", response_model=models.Written, tags=["write"])
-def daily(service: Service, body: models.DailyEntry, info: TokenInfo = write) -> models.Written:
+@operation("post", "/v1/daily", "note", response_model=models.Written, tags=["write"])
+def daily(service: Service, body: models.DailyEntry, info: Caller) -> models.Written:
     return written(service.note(body.text, body.title, actor(info)))
 
 
-@router.get("/v1/proposals", response_model=models.Proposals, tags=["read"])
-def proposals(service: Service, _: TokenInfo = read) -> dict[str, Any]:
+@operation("get", "/v1/proposals", "proposals", response_model=models.Proposals, tags=["read"])
+def proposals(service: Service) -> dict[str, Any]:
     views = service.records("proposal")
     return {"proposals": [v.as_dict() for v in views]}
 
 
-@router.post("/v1/proposals", response_model=models.Written, tags=["write"])
-def propose(service: Service, body: models.NewProposal, info: TokenInfo = write) -> models.Written:
+@operation("post", "/v1/proposals", "propose", response_model=models.Written, tags=["write"])
+def propose(service: Service, body: models.NewProposal, info: Caller) -> models.Written:
     result = service.propose(
         body.title, body.entries, actor(info), body.target, body.rationale, body.source
     )
     return written(result)
 
 
-@router.post("/v1/proposals/{key}/merge", response_model=models.Written, tags=["review"])
-def merge(service: Service, key: str, info: TokenInfo = write) -> models.Written:
+@operation(
+    "post", "/v1/proposals/{key}/merge", "merge", response_model=models.Written, tags=["review"]
+)
+def merge(service: Service, key: str, info: Caller) -> models.Written:
     return written(service.merge(key, actor(info)))
 
 
-@router.post("/v1/proposals/{key}/reject", response_model=models.Written, tags=["review"])
-def reject(
-    service: Service, key: str, body: models.Rejection, info: TokenInfo = write
-) -> models.Written:
+@operation(
+    "post", "/v1/proposals/{key}/reject", "reject", response_model=models.Written, tags=["review"]
+)
+def reject(service: Service, key: str, body: models.Rejection, info: Caller) -> models.Written:
     return written(service.reject(key, body.reason, actor(info)))
 
 
-@router.get("/v1/loops", response_model=models.Loops, tags=["read"])
-def loops(service: Service, _: TokenInfo = read) -> dict[str, Any]:
+@operation("get", "/v1/loops", "loops", response_model=models.Loops, tags=["read"])
+def loops(service: Service) -> dict[str, Any]:
     views = service.records("loop")
     return {"loops": [v.as_dict() for v in views]}
 
 
-@router.post("/v1/loops", response_model=models.Written, tags=["write"])
-def add_loop(service: Service, body: models.NewLoop, info: TokenInfo = write) -> models.Written:
+@operation("post", "/v1/loops", "loop.add", response_model=models.Written, tags=["write"])
+def add_loop(service: Service, body: models.NewLoop, info: Caller) -> models.Written:
     result = service.add_loop(body.title, actor(info), body.summary, body.next_step, body.source)
     return written(result)
 
 
-@router.post("/v1/loops/{key}/resolve", response_model=models.Written, tags=["review"])
+@operation(
+    "post",
+    "/v1/loops/{key}/resolve",
+    "loop.resolve",
+    response_model=models.Written,
+    tags=["review"],
+)
 def resolve_loop(
-    service: Service, key: str, body: models.Resolution | None = None, info: TokenInfo = write
+    service: Service, key: str, info: Caller, body: models.Resolution | None = None
 ) -> models.Written:
     note = body.note if body is not None else ""
     return written(service.resolve_loop(key, actor(info), note))
 
 
-@router.get("/v1/history/{path:path}", response_model=models.History, tags=["read"])
+@operation(
+    "get", "/v1/history/{path:path}", "history", response_model=models.History, tags=["read"]
+)
 def history(
-    service: Service,
-    path: str,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 20,
-    _: TokenInfo = read,
+    service: Service, path: str, limit: Annotated[int, Query(ge=1, le=1000)] = 20
 ) -> dict[str, Any]:
     commits = service.history(path, limit)
     return {"path": path, "commits": [c.as_dict() for c in commits]}
 
 
-@router.get("/v1/diff", response_model=models.Diff, tags=["read"])
+@operation("get", "/v1/diff", "diff", response_model=models.Diff, tags=["read"])
 def diff(
     service: Service,
     path: Annotated[str, Query(max_length=1024)],
     rev_from: Annotated[str | None, Query(alias="from", max_length=200)] = None,
     rev_to: Annotated[str | None, Query(alias="to", max_length=200)] = None,
-    _: TokenInfo = read,
 ) -> Diff:
     return service.diff(path, rev_from, rev_to)
 
 
-@router.get("/v1/memory/{file:path}/entries", response_model=models.EntryList, tags=["memory"])
-def memory_entries(service: Service, file: str, _: TokenInfo = read) -> dict[str, Any]:
+@operation(
+    "get",
+    "/v1/memory/{file:path}/entries",
+    "memory.list",
+    response_model=models.EntryList,
+    tags=["memory"],
+)
+def memory_entries(service: Service, file: str) -> dict[str, Any]:
     found = service.entry_list(file)
     return {"path": normalize(file), "entries": [e.as_dict() for e in found]}
 
 
-@router.post("/v1/memory/{file:path}/entries", response_model=models.Written, tags=["memory"])
-def memory_add(
-    service: Service, file: str, body: models.NewEntry, info: TokenInfo = write
-) -> models.Written:
+@operation(
+    "post",
+    "/v1/memory/{file:path}/entries",
+    "memory.add",
+    response_model=models.Written,
+    tags=["memory"],
+)
+def memory_add(service: Service, file: str, body: models.NewEntry, info: Caller) -> models.Written:
     return written(service.entry_add(file, body.entry, actor(info)))
 
 
-@router.put("/v1/memory/{file:path}/entries", response_model=models.Written, tags=["memory"])
+@operation(
+    "put",
+    "/v1/memory/{file:path}/entries",
+    "memory.replace",
+    response_model=models.Written,
+    tags=["memory"],
+)
 def memory_replace(
-    service: Service, file: str, body: models.EntryReplacement, info: TokenInfo = write
+    service: Service, file: str, body: models.EntryReplacement, info: Caller
 ) -> models.Written:
     return written(service.entry_replace(file, body.old, body.new, actor(info)))
 
 
-@router.delete("/v1/memory/{file:path}/entries", response_model=models.Written, tags=["memory"])
+@operation(
+    "delete",
+    "/v1/memory/{file:path}/entries",
+    "memory.remove",
+    response_model=models.Written,
+    tags=["memory"],
+)
 def memory_remove(
     service: Service,
     file: str,
     entry: Annotated[str, Query(min_length=1, max_length=2000)],
-    info: TokenInfo = write,
+    info: Caller,
 ) -> models.Written:
     return written(service.entry_remove(file, entry, actor(info)))
 
 
-@router.post("/v1/reconcile", response_model=models.PassResult, tags=["admin"])
-def reconcile(service: Service, full: bool = False, _: TokenInfo = admin) -> dict[str, object]:
+@operation("post", "/v1/reconcile", "reconcile", response_model=models.PassResult, tags=["admin"])
+def reconcile(service: Service, full: bool = False) -> dict[str, object]:
     return service.reconcile(full).as_dict()
 
 
-@router.post("/v1/sync", tags=["admin"])
-def sync(service: Service, _: TokenInfo = admin) -> dict[str, object]:
+@operation("post", "/v1/sync", "sync", tags=["admin"])
+def sync(service: Service) -> dict[str, object]:
     return service.sync().as_dict()

@@ -120,8 +120,10 @@ def serve(
     click.echo(f"hearth: serving {service.home.root} at {url}")
     exe = shlex.quote(sys.argv[0] if sys.argv and sys.argv[0] else "hearth")
     click.echo(
-        f"hearth: {len(tokens)} API token(s); create one with: "
-        f"{exe} --home {shlex.quote(str(service.home.root))} token create --name me --scope write"
+        f"hearth: {len(tokens)} API token(s); create yours (a person's token is admin: "
+        f"it merges and rejects proposals) with: {exe} --home "
+        f"{shlex.quote(str(service.home.root))} token create --name me --scope admin"
+        " (an agent's: --name agent --scope write)"
     )
 
     class Server(uvicorn.Server):

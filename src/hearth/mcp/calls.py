@@ -36,8 +36,8 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from hearth.domain.policy import Scope, may, refusal
 from hearth.errors import HearthError
-from hearth.store.tokens import Scope, allows
 
 
 @dataclass(frozen=True)
@@ -77,10 +77,11 @@ class Refused(Exception):
         self.message = message
 
 
-def require(held: Scope, need: Scope) -> None:
-    """Raise the API's 403, word for word, unless ``held`` allows ``need``."""
-    if not allows(held, need):
-        raise Refused(f"this needs a token with the {need} scope")
+def require(held: Scope, operation: str) -> None:
+    """Raise the API's 403, word for word, unless the one policy lets a caller of
+    scope ``held`` run ``operation`` (``domain/policy.py``)."""
+    if not may(held, operation):
+        raise Refused(refusal(held, operation))
 
 
 def _result(model: BaseModel) -> CallToolResult:
@@ -132,18 +133,21 @@ class Tools:
     def __init__(self, who: WhoCalls) -> None:
         self.who = who
         self.built: list[Tool] = []
+        #: The operation (``domain/policy.py``) each tool runs, by tool name.
+        self.operations: dict[str, str] = {}
 
     def add(
         self,
-        need: Scope,
+        operation: str,
         annotations: ToolAnnotations,
         *,
         blocking: bool = True,
     ) -> Callable[[Callable[..., BaseModel]], Callable[..., BaseModel]]:
         """Register the decorated function as the tool of its name.
 
-        ``need`` is the least scope any call needs; a tool whose arguments ask
-        for more raises ``Refused`` itself (``require``). Parameters named
+        ``operation`` names what every call runs, so the policy gives its scope;
+        a tool whose arguments ask for more (``write`` of a file that is not
+        markdown, ``memory`` with a change) calls ``require`` itself. Parameters named
         ``actor`` and ``scope`` are filled with the caller's and left out of
         the published schema; the docstring is the description.
         """
@@ -163,7 +167,7 @@ class Tools:
                 given = {"actor": caller.actor, "scope": caller.scope}
                 arguments.update((name, given[name]) for name in injected)
                 try:
-                    require(caller.scope, need)
+                    require(caller.scope, operation)
                     if blocking:
                         model = await anyio.to_thread.run_sync(functools.partial(fn, **arguments))
                     else:
@@ -189,6 +193,7 @@ class Tools:
                 # Read live by the SDK (listing); results are still checked against the model.
                 tool.fn_metadata.output_schema = inline_refs(tool.fn_metadata.output_schema)
             self.built.append(tool)
+            self.operations[tool.name] = operation
             return fn
 
         return register

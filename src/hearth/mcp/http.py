@@ -21,9 +21,9 @@ from pydantic import AnyHttpUrl
 from starlette.types import ASGIApp
 
 from hearth.app.served import ServedHearth
+from hearth.domain.policy import SCOPES
 from hearth.mcp.calls import Caller
 from hearth.mcp.server import build_server
-from hearth.store.tokens import SCOPES
 
 
 class HearthTokens:

@@ -2,11 +2,9 @@
 
 The names and arguments are fixed by the design; each docstring is the
 description a model reads when it decides which tool to call, so it says what
-the tool is for, when to use it and what it answers. Scopes: ``read`` for the
-read tools (and ``memory`` with op ``list``), ``write`` for the write tools,
-``admin`` for ``merge`` and ``reject`` (accepting a change to the persona is
-a person's call) and for ``write`` to a file that is not markdown, as the HTTP
-API asks.
+the tool is for, when to use it and what it answers. Each tool names the
+operation it runs; the scope that needs is the one policy's
+(``domain/policy.py``), the same on HTTP and the review page.
 """
 
 from __future__ import annotations
@@ -19,11 +17,11 @@ from hearth.app.results import WriteResult
 from hearth.app.served import ServedHearth
 from hearth.domain.layout import Kind
 from hearth.domain.paths import normalize
+from hearth.domain.policy import Scope, put_operation
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.errors import InvalidInput
 from hearth.mcp import models
-from hearth.mcp.calls import ADDS, READ, REPLACES, SETS, Refused, Tools, require
-from hearth.store.tokens import Scope
+from hearth.mcp.calls import ADDS, READ, REPLACES, SETS, Tools, require
 
 #: Lines one ``read`` answers at most; read on from ``end_line + 1``.
 MAX_READ_LINES = 2000
@@ -39,7 +37,7 @@ def _written(result: WriteResult) -> models.Written:
 
 
 def register_read_tools(tools: Tools, service: ServedHearth) -> None:
-    @tools.add("read", READ, blocking=False)
+    @tools.add("search", READ, blocking=False)
     def search(
         query: Annotated[
             str,
@@ -112,7 +110,7 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
             text="\n".join(f"{start_line + i}\t{line}" for i, line in enumerate(shown)),
         )
 
-    @tools.add("read", READ)
+    @tools.add("context", READ)
     def context(
         session: Annotated[
             Literal["main", "subagent"],
@@ -142,7 +140,7 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
         """
         return models.ContextBundle.model_validate(service.context(session, q, user).as_dict())
 
-    @tools.add("read", READ)
+    @tools.add("review", READ)
     def review() -> models.Review:
         """What waits for a person: the pending memory proposals (title, entries,
         target, rationale) and the open loops (unfinished threads with their next
@@ -157,7 +155,7 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
             loops=[models.Record.model_validate(v.as_dict()) for v in found.loops],
         )
 
-    @tools.add("read", READ)
+    @tools.add("history", READ)
     def history(
         path: Path,
         limit: Annotated[int, Field(ge=1, le=1000, description="Commits at most")] = 20,
@@ -173,7 +171,7 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
             commits=[models.Commit.model_validate(c.as_dict()) for c in commits],
         )
 
-    @tools.add("read", READ)
+    @tools.add("diff", READ)
     def diff(
         path: Annotated[
             str | None,
@@ -199,7 +197,7 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
             found = service.diff(path, rev_from, rev_to)
         return models.Diff.model_validate(found, from_attributes=True)
 
-    @tools.add("read", READ)
+    @tools.add("status", READ)
     def status() -> models.Status:
         """The home's health: branch and HEAD, uncommitted changes, pending
         proposals and open loops, index freshness (index.fresh), the watcher,
@@ -210,7 +208,7 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
 
 
 def register_write_tools(tools: Tools, service: ServedHearth) -> None:
-    @tools.add("write", ADDS)
+    @tools.add("note", ADDS)
     def note(
         text: Annotated[str, Field(min_length=1, max_length=100_000, description="The entry")],
         actor: str,
@@ -225,7 +223,7 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
         """
         return _written(service.note(text, title, actor))
 
-    @tools.add("write", ADDS)
+    @tools.add("propose", ADDS)
     def propose(
         title: Annotated[str, Field(min_length=1, max_length=200)],
         entries: Annotated[
@@ -248,7 +246,7 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
         """
         return _written(service.propose(title, entries, actor, target, rationale, source))
 
-    @tools.add("write", ADDS)
+    @tools.add("loop.add", ADDS)
     def add_loop(
         title: Annotated[str, Field(min_length=1, max_length=200)],
         actor: str,
@@ -261,7 +259,7 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
         """
         return _written(service.add_loop(title, actor, summary, next_step))
 
-    @tools.add("write", REPLACES)
+    @tools.add("loop.resolve", REPLACES)
     def resolve_loop(
         key: Key,
         actor: str,
@@ -271,7 +269,7 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
         with an optional note on how it ended. One commit."""
         return _written(service.resolve_loop(key, actor, note))
 
-    @tools.add("write", SETS)
+    @tools.add("put", SETS)
     def write(
         path: Path,
         content: Annotated[str, Field(max_length=5_000_000, description="The whole new text")],
@@ -295,11 +293,10 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
         A write-scope caller writes markdown files only. Refused with dirty_file
         when the file holds uncommitted edits.
         """
-        if not normalize(path).endswith(".md") and scope != "admin":
-            raise Refused("a write token writes markdown files; other files need admin")
+        require(scope, put_operation(normalize(path)))  # settings and git's files: admin
         return _written(service.put(path, content.encode(), actor, expected_oid, message))
 
-    @tools.add("read", REPLACES)
+    @tools.add("memory.list", REPLACES)
     def memory(
         op: Annotated[Literal["add", "replace", "remove", "list"], Field(description="What to do")],
         file: Annotated[
@@ -338,7 +335,7 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
                 path=normalize(file),
                 entries=[models.Entry.model_validate(e.as_dict()) for e in found],
             )
-        require(scope, "write")
+        require(scope, f"memory.{op}")
         if entry is None:
             raise _missing("entry", op)
         if op == "add":
@@ -353,7 +350,7 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
             op=op, path=result.path, commit=result.commit, changed=result.changed
         )
 
-    @tools.add("write", ADDS)
+    @tools.add("topic", ADDS)
     def topic(
         title: Annotated[str, Field(min_length=1, max_length=200, description="The topic")],
         actor: str,
@@ -375,14 +372,14 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
 
 
 def register_admin_tools(tools: Tools, service: ServedHearth) -> None:
-    @tools.add("admin", REPLACES)
+    @tools.add("merge", REPLACES)
     def merge(key: Key, actor: str) -> models.Written:
         """Accept a pending proposal: its entries go into the target file and the
         proposal is archived, in one commit. A person's decision: call it only
         when the person asked for this very proposal to be merged."""
         return _written(service.merge(key, actor))
 
-    @tools.add("admin", REPLACES)
+    @tools.add("reject", REPLACES)
     def reject(
         key: Key,
         reason: Annotated[str, Field(min_length=1, max_length=2000)],

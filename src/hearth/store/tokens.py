@@ -5,8 +5,8 @@ is stored: tokens carry 256 bits of entropy, so a slow password hash would
 add nothing but latency to every request. Lookups compare the hash of the
 presented token with every stored hash in constant time.
 
-Scopes are ordered: ``read`` (search and read) < ``write`` (also writes and
-reviews) < ``admin`` (also reconcile, sync and management).
+Scopes are ordered ``read`` < ``write`` < ``admin``; what each allows is the one
+policy of ``domain/policy.py``.
 """
 
 from __future__ import annotations
@@ -20,13 +20,11 @@ import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
+from hearth.domain.policy import SCOPES, Scope
 from hearth.errors import InvalidInput, NotFound
 from hearth.store import state
 
-Scope = Literal["read", "write", "admin"]
-SCOPES: tuple[Scope, ...] = ("read", "write", "admin")
 TOKENS_NAME = state.TOKENS
 PREFIX = "hth_"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -40,10 +38,6 @@ class TokenInfo:
 
     def as_dict(self) -> dict[str, str]:
         return {"name": self.name, "scope": self.scope, "created": self.created}
-
-
-def allows(held: Scope, needed: Scope) -> bool:
-    return SCOPES.index(held) >= SCOPES.index(needed)
 
 
 def token_digest(token: str) -> str:

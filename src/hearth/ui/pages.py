@@ -22,8 +22,8 @@ from hearth.app.results import WriteResult
 from hearth.app.served import ServedHearth
 from hearth.domain.active import needs_attention
 from hearth.domain.layout import ACTIVE_PATH, KINDS
+from hearth.domain.policy import may, put_operation, refusal
 from hearth.errors import Conflict, HearthError
-from hearth.store.tokens import Scope, allows
 from hearth.ui.auth import COOKIE_PATH, LOGIN_COOKIE, SESSION_COOKIE, Gate, Visitor
 from hearth.ui.render import HEADERS, STYLESHEET, Views
 
@@ -60,7 +60,8 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
             template,
             200,
             visitor=visitor,
-            can_write=allows(visitor.info.scope, "write"),
+            # The page shows only the actions the one policy lets this token take.
+            may=lambda operation: may(visitor.info.scope, operation),
             csrf=gate.csrf(visitor),
             here=request.url.path,
             done=DONE.get(request.query_params.get("done", "")),
@@ -101,7 +102,7 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
 
     async def acting(
         request: Request,
-        need: Scope,
+        operation: str,
         back: str,
         done: str,
         call: Callable[[Visitor, dict[str, str]], WriteResult],
@@ -117,10 +118,8 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
             return refused(
                 visitor, 403, "this form did not come from this page (CSRF check failed)", back
             )
-        if not allows(visitor.info.scope, need):
-            return refused(
-                visitor, 403, f"your token ({visitor.info.scope}) cannot act; this needs {need}"
-            )
+        if not may(visitor.info.scope, operation):
+            return refused(visitor, 403, refusal(visitor.info.scope, operation), back)
         try:
             result = await run_in_threadpool(call, visitor, form)
         except HearthError as exc:
@@ -209,7 +208,7 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
             expected = _expected(form, ("path", "oid"), ("target", "target_oid"))
             return service.merge(key, visitor.actor, expected=expected)
 
-        return await acting(request, "write", "/ui/", "merged", call)
+        return await acting(request, "merge", "/ui/", "merged", call)
 
     @router.post("/proposals/{key}/reject")
     async def reject(request: Request, key: str) -> Response:
@@ -217,7 +216,7 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
             expected = _expected(form, ("path", "oid"))
             return service.reject(key, form.get("reason", ""), visitor.actor, expected=expected)
 
-        return await acting(request, "write", "/ui/", "rejected", call)
+        return await acting(request, "reject", "/ui/", "rejected", call)
 
     @router.post("/proposals/{key}/entries")
     async def edit_entries(request: Request, key: str) -> Response:
@@ -226,7 +225,7 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
             expected = _expected(form, ("path", "oid"))
             return service.revise_proposal(key, entries, visitor.actor, expected=expected)
 
-        return await acting(request, "write", "/ui/", "edited", call)
+        return await acting(request, "edit", "/ui/", "edited", call)
 
     @router.post("/loops/{key}/resolve")
     async def resolve(request: Request, key: str) -> Response:
@@ -235,7 +234,7 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
             note = form.get("note", "")
             return service.resolve_loop(key, visitor.actor, note, expected=expected)
 
-        return await acting(request, "write", "/ui/", "resolved", call)
+        return await acting(request, "loop.resolve", "/ui/", "resolved", call)
 
     # -- persona files: timeline, diffs, restore -------------------------------------
 
@@ -252,7 +251,14 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
         shown = service.commit_diff(path, rev) if rev else None
         oid = service.head_oids([path])[path]
         return page(
-            request, visitor, "history.html", path=path, commits=commits, shown=shown, oid=oid
+            request,
+            visitor,
+            "history.html",
+            path=path,
+            commits=commits,
+            shown=shown,
+            oid=oid,
+            restore_operation=put_operation(path, "restore"),
         )
 
     router.add_api_route("/history/{path:path}", reading(history), methods=["GET"])
@@ -263,7 +269,8 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
             expected = {path: form.get("oid") or None}
             return service.restore(path, form.get("rev", ""), visitor.actor, expected=expected)
 
-        return await acting(request, "write", f"/ui/history/{quote(path)}", "restored", call)
+        operation = put_operation(path, "restore")
+        return await acting(request, operation, f"/ui/history/{quote(path)}", "restored", call)
 
     # -- files, search, health -------------------------------------------------------
 

@@ -66,6 +66,12 @@ class Views:
         self.env.filters.update(snippet=snippet, diff_class=diff_class, short=short)
 
     def page(self, template: str, http_status: int = 200, **context: Any) -> HTMLResponse:
-        base = {"visitor": None, "can_write": False, "csrf": "", "here": "", "done": None}
+        base = {
+            "visitor": None,
+            "may": lambda _operation: False,
+            "csrf": "",
+            "here": "",
+            "done": None,
+        }
         html = self.env.get_template(template).render({**base, "commit": "", **context})
         return HTMLResponse(html, status_code=http_status, headers=HEADERS)

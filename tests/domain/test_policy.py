@@ -1,0 +1,34 @@
+"""The one scope policy, as data (``domain/policy.py``)."""
+
+from __future__ import annotations
+
+from hearth.domain.policy import OPERATIONS, SCOPES, allows, may, put_operation, refusal
+
+
+def test_scopes_are_ordered() -> None:
+    assert [s for s in SCOPES if allows("write", s)] == ["read", "write"]
+    assert all(allows("admin", s) for s in SCOPES)
+    assert not allows("read", "write")
+
+
+def test_only_admin_accepts_or_declines_a_change_to_memory() -> None:
+    for operation in ("merge", "reject"):
+        assert OPERATIONS[operation].scope == "admin"
+        assert not may("write", operation)
+        assert may("admin", operation)
+        assert "person's call" in refusal("write", operation)
+
+
+def test_an_agent_writes_and_proposes_but_only_markdown() -> None:
+    for operation in ("note", "propose", "loop.add", "loop.resolve", "memory.add", "topic"):
+        assert may("write", operation) and not may("read", operation)
+    assert put_operation("SOUL.md") == "put" and may("write", "put")
+    assert put_operation("hearth.toml") == "put.other" and not may("write", "put.other")
+    assert put_operation(".gitignore", "restore") == "put.other"
+    assert put_operation("MEMORY.md", "restore") == "restore"
+
+
+def test_every_read_is_open_to_every_token() -> None:
+    reads = [op for op in OPERATIONS.values() if op.scope == "read"]
+    assert {"search", "read", "context", "status"} <= {op.name for op in reads}
+    assert all(may("read", op.name) for op in reads)
