@@ -254,9 +254,7 @@ def test_a_corrupt_object_on_the_remote_fails_only_the_vectors(
     assert b.coverage()["complete"] is True
 
 
-def test_the_branch_never_holds_vector_data(
-    tmp_path: Path, remote: Path, clock: FakeClock
-) -> None:
+def test_the_branch_never_holds_vector_data(tmp_path: Path, remote: Path, clock: FakeClock) -> None:
     a = _first(tmp_path, remote, clock)
     a.reindex()
     a.sync()

@@ -169,14 +169,18 @@ class VectorExchange:
     ) -> str | None:
         """Move the local ref to a commit holding ``union`` and descending from
         both tips; its new tip (None: there is none)."""
-        if theirs is not None and union == remote_packs and (
-            local is None or self.ref.is_ancestor(local, theirs)
+        if (
+            theirs is not None
+            and union == remote_packs
+            and (local is None or self.ref.is_ancestor(local, theirs))
         ):
             if local != theirs:
                 self.ref.move(LOCAL_REF, theirs, local)
             return theirs
-        if local is not None and union == mine and (
-            theirs is None or self.ref.is_ancestor(theirs, local)
+        if (
+            local is not None
+            and union == mine
+            and (theirs is None or self.ref.is_ancestor(theirs, local))
         ):
             return local
         if not union:

@@ -175,7 +175,8 @@ class SearchIndex:
             doc = searcher.doc(address)
             heading = str(doc.get_first("heading") or "")
             body = str(doc.get_first("body") or "")
-            order = embedding_order(str(doc.get_first("kind") or ""), str(doc.get_first("date") or ""))
+            kind, date = str(doc.get_first("kind") or ""), str(doc.get_first("date") or "")
+            order = embedding_order(kind, date)
             listed.append((order, str(doc.get_first("digest") or ""), passage(heading, body)))
         listed.sort(key=lambda item: item[0])
         for _order, key, text in listed:

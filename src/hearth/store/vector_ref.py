@@ -139,15 +139,16 @@ class VectorRef:
         except (KeyError, pygit2.GitError):
             name, email = FALLBACK_SIGNATURE
         signature = pygit2.Signature(name, email, when[0], when[1])
-        oid = repo.create_commit(
-            None,
-            signature,
-            signature,
-            message,
-            root.write(),
-            [pygit2.Oid(hex=p) for p in parents],
+        return str(
+            repo.create_commit(
+                None,
+                signature,
+                signature,
+                message,
+                root.write(),
+                [pygit2.Oid(hex=p) for p in parents],
+            )
         )
-        return str(oid)
 
     def move(self, ref: str, new: str, old: str | None) -> None:
         """Point ``ref`` at ``new`` if it still points at ``old`` (None: absent);
@@ -174,9 +175,7 @@ class VectorRef:
 
     def push(self, remote: str) -> bool:
         """Push ``LOCAL_REF`` (never forced); False when the remote moved meanwhile."""
-        proc = self.remote.git(
-            "push", "--quiet", remote, f"{LOCAL_REF}:{LOCAL_REF}", check=False
-        )
+        proc = self.remote.git("push", "--quiet", remote, f"{LOCAL_REF}:{LOCAL_REF}", check=False)
         if proc.returncode == 0:
             return True
         stderr = proc.stderr.decode(errors="replace")
