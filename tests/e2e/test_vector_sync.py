@@ -122,6 +122,7 @@ def test_a_second_machine_embeds_only_what_no_machine_embedded(
     b = _clone(tmp_path, remote, clock, "m1")
     got = b.sync()
     assert got["imported"] == len(a.stored()) and got["exported"] == 0
+    assert b.coverage()["complete"] is True  # before any fill: nothing waits
     assert b.reindex() == 0 and b.embedder.embedded == []
     assert b.coverage()["complete"] is True
     assert b.stored() == a.stored()

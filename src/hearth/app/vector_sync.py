@@ -151,6 +151,8 @@ class VectorExchange:
                 result.imported += len(store) - before
                 store.mark_on_ref(pack.digests)
             store.mark_packs_seen([name])
+        if result.imported:
+            self.semantic.vectors_arrived()
         tip = self._union(union, local, theirs, mine, remote_packs)
         if tip is None or tip == theirs:
             return True
