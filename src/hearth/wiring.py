@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from hearth.app.sync import Syncer
     from hearth.app.usecases import Hearth
     from hearth.domain.settings import Settings
+    from hearth.index.embedding import Embedder
     from hearth.index.semantic import Progress, SemanticRanking
     from hearth.reconcile.reconciler import Reconciler
     from hearth.reconcile.reports import PassReport
@@ -122,28 +123,44 @@ def _semantic_on(settings: Settings) -> bool:
     return settings.search.semantic and os.environ.get("HEARTH_SEMANTIC") != "off"
 
 
-def _semantic(parts: _Parts) -> SemanticRanking | None:
+def _semantic(parts: _Parts, embedder: Embedder | None = None) -> SemanticRanking | None:
+    """Semantic ranking as the settings say; ``embedder`` given (tests, benchmarks)
+    turns it on with that model."""
     from hearth.index.embedding import load_embedder
     from hearth.index.semantic import SemanticRanking
     from hearth.store import state
 
-    if not _semantic_on(parts.settings):
-        return None
-    embedder = load_embedder(parts.settings.search.model)
+    if embedder is None:
+        if not _semantic_on(parts.settings):
+            return None
+        embedder = load_embedder(parts.settings.search.model)
     return SemanticRanking(parts.store.state_dir / state.VECTORS_DIR, embedder)
 
 
-def _syncer(parts: _Parts) -> Syncer:
+def _syncer(parts: _Parts, semantic: SemanticRanking | None) -> Syncer:
     from hearth.app.sync import Syncer
+    from hearth.app.vector_sync import VectorExchange
+    from hearth.store.remote import Remote
+    from hearth.store.vector_ref import VectorRef
 
+    vectors = (
+        VectorExchange(VectorRef(parts.root, Remote(parts.root)), semantic, parts.clock)
+        if semantic is not None
+        else None
+    )
     return Syncer(
-        parts.root, parts.store.state_dir, parts.clock, merge_config=merge_driver_config()
+        parts.root,
+        parts.store.state_dir,
+        parts.clock,
+        merge_config=merge_driver_config(),
+        vectors=vectors,
     )
 
 
 def _reconciler(
     parts: _Parts,
     *attention: Syncer | ReflectionLog | RuntimeNotices,
+    semantic: SemanticRanking | None,
     lock_timeout: float = RECONCILE_WAIT_SECONDS,
 ) -> Reconciler:
     from hearth.index.live import LiveIndex
@@ -159,7 +176,7 @@ def _reconciler(
         parts.clock,
         attention=attention,
         lock_timeout=lock_timeout,
-        index=LiveIndex(parts.store.state_dir / state.INDEX_DIR, _semantic(parts)),
+        index=LiveIndex(parts.store.state_dir / state.INDEX_DIR, semantic),
     )
 
 
@@ -192,19 +209,25 @@ def open_home(root: Path, clock: Clock = utc_now) -> Operations:
 
 
 def open_app(
-    root: Path, clock: Clock = utc_now, *, lock_timeout: float = RECONCILE_WAIT_SECONDS
+    root: Path,
+    clock: Clock = utc_now,
+    *,
+    lock_timeout: float = RECONCILE_WAIT_SECONDS,
+    embedder: Embedder | None = None,
 ) -> Hearth:
     """The use cases of a home that nothing else keeps fresh (a CLI command):
     every write is indexed before it returns, every read that shows the index
     or ACTIVE.md runs a reconcile pass first (waiting at most ``lock_timeout``
-    for another process's pass)."""
+    for another process's pass). ``embedder``: semantic ranking with that model
+    whatever the settings say (tests and benchmarks)."""
     from hearth.app.reflection import ReflectionLog, Reflector
     from hearth.app.usecases import Hearth, IndexEachWrite
 
     parts = _parts(root, clock)
-    syncer = _syncer(parts)
+    semantic = _semantic(parts, embedder)
+    syncer = _syncer(parts, semantic)
     log = ReflectionLog(parts.store.state_dir, parts.settings.reflection)
-    reconciler = _reconciler(parts, syncer, log, lock_timeout=lock_timeout)
+    reconciler = _reconciler(parts, syncer, log, semantic=semantic, lock_timeout=lock_timeout)
     ops = _operations(parts, IndexEachWrite(reconciler))
     return Hearth(ops, reconciler, syncer, Reflector(ops, log))
 
@@ -230,10 +253,11 @@ def open_service(
 
     parts = _parts(root, clock)
     owner = threading.RLock()
-    syncer = _syncer(parts)
+    semantic = _semantic(parts)
+    syncer = _syncer(parts, semantic)
     log = ReflectionLog(parts.store.state_dir, parts.settings.reflection)
     notices = RuntimeNotices(parts.store.index_lock)
-    reconciler = _reconciler(parts, notices, syncer, log)
+    reconciler = _reconciler(parts, notices, syncer, log, semantic=semantic)
     # The status snapshot reads through operations of its own (reads need no indexing).
     board = board_for(_operations(parts, None), reconciler, syncer, log, owner)
 

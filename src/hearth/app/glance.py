@@ -81,6 +81,7 @@ def status(
             "last_result": last_sync.get("result"),
             "last_time": last_sync.get("time"),
             "last_error": last_sync.get("error"),
+            "last_vectors": last_sync.get("vectors"),
         },
         "conflicts": conflict_copies(root),
         "reflection": {"enabled": settings.reflection.enabled, "last": reflection or None},

@@ -25,6 +25,10 @@ Nothing from either side is lost:
 
 The sync holds hearth's write lock throughout, so no hearth write lands
 between the fetch and the merge.
+
+With semantic ranking on, the sync then exchanges vectors on their own ref
+(``vector_sync.py``): whatever happens there is reported in the result
+(``vectors``) and never fails the sync of the branch.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from hearth.domain import layout
 from hearth.errors import Conflict, HearthError, NoUpstream, StoreError, SyncBlocked
@@ -41,6 +46,9 @@ from hearth.store import state
 from hearth.store.git import Trailers
 from hearth.store.lock import write_lock
 from hearth.store.remote import Remote
+
+if TYPE_CHECKING:
+    from hearth.app.vector_sync import VectorExchange
 
 PUSH_ATTEMPTS = 5
 _TRAILERS = Trailers(op="sync.merge", actor="sync").render()
@@ -64,6 +72,8 @@ class SyncResult:
     pushed: bool = False
     conflicts: list[str] = field(default_factory=list)
     head: str | None = None
+    #: The vectors' exchange (``VectorSyncResult.as_dict``); None with semantic ranking off.
+    vectors: dict[str, object] | None = None
 
     def as_dict(self) -> dict[str, object]:
         return dict(self.__dict__)
@@ -78,9 +88,12 @@ class Syncer:
         *,
         lock_timeout: float = 30.0,
         merge_config: dict[str, str] | None = None,
+        vectors: VectorExchange | None = None,
     ) -> None:
         self.root = root
         self.remote = Remote(root)
+        #: Moves semantic vectors on their own ref after the branch (None: semantic off).
+        self.vectors = vectors
         #: git config given to ``git merge`` (hearth's daily-note merge driver).
         self.merge_config = dict(merge_config or {})
         self.state_dir = state_dir
@@ -109,6 +122,7 @@ class Syncer:
         data["last_result"] = last.get("result")
         data["last_time"] = last.get("time")
         data["last_error"] = last.get("error")
+        data["last_vectors"] = last.get("vectors")
         return data
 
     def attention(self) -> list[str]:
@@ -161,10 +175,12 @@ class Syncer:
 
         return glance.conflict_copies(self.root)
 
-    def _record(self, result: str, error: str | None = None) -> None:
+    def _record(
+        self, result: str, error: str | None = None, vectors: dict[str, object] | None = None
+    ) -> None:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         when = self.clock().astimezone(dt.UTC).isoformat(timespec="seconds")
-        data = {"result": result, "time": when, "error": error}
+        data = {"result": result, "time": when, "error": error, "vectors": vectors}
         temp = self.state_dir / f".{SYNC_FILE}.tmp"
         temp.write_text(json.dumps(data))
         temp.replace(self.state_dir / SYNC_FILE)
@@ -180,7 +196,7 @@ class Syncer:
             except HearthError as exc:
                 self._record("refused" if isinstance(exc, Conflict) else "failed", exc.message)
                 raise
-            self._record(result.action)
+            self._record(result.action, vectors=result.vectors)
             return result
 
     def _sync(self, step: Callable[[str], None]) -> SyncResult:
@@ -232,6 +248,8 @@ class Syncer:
                 f"the remote kept moving; {PUSH_ATTEMPTS} pushes were rejected. Try again."
             )
         result.head = self.remote.head()
+        if self.vectors is not None:
+            result.vectors = self.vectors.exchange(remote, step).as_dict()
         return result
 
     def _refuse_over_dirty(self, base: str | None, theirs: str) -> None:

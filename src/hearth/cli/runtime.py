@@ -303,6 +303,15 @@ def sync(state: _State, as_json: bool) -> None:
             f"{result.behind} behind; now at {short})"
         ]
         lines += [f"  conflict: the remote's version kept at {c}" for c in result.conflicts]
+        vectors = result.vectors
+        if vectors is not None:
+            lines.append(
+                f"  vectors: {vectors['imported']} from the remote, {vectors['exported']} sent"
+                + ("" if vectors["pushed"] or not vectors["exported"] else " (not pushed yet)")
+            )
+            lines += [f"  vectors refused: {reason}" for reason in vectors["refused"]]  # type: ignore[attr-defined]
+            if vectors["error"]:
+                lines.append(f"  {vectors['error']}")
         return "\n".join(lines)
 
     _emit(as_json, result.as_dict(), human)

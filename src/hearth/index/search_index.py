@@ -163,16 +163,24 @@ class SearchIndex:
         return run_snippets(self._index, self.schema, hits, bodies, text)
 
     def passages(self) -> Iterator[tuple[str, str]]:
-        """``(digest, passage)`` of every section, for filling vectors from nothing."""
+        """``(digest, passage)`` of every section, for filling vectors from nothing,
+        the most useful first (``embedding_order``): a first build answers the
+        questions a runtime asks most while the rest fills."""
         searcher = self._index.searcher()
         total = int(searcher.num_docs)
         if total == 0:
             return
+        listed = []
         for _score, address in searcher.search(tantivy.Query.all_query(), total).hits:
             doc = searcher.doc(address)
             heading = str(doc.get_first("heading") or "")
             body = str(doc.get_first("body") or "")
-            yield str(doc.get_first("digest") or ""), passage(heading, body)
+            kind, date = str(doc.get_first("kind") or ""), str(doc.get_first("date") or "")
+            order = embedding_order(kind, date)
+            listed.append((order, str(doc.get_first("digest") or ""), passage(heading, body)))
+        listed.sort(key=lambda item: item[0])
+        for _order, key, text in listed:
+            yield key, text
 
     def documents(self) -> int:
         return int(self._index.searcher().num_docs)
@@ -307,3 +315,18 @@ def remove_leftovers(live: Path) -> None:
         shutil.rmtree(stale, ignore_errors=True)
     for stale in live.parent.glob(f"{live.name}.old-*"):
         shutil.rmtree(stale, ignore_errors=True)
+
+
+def embedding_order(kind: str, date: str) -> tuple[int, str]:
+    """Which sections a vector build embeds first (smaller first): the persona
+    files (read at every session start), then whatever is dated, newest first
+    (daily notes, records, outputs), then undated notes (topics)."""
+    if kind == "persona":
+        return (0, "")
+    if date:
+        # Newest first: each digit complemented, so "2026-11-22" sorts before "2025-...".
+        return (1, date.translate(_NEWEST_FIRST))
+    return (2, "")
+
+
+_NEWEST_FIRST = str.maketrans("0123456789", "9876543210")

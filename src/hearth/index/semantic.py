@@ -112,6 +112,14 @@ class SemanticRanking:
             self._listed = False
         self.wake.set()
 
+    def vectors_arrived(self) -> None:
+        """Another machine's vectors were added to the store (a sync): what they
+        cover no longer waits, so coverage says so before the next fill."""
+        store = self.store
+        with self._lock:
+            for d in [d for d in self._pending if d in store]:
+                del self._pending[d]
+
     def fill(
         self,
         index: SearchIndex,

@@ -4,7 +4,9 @@
 
     <folder>/meta.json   {"format": N, "model": "<embedder name>", "dims": D}
     <folder>/keys        16-byte digests, one per row
-    <folder>/rows        float32 rows of D values, L2-normalized
+    <folder>/rows        float32 rows of D values, L2-normalized, rounded to float16
+    <folder>/on_ref      digests known to be on ``refs/hearth/vectors`` (16 bytes each)
+    <folder>/packs_seen  names of the ref's packs already read, one a line
 
 A vector is keyed by the digest of the passage it embeds (``schema.digest``),
 which the index stores with every section. So the store needs no map of
@@ -19,6 +21,12 @@ processes, and a reader takes only as many rows as both files hold whole, so
 a crash mid-append loses at most that append. A store of another format,
 model or size is not used: ``open_store`` starts a new one aside and swaps it
 in (the vectors are derived state; they fill again in the background).
+
+Rows are rounded to float16 values as they are added (``vector_packs.shipped``),
+the precision they travel in between machines (``app/vector_sync.py``), so a
+vector embedded here and the same vector imported elsewhere are the same bits.
+``on_ref`` and ``packs_seen`` say what the exchange already moved; they are
+dropped with the store (a new model starts from nothing) and kept by ``compact``.
 
 Brute force over all rows: 50,000 sections x 384 floats is a 77 MB matrix
 and one product of a few milliseconds; an approximate index would pay only
@@ -41,6 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hearth.index.ondisk import KEY_BYTES, KEYS_NAME
+from hearth.index.vector_packs import shipped
 
 Vectors = npt.NDArray[np.float32]
 
@@ -49,6 +58,8 @@ _META = "meta.json"
 _KEYS = KEYS_NAME
 _ROWS = "rows"
 _LOCK = "append.lock"
+_ON_REF = "on_ref"
+_PACKS_SEEN = "packs_seen"
 _KEY_BYTES = KEY_BYTES
 
 
@@ -95,7 +106,7 @@ class VectorStore:
             fresh = [i for i, d in enumerate(digests) if d not in self._rows]
             if not fresh:
                 return
-            rows = np.ascontiguousarray(vectors[fresh], dtype=np.float32)
+            rows = np.ascontiguousarray(shipped(vectors[fresh]), dtype=np.float32)
             keys = b"".join(bytes.fromhex(digests[i]) for i in fresh)
             with (self.folder / _ROWS).open("ab") as out:
                 out.write(rows.tobytes())
@@ -110,6 +121,31 @@ class VectorStore:
     def live_share(self, live: int) -> float:
         """How much of the store is live (``live`` digests in use) rather than garbage."""
         return live / max(1, self._count)
+
+    # -- what the exchange with other machines moved already -------------------
+
+    def on_ref(self) -> set[str]:
+        """Digests known to be on the vectors ref (exported or imported)."""
+        try:
+            raw = (self.folder / _ON_REF).read_bytes()
+        except FileNotFoundError:
+            return set()
+        whole = len(raw) - len(raw) % _KEY_BYTES
+        return {raw[i : i + _KEY_BYTES].hex() for i in range(0, whole, _KEY_BYTES)}
+
+    def mark_on_ref(self, digests: Sequence[str]) -> None:
+        with self._locked(), (self.folder / _ON_REF).open("ab") as out:
+            out.write(b"".join(bytes.fromhex(d) for d in digests))
+
+    def packs_seen(self) -> set[str]:
+        try:
+            return set((self.folder / _PACKS_SEEN).read_text().split())
+        except FileNotFoundError:
+            return set()
+
+    def mark_packs_seen(self, names: Sequence[str]) -> None:
+        with self._locked(), (self.folder / _PACKS_SEEN).open("a") as out:
+            out.write("".join(f"{name}\n" for name in names))
 
     # -- internals -------------------------------------------------------------
 
@@ -218,6 +254,9 @@ def compacted(store: VectorStore, live: set[str]) -> VectorStore:
     keep = [d for d in store.digests() if d in live]
     if keep:
         fresh.add(keep, store.rows_of(keep))
+    for name in (_ON_REF, _PACKS_SEEN):
+        with contextlib.suppress(FileNotFoundError):
+            shutil.copyfile(folder / name, new / name)
     old = folder.with_name(f"{folder.name}.old-{secrets.token_hex(4)}")
     folder.rename(old)
     new.rename(folder)
