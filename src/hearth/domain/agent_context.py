@@ -56,7 +56,7 @@ def session_text(bundle: Mapping[str, Any], limit: int, home: str) -> str:
     parts = [head]
     for index, path in enumerate(present):
         title = f"\n## {path}\n"
-        room = remaining - len(title)
+        room = remaining - len(title) - 1
         later = len(present) - index - 1
         share = room if later == 0 else max(int(limit * FILE_SHARE), room // (later + 1))
         content = str(files[path]["content"]).strip()
@@ -85,10 +85,10 @@ def recall_text(bundle: Mapping[str, Any], limit: int) -> str:
     remaining = limit - len(head)
     for p in passages:
         where = f"\n## {p['path']}:{p['start_line']}-{p['end_line']}\n"
-        room = remaining - len(where)
-        text, _ = cut(str(p["path"]), str(p["text"]).strip(), room)
-        if len(text) < 80:
-            break
+        room = remaining - len(where) - 1
+        text, was_cut = cut(str(p["path"]), str(p["text"]).strip(), room)
+        if not text or (was_cut and len(text) < 200):
+            break  # a sliver of a passage says nothing
         parts.append(where + text + "\n")
         remaining -= len(parts[-1])
     return "".join(parts) if len(parts) > 1 else ""

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 _HEADER = re.compile(r"^\s*\[")
+_CLOSING = re.compile(r"\s*[}\]]")
 
 
 def toml_key(part: str) -> str:
@@ -80,6 +81,12 @@ def with_table(text: str, key: Sequence[str], values: Mapping[str, object]) -> s
 def strip_jsonc(text: str) -> tuple[str, bool]:
     """JSON from JSON with comments and trailing commas, and whether it had
     comments (which writing the file back would lose)."""
+    plain, commented = _scan(text, drop_commas=False)
+    return _scan(plain, drop_commas=True)[0], commented
+
+
+def _scan(text: str, *, drop_commas: bool) -> tuple[str, bool]:
+    """One pass outside strings: take out comments, or commas before a closing bracket."""
     out: list[str] = []
     i, n = 0, len(text)
     commented = False
@@ -91,16 +98,17 @@ def strip_jsonc(text: str) -> tuple[str, bool]:
                 j += 2 if text[j] == "\\" else 1
             out.append(text[i : j + 1])
             i = j + 1
-        elif text.startswith("//", i):
+        elif not drop_commas and text.startswith("//", i):
             commented = True
             end = text.find("\n", i)
             i = n if end < 0 else end
-        elif text.startswith("/*", i):
+        elif not drop_commas and text.startswith("/*", i):
             commented = True
             end = text.find("*/", i + 2)
             i = n if end < 0 else end + 2
+        elif drop_commas and c == "," and _CLOSING.match(text, i + 1):
+            i += 1
         else:
             out.append(c)
             i += 1
-    plain = re.sub(r",(\s*[}\]])", r"\1", "".join(out))
-    return plain, commented
+    return "".join(out), commented
