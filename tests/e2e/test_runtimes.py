@@ -70,6 +70,9 @@ def agent_clis() -> Path:
         pytest.skip(f"npm install of the runtimes failed: {done.stderr.strip()[-500:]}")
     shutil.rmtree(CACHE, ignore_errors=True)
     staging.rename(CACHE)
+    works = subprocess.run([str(bin_dir / "claude"), "--version"], capture_output=True, check=False)
+    if works.returncode != 0:
+        pytest.skip(f"the runtimes' CLIs do not run with this node: {works.stderr[-300:]!r}")
     return bin_dir
 
 
