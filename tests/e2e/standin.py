@@ -97,6 +97,20 @@ def _responses(body: dict[str, Any]) -> tuple[str, bytes]:
     )
 
 
+def _gemini(path: str) -> tuple[str, bytes]:
+    if path.endswith(":countTokens"):
+        return "application/json", b'{"totalTokens": 10}'
+    chunk = {
+        "candidates": [
+            {"content": {"parts": [{"text": REPLY}], "role": "model"}, "finishReason": "STOP"}
+        ],
+        "usageMetadata": {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+    }
+    if "streamGenerateContent" in path:
+        return "text/event-stream", f"data: {json.dumps(chunk)}\n\n".encode()
+    return "application/json", json.dumps(chunk).encode()
+
+
 class StandIn:
     """``with StandIn() as model:`` serves on ``model.url`` and keeps ``model.bodies``."""
 
@@ -131,7 +145,12 @@ class StandIn:
                     self._answer(200, "application/json", b'{"input_tokens": 10}')
                     return
                 stand_in.bodies.append(body)
-                kind, data = _responses(body) if path.endswith("/responses") else _anthropic(body)
+                if ":" in path.rsplit("/", 1)[-1]:  # Gemini's models/NAME:method
+                    kind, data = _gemini(path)
+                elif path.endswith("/responses"):
+                    kind, data = _responses(body)
+                else:
+                    kind, data = _anthropic(body)
                 self._answer(200, kind, data)
 
             def _answer(self, status: int, kind: str, data: bytes) -> None:
