@@ -84,9 +84,10 @@ class RuntimeSetup:
         argv = rt.server_argv(self.executable, str(self.home), scope)
         report.changes.append(self._register(runtime, argv, dry_run))
         if runtime.hooks_file is not None:
-            report.changes.append(self._add_hooks(runtime, dry_run))
+            change, hooks = self._add_hooks(runtime, dry_run)
+            report.changes.append(change)
             if trust and runtime.trust_note is not None:
-                report.changes.append(self._trust(runtime, dry_run))
+                report.changes.append(self._trust(runtime, hooks, dry_run))
         trusted = trust and runtime.trust_note is not None
         report.todo = [t for t in runtime.todo if not (trusted and str(runtime.trust_note) in t)]
         return report
@@ -164,7 +165,7 @@ class RuntimeSetup:
                 if entry is None
                 else config_text.with_table(text, key, entry)
             )
-            self._check_toml(path, document, new_text, key, entry)
+            self._check_toml(path, document, new_text, {key: entry})
             user_files.write(path, new_text)
             return
         if runtime.mcp.format == "jsonc" and config_text.strip_jsonc(text)[1]:
@@ -180,7 +181,8 @@ class RuntimeSetup:
     def _commands(self, runtime: rt.Runtime) -> dict[rt.Event, str]:
         return {e: rt.hook_command(self.executable, str(self.home), runtime, e) for e in rt.EVENTS}
 
-    def _add_hooks(self, runtime: rt.Runtime, dry_run: bool) -> Change:
+    def _add_hooks(self, runtime: rt.Runtime, dry_run: bool) -> tuple[Change, dict[str, Any]]:
+        """The change, and the hooks file as it is (or would be) after it."""
         assert runtime.hooks_file is not None
         path = self._path(runtime.hooks_file)
         document, _ = self._read(path, "json")
@@ -188,10 +190,11 @@ class RuntimeSetup:
         new = rt.add_hooks(runtime, document, self._commands(runtime))
         events = ", ".join(h.runtime_event for h in runtime.hooks)
         if new == document:
-            return Change(shown, f"hooks {events} already in place", False)
+            return Change(shown, f"hooks {events} already in place", False), new
         if not dry_run:
             user_files.write(path, _json_text(new))
-        return Change(shown, f"added hooks {events} (hearth agent-hook {runtime.name})", True)
+        added = f"added hooks {events} (hearth agent-hook {runtime.name})"
+        return Change(shown, added, True), new
 
     def _remove_hooks(self, runtime: rt.Runtime, dry_run: bool) -> Change:
         assert runtime.hooks_file is not None
@@ -210,11 +213,15 @@ class RuntimeSetup:
 
     # -- Codex's trust ----------------------------------------------------------------
 
-    def _trust_tables(self, runtime: rt.Runtime) -> dict[str, str]:
-        """The ``hooks.state`` keys of hearth's hooks where they stand, with their hashes."""
+    def _trust_tables(
+        self, runtime: rt.Runtime, document: dict[str, Any] | None = None
+    ) -> dict[str, str]:
+        """The ``hooks.state`` keys of hearth's hooks where they stand in the hooks
+        file (``document``, else as on disk), with their hashes."""
         assert runtime.hooks_file is not None
         path = self._path(runtime.hooks_file)
-        document, _ = self._read(path, "json")
+        if document is None:
+            document, _ = self._read(path, "json")
         tables = {}
         for spec, i, j in rt.hook_positions(runtime, document):
             handler = document["hooks"][spec.runtime_event][i]["hooks"][j]
@@ -222,25 +229,27 @@ class RuntimeSetup:
             tables[key] = rt.codex_trust_hash(spec, handler)
         return tables
 
-    def _trust(self, runtime: rt.Runtime, dry_run: bool) -> Change:
+    def _trust(self, runtime: rt.Runtime, hooks: dict[str, Any], dry_run: bool) -> Change:
         path = self._path(runtime.mcp.file)
         document, text = self._read(path, "toml")
         state = rt.get_in(document, ("hooks", "state"))
         state = state if isinstance(state, dict) else {}
         new_text = text
-        wanted = self._trust_tables(runtime) if not dry_run else {}
+        wanted = self._trust_tables(runtime, hooks)
         for key, digest in wanted.items():
             if (state.get(key) or {}).get("trusted_hash") != digest:
                 new_text = config_text.with_table(
                     new_text, ("hooks", "state", key), {"trusted_hash": digest}
                 )
         shown = self._shown(path)
-        if dry_run:
-            return Change(shown, "would trust hearth's hooks (hooks.state)", True)
         if new_text == text:
             return Change(shown, "hearth's hooks already trusted", False)
-        self._check_toml(path, document, new_text, None, None)
-        user_files.write(path, new_text)
+        tables: dict[tuple[str, ...], dict[str, Any] | None] = {
+            ("hooks", "state", k): {"trusted_hash": v} for k, v in wanted.items()
+        }
+        self._check_toml(path, document, new_text, tables)
+        if not dry_run:
+            user_files.write(path, new_text)
         return Change(shown, f"trusted hearth's {len(wanted)} hooks (hooks.state)", True)
 
     def _untrust(self, runtime: rt.Runtime, dry_run: bool) -> Change:
@@ -254,6 +263,7 @@ class RuntimeSetup:
         new_text = text
         for key in keys:
             new_text = config_text.without_table(new_text, ("hooks", "state", key))
+        self._check_toml(path, document, new_text, {("hooks", "state", k): None for k in keys})
         if not dry_run:
             user_files.write(path, new_text)
         return Change(shown, f"removed trust of hearth's {len(keys)} hooks", True)
@@ -285,25 +295,35 @@ class RuntimeSetup:
         path: Path,
         before: dict[str, Any],
         text: str,
-        key: tuple[str, ...] | None,
-        entry: dict[str, Any] | None,
+        changes: dict[tuple[str, ...], dict[str, Any] | None],
     ) -> None:
-        """Refuse a text edit of a TOML file that would change anything but ``key``."""
+        """Refuse a text edit of a TOML file that would change anything but the
+        tables in ``changes`` (each set to its value, or gone when None)."""
         try:
             after = tomllib.loads(text)
         except ValueError as exc:
             raise HearthError(f"editing {path} would break it ({exc}); nothing written") from exc
-        if key is None:
-            return
-        expected = rt.delete_in(before, key) if entry is None else rt.set_in(before, key, entry)
-        if after != expected:
-            raise HearthError(f"editing {path} as text would change more than {key}: not written")
+        expected = before
+        for key, entry in changes.items():
+            expected = (
+                rt.delete_in(expected, key) if entry is None else rt.set_in(expected, key, entry)
+            )
+        if _pruned(after) != _pruned(expected):
+            raise HearthError(f"editing {path} as text would change more than hearth's tables")
 
     def _call(self, argv: list[str]) -> None:
         done = self._run(argv)
         if done.returncode != 0:
             why = (done.stderr or done.stdout).strip().splitlines()
             raise HearthError(f"{shlex.join(argv)} failed: {why[-1] if why else done.returncode}")
+
+
+def _pruned(node: object) -> object:
+    """``node`` without empty tables (taking out a table's last sub-table leaves none)."""
+    if not isinstance(node, dict):
+        return node
+    kept = {k: _pruned(v) for k, v in node.items()}
+    return {k: v for k, v in kept.items() if v != {} or not isinstance(node[k], dict)}
 
 
 def _json_text(document: dict[str, Any]) -> str:
