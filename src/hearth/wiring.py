@@ -23,6 +23,7 @@ from hearth.errors import Conflict, NotAHome
 if TYPE_CHECKING:
     from hearth.app.operations import AfterWrite, Clock, Operations
     from hearth.app.reflection import ReflectionLog
+    from hearth.app.runtimes import RuntimeSetup
     from hearth.app.served import RuntimeNotices, ServedHearth
     from hearth.app.setup import InitResult
     from hearth.app.sync import Syncer
@@ -353,3 +354,35 @@ def initialize(
         skipped = RuleFailure("core.hooksPath", "hooks", exc.message, "see docs/hooks.md")
         return dataclasses.replace(result, warnings=(*result.warnings, skipped))
     return result
+
+
+def runtime_setup(root: Path) -> RuntimeSetup:
+    """``hearth setup``'s use cases for the home at ``root``, in the runtimes of the
+    person running it (``$HOME``), with this ``hearth`` executable's absolute path."""
+    import shutil
+    import subprocess
+
+    from hearth.app.runtimes import RuntimeSetup
+
+    def run(argv: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            argv, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL
+        )
+
+    return RuntimeSetup(Path.home(), hearth_executable(), root, shutil.which, run)
+
+
+def hearth_executable() -> str:
+    """The absolute path of the ``hearth`` command running now (``git-hearth``'s
+    sibling when run as that), else the one on PATH."""
+    import shutil
+
+    here = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if here is not None and here.name in ("hearth", "git-hearth") and here.exists():
+        chosen = here.with_name("hearth")
+        if chosen.exists():
+            return str(chosen.absolute())
+    found = shutil.which("hearth")
+    if found:
+        return str(Path(found).absolute())
+    return str(Path(sys.executable).with_name("hearth"))

@@ -22,6 +22,7 @@ from typing import Any, NoReturn
 import click
 
 from hearth.cli import (  # noqa: F401  (each registers its commands on the group)
+    agents,
     home,
     mcp,
     memory,

@@ -1,0 +1,126 @@
+"""Agent runtimes: ``hearth setup RUNTIME`` and ``hearth agent-hook RUNTIME EVENT``.
+
+``agent-hook`` runs inside a runtime's turn, so it is light (the running
+server answers when there is one; see ``delegate``) and it never fails the
+turn: whatever goes wrong, it prints nothing on stdout, says why on stderr and
+exits 0. docs/runtimes.md says what each runtime gets.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from hearth.cli.support import LightCommand, _emit, _State, cli, json_option
+from hearth.domain.runtimes import EVENTS, RUNTIMES
+
+if TYPE_CHECKING:
+    from hearth.domain.context import Session
+    from hearth.domain.runtimes import Event
+
+_HOOKED = [name for name, r in RUNTIMES.items() if r.hooks]
+
+
+@cli.command()
+@click.argument("runtime", type=click.Choice(list(RUNTIMES)))
+@click.option(
+    "--scope",
+    type=click.Choice(["read", "write"]),
+    default="write",
+    show_default=True,
+    help="What the runtime's MCP server may do.",
+)
+@click.option("--remove", is_flag=True, help="Take out exactly what setup added.")
+@click.option("--dry-run", "dry_run", is_flag=True, help="Show what would change; change nothing.")
+@click.option(
+    "--trust",
+    is_flag=True,
+    help="Codex: record trust for hearth's own two hooks (else approve them in /hooks).",
+)
+@json_option
+@click.pass_obj
+def setup(
+    state: _State,
+    runtime: str,
+    scope: str,
+    remove: bool,
+    dry_run: bool,
+    trust: bool,
+    as_json: bool,
+) -> None:
+    """Wire the home into an agent runtime: its MCP server, and hooks that give
+    the runtime the persona at session start and the recall at every prompt."""
+    from hearth import wiring  # noqa: PLC0415  (start-up: only this command)
+
+    setup_ = wiring.runtime_setup(state.root)
+    if remove:
+        report = setup_.remove(runtime, dry_run=dry_run)
+    else:
+        report = setup_.setup(runtime, scope, dry_run=dry_run, trust=trust)
+
+    def human() -> str:
+        verb = "would change" if dry_run else "changed"
+        lines = []
+        for c in report.changes:
+            mark = (f"{verb}: " if c.changed else "unchanged: ") + c.file
+            lines.append(f"{mark}\n  {c.what}")
+        if not report.changed:
+            lines.append(f"{runtime}: nothing to change")
+        lines += [f"still to do: {t}" for t in (report.todo if report.changed else [])]
+        return "\n".join(lines)
+
+    _emit(as_json, report.as_dict(), human)
+
+
+@cli.command("agent-hook", cls=LightCommand)
+@click.argument("runtime", type=click.Choice(_HOOKED))
+@click.argument("event", type=click.Choice(list(EVENTS)))
+@click.pass_obj
+def agent_hook(state: _State, runtime: str, event: str) -> None:
+    """Answer a runtime's hook: the persona at session-start, the recall at prompt.
+
+    Reads the runtime's hook JSON on stdin and prints its answer on stdout;
+    on any error prints nothing and exits 0 (the reason on stderr)."""
+    import contextlib  # noqa: PLC0415
+    import json  # noqa: PLC0415
+
+    out = sys.stdout
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            answer = _answer(state, runtime, event, sys.stdin.read())
+    except Exception as exc:  # never fail the runtime's turn
+        click.echo(f"hearth agent-hook: {getattr(exc, 'message', None) or exc!r}", err=True)
+        return
+    if answer is not None:
+        out.write(json.dumps(answer, ensure_ascii=False) + "\n")
+
+
+def _answer(state: _State, runtime: str, event: str, raw: str) -> dict[str, Any] | None:
+    import json  # noqa: PLC0415
+
+    from hearth.cli import delegate  # noqa: PLC0415
+    from hearth.domain import agent_context as ac  # noqa: PLC0415
+
+    spec = RUNTIMES[runtime]
+    chosen: Event = "session-start" if event == "session-start" else "prompt"
+    hook_input = json.loads(raw) if raw.strip() else {}
+    if not isinstance(hook_input, dict):
+        raise ValueError("the hook input is not a JSON object")
+    query = ac.prompt_of(spec, hook_input) if chosen == "prompt" else ""
+    if chosen == "prompt" and len(query) < 3:
+        return None
+    path, params = ac.request_for(chosen, query)
+    keys = ("files", "recall")
+    root = state.root
+    found, _ = delegate.ask(root, delegate.query(path, params), keys)
+    if found is None:
+        session: Session = "main" if params["session"] == "main" else "subagent"
+        found = state.app().context(session, query or None).as_dict()
+    limit = ac.limit_for(spec, chosen)
+    if chosen == "session-start":
+        text = ac.session_text(found, limit, str(root))
+    else:
+        text = ac.recall_text(found, limit)
+    return ac.hook_output(spec, chosen, text)
