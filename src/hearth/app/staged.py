@@ -12,8 +12,8 @@ import threading
 from pathlib import Path
 
 from hearth.domain import layout
-from hearth.errors import ValidationFailed
-from hearth.hooks.staged import GITLINK, parse_listing, staged_failures
+from hearth.errors import Conflict, ValidationFailed
+from hearth.hooks.staged import GITLINK, StagedFiles, parse_listing, staged_failures
 from hearth.store.objects import GitObjects
 
 
@@ -30,6 +30,14 @@ class StagedChecker:
         """How many added or changed files the rules read; raises ``ValidationFailed``
         (or ``InvalidInput`` for a listing that is not one)."""
         staged = parse_listing(listing)
+        stale = StagedFiles(self._root).stale_copies(staged)
+        if stale:
+            # The hook's own path repairs the index git staged into (which only
+            # the hook knows: GIT_INDEX_FILE); any answer but 200 sends it there.
+            raise Conflict(
+                "the index holds an older copy of a file than hearth's commit "
+                f"({', '.join(s.path for s in stale)}): the hook puts HEAD's back"
+            )
         with self._lock:
             if self._objects is None:
                 self._objects = GitObjects(self._root)

@@ -20,8 +20,21 @@ VERBOSE = "HEARTH_HOOK_VERBOSE"
 
 def pre_commit(root: Path) -> int:
     """Check the staged files; 0 lets the commit go on, 1 stops it (with the reasons)."""
+    files = StagedFiles(root)
     try:
-        failures = StagedFiles(root).failures()
+        stale = files.stale_copies(files.listing())
+        if stale:
+            # git read the index before a hearth write and wrote that older copy
+            # back (domain/stale_copy.py): committing it would revert the write.
+            files.restore_head_copies(stale)
+            for item in stale:
+                print(
+                    f"hearth: kept hearth's committed {item.path} in this commit "
+                    "(the index held an older copy, left by a git command that "
+                    "raced a hearth write; see docs/reliability.md)",
+                    file=sys.stderr,
+                )
+        failures = files.failures()
     except HearthError as exc:
         print(f"hearth: commit stopped: {exc.message}", file=sys.stderr)
         print(

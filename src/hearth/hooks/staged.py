@@ -16,12 +16,15 @@ whole budget, so it imports the domain's rules and the standard library only
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from hearth.domain import layout
+from hearth.domain.stale_copy import LOG_ARGS, replaced_only_by_hearth
 from hearth.domain.validation import Bounds, RuleFailure, check_blob, uses_bounds
 from hearth.errors import HearthError, InvalidInput, StoreError
 
@@ -42,6 +45,8 @@ class Staged:
     mode: str
     oid: str
     deleted: bool
+    #: The path's blob in the commit compared with (HEAD), zeros when it is new.
+    head_oid: str = "0" * 40
 
 
 def unquote(raw: bytes) -> bytes:
@@ -83,13 +88,16 @@ def parse_listing(raw: bytes) -> list[Staged]:
         fields = meta.split(b" ")
         if not tab or len(fields) != 5 or not fields[0].startswith(b":") or not path:
             raise InvalidInput(f"not a line of 'git diff-index' raw output: {line[:200]!r}")
-        mode, oid, status = (f.decode("ascii", "replace") for f in (fields[1], *fields[3:]))
+        mode, head_oid, oid, status = (
+            f.decode("ascii", "replace") for f in (fields[1], *fields[2:])
+        )
         found.append(
             Staged(
                 path=unquote(path).decode("utf-8", "replace"),
                 mode=mode,
                 oid=oid,
                 deleted=status.startswith("D"),
+                head_oid=head_oid,
             )
         )
     return found
@@ -167,6 +175,39 @@ class StagedFiles:
                 raise StoreError(_said(listed))
         return parse_listing(listed.stdout)
 
+    def stale_copies(self, staged: Sequence[Staged]) -> list[Staged]:
+        """The staged entries that are hearth's writes lost to a race with ``git
+        commit`` (``domain/stale_copy.py``): staged differs from HEAD, the work
+        tree holds HEAD's version, and only hearth's commits replaced the staged one.
+        """
+        found = []
+        for item in staged:
+            if item.deleted or item.mode not in ("100644", "100755") or item.oid == item.head_oid:
+                continue
+            if set(item.head_oid) == {"0"} or _worktree_oid(self.root / item.path) != item.head_oid:
+                continue  # new, or edited in the work tree: the person's to stage
+            log = self._git(*LOG_ARGS, "HEAD", "--", item.path)
+            if log.returncode == 0 and replaced_only_by_hearth(
+                log.stdout.decode("utf-8", "replace"), item.oid
+            ):
+                found.append(item)
+        return found
+
+    def restore_head_copies(self, stale: Sequence[Staged], timeout: float = 5.0) -> None:
+        """Put HEAD's version back in the index for ``stale`` (the index git staged
+        into: ``GIT_INDEX_FILE`` in a hook), waiting while a hearth write holds its lock."""
+        args = ["update-index"]
+        for item in stale:
+            args += ["--cacheinfo", f"{item.mode},{item.head_oid},{item.path}"]
+        deadline = time.monotonic() + timeout
+        while True:
+            done = self._git(*args)
+            if done.returncode == 0:
+                return
+            if b"index.lock" not in done.stderr or time.monotonic() > deadline:
+                raise StoreError(_said(done))
+            time.sleep(0.02)
+
     def failures(self) -> list[RuleFailure]:
         staged = self.listing()
         wanted = [s.oid for s in staged if not s.deleted and s.mode != GITLINK]
@@ -193,6 +234,15 @@ class StagedFiles:
             found[name] = data[at : at + size]
             at += size + 1
         return found
+
+
+def _worktree_oid(path: Path) -> str | None:
+    """The blob id git would give the work-tree file (None when it cannot be read)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def _said(proc: subprocess.CompletedProcess[bytes]) -> str:

@@ -31,6 +31,7 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import FileMode, RepositoryState
 
+from hearth.domain.stale_copy import LOG_ARGS, replaced_only_by_hearth
 from hearth.errors import (
     Busy,
     Conflict,
@@ -40,7 +41,7 @@ from hearth.errors import (
     NotFound,
     StoreError,
 )
-from hearth.store import state
+from hearth.store import porcelain, state
 from hearth.store.git_index import GitIndexFile
 from hearth.store.lock import backoff, write_lock
 from hearth.store.recovery import blob_mode, clear_dead_ref_lock, finish_interrupted_write
@@ -376,7 +377,9 @@ class GitStore:
             staged_oid = index[change.path].id if change.path in index else None
             apply = _Apply(change.path, change.data, new_oid, new_oid, mode, on_disk)
             disk_clean = disk_oid in (head_oid, new_oid)
-            staged_clean = staged_oid in (head_oid, new_oid)
+            staged_clean = staged_oid in (head_oid, new_oid) or (
+                disk_oid == head_oid and self._lost_to_a_race(change.path, staged_oid)
+            )
             if disk_clean and staged_clean:
                 if new_oid is not None and disk_oid == new_oid:
                     # Nothing to undo either: no second copy of the file is kept
@@ -397,6 +400,15 @@ class GitStore:
         if dirty:
             raise DirtyFile(dirty)
         return applies
+
+    def _lost_to_a_race(self, path: str, staged_oid: pygit2.Oid | None) -> bool:
+        """The staged copy is an older version that only hearth's commits replaced:
+        a ``git commit`` that raced an earlier hearth write put it back
+        (``domain/stale_copy.py``). It is not the person's: it gets hearth's version."""
+        if staged_oid is None:
+            return False
+        log = porcelain.path_log(self.root, LOG_ARGS, path)
+        return log is not None and replaced_only_by_hearth(log, str(staged_oid))
 
     def _build_tree(
         self,

@@ -84,6 +84,14 @@ def _git(root: Path, args: list[str], stdin: bytes) -> tuple[int, bytes] | None:
     return proc.returncode, proc.stdout
 
 
+def path_log(root: Path, args: Iterable[str], path: str) -> str | None:
+    """``git ARGS HEAD -- PATH`` in the home at ``root`` (its output), None on failure."""
+    done = _spawn_git(root, [*args, "HEAD", "--", path])
+    if done is None or done[0] != 0:
+        return None
+    return done[1].decode("utf-8", "replace")
+
+
 def _spawn_git(root: Path, args: list[str]) -> tuple[int, bytes] | None:
     """``git args`` in ``root`` with no input: its exit status and standard output;
     None when it cannot start or runs past ``GIT_TIMEOUT``. Started with
