@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hearth.domain import keys, records
+from hearth.domain import keys, layout, records
 from hearth.errors import InvalidRecord
 
 titles = st.text(min_size=1, max_size=120).filter(lambda t: t.split())
@@ -83,9 +83,55 @@ def test_loop_round_trips(title: str, summary: str, next_step: str) -> None:
     assert parsed == loop
 
 
+@given(titles, plain, plain, plain)
+def test_decision_round_trips(title: str, decision: str, why: str, source: str) -> None:
+    record = records.Decision(
+        title=records.clean_title(title[:200]),
+        created="2026-11-22T09:30:00Z",
+        updated="2026-11-23T10:00:00Z",
+        decision=decision.strip(),
+        why=" ".join(why.split()),
+        source=" ".join(source.split()),
+    )
+    assert records.parse("decision", records.render(record)) == record
+
+
+def test_a_decision_with_the_same_title_replaces_its_text_and_why_and_keeps_created() -> None:
+    first = records.Decision(
+        "Editor", "2026-11-01T00:00:00Z", "2026-11-01T00:00:00Z", "vim", "habit"
+    )
+    again = records.Decision("editor", "2026-11-20T00:00:00Z", "2026-11-20T00:00:00Z", "helix")
+    merged = records.upsert(first, again)
+    assert isinstance(merged, records.Decision)
+    assert (merged.decision, merged.why) == ("helix", "")
+    assert (merged.created, merged.updated) == ("2026-11-01T00:00:00Z", "2026-11-20T00:00:00Z")
+    assert merged.title == "editor"
+
+
+def test_record_kinds_are_declared_once_and_every_folder_follows() -> None:
+    assert set(layout.RECORD_KINDS) == set(records.RECORD_TYPES)
+    for kind, spec in layout.RECORD_KINDS.items():
+        path = layout.record_path(kind, "a--b")
+        assert layout.record_location(path) == (kind, False)
+        assert layout.kind_of(path) == kind
+        outcome = spec.outcome_folders[0] if spec.outcome_folders else ""
+        archived = layout.archive_path(kind, "a--b", "u", outcome)
+        assert layout.record_location(archived) == (kind, True)
+        assert layout.kind_of(archived) == "archive"
+        assert spec.folder in layout.record_folders()
+    assert layout.record_location("continuity/decisions/archive/x/y.md") is None
+    with pytest.raises(ValueError):
+        layout.archive_path("proposal", "a--b", "u", "withdrawn")
+
+
+def test_a_decision_in_lionclaws_format_is_refused_with_the_reason() -> None:
+    with pytest.raises(InvalidRecord, match="front-matter"):
+        records.parse("decision", "# Editor\n\n- Status: active\n- Key: editor.md\n")
+
+
 @given(st.text(max_size=300))
 def test_parse_never_raises_anything_but_invalid_record(text: str) -> None:
-    for kind in ("proposal", "loop"):
+    for kind in ("proposal", "loop", "decision"):
         with contextlib.suppress(InvalidRecord):
             records.parse(kind, text)  # type: ignore[arg-type]
 

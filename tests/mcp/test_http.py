@@ -30,6 +30,9 @@ TOOLS = {
     "topic": (False, False),
     "merge": (False, True),
     "reject": (False, True),
+    "decisions": (True, False),
+    "decide": (False, True),
+    "withdraw_decision": (False, True),
 }
 INITIALIZE = {
     "jsonrpc": "2.0",

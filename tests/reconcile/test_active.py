@@ -14,6 +14,7 @@ SECTIONS = [
     "Needs attention",
     "Open loops",
     "Pending proposals",
+    "Decisions",
     "Today",
     "Recent persona changes",
     "Recent outputs",

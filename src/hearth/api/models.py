@@ -71,6 +71,17 @@ class Resolution(Strict):
     note: str = Field("", max_length=2000)
 
 
+class NewDecision(Strict):
+    title: str = Field(min_length=1, max_length=200)
+    decision: str = Field(min_length=1, max_length=20000)
+    why: str = Field("", max_length=2000)
+    source: str = Field("", max_length=500)
+
+
+class Withdrawal(Strict):
+    reason: str = Field(min_length=1, max_length=2000)
+
+
 # -- responses -----------------------------------------------------------------
 
 
@@ -182,6 +193,16 @@ class Loops(BaseModel):
     loops: list[Loop]
 
 
+class Decision(Record):
+    decision: str | None = None
+    why: str | None = None
+    reason: str | None = None
+
+
+class Decisions(BaseModel):
+    decisions: list[Decision]
+
+
 class Commit(BaseModel):
     id: str
     time: str
@@ -231,6 +252,7 @@ class Status(BaseModel):
     changes: list[dict[str, str]]
     pending_proposals: int
     open_loops: int
+    active_decisions: int
     index: dict[str, Any]
     watcher: dict[str, Any]
     worker: dict[str, Any]

@@ -251,6 +251,31 @@ def resolve_loop(
     return written(service.resolve_loop(key, actor(info), note))
 
 
+@operation("get", "/v1/decisions", "decisions", response_model=models.Decisions, tags=["read"])
+def decisions(service: Service) -> dict[str, Any]:
+    views = service.records("decision")
+    return {"decisions": [v.as_dict() for v in views]}
+
+
+@operation("post", "/v1/decisions", "decide", response_model=models.Written, tags=["write"])
+def decide(service: Service, body: models.NewDecision, info: Caller) -> models.Written:
+    result = service.decide(body.title, body.decision, actor(info), body.why, body.source)
+    return written(result)
+
+
+@operation(
+    "post",
+    "/v1/decisions/{key}/withdraw",
+    "decision.withdraw",
+    response_model=models.Written,
+    tags=["write"],
+)
+def withdraw_decision(
+    service: Service, key: str, body: models.Withdrawal, info: Caller
+) -> models.Written:
+    return written(service.withdraw_decision(key, body.reason, actor(info)))
+
+
 @operation(
     "get", "/v1/history/{path:path}", "history", response_model=models.History, tags=["read"]
 )

@@ -73,6 +73,7 @@ def status(
         "changes": changes,
         "pending_proposals": record_count(files, "proposal"),
         "open_loops": record_count(files, "loop"),
+        "active_decisions": record_count(files, "decision"),
         "index": index.as_dict(),
         "sync": {
             "upstream": git.upstream,

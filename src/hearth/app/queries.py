@@ -209,6 +209,7 @@ def status(
         changes=changes,
         pending_proposals=len(list_records(home, "proposal")),
         open_loops=len(list_records(home, "loop")),
+        active_decisions=len(list_records(home, "decision")),
         index=index,
         sync=syncer.status() if syncer is not None else None,
         conflicts=syncer.conflict_copies() if syncer is not None else None,

@@ -1,5 +1,6 @@
-"""Proposals and open loops: create or update by title, merge, reject, edit,
-resolve; each one commit, archived records moved in the same commit."""
+"""Proposals, open loops and decisions: create or update by title, merge,
+reject, edit, resolve, withdraw; each one commit, archived records moved in the
+same commit."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ class RecordOps(Writer):
         actor: str,
     ) -> WriteResult:
         """Create the record for ``title``, or update the one with the same key."""
-        area, verb = ("proposals", "propose") if kind == "proposal" else ("loops", "open")
+        spec = layout.RECORD_KINDS[kind]
         key = records.record_key(title)
         legacy = records.legacy_record_key(title)
         head = self.store.snapshot()
@@ -71,7 +72,7 @@ class RecordOps(Writer):
             found = _existing(snap, kind, path)
             existing = found[0] if found else None
             record = records.upsert(existing, build(records.timestamp(self._now())))
-            subject = f"{area}: {'update' if existing else verb} {title}"
+            subject = f"{spec.plural}: {'update' if existing else spec.create_verb} {title}"
             return Plan(subject, (FileChange(path, records.render(record, key).encode()),))
 
         result = self._commit(operation, f"{kind}.create", actor, key)
@@ -263,6 +264,52 @@ class RecordOps(Writer):
         result = self._commit(operation, "loop.resolve", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
 
+    def decide(
+        self, title: str, decision: str, actor: str, why: str = "", source: str = ""
+    ) -> WriteResult:
+        """Record a decision, or supersede the one with the same title (its text
+        and why replaced, ``created`` kept)."""
+        title = records.clean_title(title)
+        text = decision.strip()
+        if not text:
+            raise InvalidInput("a decision needs its text (--decision)")
+        if not title:
+            raise InvalidInput("a decision needs a title (--title)")
+
+        def build(stamp: str) -> records.Decision:
+            return records.Decision(
+                title=title,
+                created=stamp,
+                updated=stamp,
+                decision=text,
+                why=" ".join(why.split()),
+                source=" ".join(source.split()),
+            )
+
+        return self._save_record("decision", title, build, actor)
+
+    def withdraw_decision(
+        self, key: str, reason: str, actor: str, *, expected: Expected | None = None
+    ) -> WriteResult:
+        path = _record_path("decision", key)
+        reason = " ".join(reason.split())
+        if not reason:
+            raise InvalidInput("give a reason for withdrawing the decision (--reason)")
+
+        def operation(snap: Snapshot) -> Plan:
+            check_expected(snap, expected)
+            decision, original = _require(snap, "decision", path, key)
+            return Plan(
+                f"decisions: withdraw {decision.title}",
+                _archive_moves(
+                    "decision", key, decision, original, self._now(), "withdrawn", reason
+                ),
+                body=f"Reason: {reason}",
+            )
+
+        result = self._commit(operation, "decision.withdraw", actor, key)
+        return WriteResult(result.commit, path, result.changed, key)
+
 
 def _archive_moves(
     kind: layout.RecordKind,
@@ -274,7 +321,7 @@ def _archive_moves(
     note: str = "",
 ) -> tuple[FileChange, FileChange]:
     """Delete the active record file and add its archive copy with the new status."""
-    outcome = status if kind == "proposal" else ""
+    outcome = status if layout.RECORD_KINDS[kind].outcome_folders else ""
     archive = layout.archive_path(kind, key, str(uuid.uuid4()), outcome)
     text = records.archived_text(record, original, key, now, status, note)
     return (
@@ -287,7 +334,7 @@ def _record_path(kind: layout.RecordKind, key: str) -> str:
     if not records.is_key(key):
         raise NotFound(
             f"{key!r} is not a record key; keys look like 'some-title--<uuid>' "
-            f"(list them with 'hearth {'proposals' if kind == 'proposal' else 'loops'}')"
+            f"(list them with 'hearth {layout.RECORD_KINDS[kind].plural}')"
         )
     return layout.record_path(kind, key)
 
@@ -307,6 +354,5 @@ def _require(
 ) -> tuple[records.Record, str]:
     found = _existing(snap, kind, path)
     if found is None:
-        what = "pending proposal" if kind == "proposal" else "open loop"
-        raise NotFound(f"no {what} with key {key}")
+        raise NotFound(f"no {layout.RECORD_KINDS[kind].active_name} with key {key}")
     return found

@@ -177,6 +177,7 @@ class HomeStatus:
     changes: list[Change]
     pending_proposals: int
     open_loops: int
+    active_decisions: int = 0
     index: IndexStatus | None = None
     sync: Mapping[str, object] | None = None
     #: Conflict copies a sync left to resolve (with ``sync``).
@@ -196,6 +197,7 @@ class HomeStatus:
             "changes": [{"path": c.path, "state": c.state} for c in self.changes],
             "pending_proposals": self.pending_proposals,
             "open_loops": self.open_loops,
+            "active_decisions": self.active_decisions,
         }
         if self.index is not None:
             data["index"] = self.index.as_dict()

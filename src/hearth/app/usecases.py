@@ -368,6 +368,18 @@ class Hearth:
         with self.owner:
             return self.home.resolve_loop(key, actor, note, expected=expected)
 
+    def decide(
+        self, title: str, decision: str, actor: str, why: str = "", source: str = ""
+    ) -> WriteResult:
+        with self.owner:
+            return self.home.decide(title, decision, actor, why, source)
+
+    def withdraw_decision(
+        self, key: str, reason: str, actor: str, *, expected: Expected | None = None
+    ) -> WriteResult:
+        with self.owner:
+            return self.home.withdraw_decision(key, reason, actor, expected=expected)
+
     def entry_add(self, path: str, entry: str, actor: str) -> WriteResult:
         with self.owner:
             return self.home.entry_add(path, entry, actor)

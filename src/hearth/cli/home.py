@@ -101,6 +101,7 @@ def status(state: _State, as_json: bool, verbose: bool) -> None:
         lines += [
             f"pending proposals: {data['pending_proposals']}",
             f"open loops: {data['open_loops']}",
+            f"active decisions: {data.get('active_decisions', 0)}",
             f"index: {'fresh' if index['fresh'] else 'STALE'}, "
             f"{index['files_indexed']} of {index['files_on_disk']} files, "
             f"{index['documents']} sections, last reconcile {index['last_reconcile']}",
@@ -145,6 +146,7 @@ STATUS_KEYS = (
     "changes",
     "pending_proposals",
     "open_loops",
+    "active_decisions",
     "index",
     "sync",
     "conflicts",

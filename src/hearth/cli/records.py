@@ -204,3 +204,46 @@ def history(state: _State, path: str, limit: int, as_json: bool) -> None:
             or "no commits"
         ),
     )
+
+
+@cli.command()
+@click.option("--title", required=True, help="Short title; the same title supersedes it.")
+@click.option("--decision", required=True, help="What was settled.")
+@click.option("--why", default="", help="The reason, in a line.")
+@click.option("--source", default="", help="Where it was settled (session, channel).")
+@json_option
+@click.pass_obj
+def decide(state: _State, title: str, decision: str, why: str, source: str, as_json: bool) -> None:
+    """Record a decision (or supersede the one with the same title); prints the key."""
+    result = state.app().decide(title, decision, state.actor, why, source)
+    _emit(
+        as_json, {"key": result.key, "path": result.path, "commit": result.commit}, result.key or ""
+    )
+
+
+@cli.command()
+@json_option
+@click.pass_obj
+def decisions(state: _State, as_json: bool) -> None:
+    """List the decisions in force, oldest first."""
+    views = state.app().records("decision")
+    _emit(
+        as_json,
+        {"decisions": [v.as_dict() for v in views]},
+        lambda: _record_lines(views, lambda d: f"{d.title}: {' '.join(d.decision.split())}"),
+    )
+
+
+@cli.group()
+def decision() -> None:
+    """Decisions: withdraw one."""
+
+
+@decision.command("withdraw")
+@click.argument("key")
+@click.option("--reason", required=True, help="Why it no longer holds (kept in the archive).")
+@json_option
+@click.pass_obj
+def decision_withdraw(state: _State, key: str, reason: str, as_json: bool) -> None:
+    """Withdraw decision KEY and archive it with the reason."""
+    _written(as_json, state.app().withdraw_decision(key, reason, state.actor), f"withdrew {key}")

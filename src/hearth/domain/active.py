@@ -36,6 +36,14 @@ class ProposalLine:
 
 
 @dataclass(frozen=True)
+class DecisionLine:
+    key: str
+    title: str
+    decision: str
+    updated: str
+
+
+@dataclass(frozen=True)
 class PersonaChange:
     commit: str
     date: str
@@ -49,6 +57,7 @@ class ActiveInputs:
     attention: Sequence[str] = ()
     loops: Sequence[LoopLine] = ()
     proposals: Sequence[ProposalLine] = ()
+    decisions: Sequence[DecisionLine] = ()
     daily_path: str | None = None
     daily_text: str = ""
     persona_changes: Sequence[PersonaChange] = ()
@@ -80,6 +89,13 @@ def render_active(inputs: ActiveInputs) -> str:
             f"{'entry' if p.entries == 1 else 'entries'} for {p.target}"
             for p in proposals
         ],
+        "none",
+    )
+    # Newest first: the one settled last is the likeliest to matter now.
+    decisions = sorted(inputs.decisions, key=lambda d: (d.updated, d.key), reverse=True)
+    out += _section(
+        "Decisions",
+        [f"{d.title} (`{d.key}`): {d.decision}" for d in decisions],
         "none",
     )
     out += _today(inputs.daily_path, inputs.daily_text)

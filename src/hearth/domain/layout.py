@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import typing
+from dataclasses import dataclass
 from typing import Literal
 
 HOT_FILES = (
@@ -24,6 +25,7 @@ LIONCLAW_DAILY_DIR = "continuity/daily"
 TOPICS_DIR = "memory/topics"
 LOOPS_DIR = "continuity/open-loops"
 PROPOSALS_DIR = "continuity/proposals/memory"
+DECISIONS_DIR = "continuity/decisions"
 CONFLICTS_DIR = "continuity/conflicts"
 ARTIFACTS_DIR = "continuity/artifacts"
 ROLLUPS_DIR = "continuity/rollups"
@@ -63,9 +65,18 @@ LEGACY_GITATTRIBUTES = (
     "memory/*.md merge=union",
 )
 
-RecordKind = Literal["proposal", "loop"]
+RecordKind = Literal["proposal", "loop", "decision"]
 Kind = Literal[
-    "persona", "daily", "topic", "proposal", "loop", "archive", "rollup", "artifact", "other"
+    "persona",
+    "daily",
+    "topic",
+    "proposal",
+    "loop",
+    "decision",
+    "archive",
+    "rollup",
+    "artifact",
+    "other",
 ]
 KINDS: tuple[Kind, ...] = typing.get_args(Kind)
 
@@ -153,8 +164,52 @@ def rollup_path(week: str) -> str:
     return f"{ROLLUPS_DIR}/{week}.md"
 
 
+# -- records ----------------------------------------------------------------------
+#
+# A record kind is data: where its files live, how its archive is laid out, and the
+# words every surface uses for it. Adding a kind is one entry here and its fields
+# in ``records`` (its dataclass); the folders, paths, listings, archive moves, the
+# catalogue, ACTIVE.md's counts and the error messages read this table.
+
+
+@dataclass(frozen=True)
+class RecordKindSpec:
+    kind: RecordKind
+    #: the folder of its active files
+    folder: str
+    #: archive outcomes that get their own folder (``archive/<outcome>/``); empty:
+    #: one ``archive/`` folder for every outcome
+    outcome_folders: tuple[str, ...]
+    #: what an active one is called in messages ("pending proposal")
+    active_name: str
+    #: the commit subjects' area and the CLI/HTTP listing ("proposals")
+    plural: str
+    #: the commit subject's verb for a new one ("propose")
+    create_verb: str
+
+    @property
+    def archive_shapes(self) -> tuple[tuple[str, ...], ...]:
+        if self.outcome_folders:
+            return tuple(("archive", outcome) for outcome in self.outcome_folders)
+        return (("archive",),)
+
+
+RECORD_KINDS: dict[RecordKind, RecordKindSpec] = {
+    "proposal": RecordKindSpec(
+        "proposal",
+        PROPOSALS_DIR,
+        ("merged", "rejected"),
+        "pending proposal",
+        "proposals",
+        "propose",
+    ),
+    "loop": RecordKindSpec("loop", LOOPS_DIR, (), "open loop", "loops", "open"),
+    "decision": RecordKindSpec("decision", DECISIONS_DIR, (), "decision", "decisions", "decide"),
+}
+
+
 def record_dir(kind: RecordKind) -> str:
-    return PROPOSALS_DIR if kind == "proposal" else LOOPS_DIR
+    return RECORD_KINDS[kind].folder
 
 
 def record_path(kind: RecordKind, key: str) -> str:
@@ -162,29 +217,25 @@ def record_path(kind: RecordKind, key: str) -> str:
 
 
 def archive_path(kind: RecordKind, key: str, archive_id: str, outcome: str = "") -> str:
-    """Archive file of a record; ``outcome`` is ``merged`` or ``rejected`` for proposals."""
-    folder = f"{record_dir(kind)}/archive"
-    if kind == "proposal":
+    """Archive file of a record; ``outcome`` picks the folder for a kind that has one
+    per outcome (a proposal's ``merged`` or ``rejected``)."""
+    spec = RECORD_KINDS[kind]
+    folder = f"{spec.folder}/archive"
+    if spec.outcome_folders:
+        if outcome not in spec.outcome_folders:
+            raise ValueError(
+                f"a {kind} is archived as one of {spec.outcome_folders}, not {outcome!r}"
+            )
         folder = f"{folder}/{outcome}"
     return f"{folder}/{key}--{archive_id}.md"
 
 
-_RECORD_DIRS: tuple[tuple[RecordKind, str], ...] = (
-    ("proposal", PROPOSALS_DIR),
-    ("loop", LOOPS_DIR),
-)
-_ARCHIVE_SHAPES: dict[RecordKind, tuple[tuple[str, ...], ...]] = {
-    "proposal": (("archive", "merged"), ("archive", "rejected")),
-    "loop": (("archive",),),
-}
-
-
 def record_folders() -> tuple[str, ...]:
-    """Every folder that holds record files, active and archived, of both kinds."""
+    """Every folder that holds record files, active and archived, of every kind."""
     return tuple(
-        "/".join((folder, *shape))
-        for kind, folder in _RECORD_DIRS
-        for shape in ((), *_ARCHIVE_SHAPES[kind])
+        "/".join((spec.folder, *shape))
+        for spec in RECORD_KINDS.values()
+        for shape in ((), *spec.archive_shapes)
     )
 
 
@@ -192,13 +243,13 @@ def record_location(path: str) -> tuple[RecordKind, bool] | None:
     """``(kind, archived)`` when ``path`` is a record file, else None."""
     if not path.endswith(".md"):
         return None
-    for kind, folder in _RECORD_DIRS:
-        if not path.startswith(folder + "/"):
+    for kind, spec in RECORD_KINDS.items():
+        if not path.startswith(spec.folder + "/"):
             continue
-        *middle, _name = path[len(folder) + 1 :].split("/")
+        *middle, _name = path[len(spec.folder) + 1 :].split("/")
         if not middle:
             return kind, False
-        if tuple(middle) in _ARCHIVE_SHAPES[kind]:
+        if tuple(middle) in spec.archive_shapes:
             return kind, True
     return None
 

@@ -1,4 +1,4 @@
-"""Records: memory proposals and open loops, one markdown file each.
+"""Records: memory proposals, open loops and decisions, one markdown file each.
 
 A record file is YAML front matter between ``---`` lines followed by a
 markdown body, or LionClaw's own format (an H1 and ``- Name: value`` bullets,
@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import yaml
 
@@ -27,6 +27,8 @@ from hearth.errors import InvalidRecord
 _SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 __all__ = [
+    "RECORD_TYPES",
+    "Decision",
     "OpenLoop",
     "Proposal",
     "Record",
@@ -80,8 +82,28 @@ def clean_entry(entry: str) -> str:
     return cleaned
 
 
+# Each record type declares, as data, what its file holds: the front-matter fields
+# in the order they are written (``FIELDS``), the field its body holds (``BODY``),
+# the field an archive's note goes to (``NOTE``), and the fields a same-title write
+# always replaces rather than keeps when left at their default (``REPLACED``).
+# Reading and writing front matter is generic over these.
+
+
 @dataclass(frozen=True)
 class Proposal:
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "status",
+        "created",
+        "updated",
+        "source",
+        "target",
+        "rationale",
+        "reason",
+    )
+    BODY: ClassVar[str] = "entries"
+    NOTE: ClassVar[str] = "reason"
+    REPLACED: ClassVar[tuple[str, ...]] = ()
+
     title: str
     entries: tuple[str, ...]
     created: str
@@ -100,6 +122,18 @@ class Proposal:
 
 @dataclass(frozen=True)
 class OpenLoop:
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "status",
+        "created",
+        "updated",
+        "source",
+        "next_step",
+        "resolution",
+    )
+    BODY: ClassVar[str] = "summary"
+    NOTE: ClassVar[str] = "resolution"
+    REPLACED: ClassVar[tuple[str, ...]] = ()
+
     title: str
     created: str
     updated: str
@@ -115,7 +149,39 @@ class OpenLoop:
         return record_key(self.title)
 
 
-Record = Proposal | OpenLoop
+@dataclass(frozen=True)
+class Decision:
+    """What the person and the assistant settled; active until withdrawn, and
+    superseded by a decision with the same title (its text and why replaced)."""
+
+    FIELDS: ClassVar[tuple[str, ...]] = ("status", "created", "updated", "source", "why", "reason")
+    BODY: ClassVar[str] = "decision"
+    NOTE: ClassVar[str] = "reason"
+    REPLACED: ClassVar[tuple[str, ...]] = ("decision", "why")
+
+    title: str
+    created: str
+    updated: str
+    decision: str = ""
+    why: str = ""
+    source: str = ""
+    status: str = "active"
+    reason: str = ""
+    style: RecordStyle = "front-matter"
+
+    @property
+    def key(self) -> str:
+        return record_key(self.title)
+
+
+Record = Proposal | OpenLoop | Decision
+
+#: The dataclass of each record kind (``layout.RECORD_KINDS`` holds the rest).
+RECORD_TYPES: dict[RecordKind, type[Proposal] | type[OpenLoop] | type[Decision]] = {
+    "proposal": Proposal,
+    "loop": OpenLoop,
+    "decision": Decision,
+}
 
 
 def upsert(existing: Record | None, fresh: Record) -> Record:
@@ -131,6 +197,8 @@ def upsert(existing: Record | None, fresh: Record) -> Record:
         new = getattr(fresh, spec.name)
         if isinstance(existing, Proposal) and spec.name == "entries":
             kept["entries"] = tuple(dict.fromkeys(existing.entries + new))
+        elif spec.name in fresh.REPLACED:
+            continue
         elif spec.default is not dataclasses.MISSING and new == spec.default:
             kept[spec.name] = getattr(existing, spec.name)
     return dataclasses.replace(fresh, **kept)
@@ -152,33 +220,14 @@ def render(record: Record, key: str | None = None) -> str:
     LionClaw record's ``- Key:`` line names."""
     if record.style == "lionclaw":
         return _render_lionclaw(record, key or record.key)
-    if isinstance(record, Proposal):
-        head = _front_matter(
-            {
-                "title": record.title,
-                "status": record.status,
-                "created": record.created,
-                "updated": record.updated,
-                "source": record.source,
-                "target": record.target,
-                "rationale": record.rationale,
-                "reason": record.reason,
-            }
-        )
-        body = "".join(f"- {e}\n" for e in record.entries)
-        return f"{head}\n{body}"
     head = _front_matter(
-        {
-            "title": record.title,
-            "status": record.status,
-            "created": record.created,
-            "updated": record.updated,
-            "source": record.source,
-            "next_step": record.next_step,
-            "resolution": record.resolution,
-        }
+        {"title": record.title, **{name: getattr(record, name) for name in record.FIELDS}}
     )
-    body = f"{record.summary.strip()}\n" if record.summary.strip() else ""
+    if isinstance(record, Proposal):
+        body = "".join(f"- {e}\n" for e in record.entries)
+    else:
+        text = str(getattr(record, record.BODY)).strip()
+        body = f"{text}\n" if text else ""
     return f"{head}\n{body}"
 
 
@@ -226,34 +275,21 @@ def parse(kind: RecordKind, text: str) -> Record:
     data, body = split_front_matter(text)
     if "title" not in data:
         raise InvalidRecord("front matter has no 'title' field")
-    title = _one_line(_text(data, "title"))
-    created, updated = _text(data, "created"), _text(data, "updated")
-    source = _text(data, "source")
-    if kind == "proposal":
-        entries = tuple(
+    cls = RECORD_TYPES[kind]
+    fields: dict[str, Any] = {"title": _one_line(_text(data, "title"))}
+    for name in cls.FIELDS:
+        value = _text(data, name)
+        if value:
+            fields[name] = value
+        elif name in ("created", "updated"):
+            fields[name] = ""
+    if cls is Proposal:
+        fields["entries"] = tuple(
             clean_entry(line[2:]) for line in body.splitlines() if line.startswith("- ")
         )
-        return Proposal(
-            entries=entries,
-            target=_text(data, "target") or DEFAULT_PROPOSAL_TARGET,
-            rationale=_text(data, "rationale"),
-            status=_text(data, "status") or "pending",
-            reason=_text(data, "reason"),
-            title=title,
-            created=created,
-            updated=updated,
-            source=source,
-        )
-    return OpenLoop(
-        summary=body.strip(),
-        next_step=_text(data, "next_step"),
-        status=_text(data, "status") or "open",
-        resolution=_text(data, "resolution"),
-        title=title,
-        created=created,
-        updated=updated,
-        source=source,
-    )
+    else:
+        fields[cls.BODY] = body.strip()
+    return cls(**fields)
 
 
 def _meta(text: str, name: str) -> str:
@@ -261,6 +297,8 @@ def _meta(text: str, name: str) -> str:
 
 
 def _parse_lionclaw(kind: RecordKind, text: str) -> Record:
+    if kind == "decision":
+        raise InvalidRecord("a decision is a front-matter record: the file must start with '---'")
     if kind == "proposal":
         title = lionclaw.proposal_title(text)
         if title is None:
@@ -299,6 +337,8 @@ def _parse_lionclaw(kind: RecordKind, text: str) -> Record:
 
 
 def _render_lionclaw(record: Record, key: str) -> str:
+    if isinstance(record, Decision):
+        raise InvalidRecord("LionClaw has no decision records")
     if isinstance(record, Proposal):
         target = "" if record.target == DEFAULT_PROPOSAL_TARGET else record.target
         return lionclaw.render_proposal(
@@ -331,11 +371,12 @@ def _render_lionclaw(record: Record, key: str) -> str:
 def archived_text(
     record: Record, original: str, key: str, now: dt.datetime, status: str, note: str = ""
 ) -> str:
-    """The archive copy of a record: ``status`` set (``merged``, ``rejected`` or
-    ``resolved``), the time updated, and ``note`` kept as the rejection reason or
-    the resolution. A LionClaw record is edited as LionClaw archives it (see
-    ``lionclaw.archive``); a front-matter record is rendered again."""
-    if record.style == "lionclaw":
+    """The archive copy of a record: ``status`` set (``merged``, ``rejected``,
+    ``resolved``, ``withdrawn``), the time updated, and ``note`` kept in the
+    record's note field (a rejection's or withdrawal's reason, a resolution). A
+    LionClaw record is edited as LionClaw archives it (see ``lionclaw.archive``);
+    a front-matter record is rendered again."""
+    if record.style == "lionclaw" and not isinstance(record, Decision):
         if isinstance(record, Proposal):
             return lionclaw.archive(
                 original, status, "Proposed", lionclaw.timestamp(now), [("Reason", note)]
@@ -345,7 +386,7 @@ def archived_text(
         )
     changes: dict[str, Any] = {"status": status, "updated": timestamp(now)}
     if note:
-        changes["reason" if isinstance(record, Proposal) else "resolution"] = note
+        changes[record.NOTE] = note
     return render(dataclasses.replace(record, **changes), key)
 
 

@@ -77,7 +77,7 @@ class ContextBundle(BaseModel):
 
 
 class Record(BaseModel):
-    """A proposal or an open loop; a file that does not parse has only ``error``."""
+    """A proposal, an open loop or a decision; a file that does not parse has only ``error``."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -91,6 +91,10 @@ class Record(BaseModel):
 class Review(BaseModel):
     proposals: list[Record]
     loops: list[Record]
+
+
+class Decisions(BaseModel):
+    decisions: list[Record]
 
 
 class Commit(BaseModel):
@@ -131,6 +135,7 @@ class Status(BaseModel):
     dirty: bool
     pending_proposals: int
     open_loops: int
+    active_decisions: int
     index: dict[str, Any]
 
 

@@ -36,7 +36,8 @@ At session start call `context` (or use the session_start prompt) and `review`. 
 Before answering from memory, `search`, then `read` the lines you need. Record \
 what happened with `note`; keep USER.md and MEMORY.md current one line at a time \
 with `memory`; put longer notes in `topic`; track unfinished threads with \
-`add_loop` / `resolve_loop`. Changes to who the assistant is go through \
+`add_loop` / `resolve_loop`; record what the person and you settled with \
+`decide` (check `decisions` first). Changes to who the assistant is go through \
 `propose`: a person merges them. Errors are JSON {"error": {"code", "message"}}; \
 read the message, it says what to do."""
 

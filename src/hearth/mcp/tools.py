@@ -155,6 +155,19 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
             loops=[models.Record.model_validate(v.as_dict()) for v in found.loops],
         )
 
+    @tools.add("decisions", READ)
+    def decisions() -> models.Decisions:
+        """The decisions in force: what the person and the assistant settled (title,
+        the decision, why), each with the key `withdraw_decision` takes.
+
+        Check it before deciding something again or acting against a settled
+        choice; the newest also show in continuity/ACTIVE.md.
+        """
+        found = service.records("decision")
+        return models.Decisions(
+            decisions=[models.Record.model_validate(v.as_dict()) for v in found]
+        )
+
     @tools.add("history", READ)
     def history(
         path: Path,
@@ -268,6 +281,34 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
         """Close an open loop (by the key `review` shows) once it is done or moot,
         with an optional note on how it ended. One commit."""
         return _written(service.resolve_loop(key, actor, note))
+
+    @tools.add("decide", SETS)
+    def decide(
+        title: Annotated[str, Field(min_length=1, max_length=200)],
+        decision: Annotated[
+            str, Field(min_length=1, max_length=20000, description="What was settled")
+        ],
+        actor: str,
+        why: Annotated[str, Field(max_length=2000, description="The reason, in a line")] = "",
+        source: Annotated[str, Field(max_length=500, description="Where it was settled")] = "",
+    ) -> models.Written:
+        """Record a decision the person and the assistant settled (a choice of tool,
+        a convention, a standing answer), so later sessions keep to it. A decision
+        with the same title supersedes the earlier one (its text and why are
+        replaced). Active decisions show in continuity/ACTIVE.md and in
+        `decisions`. Answers its key.
+        """
+        return _written(service.decide(title, decision, actor, why, source))
+
+    @tools.add("decision.withdraw", REPLACES)
+    def withdraw_decision(
+        key: Key,
+        reason: Annotated[str, Field(min_length=1, max_length=2000, description="Why")],
+        actor: str,
+    ) -> models.Written:
+        """Withdraw a decision (by the key `decisions` shows) that no longer holds,
+        with the reason; it is archived, its history kept. One commit."""
+        return _written(service.withdraw_decision(key, reason, actor))
 
     @tools.add("put", SETS)
     def write(

@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Protocol
 
 from hearth.domain import layout, records
-from hearth.domain.active import ActiveInputs, LoopLine, ProposalLine, render_active
+from hearth.domain.active import (
+    ActiveInputs,
+    DecisionLine,
+    LoopLine,
+    ProposalLine,
+    render_active,
+)
 from hearth.errors import HearthError
 from hearth.reconcile.manifest import Manifest
 from hearth.store import catalog
@@ -76,6 +82,13 @@ def gather(
             proposals.append(ProposalLine(view.key, p.title, p.target, len(p.entries), p.created))
         else:
             notes.append(f"{view.path}: broken proposal ({view.error})")
+    decisions: list[DecisionLine] = []
+    for view in catalog.list_records(files, "decision"):
+        if isinstance(view.record, records.Decision):
+            d = view.record
+            decisions.append(DecisionLine(view.key, d.title, d.decision, d.updated or d.created))
+        else:
+            notes.append(f"{view.path}: broken decision ({view.error})")
     daily_text = ""
     daily_path = daily[1] if daily is not None else None
     if daily_path is not None:
@@ -86,6 +99,7 @@ def gather(
         attention=notes,
         loops=loops,
         proposals=proposals,
+        decisions=decisions,
         daily_path=daily_path,
         daily_text=daily_text,
         persona_changes=(history or PersonaHistory()).changes(repo, head),

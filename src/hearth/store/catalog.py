@@ -23,13 +23,9 @@ class RecordView:
         if self.record is None:
             data["error"] = self.error
             return data
-        data.update(
-            (k, v) for k, v in self.record.__dict__.items() if k not in ("summary", "entries")
-        )
+        data.update(self.record.__dict__)
         if isinstance(self.record, records.Proposal):
             data["entries"] = list(self.record.entries)
-        else:
-            data["summary"] = self.record.summary
         return data
 
 

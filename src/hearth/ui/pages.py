@@ -38,6 +38,7 @@ DONE = {
     "rejected": "Rejected the proposal",
     "edited": "Saved the proposal's entries",
     "resolved": "Resolved the open loop",
+    "withdrawn": "Withdrew the decision",
     "restored": "Restored the earlier version as a new commit",
 }
 
@@ -179,7 +180,7 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
         response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH)
         return response
 
-    # -- review: proposals and open loops ----------------------------------------------
+    # -- review: proposals, open loops, decisions ----------------------------------------------
 
     def review(request: Request, visitor: Visitor) -> Response:
         proposals = []
@@ -192,8 +193,22 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
                     error = exc.message
             proposals.append({"view": view, "preview": preview, "error": error})
         loops = service.records("loop")
-        oids = service.head_oids([v.path for v in loops])
-        return page(request, visitor, "review.html", proposals=proposals, loops=loops, oids=oids)
+        # Newest first, as ACTIVE.md lists them.
+        decisions = sorted(
+            service.records("decision"),
+            key=lambda v: (getattr(v.record, "updated", ""), v.key),
+            reverse=True,
+        )
+        oids = service.head_oids([v.path for v in (*loops, *decisions)])
+        return page(
+            request,
+            visitor,
+            "review.html",
+            proposals=proposals,
+            loops=loops,
+            decisions=decisions,
+            oids=oids,
+        )
 
     router.add_api_route("/", reading(review), methods=["GET"])
 
@@ -235,6 +250,15 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
             return service.resolve_loop(key, visitor.actor, note, expected=expected)
 
         return await acting(request, "loop.resolve", "/ui/", "resolved", call)
+
+    @router.post("/decisions/{key}/withdraw")
+    async def withdraw(request: Request, key: str) -> Response:
+        def call(visitor: Visitor, form: dict[str, str]) -> WriteResult:
+            expected = _expected(form, ("path", "oid"))
+            reason = form.get("reason", "")
+            return service.withdraw_decision(key, reason, visitor.actor, expected=expected)
+
+        return await acting(request, "decision.withdraw", "/ui/", "withdrawn", call)
 
     # -- persona files: timeline, diffs, restore -------------------------------------
 
