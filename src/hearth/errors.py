@@ -1,8 +1,10 @@
 """The one exception tree of hearth.
 
 Every failure hearth reports on purpose is a ``HearthError``. The edges
-(``cli.py`` and ``api/errors.py``) turn these classes into exit
-statuses and HTTP statuses in one table each; nothing else maps errors.
+(``cli/support.py`` and ``api/problems.py``) turn these classes into exit
+statuses and HTTP statuses in one table each; nothing else maps errors. The
+error body every surface sends (HTTP, MCP, the hooks' server check) is
+``error_body``, built here once.
 
 ::
 
@@ -132,3 +134,9 @@ class IndexUnusable(StoreError):
     """The index cannot be opened as it is; the reconciler rebuilds it aside."""
 
     code = "index_unusable"
+
+
+def error_body(code: str, message: str, detail: object = None) -> dict[str, object]:
+    """The one error body of every surface: ``{"error": {"code", "message", "detail"}}``
+    (an HTTP response, an MCP tool error, the hooks' server check)."""
+    return {"error": {"code": code, "message": message, "detail": detail}}

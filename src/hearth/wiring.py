@@ -11,17 +11,17 @@ fresh (CLI commands), ``open_service`` the served runtime (``hearth serve``,
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hearth.domain.clock import Clock, utc_now
 from hearth.errors import Conflict, NotAHome
 
 if TYPE_CHECKING:
-    from hearth.app.operations import AfterWrite, Clock, Operations
+    from hearth.app.operations import AfterWrite, Operations
     from hearth.app.reflection import ReflectionLog
     from hearth.app.runtimes import RuntimeSetup
     from hearth.app.served import RuntimeNotices, ServedHearth
@@ -46,10 +46,6 @@ if TYPE_CHECKING:
 DEFAULT_HOME = Path("~/.hearth/home")
 #: Seconds a reconcile pass waits for another process's pass to finish.
 RECONCILE_WAIT_SECONDS = 60.0
-
-
-def utc_now() -> dt.datetime:
-    return dt.datetime.now(dt.UTC)
 
 
 def resolve_home(option: str | None, cwd: Path | None = None) -> Path:

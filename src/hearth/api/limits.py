@@ -13,7 +13,7 @@ from typing import Any
 
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from hearth.api.problems import error_body
+from hearth.errors import error_body
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

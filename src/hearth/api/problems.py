@@ -2,8 +2,8 @@
 
 ``{"error": {"code", "message", "detail"}}`` with 400, 401, 403, 404, 409,
 413 or 422 for anything a client did; 500 only when git or the disk failed
-in a way the client could not cause. This module and ``cli.py`` are the only
-places that turn errors into statuses.
+in a way the client could not cause. This module and ``cli/support.py`` are the
+only places that turn errors into statuses; the body is ``errors.error_body``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from hearth.errors import (
     PathRefused,
     TooLarge,
     ValidationFailed,
+    error_body,
 )
 
 #: The most specific class wins (checked in this order).
@@ -51,10 +52,6 @@ _HTTP_CODES = {
     422: "invalid_input",
     500: "internal_error",
 }
-
-
-def error_body(code: str, message: str, detail: Any = None) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, "detail": detail}}
 
 
 #: Seconds a client is told to wait after contention outlasted hearth's own retries.

@@ -8,8 +8,9 @@ from __future__ import annotations
 from hearth.app.memory_ops import MemoryOps
 from hearth.app.record_ops import RecordOps
 from hearth.app.results import Expected, WriteResult
-from hearth.app.writer import AfterWrite, Clock, check_expected
+from hearth.app.writer import AfterWrite, check_expected
 from hearth.domain import layout, notes, rollup
+from hearth.domain.clock import Clock
 from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
 from hearth.errors import NotFound, StaleWrite, TooLarge

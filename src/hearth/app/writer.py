@@ -17,14 +17,13 @@ from typing import Protocol
 
 from hearth.app.results import Expected
 from hearth.domain import layout, notes
+from hearth.domain.clock import Clock
 from hearth.domain.paths import normalize
 from hearth.domain.settings import Settings
 from hearth.domain.validation import check_blob
 from hearth.errors import InvalidInput, StaleWrite, TooLarge, ValidationFailed
 from hearth.store.git import CommitResult, GitStore, Plan, Snapshot, Trailers
 from hearth.store.rooted import RootedFiles
-
-Clock = Callable[[], dt.datetime]
 
 
 class AfterWrite(Protocol):

@@ -238,15 +238,17 @@ def token() -> None:
     "--scope",
     type=click.Choice(["read", "write", "admin"]),
     required=True,
-    help="read: search and read; write: also write and review; admin: also reconcile, sync.",
+    help="read: search and read; write: also write (notes, memory, proposals, loops, "
+    "decisions); admin: also merge and reject, reconcile, sync, non-markdown files.",
 )
 @json_option
 @click.pass_obj
 def token_create(state: _State, name: str, scope: str, as_json: bool) -> None:
     """Create a token and print it once (only its hash is kept)."""
     from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
+    from hearth.domain.clock import utc_now  # noqa: PLC0415
 
-    secret, info = wiring.token_store(state.root).create(name, scope, wiring.utc_now())
+    secret, info = wiring.token_store(state.root).create(name, scope, utc_now())
     _emit(as_json, {"token": secret, "name": info.name, "scope": info.scope}, secret)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hearth.domain import layout
@@ -180,13 +179,6 @@ def check_blob(path: str, data: bytes, bounds: Bounds) -> list[RuleFailure]:
             )
         return failures
     return check_text(path, text, bounds)
-
-
-def check_files(files: Iterable[tuple[str, bytes]], bounds: Bounds) -> list[RuleFailure]:
-    failures: list[RuleFailure] = []
-    for path, data in files:
-        failures += check_blob(path, data, bounds)
-    return failures
 
 
 def _secret_text(path: str, text: str) -> list[RuleFailure]:

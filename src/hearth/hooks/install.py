@@ -17,7 +17,6 @@ from hearth.errors import Conflict
 from hearth.store.repository import config_value, git_dir, open_repository, set_config
 
 HOOK_NAMES = layout.HOOK_NAMES
-POST_HOOKS = HOOK_NAMES[1:]
 HOOK_MARKER = "Installed by hearth"
 CHAINED_SUFFIX = ".before-hearth"
 SHIMS = Path(__file__).with_name("shims")

@@ -39,8 +39,6 @@ ANALYZER = "hearth_text"
 #: The analyzer of fields that are stored but give no terms.
 NO_TERMS = "hearth_none"
 
-#: Fields a query may name (``title:word``) and that hold the section's parts.
-TEXT_FIELDS = ("title", "heading", "body")
 #: The field every word of a query is scored on by default.
 SEARCH_FIELD = "text"
 #: The field sections are found by from their passage digests (``digest_key``).

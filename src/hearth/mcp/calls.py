@@ -37,7 +37,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from hearth.domain.policy import Scope, may, refusal
-from hearth.errors import HearthError
+from hearth.errors import HearthError, error_body
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ SETS = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_h
 
 
 def error_result(code: str, message: str, detail: object = None) -> CallToolResult:
-    body = {"error": {"code": code, "message": message, "detail": detail}}
+    body = error_body(code, message, detail)
     return CallToolResult(
         content=[TextContent(type="text", text=json.dumps(body, ensure_ascii=False))],
         structured_content=body,

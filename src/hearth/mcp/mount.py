@@ -23,6 +23,8 @@ import anyio
 import anyio.to_thread
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from hearth.errors import error_body
+
 PATH = "/mcp"
 #: Seconds an MCP request waits for the server to be built before it is answered 503.
 READY_TIMEOUT = 60.0
@@ -93,7 +95,7 @@ class ExactPath:
 
 
 async def _unavailable(send: Send, message: str) -> None:
-    body = json.dumps({"error": {"code": "unavailable", "message": message, "detail": None}})
+    body = json.dumps(error_body("unavailable", message))
     await send(
         {
             "type": "http.response.start",

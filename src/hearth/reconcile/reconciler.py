@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from hearth.domain import layout
+from hearth.domain.clock import Clock
 from hearth.domain.validation import Bounds
 from hearth.errors import IndexUnusable
 from hearth.index.live import LiveIndex
@@ -58,8 +59,6 @@ from hearth.store.ignore import IgnoreRules
 from hearth.store.lock import write_lock
 from hearth.store.repository import Repository, git_dir, head_id
 from hearth.store.rooted import RootedFiles
-
-Clock = Callable[[], dt.datetime]
 
 #: A pseudo-path for reconcile requests: a git ref moved (see ``reconcile``).
 HEAD_MOVED = ".git/HEAD"
