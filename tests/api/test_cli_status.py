@@ -21,6 +21,7 @@ STATUS_KEYS = {
     "changes",
     "pending_proposals",
     "open_loops",
+    "active_decisions",
     "index",
     "sync",
     "conflicts",

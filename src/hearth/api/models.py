@@ -1,12 +1,71 @@
-"""Request and response bodies of the HTTP API (pydantic lives only at this edge)."""
+"""Request and response bodies of the HTTP API; the results every surface
+shares are declared once in ``hearth.wire`` and named here too."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 from pydantic import BaseModel, ConfigDict, Field
 
-from hearth.domain.layout import Kind
+from hearth.wire import (
+    Commit,
+    ContextBundle,
+    ContextFile,
+    Decision,
+    Decisions,
+    Diff,
+    ErrorBody,
+    ErrorDetail,
+    History,
+    Loop,
+    Loops,
+    Passage,
+    Proposal,
+    Proposals,
+    Record,
+    SearchHit,
+    SearchResult,
+    Status,
+    VectorCoverage,
+    Written,
+)
+
+__all__ = [
+    "Commit",
+    "ContextBundle",
+    "ContextFile",
+    "DailyEntry",
+    "Decision",
+    "Decisions",
+    "Diff",
+    "EntryList",
+    "EntryReplacement",
+    "EntryView",
+    "ErrorBody",
+    "ErrorDetail",
+    "FileView",
+    "Health",
+    "History",
+    "Loop",
+    "Loops",
+    "NewDecision",
+    "NewEntry",
+    "NewLoop",
+    "NewProposal",
+    "PassResult",
+    "Passage",
+    "Proposal",
+    "Proposals",
+    "PutFile",
+    "Record",
+    "Rejection",
+    "Resolution",
+    "SearchHit",
+    "SearchResult",
+    "Status",
+    "Strict",
+    "VectorCoverage",
+    "Withdrawal",
+    "Written",
+]
 
 
 class Strict(BaseModel):
@@ -89,33 +148,6 @@ class Health(BaseModel):
     ok: bool
 
 
-class SearchHit(BaseModel):
-    path: str
-    start_line: int
-    end_line: int
-    title: str
-    heading: str
-    kind: Kind
-    date: str
-    score: float
-    snippet: str
-
-
-class VectorCoverage(BaseModel):
-    model: str
-    embedded: int
-    sections: int
-    complete: bool
-
-
-class SearchResult(BaseModel):
-    #: "hybrid" (keyword and semantic vectors fused) or "keyword".
-    ranking: str = "keyword"
-    #: How many sections have vectors yet; null when semantic ranking is off.
-    vectors: VectorCoverage | None = None
-    hits: list[SearchHit]
-
-
 class FileView(BaseModel):
     path: str
     content: str
@@ -123,108 +155,6 @@ class FileView(BaseModel):
     commit: str | None
     dirty: bool
     rev: str | None = None
-
-
-class Written(BaseModel):
-    commit: str | None
-    path: str
-    changed: bool
-    key: str | None = None
-
-
-class ContextFile(BaseModel):
-    path: str
-    content: str
-    chars: int
-    truncated: bool
-    missing: bool
-
-
-class Passage(BaseModel):
-    path: str
-    start_line: int
-    end_line: int
-    heading: str
-    text: str
-    truncated: bool
-
-
-class ContextBundle(BaseModel):
-    session: Literal["main", "subagent"]
-    truncated: bool
-    total_chars: int
-    files: list[ContextFile]
-    #: The message the recall section answers, when one was given.
-    query: str | None = None
-    recall: list[Passage] = []
-
-
-class Record(BaseModel):
-    """What proposals and loops share; a file that does not parse has only ``error``."""
-
-    key: str
-    path: str
-    title: str | None = None
-    status: str | None = None
-    created: str | None = None
-    updated: str | None = None
-    source: str | None = None
-    #: ``front-matter`` (hearth's) or ``lionclaw`` (LionClaw's own format, kept as it is).
-    style: str | None = None
-    error: str | None = None
-
-
-class Proposal(Record):
-    target: str | None = None
-    rationale: str | None = None
-    entries: list[str] | None = None
-
-
-class Proposals(BaseModel):
-    proposals: list[Proposal]
-
-
-class Loop(Record):
-    next_step: str | None = None
-    summary: str | None = None
-
-
-class Loops(BaseModel):
-    loops: list[Loop]
-
-
-class Decision(Record):
-    decision: str | None = None
-    why: str | None = None
-    reason: str | None = None
-
-
-class Decisions(BaseModel):
-    decisions: list[Decision]
-
-
-class Commit(BaseModel):
-    id: str
-    time: str
-    author: str
-    email: str
-    subject: str
-    message: str
-    trailers: dict[str, str]
-
-
-class History(BaseModel):
-    path: str
-    commits: list[Commit]
-
-
-class Diff(BaseModel):
-    path: str
-    from_rev: str = Field(alias="from")
-    to_rev: str = Field(alias="to")
-    diff: str
-
-    model_config = ConfigDict(populate_by_name=True)
 
 
 class PassResult(BaseModel):
@@ -238,33 +168,3 @@ class PassResult(BaseModel):
     rebuilt: bool
     active_written: bool
     seconds: float
-
-
-class Status(BaseModel):
-    """The CLI's status plus the server's watcher, worker and scheduler."""
-
-    model_config = ConfigDict(extra="allow")
-
-    home: str
-    branch: str | None
-    head: str | None
-    dirty: bool
-    changes: list[dict[str, str]]
-    pending_proposals: int
-    open_loops: int
-    active_decisions: int
-    index: dict[str, Any]
-    watcher: dict[str, Any]
-    worker: dict[str, Any]
-    scheduler: dict[str, Any]
-    locks: dict[str, Any]
-
-
-class ErrorDetail(BaseModel):
-    code: str
-    message: str
-    detail: Any = None
-
-
-class ErrorBody(BaseModel):
-    error: ErrorDetail

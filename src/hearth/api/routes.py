@@ -151,7 +151,9 @@ async def search(
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
 ) -> dict[str, Any]:
     """Search (a read token, or the server's hook key: ``hearth search`` asks with it)."""
-    return service.search(q, kind, path, limit).as_dict()
+    found = service.search(q, kind, path, limit).as_dict()
+    found["fresh"], found["stale_reason"] = service.index_freshness()
+    return found
 
 
 @operation("get", "/v1/files/{path:path}", "read", response_model=models.FileView, tags=["read"])

@@ -1,35 +1,41 @@
 """What the MCP tools answer: pydantic models, so each tool publishes an output
-schema and its structured content is checked against it (pydantic lives only
-at the edges)."""
+schema and its structured content is checked against it. The results HTTP sends
+too are declared once in ``hearth.wire``; only MCP's own are here."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
+from hearth.wire import (
+    Commit,
+    ContextBundle,
+    Decisions,
+    Diff,
+    ErrorBody,
+    History,
+    Review,
+    SearchResult,
+    Status,
+    Written,
+)
 
-class SearchHit(BaseModel):
-    path: str
-    start_line: int
-    end_line: int
-    title: str
-    heading: str
-    kind: str
-    date: str
-    score: float
-    snippet: str
-
-
-class SearchResult(BaseModel):
-    hits: list[SearchHit]
-    #: False when the index may lag the files (a pass pending, a failed pass).
-    fresh: bool
-    #: Why the index is not fresh; null when it is.
-    stale_reason: str | None = None
-    #: ``hybrid`` (keywords fused with meaning) or ``keyword`` (semantic ranking
-    #: off, or the vectors not filled in yet).
-    ranking: str = "keyword"
+__all__ = [
+    "Commit",
+    "ContextBundle",
+    "Decisions",
+    "Diff",
+    "Entry",
+    "ErrorBody",
+    "History",
+    "MemoryResult",
+    "ReadResult",
+    "Review",
+    "SearchResult",
+    "Status",
+    "Written",
+]
 
 
 class ReadResult(BaseModel):
@@ -49,105 +55,6 @@ class ReadResult(BaseModel):
     text: str
 
 
-class ContextFile(BaseModel):
-    path: str
-    content: str
-    chars: int
-    truncated: bool
-    missing: bool
-
-
-class Passage(BaseModel):
-    path: str
-    start_line: int
-    end_line: int
-    heading: str
-    text: str
-    truncated: bool
-
-
-class ContextBundle(BaseModel):
-    session: Literal["main", "subagent"]
-    #: Something was cut to fit the budget (each file and passage says which).
-    truncated: bool
-    total_chars: int
-    files: list[ContextFile]
-    query: str | None = None
-    recall: list[Passage] = []
-
-
-class Record(BaseModel):
-    """A proposal, an open loop or a decision; a file that does not parse has only ``error``."""
-
-    model_config = ConfigDict(extra="allow")
-
-    key: str
-    path: str
-    title: str | None = None
-    status: str | None = None
-    error: str | None = None
-
-
-class Review(BaseModel):
-    proposals: list[Record]
-    loops: list[Record]
-
-
-class Decisions(BaseModel):
-    decisions: list[Record]
-
-
-class Commit(BaseModel):
-    id: str
-    time: str
-    author: str
-    email: str
-    subject: str
-    message: str
-    trailers: dict[str, str]
-
-
-class History(BaseModel):
-    path: str
-    commits: list[Commit]
-
-
-class Diff(BaseModel):
-    model_config = ConfigDict(populate_by_name=True)
-
-    #: The file diffed, or null for the whole home.
-    path: str | None
-    from_rev: str = Field(alias="from")
-    to_rev: str = Field(alias="to")
-    #: The files that differ (whole-home diffs only).
-    files: list[str] | None = None
-    #: Files left out past the per-call maximum (whole-home diffs only).
-    skipped: list[str] | None = None
-    diff: str
-
-
-class Status(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    home: str
-    branch: str | None
-    head: str | None
-    dirty: bool
-    pending_proposals: int
-    open_loops: int
-    active_decisions: int
-    index: dict[str, Any]
-
-
-class Written(BaseModel):
-    #: The commit made; null when nothing changed.
-    commit: str | None
-    path: str
-    changed: bool
-    #: The record's key (proposals and loops).
-    key: str | None = None
-
-
 class Entry(BaseModel):
     number: int
     text: str
@@ -162,13 +69,3 @@ class MemoryResult(BaseModel):
     #: The commit made (add, replace, remove); null when nothing changed.
     commit: str | None = None
     changed: bool = False
-
-
-class ErrorDetail(BaseModel):
-    code: str
-    message: str
-    detail: Any = None
-
-
-class ErrorBody(BaseModel):
-    error: ErrorDetail

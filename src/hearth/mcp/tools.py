@@ -67,7 +67,13 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
         fresh, why = service.index_freshness()
         # The hits' fields read in place: no dict of each hit on the hot path.
         return models.SearchResult.model_validate(
-            {"hits": found.hits, "fresh": fresh, "stale_reason": why, "ranking": found.ranking},
+            {
+                "hits": found.hits,
+                "fresh": fresh,
+                "stale_reason": why,
+                "ranking": found.ranking,
+                "vectors": found.vectors,
+            },
             from_attributes=True,
         )
 
@@ -149,11 +155,7 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
         Use it to see what is already proposed before proposing again, and to pick
         up open loops at the start of a session.
         """
-        found = service.review()
-        return models.Review(
-            proposals=[models.Record.model_validate(v.as_dict()) for v in found.proposals],
-            loops=[models.Record.model_validate(v.as_dict()) for v in found.loops],
-        )
+        return models.Review.model_validate(service.review().as_dict())
 
     @tools.add("decisions", READ)
     def decisions() -> models.Decisions:
@@ -164,9 +166,7 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
         choice; the newest also show in continuity/ACTIVE.md.
         """
         found = service.records("decision")
-        return models.Decisions(
-            decisions=[models.Record.model_validate(v.as_dict()) for v in found]
-        )
+        return models.Decisions.model_validate({"decisions": [v.as_dict() for v in found]})
 
     @tools.add("history", READ)
     def history(

@@ -1,0 +1,196 @@
+"""What hearth answers, the same on every surface: the pydantic models of the
+results that HTTP (``api/models.py``) and MCP (``mcp/models.py``) both send.
+
+One declaration each, so a field reaches every surface or none: a search
+result carries its ranking, its vector coverage and the index's freshness over
+HTTP and MCP alike. What only one surface has (HTTP's request bodies, MCP's
+line-numbered ``read``) stays in that edge's module. pydantic lives only at the
+edges and here; the use cases answer dataclasses (``app/results.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from hearth.domain.layout import Kind
+
+
+class SearchHit(BaseModel):
+    path: str
+    start_line: int
+    end_line: int
+    title: str
+    heading: str
+    kind: Kind
+    date: str
+    score: float
+    snippet: str
+
+
+class VectorCoverage(BaseModel):
+    model: str
+    embedded: int
+    sections: int
+    complete: bool
+
+
+class SearchResult(BaseModel):
+    #: ``hybrid`` (keywords fused with meaning) or ``keyword`` (semantic ranking
+    #: off, or the vectors not filled in yet).
+    ranking: str = "keyword"
+    #: How many sections have vectors yet; null when semantic ranking is off.
+    vectors: VectorCoverage | None = None
+    hits: list[SearchHit]
+    #: False when the index may lag the files (a pass pending, a failed pass).
+    fresh: bool = True
+    #: Why the index is not fresh; null when it is.
+    stale_reason: str | None = None
+
+
+class Written(BaseModel):
+    #: The commit made; null when nothing changed.
+    commit: str | None
+    path: str
+    changed: bool
+    #: The record's key (proposals, loops, decisions).
+    key: str | None = None
+
+
+class ContextFile(BaseModel):
+    path: str
+    content: str
+    chars: int
+    truncated: bool
+    missing: bool
+
+
+class Passage(BaseModel):
+    path: str
+    start_line: int
+    end_line: int
+    heading: str
+    text: str
+    truncated: bool
+
+
+class ContextBundle(BaseModel):
+    session: Literal["main", "subagent"]
+    #: Something was cut to fit the budget (each file and passage says which).
+    truncated: bool
+    total_chars: int
+    files: list[ContextFile]
+    #: The message the recall section answers, when one was given.
+    query: str | None = None
+    recall: list[Passage] = []
+
+
+class Record(BaseModel):
+    """What every record kind shares; a file that does not parse has only ``error``."""
+
+    model_config = ConfigDict(extra="allow")
+
+    key: str
+    path: str
+    title: str | None = None
+    status: str | None = None
+    created: str | None = None
+    updated: str | None = None
+    source: str | None = None
+    #: ``front-matter`` (hearth's) or ``lionclaw`` (LionClaw's own format, kept as it is).
+    style: str | None = None
+    error: str | None = None
+
+
+class Proposal(Record):
+    target: str | None = None
+    rationale: str | None = None
+    entries: list[str] | None = None
+
+
+class Loop(Record):
+    next_step: str | None = None
+    summary: str | None = None
+
+
+class Decision(Record):
+    decision: str | None = None
+    why: str | None = None
+    reason: str | None = None
+
+
+class Proposals(BaseModel):
+    proposals: list[Proposal]
+
+
+class Loops(BaseModel):
+    loops: list[Loop]
+
+
+class Decisions(BaseModel):
+    decisions: list[Decision]
+
+
+class Review(BaseModel):
+    proposals: list[Proposal]
+    loops: list[Loop]
+
+
+class Commit(BaseModel):
+    id: str
+    time: str
+    author: str
+    email: str
+    subject: str
+    message: str
+    trailers: dict[str, str]
+
+
+class History(BaseModel):
+    path: str
+    commits: list[Commit]
+
+
+class Diff(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+    #: The file diffed, or null for the whole home.
+    path: str | None
+    from_rev: str = Field(alias="from")
+    to_rev: str = Field(alias="to")
+    #: The files that differ (whole-home diffs only).
+    files: list[str] | None = None
+    #: Files left out past the per-call maximum (whole-home diffs only).
+    skipped: list[str] | None = None
+    diff: str
+
+
+class Status(BaseModel):
+    """The home's status: the CLI's, plus a server's watcher, worker and scheduler."""
+
+    model_config = ConfigDict(extra="allow")
+
+    home: str
+    branch: str | None
+    head: str | None
+    dirty: bool
+    changes: list[dict[str, str]]
+    pending_proposals: int
+    open_loops: int
+    active_decisions: int
+    index: dict[str, Any]
+    watcher: dict[str, Any]
+    worker: dict[str, Any]
+    scheduler: dict[str, Any]
+    locks: dict[str, Any]
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+    detail: Any = None
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
