@@ -33,45 +33,225 @@ def allows(held: Scope, needed: Scope) -> bool:
 
 @dataclass(frozen=True)
 class Operation:
+    """One operation of the catalogue: its name, the scope it needs, and where a
+    caller reaches it. Each surface keeps what is its own (an HTTP path, a tool
+    name a model reads, a command's words) but names the operation it runs, and
+    ``tests/api/test_catalogue.py`` walks this table against the running surfaces:
+    every surface declared here exists and runs this operation, with this scope,
+    and nothing runs an operation this table does not declare there."""
+
     name: str
     scope: Scope
     #: One line for the docs' table: what the operation does.
     does: str
+    #: HTTP routes, ``"METHOD /path"`` as the OpenAPI document spells them.
+    http: tuple[str, ...] = ()
+    #: The MCP tool's name (DESIGN section 9).
+    mcp: str | None = None
+    #: ``hearth`` subcommands (on the home, or asking its server).
+    cli: tuple[str, ...] = ()
 
 
 _DECLARED = (
-    Operation("status", "read", "the home's health and freshness"),
-    Operation("search", "read", "search the home"),
-    Operation("read", "read", "read a file (or a line range of it)"),
-    Operation("context", "read", "the hot files and recall for a turn"),
-    Operation("active", "read", "continuity/ACTIVE.md"),
-    Operation("review", "read", "pending proposals and open loops"),
-    Operation("proposals", "read", "list pending proposals"),
-    Operation("loops", "read", "list open loops"),
-    Operation("decisions", "read", "list active decisions"),
-    Operation("history", "read", "a file's commits"),
-    Operation("diff", "read", "a diff between revisions"),
-    Operation("memory.list", "read", "the entries of a memory file"),
-    Operation("check", "read", "check staged files against the rules (the pre-commit hook)"),
-    Operation("note", "write", "append an entry to today's daily note"),
-    Operation("put", "write", "write a markdown file (other files: put.other)"),
-    Operation("propose", "write", "propose memory entries for a person to review"),
-    Operation("loop.add", "write", "open a loop"),
-    Operation("loop.resolve", "write", "resolve (archive) an open loop"),
-    Operation("decide", "write", "record a decision (the same title supersedes it)"),
-    Operation("decision.withdraw", "write", "withdraw (archive) a decision with a reason"),
-    Operation("memory.add", "write", "add an entry to a memory file"),
-    Operation("memory.replace", "write", "replace an entry of a memory file"),
-    Operation("memory.remove", "write", "remove an entry of a memory file"),
-    Operation("topic", "write", "create, replace or append to a topic note"),
-    Operation("restore", "write", "restore a markdown file from an earlier revision"),
+    Operation(
+        "status",
+        "read",
+        "the home's health and freshness",
+        http=("GET /v1/status",),
+        mcp="status",
+        cli=("status",),
+    ),
+    Operation(
+        "search",
+        "read",
+        "search the home",
+        http=("GET /v1/search",),
+        mcp="search",
+        cli=("search",),
+    ),
+    Operation(
+        "read",
+        "read",
+        "read a file (or a line range of it)",
+        http=("GET /v1/files/{path}",),
+        mcp="read",
+        cli=("get",),
+    ),
+    Operation(
+        "context",
+        "read",
+        "the hot files and recall for a turn",
+        http=("GET /v1/context",),
+        mcp="context",
+        cli=("context", "agent-hook"),
+    ),
+    Operation("active", "read", "continuity/ACTIVE.md", http=("GET /v1/active",), cli=("active",)),
+    Operation("review", "read", "pending proposals and open loops", mcp="review", cli=("review",)),
+    Operation(
+        "proposals",
+        "read",
+        "list pending proposals",
+        http=("GET /v1/proposals",),
+        cli=("proposals",),
+    ),
+    Operation("loops", "read", "list open loops", http=("GET /v1/loops",), cli=("loops",)),
+    Operation(
+        "decisions",
+        "read",
+        "list active decisions",
+        http=("GET /v1/decisions",),
+        mcp="decisions",
+        cli=("decisions",),
+    ),
+    Operation(
+        "history",
+        "read",
+        "a file's commits",
+        http=("GET /v1/history/{path}",),
+        mcp="history",
+        cli=("history",),
+    ),
+    Operation("diff", "read", "a diff between revisions", http=("GET /v1/diff",), mcp="diff"),
+    Operation(
+        "memory.list",
+        "read",
+        "the entries of a memory file",
+        http=("GET /v1/memory/{file}/entries",),
+        mcp="memory",
+        cli=("memory list",),
+    ),
+    Operation(
+        "check",
+        "read",
+        "check staged files against the rules (the pre-commit hook)",
+        http=("POST /v1/hooks/pre-commit",),
+        cli=("check", "hook"),
+    ),
+    Operation(
+        "note",
+        "write",
+        "append an entry to today's daily note",
+        http=("POST /v1/daily",),
+        mcp="note",
+        cli=("note",),
+    ),
+    Operation(
+        "put",
+        "write",
+        "write a markdown file (other files: put.other)",
+        http=("PUT /v1/files/{path}",),
+        mcp="write",
+        cli=("put",),
+    ),
+    Operation(
+        "propose",
+        "write",
+        "propose memory entries for a person to review",
+        http=("POST /v1/proposals",),
+        mcp="propose",
+        cli=("propose",),
+    ),
+    Operation(
+        "loop.add",
+        "write",
+        "open a loop",
+        http=("POST /v1/loops",),
+        mcp="add_loop",
+        cli=("loop add",),
+    ),
+    Operation(
+        "loop.resolve",
+        "write",
+        "resolve (archive) an open loop",
+        http=("POST /v1/loops/{key}/resolve",),
+        mcp="resolve_loop",
+        cli=("loop resolve",),
+    ),
+    Operation(
+        "decide",
+        "write",
+        "record a decision (the same title supersedes it)",
+        http=("POST /v1/decisions",),
+        mcp="decide",
+        cli=("decide",),
+    ),
+    Operation(
+        "decision.withdraw",
+        "write",
+        "withdraw (archive) a decision with a reason",
+        http=("POST /v1/decisions/{key}/withdraw",),
+        mcp="withdraw_decision",
+        cli=("decision withdraw",),
+    ),
+    Operation(
+        "memory.add",
+        "write",
+        "add an entry to a memory file",
+        mcp="memory",
+        http=("POST /v1/memory/{file}/entries",),
+        cli=("memory add",),
+    ),
+    Operation(
+        "memory.replace",
+        "write",
+        "replace an entry of a memory file",
+        mcp="memory",
+        http=("PUT /v1/memory/{file}/entries",),
+        cli=("memory replace",),
+    ),
+    Operation(
+        "memory.remove",
+        "write",
+        "remove an entry of a memory file",
+        mcp="memory",
+        http=("DELETE /v1/memory/{file}/entries",),
+        cli=("memory remove",),
+    ),
+    Operation(
+        "topic", "write", "create, replace or append to a topic note", mcp="topic", cli=("topic",)
+    ),
+    Operation(
+        "restore", "write", "restore a markdown file from an earlier revision", cli=("restore",)
+    ),
     Operation("edit", "write", "edit a pending proposal's entries before review"),
-    Operation("merge", "admin", "accept a proposal into its target file"),
-    Operation("reject", "admin", "decline a proposal with a reason"),
-    Operation("put.other", "admin", "write a file that is not markdown (hearth.toml, ...)"),
-    Operation("reconcile", "admin", "run a reconcile pass"),
-    Operation("sync", "admin", "sync with the remote"),
-    Operation("tokens", "admin", "create, list and revoke tokens"),
+    Operation(
+        "merge",
+        "admin",
+        "accept a proposal into its target file",
+        http=("POST /v1/proposals/{key}/merge",),
+        mcp="merge",
+        cli=("merge",),
+    ),
+    Operation(
+        "reject",
+        "admin",
+        "decline a proposal with a reason",
+        http=("POST /v1/proposals/{key}/reject",),
+        mcp="reject",
+        cli=("reject",),
+    ),
+    Operation(
+        "put.other",
+        "admin",
+        "write a file that is not markdown (hearth.toml, ...)",
+        http=("PUT /v1/files/{path}",),
+        mcp="write",
+        cli=("put",),
+    ),
+    Operation(
+        "reconcile",
+        "admin",
+        "run a reconcile pass",
+        http=("POST /v1/reconcile",),
+        cli=("reindex",),
+    ),
+    Operation("sync", "admin", "sync with the remote", http=("POST /v1/sync",), cli=("sync",)),
+    Operation(
+        "tokens",
+        "admin",
+        "create, list and revoke tokens",
+        cli=("token create", "token list", "token revoke"),
+    ),
 )
 
 #: Every operation a token can ask for, by name.
@@ -108,6 +288,13 @@ def refusal(held: Scope, operation: str) -> str:
 
 def table_markdown() -> str:
     """The table of operations and scopes the docs carry (checked by a test)."""
-    lines = ["| operation | scope | what it does |", "| --- | --- | --- |"]
-    lines += [f"| `{op.name}` | `{op.scope}` | {op.does} |" for op in _DECLARED]
+    lines = [
+        "| operation | scope | what it does | HTTP | MCP tool | CLI |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for op in _DECLARED:
+        http = ", ".join(f"`{route}`" for route in op.http)
+        tool = f"`{op.mcp}`" if op.mcp else ""
+        cli = ", ".join(f"`hearth {command}`" for command in op.cli)
+        lines.append(f"| `{op.name}` | `{op.scope}` | {op.does} | {http} | {tool} | {cli} |")
     return "\n".join(lines)

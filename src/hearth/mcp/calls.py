@@ -36,7 +36,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from hearth.domain.policy import Scope, may, refusal
+from hearth.domain.policy import Scope, may, refusal, scope_of
 from hearth.errors import HearthError, error_body
 
 
@@ -188,6 +188,9 @@ class Tools:
                 name=fn.__name__,
                 description=inspect.cleandoc(fn.__doc__ or ""),
                 annotations=annotations,
+                # What the catalogue test (and a curious client) reads: the operation
+                # every call runs, and the scope the one policy gives it.
+                meta={"hearth/operation": operation, "hearth/scope": scope_of(operation)},
             )
             if tool.fn_metadata.output_schema is not None:
                 # Read live by the SDK (listing); results are still checked against the model.
