@@ -15,13 +15,13 @@ def test_a_failed_job_shows_in_status_and_active_until_it_succeeds(workspace: Wo
         def broken() -> None:
             raise StoreError("the disk said no")
 
-        service.run_job("rollup", broken)
+        service.jobs.run("rollup", broken)
         jobs = {j["name"]: j for j in service.status().scheduler["jobs"]}
         assert jobs["rollup"]["failures"] == 1
         assert "the disk said no" in jobs["rollup"]["last_error"]
         assert "scheduled job rollup failed" in service.active().content
 
-        service.run_job("rollup", lambda: None)
+        service.jobs.run("rollup", lambda: None)
         jobs = {j["name"]: j for j in service.status().scheduler["jobs"]}
         assert jobs["rollup"]["last_error"] is None and jobs["rollup"]["runs"] == 2
         assert "scheduled job rollup failed" not in service.active().content
@@ -38,9 +38,9 @@ def test_the_rollup_job_commits_last_weeks_digest_once(workspace: Workspace) -> 
     ws.home.note("Dug the beds.", "Garden", "test")  # 2026-11-22, ISO week 47
     later = FakeClock(dt.datetime(2026, 11, 24, 3, 0, tzinfo=dt.UTC))  # week 48
     service = wiring.open_service(ws.root, later)
-    service.job_rollup()
+    service.jobs.rollup()
     assert (ws.root / "continuity/rollups/2026-W47.md").exists()
     commits = len(ws.commits())
-    service.job_rollup()
+    service.jobs.rollup()
     assert len(ws.commits()) == commits
     service.stop()

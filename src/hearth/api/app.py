@@ -52,32 +52,32 @@ def _schedule(service: ServedHearth) -> AsyncIOScheduler:
     jobs: list[tuple[str, Any, Any]] = [
         (
             "reconcile",
-            service.job_reconcile,
+            service.jobs.reconcile,
             IntervalTrigger(minutes=settings.reconcile_minutes),
         ),
         (
             "rollup",
-            service.job_rollup,
+            service.jobs.rollup,
             CronTrigger(day_of_week=settings.rollup_day, hour=settings.rollup_hour, minute=0),
         ),
         (
             "watcher",
-            service.job_watcher,
+            service.jobs.watcher,
             IntervalTrigger(seconds=settings.watcher_check_seconds),
         ),
-        ("sync", service.job_sync, IntervalTrigger(minutes=settings.sync_minutes)),
+        ("sync", service.jobs.sync, IntervalTrigger(minutes=settings.sync_minutes)),
     ]
     reflection = service.home.settings.reflection
     if reflection.enabled:
         jobs.append(
             (
                 "reflection",
-                service.job_reflection,
+                service.jobs.reflection,
                 IntervalTrigger(seconds=reflection.every_seconds),
             )
         )
     for name, job, trigger in jobs:
-        scheduler.add_job(service.run_job, trigger, args=(name, job), id=name, name=name)
+        scheduler.add_job(service.jobs.run, trigger, args=(name, job), id=name, name=name)
     return scheduler
 
 
@@ -115,7 +115,7 @@ def create_app(
             raise
         scheduler.append(_schedule(service))
         scheduler[0].start()
-        service.scheduler_running = True
+        service.jobs.running = True
         if url is not None:
             service.publish_address(url)
         service.ready.set()
@@ -135,7 +135,7 @@ def create_app(
                 await starting
             if scheduler:
                 scheduler[0].shutdown(wait=False)
-                service.scheduler_running = False
+                service.jobs.running = False
             await run_in_threadpool(service.stop)
 
     app = FastAPI(

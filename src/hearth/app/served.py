@@ -14,13 +14,12 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
-import json
-import os
 import secrets
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from hearth.app.jobs import JobState, ScheduledJobs
 from hearth.app.operations import Operations
 from hearth.app.progress import PassProgress
 from hearth.app.reflection import ReflectionRun, Reflector
@@ -29,31 +28,19 @@ from hearth.app.staged import StagedChecker
 from hearth.app.status import StatusBoard
 from hearth.app.sync import Syncer, SyncResult
 from hearth.app.usecases import Hearth
-from hearth.domain import layout
-from hearth.errors import HearthError, NotFound
+from hearth.errors import HearthError
 from hearth.index.semantic import Progress, VectorFiller
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
 from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
+from hearth.store import server_file
 from hearth.store.tokens import TokenStore
 
 #: Seconds a start-up (or background) attempt waits for git's index lock.
 RECOVERY_TRY_SECONDS = 0.5
 #: Seconds between background attempts while the lock stays held.
 RECOVERY_RETRY_SECONDS = 1.0
-
-
-@dataclass
-class JobState:
-    name: str
-    runs: int = 0
-    failures: int = 0
-    last_run: str | None = None
-    last_error: str | None = None
-
-    def as_dict(self) -> dict[str, object]:
-        return dict(self.__dict__)
 
 
 @dataclass
@@ -139,9 +126,21 @@ class ServedHearth(Hearth):
         #: Fills semantic vectors in the background (None when semantic ranking is off).
         self.filler = filler
         self.watcher = Watcher(ops.root, worker.request)
-        self.jobs = notices.jobs
-        self.scheduler_running = False
         self.started: str | None = None
+        #: The scheduled jobs (``api/app.py`` schedules them), their states shared
+        #: with the notices.
+        self.jobs = ScheduledJobs(
+            notices.jobs,
+            home=ops,
+            worker=worker,
+            watcher=self.watcher,
+            board=board,
+            reflector=reflector,
+            syncer=syncer,
+            owned=self.owned,
+            sync=self.sync,
+            now=self._now,
+        )
         #: Set by the server once ``start`` ended and it is published: until then
         #: the API answers 503 with the start-up pass's progress (api/starting.py).
         self.ready = threading.Event()
@@ -250,74 +249,10 @@ class ServedHearth(Hearth):
 
     def publish_address(self, url: str) -> None:
         """Tell hooks and the CLI where this home's server listens."""
-        path = self.home.store.state_dir / layout.SERVER_FILE
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f".{layout.SERVER_FILE}.tmp")
-        # One line, json.dumps's default spacing: the hook shims read it in shell.
-        data = {"url": url, "pid": os.getpid(), "started": self.started, "hook_key": self.hook_key}
-        temp.unlink(missing_ok=True)
-        with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as out:
-            out.write(json.dumps(data))
-        temp.replace(path)
+        server_file.publish(self.home.store.state_dir, url, self.started, self.hook_key)
 
     def forget_address(self) -> None:
-        path = self.home.store.state_dir / layout.SERVER_FILE
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError):
-            return
-        if isinstance(data, dict) and data.get("pid") == os.getpid():
-            path.unlink(missing_ok=True)
-
-    # -- scheduled jobs ----------------------------------------------------------
-
-    def run_job(self, name: str, job: Callable[[], object]) -> None:
-        """Run a scheduled job, recording its outcome for status and ACTIVE.md."""
-        state = self.jobs.setdefault(name, JobState(name))
-        state.runs += 1
-        state.last_run = self._now()
-        try:
-            job()
-        except Exception as exc:  # the job's boundary: whatever failed is recorded, not lost
-            state.failures += 1
-            state.last_error = getattr(exc, "message", None) or str(exc)
-            self.worker.request([])  # refresh ACTIVE.md's Needs attention
-            return
-        if state.last_error is not None:
-            state.last_error = None
-            self.worker.request([])
-
-    def job_reconcile(self) -> None:
-        ticket = self.worker.request(None)
-        self.worker.wait(ticket, timeout=600)
-        if self.worker.state.last_error:
-            raise HearthError(self.worker.state.last_error)
-
-    def job_rollup(self) -> None:
-        try:
-            with self.owned():
-                self.home.rollup(None, "scheduler")
-        except NotFound:
-            return  # no notes last week: nothing to digest
-
-    def job_watcher(self) -> None:
-        if self.watcher.ensure_running():
-            why = self.watcher.last_error or "it stopped delivering events"
-            raise HearthError(f"the file watcher had stopped and was re-armed ({why})")
-
-    def job_reflection(self) -> None:
-        """Run the reflection command; a failed run raises, so the job records it."""
-        with self.owned():
-            run = self.reflector.run()
-        self.board.request()  # the reflection state is in the snapshot
-        if run.error is not None:
-            raise HearthError(run.error)
-
-    def job_sync(self) -> None:
-        """Sync with the upstream, when the branch has one."""
-        if self.syncer.upstream() is None:
-            return
-        self.sync()
+        server_file.forget(self.home.store.state_dir)
 
     # -- reading -----------------------------------------------------------------
 
@@ -381,10 +316,7 @@ class ServedHearth(Hearth):
                 else None
             ),
             running_pass=self.passes.view(),
-            scheduler={
-                "running": self.scheduler_running,
-                "jobs": [s.as_dict() for s in self.jobs.values()],
-            },
+            scheduler=self.jobs.as_dict(),
             started=self.started,
             locks={
                 "index_lock": self.home.store.index_lock(),

@@ -1,0 +1,115 @@
+"""The scheduled jobs of a served home (reconcile, rollup, watcher check, sync,
+reflection) and the record of how each went, which status and ACTIVE.md's
+Needs attention show. ``api/app.py`` hands them to APScheduler; every run
+goes through ``run``, the jobs' one boundary."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+
+from hearth.app.operations import Operations
+from hearth.app.reflection import Reflector
+from hearth.app.status import StatusBoard
+from hearth.app.sync import Syncer
+from hearth.errors import HearthError, NotFound
+from hearth.reconcile.watcher import Watcher
+from hearth.reconcile.worker import ReconcileWorker
+
+#: Seconds the reconcile job waits for its pass.
+RECONCILE_JOB_SECONDS = 600
+
+
+@dataclass
+class JobState:
+    name: str
+    runs: int = 0
+    failures: int = 0
+    last_run: str | None = None
+    last_error: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return dict(self.__dict__)
+
+
+class ScheduledJobs:
+    """What the scheduler runs, given the served home's parts; ``states`` is
+    shared with the runtime notices (a failed job is a line in ACTIVE.md)."""
+
+    def __init__(
+        self,
+        states: dict[str, JobState],
+        *,
+        home: Operations,
+        worker: ReconcileWorker,
+        watcher: Watcher,
+        board: StatusBoard,
+        reflector: Reflector,
+        syncer: Syncer,
+        owned: Callable[[], AbstractContextManager[object]],
+        sync: Callable[[], object],
+        now: Callable[[], str],
+    ) -> None:
+        self.states = states
+        self.running = False
+        self._home = home
+        self._worker = worker
+        self._watcher = watcher
+        self._board = board
+        self._reflector = reflector
+        self._syncer = syncer
+        self._owned = owned
+        self._sync = sync
+        self._now = now
+
+    def run(self, name: str, job: Callable[[], object]) -> None:
+        """Run a scheduled job, recording its outcome for status and ACTIVE.md."""
+        state = self.states.setdefault(name, JobState(name))
+        state.runs += 1
+        state.last_run = self._now()
+        try:
+            job()
+        except Exception as exc:  # the job's boundary: whatever failed is recorded, not lost
+            state.failures += 1
+            state.last_error = getattr(exc, "message", None) or str(exc)
+            self._worker.request([])  # refresh ACTIVE.md's Needs attention
+            return
+        if state.last_error is not None:
+            state.last_error = None
+            self._worker.request([])
+
+    def reconcile(self) -> None:
+        ticket = self._worker.request(None)
+        self._worker.wait(ticket, timeout=RECONCILE_JOB_SECONDS)
+        if self._worker.state.last_error:
+            raise HearthError(self._worker.state.last_error)
+
+    def rollup(self) -> None:
+        try:
+            with self._owned():
+                self._home.rollup(None, "scheduler")
+        except NotFound:
+            return  # no notes last week: nothing to digest
+
+    def watcher(self) -> None:
+        if self._watcher.ensure_running():
+            why = self._watcher.last_error or "it stopped delivering events"
+            raise HearthError(f"the file watcher had stopped and was re-armed ({why})")
+
+    def reflection(self) -> None:
+        """Run the reflection command; a failed run raises, so the job records it."""
+        with self._owned():
+            run = self._reflector.run()
+        self._board.request()  # the reflection state is in the snapshot
+        if run.error is not None:
+            raise HearthError(run.error)
+
+    def sync(self) -> None:
+        """Sync with the upstream, when the branch has one."""
+        if self._syncer.upstream() is None:
+            return
+        self._sync()
+
+    def as_dict(self) -> dict[str, object]:
+        return {"running": self.running, "jobs": [s.as_dict() for s in self.states.values()]}
