@@ -77,7 +77,7 @@ class Workspace:
 
     @property
     def home(self) -> Operations:
-        return self.app.home
+        return self.app.ops
 
     def git(self, *args: str, check: bool = True) -> str:
         return git(self.root, *args, check=check)
@@ -108,7 +108,7 @@ def workspace(tmp_path: Path, clock: FakeClock) -> Iterator[Workspace]:
     wiring.initialize(root, clock)
     app = wiring.open_app(root, clock)
     yield Workspace(root, app)
-    app.home.files.close()
+    app.ops.files.close()
 
 
 def settle_point(root: Path) -> str:

@@ -177,7 +177,7 @@ class Machine:
     def __init__(self, root: Path, clock: FakeClock) -> None:
         self.root = root
         self.app = wiring.open_app(root, clock)
-        self.home = self.app.home
+        self.home = self.app.ops
 
     def sync(self):  # type: ignore[no-untyped-def]
         return self.app.syncer.sync()

@@ -44,7 +44,7 @@ from hearth.ui import build_ui
 
 
 def _schedule(service: ServedHearth) -> AsyncIOScheduler:
-    settings = service.home.settings.schedule
+    settings = service.ops.settings.schedule
     scheduler = AsyncIOScheduler(
         timezone="UTC",
         job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 300},
@@ -67,7 +67,7 @@ def _schedule(service: ServedHearth) -> AsyncIOScheduler:
         ),
         ("sync", service.jobs.sync, IntervalTrigger(minutes=settings.sync_minutes)),
     ]
-    reflection = service.home.settings.reflection
+    reflection = service.ops.settings.reflection
     if reflection.enabled:
         jobs.append(
             (

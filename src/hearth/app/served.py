@@ -219,7 +219,7 @@ class ServedHearth(Hearth):
     def _try_recover(self, timeout: float) -> bool:
         """Finish a killed hearth's write, if one is pending; False while it must wait."""
         try:
-            self.home.store.recover(timeout)
+            self.ops.store.recover(timeout)
         except HearthError as exc:
             self.notices.recovery_error = exc.message
             return False
@@ -249,10 +249,10 @@ class ServedHearth(Hearth):
 
     def publish_address(self, url: str) -> None:
         """Tell hooks and the CLI where this home's server listens."""
-        server_file.publish(self.home.store.state_dir, url, self.started, self.hook_key)
+        server_file.publish(self.ops.store.state_dir, url, self.started, self.hook_key)
 
     def forget_address(self) -> None:
-        server_file.forget(self.home.store.state_dir)
+        server_file.forget(self.ops.store.state_dir)
 
     # -- reading -----------------------------------------------------------------
 
@@ -286,7 +286,7 @@ class ServedHearth(Hearth):
         self._freshen()
         fresh, _why = self.index_freshness()
         with self.owner:
-            return queries.active_view_of(self.home, self.reconciler.active_state(), fresh)
+            return queries.active_view_of(self.ops, self.reconciler.active_state(), fresh)
 
     def status(self) -> ServedStatus:
         """The snapshot (``snapshot.as_of``) with what must be live added; it is
@@ -319,7 +319,7 @@ class ServedHearth(Hearth):
             scheduler=self.jobs.as_dict(),
             started=self.started,
             locks={
-                "index_lock": self.home.store.index_lock(),
+                "index_lock": self.ops.store.index_lock(),
                 "recovery_pending": self.recovery_error is not None,
                 "recovery_error": self.recovery_error,
             },
@@ -361,7 +361,7 @@ class ServedHearth(Hearth):
             self.worker.wait_idle(timeout)
 
     def _now(self) -> str:
-        return self.home.clock().astimezone(dt.UTC).isoformat(timespec="seconds")
+        return self.ops.clock().astimezone(dt.UTC).isoformat(timespec="seconds")
 
 
 def _both(first: Progress, second: Progress | None) -> Progress:

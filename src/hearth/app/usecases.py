@@ -96,7 +96,7 @@ class Hearth:
         reflector: Reflector,
         owner: threading.RLock | None = None,
     ) -> None:
-        self.home = ops
+        self.ops = ops
         self.reconciler = reconciler
         self.syncer = syncer
         self.reflector = reflector
@@ -118,58 +118,58 @@ class Hearth:
         from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
 
         with self.owner:
-            return queries.get_file(self.home, path, rev)
+            return queries.get_file(self.ops, path, rev)
 
     def history(self, path: str, limit: int = 20) -> list[CommitInfo]:
         from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
 
         with self.owner:
-            return queries.history(self.home, path, limit)
+            return queries.history(self.ops, path, limit)
 
     def diff(self, path: str, rev_from: str | None, rev_to: str | None) -> Diff:
         from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
 
         with self.owner:
-            return queries.diff(self.home, path, rev_from, rev_to)
+            return queries.diff(self.ops, path, rev_from, rev_to)
 
     def commit_diff(self, path: str, rev: str) -> Diff:
         from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
 
         with self.owner:
-            return queries.commit_diff(self.home, path, rev)
+            return queries.commit_diff(self.ops, path, rev)
 
     def head_oids(self, paths: list[str]) -> dict[str, str | None]:
         from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
 
         with self.owner:
-            return queries.head_oids(self.home, paths)
+            return queries.head_oids(self.ops, paths)
 
     def merge_preview(self, key: str) -> MergePreview:
         with self.owner:
-            return self.home.preview_merge(key)
+            return self.ops.preview_merge(key)
 
     def diff_home(self, rev_from: str | None, rev_to: str | None) -> Diff:
         """Every file that differs between two revisions (``to`` None: the work tree)."""
         from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
 
         with self.owner:
-            return queries.diff_home(self.home, rev_from, rev_to)
+            return queries.diff_home(self.ops, rev_from, rev_to)
 
     def records(self, kind: layout.RecordKind) -> list[RecordView]:
         from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
 
-        return queries.list_records(self.home, kind)
+        return queries.list_records(self.ops, kind)
 
     def review(self) -> Review:
         return Review(self.records("proposal"), self.records("loop"))
 
     def entry_list(self, path: str) -> list[Entry]:
         with self.owner:
-            return self.home.entry_list(path)
+            return self.ops.entry_list(path)
 
     def topics(self) -> list[dict[str, str]]:
         with self.owner:
-            return self.home.topics()
+            return self.ops.topics()
 
     def check(self, actor: str, *, fix_keys: bool = False) -> CheckResult:
         """The validation rules over the whole home; ``fix_keys`` first renames
@@ -177,10 +177,8 @@ class Hearth:
         from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
 
         with self.owner:
-            fixed = self.home.fix_keys(actor) if fix_keys else None
-            return CheckResult(
-                queries.check(self.home), queries.legacy_key_records(self.home), fixed
-            )
+            fixed = self.ops.fix_keys(actor) if fix_keys else None
+            return CheckResult(queries.check(self.ops), queries.legacy_key_records(self.ops), fixed)
 
     def search(
         self, text: str, kind: str | None = None, path: str | None = None, limit: int = 10
@@ -206,7 +204,7 @@ class Hearth:
 
         with self.owner:
             return queries.status(
-                self.home, self.reconciler.status(), self.syncer, self.reflector.log
+                self.ops, self.reconciler.status(), self.syncer, self.reflector.log
             )
 
     def active(self) -> ActiveView:
@@ -214,7 +212,7 @@ class Hearth:
 
         self._freshen()
         with self.owner:
-            return queries.active_view(self.home, self.reconciler.status())
+            return queries.active_view(self.ops, self.reconciler.status())
 
     def context(
         self, session: context.Session, query: str | None = None, user: str | None = None
@@ -243,9 +241,9 @@ class Hearth:
         texts: list[tuple[str, str | None]] = []
         with self.owner:
             for path in files:
-                data = self.home.files.read(path)
+                data = self.ops.files.read(path)
                 texts.append((path, None if data is None else decode_text(data, path)))
-        bounds = self.home.settings.context
+        bounds = self.ops.settings.context
         return context.bundle(
             session, texts, bounds.file_chars, bounds.total_chars, query, passages
         )
@@ -255,7 +253,7 @@ class Hearth:
         from hearth.domain.context import Passage  # noqa: PLC0415  (start-up: reads only)
 
         try:
-            data = self.home.files.read(hit.path)
+            data = self.ops.files.read(hit.path)
         except HearthError:
             return None
         if data is None:
@@ -305,7 +303,7 @@ class Hearth:
 
     def note(self, text: str, title: str | None, actor: str) -> WriteResult:
         with self.owner:
-            return self.home.note(text, title, actor)
+            return self.ops.note(text, title, actor)
 
     def put(
         self,
@@ -316,17 +314,17 @@ class Hearth:
         message: str | None = None,
     ) -> WriteResult:
         with self.owner:
-            return self.home.put(path, content, actor, expected_oid, message)
+            return self.ops.put(path, content, actor, expected_oid, message)
 
     def restore(
         self, path: str, rev: str, actor: str, *, expected: Expected | None = None
     ) -> WriteResult:
         with self.owner:
-            return self.home.restore(path, rev, actor, expected=expected)
+            return self.ops.restore(path, rev, actor, expected=expected)
 
     def rollup(self, week: str | None, actor: str) -> WriteResult:
         with self.owner:
-            return self.home.rollup(week, actor)
+            return self.ops.rollup(week, actor)
 
     def propose(
         self,
@@ -338,62 +336,62 @@ class Hearth:
         source: str = "",
     ) -> WriteResult:
         with self.owner:
-            return self.home.propose(title, entries, actor, target, rationale, source)
+            return self.ops.propose(title, entries, actor, target, rationale, source)
 
     def merge(self, key: str, actor: str, *, expected: Expected | None = None) -> WriteResult:
         with self.owner:
-            return self.home.merge(key, actor, expected=expected)
+            return self.ops.merge(key, actor, expected=expected)
 
     def reject(
         self, key: str, reason: str, actor: str, *, expected: Expected | None = None
     ) -> WriteResult:
         with self.owner:
-            return self.home.reject(key, reason, actor, expected=expected)
+            return self.ops.reject(key, reason, actor, expected=expected)
 
     def revise_proposal(
         self, key: str, entries: Sequence[str], actor: str, *, expected: Expected | None = None
     ) -> WriteResult:
         with self.owner:
-            return self.home.revise_proposal(key, entries, actor, expected=expected)
+            return self.ops.revise_proposal(key, entries, actor, expected=expected)
 
     def add_loop(
         self, title: str, actor: str, summary: str = "", next_step: str = "", source: str = ""
     ) -> WriteResult:
         with self.owner:
-            return self.home.add_loop(title, actor, summary, next_step, source)
+            return self.ops.add_loop(title, actor, summary, next_step, source)
 
     def resolve_loop(
         self, key: str, actor: str, note: str = "", *, expected: Expected | None = None
     ) -> WriteResult:
         with self.owner:
-            return self.home.resolve_loop(key, actor, note, expected=expected)
+            return self.ops.resolve_loop(key, actor, note, expected=expected)
 
     def decide(
         self, title: str, decision: str, actor: str, why: str = "", source: str = ""
     ) -> WriteResult:
         with self.owner:
-            return self.home.decide(title, decision, actor, why, source)
+            return self.ops.decide(title, decision, actor, why, source)
 
     def withdraw_decision(
         self, key: str, reason: str, actor: str, *, expected: Expected | None = None
     ) -> WriteResult:
         with self.owner:
-            return self.home.withdraw_decision(key, reason, actor, expected=expected)
+            return self.ops.withdraw_decision(key, reason, actor, expected=expected)
 
     def entry_add(self, path: str, entry: str, actor: str) -> WriteResult:
         with self.owner:
-            return self.home.entry_add(path, entry, actor)
+            return self.ops.entry_add(path, entry, actor)
 
     def entry_replace(self, path: str, old: str, new: str, actor: str) -> WriteResult:
         with self.owner:
-            return self.home.entry_replace(path, old, new, actor)
+            return self.ops.entry_replace(path, old, new, actor)
 
     def entry_remove(self, path: str, old: str, actor: str) -> WriteResult:
         with self.owner:
-            return self.home.entry_remove(path, old, actor)
+            return self.ops.entry_remove(path, old, actor)
 
     def topic(
         self, title: str, actor: str, *, content: str | None = None, append: str | None = None
     ) -> WriteResult:
         with self.owner:
-            return self.home.topic(title, actor, content=content, append=append)
+            return self.ops.topic(title, actor, content=content, append=append)

@@ -58,7 +58,7 @@ def watch(state: _State) -> None:
     first = service.start()
     if first is not None:
         click.echo(_report_line(first))
-    click.echo(f"watching {service.home.root} (Ctrl-C to stop)")
+    click.echo(f"watching {service.ops.root} (Ctrl-C to stop)")
     try:
         while not stop.wait(HEALTH_CHECK_SECONDS):
             if service.watcher.ensure_running():
@@ -117,12 +117,12 @@ def serve(
         timeout_graceful_shutdown=10,
     )
     tokens = service.tokens.list()
-    click.echo(f"hearth: serving {service.home.root} at {url}")
+    click.echo(f"hearth: serving {service.ops.root} at {url}")
     exe = shlex.quote(sys.argv[0] if sys.argv and sys.argv[0] else "hearth")
     click.echo(
         f"hearth: {len(tokens)} API token(s); create yours (a person's token is admin: "
         f"it merges and rejects proposals) with: {exe} --home "
-        f"{shlex.quote(str(service.home.root))} token create --name me --scope admin"
+        f"{shlex.quote(str(service.ops.root))} token create --name me --scope admin"
         " (an agent's: --name agent --scope write)"
     )
 
