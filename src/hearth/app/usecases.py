@@ -16,10 +16,11 @@ process whose worker and watcher keep them fresh; the composition root
 from __future__ import annotations
 
 import contextlib
+import functools
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
 from hearth.app.operations import Operations
 from hearth.app.reflection import ReflectionRun, Reflector
@@ -27,13 +28,11 @@ from hearth.app.results import (
     ActiveView,
     CheckResult,
     Diff,
-    Expected,
     HomeStatus,
     MergePreview,
     Reindexed,
     Review,
     ServedStatus,
-    WriteResult,
 )
 from hearth.app.sync import Syncer, SyncResult
 from hearth.domain import layout
@@ -60,6 +59,25 @@ if TYPE_CHECKING:
 
 #: Search hits the context bundle's recall section starts from.
 RECALL_HITS = 5
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _under_lock(
+    write: Callable[Concatenate[Operations, P], R],
+) -> Callable[Concatenate[Hearth, P], R]:
+    """The use case that is one write of ``Operations``, run under the home's lock:
+    the same signature and docstring, declared in one line rather than forwarded
+    by hand."""
+
+    @functools.wraps(write)
+    def under_lock(self: Hearth, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self.owner:
+            return write(self.ops, *args, **kwargs)
+
+    return under_lock
 
 
 class IndexEachWrite:
@@ -299,99 +317,21 @@ class Hearth:
         with self.owner:
             return self.reflector.run()
 
-    # -- writing: every call is one commit -----------------------------------------
+    # -- writing: every call is one commit of ``Operations``, under the lock -----------
 
-    def note(self, text: str, title: str | None, actor: str) -> WriteResult:
-        with self.owner:
-            return self.ops.note(text, title, actor)
-
-    def put(
-        self,
-        path: str,
-        content: bytes,
-        actor: str,
-        expected_oid: str | None = None,
-        message: str | None = None,
-    ) -> WriteResult:
-        with self.owner:
-            return self.ops.put(path, content, actor, expected_oid, message)
-
-    def restore(
-        self, path: str, rev: str, actor: str, *, expected: Expected | None = None
-    ) -> WriteResult:
-        with self.owner:
-            return self.ops.restore(path, rev, actor, expected=expected)
-
-    def rollup(self, week: str | None, actor: str) -> WriteResult:
-        with self.owner:
-            return self.ops.rollup(week, actor)
-
-    def propose(
-        self,
-        title: str,
-        entries: Sequence[str],
-        actor: str,
-        target: str | None = None,
-        rationale: str = "",
-        source: str = "",
-    ) -> WriteResult:
-        with self.owner:
-            return self.ops.propose(title, entries, actor, target, rationale, source)
-
-    def merge(self, key: str, actor: str, *, expected: Expected | None = None) -> WriteResult:
-        with self.owner:
-            return self.ops.merge(key, actor, expected=expected)
-
-    def reject(
-        self, key: str, reason: str, actor: str, *, expected: Expected | None = None
-    ) -> WriteResult:
-        with self.owner:
-            return self.ops.reject(key, reason, actor, expected=expected)
-
-    def revise_proposal(
-        self, key: str, entries: Sequence[str], actor: str, *, expected: Expected | None = None
-    ) -> WriteResult:
-        with self.owner:
-            return self.ops.revise_proposal(key, entries, actor, expected=expected)
-
-    def add_loop(
-        self, title: str, actor: str, summary: str = "", next_step: str = "", source: str = ""
-    ) -> WriteResult:
-        with self.owner:
-            return self.ops.add_loop(title, actor, summary, next_step, source)
-
-    def resolve_loop(
-        self, key: str, actor: str, note: str = "", *, expected: Expected | None = None
-    ) -> WriteResult:
-        with self.owner:
-            return self.ops.resolve_loop(key, actor, note, expected=expected)
-
-    def decide(
-        self, title: str, decision: str, actor: str, why: str = "", source: str = ""
-    ) -> WriteResult:
-        with self.owner:
-            return self.ops.decide(title, decision, actor, why, source)
-
-    def withdraw_decision(
-        self, key: str, reason: str, actor: str, *, expected: Expected | None = None
-    ) -> WriteResult:
-        with self.owner:
-            return self.ops.withdraw_decision(key, reason, actor, expected=expected)
-
-    def entry_add(self, path: str, entry: str, actor: str) -> WriteResult:
-        with self.owner:
-            return self.ops.entry_add(path, entry, actor)
-
-    def entry_replace(self, path: str, old: str, new: str, actor: str) -> WriteResult:
-        with self.owner:
-            return self.ops.entry_replace(path, old, new, actor)
-
-    def entry_remove(self, path: str, old: str, actor: str) -> WriteResult:
-        with self.owner:
-            return self.ops.entry_remove(path, old, actor)
-
-    def topic(
-        self, title: str, actor: str, *, content: str | None = None, append: str | None = None
-    ) -> WriteResult:
-        with self.owner:
-            return self.ops.topic(title, actor, content=content, append=append)
+    note = _under_lock(Operations.note)
+    put = _under_lock(Operations.put)
+    restore = _under_lock(Operations.restore)
+    rollup = _under_lock(Operations.rollup)
+    propose = _under_lock(Operations.propose)
+    merge = _under_lock(Operations.merge)
+    reject = _under_lock(Operations.reject)
+    revise_proposal = _under_lock(Operations.revise_proposal)
+    add_loop = _under_lock(Operations.add_loop)
+    resolve_loop = _under_lock(Operations.resolve_loop)
+    decide = _under_lock(Operations.decide)
+    withdraw_decision = _under_lock(Operations.withdraw_decision)
+    entry_add = _under_lock(Operations.entry_add)
+    entry_replace = _under_lock(Operations.entry_replace)
+    entry_remove = _under_lock(Operations.entry_remove)
+    topic = _under_lock(Operations.topic)
