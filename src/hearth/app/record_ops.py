@@ -107,24 +107,37 @@ class RecordOps(Writer):
     def reject(
         self, key: str, reason: str, actor: str, *, expected: Expected | None = None
     ) -> WriteResult:
-        path = _record_path("proposal", key)
-        reason = " ".join(reason.split())
-        if not reason:
-            raise InvalidInput("give a reason for rejecting the proposal (--reason)")
+        reason = _reason(reason, "rejecting the proposal")
+        return self._archive("proposal", key, ("reject", "rejected"), reason, actor, expected)
+
+    def _archive(
+        self,
+        kind: layout.RecordKind,
+        key: str,
+        how: tuple[str, str],
+        note: str,
+        actor: str,
+        expected: Expected | None,
+        *,
+        reason: bool = True,
+    ) -> WriteResult:
+        """Move an active record to its archive with ``how``'s outcome (the verb of
+        the commit subject, the status), ``note`` kept in its note field and, when
+        it is a ``reason``, in the commit body. One commit."""
+        verb, status = how
+        path = _record_path(kind, key)
+        spec = layout.RECORD_KINDS[kind]
 
         def operation(snap: Snapshot) -> Plan:
             check_expected(snap, expected)
-            proposal, original = _require(snap, "proposal", path, key)
-            assert isinstance(proposal, records.Proposal)
+            record, original = _require(snap, kind, path, key)
             return Plan(
-                f"proposals: reject {proposal.title}",
-                _archive_moves(
-                    "proposal", key, proposal, original, self._now(), "rejected", reason
-                ),
-                body=f"Reason: {reason}",
+                f"{spec.plural}: {verb} {record.title}",
+                _archive_moves(kind, key, record, original, self._now(), status, note),
+                body=f"Reason: {note}" if reason else "",
             )
 
-        result = self._commit(operation, "proposal.reject", actor, key)
+        result = self._commit(operation, f"{kind}.{verb}", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
 
     def fix_keys(self, actor: str) -> KeyFix:
@@ -249,20 +262,10 @@ class RecordOps(Writer):
     def resolve_loop(
         self, key: str, actor: str, note: str = "", *, expected: Expected | None = None
     ) -> WriteResult:
-        path = _record_path("loop", key)
-
-        def operation(snap: Snapshot) -> Plan:
-            check_expected(snap, expected)
-            loop, original = _require(snap, "loop", path, key)
-            assert isinstance(loop, records.OpenLoop)
-            resolution = " ".join(note.split())
-            return Plan(
-                f"loops: resolve {loop.title}",
-                _archive_moves("loop", key, loop, original, self._now(), "resolved", resolution),
-            )
-
-        result = self._commit(operation, "loop.resolve", actor, key)
-        return WriteResult(result.commit, path, result.changed, key)
+        resolution = " ".join(note.split())
+        return self._archive(
+            "loop", key, ("resolve", "resolved"), resolution, actor, expected, reason=False
+        )
 
     def decide(
         self, title: str, decision: str, actor: str, why: str = "", source: str = ""
@@ -291,24 +294,8 @@ class RecordOps(Writer):
     def withdraw_decision(
         self, key: str, reason: str, actor: str, *, expected: Expected | None = None
     ) -> WriteResult:
-        path = _record_path("decision", key)
-        reason = " ".join(reason.split())
-        if not reason:
-            raise InvalidInput("give a reason for withdrawing the decision (--reason)")
-
-        def operation(snap: Snapshot) -> Plan:
-            check_expected(snap, expected)
-            decision, original = _require(snap, "decision", path, key)
-            return Plan(
-                f"decisions: withdraw {decision.title}",
-                _archive_moves(
-                    "decision", key, decision, original, self._now(), "withdrawn", reason
-                ),
-                body=f"Reason: {reason}",
-            )
-
-        result = self._commit(operation, "decision.withdraw", actor, key)
-        return WriteResult(result.commit, path, result.changed, key)
+        reason = _reason(reason, "withdrawing the decision")
+        return self._archive("decision", key, ("withdraw", "withdrawn"), reason, actor, expected)
 
 
 def _archive_moves(
@@ -328,6 +315,13 @@ def _archive_moves(
         FileChange(layout.record_path(kind, key), None),
         FileChange(archive, text.encode()),
     )
+
+
+def _reason(text: str, doing: str) -> str:
+    reason = " ".join(text.split())
+    if not reason:
+        raise InvalidInput(f"give a reason for {doing} (--reason)")
+    return reason
 
 
 def _record_path(kind: layout.RecordKind, key: str) -> str:
