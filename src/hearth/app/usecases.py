@@ -21,10 +21,12 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from hearth.app.matching import ReviewBoard, ReviewMatcher
 from hearth.app.operations import Operations
 from hearth.app.reflection import ReflectionRun, Reflector
 from hearth.app.results import (
     ActiveView,
+    BatchResult,
     CheckResult,
     Diff,
     Expected,
@@ -95,12 +97,15 @@ class Hearth:
         syncer: Syncer,
         reflector: Reflector,
         owner: threading.RLock | None = None,
+        matcher: ReviewMatcher | None = None,
     ) -> None:
         self.home = ops
         self.reconciler = reconciler
         self.syncer = syncer
         self.reflector = reflector
         self.owner = owner or threading.RLock()
+        #: What finds a proposal's entries already held or proposed (reflection's too).
+        self.matcher = matcher or reflector.matcher
 
     @contextmanager
     def owned(self) -> Iterator[None]:
@@ -162,6 +167,20 @@ class Hearth:
 
     def review(self) -> Review:
         return Review(self.records("proposal"), self.records("loop"))
+
+    def review_board(self, views: list[RecordView] | None = None) -> ReviewBoard:
+        """Each pending proposal's entries matched against what the home holds and
+        the other proposals, near-duplicate proposals grouped (``app/matching.py``);
+        ``views``: the pending proposals already listed."""
+        if views is None:
+            views = self.records("proposal")
+        texts = {}
+        for view in views:
+            data = self.home.files.read(view.path)
+            texts[view.path] = data.decode("utf-8", "replace") if data is not None else ""
+        with self.owner:
+            snap = self.home.store.snapshot()
+        return self.matcher.board(snap, views, texts)
 
     def entry_list(self, path: str) -> list[Entry]:
         with self.owner:
@@ -349,6 +368,20 @@ class Hearth:
     ) -> WriteResult:
         with self.owner:
             return self.home.reject(key, reason, actor, expected=expected)
+
+    def merge_many(
+        self, keys: Sequence[str], actor: str, *, expected: Expected | None = None
+    ) -> BatchResult:
+        """Merge every proposal of ``keys`` in one commit (``app/batch_ops.py``)."""
+        with self.owner:
+            return self.home.merge_many(keys, actor, expected=expected)
+
+    def reject_many(
+        self, keys: Sequence[str], reason: str, actor: str, *, expected: Expected | None = None
+    ) -> BatchResult:
+        """Reject every proposal of ``keys`` with one reason, in one commit."""
+        with self.owner:
+            return self.home.reject_many(keys, reason, actor, expected=expected)
 
     def revise_proposal(
         self, key: str, entries: Sequence[str], actor: str, *, expected: Expected | None = None
