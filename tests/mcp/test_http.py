@@ -30,6 +30,8 @@ TOOLS = {
     "topic": (False, False),
     "merge": (False, True),
     "reject": (False, True),
+    "merge_many": (False, True),
+    "reject_many": (False, True),
 }
 INITIALIZE = {
     "jsonrpc": "2.0",

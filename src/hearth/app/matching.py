@@ -19,20 +19,18 @@ for words.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hearth.app.writer import check_proposal_target, new_target_text
 from hearth.domain import entries, layout, notes, records
 from hearth.domain.likeness import (
-    COSINE_FLOOR,
     EntryMatches,
     Held,
     OverBound,
     best_matches,
     groups,
-    likeness,
     over_bound,
 )
 from hearth.domain.text import decode_text
@@ -122,18 +120,22 @@ class ReviewMatcher:
             for entry in proposal.entries:
                 proposed.append(Held(entry, path, _line_of(lines, entry), key))
 
-        questions: list[tuple[str, str, list[Held]]] = []
-        for key, _path, proposal in pending:
+        # One list of columns (the files' entries, then every proposed entry);
+        # each question sees its target, USER.md, MEMORY.md and the others' entries.
+        for _key, _path, proposal in pending:
             target = _target(proposal)
-            pool = list(held_in(target)) if target else []
-            for extra in ALWAYS:
-                if extra != target:
-                    pool += held_in(extra)
-            pool += [h for h in proposed if h.key != key]
+            if target is not None:
+                held_in(target)
+        for extra in ALWAYS:
+            held_in(extra)
+        columns = [h for found in held_files.values() for h in found] + proposed
+        questions: list[tuple[str, str, Callable[[Held], bool]]] = []
+        for key, _path, proposal in pending:
+            seen_paths = {_target(proposal), *ALWAYS}
             for entry in proposal.entries:
-                questions.append((key, entry, pool))
+                questions.append((key, entry, _sees(seen_paths, key)))
 
-        scored = self._score(questions)
+        scored = self._score(questions, columns)
         by_key: dict[str, list[EntryMatches]] = {}
         links: list[tuple[str, str]] = []
         for (key, entry, _pool), found in zip(questions, scored, strict=True):
@@ -149,8 +151,8 @@ class ReviewMatcher:
             target = _target(proposal)
             over = None
             if target is not None:
-                held_in(target)
-                over = self._over(target, file_texts.get(target), proposal.entries)
+                held = [(h.text, h.line) for h in held_in(target)]
+                over = self._over(target, file_texts.get(target), held, proposal.entries)
             reviews[key] = ProposalReview(key, tuple(by_key.get(key, ())), group_of.get(key), over)
         return ReviewBoard(
             self.threshold,
@@ -159,13 +161,21 @@ class ReviewMatcher:
             tuple(tuple(g) for g in found_groups),
         )
 
-    def _over(self, target: str, text: str | None, proposed: Sequence[str]) -> OverBound | None:
+    def _over(
+        self,
+        target: str,
+        text: str | None,
+        held: list[tuple[str, int]],
+        proposed: Sequence[str],
+    ) -> OverBound | None:
         bound = bound_of(target, self.bounds)
         if bound is None:
             return None
         before = text if text is not None else new_target_text(target)
+        # A merge adds at most each entry's line and a heading: well inside, no diff needed.
+        if len(before) + sum(len(e) + 3 for e in proposed) + 20 <= bound:
+            return None
         after, _added = notes.add_entries(before, proposed)
-        held = [(e.text, e.line) for e in entries.list_entries(before)]
         return over_bound(target, after, bound, held)
 
     # -- known before proposing (reflection) --------------------------------
@@ -180,7 +190,7 @@ class ReviewMatcher:
             text = _read(snap, path)
             pool += [Held(e.text, path, e.line) for e in entries.list_entries(text or "")]
         pool += pending
-        scored = self._score([("", entry, pool) for entry in proposed])
+        scored = self._score([("", entry, _everything) for entry in proposed], pool)
         return [
             best_matches(entry, found, self.threshold)
             for entry, found in zip(proposed, scored, strict=True)
@@ -189,40 +199,51 @@ class ReviewMatcher:
     # -- scores ------------------------------------------------------------------
 
     def _score(
-        self, questions: Sequence[tuple[str, str, list[Held]]]
+        self,
+        questions: Sequence[tuple[str, str, Callable[[Held], bool]]],
+        columns: Sequence[Held],
     ) -> list[list[tuple[Held, float]]]:
-        """For each (key, entry, pool): the pool's entries worth scoring, with scores.
+        """For each (key, entry, sees): the columns it ``sees`` that score at or
+        above the threshold (or hold the same text), with their scores. Every
+        distinct entry is scored against every distinct column text in one
+        matrix (``EntryLikeness.scores``); a question then reads the few columns
+        over the threshold, not all of them."""
+        import numpy as np  # noqa: PLC0415  (numpy only once a board is made)
 
-        A pair is scored when it shares a term, or when meaning is measured and
-        its cosine is above the floor where likeness starts; every other pair
-        scores 0 and is left out.
-        """
-        measure = self.likeness_of
-        texts = {q[1] for q in questions} | {h.text for q in questions for h in q[2]}
-        vectors = measure.vectors(sorted(texts)) if measure.semantic else {}
+        rows = list(dict.fromkeys(entry for _key, entry, _sees in questions))
+        texts = list(dict.fromkeys(h.text for h in columns))
+        text_at = {t: i for i, t in enumerate(texts)}
+        column_text = np.fromiter((text_at[h.text] for h in columns), dtype=np.int64)
+        matrix = self.likeness_of.scores(rows, texts)
+        row_at = {t: i for i, t in enumerate(rows)}
         answers: list[list[tuple[Held, float]]] = []
-        matrices: dict[int, Any] = {}
-        for _key, entry, pool in questions:
-            terms = measure.terms(entry)
-            cosines: list[float] | list[None] = [None] * len(pool)
-            if vectors and pool:
-                import numpy as np  # noqa: PLC0415  (only with vectors)
-
-                matrix = matrices.get(id(pool))
-                if matrix is None:
-                    matrix = matrices[id(pool)] = np.stack([vectors[h.text] for h in pool])
-                cosines = (matrix @ vectors[entry]).tolist()
-            found = []
-            for held, cosine in zip(pool, cosines, strict=True):
-                if held.text == entry:
-                    found.append((held, 1.0))
-                    continue
-                other = measure.terms(held.text)
-                if not (terms & other) and (cosine is None or cosine <= COSINE_FLOOR):
-                    continue
-                found.append((held, likeness(terms, other, cosine)))
-            answers.append(found)
+        for _key, entry, sees in questions:
+            line = matrix[row_at[entry]][column_text] if len(columns) else np.zeros(0)
+            close = line >= self.threshold
+            if entry in text_at:
+                close |= column_text == text_at[entry]
+            answers.append(
+                [
+                    (columns[i], float(line[i]))
+                    for i in np.flatnonzero(close).tolist()
+                    if sees(columns[i])
+                ]
+            )
         return answers
+
+
+def _sees(paths: set[str | None], key: str) -> Callable[[Held], bool]:
+    """What a proposal's entry is compared with: entries of ``paths``, and the
+    entries of every other pending proposal."""
+
+    def sees(held: Held) -> bool:
+        return held.key != key if held.key is not None else held.path in paths
+
+    return sees
+
+
+def _everything(_held: Held) -> bool:
+    return True
 
 
 def _read(snap: Snapshot, path: str) -> str | None:

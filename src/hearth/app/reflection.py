@@ -161,13 +161,14 @@ class Reflector:
         for item in proposed:
             target = item.target or layout.DEFAULT_PROPOSAL_TARGET
             fresh = []
-            for found in self.matcher.known(snap, target, item.entries, pending):
+            for entry in item.entries:  # one at a time: an entry may repeat the one before
+                found = self.matcher.known(snap, target, [entry], pending)[0]
                 if found.matches:
                     best = found.matches[0]
                     run.known.append({"entry": found.entry, **best.as_dict()})
                     continue
-                fresh.append(found.entry)
-                pending.append(Held(found.entry, "", 0, "(this run)"))
+                fresh.append(entry)
+                pending.append(Held(entry, "", 0, "(this run)"))
             run.dropped += len(item.entries) - len(fresh)
             if fresh:
                 kept.append(ProposedMemory(item.title, tuple(fresh), item.rationale, item.target))

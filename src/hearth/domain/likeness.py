@@ -137,25 +137,28 @@ def best_matches(
 
 
 def groups(keys: Sequence[str], links: Iterable[tuple[str, str]]) -> list[list[str]]:
-    """Proposals linked (directly or through others) by a near-duplicate entry,
-    as groups of two or more in ``keys``' order; the rest stand alone."""
-    parent = {k: k for k in keys}
+    """Groups of two or more proposals that say much the same, in ``keys``' order.
 
-    def root(k: str) -> str:
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
-
+    A group is a proposal and every proposal not yet grouped that it is linked
+    to directly (one of their entries is nearly the same as one of its own).
+    Not the transitive closure: with chains (A like B, B like C, ...) a busy
+    week of proposals would end up as one group whose ends share nothing, and
+    a person merging "the group" would merge what they never compared.
+    """
+    linked: dict[str, set[str]] = {k: set() for k in keys}
     for a, b in links:
-        if a in parent and b in parent:
-            ra, rb = root(a), root(b)
-            if ra != rb:
-                parent[max(ra, rb, key=keys.index)] = min(ra, rb, key=keys.index)
-    found: dict[str, list[str]] = {}
-    for k in keys:
-        found.setdefault(root(k), []).append(k)
-    return [g for g in found.values() if len(g) > 1]
+        if a in linked and b in linked and a != b:
+            linked[a].add(b)
+            linked[b].add(a)
+    grouped: set[str] = set()
+    found = []
+    for key in keys:
+        if key in grouped or not linked[key] - grouped:
+            continue
+        members = [key] + [k for k in keys if k in linked[key] and k not in grouped]
+        grouped.update(members)
+        found.append(members)
+    return found
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,8 @@ _DECLARED = (
     Operation("edit", "write", "edit a pending proposal's entries before review"),
     Operation("merge", "admin", "accept a proposal into its target file"),
     Operation("reject", "admin", "decline a proposal with a reason"),
+    Operation("merge.many", "admin", "accept many proposals in one commit"),
+    Operation("reject.many", "admin", "decline many proposals with one reason, in one commit"),
     Operation("put.other", "admin", "write a file that is not markdown (hearth.toml, ...)"),
     Operation("reconcile", "admin", "run a reconcile pass"),
     Operation("sync", "admin", "sync with the remote"),
@@ -98,7 +100,7 @@ def refusal(held: Scope, operation: str) -> str:
     needed = scope_of(operation)
     return f"{operation} needs a token with the {needed} scope (this one is {held}); " + (
         "accepting a change to the assistant's memory or persona is the person's call"
-        if operation in ("merge", "reject")
+        if operation in ("merge", "reject", "merge.many", "reject.many")
         else f"create one with: hearth token create --name NAME --scope {needed}"
     )
 

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hearth.domain.likeness import COSINE_FLOOR, MEANING_WEIGHT
 from hearth.index.embedding import Embedder
 from hearth.index.schema import build_analyzer, digest
 from hearth.index.terms import STOP_WORDS
@@ -55,6 +56,44 @@ class EntryLikeness:
 
     def terms(self, text: str) -> frozenset[str]:
         return _terms(text)
+
+    def scores(self, rows: Sequence[str], cols: Sequence[str]) -> Vectors:
+        """``likeness`` (``domain/likeness.py``) of every row against every column,
+        as one matrix: the terms as 0/1 rows over the pair's vocabulary (their
+        product counts the shared terms), the cosines as one product of vectors.
+        50 proposals of 3 entries against 500 held entries: a few milliseconds,
+        where scoring pair by pair in Python took about 100."""
+        import numpy as np  # noqa: PLC0415  (numpy only once scores are wanted)
+
+        if not rows or not cols:
+            return np.zeros((len(rows), len(cols)), dtype=np.float32)
+        row_terms = [self.terms(t) for t in rows]
+        col_terms = [self.terms(t) for t in cols]
+        vocabulary: dict[str, int] = {}
+        for found in (*row_terms, *col_terms):
+            for term in found:
+                vocabulary.setdefault(term, len(vocabulary))
+
+        def incidence(sets: list[frozenset[str]]) -> Vectors:
+            out = np.zeros((len(sets), len(vocabulary)), dtype=np.float32)
+            for i, found in enumerate(sets):
+                out[i, [vocabulary[t] for t in found]] = 1.0
+            return out
+
+        r, c = incidence(row_terms), incidence(col_terms)
+        shared = r @ c.T
+        sizes = r.sum(axis=1)[:, None] + c.sum(axis=1)[None, :]
+        words: Vectors = np.divide(2 * shared, sizes, out=np.zeros_like(shared), where=sizes > 0)
+        if self.embedder is None:
+            return words
+        found_vectors = self.vectors([*rows, *cols])
+        cosines = (
+            np.stack([found_vectors[t] for t in rows])
+            @ np.stack([found_vectors[t] for t in cols]).T
+        )
+        meaning = np.clip((cosines - COSINE_FLOOR) / (1 - COSINE_FLOOR), 0.0, 1.0)
+        scores: Vectors = MEANING_WEIGHT * meaning + (1 - MEANING_WEIGHT) * words
+        return scores
 
     def vectors(self, texts: Sequence[str]) -> dict[str, Vectors]:
         """Each distinct text's vector (empty without a model); embeds only what

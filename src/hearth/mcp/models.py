@@ -91,6 +91,19 @@ class Record(BaseModel):
 class Review(BaseModel):
     proposals: list[Record]
     loops: list[Record]
+    #: The threshold and measures of "nearly the same", and the groups of
+    #: near-duplicate proposals (keys).
+    review: dict[str, Any] | None = None
+
+
+class BatchWritten(BaseModel):
+    #: The one commit made for the whole batch; null when nothing changed.
+    commit: str | None
+    changed: bool
+    keys: list[str]
+    outcome: str
+    added: int
+    skipped: int
 
 
 class Commit(BaseModel):
