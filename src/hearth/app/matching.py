@@ -19,7 +19,7 @@ for words.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -94,11 +94,22 @@ class ReviewMatcher:
 
     # -- the board -----------------------------------------------------------
 
+    def files_read(self, views: Sequence[RecordView]) -> list[str]:
+        """The files ``board`` reads from HEAD for ``views``: their targets, USER.md
+        and MEMORY.md (a caller reads them under the home's lock)."""
+        targets = (_target(v.record) for v in views if isinstance(v.record, records.Proposal))
+        return list(dict.fromkeys([*(t for t in targets if t), *ALWAYS]))
+
     def board(
-        self, snap: Snapshot, views: Sequence[RecordView], texts: dict[str, str]
+        self,
+        files: Mapping[str, str | None],
+        views: Sequence[RecordView],
+        texts: Mapping[str, str],
     ) -> ReviewBoard:
-        """``views``: the pending proposals; ``texts``: each one's file text by path
-        (for the line of an entry that another proposal holds)."""
+        """``views``: the pending proposals; ``files``: the text at HEAD of each of
+        ``files_read(views)`` (None: absent); ``texts``: each proposal's file text
+        by path (for the line of an entry that another proposal holds). Reads
+        nothing itself, so it needs no lock: scoring may embed entries."""
         pending = [
             (v.key, v.path, v.record) for v in views if isinstance(v.record, records.Proposal)
         ]
@@ -107,7 +118,7 @@ class ReviewMatcher:
 
         def held_in(path: str) -> list[Held]:
             if path not in held_files:
-                text = _read(snap, path)
+                text = files.get(path)
                 file_texts[path] = text
                 held_files[path] = [
                     Held(e.text, path, e.line) for e in entries.list_entries(text or "")

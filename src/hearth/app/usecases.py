@@ -178,9 +178,14 @@ class Hearth:
         for view in views:
             data = self.home.files.read(view.path)
             texts[view.path] = data.decode("utf-8", "replace") if data is not None else ""
-        with self.owner:
+        with self.owner:  # pygit2's repository: one user at a time
             snap = self.home.store.snapshot()
-        return self.matcher.board(snap, views, texts)
+            files = {}
+            for path in self.matcher.files_read(views):
+                data = snap.read(path)
+                files[path] = decode_text(data, path) if data is not None else None
+        # Scoring reads nothing and may embed entries: outside the lock.
+        return self.matcher.board(files, views, texts)
 
     def entry_list(self, path: str) -> list[Entry]:
         with self.owner:
