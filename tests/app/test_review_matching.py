@@ -74,6 +74,15 @@ def test_two_proposals_of_one_fact_in_other_words_are_grouped(workspace: Workspa
     assert summary["measures"] == "words" and len(summary["groups"]) == 1  # type: ignore[arg-type]
 
 
+def test_two_entries_of_one_proposal_that_say_the_same_are_flagged(workspace: Workspace) -> None:
+    app = workspace.app
+    key = app.propose("Bike", ["Pat owns a red bicycle", "Pat has a red bicycle"], ACTOR).key
+    found = app.review_board().proposals[key]
+    first = found.matches[0].matches
+    assert [(m.key, m.text) for m in first] == [(key, "Pat has a red bicycle")]
+    assert found.group is None  # a proposal is not a group of itself
+
+
 def test_a_batch_merge_of_three_lands_them_all_in_one_commit(workspace: Workspace) -> None:
     app = workspace.app
     app.entry_add("MEMORY.md", "Sam is allergic to cats", ACTOR)

@@ -144,7 +144,7 @@ class ReviewMatcher:
         for key, _path, proposal in pending:
             seen_paths = {_target(proposal), *ALWAYS}
             for entry in proposal.entries:
-                questions.append((key, entry, _sees(seen_paths, key)))
+                questions.append((key, entry, _sees(seen_paths, key, entry)))
 
         scored = self._score(questions, columns)
         by_key: dict[str, list[EntryMatches]] = {}
@@ -243,12 +243,14 @@ class ReviewMatcher:
         return answers
 
 
-def _sees(paths: set[str | None], key: str) -> Callable[[Held], bool]:
-    """What a proposal's entry is compared with: entries of ``paths``, and the
-    entries of every other pending proposal."""
+def _sees(paths: set[str | None], key: str, entry: str) -> Callable[[Held], bool]:
+    """What a proposal's entry is compared with: entries of ``paths``, the
+    entries of every other pending proposal, and its own proposal's other entries."""
 
     def sees(held: Held) -> bool:
-        return held.key != key if held.key is not None else held.path in paths
+        if held.key is None:
+            return held.path in paths
+        return held.key != key or held.text != entry
 
     return sees
 

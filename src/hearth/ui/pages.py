@@ -20,6 +20,7 @@ from starlette.concurrency import run_in_threadpool
 
 from hearth.app.results import BatchResult, WriteResult
 from hearth.app.served import ServedHearth
+from hearth.domain import layout, records
 from hearth.domain.active import needs_attention
 from hearth.domain.layout import ACTIVE_PATH, KINDS
 from hearth.domain.policy import may, put_operation, refusal
@@ -379,34 +380,27 @@ async def _form_lists(request: Request) -> dict[str, list[str]]:
 
 def _batch(form: dict[str, list[str]]) -> tuple[list[str], dict[str, str | None]]:
     """The chosen keys, and the blob ids the page was made from: ``seen`` holds,
-    for every proposal on the page, ``{"key", "path", "oid", "target",
-    "target_oid"}`` (JSON). Only the chosen proposals' files and their targets
-    are checked: a change to a proposal nobody chose does not make this stale."""
-    import json  # noqa: PLC0415  (only batch posts parse it)
-
+    for every proposal on the page, ``KEY OID TARGET_OID TARGET`` (``-``: the
+    file was absent). Only the chosen proposals' files and their targets are
+    checked: a change to a proposal nobody chose does not make this stale."""
     keys = list(dict.fromkeys(k for k in form.get("keys", []) if k))
     if not keys:
         raise InvalidInput("choose at least one proposal (tick its box) before acting on them")
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, tuple[str, str, str]] = {}
     for value in form.get("seen", []):
-        try:
-            item = json.loads(value)
-        except ValueError:
-            continue
-        if isinstance(item, dict) and isinstance(item.get("key"), str):
-            seen[item["key"]] = item
+        parts = value.split(" ", 3)
+        if len(parts) == 4 and parts[3]:
+            seen[parts[0]] = (parts[1], parts[2], parts[3])
     expected: dict[str, str | None] = {}
     for key in keys:
-        item = seen.get(key)
-        if item is None:
+        if key not in seen or not records.is_key(key):
             raise InvalidInput(
                 f"the page did not say which version of proposal {key} it showed; "
                 "reload the page and choose again"
             )
-        for path_field, oid_field in (("path", "oid"), ("target", "target_oid")):
-            path, oid = item.get(path_field), item.get(oid_field)
-            if isinstance(path, str) and path:
-                expected[path] = oid if isinstance(oid, str) and oid else None
+        oid, target_oid, target = seen[key]
+        expected[layout.record_path("proposal", key)] = None if oid == "-" else oid
+        expected[target] = None if target_oid == "-" else target_oid
     return keys, expected
 
 
