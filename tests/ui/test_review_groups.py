@@ -131,3 +131,27 @@ def test_a_write_token_gets_no_batch_buttons(browser: Browser, ui_server: Server
     expect(page.get_by_role("button", name=re.compile("^Merge all"))).to_have_count(0)
     expect(page.locator("input[type=checkbox][name=keys]")).to_have_count(0)
     context.close()
+
+
+def test_a_merge_over_the_bound_is_announced_with_entries_to_move(
+    person: Page, ui_server: Server
+) -> None:
+    s = ui_server
+    long_one = "Pat keeps a log of every hike: " + "ridge, valley, summit, " * 20
+    filler = [f"Pat's note number {n}: " + "a detail worth keeping " * 6 for n in range(45)]
+    content = "# USER.md\n\n## Entries\n\n" + "".join(
+        f"- {e.strip()}\n" for e in [long_one, *filler]
+    )
+    assert 7000 < len(content) < 8000
+    assert s.put("/v1/files/USER.md", {"content": content}, token="write").status == 200
+    key = propose(s, "Too much", ["z" * 600, "w" * 600], target="USER.md")
+    person.goto(s.url + "/ui/")
+    notice = person.locator(f"#p-{key} .over-bound")
+    expect(notice).to_contain_text("over its bound of 8,000")
+    expect(notice).to_contain_text("the merge will be refused")
+    first = notice.get_by_role("listitem").first
+    expect(first).to_contain_text("line 5")
+    expect(first).to_contain_text("Pat keeps a log of every hike")
+    person.locator(f"#p-{key}").get_by_role("button", name="Merge into USER.md").click()
+    expect(person.get_by_role("alert")).to_contain_text("over its bound")
+    assert key in pending(s)
