@@ -180,3 +180,24 @@ def test_meaning_is_measured_with_the_search_model(workspace: Workspace) -> None
     assert words_only.board(files, views, texts).proposals[key].matches[0].matches == ()
     # The entries' vectors are stored: a second matcher embeds nothing new.
     assert (folder / "keys").stat().st_size == 16 * 2
+
+
+def test_a_group_that_fits_only_one_by_one_says_so(workspace: Workspace) -> None:
+    app = workspace.app
+    room = len(workspace.read("USER.md")) + 500
+    settings = workspace.root / "hearth.toml"
+    settings.write_text(settings.read_text().replace("user_md = 8000", f"user_md = {room}"))
+    git(workspace.root, "commit", "-qam", "settings: a small USER.md")
+    app = workspace.reopen()
+    base = "Pat likes long mountain hikes " + " ".join(f"peak{i}" for i in range(40))
+    one = app.propose("Hikes", [base + " in spring"], ACTOR, target="USER.md").key
+    two = app.propose("Walks", [base + " in autumn"], ACTOR, target="USER.md").key
+    board = app.review_board()
+    assert board.proposals[one].over_bound is None and board.proposals[two].over_bound is None
+    (group,) = board.groups
+    over = board.group_over_bound[group[0]]
+    assert over.target == "USER.md" and over.chars > room
+    assert board.summary()["group_over_bound"][group[0]]["bound"] == room  # type: ignore[index]
+    with pytest.raises(ValidationFailed):
+        app.merge_many([one, two], ACTOR)
+    assert app.merge_many([one], ACTOR).changed

@@ -218,6 +218,9 @@ class ReviewSummary(BaseModel):
     measures: str
     #: Groups of near-duplicate proposals (keys), each of two or more.
     groups: list[list[str]]
+    #: By a group's first key: merging the whole group would push a target over
+    #: its bound (each member may fit alone).
+    group_over_bound: dict[str, OverBound] = {}
 
 
 class Proposals(BaseModel):

@@ -73,6 +73,9 @@ class ReviewBoard:
     semantic: bool
     proposals: dict[str, ProposalReview] = field(default_factory=dict)
     groups: tuple[tuple[str, ...], ...] = ()
+    #: By a group's first key: merging the whole group would push a target over its
+    #: bound (each member may fit alone).
+    group_over_bound: dict[str, OverBound] = field(default_factory=dict)
 
     def of(self, key: str) -> dict[str, object]:
         found = self.proposals.get(key)
@@ -83,6 +86,7 @@ class ReviewBoard:
             "threshold": self.threshold,
             "measures": "words and meaning" if self.semantic else "words",
             "groups": [list(g) for g in self.groups],
+            "group_over_bound": {k: o.as_dict() for k, o in self.group_over_bound.items()},
         }
 
 
@@ -165,12 +169,42 @@ class ReviewMatcher:
                 held = [(h.text, h.line) for h in held_in(target)]
                 over = self._over(target, file_texts.get(target), held, proposal.entries)
             reviews[key] = ProposalReview(key, tuple(by_key.get(key, ())), group_of.get(key), over)
+        proposals = {key: proposal for key, _path, proposal in pending}
+        group_over = {}
+        for group in found_groups:
+            over = self._group_over([proposals[k] for k in group], file_texts, held_files)
+            if over is not None:
+                group_over[group[0]] = over
         return ReviewBoard(
             self.threshold,
             self.likeness_of.semantic,
             reviews,
             tuple(tuple(g) for g in found_groups),
+            group_over,
         )
+
+    def _group_over(
+        self,
+        members: Sequence[records.Proposal],
+        file_texts: Mapping[str, str | None],
+        held_files: Mapping[str, list[Held]],
+    ) -> OverBound | None:
+        """The first target that merging all of ``members`` at once pushes over its bound."""
+        after: dict[str, str] = {}
+        for proposal in members:
+            target = _target(proposal)
+            if target is None or bound_of(target, self.bounds) is None:
+                continue
+            text = after.get(target)
+            if text is None:
+                text = file_texts.get(target) or new_target_text(target)
+            after[target], _added = notes.add_entries(text, proposal.entries)
+        for target, text in after.items():
+            held = [(h.text, h.line) for h in held_files.get(target, [])]
+            over = over_bound(target, text, bound_of(target, self.bounds), held)
+            if over is not None:
+                return over
+        return None
 
     def _over(
         self,

@@ -102,6 +102,12 @@ def _review_lines(views: list[RecordView], board: ReviewBoard) -> str:
             )
     for group in board.groups:
         lines.append(f"near-duplicates (merge or reject together): {' '.join(group)}")
+        over = board.group_over_bound.get(group[0])
+        if over is not None:
+            lines.append(
+                f"    merging all of them would make {over.target} {over.chars} characters, "
+                f"over its bound of {over.bound}"
+            )
     return "\n".join(lines) if lines else "none"
 
 
