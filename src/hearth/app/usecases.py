@@ -97,15 +97,14 @@ class Hearth:
         syncer: Syncer,
         reflector: Reflector,
         owner: threading.RLock | None = None,
-        matcher: ReviewMatcher | None = None,
     ) -> None:
         self.home = ops
         self.reconciler = reconciler
         self.syncer = syncer
         self.reflector = reflector
         self.owner = owner or threading.RLock()
-        #: What finds a proposal's entries already held or proposed (reflection's too).
-        self.matcher = matcher or reflector.matcher
+        #: What finds a proposal's entries already held or proposed (reflection's own).
+        self.matcher: ReviewMatcher = reflector.matcher
 
     @contextmanager
     def owned(self) -> Iterator[None]:
