@@ -103,10 +103,74 @@ class Record(BaseModel):
     error: str | None = None
 
 
+class EntryMatch(BaseModel):
+    """An entry like a proposed one: the home holds it (``known``) or another
+    pending proposal does (``proposed``, with its ``key``)."""
+
+    text: str
+    path: str
+    line: int
+    #: How close, 0..1 (1: the same text); "nearly the same" from ``[review] threshold``.
+    score: float
+    exact: bool
+    where: Literal["known", "proposed"]
+    key: str | None = None
+
+
+class EntryMatches(BaseModel):
+    entry: str
+    known: bool
+    matches: list[EntryMatch]
+
+
+class Movable(BaseModel):
+    text: str
+    line: int
+
+
+class OverBound(BaseModel):
+    """Merging would push ``target`` over its bound (the merge would be refused)."""
+
+    target: str
+    chars: int
+    bound: int
+    over_by: int
+    #: Entries of the target that could move to a topic note, longest first.
+    movable: list[Movable]
+
+
 class Proposal(Record):
     target: str | None = None
     rationale: str | None = None
     entries: list[str] | None = None
+    #: Proposed entries with what is like them (only entries that have a match).
+    matches: list[EntryMatches] | None = None
+    #: How many of its entries the home already holds, the same or nearly.
+    known_entries: int | None = None
+    #: The first key of its group of near-duplicate proposals, if it is in one.
+    group: str | None = None
+    over_bound: OverBound | None = None
+
+
+class ReviewSummary(BaseModel):
+    threshold: float
+    #: ``words and meaning``, or ``words`` when semantic ranking is off.
+    measures: str
+    #: Groups of near-duplicate proposals (keys), each of two or more.
+    groups: list[list[str]]
+    #: By a group's first key: merging the whole group would push a target over
+    #: its bound (each member may fit alone).
+    group_over_bound: dict[str, OverBound] = {}
+
+
+class BatchWritten(BaseModel):
+    #: The one commit made for the whole batch; null when nothing changed.
+    commit: str | None
+    changed: bool
+    keys: list[str]
+    outcome: str
+    added: int
+    skipped: int
 
 
 class Loop(Record):
@@ -122,6 +186,7 @@ class Decision(Record):
 
 class Proposals(BaseModel):
     proposals: list[Proposal]
+    review: ReviewSummary | None = None
 
 
 class Loops(BaseModel):
@@ -135,6 +200,9 @@ class Decisions(BaseModel):
 class Review(BaseModel):
     proposals: list[Proposal]
     loops: list[Loop]
+    #: The threshold and measures of "nearly the same", and the groups of
+    #: near-duplicate proposals (keys).
+    review: ReviewSummary | None = None
 
 
 class Commit(BaseModel):

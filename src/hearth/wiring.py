@@ -21,6 +21,7 @@ from hearth.domain.clock import Clock, utc_now
 from hearth.errors import Conflict, NotAHome
 
 if TYPE_CHECKING:
+    from hearth.app.matching import ReviewMatcher
     from hearth.app.operations import AfterWrite, Operations
     from hearth.app.reflection import ReflectionLog
     from hearth.app.runtimes import RuntimeSetup
@@ -177,6 +178,21 @@ def _reconciler(
     )
 
 
+def _matcher(parts: _Parts, semantic: SemanticRanking | None) -> ReviewMatcher:
+    """Review's matcher of near-duplicate entries: words, and meaning with the
+    model semantic search uses (its entry vectors kept under .git/hearth/)."""
+    from hearth.app.matching import ReviewMatcher
+    from hearth.index.likeness import EntryLikeness
+    from hearth.store import state
+
+    likeness = (
+        EntryLikeness(semantic.embedder, parts.store.state_dir / state.ENTRY_VECTORS_DIR)
+        if semantic is not None
+        else EntryLikeness()
+    )
+    return ReviewMatcher(likeness, parts.settings.review.threshold, parts.settings.bounds)
+
+
 def _operations(parts: _Parts, after_write: AfterWrite | None) -> Operations:
     from hearth.app.operations import Operations
 
@@ -226,7 +242,7 @@ def open_app(
     log = ReflectionLog(parts.store.state_dir, parts.settings.reflection)
     reconciler = _reconciler(parts, syncer, log, semantic=semantic, lock_timeout=lock_timeout)
     ops = _operations(parts, IndexEachWrite(reconciler))
-    return Hearth(ops, reconciler, syncer, Reflector(ops, log))
+    return Hearth(ops, reconciler, syncer, Reflector(ops, log, _matcher(parts, semantic)))
 
 
 def open_service(
@@ -276,7 +292,7 @@ def open_service(
         ops,
         reconciler,
         syncer,
-        Reflector(ops, log),
+        Reflector(ops, log, _matcher(parts, semantic)),
         owner,
         tokens=TokenStore(parts.store.state_dir),
         worker=worker,

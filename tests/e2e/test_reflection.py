@@ -137,3 +137,51 @@ def test_output_and_settings_are_checked_whole() -> None:
     assert settings.command == ("llm", "a b") and settings.every_seconds == 5400
     with pytest.raises(InvalidInput):
         parse_reflection_settings({"command": "x", "every": "soon"})
+
+
+PARAPHRASER = """\
+import json, sys
+json.dump({"proposals": [
+    {"title": "Cat allergy", "entries": ["Sam has an allergy to cats"]},
+    {"title": "Tea", "entries": ["Sam prefers green tea", "Sam would rather drink green tea"]},
+]}, sys.stdout)
+"""
+
+
+def test_a_known_fact_in_other_words_is_not_proposed_again(home: Path, tmp_path: Path) -> None:  # noqa: F811
+    h = ["--home", str(home)]
+    _configure(home, str(_script(tmp_path, "paraphrase", PARAPHRASER)))
+    ok(*h, "memory", "add", "MEMORY.md", "Sam is allergic to cats")
+    line = (home / "MEMORY.md").read_text().split("\n").index("- Sam is allergic to cats") + 1
+    run = json.loads(ok(*h, "reflect", "--json"))
+    assert run["error"] is None
+    # The cat allergy is known (in other words); the second tea entry repeats the first.
+    assert run["dropped"] == 2
+    found = _proposals(home)
+    assert [p["entries"] for p in found] == [["Sam prefers green tea"]]
+    known = {k["entry"]: k for k in run["known"]}
+    assert known["Sam has an allergy to cats"]["path"] == "MEMORY.md"
+    assert known["Sam has an allergy to cats"]["line"] == line
+    assert known["Sam has an allergy to cats"]["where"] == "known"
+    assert known["Sam would rather drink green tea"]["where"] == "proposed"
+    record = json.loads((home / ".git" / "hearth" / "reflection.json").read_text())
+    assert record["dropped"] == 2 and len(record["known"]) == 2
+    # Run again: everything is known or pending now, so nothing is proposed.
+    again = json.loads(ok(*h, "reflect", "--json"))
+    assert again["proposed"] == [] and again["dropped"] == 3
+    assert len(_proposals(home)) == 1
+
+
+def test_the_threshold_is_a_setting(home: Path, tmp_path: Path) -> None:  # noqa: F811
+    h = ["--home", str(home)]
+    _configure(home, str(_script(tmp_path, "paraphrase", PARAPHRASER)))
+    settings = home / "hearth.toml"
+    settings.write_text(settings.read_text().replace("threshold = 0.56", "threshold = 1.0"))
+    git(home, "commit", "-qam", "settings: only the same text counts")
+    ok(*h, "memory", "add", "MEMORY.md", "Sam is allergic to cats")
+    run = json.loads(ok(*h, "reflect", "--json"))
+    assert run["dropped"] == 0 and len(run["proposed"]) == 2
+    settings.write_text(settings.read_text().replace("threshold = 1.0", "threshold = 3"))
+    git(home, "commit", "-qam", "settings: a bad threshold")
+    message = refused(*h, "proposals")
+    assert "[review] threshold" in message

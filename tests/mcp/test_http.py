@@ -33,6 +33,8 @@ TOOLS = {
     "decisions": (True, False),
     "decide": (False, True),
     "withdraw_decision": (False, True),
+    "merge_many": (False, True),
+    "reject_many": (False, True),
 }
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -6,21 +6,27 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from hearth.wire import (
+    BatchWritten,
     Commit,
     ContextBundle,
     ContextFile,
     Decision,
     Decisions,
     Diff,
+    EntryMatch,
+    EntryMatches,
     ErrorBody,
     ErrorDetail,
     History,
     Loop,
     Loops,
+    Movable,
+    OverBound,
     Passage,
     Proposal,
     Proposals,
     Record,
+    ReviewSummary,
     SearchHit,
     SearchResult,
     Status,
@@ -29,6 +35,7 @@ from hearth.wire import (
 )
 
 __all__ = [
+    "BatchWritten",
     "Commit",
     "ContextBundle",
     "ContextFile",
@@ -37,6 +44,8 @@ __all__ = [
     "Decisions",
     "Diff",
     "EntryList",
+    "EntryMatch",
+    "EntryMatches",
     "EntryReplacement",
     "EntryView",
     "ErrorBody",
@@ -46,10 +55,14 @@ __all__ = [
     "History",
     "Loop",
     "Loops",
+    "ManyProposals",
+    "ManyRejected",
+    "Movable",
     "NewDecision",
     "NewEntry",
     "NewLoop",
     "NewProposal",
+    "OverBound",
     "PassResult",
     "Passage",
     "Proposal",
@@ -58,6 +71,7 @@ __all__ = [
     "Record",
     "Rejection",
     "Resolution",
+    "ReviewSummary",
     "SearchHit",
     "SearchResult",
     "Status",
@@ -138,6 +152,17 @@ class NewDecision(Strict):
 
 
 class Withdrawal(Strict):
+    reason: str = Field(min_length=1, max_length=2000)
+
+
+class ManyProposals(Strict):
+    keys: list[str] = Field(min_length=1, max_length=200)
+    #: The proposal files' (and targets') blob ids the caller saw: refused (409) when
+    #: one moved since. Path -> blob id (null: the file was absent).
+    expected: dict[str, str | None] | None = Field(None, max_length=400)
+
+
+class ManyRejected(ManyProposals):
     reason: str = Field(min_length=1, max_length=2000)
 
 

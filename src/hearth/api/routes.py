@@ -202,7 +202,11 @@ def daily(service: Service, body: models.DailyEntry, info: Caller) -> models.Wri
 @operation("get", "/v1/proposals", "proposals", response_model=models.Proposals, tags=["read"])
 def proposals(service: Service) -> dict[str, Any]:
     views = service.records("proposal")
-    return {"proposals": [v.as_dict() for v in views]}
+    board = service.review_board(views)
+    return {
+        "proposals": [{**v.as_dict(), **board.of(v.key)} for v in views],
+        "review": board.summary(),
+    }
 
 
 @operation("post", "/v1/proposals", "propose", response_model=models.Written, tags=["write"])
@@ -225,6 +229,38 @@ def merge(service: Service, key: str, info: Caller) -> models.Written:
 )
 def reject(service: Service, key: str, body: models.Rejection, info: Caller) -> models.Written:
     return written(service.reject(key, body.reason, actor(info)))
+
+
+@operation(
+    "post",
+    "/v1/proposals/merge",
+    "merge.many",
+    response_model=models.BatchWritten,
+    tags=["review"],
+)
+def merge_many(service: Service, body: models.ManyProposals, info: Caller) -> dict[str, object]:
+    """Merge many proposals in one commit (all or nothing)."""
+    return service.merge_many(body.keys, actor(info), expected=_seen(body.expected)).as_dict()
+
+
+@operation(
+    "post",
+    "/v1/proposals/reject",
+    "reject.many",
+    response_model=models.BatchWritten,
+    tags=["review"],
+)
+def reject_many(service: Service, body: models.ManyRejected, info: Caller) -> dict[str, object]:
+    """Reject many proposals with one reason, in one commit (all or nothing)."""
+    expected = _seen(body.expected)
+    return service.reject_many(body.keys, body.reason, actor(info), expected=expected).as_dict()
+
+
+def _seen(expected: dict[str, str | None] | None) -> dict[str, str | None] | None:
+    """The blob ids a caller saw, by normalized path (a bad path is a 400)."""
+    if expected is None:
+        return None
+    return {normalize(path): oid for path, oid in expected.items()}
 
 
 @operation("get", "/v1/loops", "loops", response_model=models.Loops, tags=["read"])

@@ -5,6 +5,7 @@ entries and topics (``memory_ops``) beside them. The use cases
 
 from __future__ import annotations
 
+from hearth.app.batch_ops import BatchOps
 from hearth.app.memory_ops import MemoryOps
 from hearth.app.record_ops import RecordOps
 from hearth.app.results import Expected, WriteResult
@@ -19,7 +20,7 @@ from hearth.store.git import FileChange, Plan, Snapshot
 __all__ = ["AfterWrite", "Clock", "Operations"]
 
 
-class Operations(RecordOps, MemoryOps):
+class Operations(RecordOps, MemoryOps, BatchOps):
     """Every write of a home (and the reads they share)."""
 
     def note(self, text: str, title: str | None, actor: str) -> WriteResult:

@@ -23,12 +23,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from hearth.app.matching import ReviewMatcher
 from hearth.app.operations import Operations
 from hearth.domain import entries, layout, records
+from hearth.domain.likeness import Held
 from hearth.domain.reflection import (
     MAX_OUTPUT_BYTES,
+    ProposedMemory,
     ReflectionSettings,
-    drop_known,
     parse_output,
 )
 from hearth.domain.text import decode_text
@@ -49,6 +51,8 @@ class ReflectionRun:
     entries: int = 0
     proposed: list[str] = field(default_factory=list)
     dropped: int = 0
+    #: The dropped entries and what already held each (text, path, line, score).
+    known: list[dict[str, object]] = field(default_factory=list)
     error: str | None = None
 
     def as_dict(self) -> dict[str, object]:
@@ -89,10 +93,19 @@ class ReflectionLog:
 
 
 class Reflector:
-    def __init__(self, home: Operations, log: ReflectionLog) -> None:
+    def __init__(
+        self, home: Operations, log: ReflectionLog, matcher: ReviewMatcher | None = None
+    ) -> None:
         self.home = home
         self.log = log
         self.settings = log.settings
+        if matcher is None:  # words only (no model handed in)
+            from hearth.index.likeness import EntryLikeness  # noqa: PLC0415
+
+            settings = home.settings
+            matcher = ReviewMatcher(EntryLikeness(), settings.review.threshold, settings.bounds)
+        #: Finds what the home already holds like a proposed entry (``app/matching.py``).
+        self.matcher = matcher
 
     def status(self) -> dict[str, object]:
         return self.log.status()
@@ -117,12 +130,7 @@ class Reflector:
             run.entries = len(bundle["entries"])  # type: ignore[arg-type]
             raw = self._execute(json.dumps(bundle, ensure_ascii=False).encode())
             proposed = parse_output(raw)
-            present = {
-                target: {e.text for e in self.home.entry_list(target)}
-                for target in {p.target or layout.DEFAULT_PROPOSAL_TARGET for p in proposed}
-            }
-            pending = {e for view in self._pending() for e in view["entries"]}
-            kept, run.dropped = drop_known(proposed, present, pending)
+            kept = self._drop_known(proposed, run)
             # Checked whole above; only now is anything written.
             actor = Path(self.settings.command[0]).name
             for item in kept:
@@ -135,6 +143,36 @@ class Reflector:
         run.seconds = round(time.monotonic() - started, 3)
         self.log.record(run)
         return run
+
+    def _drop_known(
+        self, proposed: list[ProposedMemory], run: ReflectionRun
+    ) -> list[ProposedMemory]:
+        """Drop entries the home holds, or a pending proposal holds, the same or
+        nearly the same (``[review] threshold``), and entries an earlier item of
+        this answer already proposed; each dropped entry is counted and kept in
+        the run record with what held it."""
+        snap = self.home.store.snapshot()
+        pending = [
+            Held(entry, layout.record_path("proposal", view["key"]), 0, view["key"])
+            for view in self._pending()
+            for entry in view["entries"]
+        ]
+        kept = []
+        for item in proposed:
+            target = item.target or layout.DEFAULT_PROPOSAL_TARGET
+            fresh = []
+            for entry in item.entries:  # one at a time: an entry may repeat the one before
+                found = self.matcher.known(snap, target, [entry], pending)[0]
+                if found.matches:
+                    best = found.matches[0]
+                    run.known.append({"entry": found.entry, **best.as_dict()})
+                    continue
+                fresh.append(entry)
+                pending.append(Held(entry, "", 0, "(this run)"))
+            run.dropped += len(item.entries) - len(fresh)
+            if fresh:
+                kept.append(ProposedMemory(item.title, tuple(fresh), item.rationale, item.target))
+        return kept
 
     def _since(self, now: dt.datetime) -> dt.datetime:
         floor = now - dt.timedelta(days=MAX_LOOKBACK_DAYS)

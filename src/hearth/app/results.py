@@ -32,6 +32,29 @@ class WriteResult:
         return data
 
 
+@dataclass(frozen=True)
+class BatchResult:
+    """What a merge or rejection of many proposals in one commit did."""
+
+    commit: str | None
+    changed: bool
+    keys: tuple[str, ...]
+    outcome: str
+    #: Entries added to the targets, and skipped as already there (a merge).
+    added: int = 0
+    skipped: int = 0
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "commit": self.commit,
+            "changed": self.changed,
+            "keys": list(self.keys),
+            "outcome": self.outcome,
+            "added": self.added,
+            "skipped": self.skipped,
+        }
+
+
 #: The versions a caller's page was made from: path -> HEAD's blob id (None: absent).
 Expected = Mapping[str, str | None]
 

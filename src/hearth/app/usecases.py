@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
+from hearth.app.matching import ReviewBoard, ReviewMatcher
 from hearth.app.operations import Operations
 from hearth.app.reflection import ReflectionRun, Reflector
 from hearth.app.results import (
@@ -119,6 +120,8 @@ class Hearth:
         self.syncer = syncer
         self.reflector = reflector
         self.owner = owner or threading.RLock()
+        #: What finds a proposal's entries already held or proposed (reflection's own).
+        self.matcher: ReviewMatcher = reflector.matcher
 
     @contextmanager
     def owned(self) -> Iterator[None]:
@@ -180,6 +183,25 @@ class Hearth:
 
     def review(self) -> Review:
         return Review(self.records("proposal"), self.records("loop"))
+
+    def review_board(self, views: list[RecordView] | None = None) -> ReviewBoard:
+        """Each pending proposal's entries matched against what the home holds and
+        the other proposals, near-duplicate proposals grouped (``app/matching.py``);
+        ``views``: the pending proposals already listed."""
+        if views is None:
+            views = self.records("proposal")
+        texts = {}
+        for view in views:
+            data = self.ops.files.read(view.path)
+            texts[view.path] = data.decode("utf-8", "replace") if data is not None else ""
+        with self.owner:  # pygit2's repository: one user at a time
+            snap = self.ops.store.snapshot()
+            files = {}
+            for path in self.matcher.files_read(views):
+                data = snap.read(path)
+                files[path] = decode_text(data, path) if data is not None else None
+        # Scoring reads nothing and may embed entries: outside the lock.
+        return self.matcher.board(files, views, texts)
 
     def entry_list(self, path: str) -> list[Entry]:
         with self.owner:
@@ -326,6 +348,8 @@ class Hearth:
     propose = _under_lock(Operations.propose)
     merge = _under_lock(Operations.merge)
     reject = _under_lock(Operations.reject)
+    merge_many = _under_lock(Operations.merge_many)
+    reject_many = _under_lock(Operations.reject_many)
     revise_proposal = _under_lock(Operations.revise_proposal)
     add_loop = _under_lock(Operations.add_loop)
     resolve_loop = _under_lock(Operations.resolve_loop)

@@ -54,7 +54,13 @@ class Writer:
         self._after_write = after_write
 
     def _commit(
-        self, operation: Callable[[Snapshot], Plan], op: str, actor: str, record: str | None = None
+        self,
+        operation: Callable[[Snapshot], Plan],
+        op: str,
+        actor: str,
+        record: str | None = None,
+        *,
+        records: tuple[str, ...] = (),
     ) -> CommitResult:
         def validated(snap: Snapshot) -> Plan:
             plan = operation(snap)
@@ -72,7 +78,8 @@ class Writer:
                 raise ValidationFailed(failures)
             return plan
 
-        result = self.store.commit(validated, Trailers(op=op, actor=actor, record=record))
+        trailers = Trailers(op=op, actor=actor, record=record, more_records=records)
+        result = self.store.commit(validated, trailers)
         if result.changed and result.paths and self._after_write is not None:
             self._after_write.written(tuple(result.paths))
         return result

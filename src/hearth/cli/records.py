@@ -11,6 +11,8 @@ import click
 from hearth.cli.support import _emit, _State, _written, cli, json_option
 
 if TYPE_CHECKING:
+    from hearth.app.matching import ReviewBoard
+    from hearth.app.results import BatchResult
     from hearth.store.catalog import RecordView
 
 
@@ -62,34 +64,86 @@ def _record_lines(views: list[RecordView], describe: Callable[[Any], str]) -> st
 @json_option
 @click.pass_obj
 def proposals(state: _State, as_json: bool) -> None:
-    """List pending memory proposals."""
-    views = state.app().records("proposal")
+    """List pending memory proposals, each entry with what already says the same
+    or nearly the same (file:line, closeness), and groups of near-duplicates."""
+    app = state.app()
+    views = app.records("proposal")
+    board = app.review_board(views)
     _emit(
         as_json,
-        {"proposals": [v.as_dict() for v in views]},
-        lambda: _record_lines(
-            views, lambda p: f"{p.title} ({len(p.entries)} entries -> {p.target})"
-        ),
+        {
+            "proposals": [{**v.as_dict(), **board.of(v.key)} for v in views],
+            "review": board.summary(),
+        },
+        lambda: _review_lines(views, board),
     )
 
 
+def _review_lines(views: list[RecordView], board: ReviewBoard) -> str:
+    lines = []
+    for view in views:
+        lines.append(
+            _record_lines([view], lambda p: f"{p.title} ({len(p.entries)} entries -> {p.target})")
+        )
+        found = board.proposals.get(view.key)
+        if found is None:
+            continue
+        for entry in found.matches:
+            for m in entry.matches:
+                where = f"known in {m.path}" if m.key is None else f"also proposed in {m.key}"
+                closeness = "same text" if m.exact else f"{min(m.score, 0.99):.2f}"
+                lines.append(f"    {entry.entry!r} ~ {where}:{m.line} {m.text!r} ({closeness})")
+        over = found.over_bound
+        if over is not None:
+            lines.append(
+                f"    merging would make {over.target} {over.chars} characters, over its bound "
+                f"of {over.bound}; could move to a topic note: "
+                + "; ".join(f"line {n}: {t!r}" for t, n in over.movable)
+            )
+    for group in board.groups:
+        lines.append(f"near-duplicates (merge or reject together): {' '.join(group)}")
+        over = board.group_over_bound.get(group[0])
+        if over is not None:
+            lines.append(
+                f"    merging all of them would make {over.target} {over.chars} characters, "
+                f"over its bound of {over.bound}"
+            )
+    return "\n".join(lines) if lines else "none"
+
+
 @cli.command()
-@click.argument("key")
+@click.argument("keys", nargs=-1, required=True)
 @json_option
 @click.pass_obj
-def merge(state: _State, key: str, as_json: bool) -> None:
-    """Merge proposal KEY into its target and archive it, in one commit."""
-    _written(as_json, state.app().merge(key, state.actor), f"merged {key}")
+def merge(state: _State, keys: tuple[str, ...], as_json: bool) -> None:
+    """Merge proposal KEY into its target and archive it, in one commit; several
+    KEYs are merged together in one commit (all or none)."""
+    if len(keys) == 1:
+        _written(as_json, state.app().merge(keys[0], state.actor), f"merged {keys[0]}")
+        return
+    _batch(as_json, state.app().merge_many(keys, state.actor))
 
 
 @cli.command()
-@click.argument("key")
+@click.argument("keys", nargs=-1, required=True)
 @click.option("--reason", required=True, help="Why it is rejected (kept in the archive).")
 @json_option
 @click.pass_obj
-def reject(state: _State, key: str, reason: str, as_json: bool) -> None:
-    """Reject proposal KEY and archive it with the reason."""
-    _written(as_json, state.app().reject(key, reason, state.actor), f"rejected {key}")
+def reject(state: _State, keys: tuple[str, ...], reason: str, as_json: bool) -> None:
+    """Reject proposal KEY and archive it with the reason; several KEYs are
+    rejected together in one commit (all or none)."""
+    if len(keys) == 1:
+        _written(as_json, state.app().reject(keys[0], reason, state.actor), f"rejected {keys[0]}")
+        return
+    _batch(as_json, state.app().reject_many(keys, reason, state.actor))
+
+
+def _batch(as_json: bool, result: BatchResult) -> None:
+    short = (result.commit or "")[:12]
+    done = f"{result.outcome} {len(result.keys)} proposals"
+    if result.outcome == "merged":
+        done += f" ({result.added} entries added, {result.skipped} already there)"
+    _emit(as_json, result.as_dict(), f"{done} in one commit {short}")
 
 
 @cli.group()

@@ -231,6 +231,22 @@ _DECLARED = (
         cli=("reject",),
     ),
     Operation(
+        "merge.many",
+        "admin",
+        "accept many proposals in one commit",
+        http=("POST /v1/proposals/merge",),
+        mcp="merge_many",
+        cli=("merge",),
+    ),
+    Operation(
+        "reject.many",
+        "admin",
+        "decline many proposals with one reason, in one commit",
+        http=("POST /v1/proposals/reject",),
+        mcp="reject_many",
+        cli=("reject",),
+    ),
+    Operation(
         "put.other",
         "admin",
         "write a file that is not markdown (hearth.toml, ...)",
@@ -281,7 +297,7 @@ def refusal(held: Scope, operation: str) -> str:
     needed = scope_of(operation)
     return f"{operation} needs a token with the {needed} scope (this one is {held}); " + (
         "accepting a change to the assistant's memory or persona is the person's call"
-        if operation in ("merge", "reject")
+        if operation in ("merge", "reject", "merge.many", "reject.many")
         else f"create one with: hearth token create --name NAME --scope {needed}"
     )
 

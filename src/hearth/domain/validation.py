@@ -162,6 +162,11 @@ def _bound(path: str, bounds: Bounds) -> int | None:
     return bounds.user_note if layout.user_id_of(path) is not None else None
 
 
+def bound_of(path: str, bounds: Bounds) -> int | None:
+    """The size bound of ``path`` in characters (USER.md, MEMORY.md, person notes), or None."""
+    return _bound(path, bounds)
+
+
 def uses_bounds(path: str) -> bool:
     """Whether the rules for ``path`` read hearth.toml's ``[bounds]`` at all."""
     return _bound(path, Bounds()) is not None

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from hearth.wire import (
+    BatchWritten,
     Commit,
     ContextBundle,
     Decisions,
@@ -22,6 +23,7 @@ from hearth.wire import (
 )
 
 __all__ = [
+    "BatchWritten",
     "Commit",
     "ContextBundle",
     "Decisions",

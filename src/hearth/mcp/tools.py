@@ -152,10 +152,24 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
         target, rationale) and the open loops (unfinished threads with their next
         step), each with the key that `merge`, `reject` and `resolve_loop` take.
 
-        Use it to see what is already proposed before proposing again, and to pick
-        up open loops at the start of a session.
+        Each proposal also says, per entry, what already says the same or nearly
+        the same (`matches`: the entry's text, file and line, `score` 0..1, and
+        `where`: `known` when the home holds it, `proposed` when another pending
+        proposal does), its `group` of near-duplicate proposals, and `over_bound`
+        when merging it would push its target over its size bound.
+
+        Use it to see what is already known or proposed before proposing again,
+        and to pick up open loops at the start of a session.
         """
-        return models.Review.model_validate(service.review().as_dict())
+        found = service.review()
+        board = service.review_board(found.proposals)
+        return models.Review.model_validate(
+            {
+                "proposals": [{**v.as_dict(), **board.of(v.key)} for v in found.proposals],
+                "loops": [v.as_dict() for v in found.loops],
+                "review": board.summary(),
+            }
+        )
 
     @tools.add("decisions", READ)
     def decisions() -> models.Decisions:
@@ -429,6 +443,26 @@ def register_admin_tools(tools: Tools, service: ServedHearth) -> None:
         """Decline a pending proposal with a reason; it is archived and the
         target file is left as it is. A person's decision, like `merge`."""
         return _written(service.reject(key, reason, actor))
+
+    @tools.add("merge.many", REPLACES)
+    def merge_many(
+        keys: Annotated[list[Key], Field(min_length=1, max_length=200)], actor: str
+    ) -> models.BatchWritten:
+        """Accept several pending proposals in one commit (all or none: nothing is
+        written when one of them is gone or would push its target over its bound).
+        A person's decision: call it only for the proposals the person named."""
+        return models.BatchWritten.model_validate(service.merge_many(keys, actor).as_dict())
+
+    @tools.add("reject.many", REPLACES)
+    def reject_many(
+        keys: Annotated[list[Key], Field(min_length=1, max_length=200)],
+        reason: Annotated[str, Field(min_length=1, max_length=2000)],
+        actor: str,
+    ) -> models.BatchWritten:
+        """Decline several pending proposals with one reason, in one commit. A
+        person's decision, like `merge_many`."""
+        result = service.reject_many(keys, reason, actor)
+        return models.BatchWritten.model_validate(result.as_dict())
 
 
 def _missing(argument: str, op: str) -> InvalidInput:

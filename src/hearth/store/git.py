@@ -76,11 +76,14 @@ class Trailers:
     op: str
     actor: str
     record: str | None = None
+    #: More records the operation changed (a batch of proposals): one trailer each.
+    more_records: tuple[str, ...] = ()
 
     def render(self) -> str:
         lines = [f"Hearth-Op: {self.op}", f"Hearth-Actor: {self.actor}"]
         if self.record:
             lines.append(f"Hearth-Record: {self.record}")
+        lines += [f"Hearth-Record: {key}" for key in self.more_records]
         return "\n".join(lines)
 
 

@@ -22,6 +22,8 @@ RECONCILE_LOCK = "reconcile.lock"
 INDEX_DIR = "index"
 #: The vectors of semantic ranking, beside the index.
 VECTORS_DIR = "vectors"
+#: The vectors of memory entries that review compares (``index/likeness.py``).
+ENTRY_VECTORS_DIR = "entry-vectors"
 #: API tokens, hashed.
 TOKENS = "tokens.json"
 #: The last sync's outcome.

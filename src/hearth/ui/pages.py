@@ -18,12 +18,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from hearth.app.results import WriteResult
+from hearth.app.results import BatchResult, WriteResult
 from hearth.app.served import ServedHearth
+from hearth.domain import layout, records
 from hearth.domain.active import needs_attention
 from hearth.domain.layout import ACTIVE_PATH, KINDS
 from hearth.domain.policy import may, put_operation, refusal
-from hearth.errors import Conflict, HearthError
+from hearth.errors import Conflict, HearthError, InvalidInput
 from hearth.ui.auth import COOKIE_PATH, LOGIN_COOKIE, SESSION_COOKIE, Gate, Visitor
 from hearth.ui.render import HEADERS, STYLESHEET, Views
 
@@ -40,6 +41,8 @@ DONE = {
     "resolved": "Resolved the open loop",
     "withdrawn": "Withdrew the decision",
     "restored": "Restored the earlier version as a new commit",
+    "merged-many": "Merged the chosen proposals in one commit",
+    "rejected-many": "Rejected the chosen proposals in one commit",
 }
 
 StatusOf = Callable[[HearthError], int]
@@ -106,7 +109,7 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
         operation: str,
         back: str,
         done: str,
-        call: Callable[[Visitor, dict[str, str]], WriteResult],
+        call: Callable[[Visitor, dict[str, str]], WriteResult | BatchResult],
     ) -> Response:
         """A form post: who, CSRF, scope, then one call; a refusal is a page."""
         visitor = who(request)
@@ -184,14 +187,25 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
 
     def review(request: Request, visitor: Visitor) -> Response:
         proposals = []
-        for view in service.records("proposal"):
+        views = service.records("proposal")
+        board = service.review_board(views)
+        for view in views:
             preview, error = None, view.error
             if view.record is not None:
                 try:
                     preview = service.merge_preview(view.key)
                 except HearthError as exc:
                     error = exc.message
-            proposals.append({"view": view, "preview": preview, "error": error})
+            found = board.proposals.get(view.key)
+            proposals.append(
+                {
+                    "view": view,
+                    "preview": preview,
+                    "error": error,
+                    "review": found,
+                    "matches": {m.entry: m.matches for m in found.matches} if found else {},
+                }
+            )
         loops = service.records("loop")
         # Newest first, as ACTIVE.md lists them.
         decisions = sorted(
@@ -205,6 +219,9 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
             visitor,
             "review.html",
             proposals=proposals,
+            blocks=_blocks(proposals, board.groups),
+            board=board,
+            titles={v.key: v.record.title if v.record is not None else v.key for v in views},
             loops=loops,
             decisions=decisions,
             oids=oids,
@@ -241,6 +258,27 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
             return service.revise_proposal(key, entries, visitor.actor, expected=expected)
 
         return await acting(request, "edit", "/ui/", "edited", call)
+
+    @router.post("/batch/merge")
+    async def merge_many(request: Request) -> Response:
+        chosen = await _form_lists(request)
+
+        def call(visitor: Visitor, form: dict[str, str]) -> BatchResult:
+            keys, expected = _batch(chosen)
+            return service.merge_many(keys, visitor.actor, expected=expected)
+
+        return await acting(request, "merge.many", "/ui/", "merged-many", call)
+
+    @router.post("/batch/reject")
+    async def reject_many(request: Request) -> Response:
+        chosen = await _form_lists(request)
+
+        def call(visitor: Visitor, form: dict[str, str]) -> BatchResult:
+            keys, expected = _batch(chosen)
+            reason = form.get("reason", "")
+            return service.reject_many(keys, reason, visitor.actor, expected=expected)
+
+        return await acting(request, "reject.many", "/ui/", "rejected-many", call)
 
     @router.post("/loops/{key}/resolve")
     async def resolve(request: Request, key: str) -> Response:
@@ -346,6 +384,61 @@ async def _form(request: Request) -> dict[str, str] | None:
         return None
     body = (await request.body()).decode("utf-8", "replace")
     return {k: v[0] for k, v in parse_qs(body, keep_blank_values=True).items()}
+
+
+async def _form_lists(request: Request) -> dict[str, list[str]]:
+    """A form's fields with every value (checkboxes send one ``keys`` per box)."""
+    kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if kind != FORM_TYPE:
+        return {}
+    body = (await request.body()).decode("utf-8", "replace")
+    return parse_qs(body, keep_blank_values=True)
+
+
+def _batch(form: dict[str, list[str]]) -> tuple[list[str], dict[str, str | None]]:
+    """The chosen keys, and the blob ids the page was made from: ``seen`` holds,
+    for every proposal on the page, ``KEY OID TARGET_OID TARGET`` (``-``: the
+    file was absent). Only the chosen proposals' files and their targets are
+    checked: a change to a proposal nobody chose does not make this stale."""
+    keys = list(dict.fromkeys(k for k in form.get("keys", []) if k))
+    if not keys:
+        raise InvalidInput("choose at least one proposal (tick its box) before acting on them")
+    seen: dict[str, tuple[str, str, str]] = {}
+    for value in form.get("seen", []):
+        parts = value.split(" ", 3)
+        if len(parts) == 4 and parts[3]:
+            seen[parts[0]] = (parts[1], parts[2], parts[3])
+    expected: dict[str, str | None] = {}
+    for key in keys:
+        if key not in seen or not records.is_key(key):
+            raise InvalidInput(
+                f"the page did not say which version of proposal {key} it showed; "
+                "reload the page and choose again"
+            )
+        oid, target_oid, target = seen[key]
+        expected[layout.record_path("proposal", key)] = None if oid == "-" else oid
+        expected[target] = None if target_oid == "-" else target_oid
+    return keys, expected
+
+
+def _blocks(
+    proposals: list[dict[str, Any]], found_groups: tuple[tuple[str, ...], ...]
+) -> list[dict[str, Any]]:
+    """The proposals in page order, each group of near-duplicates together at
+    the place of its first member."""
+    by_key = {p["view"].key: p for p in proposals}
+    group_of = {k: g for g in found_groups for k in g}
+    blocks: list[dict[str, Any]] = []
+    shown: set[str] = set()
+    for item in proposals:
+        key = item["view"].key
+        if key in shown:
+            continue
+        group = group_of.get(key)
+        members = [by_key[k] for k in group if k in by_key] if group else [item]
+        shown.update(m["view"].key for m in members)
+        blocks.append({"group": group, "members": members})
+    return blocks
 
 
 def _safe_next(target: str) -> str:

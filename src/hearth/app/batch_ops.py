@@ -1,0 +1,141 @@
+"""Many proposals merged, or rejected, in one commit.
+
+A person who reviews dozens of proposals a week handles a group of
+near-duplicates, or a selection, as one decision; so it is one commit
+(``proposals: merge 3 proposals``, one ``Hearth-Record`` trailer per key),
+not one per proposal:
+
+- all or nothing: when one proposal of the batch is gone, changed since the
+  page was made (``expected``), or its merge would push its target over its
+  bound, nothing is written and the caller is told which; a batch that lands
+  half-way would leave the person to work out what is left;
+- proposals for the same target are applied in order to one text, so an
+  entry two of them propose lands once (the merge's exact-duplicate skip),
+  and the target's bound is checked on the text that is committed;
+- one ``git revert`` undoes the decision, and the history reads as it
+  happened. Each proposal still gets its own archive file, with its outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from hearth.app.record_ops import _archive_moves, _record_path, _require
+from hearth.app.results import BatchResult, Expected
+from hearth.app.writer import Writer, check_expected, check_proposal_target, new_target_text
+from hearth.domain import notes, records
+from hearth.domain.text import decode_text
+from hearth.errors import InvalidInput
+from hearth.store.git import FileChange, Plan, Snapshot
+
+#: Most proposals one batch takes.
+MAX_BATCH = 200
+
+
+def _keys(keys: Sequence[str]) -> tuple[str, ...]:
+    unique = tuple(dict.fromkeys(k.strip() for k in keys if k.strip()))
+    if not unique:
+        raise InvalidInput("choose at least one proposal (give its key)")
+    if len(unique) > MAX_BATCH:
+        raise InvalidInput(f"a batch takes at most {MAX_BATCH} proposals ({len(unique)} given)")
+    for key in unique:
+        _record_path("proposal", key)  # NotFound for what is not a key
+    return unique
+
+
+class BatchOps(Writer):
+    def merge_many(
+        self, keys: Sequence[str], actor: str, *, expected: Expected | None = None
+    ) -> BatchResult:
+        chosen = _keys(keys)
+        tally: dict[str, int] = {}
+
+        def operation(snap: Snapshot) -> Plan:
+            check_expected(snap, expected)
+            tally.clear()
+            texts: dict[str, str] = {}
+            archives: list[FileChange] = []
+            lines = []
+            for key in chosen:
+                proposal, original = _require(snap, "proposal", _record_path("proposal", key), key)
+                assert isinstance(proposal, records.Proposal)
+                target = check_proposal_target(proposal.target)
+                if target not in texts:
+                    current = snap.read(target)
+                    texts[target] = (
+                        decode_text(current, target)
+                        if current is not None
+                        else new_target_text(target)
+                    )
+                texts[target], added = notes.add_entries(texts[target], proposal.entries)
+                skipped = len(proposal.entries) - len(added)
+                tally["added"] = tally.get("added", 0) + len(added)
+                tally["skipped"] = tally.get("skipped", 0) + skipped
+                archives += _archive_moves(
+                    "proposal", key, proposal, original, self._now(), "merged"
+                )
+                lines.append(
+                    f"- {proposal.title} ({key}): added {len(added)} entries to {target}, "
+                    f"skipped {skipped} already there"
+                )
+            changes = [
+                FileChange(target, text.encode())
+                for target, text in texts.items()
+                if _changed(snap, target, text)
+            ]
+            return Plan(
+                f"proposals: merge {_count(chosen)}",
+                (*changes, *archives),
+                body="\n".join(lines),
+            )
+
+        result = self._commit(operation, "proposal.merge", actor, records=chosen)
+        return BatchResult(
+            result.commit,
+            result.changed,
+            chosen,
+            "merged",
+            tally.get("added", 0),
+            tally.get("skipped", 0),
+        )
+
+    def reject_many(
+        self,
+        keys: Sequence[str],
+        reason: str,
+        actor: str,
+        *,
+        expected: Expected | None = None,
+    ) -> BatchResult:
+        chosen = _keys(keys)
+        reason = " ".join(reason.split())
+        if not reason:
+            raise InvalidInput("give a reason for rejecting the proposals (--reason)")
+
+        def operation(snap: Snapshot) -> Plan:
+            check_expected(snap, expected)
+            changes: list[FileChange] = []
+            lines = []
+            for key in chosen:
+                proposal, original = _require(snap, "proposal", _record_path("proposal", key), key)
+                changes += _archive_moves(
+                    "proposal", key, proposal, original, self._now(), "rejected", reason
+                )
+                lines.append(f"- {proposal.title} ({key})")
+            return Plan(
+                f"proposals: reject {_count(chosen)}",
+                tuple(changes),
+                body="\n".join([f"Reason: {reason}", "", *lines]),
+            )
+
+        result = self._commit(operation, "proposal.reject", actor, records=chosen)
+        return BatchResult(result.commit, result.changed, chosen, "rejected")
+
+
+def _changed(snap: Snapshot, path: str, text: str) -> bool:
+    current = snap.read(path)
+    return current is None or current != text.encode()
+
+
+def _count(keys: Sequence[str]) -> str:
+    return f"{len(keys)} proposal{'s' if len(keys) != 1 else ''}"

@@ -1,0 +1,314 @@
+"""Review that keeps up: each pending proposal's entries against what the home holds.
+
+For every entry of every pending proposal, ``ReviewMatcher.board`` finds the
+entries that say the same or nearly the same (``domain/likeness.py``) in the
+proposal's target, in USER.md and MEMORY.md (read from HEAD, as a merge reads
+them), and in the other pending proposals; it groups proposals linked by such
+an entry, and says which merges would push their target over its size bound.
+The review page, ``hearth proposals``, ``GET /v1/proposals`` and the MCP
+``review`` tool all show this one board.
+
+Reflection asks the same matcher (``known``) before its proposals land, so an
+entry the home already holds in other words is not proposed again.
+
+Cost: terms are remembered per text, vectors are stored per text
+(``index/likeness.py``), so after the first look only new entries are
+embedded; the comparison is one matrix product for meaning and a term index
+for words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from hearth.app.writer import check_proposal_target, new_target_text
+from hearth.domain import entries, layout, notes, records
+from hearth.domain.likeness import (
+    EntryMatches,
+    Held,
+    OverBound,
+    best_matches,
+    groups,
+    over_bound,
+)
+from hearth.domain.text import decode_text
+from hearth.domain.validation import Bounds, bound_of
+from hearth.errors import InvalidInput
+from hearth.index.likeness import EntryLikeness
+
+if TYPE_CHECKING:
+    from hearth.store.catalog import RecordView
+    from hearth.store.git import Snapshot
+
+#: The files every proposal is compared with, beside its own target.
+ALWAYS = ("USER.md", "MEMORY.md")
+
+
+@dataclass(frozen=True)
+class ProposalReview:
+    """What review knows of one pending proposal beyond its record."""
+
+    key: str
+    matches: tuple[EntryMatches, ...]
+    #: The key of the group's first proposal, when it is in a group.
+    group: str | None = None
+    over_bound: OverBound | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "matches": [m.as_dict() for m in self.matches if m.matches],
+            "known_entries": sum(m.known for m in self.matches),
+            "group": self.group,
+            "over_bound": self.over_bound.as_dict() if self.over_bound else None,
+        }
+
+
+@dataclass(frozen=True)
+class ReviewBoard:
+    """Every pending proposal's review, and the groups of near-duplicate proposals."""
+
+    threshold: float
+    semantic: bool
+    proposals: dict[str, ProposalReview] = field(default_factory=dict)
+    groups: tuple[tuple[str, ...], ...] = ()
+    #: By a group's first key: merging the whole group would push a target over its
+    #: bound (each member may fit alone).
+    group_over_bound: dict[str, OverBound] = field(default_factory=dict)
+
+    def of(self, key: str) -> dict[str, object]:
+        found = self.proposals.get(key)
+        return found.as_dict() if found is not None else {}
+
+    def summary(self) -> dict[str, object]:
+        return {
+            "threshold": self.threshold,
+            "measures": "words and meaning" if self.semantic else "words",
+            "groups": [list(g) for g in self.groups],
+            "group_over_bound": {k: o.as_dict() for k, o in self.group_over_bound.items()},
+        }
+
+
+class ReviewMatcher:
+    def __init__(self, likeness_of: EntryLikeness, threshold: float, bounds: Bounds) -> None:
+        self.likeness_of = likeness_of
+        self.threshold = threshold
+        self.bounds = bounds
+
+    # -- the board -----------------------------------------------------------
+
+    def files_read(self, views: Sequence[RecordView]) -> list[str]:
+        """The files ``board`` reads from HEAD for ``views``: their targets, USER.md
+        and MEMORY.md (a caller reads them under the home's lock)."""
+        targets = (_target(v.record) for v in views if isinstance(v.record, records.Proposal))
+        return list(dict.fromkeys([*(t for t in targets if t), *ALWAYS]))
+
+    def board(
+        self,
+        files: Mapping[str, str | None],
+        views: Sequence[RecordView],
+        texts: Mapping[str, str],
+    ) -> ReviewBoard:
+        """``views``: the pending proposals; ``files``: the text at HEAD of each of
+        ``files_read(views)`` (None: absent); ``texts``: each proposal's file text
+        by path (for the line of an entry that another proposal holds). Reads
+        nothing itself, so it needs no lock: scoring may embed entries."""
+        pending = [
+            (v.key, v.path, v.record) for v in views if isinstance(v.record, records.Proposal)
+        ]
+        held_files: dict[str, list[Held]] = {}
+        file_texts: dict[str, str | None] = {}
+
+        def held_in(path: str) -> list[Held]:
+            if path not in held_files:
+                text = files.get(path)
+                file_texts[path] = text
+                held_files[path] = [
+                    Held(e.text, path, e.line) for e in entries.list_entries(text or "")
+                ]
+            return held_files[path]
+
+        proposed: list[Held] = []
+        for key, path, proposal in pending:
+            lines = texts.get(path, "").split("\n")
+            for entry in proposal.entries:
+                proposed.append(Held(entry, path, _line_of(lines, entry), key))
+
+        # One list of columns (the files' entries, then every proposed entry);
+        # each question sees its target, USER.md, MEMORY.md and the others' entries.
+        for _key, _path, proposal in pending:
+            target = _target(proposal)
+            if target is not None:
+                held_in(target)
+        for extra in ALWAYS:
+            held_in(extra)
+        columns = [h for found in held_files.values() for h in found] + proposed
+        questions: list[tuple[str, str, Callable[[Held], bool]]] = []
+        for key, _path, proposal in pending:
+            seen_paths = {_target(proposal), *ALWAYS}
+            for entry in proposal.entries:
+                questions.append((key, entry, _sees(seen_paths, key, entry)))
+
+        scored = self._score(questions, columns)
+        by_key: dict[str, list[EntryMatches]] = {}
+        links: list[tuple[str, str]] = []
+        for (key, entry, _pool), found in zip(questions, scored, strict=True):
+            matches = best_matches(entry, found, self.threshold)
+            by_key.setdefault(key, []).append(matches)
+            links += [(key, m.key) for m in matches.matches if m.key]
+
+        keys = [key for key, _p, _r in pending]
+        found_groups = groups(keys, links)
+        group_of = {k: g[0] for g in found_groups for k in g}
+        reviews = {}
+        for key, _path, proposal in pending:
+            target = _target(proposal)
+            over = None
+            if target is not None:
+                held = [(h.text, h.line) for h in held_in(target)]
+                over = self._over(target, file_texts.get(target), held, proposal.entries)
+            reviews[key] = ProposalReview(key, tuple(by_key.get(key, ())), group_of.get(key), over)
+        proposals = {key: proposal for key, _path, proposal in pending}
+        group_over = {}
+        for group in found_groups:
+            over = self._group_over([proposals[k] for k in group], file_texts, held_files)
+            if over is not None:
+                group_over[group[0]] = over
+        return ReviewBoard(
+            self.threshold,
+            self.likeness_of.semantic,
+            reviews,
+            tuple(tuple(g) for g in found_groups),
+            group_over,
+        )
+
+    def _group_over(
+        self,
+        members: Sequence[records.Proposal],
+        file_texts: Mapping[str, str | None],
+        held_files: Mapping[str, list[Held]],
+    ) -> OverBound | None:
+        """The first target that merging all of ``members`` at once pushes over its bound."""
+        after: dict[str, str] = {}
+        for proposal in members:
+            target = _target(proposal)
+            if target is None or bound_of(target, self.bounds) is None:
+                continue
+            text = after.get(target)
+            if text is None:
+                text = file_texts.get(target) or new_target_text(target)
+            after[target], _added = notes.add_entries(text, proposal.entries)
+        for target, text in after.items():
+            held = [(h.text, h.line) for h in held_files.get(target, [])]
+            over = over_bound(target, text, bound_of(target, self.bounds), held)
+            if over is not None:
+                return over
+        return None
+
+    def _over(
+        self,
+        target: str,
+        text: str | None,
+        held: list[tuple[str, int]],
+        proposed: Sequence[str],
+    ) -> OverBound | None:
+        bound = bound_of(target, self.bounds)
+        if bound is None:
+            return None
+        before = text if text is not None else new_target_text(target)
+        # A merge adds at most each entry's line and a heading: well inside, no diff needed.
+        if len(before) + sum(len(e) + 3 for e in proposed) + 20 <= bound:
+            return None
+        after, _added = notes.add_entries(before, proposed)
+        return over_bound(target, after, bound, held)
+
+    # -- known before proposing (reflection) --------------------------------
+
+    def known(
+        self, snap: Snapshot, target: str, proposed: Sequence[str], pending: Sequence[Held]
+    ) -> list[EntryMatches]:
+        """For each of ``proposed`` (entries bound for ``target``), what the home
+        (the target, USER.md, MEMORY.md) or ``pending`` already holds like it."""
+        pool: list[Held] = []
+        for path in dict.fromkeys((target, *ALWAYS)):
+            text = _read(snap, path)
+            pool += [Held(e.text, path, e.line) for e in entries.list_entries(text or "")]
+        pool += pending
+        scored = self._score([("", entry, _everything) for entry in proposed], pool)
+        return [
+            best_matches(entry, found, self.threshold)
+            for entry, found in zip(proposed, scored, strict=True)
+        ]
+
+    # -- scores ------------------------------------------------------------------
+
+    def _score(
+        self,
+        questions: Sequence[tuple[str, str, Callable[[Held], bool]]],
+        columns: Sequence[Held],
+    ) -> list[list[tuple[Held, float]]]:
+        """For each (key, entry, sees): the columns it ``sees`` that score at or
+        above the threshold (or hold the same text), with their scores. Every
+        distinct entry is scored against every distinct column text in one
+        matrix (``EntryLikeness.scores``); a question then reads the few columns
+        over the threshold, not all of them."""
+        import numpy as np  # noqa: PLC0415  (numpy only once a board is made)
+
+        rows = list(dict.fromkeys(entry for _key, entry, _sees in questions))
+        texts = list(dict.fromkeys(h.text for h in columns))
+        text_at = {t: i for i, t in enumerate(texts)}
+        column_text = np.fromiter((text_at[h.text] for h in columns), dtype=np.int64)
+        matrix = self.likeness_of.scores(rows, texts)
+        row_at = {t: i for i, t in enumerate(rows)}
+        answers: list[list[tuple[Held, float]]] = []
+        for _key, entry, sees in questions:
+            line = matrix[row_at[entry]][column_text] if len(columns) else np.zeros(0)
+            close = line >= self.threshold
+            if entry in text_at:
+                close |= column_text == text_at[entry]
+            answers.append(
+                [
+                    (columns[i], float(line[i]))
+                    for i in np.flatnonzero(close).tolist()
+                    if sees(columns[i])
+                ]
+            )
+        return answers
+
+
+def _sees(paths: set[str | None], key: str, entry: str) -> Callable[[Held], bool]:
+    """What a proposal's entry is compared with: entries of ``paths``, the
+    entries of every other pending proposal, and its own proposal's other entries."""
+
+    def sees(held: Held) -> bool:
+        if held.key is None:
+            return held.path in paths
+        return held.key != key or held.text != entry
+
+    return sees
+
+
+def _everything(_held: Held) -> bool:
+    return True
+
+
+def _read(snap: Snapshot, path: str) -> str | None:
+    data = snap.read(path)
+    return decode_text(data, path) if data is not None else None
+
+
+def _target(proposal: records.Proposal) -> str | None:
+    try:
+        return check_proposal_target(proposal.target or layout.DEFAULT_PROPOSAL_TARGET)
+    except InvalidInput:
+        return None
+
+
+def _line_of(lines: list[str], entry: str) -> int:
+    """The 1-based line of ``- entry`` in a record file (0 when not found)."""
+    wanted = f"- {entry}"
+    for n, line in enumerate(lines, 1):
+        if line.strip() == wanted:
+            return n
+    return 0

@@ -1,0 +1,201 @@
+"""What review calls "nearly the same": scores, matches and groups of entries.
+
+A proposed entry is compared with what the home already holds (the entries of
+its target, of USER.md and MEMORY.md) and with the entries of the other
+pending proposals. ``index/likeness.py`` measures two things for a pair: the
+search analyzer's terms of each (words) and the cosine of their vectors
+(meaning, when the semantic model is on). ``likeness`` folds them into one
+score in [0, 1]; a pair at or above the threshold (``[review] threshold`` in
+hearth.toml) is "nearly the same".
+
+The fold and the default threshold were chosen by measurement on a labelled
+set of entry pairs (``bench/near_duplicates.py``, figures in docs/ui.md):
+multilingual-e5-small's cosines are compressed into a narrow band (unrelated
+English sentences already score about 0.75), so the cosine is stretched from
+``COSINE_FLOOR``..1 onto 0..1 before it is combined with the words' overlap.
+
+Pure: terms, cosines and entries in; scores, matches and groups out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+#: The score at or above which two entries are "nearly the same".
+DEFAULT_THRESHOLD = 0.56
+#: A cosine at or below this counts as no likeness at all (see the module's text).
+COSINE_FLOOR = 0.8
+#: Share of the score that comes from meaning when both measures are there.
+MEANING_WEIGHT = 0.7
+#: Most matches shown for one entry.
+MAX_MATCHES = 3
+
+
+def keyword_likeness(a: frozenset[str], b: frozenset[str]) -> float:
+    """The overlap of two entries' terms (Dice's coefficient)."""
+    if not a or not b:
+        return 0.0
+    return 2 * len(a & b) / (len(a) + len(b))
+
+
+def likeness(a: frozenset[str], b: frozenset[str], cosine: float | None) -> float:
+    """One score in [0, 1] from the terms' overlap and, when there is one, the cosine."""
+    words = keyword_likeness(a, b)
+    if cosine is None:
+        return words
+    meaning = min(1.0, max(0.0, (cosine - COSINE_FLOOR) / (1 - COSINE_FLOOR)))
+    return MEANING_WEIGHT * meaning + (1 - MEANING_WEIGHT) * words
+
+
+def parse_threshold(value: object) -> float:
+    from hearth.errors import InvalidInput  # noqa: PLC0415  (kept beside its only use)
+
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        raise InvalidInput(
+            "hearth.toml: [review] threshold must be a number above 0 and at most 1 "
+            f"(default {DEFAULT_THRESHOLD})"
+        )
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Held:
+    """An entry the home holds, or another pending proposal holds."""
+
+    text: str
+    path: str
+    #: 1-based line of the entry in ``path``.
+    line: int
+    #: The pending proposal's key, when the entry is proposed, not held.
+    key: str | None = None
+
+
+@dataclass(frozen=True)
+class EntryMatch:
+    """One entry like a proposed one: where it is and how close (1.0: the same text)."""
+
+    text: str
+    path: str
+    line: int
+    score: float
+    key: str | None = None
+
+    @property
+    def exact(self) -> bool:
+        return self.score >= 1.0
+
+    def as_dict(self) -> dict[str, object]:
+        data: dict[str, object] = {
+            "text": self.text,
+            "path": self.path,
+            "line": self.line,
+            "score": round(self.score, 3),
+            "exact": self.exact,
+            # "known": the home holds it; "proposed": another pending proposal does.
+            "where": "proposed" if self.key else "known",
+        }
+        if self.key:
+            data["key"] = self.key
+        return data
+
+
+@dataclass(frozen=True)
+class EntryMatches:
+    """A proposed entry and what is like it, closest first."""
+
+    entry: str
+    matches: tuple[EntryMatch, ...]
+
+    @property
+    def known(self) -> bool:
+        return any(m.key is None for m in self.matches)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "entry": self.entry,
+            "known": self.known,
+            "matches": [m.as_dict() for m in self.matches],
+        }
+
+
+def best_matches(
+    entry: str,
+    scored: Iterable[tuple[Held, float]],
+    threshold: float,
+    limit: int = MAX_MATCHES,
+) -> EntryMatches:
+    """The held entries scoring at or above ``threshold``, closest first; the same
+    text scores 1.0 whatever the measures say."""
+    found = []
+    for held, measured in scored:
+        score = 1.0 if held.text == entry else min(measured, 0.999)
+        if score >= threshold:
+            found.append(EntryMatch(held.text, held.path, held.line, score, held.key))
+    found.sort(key=lambda m: (-m.score, m.key is not None, m.path, m.line))
+    return EntryMatches(entry, tuple(found[:limit]))
+
+
+def groups(keys: Sequence[str], links: Iterable[tuple[str, str]]) -> list[list[str]]:
+    """Groups of two or more proposals that say much the same, in ``keys``' order.
+
+    A group is a proposal and every proposal not yet grouped that it is linked
+    to directly (one of their entries is nearly the same as one of its own).
+    Not the transitive closure: with chains (A like B, B like C, ...) a busy
+    week of proposals would end up as one group whose ends share nothing, and
+    a person merging "the group" would merge what they never compared.
+    """
+    linked: dict[str, set[str]] = {k: set() for k in keys}
+    for a, b in links:
+        if a in linked and b in linked and a != b:
+            linked[a].add(b)
+            linked[b].add(a)
+    grouped: set[str] = set()
+    found = []
+    for key in keys:
+        if key in grouped or not linked[key] - grouped:
+            continue
+        members = [key] + [k for k in keys if k in linked[key] and k not in grouped]
+        grouped.update(members)
+        found.append(members)
+    return found
+
+
+@dataclass(frozen=True)
+class OverBound:
+    """A merge that would push its target over its size bound (and so be refused)."""
+
+    target: str
+    chars: int
+    bound: int
+    #: Entries of the target (text, line) that could move to a topic note to make room,
+    #: longest first, as many as it takes.
+    movable: tuple[tuple[str, int], ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "target": self.target,
+            "chars": self.chars,
+            "bound": self.bound,
+            "over_by": self.chars - self.bound,
+            "movable": [{"text": t, "line": n} for t, n in self.movable],
+        }
+
+
+def over_bound(
+    target: str, after: str, bound: int | None, held: Sequence[tuple[str, int]]
+) -> OverBound | None:
+    """None when ``after`` (the target as the merge would write it) fits ``bound``;
+    else what is over and which of the target's entries (``held``: text, line)
+    could move out, longest first, until the excess is covered."""
+    if bound is None or len(after) <= bound:
+        return None
+    excess = len(after) - bound
+    movable: list[tuple[str, int]] = []
+    freed = 0
+    for text, line in sorted(held, key=lambda h: -len(h[0])):
+        if freed >= excess:
+            break
+        movable.append((text, line))
+        freed += len(text) + 3  # "- " and the newline
+    return OverBound(target, len(after), bound, tuple(movable))

@@ -1,0 +1,77 @@
+"""What counts as nearly the same, groups of proposals, and the bound check: pure."""
+
+from __future__ import annotations
+
+import pytest
+
+from hearth.domain.likeness import (
+    COSINE_FLOOR,
+    Held,
+    best_matches,
+    groups,
+    keyword_likeness,
+    likeness,
+    over_bound,
+    parse_threshold,
+)
+from hearth.domain.settings import parse_settings
+from hearth.errors import InvalidInput
+
+
+def test_scores() -> None:
+    a, b = frozenset({"sam", "cat", "allerg"}), frozenset({"sam", "cat", "dog"})
+    assert keyword_likeness(a, a) == 1.0
+    assert keyword_likeness(a, frozenset()) == 0.0
+    assert keyword_likeness(a, b) == pytest.approx(2 / 3)
+    # A cosine at the floor adds nothing; a cosine of 1 is all meaning.
+    assert likeness(a, b, COSINE_FLOOR) == pytest.approx(0.3 * 2 / 3)
+    assert likeness(a, a, 1.0) == pytest.approx(1.0)
+    assert likeness(a, b, None) == pytest.approx(2 / 3)
+
+
+def test_best_matches_orders_and_cuts() -> None:
+    held = [
+        (Held("x", "MEMORY.md", 3), 0.7),
+        (Held("y", "p.md", 9, "p--k"), 0.9),
+        (Held("Sam likes tea", "USER.md", 5), 0.2),
+        (Held("z", "MEMORY.md", 4), 0.5),
+    ]
+    found = best_matches("Sam likes tea", held, 0.56)
+    assert [(m.path, m.line) for m in found.matches] == [
+        ("USER.md", 5),  # the same text: 1.0, whatever was measured
+        ("p.md", 9),
+        ("MEMORY.md", 3),
+    ]
+    assert found.known and found.matches[0].exact
+    assert found.matches[1].as_dict()["where"] == "proposed"
+
+
+def test_groups_are_direct_links_not_chains() -> None:
+    keys = ["a", "b", "c", "d", "e"]
+    # a~b, b~c, c~d: chained. e alone.
+    found = groups(keys, [("a", "b"), ("b", "c"), ("c", "d")])
+    assert found == [["a", "b"], ["c", "d"]]
+    assert groups(keys, [("a", "c"), ("c", "a"), ("a", "a")]) == [["a", "c"]]
+    assert groups(keys, []) == []
+
+
+def test_over_bound_lists_the_longest_entries_until_they_make_room() -> None:
+    held = [("short", 10), ("a much longer entry " * 3, 11), ("medium entry", 12)]
+    assert over_bound("MEMORY.md", "x" * 100, 100, held) is None
+    assert over_bound("notes.md", "x" * 1000, None, held) is None
+    found = over_bound("MEMORY.md", "x" * 130, 100, held)
+    assert found is not None
+    assert found.as_dict()["over_by"] == 30
+    assert found.movable == (("a much longer entry " * 3, 11),)
+
+
+def test_the_threshold_setting() -> None:
+    assert parse_settings("").review.threshold == 0.56
+    assert parse_settings("[review]\nthreshold = 0.8\n").review.threshold == 0.8
+    assert parse_settings("[review]\nthreshold = 1\n").review.threshold == 1.0
+    for bad in ("0", "1.5", '"high"', "true"):
+        with pytest.raises(InvalidInput, match=r"\[review\] threshold"):
+            parse_settings(f"[review]\nthreshold = {bad}\n")
+    with pytest.raises(InvalidInput, match="unknown keys"):
+        parse_settings("[review]\nthreshhold = 0.5\n")
+    assert parse_threshold(0.5) == 0.5

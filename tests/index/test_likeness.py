@@ -1,0 +1,39 @@
+"""Entry likeness: the matrix that review scores with is the one definition of
+``domain/likeness.py``, pair by pair; terms are the search analyzer's."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hearth.domain.likeness import keyword_likeness, likeness
+from hearth.index.likeness import EntryLikeness
+
+WORDS = ["Sam", "cats", "allergic", "is", "the", "green", "tea", "Pat", "bicycle", "owns", "has"]
+
+
+def test_terms_are_the_search_analyzers_without_function_words() -> None:
+    measure = EntryLikeness()
+    assert measure.terms("Sam has a cat allergy") == {"sam", "cat", "allergi"}
+    assert measure.terms("Sam is allergic to cats") == {"sam", "allerg", "cat"}
+    assert measure.terms("the who") == {"the", "who"}  # nothing but function words: kept
+    assert measure.terms("Sam 喜欢喝绿茶") >= {"sam", "喜", "茶"}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), min_size=1, max_size=4),
+    st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), min_size=1, max_size=4),
+)
+def test_the_matrix_matches_the_pairwise_definition(
+    rows: list[list[str]], cols: list[list[str]]
+) -> None:
+    measure = EntryLikeness()
+    a = [" ".join(r) for r in rows]
+    b = [" ".join(c) for c in cols]
+    matrix = measure.scores(a, b)
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            expected = likeness(measure.terms(x), measure.terms(y), None)
+            assert abs(float(matrix[i, j]) - expected) < 1e-6
+            assert expected == keyword_likeness(measure.terms(x), measure.terms(y))
