@@ -10,11 +10,14 @@ edges and here; the use cases answer dataclasses (``app/results.py``).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from hearth.domain.layout import Kind
+
+if TYPE_CHECKING:
+    from hearth.index.hybrid import SearchResult as Found
 
 
 class SearchHit(BaseModel):
@@ -47,6 +50,22 @@ class SearchResult(BaseModel):
     fresh: bool = True
     #: Why the index is not fresh; null when it is.
     stale_reason: str | None = None
+
+
+def search_result(found: Found, fresh: bool, stale_reason: str | None) -> SearchResult:
+    """The answer to a search, on every surface: validated from the hits'
+    attributes in place (no dict of each hit: 26 µs for 10 hits against 112 µs
+    through ``as_dict``, 0.49 against 2.3 ms for 200; ``bench/wire_models.py``)."""
+    return SearchResult.model_validate(
+        {
+            "hits": found.hits,
+            "ranking": found.ranking,
+            "vectors": found.vectors,
+            "fresh": fresh,
+            "stale_reason": stale_reason,
+        },
+        from_attributes=True,
+    )
 
 
 class Written(BaseModel):

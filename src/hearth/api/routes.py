@@ -25,6 +25,7 @@ from hearth.domain.paths import normalize
 from hearth.domain.policy import may, put_operation, refusal
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.store.tokens import TokenInfo
+from hearth.wire import search_result
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": models.ErrorBody, "description": description}
@@ -149,11 +150,10 @@ async def search(
     kind: Kind | None = None,
     path: Annotated[str | None, Query(max_length=MAX_PREFIX_CHARS)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
-) -> dict[str, Any]:
+) -> models.SearchResult:
     """Search (a read token, or the server's hook key: ``hearth search`` asks with it)."""
-    found = service.search(q, kind, path, limit).as_dict()
-    found["fresh"], found["stale_reason"] = service.index_freshness()
-    return found
+    found = service.search(q, kind, path, limit)
+    return search_result(found, *service.index_freshness())
 
 
 @operation("get", "/v1/files/{path:path}", "read", response_model=models.FileView, tags=["read"])

@@ -22,6 +22,7 @@ from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.errors import InvalidInput
 from hearth.mcp import models
 from hearth.mcp.calls import ADDS, READ, REPLACES, SETS, Tools, require
+from hearth.wire import search_result
 
 #: Lines one ``read`` answers at most; read on from ``end_line + 1``.
 MAX_READ_LINES = 2000
@@ -64,18 +65,7 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
         last moments. Writes made through these tools are always found.
         """
         found = service.search(query, kind, path, limit)
-        fresh, why = service.index_freshness()
-        # The hits' fields read in place: no dict of each hit on the hot path.
-        return models.SearchResult.model_validate(
-            {
-                "hits": found.hits,
-                "fresh": fresh,
-                "stale_reason": why,
-                "ranking": found.ranking,
-                "vectors": found.vectors,
-            },
-            from_attributes=True,
-        )
+        return search_result(found, *service.index_freshness())
 
     @tools.add("read", READ)
     def read(
