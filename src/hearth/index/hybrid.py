@@ -28,17 +28,17 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hearth.index import context
 from hearth.index.embedding import Embedder
 from hearth.index.ondisk import VectorCoverage as VectorCoverage  # noqa: PLC0414  (re-exported)
 from hearth.index.query import Hit, Ranked
 from hearth.index.schema import ARCHIVE_WEIGHT
 from hearth.index.search_index import SearchIndex
 from hearth.index.terms import named_dates, without_dates
+from hearth.index.terms import wants_exact_words as wants_exact_words  # noqa: PLC0414
 
 if TYPE_CHECKING:
     from hearth.index.vectors import VectorStore  # numpy: loaded only with vectors
-
-_SYNTAX = re.compile(r'"|(?:^|\s)[+-]\S|\b(?:title|heading|body):|\w\*(?:\s|$)')
 
 #: "on" / "in" / "of" left before the end by a date taken out.
 _DANGLING = re.compile(r"\s+(?:on|in|of)\s*([?.!]?)$", re.I)
@@ -75,12 +75,6 @@ class SearchResult:
         }
 
 
-def wants_exact_words(text: str) -> bool:
-    """A query with search syntax (``"a phrase"``, ``+word``, ``-word``,
-    ``title:word``, ``garde*``) asks for exact words: keyword ranking answers it."""
-    return bool(_SYNTAX.search(text))
-
-
 def hybrid_search(
     index: SearchIndex,
     store: VectorStore,
@@ -112,9 +106,16 @@ def hybrid_search(
     else:
         keyword = index.ranked(text, kind, path_prefix, depth)
         semantic = _semantic_side(index, store, embedder, text, kind, path_prefix)
-    fused = fuse(keyword.hits, semantic.hits, limit, named_dates(text))
+    fused = fuse(keyword.hits, semantic.hits, 2 * depth, named_dates(text))
+    # Neighbouring daily entries of the first hits (context.py): those in
+    # neither list are fetched, with a fused score of their own of 0.
+    ordinals = {**semantic.ordinals, **keyword.ordinals}
+    near = index.neighbours(context.sources(fused, ordinals), kind, path_prefix)
+    ordinals.update(near.ordinals)
+    unscored = [dataclasses.replace(h, score=0.0) for h in near.hits]
+    hits = context.spread(fused, unscored, ordinals, limit)
     # Snippets only for the hits returned (the keyword side's body wins: the same text).
-    return index.snippets(fused, {**semantic.bodies, **keyword.bodies}, text)
+    return index.snippets(hits, {**near.bodies, **semantic.bodies, **keyword.bodies}, text)
 
 
 def _semantic_side(

@@ -30,14 +30,22 @@ from tantivy import Occur, Query
 
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.errors import InvalidInput
+from hearth.index import context
 from hearth.index.schema import (
     ARCHIVE_WEIGHT,
     DIGEST_KEY,
+    ORDINAL,
     SEARCH_FIELD,
     build_analyzer,
     digest_key,
 )
-from hearth.index.terms import QueryText, char_run_tokens, read_query
+from hearth.index.terms import (
+    QueryText,
+    asks_in_words,
+    char_run_tokens,
+    read_query,
+    wants_exact_words,
+)
 
 SNIPPET_CHARS = 200
 #: Weight of a query word found in a section's heading or title, times the
@@ -81,9 +89,22 @@ def run_search(
     if built is None:
         return []
     words, in_body = built
-    found = searcher.search(_ranked(schema, words, kind, path_prefix), _bounded(limit)).hits
+    limit = _bounded(limit)
+    if wants_exact_words(text):
+        found = searcher.search(_ranked(schema, words, kind, path_prefix), limit).hits
+        ranked = _documents(searcher, found)
+        return _with_snippets(searcher, schema, ranked.hits, ranked.bodies, in_body)
+    depth = max(limit, context.FLOW_FROM)
+    found = searcher.search(_ranked(schema, words, kind, path_prefix), depth).hits
     ranked = _documents(searcher, found)
-    return _with_snippets(searcher, schema, ranked.hits, ranked.bodies, in_body)
+    # Neighbouring daily entries, scored by the query too (0 when they do not
+    # match): one that does not match is a hit only for a question in words.
+    around = context.sources(ranked.hits, ranked.ordinals)
+    near = _neighbours(searcher, schema, around, words, kind, path_prefix)
+    neighbours = near.hits if asks_in_words(text) else [h for h in near.hits if h.score > 0]
+    hits = context.spread(ranked.hits, neighbours, {**near.ordinals, **ranked.ordinals}, limit)
+    bodies = {**near.bodies, **ranked.bodies}
+    return _with_snippets(searcher, schema, hits, bodies, in_body)
 
 
 @dataclass(frozen=True)
@@ -94,6 +115,8 @@ class Ranked:
 
     hits: list[Hit]
     bodies: dict[tuple[str, int], str]
+    #: Each section's place in its file (``ordinal``), by ``(path, start_line)``.
+    ordinals: dict[tuple[str, int], int] = dataclasses.field(default_factory=dict)
 
 
 def run_ranked(
@@ -151,6 +174,50 @@ def run_digest_ranked(
     return _ranked_documents(docs[:limit])
 
 
+def run_neighbours(
+    index: tantivy.Index,
+    schema: tantivy.Schema,
+    around: Sequence[tuple[str, int]],
+    kind: str | None,
+    path_prefix: str | None,
+) -> Ranked:
+    """The sections just before and after each ``(path, ordinal)`` of
+    ``around`` (passing the filters), unscored, without snippets."""
+    return _neighbours(index.searcher(), schema, around, None, kind, path_prefix)
+
+
+def _neighbours(
+    searcher: tantivy.Searcher,
+    schema: tantivy.Schema,
+    around: Sequence[tuple[str, int]],
+    words: Query | None,
+    kind: str | None,
+    path_prefix: str | None,
+) -> Ranked:
+    wanted = sorted(
+        {(path, n + step) for path, n in around for step in (-1, 1) if n + step >= 0} - set(around)
+    )
+    if not wanted:
+        return Ranked([], {})
+    places = [
+        (
+            Occur.Should,
+            Query.boolean_query(
+                [
+                    (Occur.Must, Query.term_query(schema, "path", path)),
+                    (Occur.Must, Query.term_query(schema, ORDINAL, ordinal)),
+                ]
+            ),
+        )
+        for path, ordinal in wanted
+    ]
+    held: list[tuple[Occur, Query]] = [(Occur.Must, _filter(Query.boolean_query(places)))]
+    if words is not None:
+        held.append((Occur.Should, words))
+    query = _ranked(schema, Query.boolean_query(held), kind, path_prefix)
+    return _documents(searcher, searcher.search(query, len(wanted)).hits)
+
+
 def run_snippets(
     index: tantivy.Index,
     schema: tantivy.Schema,
@@ -204,6 +271,7 @@ def _documents(searcher: tantivy.Searcher, found: Sequence[tuple[float, Any]]) -
 def _ranked_documents(docs: Sequence[tuple[float, tantivy.Document]]) -> Ranked:
     hits: list[Hit] = []
     bodies: dict[tuple[str, int], str] = {}
+    ordinals: dict[tuple[str, int], int] = {}
     for score, doc in docs:
         hit = Hit(
             path=str(doc.get_first("path")),
@@ -218,7 +286,10 @@ def _ranked_documents(docs: Sequence[tuple[float, tantivy.Document]]) -> Ranked:
         )
         hits.append(hit)
         bodies[hit.path, hit.start_line] = str(doc.get_first("body") or "")
-    return Ranked(hits, bodies)
+        ordinal = doc.get_first(ORDINAL)
+        if ordinal is not None:
+            ordinals[hit.path, hit.start_line] = int(ordinal)
+    return Ranked(hits, bodies, ordinals)
 
 
 def _with_snippets(

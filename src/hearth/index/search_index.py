@@ -32,6 +32,7 @@ from hearth.index.query import (
     Hit,
     Ranked,
     run_digest_ranked,
+    run_neighbours,
     run_ranked,
     run_search,
     run_snippets,
@@ -40,6 +41,7 @@ from hearth.index.schema import (
     ANALYZER,
     DIGEST_KEY,
     NO_TERMS,
+    ORDINAL,
     build_no_terms,
     build_schema,
     digest,
@@ -156,6 +158,15 @@ class SearchIndex:
         snippets (the semantic side of a hybrid search)."""
         return run_digest_ranked(self._index, self.schema, digests, kind, path_prefix, limit)
 
+    def neighbours(
+        self,
+        around: Sequence[tuple[str, int]],
+        kind: str | None = None,
+        path_prefix: str | None = None,
+    ) -> Ranked:
+        """The sections next to each ``(path, ordinal)``, unscored (``context.py``)."""
+        return run_neighbours(self._index, self.schema, around, kind, path_prefix)
+
     def snippets(
         self, hits: Sequence[Hit], bodies: dict[tuple[str, int], str], text: str
     ) -> list[Hit]:
@@ -227,8 +238,8 @@ class IndexUpdate:
         writer = self._open()
         if not self._fresh:
             writer.delete_documents_by_term("path", path)
-        for section in sections:
-            writer.add_document(document(section))
+        for ordinal, section in enumerate(sections):
+            writer.add_document(document(section, ordinal))
 
     def commit(self) -> bool:
         """Commit what was added; False when there was nothing."""
@@ -252,8 +263,9 @@ class IndexUpdate:
             writer.wait_merging_threads()
 
 
-def document(section: Section) -> tantivy.Document:
-    """The index document of a section, its fields in the writer's form (``analysis.py``)."""
+def document(section: Section, ordinal: int = 0) -> tantivy.Document:
+    """The index document of a section, the ``ordinal``-th of its file, its
+    fields in the writer's form (``analysis.py``)."""
     title = stored_value(section.title)
     heading = stored_value(section.heading)
     text = unstored_value(search_text(section.title, section.heading, section.body))
@@ -267,6 +279,7 @@ def document(section: Section) -> tantivy.Document:
         DIGEST_KEY: digest_key(key),
         "start_line": section.start_line,
         "end_line": section.end_line,
+        ORDINAL: ordinal,
     }
     special: list[tuple[str, tantivy.PreTokenizedString]] = []
     for name, value in (("title", title), ("heading", heading), ("text", text)):

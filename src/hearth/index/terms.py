@@ -45,6 +45,7 @@ _QUOTED = re.compile(r'"[^"]*"?')
 _FIELD = re.compile(r"^[+-]?\w+:")
 #: ``body`` has no terms of its own (schema.py): ``body:word`` searches ``text``.
 _BODY_FIELD = re.compile(r"^([+-]?)body:")
+_SYNTAX = re.compile(r'"|(?:^|\s)[+-]\S|\b(?:title|heading|body):|\w\*(?:\s|$)')
 _EDGE_PUNCTUATION = "?!.,;:'\"()[]{}"
 
 #: English function words (NLTK's list, taken as is, not tuned): in a question
@@ -77,6 +78,23 @@ class QueryText:
     runs: tuple[str, ...]
     #: Days (``2023-05-03``) and months (``2023-05``) the query names.
     dates: tuple[str, ...] = ()
+
+
+def wants_exact_words(text: str) -> bool:
+    """A query with search syntax (``"a phrase"``, ``+word``, ``-word``,
+    ``title:word``, ``garde*``) asks for exact words: keyword ranking answers it,
+    and only sections that match it are hits."""
+    return bool(_SYNTAX.search(text))
+
+
+def asks_in_words(text: str) -> bool:
+    """A query of two or more words besides function words, without search
+    syntax: a question or a description, which a section may answer without
+    holding its words (a neighbouring entry, ``context.py``)."""
+    if wants_exact_words(text):
+        return False
+    words = [w for w in re.findall(r"\w+", text.lower()) if w not in STOP_WORDS]
+    return len(words) >= 2
 
 
 def read_query(text: str) -> QueryText:
