@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -32,7 +32,7 @@ from hearth.index import context
 from hearth.index.embedding import Embedder
 from hearth.index.ondisk import VectorCoverage as VectorCoverage  # noqa: PLC0414  (re-exported)
 from hearth.index.query import Hit, Ranked
-from hearth.index.schema import ARCHIVE_WEIGHT
+from hearth.index.schema import ARCHIVE_WEIGHT, TEMPLATE_WEIGHT
 from hearth.index.search_index import SearchIndex
 from hearth.index.terms import named_dates, without_dates
 from hearth.index.terms import wants_exact_words as wants_exact_words  # noqa: PLC0414
@@ -106,7 +106,9 @@ def hybrid_search(
     else:
         keyword = index.ranked(text, kind, path_prefix, depth)
         semantic = _semantic_side(index, store, embedder, text, kind, path_prefix)
-    fused = fuse(keyword.hits, semantic.hits, 2 * depth, named_dates(text))
+    digests = {**semantic.digests, **keyword.digests}
+    template = {key for key, d in digests.items() if d in index.template}
+    fused = fuse(keyword.hits, semantic.hits, 2 * depth, named_dates(text), template)
     # Neighbouring daily entries of the first hits (context.py): those in
     # neither list are fetched, with a fused score of their own of 0.
     ordinals = {**semantic.ordinals, **keyword.ordinals}
@@ -165,11 +167,17 @@ def semantic_text(text: str) -> str:
 
 
 def fuse(
-    keyword: Sequence[Hit], semantic: Sequence[Hit], limit: int, dates: Sequence[str] = ()
+    keyword: Sequence[Hit],
+    semantic: Sequence[Hit],
+    limit: int,
+    dates: Sequence[str] = (),
+    template: Collection[tuple[str, int]] = (),
 ) -> list[Hit]:
     """Reciprocal-rank fusion of two rankings of sections; scores are the fused ones.
 
-    ``dates`` (``YYYY-MM-DD`` or ``YYYY-MM``) lift the sections of those days.
+    ``dates`` (``YYYY-MM-DD`` or ``YYYY-MM``) lift the sections of those days;
+    the sections ``template`` names by ``(path, start_line)`` still hold the
+    home template's text and count at ``TEMPLATE_WEIGHT`` (``template.py``).
     """
     scores: dict[tuple[str, int], float] = {}
     chosen: dict[tuple[str, int], Hit] = {}
@@ -179,6 +187,8 @@ def fuse(
             share = weight / (RRF_K + rank)
             if hit.kind == "archive":
                 share *= ARCHIVE_WEIGHT
+            elif key in template:
+                share *= TEMPLATE_WEIGHT
             scores[key] = scores.get(key, 0.0) + share
             chosen.setdefault(key, hit)  # the keyword hit first: its snippet has matches
     for key, hit in chosen.items():

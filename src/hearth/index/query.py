@@ -36,6 +36,7 @@ from hearth.index.schema import (
     DIGEST_KEY,
     ORDINAL,
     SEARCH_FIELD,
+    TEMPLATE_WEIGHT,
     build_analyzer,
     digest_key,
 )
@@ -83,6 +84,7 @@ def run_search(
     kind: str | None,
     path_prefix: str | None,
     limit: int,
+    template: frozenset[str] = frozenset(),
 ) -> list[Hit]:
     searcher = index.searcher()
     built = _user_query(index, schema, searcher, text[:MAX_QUERY_CHARS])
@@ -91,16 +93,16 @@ def run_search(
     words, in_body = built
     limit = _bounded(limit)
     if wants_exact_words(text):
-        found = searcher.search(_ranked(schema, words, kind, path_prefix), limit).hits
+        found = searcher.search(_ranked(schema, words, kind, path_prefix, template), limit).hits
         ranked = _documents(searcher, found)
         return _with_snippets(searcher, schema, ranked.hits, ranked.bodies, in_body)
     depth = max(limit, context.FLOW_FROM)
-    found = searcher.search(_ranked(schema, words, kind, path_prefix), depth).hits
+    found = searcher.search(_ranked(schema, words, kind, path_prefix, template), depth).hits
     ranked = _documents(searcher, found)
     # Neighbouring daily entries, scored by the query too (0 when they do not
     # match): one that does not match is a hit only for a question in words.
     around = context.sources(ranked.hits, ranked.ordinals)
-    near = _neighbours(searcher, schema, around, words, kind, path_prefix)
+    near = _neighbours(searcher, schema, around, words, kind, path_prefix, template)
     neighbours = near.hits if asks_in_words(text) else [h for h in near.hits if h.score > 0]
     hits = context.spread(ranked.hits, neighbours, {**near.ordinals, **ranked.ordinals}, limit)
     bodies = {**near.bodies, **ranked.bodies}
@@ -117,6 +119,8 @@ class Ranked:
     bodies: dict[tuple[str, int], str]
     #: Each section's place in its file (``ordinal``), by ``(path, start_line)``.
     ordinals: dict[tuple[str, int], int] = dataclasses.field(default_factory=dict)
+    #: Each section's passage digest, by ``(path, start_line)``.
+    digests: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
 
 
 def run_ranked(
@@ -126,13 +130,16 @@ def run_ranked(
     kind: str | None,
     path_prefix: str | None,
     limit: int,
+    template: frozenset[str] = frozenset(),
 ) -> Ranked:
     """``run_search`` without the snippets: the keyword side of a hybrid search."""
     searcher = index.searcher()
     built = _user_query(index, schema, searcher, text[:MAX_QUERY_CHARS])
     if built is None:
         return Ranked([], {})
-    found = searcher.search(_ranked(schema, built[0], kind, path_prefix), _bounded(limit)).hits
+    found = searcher.search(
+        _ranked(schema, built[0], kind, path_prefix, template), _bounded(limit)
+    ).hits
     return _documents(searcher, found)
 
 
@@ -143,6 +150,7 @@ def run_digest_ranked(
     kind: str | None,
     path_prefix: str | None,
     limit: int,
+    template: frozenset[str] = frozenset(),
 ) -> Ranked:
     """The sections holding ``digests`` (passing the filters), in the order of
     ``digests``, without snippets: the semantic side of a hybrid search."""
@@ -157,7 +165,9 @@ def run_digest_ranked(
     for start in range(0, len(digests), limit):
         chunk = list(digests[start : start + limit])
         held = Query.term_set_query(schema, DIGEST_KEY, [digest_key(d) for d in chunk])
-        found = searcher.search(_ranked(schema, held, kind, path_prefix), 4 * len(chunk)).hits
+        found = searcher.search(
+            _ranked(schema, held, kind, path_prefix, template), 4 * len(chunk)
+        ).hits
         # Each document is read once: for its digest (the order) and for its hit.
         # The key is part of a digest: a section whose whole digest is not one of
         # this chunk's (two digests sharing 60 bits) is left out.
@@ -180,10 +190,11 @@ def run_neighbours(
     around: Sequence[tuple[str, int]],
     kind: str | None,
     path_prefix: str | None,
+    template: frozenset[str] = frozenset(),
 ) -> Ranked:
     """The sections just before and after each ``(path, ordinal)`` of
     ``around`` (passing the filters), unscored, without snippets."""
-    return _neighbours(index.searcher(), schema, around, None, kind, path_prefix)
+    return _neighbours(index.searcher(), schema, around, None, kind, path_prefix, template)
 
 
 def _neighbours(
@@ -193,6 +204,7 @@ def _neighbours(
     words: Query | None,
     kind: str | None,
     path_prefix: str | None,
+    template: frozenset[str],
 ) -> Ranked:
     wanted = sorted(
         {(path, n + step) for path, n in around for step in (-1, 1) if n + step >= 0} - set(around)
@@ -214,7 +226,7 @@ def _neighbours(
     held: list[tuple[Occur, Query]] = [(Occur.Must, _filter(Query.boolean_query(places)))]
     if words is not None:
         held.append((Occur.Should, words))
-    query = _ranked(schema, Query.boolean_query(held), kind, path_prefix)
+    query = _ranked(schema, Query.boolean_query(held), kind, path_prefix, template)
     return _documents(searcher, searcher.search(query, len(wanted)).hits)
 
 
@@ -237,9 +249,15 @@ def _bounded(limit: int) -> int:
 
 
 def _ranked(
-    schema: tantivy.Schema, words: Query, kind: str | None, path_prefix: str | None
+    schema: tantivy.Schema,
+    words: Query,
+    kind: str | None,
+    path_prefix: str | None,
+    template: frozenset[str] = frozenset(),
 ) -> Query:
-    """``words`` within the filters, archived records at a fraction of their score."""
+    """``words`` within the filters; archived records and sections still holding
+    the home template's text (their digests: ``template``) at a fraction of
+    their score."""
     filters = [(Occur.Must, words)]
     if kind:
         filters.append((Occur.Must, _filter(Query.term_query(schema, "kind", kind))))
@@ -249,19 +267,18 @@ def _ranked(
         pattern = _escape(path_prefix) + ".*"
         filters.append((Occur.Must, _filter(Query.regex_query(schema, "path", pattern))))
     base = Query.boolean_query(filters)
-    archived = _filter(Query.term_query(schema, "kind", "archive"))
-    return Query.boolean_query(
-        [
-            (Occur.Should, Query.boolean_query([(Occur.Must, base), (Occur.MustNot, archived)])),
-            (
-                Occur.Should,
-                Query.boost_query(
-                    Query.boolean_query([(Occur.Must, base), (Occur.Must, archived)]),
-                    ARCHIVE_WEIGHT,
-                ),
-            ),
-        ]
-    )
+    lowered = [(_filter(Query.term_query(schema, "kind", "archive")), ARCHIVE_WEIGHT)]
+    if template:
+        keys = [digest_key(d) for d in sorted(template)]
+        lowered.append((_filter(Query.term_set_query(schema, DIGEST_KEY, keys)), TEMPLATE_WEIGHT))
+    full = [(Occur.Must, base)] + [(Occur.MustNot, which) for which, _w in lowered]
+    parts = [(Occur.Should, Query.boolean_query(full))]
+    for i, (which, weight) in enumerate(lowered):
+        # Each lowered set once: the ones before it are left out of it.
+        held = [(Occur.Must, base), (Occur.Must, which)]
+        held += [(Occur.MustNot, before) for before, _w in lowered[:i]]
+        parts.append((Occur.Should, Query.boost_query(Query.boolean_query(held), weight)))
+    return Query.boolean_query(parts)
 
 
 def _documents(searcher: tantivy.Searcher, found: Sequence[tuple[float, Any]]) -> Ranked:
@@ -272,6 +289,7 @@ def _ranked_documents(docs: Sequence[tuple[float, tantivy.Document]]) -> Ranked:
     hits: list[Hit] = []
     bodies: dict[tuple[str, int], str] = {}
     ordinals: dict[tuple[str, int], int] = {}
+    digests: dict[tuple[str, int], str] = {}
     for score, doc in docs:
         hit = Hit(
             path=str(doc.get_first("path")),
@@ -289,7 +307,8 @@ def _ranked_documents(docs: Sequence[tuple[float, tantivy.Document]]) -> Ranked:
         ordinal = doc.get_first(ORDINAL)
         if ordinal is not None:
             ordinals[hit.path, hit.start_line] = int(ordinal)
-    return Ranked(hits, bodies, ordinals)
+        digests[hit.path, hit.start_line] = str(doc.get_first("digest") or "")
+    return Ranked(hits, bodies, ordinals, digests)
 
 
 def _with_snippets(

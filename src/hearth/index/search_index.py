@@ -73,6 +73,9 @@ class SearchIndex:
             found = meta.get("schema") if isinstance(meta, dict) else None
             raise IndexUnusable(f"index schema {found!r} is not {SCHEMA_VERSION}")
         self.generation = str(meta.get("generation", ""))
+        #: Digests of the home template's sections (``template.py``), set by
+        #: ``LiveIndex``: they rank at ``TEMPLATE_WEIGHT``.
+        self.template: frozenset[str] = frozenset()
         self.schema = build_schema()
         self._writing: tantivy.Index | None = None
         try:
@@ -139,13 +142,13 @@ class SearchIndex:
         path_prefix: str | None = None,
         limit: int = 10,
     ) -> list[Hit]:
-        return run_search(self._index, self.schema, text, kind, path_prefix, limit)
+        return run_search(self._index, self.schema, text, kind, path_prefix, limit, self.template)
 
     def ranked(
         self, text: str, kind: str | None = None, path_prefix: str | None = None, limit: int = 10
     ) -> Ranked:
         """``search`` without snippets (the keyword side of a hybrid search)."""
-        return run_ranked(self._index, self.schema, text, kind, path_prefix, limit)
+        return run_ranked(self._index, self.schema, text, kind, path_prefix, limit, self.template)
 
     def ranked_digests(
         self,
@@ -156,7 +159,9 @@ class SearchIndex:
     ) -> Ranked:
         """The sections holding these passage digests, in their order, without
         snippets (the semantic side of a hybrid search)."""
-        return run_digest_ranked(self._index, self.schema, digests, kind, path_prefix, limit)
+        return run_digest_ranked(
+            self._index, self.schema, digests, kind, path_prefix, limit, self.template
+        )
 
     def neighbours(
         self,
@@ -165,7 +170,7 @@ class SearchIndex:
         path_prefix: str | None = None,
     ) -> Ranked:
         """The sections next to each ``(path, ordinal)``, unscored (``context.py``)."""
-        return run_neighbours(self._index, self.schema, around, kind, path_prefix)
+        return run_neighbours(self._index, self.schema, around, kind, path_prefix, self.template)
 
     def snippets(
         self, hits: Sequence[Hit], bodies: dict[tuple[str, int], str], text: str
