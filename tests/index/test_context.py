@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hearth.domain.sections import split_sections
@@ -67,3 +69,18 @@ def test_scores_flow_to_the_next_and_previous_entries() -> None:
     topic = [_hit("t.md", 3, 10.0, "topic"), _hit("t.md", 7, 1.0, "topic")]
     flat = context.spread(topic, [], {("t.md", 3): 1, ("t.md", 7): 2}, 10)
     assert [h.score for h in flat] == [10.0, 1.0]
+
+
+def test_a_name_the_question_says_lifts_that_speakers_entries(tmp_path: Path) -> None:
+    day = (
+        "# 2026-03-03\n\n"
+        "## 09:00 UTC — Joanna\n\nHa, I like turtles too.\n\n"
+        "## 09:01 UTC — Nate\n\nJoanna, my turtles ate all the turtle food. Turtles!\n\n"
+        "## 09:02 UTC — Nate\n\nOff to the pet shop.\n"
+    )
+    idx = SearchIndex.create(tmp_path / "live")
+    idx.apply({"memory/2026-03-03.md": split_sections("memory/2026-03-03.md", day)}, ())
+    hits = idx.search("What does Joanna feel about turtles?", limit=3)
+    assert hits[0].heading == "09:00 UTC — Joanna"
+    # Lower-case, it is not taken for a name.
+    assert idx.search("what does joanna feel about turtles?", limit=3)[0].heading.endswith("Nate")

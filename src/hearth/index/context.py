@@ -20,7 +20,8 @@ evidence recall@5 rose in both rankings (keyword 0.622 -> 0.692, hybrid
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -32,8 +33,13 @@ FLOW_FROM = 10
 AFTER_SHARE = 0.5
 #: ...and the entry before it.
 BEFORE_SHARE = 0.2
+#: A hit whose heading holds a name the question says (a daily entry's
+#: speaker: "What did Caroline make?") gains this share of the best score.
+NAME_SHARE = 0.3
 #: The kind of section whose neighbours are its context.
 SEQUENCE_KIND = "daily"
+
+_WORD = re.compile(r"\w+")
 
 #: A section's key in a ranking: ``(path, start_line)``.
 Key = tuple[str, int]
@@ -50,11 +56,16 @@ def sources(hits: Sequence[Hit], ordinals: Mapping[Key, int]) -> list[tuple[str,
 
 
 def spread(
-    hits: Sequence[Hit], neighbours: Sequence[Hit], ordinals: Mapping[Key, int], limit: int
+    hits: Sequence[Hit],
+    neighbours: Sequence[Hit],
+    ordinals: Mapping[Key, int],
+    limit: int,
+    names: Collection[str] = (),
 ) -> list[Hit]:
     """``hits`` (best first) and ``neighbours`` (their own scores, 0 when they
     did not match) ranked by their scores plus what flowed from the first
-    ``FLOW_FROM`` hits; the first ``limit``, scores rounded."""
+    ``FLOW_FROM`` hits, and ``NAME_SHARE`` of the best score for a heading
+    holding one of ``names`` (lower-cased); the first ``limit``, scores rounded."""
     chosen: dict[Key, Hit] = {}
     for hit in (*hits, *neighbours):
         chosen.setdefault((hit.path, hit.start_line), hit)
@@ -69,5 +80,11 @@ def spread(
             near = at.get((hit.path, ordinal + step))
             if near is not None:
                 scores[near] += share * hit.score
+    wanted = frozenset(names)
+    if wanted and hits:
+        lift = NAME_SHARE * max(hit.score for hit in hits)
+        for key, hit in chosen.items():
+            if not wanted.isdisjoint(_WORD.findall(hit.heading.lower())):
+                scores[key] += lift
     ordered = sorted(scores, key=lambda key: (-scores[key], key))[:limit]
     return [dataclasses.replace(chosen[k], score=round(scores[k], 6)) for k in ordered]

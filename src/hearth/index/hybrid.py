@@ -34,7 +34,7 @@ from hearth.index.ondisk import VectorCoverage as VectorCoverage  # noqa: PLC041
 from hearth.index.query import Hit, Ranked
 from hearth.index.schema import ARCHIVE_WEIGHT, TEMPLATE_WEIGHT
 from hearth.index.search_index import SearchIndex
-from hearth.index.terms import named_dates, without_dates
+from hearth.index.terms import named_dates, names_in, without_dates
 from hearth.index.terms import wants_exact_words as wants_exact_words  # noqa: PLC0414
 
 if TYPE_CHECKING:
@@ -115,7 +115,7 @@ def hybrid_search(
     near = index.neighbours(context.sources(fused, ordinals), kind, path_prefix)
     ordinals.update(near.ordinals)
     unscored = [dataclasses.replace(h, score=0.0) for h in near.hits]
-    hits = context.spread(fused, unscored, ordinals, limit)
+    hits = context.spread(fused, unscored, ordinals, limit, names_in(text))
     # Snippets only for the hits returned (the keyword side's body wins: the same text).
     return index.snippets(hits, {**near.bodies, **semantic.bodies, **keyword.bodies}, text)
 

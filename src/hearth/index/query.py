@@ -44,6 +44,7 @@ from hearth.index.terms import (
     QueryText,
     asks_in_words,
     char_run_tokens,
+    names_in,
     read_query,
     wants_exact_words,
 )
@@ -104,7 +105,8 @@ def run_search(
     around = context.sources(ranked.hits, ranked.ordinals)
     near = _neighbours(searcher, schema, around, words, kind, path_prefix, template)
     neighbours = near.hits if asks_in_words(text) else [h for h in near.hits if h.score > 0]
-    hits = context.spread(ranked.hits, neighbours, {**near.ordinals, **ranked.ordinals}, limit)
+    ordinals = {**near.ordinals, **ranked.ordinals}
+    hits = context.spread(ranked.hits, neighbours, ordinals, limit, names_in(text))
     bodies = {**near.bodies, **ranked.bodies}
     return _with_snippets(searcher, schema, hits, bodies, in_body)
 

@@ -97,6 +97,21 @@ def asks_in_words(text: str) -> bool:
     return len(words) >= 2
 
 
+_NAME = re.compile(r"(?<![\w'’])[A-Z][\w-]*")
+
+
+def names_in(text: str) -> list[str]:
+    """Capitalized words of ``text`` that are not function words or months,
+    outside quotes, lower-cased (``What did Caroline's sister say?``:
+    ``caroline``): most likely a person's or a place's name."""
+    out = []
+    for word in _NAME.findall(_QUOTED.sub(" ", text)):
+        low = word.lower()
+        if low not in STOP_WORDS and low not in _MONTHS:
+            out.append(low)
+    return list(dict.fromkeys(out))
+
+
 def read_query(text: str) -> QueryText:
     prefixes: list[str] = []
     rest: list[str] = []
