@@ -112,7 +112,7 @@ def hybrid_search(
     # Neighbouring daily entries of the first hits (context.py): those in
     # neither list are fetched, with a fused score of their own of 0.
     ordinals = {**semantic.ordinals, **keyword.ordinals}
-    near = index.neighbours(context.sources(fused, ordinals), kind, path_prefix)
+    near = index.neighbours(context.sources(fused, ordinals))
     ordinals.update(near.ordinals)
     unscored = [dataclasses.replace(h, score=0.0) for h in near.hits]
     hits = context.spread(fused, unscored, ordinals, limit, names_in(text))

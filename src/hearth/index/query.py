@@ -103,7 +103,7 @@ def run_search(
     # Neighbouring daily entries, scored by the query too (0 when they do not
     # match): one that does not match is a hit only for a question in words.
     around = context.sources(ranked.hits, ranked.ordinals)
-    near = _neighbours(searcher, schema, around, words, kind, path_prefix, template)
+    near = _neighbours(searcher, schema, around, words)
     neighbours = near.hits if asks_in_words(text) else [h for h in near.hits if h.score > 0]
     ordinals = {**near.ordinals, **ranked.ordinals}
     hits = context.spread(ranked.hits, neighbours, ordinals, limit, names_in(text))
@@ -166,7 +166,7 @@ def run_digest_ranked(
     # leave out, or vectors of text no longer in the index) are mostly not read.
     for start in range(0, len(digests), limit):
         chunk = list(digests[start : start + limit])
-        held = Query.term_set_query(schema, DIGEST_KEY, [digest_key(d) for d in chunk])
+        held = _any_of(schema, DIGEST_KEY, [digest_key(d) for d in chunk])
         found = searcher.search(
             _ranked(schema, held, kind, path_prefix, template), 4 * len(chunk)
         ).hits
@@ -187,16 +187,11 @@ def run_digest_ranked(
 
 
 def run_neighbours(
-    index: tantivy.Index,
-    schema: tantivy.Schema,
-    around: Sequence[tuple[str, int]],
-    kind: str | None,
-    path_prefix: str | None,
-    template: frozenset[str] = frozenset(),
+    index: tantivy.Index, schema: tantivy.Schema, around: Sequence[tuple[str, int]]
 ) -> Ranked:
     """The sections just before and after each ``(path, ordinal)`` of
-    ``around`` (passing the filters), unscored, without snippets."""
-    return _neighbours(index.searcher(), schema, around, None, kind, path_prefix, template)
+    ``around``, unscored, without snippets."""
+    return _neighbours(index.searcher(), schema, around, None)
 
 
 def _neighbours(
@@ -204,13 +199,18 @@ def _neighbours(
     schema: tantivy.Schema,
     around: Sequence[tuple[str, int]],
     words: Query | None,
-    kind: str | None,
-    path_prefix: str | None,
-    template: frozenset[str],
 ) -> Ranked:
-    wanted = sorted(
-        {(path, n + step) for path, n in around for step in (-1, 1) if n + step >= 0} - set(around)
-    )
+    """The neighbours of ``around``, scored by ``words`` (0 when they do not
+    match it). They are sections of the files of hits that passed the search's
+    filters, daily notes (``context.sources``): neither archived records nor
+    template text, so none of ``_ranked``'s filters and weights apply, and
+    leaving them out made this search about three times cheaper."""
+    wanted: dict[str, set[int]] = {}
+    asked = set(around)
+    for path, n in around:
+        for near in (n - 1, n + 1):
+            if near >= 0 and (path, near) not in asked:
+                wanted.setdefault(path, set()).add(near)
     if not wanted:
         return Ranked([], {})
     places = [
@@ -219,17 +219,17 @@ def _neighbours(
             Query.boolean_query(
                 [
                     (Occur.Must, Query.term_query(schema, "path", path)),
-                    (Occur.Must, Query.term_query(schema, ORDINAL, ordinal)),
+                    (Occur.Must, _any_of(schema, ORDINAL, sorted(ordinals))),
                 ]
             ),
         )
-        for path, ordinal in wanted
+        for path, ordinals in sorted(wanted.items())
     ]
     held: list[tuple[Occur, Query]] = [(Occur.Must, _filter(Query.boolean_query(places)))]
     if words is not None:
         held.append((Occur.Should, words))
-    query = _ranked(schema, Query.boolean_query(held), kind, path_prefix, template)
-    return _documents(searcher, searcher.search(query, len(wanted)).hits)
+    count = sum(len(ordinals) for ordinals in wanted.values())
+    return _documents(searcher, searcher.search(Query.boolean_query(held), count).hits)
 
 
 def run_snippets(
@@ -272,7 +272,7 @@ def _ranked(
     lowered = [(_filter(Query.term_query(schema, "kind", "archive")), ARCHIVE_WEIGHT)]
     if template:
         keys = [digest_key(d) for d in sorted(template)]
-        lowered.append((_filter(Query.term_set_query(schema, DIGEST_KEY, keys)), TEMPLATE_WEIGHT))
+        lowered.append((_filter(_any_of(schema, DIGEST_KEY, keys)), TEMPLATE_WEIGHT))
     full = [(Occur.Must, base)] + [(Occur.MustNot, which) for which, _w in lowered]
     parts = [(Occur.Should, Query.boolean_query(full))]
     for i, (which, weight) in enumerate(lowered):
@@ -413,6 +413,13 @@ def _bonus(
         )
         out.append((Occur.Should, Query.boost_query(phrase, RUN_BONUS)))
     return out
+
+
+def _any_of(schema: tantivy.Schema, field: str, values: Sequence[int]) -> Query:
+    """A section whose ``field`` is one of ``values``: term queries joined,
+    not ``term_set_query``, which builds an automaton at every search (about
+    0.2 ms each here, against 5 µs for a term query)."""
+    return Query.boolean_query([(Occur.Should, Query.term_query(schema, field, v)) for v in values])
 
 
 def _filter(query: Query) -> Query:

@@ -163,14 +163,9 @@ class SearchIndex:
             self._index, self.schema, digests, kind, path_prefix, limit, self.template
         )
 
-    def neighbours(
-        self,
-        around: Sequence[tuple[str, int]],
-        kind: str | None = None,
-        path_prefix: str | None = None,
-    ) -> Ranked:
+    def neighbours(self, around: Sequence[tuple[str, int]]) -> Ranked:
         """The sections next to each ``(path, ordinal)``, unscored (``context.py``)."""
-        return run_neighbours(self._index, self.schema, around, kind, path_prefix, self.template)
+        return run_neighbours(self._index, self.schema, around)
 
     def snippets(
         self, hits: Sequence[Hit], bodies: dict[tuple[str, int], str], text: str
