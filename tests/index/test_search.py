@@ -250,3 +250,8 @@ def test_sections_by_digest_keep_the_digests_order(index: SearchIndex) -> None:
     # Found by meaning only, no word of the query in it: the section's first words.
     [hit] = index.snippets(found.hits[:1], found.bodies, "raptor")
     assert hit.snippet == "Hovering bird of prey."
+
+
+@pytest.mark.parametrize("query", ["0:*", "a:*", "title:*", "*", "body:* fence", "**"])
+def test_a_star_that_is_not_a_prefix_never_fails(index: SearchIndex, query: str) -> None:
+    assert isinstance(index.search(query), list)

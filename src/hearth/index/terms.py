@@ -116,10 +116,16 @@ def read_query(text: str) -> QueryText:
     prefixes: list[str] = []
     rest: list[str] = []
     words: list[str] = []
-    for token in text.split():
-        match = _PREFIX.match(token)
+    for raw in text.split():
+        match = _PREFIX.match(raw)
         if match:
             prefixes.append(fold(match.group(1)))
+            continue
+        # A star anywhere else is not syntax: Tantivy's parser read ``a:*`` as
+        # "field a exists" and the search failed (no field a; found by the
+        # property test of queries).
+        token = raw.replace("*", " ").strip()
+        if not token:
             continue
         rest.append(_BODY_FIELD.sub(r"\1text:", token))
         if not token.startswith("-"):
