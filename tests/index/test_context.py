@@ -84,3 +84,18 @@ def test_a_name_the_question_says_lifts_that_speakers_entries(tmp_path: Path) ->
     assert hits[0].heading == "09:00 UTC — Joanna"
     # Lower-case, it is not taken for a name.
     assert idx.search("what does joanna feel about turtles?", limit=3)[0].heading.endswith("Nate")
+
+
+def test_names_in_headings_are_left_out_of_the_embedded_question(tmp_path: Path) -> None:
+    from hearth.index.hybrid import semantic_text
+    from hearth.index.terms import names_in
+
+    idx = SearchIndex.create(tmp_path / "live")
+    idx.apply({path: split_sections(path, text) for path, text in FILES.items()}, ())
+    question = "What did Joanna's friend Nate say about Paris on May 3, 2026?"
+    assert names_in(question) == ["joanna", "nate", "paris"]  # May is a month
+    # Joanna and Nate are speakers (headings); Paris is in no heading: kept.
+    spoken = idx.in_headings(names_in(question))
+    assert spoken == ["joanna", "nate"]
+    assert semantic_text(question, spoken) == "What did friend say about Paris?"
+    assert semantic_text("Joanna", ["joanna"]) == "Joanna"  # nothing else to embed

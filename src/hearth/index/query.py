@@ -242,6 +242,18 @@ def _neighbours(
     return _documents(searcher, searcher.search(Query.boolean_query(held), count).hits)
 
 
+def run_in_headings(index: tantivy.Index, words: Sequence[str]) -> list[str]:
+    """Those of ``words`` whose terms are all in some section's heading."""
+    if not words:
+        return []
+    searcher = index.searcher()
+    return [
+        word
+        for word in words
+        if (terms := _terms(word)) and all(searcher.doc_freq("heading", t) > 0 for t in terms)
+    ]
+
+
 def run_snippets(
     index: tantivy.Index,
     schema: tantivy.Schema,

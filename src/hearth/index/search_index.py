@@ -32,6 +32,7 @@ from hearth.index.query import (
     Hit,
     Ranked,
     run_digest_ranked,
+    run_in_headings,
     run_neighbours,
     run_ranked,
     run_search,
@@ -166,6 +167,10 @@ class SearchIndex:
     def neighbours(self, around: Sequence[tuple[str, int]]) -> Ranked:
         """The sections next to each ``(path, ordinal)``, unscored (``context.py``)."""
         return run_neighbours(self._index, self.schema, around)
+
+    def in_headings(self, words: Sequence[str]) -> list[str]:
+        """Those of ``words`` that some section's heading holds."""
+        return run_in_headings(self._index, words)
 
     def snippets(
         self, hits: Sequence[Hit], bodies: dict[tuple[str, int], str], text: str
