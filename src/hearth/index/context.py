@@ -35,7 +35,7 @@ AFTER_SHARE = 0.5
 BEFORE_SHARE = 0.2
 #: A hit whose heading holds a name the question says (a daily entry's
 #: speaker: "What did Caroline make?") gains this share of the best score.
-NAME_SHARE = 0.3
+NAME_SHARE = 0.5
 #: The kind of section whose neighbours are its context.
 SEQUENCE_KIND = "daily"
 
