@@ -12,9 +12,14 @@ index (by ``ordinal``, a section's place in its file) and ranked by what
 flowed to them. Only daily notes: the sections of a topic note are chapters,
 not turns of one exchange.
 
-Measured on the LoCoMo development split (docs/search.md): any-hit@5 and
-evidence recall@5 rose in both rankings (keyword 0.622 -> 0.692, hybrid
-0.675 -> 0.725). Pure: hits in, hits out; the fetching is ``query.py``'s.
+A question's names weigh here too: a hit whose heading holds a name the
+question says (a daily entry's speaker) gains ``NAME_SHARE`` of the best
+score.
+
+Measured on the LoCoMo development split (docs/search.md), any-hit@5: the
+neighbours took keyword ranking from 0.622 to 0.697 and hybrid from 0.675 to
+0.724; the names (with the template's text ranked low) to 0.734 and 0.750.
+Pure: hits in, hits out; the fetching is ``query.py``'s.
 """
 
 from __future__ import annotations
