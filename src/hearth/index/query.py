@@ -213,8 +213,8 @@ def _neighbours(
     """The neighbours of ``around``, scored by ``words`` (0 when they do not
     match it). They are sections of the files of hits that passed the search's
     filters, daily notes (``context.sources``): neither archived records nor
-    template text, so none of ``_ranked``'s filters and weights apply, and
-    leaving them out made this search about three times cheaper."""
+    template text, so none of ``_ranked``'s filters and weights apply (each
+    weight class would evaluate the query once more)."""
     wanted: dict[str, set[int]] = {}
     asked = set(around)
     for path, n in around:
