@@ -164,7 +164,7 @@ def semantic_text(text: str, names: Collection[str] = ()) -> str:
     A name in headings (a daily entry's speaker) is weighed by the name's
     share (``context.NAME_SHARE``); in the embedded text it pulled toward that
     speaker's passages (``Caroline: ...``) whatever they were about (hybrid
-    any-hit@5 0.750 with it, 0.763 without, docs/search.md).
+    any-hit@5 0.750 with it, 0.762 without, docs/search.md).
     """
     cut = without_dates(text)
     for name in names:
