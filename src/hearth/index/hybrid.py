@@ -23,22 +23,22 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from hearth.index import context
 from hearth.index.embedding import Embedder
 from hearth.index.ondisk import VectorCoverage as VectorCoverage  # noqa: PLC0414  (re-exported)
 from hearth.index.query import Hit, Ranked
-from hearth.index.schema import ARCHIVE_WEIGHT
+from hearth.index.schema import ARCHIVE_WEIGHT, TEMPLATE_WEIGHT
 from hearth.index.search_index import SearchIndex
-from hearth.index.terms import named_dates, without_dates
+from hearth.index.terms import named_dates, names_in, without_dates
+from hearth.index.terms import wants_exact_words as wants_exact_words  # noqa: PLC0414
 
 if TYPE_CHECKING:
     from hearth.index.vectors import VectorStore  # numpy: loaded only with vectors
-
-_SYNTAX = re.compile(r'"|(?:^|\s)[+-]\S|\b(?:title|heading|body):|\w\*(?:\s|$)')
 
 #: "on" / "in" / "of" left before the end by a date taken out.
 _DANGLING = re.compile(r"\s+(?:on|in|of)\s*([?.!]?)$", re.I)
@@ -49,7 +49,8 @@ DEPTH = 50
 #: side's 1.0, chosen on the LoCoMo development split (docs/search.md): the
 #: usual k = 60 with equal weights gave any-hit@5 0.609, below keyword ranking
 #: alone (0.622); k = 10 with keywords at 1.5 gave 0.663, k = 7 at 1.25 0.671.
-RRF_K = 7
+#: Round 3 (neighbouring entries, names): k = 5 at 1.25, 0.779 against 0.775 at 7.
+RRF_K = 5
 KEYWORD_WEIGHT = 1.25
 #: Added to the fused score of a section of a day (or month) the query names:
 #: the keyword side's date bonus, which fusion by rank would otherwise dilute
@@ -73,12 +74,6 @@ class SearchResult:
             "vectors": self.vectors.as_dict() if self.vectors else None,
             "hits": [h.as_dict() for h in self.hits],
         }
-
-
-def wants_exact_words(text: str) -> bool:
-    """A query with search syntax (``"a phrase"``, ``+word``, ``-word``,
-    ``title:word``, ``garde*``) asks for exact words: keyword ranking answers it."""
-    return bool(_SYNTAX.search(text))
 
 
 def hybrid_search(
@@ -112,9 +107,18 @@ def hybrid_search(
     else:
         keyword = index.ranked(text, kind, path_prefix, depth)
         semantic = _semantic_side(index, store, embedder, text, kind, path_prefix)
-    fused = fuse(keyword.hits, semantic.hits, limit, named_dates(text))
+    digests = {**semantic.digests, **keyword.digests}
+    template = {key for key, d in digests.items() if d in index.template}
+    fused = fuse(keyword.hits, semantic.hits, 2 * depth, named_dates(text), template)
+    # Neighbouring daily entries of the first hits (context.py): those in
+    # neither list are fetched, with a fused score of their own of 0.
+    ordinals = {**semantic.ordinals, **keyword.ordinals}
+    near = index.neighbours(context.sources(fused, ordinals))
+    ordinals.update(near.ordinals)
+    unscored = [dataclasses.replace(h, score=0.0) for h in near.hits]
+    hits = context.spread(fused, unscored, ordinals, limit, names_in(text))
     # Snippets only for the hits returned (the keyword side's body wins: the same text).
-    return index.snippets(fused, {**semantic.bodies, **keyword.bodies}, text)
+    return index.snippets(hits, {**near.bodies, **semantic.bodies, **keyword.bodies}, text)
 
 
 def _semantic_side(
@@ -125,7 +129,8 @@ def _semantic_side(
     kind: str | None,
     path_prefix: str | None,
 ) -> Ranked:
-    nearest = store.nearest(embedder.query(semantic_text(text)), 2 * DEPTH)
+    names = index.in_headings(names_in(text))
+    nearest = store.nearest(embedder.query(semantic_text(text, names)), 2 * DEPTH)
     if nearest:
         # Cosine similarities of e5 are bunched (unrelated text scores about 0.8):
         # only passages near the best one count, so a query whose words match
@@ -149,14 +154,21 @@ def _pool() -> ThreadPoolExecutor:
         return _POOL
 
 
-def semantic_text(text: str) -> str:
-    """The query as the semantic side embeds it: without the dates it names.
+def semantic_text(text: str, names: Collection[str] = ()) -> str:
+    """The query as the semantic side embeds it: without the dates it names,
+    nor the ``names`` (lower-cased) it says that are in some section's heading.
 
     A named day or month is the keyword side's date bonus (and ``DATE_SHARE``);
     in the embedded text it only pulls toward passages that mention dates
     (questions naming a date, semantic ranking alone: 0.26 with, 0.33 without).
+    A name in headings (a daily entry's speaker) is weighed by the name's
+    share (``context.NAME_SHARE``); in the embedded text it pulled toward that
+    speaker's passages (``Caroline: ...``) whatever they were about (hybrid
+    any-hit@5 0.750 with it, 0.762 without, docs/search.md).
     """
     cut = without_dates(text)
+    for name in names:
+        cut = re.sub(rf"\b{re.escape(name)}(?:['’]s)?\b", " ", cut, flags=re.IGNORECASE)
     if cut == text:
         return text
     cut = _DANGLING.sub(r"\1", " ".join(cut.split()))
@@ -164,11 +176,17 @@ def semantic_text(text: str) -> str:
 
 
 def fuse(
-    keyword: Sequence[Hit], semantic: Sequence[Hit], limit: int, dates: Sequence[str] = ()
+    keyword: Sequence[Hit],
+    semantic: Sequence[Hit],
+    limit: int,
+    dates: Sequence[str] = (),
+    template: Collection[tuple[str, int]] = (),
 ) -> list[Hit]:
     """Reciprocal-rank fusion of two rankings of sections; scores are the fused ones.
 
-    ``dates`` (``YYYY-MM-DD`` or ``YYYY-MM``) lift the sections of those days.
+    ``dates`` (``YYYY-MM-DD`` or ``YYYY-MM``) lift the sections of those days;
+    the sections ``template`` names by ``(path, start_line)`` still hold the
+    home template's text and count at ``TEMPLATE_WEIGHT`` (``template.py``).
     """
     scores: dict[tuple[str, int], float] = {}
     chosen: dict[tuple[str, int], Hit] = {}
@@ -178,6 +196,8 @@ def fuse(
             share = weight / (RRF_K + rank)
             if hit.kind == "archive":
                 share *= ARCHIVE_WEIGHT
+            elif key in template:
+                share *= TEMPLATE_WEIGHT
             scores[key] = scores.get(key, 0.0) + share
             chosen.setdefault(key, hit)  # the keyword hit first: its snippet has matches
     for key, hit in chosen.items():

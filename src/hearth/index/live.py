@@ -31,14 +31,29 @@ from hearth.index.search_index import (
     swap_in,
 )
 from hearth.index.semantic import Progress, SemanticRanking
+from hearth.index.template import template_digests
 
 
 class LiveIndex:
-    def __init__(self, folder: Path, semantic: SemanticRanking | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        semantic: SemanticRanking | None = None,
+        template: Path | None = None,
+    ) -> None:
         self.folder = folder
         #: Vectors for hybrid ranking; None when semantic ranking is off.
         self.semantic = semantic
+        #: The home template's folder: its text ranks low (``template.py``).
+        self.template = template
+        self._template_digests: frozenset[str] | None = None
         self._index: SearchIndex | None = None
+
+    def _live(self, index: SearchIndex) -> SearchIndex:
+        if self._template_digests is None:
+            self._template_digests = template_digests(self.template)
+        index.template = self._template_digests
+        return index
 
     @property
     def current(self) -> SearchIndex | None:
@@ -71,7 +86,7 @@ class LiveIndex:
 
     def adopt(self, index: SearchIndex) -> None:
         """``index`` (from ``open``) is consistent with the manifest: it is live."""
-        self._index = index
+        self._index = self._live(index)
         if self.semantic is not None:
             self.semantic.index_opened()
 
@@ -85,7 +100,7 @@ class LiveIndex:
         """Make the index built in ``new_folder`` the live one; it holds ``sections``."""
         built.close()
         swap_in(new_folder, self.folder)  # the old index is left to searches reading it
-        self._index = SearchIndex(self.folder)
+        self._index = self._live(SearchIndex(self.folder))
         if self.semantic is not None:
             self.semantic.index_replaced(sections)
 

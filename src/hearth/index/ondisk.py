@@ -24,9 +24,10 @@ from pathlib import Path
 # 3: also daily notes in LionClaw's layout (continuity/daily/YYYY/MM/) are kind "daily".
 # 4: ``body`` stored without terms; the writer's fast analyzer (``analysis.py``).
 # 5: ``digest`` stored without terms, found by the integer ``digest_key``.
+# 6: ``ordinal``, a section's place in its file (neighbouring entries, ``context.py``).
 #: The index schema's version (see ``schema.py``: bump it there with any change of
 #: fields or analyzers); named here so status can compare it without Tantivy.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 META_NAME = "meta.json"
 TANTIVY_DIR = "tantivy"
 #: The vector store's file of digests, and the size of one.

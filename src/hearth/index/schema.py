@@ -23,6 +23,10 @@ Snippets highlight the body with the terms of ``text``; a query's
 of the digest's first 60 bits, and keeps only those whose stored digest is
 one it asked for. 40,000 distinct 32-character terms cost Tantivy 0.4 s of a
 10,000-file build's 2.9 CPU seconds; as integers, half of that.
+
+``ordinal`` is a section's place in its file (0 for the first), indexed, so
+a search finds the entries just before and after a hit (version 6: a daily
+entry's answer is often the entry after the one that asks, ``context.py``).
 """
 
 from __future__ import annotations
@@ -43,8 +47,13 @@ NO_TERMS = "hearth_none"
 SEARCH_FIELD = "text"
 #: The field sections are found by from their passage digests (``digest_key``).
 DIGEST_KEY = "digest_key"
+#: A section's place in its file: its neighbours are ``ordinal`` - 1 and + 1.
+ORDINAL = "ordinal"
 #: Archived records still match, at this fraction of their score.
 ARCHIVE_WEIGHT = 0.5
+#: Sections still holding the home template's text match at this fraction
+#: (``template.py``).
+TEMPLATE_WEIGHT = 0.25
 
 #: Scripts written without spaces between words (or, for Hangul, with
 #: particles glued to words): every character is a token of its own, and a
@@ -72,6 +81,7 @@ def build_schema() -> tantivy.Schema:
     builder.add_integer_field(DIGEST_KEY, stored=False, indexed=True)
     builder.add_integer_field("start_line", stored=True)
     builder.add_integer_field("end_line", stored=True)
+    builder.add_integer_field(ORDINAL, stored=True, indexed=True)
     return builder.build()
 
 

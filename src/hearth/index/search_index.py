@@ -32,6 +32,8 @@ from hearth.index.query import (
     Hit,
     Ranked,
     run_digest_ranked,
+    run_in_headings,
+    run_neighbours,
     run_ranked,
     run_search,
     run_snippets,
@@ -40,6 +42,7 @@ from hearth.index.schema import (
     ANALYZER,
     DIGEST_KEY,
     NO_TERMS,
+    ORDINAL,
     build_no_terms,
     build_schema,
     digest,
@@ -71,6 +74,9 @@ class SearchIndex:
             found = meta.get("schema") if isinstance(meta, dict) else None
             raise IndexUnusable(f"index schema {found!r} is not {SCHEMA_VERSION}")
         self.generation = str(meta.get("generation", ""))
+        #: Digests of the home template's sections (``template.py``), set by
+        #: ``LiveIndex``: they rank at ``TEMPLATE_WEIGHT``.
+        self.template: frozenset[str] = frozenset()
         self.schema = build_schema()
         self._writing: tantivy.Index | None = None
         try:
@@ -137,13 +143,13 @@ class SearchIndex:
         path_prefix: str | None = None,
         limit: int = 10,
     ) -> list[Hit]:
-        return run_search(self._index, self.schema, text, kind, path_prefix, limit)
+        return run_search(self._index, self.schema, text, kind, path_prefix, limit, self.template)
 
     def ranked(
         self, text: str, kind: str | None = None, path_prefix: str | None = None, limit: int = 10
     ) -> Ranked:
         """``search`` without snippets (the keyword side of a hybrid search)."""
-        return run_ranked(self._index, self.schema, text, kind, path_prefix, limit)
+        return run_ranked(self._index, self.schema, text, kind, path_prefix, limit, self.template)
 
     def ranked_digests(
         self,
@@ -154,7 +160,17 @@ class SearchIndex:
     ) -> Ranked:
         """The sections holding these passage digests, in their order, without
         snippets (the semantic side of a hybrid search)."""
-        return run_digest_ranked(self._index, self.schema, digests, kind, path_prefix, limit)
+        return run_digest_ranked(
+            self._index, self.schema, digests, kind, path_prefix, limit, self.template
+        )
+
+    def neighbours(self, around: Sequence[tuple[str, int]]) -> Ranked:
+        """The sections next to each ``(path, ordinal)``, unscored (``context.py``)."""
+        return run_neighbours(self._index, self.schema, around)
+
+    def in_headings(self, words: Sequence[str]) -> list[str]:
+        """Those of ``words`` that some section's heading holds."""
+        return run_in_headings(self._index, words)
 
     def snippets(
         self, hits: Sequence[Hit], bodies: dict[tuple[str, int], str], text: str
@@ -227,8 +243,8 @@ class IndexUpdate:
         writer = self._open()
         if not self._fresh:
             writer.delete_documents_by_term("path", path)
-        for section in sections:
-            writer.add_document(document(section))
+        for ordinal, section in enumerate(sections):
+            writer.add_document(document(section, ordinal))
 
     def commit(self) -> bool:
         """Commit what was added; False when there was nothing."""
@@ -252,8 +268,9 @@ class IndexUpdate:
             writer.wait_merging_threads()
 
 
-def document(section: Section) -> tantivy.Document:
-    """The index document of a section, its fields in the writer's form (``analysis.py``)."""
+def document(section: Section, ordinal: int = 0) -> tantivy.Document:
+    """The index document of a section, the ``ordinal``-th of its file, its
+    fields in the writer's form (``analysis.py``)."""
     title = stored_value(section.title)
     heading = stored_value(section.heading)
     text = unstored_value(search_text(section.title, section.heading, section.body))
@@ -267,6 +284,7 @@ def document(section: Section) -> tantivy.Document:
         DIGEST_KEY: digest_key(key),
         "start_line": section.start_line,
         "end_line": section.end_line,
+        ORDINAL: ordinal,
     }
     special: list[tuple[str, tantivy.PreTokenizedString]] = []
     for name, value in (("title", title), ("heading", heading), ("text", text)):

@@ -45,6 +45,7 @@ _QUOTED = re.compile(r'"[^"]*"?')
 _FIELD = re.compile(r"^[+-]?\w+:")
 #: ``body`` has no terms of its own (schema.py): ``body:word`` searches ``text``.
 _BODY_FIELD = re.compile(r"^([+-]?)body:")
+_SYNTAX = re.compile(r'"|(?:^|\s)[+-]\S|\b(?:title|heading|body):|\w\*(?:\s|$)')
 _EDGE_PUNCTUATION = "?!.,;:'\"()[]{}"
 
 #: English function words (NLTK's list, taken as is, not tuned): in a question
@@ -79,14 +80,52 @@ class QueryText:
     dates: tuple[str, ...] = ()
 
 
+def wants_exact_words(text: str) -> bool:
+    """A query with search syntax (``"a phrase"``, ``+word``, ``-word``,
+    ``title:word``, ``garde*``) asks for exact words: keyword ranking answers it,
+    and only sections that match it are hits."""
+    return bool(_SYNTAX.search(text))
+
+
+def asks_in_words(text: str) -> bool:
+    """A query of two or more words besides function words, without search
+    syntax: a question or a description, which a section may answer without
+    holding its words (a neighbouring entry, ``context.py``)."""
+    if wants_exact_words(text):
+        return False
+    words = [w for w in re.findall(r"\w+", text.lower()) if w not in STOP_WORDS]
+    return len(words) >= 2
+
+
+_NAME = re.compile(r"(?<![\w'’])[A-Z][\w-]*")
+
+
+def names_in(text: str) -> list[str]:
+    """Capitalized words of ``text`` that are not function words or months,
+    outside quotes, lower-cased (``What did Caroline's sister say?``:
+    ``caroline``): most likely a person's or a place's name."""
+    out = []
+    for word in _NAME.findall(_QUOTED.sub(" ", text)):
+        low = word.lower()
+        if low not in STOP_WORDS and low not in _MONTHS:
+            out.append(low)
+    return list(dict.fromkeys(out))
+
+
 def read_query(text: str) -> QueryText:
     prefixes: list[str] = []
     rest: list[str] = []
     words: list[str] = []
-    for token in text.split():
-        match = _PREFIX.match(token)
+    for raw in text.split():
+        match = _PREFIX.match(raw)
         if match:
             prefixes.append(fold(match.group(1)))
+            continue
+        # A star anywhere else is not syntax: Tantivy's parser read ``a:*`` as
+        # "field a exists" and the search failed (no field a; found by the
+        # property test of queries).
+        token = raw.replace("*", " ").strip()
+        if not token:
             continue
         rest.append(_BODY_FIELD.sub(r"\1text:", token))
         if not token.startswith("-"):
