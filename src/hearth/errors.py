@@ -1,7 +1,7 @@
 """The one exception tree of hearth.
 
 Every failure hearth reports on purpose is a ``HearthError``. The edges
-(``cli/support.py`` and ``api/problems.py``) turn these classes into exit
+(the ``cli`` package's ``_run`` and ``api/problems.py``) turn these classes into exit
 statuses and HTTP statuses in one table each; nothing else maps errors. The
 error body every surface sends (HTTP, MCP, the hooks' server check) is
 ``error_body``, built here once.

@@ -167,6 +167,9 @@ def test_decisions_with_the_cli_and_a_broken_file(tmp_path: Path) -> None:
     assert listed.stdout.strip() == f"{key}  Tea: Green, no sugar."
     refused_run = run("decision", "withdraw", key, "--reason", " ")
     assert refused_run.returncode == 1 and "reason" in refused_run.stderr
+    # A key that is no key is not found, whatever the reason says.
+    no_key = run("decision", "withdraw", "nokey", "--reason", " ")
+    assert no_key.returncode == 1 and "not a record key" in no_key.stderr
     assert "Traceback" not in refused_run.stderr
     # A hand-written decision file that does not parse is listed with its error and
     # reported by check, never a crash.

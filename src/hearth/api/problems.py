@@ -2,8 +2,8 @@
 
 ``{"error": {"code", "message", "detail"}}`` with 400, 401, 403, 404, 409,
 413 or 422 for anything a client did; 500 only when git or the disk failed
-in a way the client could not cause. This module and ``cli/support.py`` are the
-only places that turn errors into statuses; the body is ``errors.error_body``.
+in a way the client could not cause. This module and the ``cli`` package's ``_run`` are
+the only places that turn errors into statuses; the body is ``errors.error_body``.
 """
 
 from __future__ import annotations

@@ -107,6 +107,7 @@ class RecordOps(Writer):
     def reject(
         self, key: str, reason: str, actor: str, *, expected: Expected | None = None
     ) -> WriteResult:
+        _record_path("proposal", key)  # a malformed key is not found, whatever the reason
         reason = _reason(reason, "rejecting the proposal")
         return self._archive("proposal", key, ("reject", "rejected"), reason, actor, expected)
 
@@ -294,6 +295,7 @@ class RecordOps(Writer):
     def withdraw_decision(
         self, key: str, reason: str, actor: str, *, expected: Expected | None = None
     ) -> WriteResult:
+        _record_path("decision", key)  # a malformed key is not found, whatever the reason
         reason = _reason(reason, "withdrawing the decision")
         return self._archive("decision", key, ("withdraw", "withdrawn"), reason, actor, expected)
 
