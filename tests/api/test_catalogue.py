@@ -14,9 +14,10 @@ from typing import Any
 
 import anyio
 import click
+import pytest
 
 from hearth.cli import cli
-from hearth.domain.policy import OPERATIONS, SCOPES
+from hearth.domain.policy import OPERATIONS, SCOPES, route_of
 from tests.api.conftest import Server
 from tests.mcp.conftest import http_client
 
@@ -132,3 +133,14 @@ def test_each_operation_is_reachable_somewhere() -> None:
     # "edit" is the review page's alone (its form posts to /ui/proposals/{key}/entries).
     unreachable = [op.name for op in OPERATIONS.values() if not (op.http or op.mcp or op.cli)]
     assert unreachable == ["edit"], unreachable
+
+
+def test_the_cli_asks_the_server_on_the_catalogues_routes(shared_server: Server) -> None:
+    # The commands that ask a running server (status, search, active, context and the
+    # agent hooks) take the route from the catalogue (policy.route_of): each exists.
+    routes = _http_routes(shared_server)
+    for operation in ("status", "search", "active", "context"):
+        assert f"GET {route_of(operation)}" in routes
+        assert routes[f"GET {route_of(operation)}"] == operation
+    with pytest.raises(KeyError):
+        route_of("topic")  # MCP and the CLI only: no route to ask

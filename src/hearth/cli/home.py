@@ -160,11 +160,12 @@ def _status(state: _State) -> tuple[dict[str, Any], str]:
     or after a reconcile pass."""
     from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
     from hearth.cli import delegate  # noqa: PLC0415
+    from hearth.domain.policy import route_of  # noqa: PLC0415
 
     root = state.root
     server = delegate.find(root)
     if server is not None:
-        served = delegate.get(server, "/v1/status")
+        served = delegate.get(server, route_of("status"))
         snapshot = (served or {}).get("snapshot")
         if served is not None and isinstance(snapshot, dict) and snapshot.get("current"):
             data = {key: served.get(key) for key in STATUS_KEYS}
@@ -201,7 +202,7 @@ def search(
     data = served_or_local(
         state,
         "search",
-        ("/v1/search", {"q": query, "kind": kind, "path": path_prefix, "limit": limit}),
+        {"q": query, "kind": kind, "path": path_prefix, "limit": limit},
         ("ranking", "vectors", "hits"),
         lambda: state.app().search(query, kind, path_prefix, limit).as_dict(),
         verbose,
@@ -246,7 +247,7 @@ def active(state: _State, as_json: bool, verbose: bool) -> None:
     view = served_or_local(
         state,
         "active",
-        ("/v1/active", {}),
+        {},
         ("path", "head", "refreshed", "fresh", "state", "error", "content"),
         lambda: state.app().active().as_dict(),
         verbose,

@@ -204,7 +204,7 @@ def context(
     found = served_or_local(
         state,
         "context",
-        ("/v1/context", {"session": session, "q": query, "user": user}),
+        {"session": session, "q": query, "user": user},
         ("session", "truncated", "total_chars", "files", "query", "recall"),
         here,
         verbose,

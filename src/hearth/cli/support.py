@@ -119,23 +119,24 @@ verbose_option = click.option(
 def served_or_local(
     state: _State,
     name: str,
-    request: tuple[str, dict[str, str | int | None]],
+    params: dict[str, str | int | None],
     keys: tuple[str, ...],
     local: Callable[[], dict[str, Any]],
     verbose: bool,
     done_here: str = "after a reconcile pass",
 ) -> dict[str, Any]:
     """A read that runs a reconcile pass first when the command answers it: asked
-    of the home's running server when it has a current answer (``request``: the
-    route and its parameters, as ``GET``), else ``local()``. The answer is the
+    of the home's running server when it has a current answer (the ``GET`` route
+    the catalogue declares for the operation ``name``, with ``params``), else
+    ``local()``. The answer is the
     same JSON either way: ``keys``, what ``local`` answers, in its order (an
     answer without them, from another hearth's server, is not taken).
     ``--verbose`` says on stderr which way it went (``done_here``: how
     ``local`` reaches it)."""
     from hearth.cli import delegate  # noqa: PLC0415  (start-up: only commands that read)
+    from hearth.domain.policy import route_of  # noqa: PLC0415
 
-    path, params = request
-    data, how = delegate.ask(state.root, delegate.query(path, params), keys)
+    data, how = delegate.ask(state.root, delegate.query(route_of(name), params), keys)
     if data is None:
         data, how = local(), f"{done_here}{how}"
     if verbose:

@@ -20,6 +20,7 @@ from typing import Any
 
 from hearth.domain import layout
 from hearth.domain.context import cut
+from hearth.domain.policy import route_of
 from hearth.domain.runtimes import Event, Runtime
 
 PRIORITY = (
@@ -117,10 +118,12 @@ def limit_for(runtime: Runtime, event: Event) -> int:
 
 
 def request_for(event: Event, query: str) -> tuple[str, dict[str, str | int | None]]:
-    """The ``/v1/context`` request (and the in-process call's arguments) for an event."""
+    """The ``context`` operation's route (the catalogue's) and its arguments (the
+    in-process call's too) for an event."""
+    path = route_of("context")
     if event == "session-start":
-        return "/v1/context", {"session": "main", "q": None}
-    return "/v1/context", {"session": "subagent", "q": query}
+        return path, {"session": "main", "q": None}
+    return path, {"session": "subagent", "q": query}
 
 
 def runtimes_with_hooks(runtimes: Sequence[Runtime]) -> list[str]:

@@ -274,6 +274,16 @@ _DECLARED = (
 OPERATIONS: dict[str, Operation] = {op.name: op for op in _DECLARED}
 
 
+def route_of(operation: str, method: str = "GET") -> str:
+    """The path of ``operation``'s HTTP route for ``method`` (what a CLI command
+    that asks the home's server requests); KeyError when it declares none."""
+    for route in OPERATIONS[operation].http:
+        declared, path = route.split(" ", 1)
+        if declared == method:
+            return path
+    raise KeyError(f"{operation} declares no {method} route")
+
+
 def scope_of(operation: str) -> Scope:
     """The scope ``operation`` needs (KeyError for a name nobody declared: a bug)."""
     return OPERATIONS[operation].scope
