@@ -20,11 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hearth.app.record_ops import _archive_moves, _record_path, _require
+from hearth.app.record_ops import _archive_moves, _reason, _record_path, _require
 from hearth.app.results import BatchResult, Expected
-from hearth.app.writer import Writer, check_expected, check_proposal_target, new_target_text
+from hearth.app.writer import Writer, check_expected, check_proposal_target, target_text
 from hearth.domain import notes, records
-from hearth.domain.text import decode_text
 from hearth.errors import InvalidInput
 from hearth.store.git import FileChange, Plan, Snapshot
 
@@ -61,12 +60,7 @@ class BatchOps(Writer):
                 assert isinstance(proposal, records.Proposal)
                 target = check_proposal_target(proposal.target)
                 if target not in texts:
-                    current = snap.read(target)
-                    texts[target] = (
-                        decode_text(current, target)
-                        if current is not None
-                        else new_target_text(target)
-                    )
+                    texts[target] = target_text(snap, target)
                 texts[target], added = notes.add_entries(texts[target], proposal.entries)
                 skipped = len(proposal.entries) - len(added)
                 tally["added"] = tally.get("added", 0) + len(added)
@@ -108,9 +102,7 @@ class BatchOps(Writer):
         expected: Expected | None = None,
     ) -> BatchResult:
         chosen = _keys(keys)
-        reason = " ".join(reason.split())
-        if not reason:
-            raise InvalidInput("give a reason for rejecting the proposals (--reason)")
+        reason = _reason(reason, "rejecting the proposals")
 
         def operation(snap: Snapshot) -> Plan:
             check_expected(snap, expected)

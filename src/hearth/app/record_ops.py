@@ -10,7 +10,13 @@ import uuid
 from collections.abc import Callable, Sequence
 
 from hearth.app.results import Expected, KeyFix, MergePreview, WriteResult
-from hearth.app.writer import Writer, check_expected, check_proposal_target, new_target_text
+from hearth.app.writer import (
+    Writer,
+    check_expected,
+    check_proposal_target,
+    new_target_text,
+    target_text,
+)
 from hearth.domain import layout, notes, records
 from hearth.domain.text import decode_text
 from hearth.errors import InvalidInput, NotFound
@@ -86,9 +92,7 @@ class RecordOps(Writer):
             proposal, original = _require(snap, "proposal", path, key)
             assert isinstance(proposal, records.Proposal)
             target = check_proposal_target(proposal.target)
-            current = snap.read(target)
-            text = decode_text(current, target) if current is not None else new_target_text(target)
-            new_text, added = notes.add_entries(text, proposal.entries)
+            new_text, added = notes.add_entries(target_text(snap, target), proposal.entries)
             changes = list(
                 _archive_moves("proposal", key, proposal, original, self._now(), "merged")
             )

@@ -20,6 +20,7 @@ from hearth.domain import layout, notes
 from hearth.domain.clock import Clock
 from hearth.domain.paths import normalize
 from hearth.domain.settings import Settings
+from hearth.domain.text import decode_text
 from hearth.domain.validation import check_blob
 from hearth.errors import InvalidInput, StaleWrite, TooLarge, ValidationFailed
 from hearth.store.git import CommitResult, GitStore, Plan, Snapshot, Trailers
@@ -119,3 +120,10 @@ def check_expected(snap: Snapshot, expected: Expected | None) -> None:
 def new_target_text(target: str) -> str:
     stem = target.rsplit("/", 1)[-1][: -len(".md")]
     return f"# {stem.replace('-', ' ').capitalize()}\n\n{notes.ENTRIES_HEADING}\n"
+
+
+def target_text(snap: Snapshot, target: str) -> str:
+    """What a merge appends entries to: the target as ``snap`` has it, or the new
+    file it starts when there is none."""
+    current = snap.read(target)
+    return decode_text(current, target) if current is not None else new_target_text(target)
