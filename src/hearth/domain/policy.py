@@ -50,6 +50,9 @@ class Operation:
     mcp: str | None = None
     #: ``hearth`` subcommands (on the home, or asking its server).
     cli: tuple[str, ...] = ()
+    #: Accepting or declining a change to the assistant's memory or persona: the
+    #: person's call (a refusal says so).
+    persons_call: bool = False
 
 
 _DECLARED = (
@@ -221,6 +224,7 @@ _DECLARED = (
         http=("POST /v1/proposals/{key}/merge",),
         mcp="merge",
         cli=("merge",),
+        persons_call=True,
     ),
     Operation(
         "reject",
@@ -229,6 +233,7 @@ _DECLARED = (
         http=("POST /v1/proposals/{key}/reject",),
         mcp="reject",
         cli=("reject",),
+        persons_call=True,
     ),
     Operation(
         "merge.many",
@@ -237,6 +242,7 @@ _DECLARED = (
         http=("POST /v1/proposals/merge",),
         mcp="merge_many",
         cli=("merge",),
+        persons_call=True,
     ),
     Operation(
         "reject.many",
@@ -245,6 +251,7 @@ _DECLARED = (
         http=("POST /v1/proposals/reject",),
         mcp="reject_many",
         cli=("reject",),
+        persons_call=True,
     ),
     Operation(
         "put.other",
@@ -307,7 +314,7 @@ def refusal(held: Scope, operation: str) -> str:
     needed = scope_of(operation)
     return f"{operation} needs a token with the {needed} scope (this one is {held}); " + (
         "accepting a change to the assistant's memory or persona is the person's call"
-        if operation in ("merge", "reject", "merge.many", "reject.many")
+        if OPERATIONS[operation].persons_call
         else f"create one with: hearth token create --name NAME --scope {needed}"
     )
 
