@@ -190,10 +190,7 @@ class Hearth:
         ``views``: the pending proposals already listed."""
         if views is None:
             views = self.records("proposal")
-        texts = {}
-        for view in views:
-            data = self.ops.files.read(view.path)
-            texts[view.path] = data.decode("utf-8", "replace") if data is not None else ""
+        texts = {view.path: view.text for view in views}  # as listed: no second read
         with self.owner:  # pygit2's repository: one user at a time
             snap = self.ops.store.snapshot()
             files = {}

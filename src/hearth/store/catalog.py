@@ -17,6 +17,8 @@ class RecordView:
     path: str
     record: records.Record | None
     error: str | None = None
+    #: The file's text as it was parsed (review reads its entries' lines from it).
+    text: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"key": self.key, "path": self.path}
@@ -37,13 +39,15 @@ def list_records(files: RootedFiles, kind: layout.RecordKind) -> list[RecordView
         if not name.endswith(".md"):
             continue
         path = f"{folder}/{name}"
+        text = ""
         try:
             data = files.read(path)
             if data is None:
                 continue  # vanished since listing
-            record = records.parse(kind, decode_text(data, path))
+            text = decode_text(data, path)
+            record = records.parse(kind, text)
         except HearthError as exc:
-            views.append(RecordView(name[:-3], path, None, exc.message))
+            views.append(RecordView(name[:-3], path, None, exc.message, text))
             continue
-        views.append(RecordView(name[:-3], path, record))
+        views.append(RecordView(name[:-3], path, record, text=text))
     return sorted(views, key=lambda v: (v.record.created if v.record else "", v.key))
