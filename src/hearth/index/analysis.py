@@ -36,7 +36,7 @@ import re
 import tantivy
 
 from hearth.index import charsets
-from hearth.index.schema import MAX_TOKEN_CHARS, build_analyzer
+from hearth.index.schema import MAX_TOKEN_CHARS, shared_analyzer
 
 
 class _Classes:
@@ -118,7 +118,7 @@ def unstored_value(text: str) -> IndexValue:
 def pretokenized(text: str) -> tantivy.PreTokenizedString:
     """``text`` with the search analyzer's terms (offsets are not kept: no
     field given this way is highlighted from its indexed form)."""
-    terms = build_analyzer().analyze(text)
+    terms = shared_analyzer().analyze(text)
     return tantivy.PreTokenizedString(
         text, [tantivy.Token(term, position, 0, 0) for position, term in enumerate(terms)]
     )

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from hearth.domain.likeness import COSINE_FLOOR, MEANING_WEIGHT
 from hearth.index.embedding import Embedder
-from hearth.index.schema import build_analyzer, digest
+from hearth.index.schema import digest, shared_analyzer
 from hearth.index.terms import STOP_WORDS
 
 if TYPE_CHECKING:
@@ -138,20 +138,15 @@ class EntryLikeness:
 
 
 @functools.lru_cache(maxsize=1)
-def _analyzer() -> object:
-    return build_analyzer()
-
-
-@functools.lru_cache(maxsize=1)
 def _stop_terms() -> frozenset[str]:
     """The function words as the analyzer leaves them (``has`` is stemmed to ``ha``)."""
-    analyzer = _analyzer()
-    return frozenset(analyzer.analyze(" ".join(sorted(STOP_WORDS)))) | STOP_WORDS  # type: ignore[attr-defined]
+    analyzer = shared_analyzer()
+    return frozenset(analyzer.analyze(" ".join(sorted(STOP_WORDS)))) | STOP_WORDS
 
 
 @functools.lru_cache(maxsize=8192)
 def _terms(text: str) -> frozenset[str]:
-    tokens: list[str] = _analyzer().analyze(text)  # type: ignore[attr-defined]
+    tokens: list[str] = shared_analyzer().analyze(text)
     stop = _stop_terms()
     content = [t for t in tokens if t not in stop]
     return frozenset(content or tokens)

@@ -38,8 +38,8 @@ from hearth.index.schema import (
     ORDINAL,
     SEARCH_FIELD,
     TEMPLATE_WEIGHT,
-    build_analyzer,
     digest_key,
+    shared_analyzer,
 )
 from hearth.index.terms import (
     QueryText,
@@ -59,7 +59,7 @@ RUN_BONUS = 1.0
 PAIR_BONUS = 0.3
 #: Score added to a section of a day the query names (half for a month).
 DATE_BONUS = 5.0
-_ANALYZER = build_analyzer()
+_ANALYZER = shared_analyzer()
 
 
 @functools.lru_cache(maxsize=8192)

@@ -101,6 +101,13 @@ def build_analyzer() -> tantivy.TextAnalyzer:
     )
 
 
+@functools.cache
+def shared_analyzer() -> tantivy.TextAnalyzer:
+    """The process's one search analyzer, for terms computed outside an index
+    (queries, review's likeness, pre-tokenized fields)."""
+    return build_analyzer()
+
+
 def build_no_terms() -> tantivy.TextAnalyzer:
     """No terms at all: the whole value is one token, and it is removed."""
     return (
@@ -112,7 +119,7 @@ def build_no_terms() -> tantivy.TextAnalyzer:
 
 def register_analyzer(index: tantivy.Index) -> None:
     """Needed on every opened Index (the writer's has its own: ``analysis.py``)."""
-    index.register_tokenizer(ANALYZER, build_analyzer())
+    index.register_tokenizer(ANALYZER, shared_analyzer())
     index.register_tokenizer(NO_TERMS, build_no_terms())
 
 
