@@ -242,7 +242,12 @@ def test_corrupt_index_is_rebuilt_aside(workspace: Workspace, rec: Reconciler) -
     folder = ws.root / ".git/hearth/index"
     for item in (folder / "tantivy").iterdir():
         if item.is_file():
-            item.write_bytes(b"garbage")
+            # Replaced, not rewritten in place: a map of the old file that this
+            # process still holds (the closed index is freed when Python collects
+            # it) would fault on a truncated file, and only the test would crash.
+            garbage = item.with_name(item.name + ".garbage")
+            garbage.write_bytes(b"garbage")
+            garbage.replace(item)
     fresh = ws.reopen().reconciler
     report = fresh.reconcile()
     assert report.rebuilt
