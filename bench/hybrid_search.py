@@ -54,7 +54,7 @@ from urllib.parse import urlencode
 import numpy as np
 
 from hearth import wiring
-from hearth.index import hybrid
+from hearth.index import ranking
 from hearth.index.embedding import Embedder
 from homegen import WORDS, git, seed_home, start_server, use_git_identity
 from http_service import Client, latency, memory_kb
@@ -141,7 +141,7 @@ def in_process(root: Path, queries: list[str]) -> None:
         return out
 
     cpu: dict[str, list[float]] = {name: [] for name in engines}
-    depth = hybrid.DEPTH
+    depth = ranking.DEPTH
     names = list(engines)
     for i, text in enumerate(queries):
         # Each engine first in turn: the first after a search runs on colder caches.
@@ -154,18 +154,18 @@ def in_process(root: Path, queries: list[str]) -> None:
         nearest = timed("nearest vectors", store.nearest, vector, 2 * depth)
         timed("keyword side, top 50 with snippets (before)", index.search, text, None, None, depth)
         keyword = timed("keyword side, top 50, no snippets", index.ranked, text, None, None, depth)
-        floor = nearest[0][1] - hybrid.SEMANTIC_MARGIN
+        floor = nearest[0][1] - ranking.SEMANTIC_MARGIN
         digests = [d for d, s in nearest if s >= floor]
         found = timed("semantic side: sections of the nearest digests", index.ranked_digests,
                       digests, None, None, depth)  # fmt: skip
         timed("  (their snippets, all 50: before)", index.snippets, found.hits, found.bodies, text)
-        fused = timed("fusion", hybrid.fuse, keyword.hits, found.hits, 10)
+        fused = timed("fusion", ranking.fuse, keyword.hits, found.hits, 10)
         bodies = {**found.bodies, **keyword.bodies}
         timed("snippets of the 10 returned", index.snippets, fused, bodies, text)
         for parallel, how in ((False, "one side after the other"), (True, "keyword side beside")):
             embedder._recent.clear()  # a distinct query each time: the vector is made again
-            timed(f"whole hybrid search, {how}", hybrid.hybrid_search,
-                  index, store, embedder, text, None, None, 10, parallel=parallel)  # fmt: skip
+            timed(f"whole hybrid search, {how}", ranking.hybrid_search, index, store,
+                  embedder, ranking.question(text, limit=10), parallel=parallel)  # fmt: skip
     print(
         f"\nin-process, {len(queries)} distinct queries, {len(store)} vectors "
         f"(query engine: {embedder.query_engine}):"

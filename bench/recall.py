@@ -63,8 +63,7 @@ from pathlib import Path
 
 from hearth import wiring
 from hearth.app.operations import Operations
-from hearth.index.hybrid import wants_exact_words
-from hearth.index.terms import named_dates
+from hearth.index.terms import named_dates, wants_exact_words
 from homegen import use_git_identity
 from passage_engines import ENGINES as PASSAGE_ENGINES
 from passage_engines import passage_engine

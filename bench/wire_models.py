@@ -29,7 +29,7 @@ from hearth.wire import SearchResult
 
 @dataclass(frozen=True)
 class Found:
-    """The shape of ``index.hybrid.SearchResult`` without its vector coverage."""
+    """The shape of ``index.ranking.SearchResult`` without its vector coverage."""
 
     hits: list[Hit]
     ranking: str = "hybrid"

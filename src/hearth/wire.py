@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from hearth.domain.layout import Kind
 
 if TYPE_CHECKING:
-    from hearth.index.hybrid import SearchResult as Found
+    from hearth.index.ranking import SearchResult as Found
 
 
 class SearchHit(BaseModel):

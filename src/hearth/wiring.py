@@ -174,7 +174,9 @@ def _reconciler(
         parts.clock,
         attention=attention,
         lock_timeout=lock_timeout,
-        index=LiveIndex(parts.store.state_dir / state.INDEX_DIR, semantic, template_dir()),
+        index=LiveIndex(
+            parts.store.state_dir / state.INDEX_DIR, semantic, template_dir(), parts.clock
+        ),
     )
 
 

@@ -10,6 +10,7 @@ from hearth.domain.sections import split_sections
 from hearth.index import context
 from hearth.index.query import Hit
 from hearth.index.search_index import SearchIndex
+from hearth.index.weights import WEIGHTS
 
 DAY = (
     "# 2026-03-02\n\n"
@@ -62,9 +63,9 @@ def test_scores_flow_to_the_next_and_previous_entries() -> None:
     ordinals = {("d.md", 3): 1, ("d.md", 7): 2, ("d.md", 11): 3}
     ranked = context.spread([a, b], [c], ordinals, 10)
     scores = {h.start_line: h.score for h in ranked}
-    assert scores[3] == pytest.approx(10.0 + context.BEFORE_SHARE * 1.0)
-    assert scores[7] == pytest.approx(1.0 + context.AFTER_SHARE * 10.0)
-    assert scores[11] == pytest.approx(context.AFTER_SHARE * 1.0)
+    assert scores[3] == pytest.approx(10.0 + WEIGHTS.before * 1.0)
+    assert scores[7] == pytest.approx(1.0 + WEIGHTS.after * 10.0)
+    assert scores[11] == pytest.approx(WEIGHTS.after * 1.0)
     # Not a daily entry: nothing flows.
     topic = [_hit("t.md", 3, 10.0, "topic"), _hit("t.md", 7, 1.0, "topic")]
     flat = context.spread(topic, [], {("t.md", 3): 1, ("t.md", 7): 2}, 10)
@@ -87,7 +88,7 @@ def test_a_name_the_question_says_lifts_that_speakers_entries(tmp_path: Path) ->
 
 
 def test_names_in_headings_are_left_out_of_the_embedded_question(tmp_path: Path) -> None:
-    from hearth.index.hybrid import semantic_text
+    from hearth.index.ranking import semantic_text
     from hearth.index.terms import names_in
 
     idx = SearchIndex.create(tmp_path / "live")

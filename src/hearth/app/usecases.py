@@ -40,8 +40,8 @@ from hearth.domain import layout
 from hearth.domain.entries import Entry
 from hearth.domain.text import decode_text
 from hearth.errors import HearthError, InvalidInput
-from hearth.index.hybrid import SearchResult
 from hearth.index.query import Hit
+from hearth.index.ranking import SearchResult
 from hearth.index.semantic import Progress
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport

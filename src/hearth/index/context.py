@@ -6,15 +6,15 @@ answers a question is often the one right after the entry that asks it
 the answer shares no word with a question about it, and its meaning alone
 (a genre) does not say whose screenplay. So a search lets a daily entry's
 score flow to its neighbours: the entry after one of the first ``FLOW_FROM``
-hits gains ``AFTER_SHARE`` of that hit's score, the entry before it
-``BEFORE_SHARE``. Neighbours that did not match at all are fetched from the
+hits gains a share of that hit's score (``Weights.after``), the entry before
+it a smaller one (``Weights.before``). Neighbours that did not match at all are fetched from the
 index (by ``ordinal``, a section's place in its file) and ranked by what
 flowed to them. Only daily notes: the sections of a topic note are chapters,
 not turns of one exchange.
 
 A question's names weigh here too: a hit whose heading holds a name the
-question says (a daily entry's speaker) gains ``NAME_SHARE`` of the best
-score.
+question says (a daily entry's speaker) gains a share of the best score
+(``Weights.name``). The weights are ``weights.py``'s.
 
 Measured on the LoCoMo development split (docs/search.md), any-hit@5: the
 neighbours took keyword ranking from 0.622 to 0.697 and hybrid from 0.675 to
@@ -29,18 +29,13 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from hearth.index.weights import WEIGHTS, Weights
+
 if TYPE_CHECKING:
     from hearth.index.query import Hit  # query.py ranks with this module
 
 #: Hits whose score flows to their neighbours (the first of the ranking).
 FLOW_FROM = 10
-#: Share of a hit's score the entry after it gains...
-AFTER_SHARE = 0.5
-#: ...and the entry before it.
-BEFORE_SHARE = 0.2
-#: A hit whose heading holds a name the question says (a daily entry's
-#: speaker: "What did Caroline make?") gains this share of the best score.
-NAME_SHARE = 0.5
 #: The kind of section whose neighbours are its context.
 SEQUENCE_KIND = "daily"
 
@@ -66,10 +61,11 @@ def spread(
     ordinals: Mapping[Key, int],
     limit: int,
     names: Collection[str] = (),
+    weights: Weights = WEIGHTS,
 ) -> list[Hit]:
     """``hits`` (best first) and ``neighbours`` (their own scores, 0 when they
     did not match) ranked by their scores plus what flowed from the first
-    ``FLOW_FROM`` hits, and ``NAME_SHARE`` of the best score for a heading
+    ``FLOW_FROM`` hits, and ``weights.name`` of the best score for a heading
     holding one of ``names`` (lower-cased); the first ``limit``, scores rounded."""
     chosen: dict[Key, Hit] = {}
     for hit in (*hits, *neighbours):
@@ -81,13 +77,13 @@ def spread(
         ordinal = ordinals.get(key)
         if hit.kind != SEQUENCE_KIND or ordinal is None:
             continue
-        for step, share in ((1, AFTER_SHARE), (-1, BEFORE_SHARE)):
+        for step, share in ((1, weights.after), (-1, weights.before)):
             near = at.get((hit.path, ordinal + step))
             if near is not None:
                 scores[near] += share * hit.score
     wanted = frozenset(names)
     if wanted and hits:
-        lift = NAME_SHARE * max(hit.score for hit in hits)
+        lift = weights.name * max(hit.score for hit in hits)
         for key, hit in chosen.items():
             if not wanted.isdisjoint(_WORD.findall(hit.heading.lower())):
                 scores[key] += lift

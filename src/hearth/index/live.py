@@ -16,13 +16,17 @@ did (the CLI, a hook) asks the reconciler to catch up before it searches.
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+from hearth.domain.clock import Clock, utc_now
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
-from hearth.index.hybrid import SearchResult, VectorCoverage
+from hearth.index import ranking
+from hearth.index.ondisk import VectorCoverage
+from hearth.index.ranking import SearchResult
 from hearth.index.search_index import (
     SearchIndex,
     aside,
@@ -40,8 +44,11 @@ class LiveIndex:
         folder: Path,
         semantic: SemanticRanking | None = None,
         template: Path | None = None,
+        clock: Clock = utc_now,
     ) -> None:
         self.folder = folder
+        #: Today, for the relative dates a question names (``yesterday``).
+        self.clock = clock
         #: Vectors for hybrid ranking; None when semantic ranking is off.
         self.semantic = semantic
         #: The home template's folder: its text ranks low (``template.py``).
@@ -123,13 +130,14 @@ class LiveIndex:
     def search(
         self, text: str, kind: str | None = None, path_prefix: str | None = None, limit: int = 10
     ) -> SearchResult:
-        """Search the open index (hybrid when semantic ranking is on and vectors exist)."""
+        """Search the open index through the ranking pipeline (``ranking.py``:
+        hybrid when semantic ranking is on and vectors exist)."""
         index = self._index
         if index is None:
             raise IndexUnusable("the index is not open yet: run a reconcile pass first")
-        if self.semantic is None:
-            return SearchResult(index.search(text, kind, path_prefix, limit), "keyword")
-        return self.semantic.search(index, text, kind, path_prefix, limit)
+        today = self.clock().astimezone(dt.UTC).date()
+        asked = ranking.question(text, kind, path_prefix, limit, today)
+        return ranking.search(index, asked, self.semantic)
 
     def fill_vectors(
         self, progress: Progress | None = None, stop: threading.Event | None = None

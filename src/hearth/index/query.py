@@ -1,4 +1,6 @@
-"""From user text to ranked hits with snippets.
+"""The keyword side of search on Tantivy: from user text to ranked sections,
+their neighbours and their snippets (the pipeline that puts them together is
+``ranking.py``; the weights are ``weights.py``'s).
 
 User text goes through Tantivy's lenient parser, so no input makes a search
 fail: what does not parse is searched as words. A word ending in ``*``
@@ -12,8 +14,7 @@ the section's heading or title (weighted by the word's rarity), two query
 words side by side as in the query, a whole CJK run, and the day or month the
 query names (a daily note's date). Kind and path filters add nothing to the
 score; archived records keep matching at a fraction of their score, so they
-rank below active ones. docs/search.md has the measurements behind each
-weight.
+rank below active ones.
 """
 
 from __future__ import annotations
@@ -31,34 +32,11 @@ from tantivy import Occur, Query
 
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.errors import InvalidInput
-from hearth.index import context
-from hearth.index.schema import (
-    ARCHIVE_WEIGHT,
-    DIGEST_KEY,
-    ORDINAL,
-    SEARCH_FIELD,
-    TEMPLATE_WEIGHT,
-    digest_key,
-    shared_analyzer,
-)
-from hearth.index.terms import (
-    QueryText,
-    asks_in_words,
-    char_run_tokens,
-    names_in,
-    read_query,
-    wants_exact_words,
-)
+from hearth.index.schema import DIGEST_KEY, ORDINAL, SEARCH_FIELD, digest_key, shared_analyzer
+from hearth.index.terms import QueryText, char_run_tokens, read_query
+from hearth.index.weights import WEIGHTS, Weights
 
 SNIPPET_CHARS = 200
-#: Weight of a query word found in a section's heading or title, times the
-#: word's inverse document frequency (see ``_bonus``).
-FIELD_BONUS = {"title": 0.5, "heading": 0.5}
-#: Boost of a section holding a whole run of CJK characters of the query.
-RUN_BONUS = 1.0
-PAIR_BONUS = 0.3
-#: Score added to a section of a day the query names (half for a month).
-DATE_BONUS = 5.0
 _ANALYZER = shared_analyzer()
 
 
@@ -88,39 +66,6 @@ class Hit:
         return asdict(self)
 
 
-def run_search(
-    index: tantivy.Index,
-    schema: tantivy.Schema,
-    text: str,
-    kind: str | None,
-    path_prefix: str | None,
-    limit: int,
-    template: frozenset[str] = frozenset(),
-) -> list[Hit]:
-    searcher = index.searcher()
-    built = _user_query(index, schema, searcher, text[:MAX_QUERY_CHARS])
-    if built is None:
-        return []
-    words, in_body = built
-    limit = _bounded(limit)
-    if wants_exact_words(text):
-        found = searcher.search(_ranked(schema, words, kind, path_prefix, template), limit).hits
-        ranked = _documents(searcher, found)
-        return _with_snippets(searcher, schema, ranked.hits, ranked.bodies, in_body)
-    depth = max(limit, context.FLOW_FROM)
-    found = searcher.search(_ranked(schema, words, kind, path_prefix, template), depth).hits
-    ranked = _documents(searcher, found)
-    # Neighbouring daily entries, scored by the query too (0 when they do not
-    # match): one that does not match is a hit only for a question in words.
-    around = context.sources(ranked.hits, ranked.ordinals)
-    near = _neighbours(searcher, schema, around, words)
-    neighbours = near.hits if asks_in_words(text) else [h for h in near.hits if h.score > 0]
-    ordinals = {**near.ordinals, **ranked.ordinals}
-    hits = context.spread(ranked.hits, neighbours, ordinals, limit, names_in(text))
-    bodies = {**near.bodies, **ranked.bodies}
-    return _with_snippets(searcher, schema, hits, bodies, in_body)
-
-
 @dataclass(frozen=True)
 class Ranked:
     """Hits without snippets (``snippet`` empty), and the body of each section
@@ -133,6 +78,8 @@ class Ranked:
     ordinals: dict[tuple[str, int], int] = dataclasses.field(default_factory=dict)
     #: Each section's passage digest, by ``(path, start_line)``.
     digests: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
+    #: The scored query of a keyword ranking (its neighbours are scored by it).
+    query: Query | None = None
 
 
 def run_ranked(
@@ -143,16 +90,18 @@ def run_ranked(
     path_prefix: str | None,
     limit: int,
     template: frozenset[str] = frozenset(),
+    dates: Sequence[str] = (),
+    weights: Weights = WEIGHTS,
 ) -> Ranked:
-    """``run_search`` without the snippets: the keyword side of a hybrid search."""
+    """The keyword candidates of ``text``, BM25 plus the keyword lifts (the
+    days and months of ``dates`` among them), best first, without snippets."""
     searcher = index.searcher()
-    built = _user_query(index, schema, searcher, text[:MAX_QUERY_CHARS])
-    if built is None:
+    scored = _user_query(index, schema, searcher, text[:MAX_QUERY_CHARS], dates, weights)
+    if scored is None:
         return Ranked([], {})
-    found = searcher.search(
-        _ranked(schema, built[0], kind, path_prefix, template), _bounded(limit)
-    ).hits
-    return _documents(searcher, found)
+    query = _ranked(schema, scored, kind, path_prefix, template, weights)
+    found = searcher.search(query, _bounded(limit)).hits
+    return dataclasses.replace(_documents(searcher, found), query=scored)
 
 
 def run_digest_ranked(
@@ -163,9 +112,10 @@ def run_digest_ranked(
     path_prefix: str | None,
     limit: int,
     template: frozenset[str] = frozenset(),
+    weights: Weights = WEIGHTS,
 ) -> Ranked:
     """The sections holding ``digests`` (passing the filters), in the order of
-    ``digests``, without snippets: the semantic side of a hybrid search."""
+    ``digests``, without snippets: the semantic candidates."""
     searcher = index.searcher()
     limit = _bounded(limit)
     digests = list(dict.fromkeys(digests))
@@ -178,7 +128,7 @@ def run_digest_ranked(
         chunk = list(digests[start : start + limit])
         held = _any_of(schema, DIGEST_KEY, [digest_key(d) for d in chunk])
         found = searcher.search(
-            _ranked(schema, held, kind, path_prefix, template), 4 * len(chunk)
+            _ranked(schema, held, kind, path_prefix, template, weights), 4 * len(chunk)
         ).hits
         # Each document is read once: for its digest (the order) and for its hit.
         # The key is part of a digest: a section whose whole digest is not one of
@@ -197,24 +147,20 @@ def run_digest_ranked(
 
 
 def run_neighbours(
-    index: tantivy.Index, schema: tantivy.Schema, around: Sequence[tuple[str, int]]
-) -> Ranked:
-    """The sections just before and after each ``(path, ordinal)`` of
-    ``around``, unscored, without snippets."""
-    return _neighbours(index.searcher(), schema, around, None)
-
-
-def _neighbours(
-    searcher: tantivy.Searcher,
+    index: tantivy.Index,
     schema: tantivy.Schema,
     around: Sequence[tuple[str, int]],
-    words: Query | None,
+    words: Query | None = None,
 ) -> Ranked:
-    """The neighbours of ``around``, scored by ``words`` (0 when they do not
-    match it). They are sections of the files of hits that passed the search's
-    filters, daily notes (``context.sources``): neither archived records nor
-    template text, so none of ``_ranked``'s filters and weights apply (each
-    weight class would evaluate the query once more)."""
+    """The sections just before and after each ``(path, ordinal)`` of
+    ``around``, without snippets, scored by ``words`` (a keyword ranking's
+    ``query``; 0 when they do not match it, or without it).
+
+    They are sections of the files of hits that passed the search's filters,
+    daily notes (``context.sources``): neither archived records nor template
+    text, so none of ``_ranked``'s filters and weights apply (each weight
+    class would evaluate the query once more)."""
+    searcher = index.searcher()
     wanted: dict[str, set[int]] = {}
     asked = set(around)
     for path, n in around:
@@ -261,7 +207,8 @@ def run_snippets(
     bodies: dict[tuple[str, int], str],
     text: str,
 ) -> list[Hit]:
-    """``hits`` with the snippets ``run_search`` would give them for ``text``."""
+    """``hits`` with their snippets for ``text``: the best fragment of each
+    body with the query's matches in bold."""
     if not hits:
         return []
     matched = _matched_query(index, schema, read_query(text[:MAX_QUERY_CHARS]))
@@ -277,7 +224,8 @@ def _ranked(
     words: Query,
     kind: str | None,
     path_prefix: str | None,
-    template: frozenset[str] = frozenset(),
+    template: frozenset[str],
+    weights: Weights,
 ) -> Query:
     """``words`` within the filters; archived records and sections still holding
     the home template's text (their digests: ``template``) at a fraction of
@@ -291,10 +239,10 @@ def _ranked(
         pattern = _escape(path_prefix) + ".*"
         filters.append((Occur.Must, _filter(Query.regex_query(schema, "path", pattern))))
     base = Query.boolean_query(filters)
-    lowered = [(_filter(Query.term_query(schema, "kind", "archive")), ARCHIVE_WEIGHT)]
+    lowered = [(_filter(Query.term_query(schema, "kind", "archive")), weights.archive)]
     if template:
         keys = [digest_key(d) for d in sorted(template)]
-        lowered.append((_filter(_any_of(schema, DIGEST_KEY, keys)), TEMPLATE_WEIGHT))
+        lowered.append((_filter(_any_of(schema, DIGEST_KEY, keys)), weights.template))
     full = [(Occur.Must, base)] + [(Occur.MustNot, which) for which, _w in lowered]
     parts = [(Occur.Should, Query.boolean_query(full))]
     for i, (which, weight) in enumerate(lowered):
@@ -363,16 +311,20 @@ def _with_snippets(
 
 
 def _user_query(
-    index: tantivy.Index, schema: tantivy.Schema, searcher: tantivy.Searcher, text: str
-) -> tuple[Query, Query] | None:
-    """The scored query, and the query whose terms snippets highlight."""
+    index: tantivy.Index,
+    schema: tantivy.Schema,
+    searcher: tantivy.Searcher,
+    text: str,
+    dates: Sequence[str],
+    weights: Weights,
+) -> Query | None:
+    """The scored query: what a section must match, and the lifts."""
     read = read_query(text)
     matched = _matched_query(index, schema, read)
     if matched is None:
         return None
-    bonus = _bonus(schema, searcher, read)
-    scored = Query.boolean_query([(Occur.Must, matched), *bonus]) if bonus else matched
-    return scored, matched
+    bonus = _bonus(schema, searcher, read, dates, weights)
+    return Query.boolean_query([(Occur.Must, matched), *bonus]) if bonus else matched
 
 
 def _matched_query(index: tantivy.Index, schema: tantivy.Schema, read: QueryText) -> Query | None:
@@ -390,7 +342,11 @@ def _matched_query(index: tantivy.Index, schema: tantivy.Schema, read: QueryText
 
 
 def _bonus(
-    schema: tantivy.Schema, searcher: tantivy.Searcher, read: QueryText
+    schema: tantivy.Schema,
+    searcher: tantivy.Searcher,
+    read: QueryText,
+    dates: Sequence[str],
+    weights: Weights,
 ) -> list[tuple[Occur, Query]]:
     """Extra score for a section that holds the query's words in its heading or
     title, or its runs of CJK characters whole; never a match on its own.
@@ -401,6 +357,7 @@ def _bonus(
     in every entry's heading (a daily note's speaker) barely does.
     """
     out: list[tuple[Occur, Query]] = []
+    fields = {"title": weights.title, "heading": weights.heading}
     total = max(1, int(searcher.num_docs))
     seen: set[str] = set()
     for word in read.words:
@@ -412,28 +369,28 @@ def _bonus(
             if df == 0:
                 continue
             idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
-            for field, weight in FIELD_BONUS.items():
+            for field, weight in fields.items():
                 if weight > 0:
                     term = Query.term_query(schema, field, token)
                     out.append((Occur.Should, Query.const_score_query(term, weight * idf)))
     order = [t for w in read.words for t in _terms(w) if t in seen]
-    if PAIR_BONUS > 0:
+    if weights.pair > 0:
         for first, second in itertools.pairwise(order):
             pair = Query.phrase_query(schema, SEARCH_FIELD, [first, second])
-            out.append((Occur.Should, Query.boost_query(pair, PAIR_BONUS)))
-    for day in read.dates:
+            out.append((Occur.Should, Query.boost_query(pair, weights.pair)))
+    for day in dict.fromkeys(dates) if weights.day > 0 else ():
         # A month lifts every day of it, by half as much as a named day.
         if len(day) == 7:
             month = Query.regex_query(schema, "date", _escape(day) + "-.*")
-            out.append((Occur.Should, Query.const_score_query(month, DATE_BONUS / 2)))
+            out.append((Occur.Should, Query.const_score_query(month, weights.day / 2)))
             continue
         exact = Query.term_query(schema, "date", day)
-        out.append((Occur.Should, Query.const_score_query(exact, DATE_BONUS)))
-    for run in read.runs:
+        out.append((Occur.Should, Query.const_score_query(exact, weights.day)))
+    for run in read.runs if weights.run > 0 else ():
         phrase = Query.phrase_query(
             schema, SEARCH_FIELD, list[str | tuple[int, str]](char_run_tokens(run))
         )
-        out.append((Occur.Should, Query.boost_query(phrase, RUN_BONUS)))
+        out.append((Occur.Should, Query.boost_query(phrase, weights.run)))
     return out
 
 

@@ -49,11 +49,6 @@ SEARCH_FIELD = "text"
 DIGEST_KEY = "digest_key"
 #: A section's place in its file: its neighbours are ``ordinal`` - 1 and + 1.
 ORDINAL = "ordinal"
-#: Archived records still match, at this fraction of their score.
-ARCHIVE_WEIGHT = 0.5
-#: Sections still holding the home template's text match at this fraction
-#: (``template.py``).
-TEMPLATE_WEIGHT = 0.25
 
 #: Scripts written without spaces between words (or, for Hangul, with
 #: particles glued to words): every character is a token of its own, and a

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import tantivy
+from tantivy import Query
 
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
@@ -35,7 +36,6 @@ from hearth.index.query import (
     run_in_headings,
     run_neighbours,
     run_ranked,
-    run_search,
     run_snippets,
 )
 from hearth.index.schema import (
@@ -51,6 +51,7 @@ from hearth.index.schema import (
     register_analyzer,
     search_text,
 )
+from hearth.index.weights import WEIGHTS, Weights
 
 #: Heap per indexing thread for big batches (rebuilds).
 WRITER_HEAP = 50_000_000
@@ -75,7 +76,7 @@ class SearchIndex:
             raise IndexUnusable(f"index schema {found!r} is not {SCHEMA_VERSION}")
         self.generation = str(meta.get("generation", ""))
         #: Digests of the home template's sections (``template.py``), set by
-        #: ``LiveIndex``: they rank at ``TEMPLATE_WEIGHT``.
+        #: ``LiveIndex``: they rank at ``Weights.template``.
         self.template: frozenset[str] = frozenset()
         self.schema = build_schema()
         self._writing: tantivy.Index | None = None
@@ -143,13 +144,26 @@ class SearchIndex:
         path_prefix: str | None = None,
         limit: int = 10,
     ) -> list[Hit]:
-        return run_search(self._index, self.schema, text, kind, path_prefix, limit, self.template)
+        """Keyword search through the ranking pipeline (``ranking.py``), absolute
+        dates only (``LiveIndex.search`` knows today and the vectors)."""
+        from hearth.index import ranking  # noqa: PLC0415  (ranking drives this class)
+
+        return ranking.keyword_search(self, ranking.question(text, kind, path_prefix, limit))
 
     def ranked(
-        self, text: str, kind: str | None = None, path_prefix: str | None = None, limit: int = 10
+        self,
+        text: str,
+        kind: str | None = None,
+        path_prefix: str | None = None,
+        limit: int = 10,
+        dates: Sequence[str] = (),
+        weights: Weights = WEIGHTS,
     ) -> Ranked:
-        """``search`` without snippets (the keyword side of a hybrid search)."""
-        return run_ranked(self._index, self.schema, text, kind, path_prefix, limit, self.template)
+        """The keyword candidates of ``text``, without snippets (``dates``: the
+        days and months it names)."""
+        return run_ranked(
+            self._index, self.schema, text, kind, path_prefix, limit, self.template, dates, weights
+        )
 
     def ranked_digests(
         self,
@@ -157,16 +171,18 @@ class SearchIndex:
         kind: str | None = None,
         path_prefix: str | None = None,
         limit: int = 10,
+        weights: Weights = WEIGHTS,
     ) -> Ranked:
         """The sections holding these passage digests, in their order, without
-        snippets (the semantic side of a hybrid search)."""
+        snippets (the semantic candidates)."""
         return run_digest_ranked(
-            self._index, self.schema, digests, kind, path_prefix, limit, self.template
+            self._index, self.schema, digests, kind, path_prefix, limit, self.template, weights
         )
 
-    def neighbours(self, around: Sequence[tuple[str, int]]) -> Ranked:
-        """The sections next to each ``(path, ordinal)``, unscored (``context.py``)."""
-        return run_neighbours(self._index, self.schema, around)
+    def neighbours(self, around: Sequence[tuple[str, int]], words: Query | None = None) -> Ranked:
+        """The sections next to each ``(path, ordinal)`` (``context.py``),
+        scored by ``words`` (a keyword ranking's ``query``) or unscored."""
+        return run_neighbours(self._index, self.schema, around, words)
 
     def in_headings(self, words: Sequence[str]) -> list[str]:
         """Those of ``words`` that some section's heading holds."""

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING
 
 from hearth.domain.sections import Section
 from hearth.index.embedding import Embedder
-from hearth.index.hybrid import SearchResult, hybrid_search, wants_exact_words
 from hearth.index.ondisk import VectorCoverage, stored_rows
 from hearth.index.schema import digest, passage
 from hearth.index.search_index import SearchIndex
@@ -179,17 +178,6 @@ class SemanticRanking:
             embedded = sections - waiting
         embedded = max(0, embedded)
         return VectorCoverage(self.embedder.name, embedded, sections)
-
-    def search(
-        self, index: SearchIndex, text: str, kind: str | None, path_prefix: str | None, limit: int
-    ) -> SearchResult:
-        store = self.store
-        store.refresh()
-        coverage = self.coverage(index)
-        if len(store) == 0 or wants_exact_words(text):
-            return SearchResult(index.search(text, kind, path_prefix, limit), "keyword", coverage)
-        hits = hybrid_search(index, store, self.embedder, text, kind, path_prefix, limit)
-        return SearchResult(hits, "hybrid", coverage)
 
 
 class VectorFiller:

@@ -8,7 +8,7 @@ answered, and was near them in meaning too: "when is the project review
 meeting?" ranked USER.md's placeholder list and AGENTS.md above the note that
 says 明天下午三点开项目评审会议. A section whose passage is exactly a template
 section's (by its digest, ``schema.digest``) still matches, at
-``TEMPLATE_WEIGHT`` of its score, as an archived record does; once a person
+``Weights.template`` of its score, as an archived record does; once a person
 edits it, it is their text and weighs fully.
 """
 

@@ -16,6 +16,7 @@ Pure string work: no Tantivy here.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -76,8 +77,6 @@ class QueryText:
     words: tuple[str, ...]
     #: Runs of CHAR_SCRIPTS characters of two or more (the phrase bonus).
     runs: tuple[str, ...]
-    #: Days (``2023-05-03``) and months (``2023-05``) the query names.
-    dates: tuple[str, ...] = ()
 
 
 def wants_exact_words(text: str) -> bool:
@@ -139,7 +138,6 @@ def read_query(text: str) -> QueryText:
         prefixes=tuple(prefixes),
         words=tuple(words),
         runs=tuple(dict.fromkeys(runs)),
-        dates=tuple(dict.fromkeys(named_dates(text))),
     )
 
 
@@ -186,23 +184,80 @@ def without_dates(text: str) -> str:
     return text
 
 
-def named_dates(text: str) -> list[str]:
-    """The days (``YYYY-MM-DD``) and months (``YYYY-MM``) written in ``text``.
+_NUMBERS = {
+    w: n
+    for n, w in enumerate(
+        ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"], start=1
+    )
+}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: Days and months named relative to when the question is asked (``named_dates``
+#: with a ``today``), longest first so "the day before yesterday" is not "yesterday".
+_RELATIVE_FORMS = (
+    (re.compile(r"\bthe\s+day\s+before\s+yesterday\b", re.I), "before-yesterday"),
+    (re.compile(r"\b(\d{1,2}|" + "|".join(_NUMBERS) + r")\s+days?\s+ago\b", re.I), "days-ago"),
+    (re.compile(r"\blast\s+(" + "|".join(_WEEKDAYS) + r")\b", re.I), "last-weekday"),
+    (re.compile(r"\b(last|this)\s+week\b", re.I), "week"),
+    (re.compile(r"\b(last|this)\s+month\b", re.I), "month"),
+    (re.compile(r"\byesterday\b", re.I), "yesterday"),
+    (re.compile(r"\btoday\b", re.I), "today"),
+)
 
-    Absolute dates only: ``yesterday`` or ``last week`` depend on when the
-    question is asked, which the index does not know.
+
+def named_dates(text: str, today: dt.date | None = None) -> list[str]:
+    """The days (``YYYY-MM-DD``) and months (``YYYY-MM``) ``text`` names, in
+    the order it names them.
+
+    Absolute dates always; with ``today`` (the day the question is asked, in
+    UTC like the daily notes' dates) also ``today``, ``yesterday``, ``the day
+    before yesterday``, ``N days ago``, ``last Tuesday``, ``this week`` (its
+    days so far, from Monday), ``last week`` (the seven days before today),
+    ``this month`` and ``last month``.
     """
     found: list[tuple[int, str]] = []
     taken: list[tuple[int, int]] = []
+
+    def add(match: re.Match[str], values: list[str]) -> None:
+        if any(match.start() < end and start < match.end() for start, end in taken):
+            return
+        if values:
+            taken.append(match.span())
+            found.extend((match.start(), value) for value in values)
+
     for pattern, form in _DATE_FORMS:
         for match in pattern.finditer(text):
-            if any(match.start() < end and start < match.end() for start, end in taken):
-                continue
             value = _date_value(form, match.groups())
-            if value is not None:
-                taken.append(match.span())
-                found.append((match.start(), value))
-    return [value for _start, value in sorted(found)]
+            add(match, [value] if value is not None else [])
+    if today is not None:
+        for pattern, form in _RELATIVE_FORMS:
+            for match in pattern.finditer(text):
+                add(match, _relative_value(form, match.groups(), today))
+    return [value for _start, value in sorted(found, key=lambda item: item[0])]
+
+
+def _relative_value(form: str, groups: tuple[str, ...], today: dt.date) -> list[str]:
+    def days(*back: int) -> list[str]:
+        return [(today - dt.timedelta(days=n)).isoformat() for n in back]
+
+    if form == "today":
+        return days(0)
+    if form == "yesterday":
+        return days(1)
+    if form == "before-yesterday":
+        return days(2)
+    if form == "days-ago":
+        count = _NUMBERS.get(groups[0].lower()) or int(groups[0])
+        return days(count)
+    if form == "last-weekday":
+        back = (today.weekday() - _WEEKDAYS.index(groups[0].lower())) % 7 or 7
+        return days(back)
+    if form == "week":
+        if groups[0].lower() == "this":
+            return days(*range(today.weekday() + 1))
+        return days(*range(1, 8))
+    first = today.replace(day=1)
+    month = first if groups[0].lower() == "this" else (first - dt.timedelta(days=1))
+    return [f"{month.year:04d}-{month.month:02d}"]
 
 
 def _date_value(form: str, groups: tuple[str, ...]) -> str | None:

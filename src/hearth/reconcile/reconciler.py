@@ -87,7 +87,7 @@ class Reconciler:
         self.clock = clock
         self.lock_timeout = lock_timeout
         #: The index the passes keep (its lifecycle and searching live there).
-        self.index = index or LiveIndex(state_dir / state_files.INDEX_DIR)
+        self.index = index or LiveIndex(state_dir / state_files.INDEX_DIR, clock=clock)
         self.folder = self.index.folder
         self.active = ActiveRefresher(root, files, repo, attention)
         self._differ = Differ(root, files, bounds, IgnoreRules(repo, git_dir(repo)))

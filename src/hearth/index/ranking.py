@@ -1,0 +1,302 @@
+"""One ranking pipeline, for keyword and hybrid search alike.
+
+    the question -> the mode -> candidates -> fusion -> bonuses -> snippets
+
+- **The question** (``Question``): the text, the filters, and what is read
+  from the text once for every stage: the days and months it names
+  (absolute, and relative to the clock's today: ``yesterday``, ``last week``;
+  ``terms.named_dates``) and the names it says (``terms.names_in``).
+- **The mode** is chosen here (``mode``): ``hybrid`` when there are vectors
+  and the query is words, ``keyword`` for search syntax (quotes, ``+``/``-``,
+  fields, prefixes: exact words asked for), for an empty query, and while no
+  vector is stored yet.
+- **Candidates.** The keyword side is BM25 over Tantivy, with the lifts that
+  must decide which sections are candidates added inside the query
+  (``query.py``: a word in a heading or title, words side by side, a whole
+  CJK run, a named day). The semantic side embeds the question (without the
+  absolute dates and the headings' names it says, ``semantic_text``), takes
+  the nearest passage vectors and asks the index which sections hold them
+  now, under the same filters. In hybrid mode the keyword side runs on a
+  pool thread while the question is embedded (ONNX Runtime releases the GIL).
+- **Fusion** (hybrid): reciprocal rank, so neither side's raw scores need
+  calibrating (``fuse``); the named day's share is added to the fused score.
+- **Bonuses** over the ranking, in either mode: the daily entries next to the
+  first hits gain a share of their score, and a heading holding a name the
+  question says a share of the best score (``context.py``).
+- **Snippets** are made for the hits returned only.
+
+Every weight is ``weights.py``'s; a stage takes them as an argument, so the
+test of the bonuses (``tests/index/test_bonuses.py``) runs one fixture with
+each as it is and set to nothing. Vectors fill in the background: a search
+fuses only the sections embedded so far, and says so (``SearchResult``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+import threading
+from collections.abc import Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from hearth.index import context
+from hearth.index.embedding import Embedder
+from hearth.index.ondisk import VectorCoverage
+from hearth.index.query import Hit, Ranked
+from hearth.index.terms import (
+    asks_in_words,
+    named_dates,
+    names_in,
+    wants_exact_words,
+    without_dates,
+)
+from hearth.index.weights import WEIGHTS, Weights
+
+if TYPE_CHECKING:
+    from hearth.index.search_index import SearchIndex
+    from hearth.index.vectors import VectorStore  # numpy: loaded only with vectors
+
+Mode = Literal["keyword", "hybrid"]
+
+#: Hits taken from each side before fusing.
+DEPTH = 50
+#: How far below the nearest passage's cosine similarity a passage may be and
+#: still count on the semantic side: e5's similarities are bunched (unrelated
+#: text scores about 0.8), so only passages near the best one count.
+SEMANTIC_MARGIN = 0.05
+#: Keyword sides of concurrent hybrid searches run at most this many at once.
+KEYWORD_THREADS = 4
+
+#: "on" / "in" / "of" left before the end by a date taken out.
+_DANGLING = re.compile(r"\s+(?:on|in|of)\s*([?.!]?)$", re.I)
+
+
+@dataclass(frozen=True)
+class Question:
+    """What a search is asked, read once for every stage."""
+
+    text: str
+    kind: str | None = None
+    path_prefix: str | None = None
+    limit: int = 10
+    #: Days (``YYYY-MM-DD``) and months (``YYYY-MM``) the text names.
+    dates: tuple[str, ...] = ()
+    #: Names the text says (lower-cased capitalized words, ``terms.names_in``).
+    names: tuple[str, ...] = ()
+
+
+def question(
+    text: str,
+    kind: str | None = None,
+    path_prefix: str | None = None,
+    limit: int = 10,
+    today: dt.date | None = None,
+) -> Question:
+    """The question of ``text``; ``today`` (the clock's, UTC) resolves the
+    relative dates it names (without it, absolute dates only)."""
+    dates = tuple(dict.fromkeys(named_dates(text, today)))
+    return Question(text, kind, path_prefix, limit, dates, tuple(names_in(text)))
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    hits: list[Hit]
+    #: ``keyword`` (semantic ranking off, or no vector yet) or ``hybrid``.
+    ranking: Mode
+    vectors: VectorCoverage | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "ranking": self.ranking,
+            "vectors": self.vectors.as_dict() if self.vectors else None,
+            "hits": [h.as_dict() for h in self.hits],
+        }
+
+
+class Vectors(Protocol):
+    """The semantic side's parts (``semantic.SemanticRanking``)."""
+
+    embedder: Embedder
+
+    @property
+    def store(self) -> VectorStore: ...
+
+    def coverage(self, index: SearchIndex) -> VectorCoverage: ...
+
+
+def mode(q: Question, stored: int) -> Mode:
+    """Hybrid when ``stored`` vectors exist and the question is words."""
+    if stored == 0 or not q.text.strip() or wants_exact_words(q.text):
+        return "keyword"
+    return "hybrid"
+
+
+def search(
+    index: SearchIndex,
+    q: Question,
+    vectors: Vectors | None = None,
+    weights: Weights = WEIGHTS,
+    *,
+    parallel: bool = True,
+) -> SearchResult:
+    """The ranking of ``q``: hybrid or keyword (``mode``), with snippets.
+
+    ``parallel``: in hybrid mode, the keyword side runs beside the embedding
+    of the question (False: one after the other; both give the same hits).
+    """
+    if vectors is None:
+        return SearchResult(keyword_search(index, q, weights), "keyword")
+    store = vectors.store
+    store.refresh()
+    coverage = vectors.coverage(index)
+    if mode(q, len(store)) == "keyword":
+        return SearchResult(keyword_search(index, q, weights), "keyword", coverage)
+    hits = hybrid_search(index, store, vectors.embedder, q, weights, parallel=parallel)
+    return SearchResult(hits, "hybrid", coverage)
+
+
+def keyword_search(index: SearchIndex, q: Question, weights: Weights = WEIGHTS) -> list[Hit]:
+    """Keyword mode: the keyword candidates, their neighbours and names, snippets.
+
+    Search syntax asks for exact words: only the sections that match, no
+    neighbours. Otherwise the neighbours of the first hits are scored by the
+    query too (0 when they do not match it); one that does not match is a hit
+    only for a question in words.
+    """
+    if wants_exact_words(q.text):
+        ranked = index.ranked(q.text, q.kind, q.path_prefix, q.limit, q.dates, weights)
+        return index.snippets(ranked.hits, ranked.bodies, q.text)
+    depth = max(q.limit, context.FLOW_FROM)
+    ranked = index.ranked(q.text, q.kind, q.path_prefix, depth, q.dates, weights)
+    near = index.neighbours(context.sources(ranked.hits, ranked.ordinals), ranked.query)
+    neighbours = near.hits if asks_in_words(q.text) else [h for h in near.hits if h.score > 0]
+    ordinals = {**near.ordinals, **ranked.ordinals}
+    hits = context.spread(ranked.hits, neighbours, ordinals, q.limit, q.names, weights)
+    return index.snippets(hits, {**near.bodies, **ranked.bodies}, q.text)
+
+
+def hybrid_search(
+    index: SearchIndex,
+    store: VectorStore,
+    embedder: Embedder,
+    q: Question,
+    weights: Weights = WEIGHTS,
+    *,
+    parallel: bool = True,
+) -> list[Hit]:
+    """Hybrid mode: both sides' candidates fused, the neighbours (unscored:
+    the fused scores are ranks) and names, snippets."""
+    depth = max(q.limit, DEPTH)
+    side = (q.text, q.kind, q.path_prefix, depth, q.dates, weights)
+    if parallel:
+        keyword_side = _pool().submit(index.ranked, *side)
+        try:
+            semantic = semantic_candidates(index, store, embedder, q, weights)
+        except BaseException:
+            keyword_side.cancel()
+            raise
+        keyword = keyword_side.result()
+    else:
+        keyword = index.ranked(*side)
+        semantic = semantic_candidates(index, store, embedder, q, weights)
+    digests = {**semantic.digests, **keyword.digests}
+    template = {key for key, d in digests.items() if d in index.template}
+    fused = fuse(keyword.hits, semantic.hits, 2 * depth, q.dates, template, weights)
+    # The neighbours of the first hits that are in neither list are fetched,
+    # with a fused score of their own of 0.
+    ordinals = {**semantic.ordinals, **keyword.ordinals}
+    near = index.neighbours(context.sources(fused, ordinals))
+    ordinals.update(near.ordinals)
+    unscored = [dataclasses.replace(h, score=0.0) for h in near.hits]
+    hits = context.spread(fused, unscored, ordinals, q.limit, q.names, weights)
+    # Snippets only for the hits returned (the keyword side's body wins: the same text).
+    return index.snippets(hits, {**near.bodies, **semantic.bodies, **keyword.bodies}, q.text)
+
+
+def semantic_candidates(
+    index: SearchIndex,
+    store: VectorStore,
+    embedder: Embedder,
+    q: Question,
+    weights: Weights = WEIGHTS,
+) -> Ranked:
+    """The sections nearest the question's meaning, under its filters."""
+    names = index.in_headings(q.names)
+    nearest = store.nearest(embedder.query(semantic_text(q.text, names)), 2 * DEPTH)
+    if nearest:
+        floor = nearest[0][1] - SEMANTIC_MARGIN
+        nearest = [(d, score) for d, score in nearest if score >= floor]
+    digests = [d for d, _ in nearest]
+    return index.ranked_digests(digests, q.kind, q.path_prefix, DEPTH, weights)
+
+
+def semantic_text(text: str, names: Collection[str] = ()) -> str:
+    """The question as the semantic side embeds it: without the absolute dates
+    it names, nor the ``names`` (lower-cased) it says that are in some
+    section's heading.
+
+    A named day or month is the keyword side's ``day`` lift and its fused
+    share; in the embedded text it only pulled toward passages that mention
+    dates (questions naming a date, semantic ranking alone: 0.26 with, 0.33
+    without). Relative dates (``yesterday``) stay: not measured. A name in
+    headings (a daily entry's speaker) is weighed by ``Weights.name``; in the
+    embedded text it pulled toward that speaker's passages whatever they were
+    about (hybrid any-hit@5 0.750 with it, 0.762 without, docs/search.md).
+    """
+    cut = without_dates(text)
+    for name in names:
+        cut = re.sub(rf"\b{re.escape(name)}(?:['’]s)?\b", " ", cut, flags=re.IGNORECASE)
+    if cut == text:
+        return text
+    cut = _DANGLING.sub(r"\1", " ".join(cut.split()))
+    return cut.strip() or text
+
+
+def fuse(
+    keyword: Sequence[Hit],
+    semantic: Sequence[Hit],
+    limit: int,
+    dates: Sequence[str] = (),
+    template: Collection[tuple[str, int]] = (),
+    weights: Weights = WEIGHTS,
+) -> list[Hit]:
+    """Reciprocal-rank fusion of two rankings of sections; scores are the fused ones.
+
+    ``dates`` (``YYYY-MM-DD`` or ``YYYY-MM``) add ``weights.day_share`` to the
+    sections of those days; archived records and the sections ``template``
+    names by ``(path, start_line)`` (still the home template's text) count at
+    their factor.
+    """
+    scores: dict[tuple[str, int], float] = {}
+    chosen: dict[tuple[str, int], Hit] = {}
+    sides = ((weights.keyword_side, keyword), (weights.semantic_side, semantic))
+    for side, ranking in sides:
+        for rank, hit in enumerate(ranking, start=1):
+            key = (hit.path, hit.start_line)
+            share = side / (weights.rrf_k + rank)
+            if hit.kind == "archive":
+                share *= weights.archive
+            elif key in template:
+                share *= weights.template
+            scores[key] = scores.get(key, 0.0) + share
+            chosen.setdefault(key, hit)  # the keyword hit first: its snippet has matches
+    for key, hit in chosen.items():
+        if hit.date and any(hit.date.startswith(day) for day in dates):
+            scores[key] += weights.day_share
+    ordered = sorted(scores, key=lambda key: (-scores[key], key))
+    return [dataclasses.replace(chosen[k], score=round(scores[k], 6)) for k in ordered[:limit]]
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL  # noqa: PLW0603  (one pool per process, made on first use)
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(KEYWORD_THREADS, thread_name_prefix="hearth-keyword")
+        return _POOL
