@@ -80,6 +80,8 @@ CASES = [
     ("heading", 0.0, "kestrel", ("birds.md", "Kestrel"), ("birds.md", "Sparrows")),
     ("title", 0.0, "heron", ("heron.md", "Monday"), ("pond.md", "Visitors")),
     ("pair", 0.0, "red barn", ("farm.md", "East"), ("farm.md", "West")),
+    # A pair's words are rare here: a cut-off of 0 (no word is that rare) drops its bonus.
+    ("pair_common", 0.0, "red barn", ("farm.md", "East"), ("farm.md", "West")),
     ("run", 0.0, "项目评审", ("meeting.md", "周一"), ("meeting.md", "周二")),
     (
         "day",

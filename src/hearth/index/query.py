@@ -360,6 +360,7 @@ def _bonus(
     fields = {"title": weights.title, "heading": weights.heading}
     total = max(1, int(searcher.num_docs))
     seen: set[str] = set()
+    df_of: dict[str, int] = {}
     for word in read.words:
         for token in _terms(word):
             if token in seen:
@@ -368,6 +369,7 @@ def _bonus(
             df = int(searcher.doc_freq(SEARCH_FIELD, token))
             if df == 0:
                 continue
+            df_of[token] = df
             idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
             for field, weight in fields.items():
                 if weight > 0:
@@ -375,7 +377,10 @@ def _bonus(
                     out.append((Occur.Should, Query.const_score_query(term, weight * idf)))
     order = [t for w in read.words for t in _terms(w) if t in seen]
     if weights.pair > 0:
+        common = weights.pair_common * total
         for first, second in itertools.pairwise(order):
+            if min(df_of.get(first, 0), df_of.get(second, 0)) > common:
+                continue  # two words nearly everywhere: costly, and their pair says little
             pair = Query.phrase_query(schema, SEARCH_FIELD, [first, second])
             out.append((Occur.Should, Query.boost_query(pair, weights.pair)))
     for day in dict.fromkeys(dates) if weights.day > 0 else ():

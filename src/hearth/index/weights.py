@@ -39,6 +39,10 @@ class Weights:
     title: float = 0.5
     #: Two query words side by side as in the query (a phrase boost).
     pair: float = 0.3
+    #: ...unless both words are in more than this share of the sections: a
+    #: phrase is checked in every section holding both words, which made it
+    #: most of a search's time on a large home, for a pair that says little.
+    pair_common: float = 0.25
     #: A whole run of the query's CJK characters (a phrase boost).
     run: float = 1.0
     #: A section of a day the query names (a month it names: half). 0.61
