@@ -123,7 +123,7 @@ class SearchIndex:
             batch.rollback()
             raise
         if batch.commit():
-            self._index.reload()
+            self._reload()
 
     def _writer_index(self) -> tantivy.Index:
         """The same folder opened with the writer's fast analyzer (``analysis.py``)."""
@@ -191,8 +191,13 @@ class SearchIndex:
     def snippets(
         self, hits: Sequence[Hit], bodies: dict[tuple[str, int], str], text: str
     ) -> list[Hit]:
-        """``hits`` (of ``ranked`` or ``ranked_digests``) with their snippets for ``text``."""
-        return run_snippets(self._index, self.schema, hits, bodies, text)
+        """``hits`` (of ``ranked`` or ``ranked_digests``) with their snippets for
+        ``text`` (plain text through the writer's fast analyzer: ``run_snippets``)."""
+        try:
+            plain: tantivy.Index | None = self._writer_index()
+        except IndexUnusable:
+            plain = None
+        return run_snippets(self._index, self.schema, hits, bodies, text, plain)
 
     def passages(self) -> Iterator[tuple[str, str]]:
         """``(digest, passage)`` of every section, for filling vectors from nothing,
@@ -224,7 +229,12 @@ class SearchIndex:
 
     def refresh(self) -> None:
         """See commits made by another process."""
+        self._reload()
+
+    def _reload(self) -> None:
         self._index.reload()
+        if self._writing is not None:  # its searcher makes snippets: the same commit
+            self._writing.reload()
 
 
 class IndexUpdate:
