@@ -389,8 +389,10 @@ def test_schemathesis_finds_no_failure_with_every_check(server: Server) -> None:
             "all",
             "-H",
             f"Authorization: Bearer {server.tokens['admin']}",
+            # 5 a phase: about 980 cases, under a minute on 2 cores (10 took 75 s
+            # beside the rest of the suite, for no failure 5 misses at seeds 7 and 11).
             "--max-examples",
-            "10",
+            "5",
             "--seed",
             "7",
             "--no-color",
