@@ -10,14 +10,111 @@ edges and here; the use cases answer dataclasses (``app/results.py``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from hearth.domain.layout import Kind
+from hearth.domain.entries import MAX_ENTRY_CHARS
+from hearth.domain.keys import KEY_PATTERN, WHITE_SPACE_CLASS
+from hearth.domain.layout import ENTRIES_FILE_PATTERN, MAX_USER_ID_CHARS, USER_ID_PATTERN, Kind
+from hearth.domain.paths import MAX_PATH_CHARS, PATH_PATTERN
+from hearth.domain.records import MAX_TITLE_CHARS
+from hearth.domain.text import NOT_BLANK, ONE_LINE, not_blank
 
 if TYPE_CHECKING:
     from hearth.index.ranking import SearchResult as Found
+
+
+# -- what hearth takes --------------------------------------------------------
+#
+# The inputs HTTP (``api/models.py``, ``api/routes.py``) and MCP (``mcp/tools.py``)
+# both take, declared once, so the OpenAPI document and the MCP input schemas say
+# what the server accepts: a request the schema calls valid is not refused for
+# its form. Lengths are checked where they are declared (422 ``invalid_input``).
+# The patterns are the domain's own (``domain/paths.py``, ``domain/layout.py``,
+# ``domain/keys.py``, ``domain/text.py``), declared for the schema only: the
+# domain's check enforces each, with its own answer (a bad path is 400
+# ``path_refused``, a malformed key 404 ``not_found``), and the tests check that
+# pattern and check agree.
+
+#: A home-relative path (``paths.normalize``).
+PATH_SCHEMA: dict[str, Any] = {
+    "pattern": PATH_PATTERN,
+    "minLength": 1,
+    "maxLength": MAX_PATH_CHARS,
+}
+#: A file that takes memory entries (``layout.takes_entries``).
+ENTRIES_FILE_SCHEMA: dict[str, Any] = {**PATH_SCHEMA, "pattern": ENTRIES_FILE_PATTERN}
+#: A record's key, ``{slug}--{uuid5}`` (``keys.is_key``; anything else is not found).
+KEY_SCHEMA: dict[str, Any] = {"pattern": KEY_PATTERN}
+#: A person id (``layout.user_path``).
+USER_ID_SCHEMA: dict[str, Any] = {"pattern": USER_ID_PATTERN}
+
+#: Longest reason (rejecting, withdrawing) or closing note.
+MAX_REASON_CHARS = 2000
+#: Longest record text (a decision, a loop's summary).
+MAX_RECORD_TEXT_CHARS = 20_000
+#: Longest rationale of a proposal.
+MAX_RATIONALE_CHARS = 5000
+#: Longest ``source`` of a record.
+MAX_SOURCE_CHARS = 500
+#: Longest next step of a loop, or why of a decision.
+MAX_LINE_CHARS = 2000
+#: Most entries in one proposal.
+MAX_ITEMS = 200
+#: Longest revision a caller names (a commit id, ``HEAD~3``, a branch).
+MAX_REVISION_CHARS = 200
+#: Most commits one history answers.
+MAX_HISTORY = 1000
+#: Longest commit subject a caller gives.
+MAX_SUBJECT_CHARS = 200
+
+HomePath = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_PATH_CHARS,
+        json_schema_extra=PATH_SCHEMA,
+        description="Path inside the home",
+    ),
+]
+EntriesFile = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_PATH_CHARS,
+        json_schema_extra=ENTRIES_FILE_SCHEMA,
+        description="USER.md, MEMORY.md, users/<id>.md or another markdown file with "
+        "'## Entries', outside continuity/; not a daily note, SOUL.md or IDENTITY.md",
+    ),
+]
+RecordKey = Annotated[str, Field(json_schema_extra=KEY_SCHEMA, description="The record's key")]
+UserId = Annotated[str, Field(max_length=MAX_USER_ID_CHARS, json_schema_extra=USER_ID_SCHEMA)]
+#: A record's title; empty allowed, as in LionClaw (key ``item--<uuid5>``).
+Title = Annotated[str, Field(max_length=MAX_TITLE_CHARS)]
+#: A title that must hold a word (split as the key algorithm splits words).
+NamedTitle = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_TITLE_CHARS,
+        json_schema_extra={"pattern": not_blank(WHITE_SPACE_CLASS)},
+    ),
+]
+#: Text that must hold something besides white space (bounded by the caller).
+Reason = Annotated[
+    str, Field(min_length=1, max_length=MAX_REASON_CHARS, json_schema_extra={"pattern": NOT_BLANK})
+]
+#: One entry of a memory file: one line with something on it (``entries.clean_entry``).
+EntryLine = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_ENTRY_CHARS, json_schema_extra={"pattern": ONE_LINE}),
+]
+#: An entry of a proposal: any text with something on it, made one line when written.
+ProposedEntry = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_ENTRY_CHARS, json_schema_extra={"pattern": NOT_BLANK}),
+]
 
 
 class SearchHit(BaseModel):

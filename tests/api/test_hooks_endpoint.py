@@ -158,7 +158,7 @@ def test_bad_listings_are_refused_with_4xx(shared_server: Server) -> None:
     assert status == 422 and body["error"]["code"] == "invalid_input"  # type: ignore[index]
     missing = b":000000 100644 " + b"0" * 40 + b" " + b"1" * 40 + b" A\tmemory/topics/x.md\n"
     status, body = ask(s, missing, key)
-    assert status == 422 and "not in the repository" in body["error"]["message"]  # type: ignore[index]
+    assert status == 404 and "not in the repository" in body["error"]["message"]  # type: ignore[index]
     status, body = ask(s, b':000000 100644 0 1 A\t"bad\\q"\n', key)
     assert status == 422 and body["error"]["code"] == "invalid_input"  # type: ignore[index]
 

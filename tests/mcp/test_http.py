@@ -9,6 +9,10 @@ from urllib.parse import quote
 import anyio
 import pytest
 
+from hearth.domain.keys import KEY_PATTERN
+from hearth.domain.layout import ENTRIES_FILE_PATTERN, USER_ID_PATTERN
+from hearth.domain.paths import PATH_PATTERN
+from hearth.domain.text import NOT_BLANK
 from tests.api.conftest import Server
 from tests.conftest import git
 from tests.mcp.conftest import call, http_client, refused
@@ -89,6 +93,23 @@ def test_both_paths_serve_and_tools_are_listed_with_schemas(shared_server: Serve
         "entry",
         "new_entry",
     }
+    # The inputs HTTP takes too are declared once (hearth.wire): the same patterns.
+    tools = {name: tool.input_schema["properties"] for name, tool in listed["/mcp"].items()}
+    assert _patterns(tools["read"]["path"]) == {PATH_PATTERN}
+    assert _patterns(tools["memory"]["file"]) == {ENTRIES_FILE_PATTERN}
+    assert _patterns(tools["propose"]["target"]) == {ENTRIES_FILE_PATTERN}
+    assert _patterns(tools["context"]["user"]) == {USER_ID_PATTERN}
+    assert _patterns(tools["reject"]["key"]) == {KEY_PATTERN}
+    assert _patterns(tools["reject"]["reason"]) == {NOT_BLANK}
+    assert _patterns(tools["propose"]["entries"]["items"]) == {NOT_BLANK}
+
+
+def _patterns(schema: dict[str, Any]) -> set[str]:
+    """The patterns a property's schema (or the branches of its ``anyOf``) declares."""
+    found = {schema["pattern"]} if "pattern" in schema else set()
+    for branch in schema.get("anyOf", []):
+        found |= _patterns(branch)
+    return found
 
 
 def test_note_then_search_is_one_commit_with_trailers(shared_server: Server) -> None:

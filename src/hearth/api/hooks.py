@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from hearth.api.routes import ERRORS, Service, gate
+from hearth.hooks.staged import LISTING_PATTERN
 
 PATH = "/v1/hooks/pre-commit"
 
@@ -37,7 +38,7 @@ class StagedCheck(BaseModel):
         "x-hearth-operation": "check",
         "requestBody": {
             "required": False,
-            "content": {"text/plain": {"schema": {"type": "string"}}},
+            "content": {"text/plain": {"schema": {"type": "string", "pattern": LISTING_PATTERN}}},
             "description": "'git diff-index --cached --no-renames HEAD' raw output",
         },
     },

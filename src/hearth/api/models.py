@@ -3,9 +3,22 @@ shares are declared once in ``hearth.wire`` and named here too."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from typing import Annotated
 
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+
+from hearth.app.batch_ops import MAX_BATCH
+from hearth.domain.records import MAX_TITLE_CHARS
+from hearth.domain.text import NOT_BLANK
 from hearth.wire import (
+    MAX_ITEMS,
+    MAX_LINE_CHARS,
+    MAX_RATIONALE_CHARS,
+    MAX_REASON_CHARS,
+    MAX_RECORD_TEXT_CHARS,
+    MAX_SOURCE_CHARS,
+    MAX_SUBJECT_CHARS,
+    PATH_SCHEMA,
     BatchWritten,
     Commit,
     ContextBundle,
@@ -13,6 +26,8 @@ from hearth.wire import (
     Decision,
     Decisions,
     Diff,
+    EntriesFile,
+    EntryLine,
     EntryMatch,
     EntryMatches,
     ErrorBody,
@@ -21,15 +36,20 @@ from hearth.wire import (
     Loop,
     Loops,
     Movable,
+    NamedTitle,
     OverBound,
     Passage,
     Proposal,
     Proposals,
+    ProposedEntry,
+    Reason,
     Record,
+    RecordKey,
     ReviewSummary,
     SearchHit,
     SearchResult,
     Status,
+    Title,
     VectorCoverage,
     Written,
 )
@@ -92,34 +112,34 @@ class Strict(BaseModel):
 class PutFile(Strict):
     content: str
     expected_oid: str | None = Field(None, pattern=r"^[0-9a-f]{40}$")
-    message: str | None = Field(None, max_length=200)
+    message: str | None = Field(None, max_length=MAX_SUBJECT_CHARS)
 
 
 class DailyEntry(Strict):
-    text: str = Field(min_length=1)
-    title: str | None = Field(None, max_length=200)
+    text: str = Field(min_length=1, json_schema_extra={"pattern": NOT_BLANK})
+    title: str | None = Field(None, max_length=MAX_TITLE_CHARS)
 
 
 class NewProposal(Strict):
-    title: str = Field(max_length=200)  # empty allowed, as in LionClaw: key item--<uuid5>
-    entries: list[str] = Field(min_length=1, max_length=200)
-    target: str | None = Field(None, max_length=1024)
-    rationale: str = Field("", max_length=5000)
-    source: str = Field("", max_length=500)
+    title: Title
+    entries: list[ProposedEntry] = Field(min_length=1, max_length=MAX_ITEMS)
+    target: EntriesFile | None = None
+    rationale: str = Field("", max_length=MAX_RATIONALE_CHARS)
+    source: str = Field("", max_length=MAX_SOURCE_CHARS)
 
 
 class Rejection(Strict):
-    reason: str = Field(min_length=1, max_length=2000)
+    reason: Reason
 
 
 class NewEntry(Strict):
-    entry: str = Field(min_length=1, max_length=2000)
+    entry: EntryLine
 
 
 class EntryReplacement(Strict):
     #: The entry's exact text, or ``#N`` for the Nth entry.
-    old: str = Field(min_length=1, max_length=2000)
-    new: str = Field(min_length=1, max_length=2000)
+    old: EntryLine
+    new: EntryLine
 
 
 class EntryView(BaseModel):
@@ -134,36 +154,53 @@ class EntryList(BaseModel):
 
 
 class NewLoop(Strict):
-    title: str = Field(max_length=200)  # empty allowed, as in LionClaw: key item--<uuid5>
-    summary: str = Field("", max_length=20000)
-    next_step: str = Field("", max_length=2000)
-    source: str = Field("", max_length=500)
+    title: Title
+    summary: str = Field("", max_length=MAX_RECORD_TEXT_CHARS)
+    next_step: str = Field("", max_length=MAX_LINE_CHARS)
+    source: str = Field("", max_length=MAX_SOURCE_CHARS)
 
 
 class Resolution(Strict):
-    note: str = Field("", max_length=2000)
+    note: str = Field("", max_length=MAX_REASON_CHARS)
 
 
 class NewDecision(Strict):
-    title: str = Field(min_length=1, max_length=200)
-    decision: str = Field(min_length=1, max_length=20000)
-    why: str = Field("", max_length=2000)
-    source: str = Field("", max_length=500)
+    title: NamedTitle
+    decision: str = Field(
+        min_length=1, max_length=MAX_RECORD_TEXT_CHARS, json_schema_extra={"pattern": NOT_BLANK}
+    )
+    why: str = Field("", max_length=MAX_LINE_CHARS)
+    source: str = Field("", max_length=MAX_SOURCE_CHARS)
 
 
 class Withdrawal(Strict):
-    reason: str = Field(min_length=1, max_length=2000)
+    reason: Reason
+
+
+#: Path -> blob id, at most two files a proposal (its own and its target's).
+Seen = Annotated[
+    dict[str, str | None],
+    Field(max_length=2 * MAX_BATCH),
+    WithJsonSchema(
+        {
+            "type": "object",
+            "propertyNames": PATH_SCHEMA,
+            "additionalProperties": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+            "maxProperties": 2 * MAX_BATCH,
+        }
+    ),
+]
 
 
 class ManyProposals(Strict):
-    keys: list[str] = Field(min_length=1, max_length=200)
+    keys: list[RecordKey] = Field(min_length=1, max_length=MAX_BATCH)
     #: The proposal files' (and targets') blob ids the caller saw: refused (409) when
     #: one moved since. Path -> blob id (null: the file was absent).
-    expected: dict[str, str | None] | None = Field(None, max_length=400)
+    expected: Seen | None = None
 
 
 class ManyRejected(ManyProposals):
-    reason: str = Field(min_length=1, max_length=2000)
+    reason: Reason
 
 
 # -- responses -----------------------------------------------------------------

@@ -15,6 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from hearth.errors import (
     Busy,
@@ -106,6 +107,23 @@ class ApiError(Exception):
         self.message = message
 
 
+#: The methods a 405's ``Allow`` may name (TRACE and CONNECT no route takes).
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """The methods some route answers at ``request``'s path: each asked of the app's
+    routes as routing asks (an included router answers for its own routes)."""
+    routes = request.app.router.routes
+    return [
+        method
+        for method in _METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes
+        )
+    ]
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(HearthError)
     async def hearth_error(request: Request, exc: HearthError) -> JSONResponse:
@@ -131,10 +149,16 @@ def install(app: FastAPI) -> None:
         return error_response(422, "invalid_input", f"invalid request: {summary}", problems)
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         status = exc.status_code
         message = exc.detail if isinstance(exc.detail, str) else "request refused"
-        return error_response(status, _HTTP_CODES.get(status, "error"), message)
+        headers = dict(exc.headers or {})
+        if status == 405:
+            # RFC 9110 §15.5.6: a 405 names the methods the resource supports.
+            # Starlette names those of the one route it tried; a path served by
+            # several routes (GET and PUT of /v1/files/{path}) supports them all.
+            headers["Allow"] = ", ".join(allowed_methods(request))
+        return error_response(status, _HTTP_CODES.get(status, "error"), message, headers=headers)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -14,18 +14,28 @@ import secrets
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 
 from hearth.api import models
 from hearth.api.problems import ApiError
 from hearth.app.results import ActiveView, Diff, WriteResult
 from hearth.app.served import ServedHearth
-from hearth.domain.layout import Kind
+from hearth.domain.entries import MAX_ENTRY_CHARS
+from hearth.domain.layout import MAX_USER_ID_CHARS, Kind
 from hearth.domain.paths import normalize
 from hearth.domain.policy import may, put_operation, refusal
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
+from hearth.domain.text import ONE_LINE
 from hearth.store.tokens import TokenInfo
-from hearth.wire import search_result
+from hearth.wire import (
+    ENTRIES_FILE_SCHEMA,
+    KEY_SCHEMA,
+    MAX_HISTORY,
+    MAX_REVISION_CHARS,
+    PATH_SCHEMA,
+    USER_ID_SCHEMA,
+    search_result,
+)
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": models.ErrorBody, "description": description}
@@ -53,6 +63,13 @@ Service = Annotated[ServedHearth, Depends(_service)]
 
 #: The routes; ``create_app`` includes them.
 router = APIRouter(responses=ERRORS)
+
+# Path parameters: the schema declares what the domain's check enforces (see
+# ``hearth.wire``); a bad path still answers 400 ``path_refused``, a malformed key 404.
+FilePath = Annotated[str, Path(json_schema_extra=PATH_SCHEMA)]
+EntriesFile = Annotated[str, Path(json_schema_extra=ENTRIES_FILE_SCHEMA)]
+Key = Annotated[str, Path(json_schema_extra=KEY_SCHEMA)]
+Revision = Annotated[str | None, Query(max_length=MAX_REVISION_CHARS)]
 
 
 def bearer(request: Request) -> str:
@@ -159,14 +176,14 @@ async def search(
 
 
 @operation("get", "/v1/files/{path:path}", "read", response_model=models.FileView, tags=["read"])
-def get_file(
-    service: Service, path: str, rev: Annotated[str | None, Query(max_length=200)] = None
-) -> dict[str, object]:
+def get_file(service: Service, path: FilePath, rev: Revision = None) -> dict[str, object]:
     return service.get_file(path, rev).as_dict()
 
 
 @operation("put", "/v1/files/{path:path}", "put", response_model=models.Written, tags=["write"])
-def put_file(service: Service, path: str, body: models.PutFile, info: Caller) -> models.Written:
+def put_file(
+    service: Service, path: FilePath, body: models.PutFile, info: Caller
+) -> models.Written:
     allowed(info, put_operation(normalize(path)))  # settings and git's own files: admin
     result = service.put(path, body.content.encode(), actor(info), body.expected_oid, body.message)
     return written(result)
@@ -184,7 +201,9 @@ def get_context(
     service: Service,
     session: Literal["main", "subagent"] = "main",
     q: Annotated[str | None, Query(max_length=MAX_QUERY_CHARS)] = None,
-    user: Annotated[str | None, Query(max_length=100)] = None,
+    user: Annotated[
+        str | None, Query(max_length=MAX_USER_ID_CHARS, json_schema_extra=USER_ID_SCHEMA)
+    ] = None,
 ) -> dict[str, object]:
     """The turn's bundle (a read token, or the hook key: ``hearth context`` asks with it)."""
     return service.context(session, q, user).as_dict()
@@ -222,14 +241,14 @@ def propose(service: Service, body: models.NewProposal, info: Caller) -> models.
 @operation(
     "post", "/v1/proposals/{key}/merge", "merge", response_model=models.Written, tags=["review"]
 )
-def merge(service: Service, key: str, info: Caller) -> models.Written:
+def merge(service: Service, key: Key, info: Caller) -> models.Written:
     return written(service.merge(key, actor(info)))
 
 
 @operation(
     "post", "/v1/proposals/{key}/reject", "reject", response_model=models.Written, tags=["review"]
 )
-def reject(service: Service, key: str, body: models.Rejection, info: Caller) -> models.Written:
+def reject(service: Service, key: Key, body: models.Rejection, info: Caller) -> models.Written:
     return written(service.reject(key, body.reason, actor(info)))
 
 
@@ -285,7 +304,7 @@ def add_loop(service: Service, body: models.NewLoop, info: Caller) -> models.Wri
     tags=["review"],
 )
 def resolve_loop(
-    service: Service, key: str, info: Caller, body: models.Resolution | None = None
+    service: Service, key: Key, info: Caller, body: models.Resolution | None = None
 ) -> models.Written:
     note = body.note if body is not None else ""
     return written(service.resolve_loop(key, actor(info), note))
@@ -311,7 +330,7 @@ def decide(service: Service, body: models.NewDecision, info: Caller) -> models.W
     tags=["write"],
 )
 def withdraw_decision(
-    service: Service, key: str, body: models.Withdrawal, info: Caller
+    service: Service, key: Key, body: models.Withdrawal, info: Caller
 ) -> models.Written:
     return written(service.withdraw_decision(key, body.reason, actor(info)))
 
@@ -320,7 +339,7 @@ def withdraw_decision(
     "get", "/v1/history/{path:path}", "history", response_model=models.History, tags=["read"]
 )
 def history(
-    service: Service, path: str, limit: Annotated[int, Query(ge=1, le=1000)] = 20
+    service: Service, path: FilePath, limit: Annotated[int, Query(ge=1, le=MAX_HISTORY)] = 20
 ) -> dict[str, Any]:
     commits = service.history(path, limit)
     return {"path": path, "commits": [c.as_dict() for c in commits]}
@@ -329,9 +348,9 @@ def history(
 @operation("get", "/v1/diff", "diff", response_model=models.Diff, tags=["read"])
 def diff(
     service: Service,
-    path: Annotated[str, Query(max_length=1024)],
-    rev_from: Annotated[str | None, Query(alias="from", max_length=200)] = None,
-    rev_to: Annotated[str | None, Query(alias="to", max_length=200)] = None,
+    path: Annotated[str, Query(json_schema_extra=PATH_SCHEMA)],
+    rev_from: Annotated[str | None, Query(alias="from", max_length=MAX_REVISION_CHARS)] = None,
+    rev_to: Annotated[str | None, Query(alias="to", max_length=MAX_REVISION_CHARS)] = None,
 ) -> Diff:
     return service.diff(path, rev_from, rev_to)
 
@@ -343,7 +362,7 @@ def diff(
     response_model=models.EntryList,
     tags=["memory"],
 )
-def memory_entries(service: Service, file: str) -> dict[str, Any]:
+def memory_entries(service: Service, file: EntriesFile) -> dict[str, Any]:
     found = service.entry_list(file)
     return {"path": normalize(file), "entries": [e.as_dict() for e in found]}
 
@@ -355,7 +374,9 @@ def memory_entries(service: Service, file: str) -> dict[str, Any]:
     response_model=models.Written,
     tags=["memory"],
 )
-def memory_add(service: Service, file: str, body: models.NewEntry, info: Caller) -> models.Written:
+def memory_add(
+    service: Service, file: EntriesFile, body: models.NewEntry, info: Caller
+) -> models.Written:
     return written(service.entry_add(file, body.entry, actor(info)))
 
 
@@ -367,7 +388,7 @@ def memory_add(service: Service, file: str, body: models.NewEntry, info: Caller)
     tags=["memory"],
 )
 def memory_replace(
-    service: Service, file: str, body: models.EntryReplacement, info: Caller
+    service: Service, file: EntriesFile, body: models.EntryReplacement, info: Caller
 ) -> models.Written:
     return written(service.entry_replace(file, body.old, body.new, actor(info)))
 
@@ -381,8 +402,11 @@ def memory_replace(
 )
 def memory_remove(
     service: Service,
-    file: str,
-    entry: Annotated[str, Query(min_length=1, max_length=2000)],
+    file: EntriesFile,
+    entry: Annotated[
+        str,
+        Query(min_length=1, max_length=MAX_ENTRY_CHARS, json_schema_extra={"pattern": ONE_LINE}),
+    ],
     info: Caller,
 ) -> models.Written:
     return written(service.entry_remove(file, entry, actor(info)))

@@ -9,7 +9,7 @@ from hearth.app.results import WriteResult
 from hearth.app.writer import Writer, check_proposal_target, new_target_text
 from hearth.domain import entries, keys, layout, notes, records
 from hearth.domain.text import decode_text
-from hearth.errors import InvalidInput, NotFound
+from hearth.errors import Conflict, InvalidInput, NotFound
 from hearth.store.git import FileChange, Plan, Snapshot
 
 
@@ -76,7 +76,8 @@ class MemoryOps(Writer):
             current = decode_text(data, path) if data is not None else new_target_text(path)
             free_form = path not in _BOUNDED_FILES and not _user_paths(path)
             if free_form and notes.ENTRIES_HEADING not in current.split("\n"):
-                raise InvalidInput(
+                # The file as it is now, not the request: 409, as for an entry not there.
+                raise Conflict(
                     f"{path} has no '{notes.ENTRIES_HEADING}' section; add one by hand "
                     "(or put the fact in MEMORY.md)"
                 )

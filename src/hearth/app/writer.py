@@ -91,12 +91,7 @@ class Writer:
 
 def check_proposal_target(target: str) -> str:
     path = normalize(target)
-    if (
-        not path.endswith(".md")
-        or path.startswith("continuity/")
-        or layout.kind_of(path) == "daily"
-        or path in ("SOUL.md", "IDENTITY.md")
-    ):
+    if not layout.takes_entries(path):
         raise InvalidInput(
             f"{target!r} cannot receive memory entries; use MEMORY.md, USER.md, "
             "memory/topics/<topic>.md or another markdown file outside continuity/"

@@ -28,7 +28,14 @@ import re
 import unicodedata
 import uuid
 
+from hearth.domain.paths import MAX_COMPONENT_BYTES
+
 KEY_NAMESPACE = uuid.UUID("5f026ae9-551b-4d3e-a511-f0f2d74cf241")
+
+#: A title's bound, so that every record can be archived: its archive file is
+#: ``{slug}--{uuid5}--{uuid4}.md`` (layout.archive_path), with a slug of at most one
+#: character per title character, and a file name is at most MAX_COMPONENT_BYTES.
+MAX_TITLE_CHARS = MAX_COMPONENT_BYTES - 2 * len(f"--{KEY_NAMESPACE}") - len(".md")
 
 #: Unicode's White_Space property (PropList.txt), which Rust's ``char::is_whitespace``
 #: and so ``split_whitespace`` use.
@@ -37,11 +44,15 @@ WHITE_SPACE = (
     "\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
     "\u2028\u2029\u202f\u205f\u3000"
 )
+#: WHITE_SPACE spelled for inside a regex character class of a schema's pattern.
+WHITE_SPACE_CLASS = "".join(f"\\u{ord(c):04x}" for c in WHITE_SPACE)
 _WORD = re.compile(f"[^{re.escape(WHITE_SPACE)}]+")
 _NOT_ASCII_ALNUM = re.compile("[^A-Za-z0-9]+")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-_KEY_RE = re.compile(rf"^[a-z0-9]+(?:-[a-z0-9]+)*--{_UUID}$")
+#: A record's key (the schemas declare it; ``is_key`` enforces it).
+KEY_PATTERN = rf"^[a-z0-9]+(?:-[a-z0-9]+)*--{_UUID}$"
+_KEY_RE = re.compile(KEY_PATTERN)
 
 
 def words(title: str) -> list[str]:
@@ -74,7 +85,7 @@ def record_key(title: str) -> str:
 
 
 def is_key(text: str) -> bool:
-    return bool(_KEY_RE.match(text))
+    return bool(_KEY_RE.fullmatch(text))
 
 
 LEGACY_SLUG_CHARS = 60

@@ -8,6 +8,8 @@ import typing
 from dataclasses import dataclass
 from typing import Literal
 
+from hearth.domain.paths import path_pattern
+
 HOT_FILES = (
     "AGENTS.md",
     "SOUL.md",
@@ -19,6 +21,7 @@ HOT_FILES = (
     "BOOTSTRAP.md",
 )
 SETTINGS_PATH = "hearth.toml"
+CONTINUITY_DIR = "continuity"
 ACTIVE_PATH = "continuity/ACTIVE.md"
 DAILY_DIR = "memory"
 LIONCLAW_DAILY_DIR = "continuity/daily"
@@ -111,6 +114,35 @@ def is_daily_note(path: str) -> bool:
     return bool(_DAILY_NOTE.match(path))
 
 
+#: Files that never take memory entries (nor a proposal's): the persona's core.
+NO_ENTRY_FILES = ("SOUL.md", "IDENTITY.md")
+
+
+def takes_entries(path: str) -> bool:
+    """Whether memory entries (and a proposal's) may go to the normalized ``path``:
+    a markdown file outside continuity/, not a daily note, not in NO_ENTRY_FILES."""
+    return (
+        path.endswith(".md")
+        and not path.startswith(CONTINUITY_DIR + "/")
+        and not is_daily_note(path)
+        and path not in NO_ENTRY_FILES
+    )
+
+
+#: What ``takes_entries`` accepts, for the schemas (``paths.PATH_PATTERN`` ending
+#: in ``.md``; continuity/daily/ is under continuity/).
+ENTRIES_FILE_PATTERN = path_pattern(
+    ".md",
+    refused="|".join(
+        (
+            re.escape(CONTINUITY_DIR + "/"),
+            rf"{re.escape(DAILY_DIR)}/[^/]+$",
+            *(rf"{re.escape(name)}$" for name in NO_ENTRY_FILES),
+        )
+    ),
+)
+
+
 def daily_note_date(path: str) -> dt.date | None:
     """The day a dated daily note is for (its name, and for LionClaw its folders), else None."""
     match = _DATED_NOTE.match(path)
@@ -137,12 +169,17 @@ def topic_path(slug: str) -> str:
 
 
 USERS_DIR = "users"
-_USER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+#: The longest person id.
+MAX_USER_ID_CHARS = 100
+#: A person id (the schemas declare it; ``user_path`` enforces it): ASCII letters,
+#: digits, ``.``, ``_`` and ``-``, starting with a letter or digit, no ``..``.
+USER_ID_PATTERN = rf"^(?![\s\S]*\.\.)[A-Za-z0-9][A-Za-z0-9._-]{{0,{MAX_USER_ID_CHARS - 1}}}$"
+_USER_ID = re.compile(USER_ID_PATTERN)
 
 
 def user_path(user_id: str) -> str | None:
     """``users/<id>.md`` for a plausible person id (letters, digits, ``._-``), else None."""
-    if not _USER_ID.match(user_id) or ".." in user_id:
+    if not _USER_ID.fullmatch(user_id):
         return None
     return f"{USERS_DIR}/{user_id}.md"
 

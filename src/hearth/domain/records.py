@@ -47,7 +47,7 @@ __all__ = [
     "upsert",
 ]
 
-MAX_TITLE_CHARS = 200
+MAX_TITLE_CHARS = keys.MAX_TITLE_CHARS
 
 #: ``front-matter`` (hearth's, the default for new records) or ``lionclaw``.
 RecordStyle = Literal["front-matter", "lionclaw"]

@@ -29,11 +29,12 @@ import shlex
 from dataclasses import dataclass
 from typing import Any
 
+from hearth.domain import keys
 from hearth.errors import InvalidInput
 
 MAX_PROPOSALS = 20
 MAX_ENTRIES = 20
-MAX_TITLE_CHARS = 200
+MAX_TITLE_CHARS = keys.MAX_TITLE_CHARS
 MAX_ENTRY_CHARS = 2000
 MAX_RATIONALE_CHARS = 2000
 #: Largest output read from the command, in bytes.

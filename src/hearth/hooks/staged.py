@@ -26,7 +26,7 @@ from pathlib import Path
 from hearth.domain import layout
 from hearth.domain.stale_copy import LOG_ARGS, replaced_only_by_hearth
 from hearth.domain.validation import Bounds, RuleFailure, check_blob, uses_bounds
-from hearth.errors import HearthError, InvalidInput, StoreError
+from hearth.errors import HearthError, InvalidInput, NotFound, StoreError
 
 #: What the shim and :class:`StagedFiles` ask git, followed by the commit to
 #: compare with. ``core.quotePath=false`` quotes a path only when it holds a
@@ -35,6 +35,15 @@ LISTING_ARGS = ("-c", "core.quotePath=false", "diff-index", "--cached", "--no-re
 #: A submodule's entry: a commit of another repository, not content to check.
 GITLINK = "160000"
 _ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+#: What ``parse_listing`` takes, for the schema of ``POST /v1/hooks/pre-commit``
+#: (ECMA-262 syntax, read the same by Python's ``re``): lines of git's raw
+#: format, ``:<mode> <mode> <oid> <oid> <status>\t<path>``, each ending with its
+#: newline; a quoted path in git's C-style quoting.
+LISTING_PATTERN = (
+    r"^(?::[0-7]{6} [0-7]{6} [0-9a-f]{40} [0-9a-f]{40} [A-Z][0-9]*\t"
+    r'(?:[^"\n][^\n]*|"(?:[^"\\\n]|\\[0-7]{3}|\\[abtnvfr"\\])*")\n)*$'
+)
 
 
 @dataclass(frozen=True)
@@ -123,9 +132,7 @@ def staged_failures(
     for item in checked:
         data = read_blob(item.oid)
         if data is None:
-            raise InvalidInput(
-                f"the staged blob {item.oid} of {item.path} is not in the repository"
-            )
+            raise NotFound(f"the staged blob {item.oid} of {item.path} is not in the repository")
         failures += check_blob(item.path, data, bounds)
     return failures
 

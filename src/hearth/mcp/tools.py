@@ -13,22 +13,46 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from hearth.app.batch_ops import MAX_BATCH
 from hearth.app.results import WriteResult
 from hearth.app.served import ServedHearth
 from hearth.domain.layout import Kind
 from hearth.domain.paths import normalize
 from hearth.domain.policy import Scope, put_operation
+from hearth.domain.records import MAX_TITLE_CHARS
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
+from hearth.domain.text import NOT_BLANK
 from hearth.errors import InvalidInput
 from hearth.mcp import models
 from hearth.mcp.calls import ADDS, READ, REPLACES, SETS, Tools, require
-from hearth.wire import search_result
+from hearth.wire import (
+    MAX_HISTORY,
+    MAX_ITEMS,
+    MAX_LINE_CHARS,
+    MAX_RATIONALE_CHARS,
+    MAX_REASON_CHARS,
+    MAX_RECORD_TEXT_CHARS,
+    MAX_REVISION_CHARS,
+    MAX_SOURCE_CHARS,
+    MAX_SUBJECT_CHARS,
+    EntriesFile,
+    EntryLine,
+    HomePath,
+    NamedTitle,
+    ProposedEntry,
+    Reason,
+    RecordKey,
+    Title,
+    UserId,
+    search_result,
+)
 
 #: Lines one ``read`` answers at most; read on from ``end_line + 1``.
 MAX_READ_LINES = 2000
 
-Path = Annotated[str, Field(min_length=1, max_length=1024, description="Path inside the home")]
-Key = Annotated[str, Field(min_length=1, max_length=300, description="The record's key")]
+# The inputs the HTTP API takes too are declared once, in hearth.wire.
+Path = HomePath
+Key = RecordKey
 
 
 def _written(result: WriteResult) -> models.Written:
@@ -120,8 +144,7 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
             ),
         ] = None,
         user: Annotated[
-            str | None,
-            Field(max_length=100, description="A person's id: adds users/<id>.md"),
+            UserId | None, Field(description="A person's id: adds users/<id>.md")
         ] = None,
     ) -> models.ContextBundle:
         """The bundle to load at the start of a session (or turn): the persona and
@@ -175,7 +198,7 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
     @tools.add("history", READ)
     def history(
         path: Path,
-        limit: Annotated[int, Field(ge=1, le=1000, description="Commits at most")] = 20,
+        limit: Annotated[int, Field(ge=1, le=MAX_HISTORY, description="Commits at most")] = 20,
     ) -> models.History:
         """The commits that changed a file, newest first: id, time, author, subject,
         message and hearth's trailers (Hearth-Actor: who made the change through
@@ -191,16 +214,23 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
     @tools.add("diff", READ)
     def diff(
         path: Annotated[
-            str | None,
-            Field(max_length=1024, description="One file (default: every file that differs)"),
+            HomePath | None, Field(description="One file (default: every file that differs)")
         ] = None,
         rev_from: Annotated[
             str | None,
-            Field(alias="from", max_length=200, description="Old revision (default HEAD)"),
+            Field(
+                alias="from",
+                max_length=MAX_REVISION_CHARS,
+                description="Old revision (default HEAD)",
+            ),
         ] = None,
         rev_to: Annotated[
             str | None,
-            Field(alias="to", max_length=200, description="New revision (default: the files now)"),
+            Field(
+                alias="to",
+                max_length=MAX_REVISION_CHARS,
+                description="New revision (default: the files now)",
+            ),
         ] = None,
     ) -> models.Diff:
         """A unified diff between two revisions (commit ids, HEAD~3, branch names).
@@ -227,10 +257,18 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
 def register_write_tools(tools: Tools, service: ServedHearth) -> None:
     @tools.add("note", ADDS)
     def note(
-        text: Annotated[str, Field(min_length=1, max_length=100_000, description="The entry")],
+        text: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=100_000,
+                json_schema_extra={"pattern": NOT_BLANK},
+                description="The entry",
+            ),
+        ],
         actor: str,
         title: Annotated[
-            str | None, Field(max_length=200, description="A heading for the entry")
+            str | None, Field(max_length=MAX_TITLE_CHARS, description="A heading for the entry")
         ] = None,
     ) -> models.Written:
         """Append an entry to today's daily note (memory/YYYY-MM-DD.md): what
@@ -242,18 +280,22 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
 
     @tools.add("propose", ADDS)
     def propose(
-        title: Annotated[str, Field(min_length=1, max_length=200)],
+        title: Title,
         entries: Annotated[
-            list[Annotated[str, Field(min_length=1, max_length=2000)]],
-            Field(min_length=1, max_length=200, description="One-line entries to add"),
+            list[ProposedEntry],
+            Field(min_length=1, max_length=MAX_ITEMS, description="One-line entries to add"),
         ],
         actor: str,
         target: Annotated[
-            str | None,
-            Field(max_length=1024, description="The file the entries go to (default MEMORY.md)"),
+            EntriesFile | None,
+            Field(description="The file the entries go to (default MEMORY.md)"),
         ] = None,
-        rationale: Annotated[str, Field(max_length=5000, description="Why, for the reviewer")] = "",
-        source: Annotated[str, Field(max_length=500, description="Where it came from")] = "",
+        rationale: Annotated[
+            str, Field(max_length=MAX_RATIONALE_CHARS, description="Why, for the reviewer")
+        ] = "",
+        source: Annotated[
+            str, Field(max_length=MAX_SOURCE_CHARS, description="Where it came from")
+        ] = "",
     ) -> models.Written:
         """Propose entries for long-term memory or the persona (MEMORY.md by
         default, or USER.md, SOUL.md, ...) for a person to review. Nothing changes
@@ -265,10 +307,14 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
 
     @tools.add("loop.add", ADDS)
     def add_loop(
-        title: Annotated[str, Field(min_length=1, max_length=200)],
+        title: Title,
         actor: str,
-        summary: Annotated[str, Field(max_length=20000, description="Where it stands")] = "",
-        next_step: Annotated[str, Field(max_length=2000, description="What to do next")] = "",
+        summary: Annotated[
+            str, Field(max_length=MAX_RECORD_TEXT_CHARS, description="Where it stands")
+        ] = "",
+        next_step: Annotated[
+            str, Field(max_length=MAX_LINE_CHARS, description="What to do next")
+        ] = "",
     ) -> models.Written:
         """Open a loop: an unfinished thread to pick up in a later session (a
         promise made, a question waiting for an answer, work half done). Open
@@ -280,7 +326,7 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
     def resolve_loop(
         key: Key,
         actor: str,
-        note: Annotated[str, Field(max_length=2000, description="How it ended")] = "",
+        note: Annotated[str, Field(max_length=MAX_REASON_CHARS, description="How it ended")] = "",
     ) -> models.Written:
         """Close an open loop (by the key `review` shows) once it is done or moot,
         with an optional note on how it ended. One commit."""
@@ -288,13 +334,23 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
 
     @tools.add("decide", SETS)
     def decide(
-        title: Annotated[str, Field(min_length=1, max_length=200)],
+        title: NamedTitle,
         decision: Annotated[
-            str, Field(min_length=1, max_length=20000, description="What was settled")
+            str,
+            Field(
+                min_length=1,
+                max_length=MAX_RECORD_TEXT_CHARS,
+                json_schema_extra={"pattern": NOT_BLANK},
+                description="What was settled",
+            ),
         ],
         actor: str,
-        why: Annotated[str, Field(max_length=2000, description="The reason, in a line")] = "",
-        source: Annotated[str, Field(max_length=500, description="Where it was settled")] = "",
+        why: Annotated[
+            str, Field(max_length=MAX_LINE_CHARS, description="The reason, in a line")
+        ] = "",
+        source: Annotated[
+            str, Field(max_length=MAX_SOURCE_CHARS, description="Where it was settled")
+        ] = "",
     ) -> models.Written:
         """Record a decision the person and the assistant settled (a choice of tool,
         a convention, a standing answer), so later sessions keep to it. A decision
@@ -307,7 +363,7 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
     @tools.add("decision.withdraw", REPLACES)
     def withdraw_decision(
         key: Key,
-        reason: Annotated[str, Field(min_length=1, max_length=2000, description="Why")],
+        reason: Annotated[Reason, Field(description="Why")],
         actor: str,
     ) -> models.Written:
         """Withdraw a decision (by the key `decisions` shows) that no longer holds,
@@ -327,7 +383,9 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
                 description="The oid `read` gave: refuses the write if the file changed since",
             ),
         ] = None,
-        message: Annotated[str | None, Field(max_length=200, description="Commit subject")] = None,
+        message: Annotated[
+            str | None, Field(max_length=MAX_SUBJECT_CHARS, description="Commit subject")
+        ] = None,
     ) -> models.Written:
         """Replace a file's whole content (or create it) as one commit, after the
         same validation rules as a person's commit (bounds, secret guard).
@@ -344,21 +402,15 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
     @tools.add("memory.list", REPLACES)
     def memory(
         op: Annotated[Literal["add", "replace", "remove", "list"], Field(description="What to do")],
-        file: Annotated[
-            str,
-            Field(min_length=1, max_length=1024, description="USER.md, MEMORY.md, users/<id>.md"),
-        ],
+        file: EntriesFile,
         actor: str,
         scope: Scope,
         entry: Annotated[
-            str | None,
-            Field(
-                max_length=2000,
-                description="add: the new entry; replace/remove: the entry's exact text or #N",
-            ),
+            EntryLine | None,
+            Field(description="add: the new entry; replace/remove: the entry's exact text or #N"),
         ] = None,
         new_entry: Annotated[
-            str | None, Field(max_length=2000, description="replace: the entry's new text")
+            EntryLine | None, Field(description="replace: the entry's new text")
         ] = None,
     ) -> models.MemoryResult:
         """Keep the bounded memory files one entry at a time: USER.md (about the
@@ -397,7 +449,9 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
 
     @tools.add("topic", ADDS)
     def topic(
-        title: Annotated[str, Field(min_length=1, max_length=200, description="The topic")],
+        title: Annotated[
+            str, Field(min_length=1, max_length=MAX_TITLE_CHARS, description="The topic")
+        ],
         actor: str,
         content: Annotated[
             str | None, Field(max_length=1_000_000, description="The note's whole text")
@@ -427,7 +481,7 @@ def register_admin_tools(tools: Tools, service: ServedHearth) -> None:
     @tools.add("reject", REPLACES)
     def reject(
         key: Key,
-        reason: Annotated[str, Field(min_length=1, max_length=2000)],
+        reason: Reason,
         actor: str,
     ) -> models.Written:
         """Decline a pending proposal with a reason; it is archived and the
@@ -436,7 +490,7 @@ def register_admin_tools(tools: Tools, service: ServedHearth) -> None:
 
     @tools.add("merge.many", REPLACES)
     def merge_many(
-        keys: Annotated[list[Key], Field(min_length=1, max_length=200)], actor: str
+        keys: Annotated[list[Key], Field(min_length=1, max_length=MAX_BATCH)], actor: str
     ) -> models.BatchWritten:
         """Accept several pending proposals in one commit (all or none: nothing is
         written when one of them is gone or would push its target over its bound).
@@ -445,8 +499,8 @@ def register_admin_tools(tools: Tools, service: ServedHearth) -> None:
 
     @tools.add("reject.many", REPLACES)
     def reject_many(
-        keys: Annotated[list[Key], Field(min_length=1, max_length=200)],
-        reason: Annotated[str, Field(min_length=1, max_length=2000)],
+        keys: Annotated[list[Key], Field(min_length=1, max_length=MAX_BATCH)],
+        reason: Reason,
         actor: str,
     ) -> models.BatchWritten:
         """Decline several pending proposals with one reason, in one commit. A

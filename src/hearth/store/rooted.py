@@ -19,7 +19,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from hearth.domain.paths import MAX_PATH_CHARS, TEMP_PREFIX, is_temporary, normalize
-from hearth.errors import PathRefused, StoreError
+from hearth.errors import Conflict, PathRefused, StoreError
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_MODE = 0o644
@@ -56,7 +56,7 @@ class RootedFiles:
         try:
             for i, part in enumerate(parts[:-1]):
                 where = "/".join(parts[: i + 1])
-                next_fd = _open_folder(part, fd, where)
+                next_fd = _open_folder(part, fd, where, create=create)
                 if next_fd is None:
                     if not create:
                         yield None
@@ -238,19 +238,37 @@ def _read_listed(folder: int, name: str, path: str) -> bytes | None:
         os.close(fd)
 
 
-def _open_folder(name: str, parent_fd: int, where: str) -> int | None:
+def _open_folder(name: str, parent_fd: int, where: str, *, create: bool = False) -> int | None:
     """A descriptor of folder ``name`` inside ``parent_fd``, None when it does not exist.
 
-    A symlink (or a file) where a folder should be is refused, never followed.
+    A symlink (or anything but a folder or a regular file) where a folder should be
+    is refused, never followed; a regular file there is as if nothing were there
+    for a read (None), and a conflict for a write (``create``).
     """
     try:
         return os.open(name, _DIR_FLAGS, dir_fd=parent_fd)
     except FileNotFoundError:
         return None
     except OSError as exc:
+        if exc.errno == errno.ENOTDIR and _is_plain_file(name, parent_fd):
+            # Not a refusal of the path: the home holds a file where it has a folder.
+            # Nothing lies under it (a read finds nothing); a write conflicts with it.
+            if not create:
+                return None
+            raise Conflict(
+                f"{where!r} is a file, not a folder: nothing can be written under it"
+            ) from exc
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
             raise PathRefused(
                 f"{where!r} is a symlink or not a folder; "
                 "hearth does not follow symlinks inside the home"
             ) from exc
         raise
+
+
+def _is_plain_file(name: str, parent_fd: int) -> bool:
+    try:
+        st = os.stat(name, dir_fd=parent_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISREG(st.st_mode)

@@ -1,0 +1,132 @@
+"""The patterns the schemas declare (OpenAPI, MCP input schemas) against the
+checks that enforce them: what a pattern admits, the check accepts, so a
+client that keeps to the schema is never refused for the form of its input."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hearth.domain import entries, keys, layout, records
+from hearth.domain.paths import MAX_PATH_CHARS, PATH_PATTERN, normalize
+from hearth.domain.text import NOT_BLANK, ONE_LINE, not_blank
+from hearth.hooks.staged import LISTING_PATTERN, parse_listing
+
+# The anchored patterns are read as ECMA-262 reads them, where ``$`` is the end of
+# the text (Python's ``$`` also matches before a final newline): ``re.fullmatch``.
+FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _admitted(pattern: str) -> st.SearchStrategy[str]:
+    return st.from_regex(re.compile(pattern), fullmatch=True)
+
+
+@FAST
+@given(_admitted(PATH_PATTERN).filter(lambda p: len(p) <= MAX_PATH_CHARS))
+def test_what_the_path_pattern_admits_normalize_accepts(path: str) -> None:
+    assert normalize(path)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/etc/passwd",
+        "C:/x.md",
+        "../x.md",
+        "a/../x.md",
+        "./x.md",
+        "a//b.md",
+        ".git/config",
+        "notes/.GIT/x",
+        "a\\b.md",
+        "a\x05.md",
+        "   ",
+        "x" * 256,
+        "é" * 128,
+        "中" * 86,
+        "😀" * 64,
+    ],
+)
+def test_the_path_pattern_refuses_what_is_not_canonical_or_is_refused(path: str) -> None:
+    assert re.fullmatch(PATH_PATTERN, path) is None
+
+
+@pytest.mark.parametrize("path", ["MEMORY.md", "memory/topics/x y.md", "a/", "x" * 255, "😀" * 63])
+def test_the_path_pattern_admits_plain_paths(path: str) -> None:
+    assert re.fullmatch(PATH_PATTERN, path) is not None
+    assert normalize(path)
+
+
+@FAST
+@given(_admitted(layout.ENTRIES_FILE_PATTERN).filter(lambda p: len(p) <= MAX_PATH_CHARS))
+def test_what_the_entries_file_pattern_admits_takes_entries(path: str) -> None:
+    assert layout.takes_entries(normalize(path))
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["SOUL.md", "IDENTITY.md", "memory/2026-01-02.md", "continuity/ACTIVE.md", "notes.txt"],
+)
+def test_the_entries_file_pattern_refuses_what_takes_no_entries(path: str) -> None:
+    assert re.fullmatch(layout.ENTRIES_FILE_PATTERN, path) is None
+    assert not layout.takes_entries(normalize(path))
+
+
+@FAST
+@given(_admitted(layout.USER_ID_PATTERN))
+def test_what_the_user_id_pattern_admits_is_a_person_id(user: str) -> None:
+    assert layout.user_path(user) == f"users/{user}.md"
+
+
+@pytest.mark.parametrize("user", ["", "a..b", ".hidden", "sam\n", "a/b", "x" * 101])
+def test_the_user_id_pattern_refuses_what_user_path_refuses(user: str) -> None:
+    assert re.fullmatch(layout.USER_ID_PATTERN, user) is None
+    assert layout.user_path(user) is None
+
+
+@FAST
+@given(_admitted(keys.KEY_PATTERN))
+def test_what_the_key_pattern_admits_is_a_key(key: str) -> None:
+    assert keys.is_key(key)
+
+
+@FAST
+@given(_admitted(ONE_LINE).filter(lambda t: len(t) <= entries.MAX_ENTRY_CHARS))
+def test_what_the_one_line_pattern_admits_is_an_entry(text: str) -> None:
+    assert entries.clean_entry(text)
+
+
+@pytest.mark.parametrize("text", ["", " \t ", "\u0085", "a\nb", "\u3000\n"])
+def test_the_one_line_pattern_refuses_what_is_no_entry(text: str) -> None:
+    assert re.fullmatch(ONE_LINE, text) is None
+
+
+@FAST
+@given(st.text())
+def test_not_blank_is_what_strip_keeps(text: str) -> None:
+    assert (re.search(NOT_BLANK, text) is not None) == bool(text.strip())
+
+
+@FAST
+@given(st.text())
+def test_a_title_with_a_word_is_what_the_key_algorithm_finds_a_word_in(text: str) -> None:
+    assert (re.search(not_blank(keys.WHITE_SPACE_CLASS), text) is not None) == bool(
+        keys.words(text)
+    )
+
+
+def test_every_title_within_its_bound_can_be_archived() -> None:
+    key = keys.record_key("x" * records.MAX_TITLE_CHARS)
+    archive = layout.archive_path(
+        "proposal", key, "0" * 8 + "-0000-4000-8000-" + "0" * 12, "merged"
+    )
+    assert normalize(archive) == archive
+
+
+@FAST
+@given(_admitted(LISTING_PATTERN))
+def test_what_the_listing_pattern_admits_parses(listing: str) -> None:
+    parse_listing(listing.encode())
