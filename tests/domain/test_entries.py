@@ -79,3 +79,10 @@ def test_adding_then_removing_gives_back_the_entries(items: list[str]) -> None:
     for item in kept:
         text = remove_entry(text, item)
     assert list_entries(text) == list_entries(MEMORY)
+
+
+def test_an_entry_that_starts_with_a_dash_is_named_by_its_listed_text() -> None:
+    """Found by the property above: "- - a" is stored as the entry "- a"."""
+    text = add_entry(MEMORY, "- - a")
+    assert [e.text for e in list_entries(text)][-1] == "- a"
+    assert list_entries(remove_entry(text, "- a")) == list_entries(MEMORY)

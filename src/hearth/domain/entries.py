@@ -89,10 +89,14 @@ def find_entry(text: str, ref: str) -> Entry:
             f"there is no entry #{n}; the file has {len(entries)} entries "
             "(list them to see their numbers)"
         )
+    # The entry's own text first: an entry that itself starts with "- " (stored
+    # as "- - a", listed as "- a") is named by what the listing shows.
+    exact = " ".join(ref.split())
     wanted = clean_entry(ref)
-    for entry in entries:
-        if entry.text == wanted:
-            return entry
+    for named in dict.fromkeys((exact, wanted)):
+        for entry in entries:
+            if entry.text == named:
+                return entry
     raise EntryMissing(
         f"no entry reads {wanted!r}; it may have been changed or removed since you read it "
         "(list the entries and try again)"
