@@ -51,7 +51,7 @@ BIG_CHANGE = 1000
 _LENGTH = struct.Struct("<I")
 
 
-@dataclass
+@dataclass(slots=True)
 class FileEntry:
     size: int
     mtime_ns: int

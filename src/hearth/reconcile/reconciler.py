@@ -48,6 +48,7 @@ from hearth.index.search_index import IndexUpdate
 from hearth.index.semantic import Progress
 from hearth.reconcile import manifest
 from hearth.reconcile.differ import Changes, Differ
+from hearth.reconcile.heap import give_back
 from hearth.reconcile.manifest import FileEntry, Manifest, ParkedFile
 from hearth.reconcile.prepare import PARALLEL_FROM
 from hearth.reconcile.refresh import ActiveRefresher, AttentionSource
@@ -138,6 +139,8 @@ class Reconciler:
                 # The live index cannot take writes (say, debris of a killed
                 # process): build a new one aside from the files and swap it in.
                 report = self._pass(None, self._rebuild(), refresh_active)
+        if report.full:
+            give_back()  # a pass over every file: its garbage is the size of the home
         return _timed(report, started)
 
     def _changed_between(self, old: str | None, new: str | None) -> list[str] | None:
@@ -159,6 +162,7 @@ class Reconciler:
         with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
             self._progress = progress
             report = self._pass(None, self._rebuild())
+        give_back()
         return _timed(report, started)
 
     def catch_up(self) -> LiveIndex:
