@@ -202,7 +202,7 @@ class Tokenizer:
         text = np.frombuffer(raw, dtype=np.uint8)
         first, size = at[starts], at[ends] - at[starts]
         piece_first = self._offsets[ids].astype(np.int64)
-        same = (self._offsets[ids + 1] - piece_first) == size
+        same: npt.NDArray[np.bool_] = (self._offsets[ids + 1] - piece_first) == size
         width = int(size.max()) if size.size else 0
         step = np.arange(width)
         inside = step < size[:, None]

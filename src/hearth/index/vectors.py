@@ -179,7 +179,7 @@ class VectorStore:
         buffer = self._room(whole)
         with (self.folder / _ROWS).open("rb", buffering=0) as rows_in:
             rows_in.seek(have * width)
-            view = memoryview(buffer[have:whole]).cast("B")
+            view = memoryview(buffer[have:whole]).cast("B")  # type: ignore[arg-type]
             got = 0
             while got < len(view):
                 read = rows_in.readinto(view[got:])

@@ -1,0 +1,47 @@
+"""The vector store: rows read back as they were added, by this process or another."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from hearth.index.vector_packs import shipped
+from hearth.index.vectors import open_store
+
+DIMS = 8
+
+
+def _rows(rng: np.random.Generator, count: int) -> np.ndarray:  # type: ignore[type-arg]
+    rows = rng.normal(size=(count, DIMS)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_a_store_opened_again_reads_every_row_as_stored(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    writer = open_store(tmp_path / "v", "m", DIMS)
+    digests = [f"{i:032x}" for i in range(3000)]
+    rows = _rows(rng, 3000)
+    for at in range(0, 3000, 700):  # several appends: the buffer grows past 1024 rows
+        writer.add(digests[at : at + 700], rows[at : at + 700])
+    reader = open_store(tmp_path / "v", "m", DIMS)
+    assert len(reader) == 3000
+    assert reader.digests() == digests
+    assert np.array_equal(reader.rows_of(digests), shipped(rows))
+    # Rows another process appends are read on refresh, after those held.
+    more = _rows(rng, 1500)
+    writer.add([f"{i:032x}" for i in range(3000, 4500)], more)
+    reader.refresh()
+    assert len(reader) == 4500
+    assert np.array_equal(reader.rows_of(["00000000000000000000000000000bb8"]), shipped(more[:1]))
+    query = shipped(rows[42:43])[0]
+    assert reader.nearest(query, 1)[0][0] == digests[42]
+
+
+def test_a_torn_tail_is_cut_when_opened(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "v", "m", DIMS)
+    store.add(["a" * 32, "b" * 32], _rows(np.random.default_rng(2), 2))
+    with (tmp_path / "v" / "rows").open("ab") as out:
+        out.write(b"\0" * (DIMS * 4 + 3))  # a row and a bit without its key
+    again = open_store(tmp_path / "v", "m", DIMS)
+    assert len(again) == 2 and again.digests() == ["a" * 32, "b" * 32]
