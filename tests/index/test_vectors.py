@@ -45,3 +45,28 @@ def test_a_torn_tail_is_cut_when_opened(tmp_path: Path) -> None:
         out.write(b"\0" * (DIMS * 4 + 3))  # a row and a bit without its key
     again = open_store(tmp_path / "v", "m", DIMS)
     assert len(again) == 2 and again.digests() == ["a" * 32, "b" * 32]
+
+
+def test_digests_are_found_sorted_or_recent_and_the_first_row_wins(tmp_path: Path) -> None:
+    rng = np.random.default_rng(3)
+    store = open_store(tmp_path / "v", "m", DIMS)
+    # Digests sharing their first 8 bytes, and many: some rows are found in the
+    # sorted array, the last ones in the dict of rows added since.
+    digests = [f"{'ab' * 8}{i:016x}" for i in range(1500)] + [f"{i:032x}" for i in range(1500)]
+    for at in range(0, 3000, 100):
+        store.add(digests[at : at + 100], _rows(rng, 100))
+    store.add(digests[:5], _rows(rng, 5))  # already stored: nothing added
+    assert len(store) == 3000
+    for row, digest in enumerate(digests):
+        assert digest in store
+        assert store._digests.row(digest) == row
+    assert "cd" * 16 not in store and "ab" * 16 not in store and "xyz" not in store
+    # Two processes may append one digest: the first row is the one used.
+    other = open_store(tmp_path / "v", "m", DIMS)
+    with (tmp_path / "v" / "rows").open("ab") as out:
+        out.write(_rows(rng, 1).tobytes())
+    with (tmp_path / "v" / "keys").open("ab") as out:
+        out.write(bytes.fromhex(digests[7]))
+    other.refresh()
+    assert len(other) == 3001 and other._digests.row(digests[7]) == 7
+    assert open_store(tmp_path / "v", "m", DIMS)._digests.row(digests[7]) == 7

