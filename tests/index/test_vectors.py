@@ -70,3 +70,30 @@ def test_digests_are_found_sorted_or_recent_and_the_first_row_wins(tmp_path: Pat
     other.refresh()
     assert len(other) == 3001 and other._digests.row(digests[7]) == 7
     assert open_store(tmp_path / "v", "m", DIMS)._digests.row(digests[7]) == 7
+
+
+def test_refreshes_on_many_threads_read_each_new_row_once(tmp_path: Path) -> None:
+    import threading
+
+    rng = np.random.default_rng(4)
+    reader = open_store(tmp_path / "v", "m", DIMS)
+    writer = open_store(tmp_path / "v", "m", DIMS)
+    digests = [f"{i:032x}" for i in range(2000)]
+    rows = _rows(rng, 2000)
+    stop = threading.Event()
+
+    def refresh() -> None:
+        while not stop.is_set():
+            reader.refresh()
+
+    threads = [threading.Thread(target=refresh) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for at in range(0, 2000, 50):  # another process appending
+        writer.add(digests[at : at + 50], rows[at : at + 50])
+    stop.set()
+    for thread in threads:
+        thread.join()
+    reader.refresh()
+    assert len(reader) == 2000 and reader.digests() == digests
+    assert np.array_equal(reader.rows_of(digests), shipped(rows))

@@ -79,6 +79,9 @@ class VectorStore:
         self._count = 0
         self._digests = _Digests()
         self._guard = threading.Lock()
+        #: Held while rows are read into the buffer or appended (searches refresh
+        #: the store from their own threads).
+        self._tail = threading.Lock()
         self._load_tail()
 
     # -- reading -------------------------------------------------------------
@@ -112,11 +115,12 @@ class VectorStore:
                 return
             rows = np.ascontiguousarray(shipped(vectors[fresh]), dtype=np.float32)
             keys = b"".join(bytes.fromhex(digests[i]) for i in fresh)
-            with (self.folder / _ROWS).open("ab") as out:
-                out.write(rows.tobytes())
-            with (self.folder / _KEYS).open("ab") as out:
-                out.write(keys)
-            self._extend(keys, rows)
+            with self._tail:  # a refresh meanwhile would read these rows as new
+                with (self.folder / _ROWS).open("ab") as out:
+                    out.write(rows.tobytes())
+                with (self.folder / _KEYS).open("ab") as out:
+                    out.write(keys)
+                self._extend(keys, rows)
 
     def refresh(self) -> None:
         """See rows appended by another process."""
@@ -164,6 +168,10 @@ class VectorStore:
 
     def _load_tail(self) -> None:
         """Read rows the files hold beyond those in memory (cutting a torn tail)."""
+        with self._tail:  # one reader at a time: rows are read into the buffer
+            self._read_tail()
+
+    def _read_tail(self) -> None:
         width = self.dims * 4
         try:
             key_bytes = (self.folder / _KEYS).stat().st_size
