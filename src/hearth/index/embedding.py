@@ -253,7 +253,7 @@ def return_freed_memory() -> None:
     """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``):
     an ONNX Runtime session freed, or the texts of every section listed once
     for the vectors, leave their memory free in the heap yet still counted as
-    the process's (24 MB of a hybrid server on the 10,000-file home)."""
+    the process's (21 MB of a hybrid server on the 10,000-file home)."""
     if not sys.platform.startswith("linux"):
         return
     import ctypes  # noqa: PLC0415  (only when an engine is let go)
