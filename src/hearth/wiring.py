@@ -262,7 +262,7 @@ def open_service(
     from hearth.app.served import OwnedPasses, RuntimeNotices, ServedHearth
     from hearth.app.status import board_for
     from hearth.app.usecases import IndexEachWrite
-    from hearth.index.embedding import return_freed_memory
+    from hearth.heap import give_back
     from hearth.index.semantic import VectorFiller
     from hearth.reconcile.worker import ReconcileWorker
     from hearth.store.tokens import TokenStore
@@ -293,7 +293,7 @@ def open_service(
         finally:
             # A fill lists every section's text the first time (40,000 on a
             # 10,000-file home), then drops them: give the freed heap back.
-            return_freed_memory()
+            give_back()
 
     filler = VectorFiller(fill, live.semantic.wake) if live.semantic is not None else None
     return ServedHearth(

