@@ -39,6 +39,7 @@ compare the figures of one run with each other.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import secrets
@@ -46,7 +47,7 @@ import shutil
 import statistics
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -205,30 +206,49 @@ def wait_idle(pid: int, timeout: float = 120.0) -> float:
     return time.perf_counter() - t0
 
 
-def over_http(root: Path, servers: Servers, queries: list[str]) -> dict[str, float]:
-    """The same distinct queries to each server in turn (all running at once,
-    so a change in the machine's load falls on all of them alike), each on a
-    copy of the home: two servers on one home would each run passes over it."""
+@contextlib.contextmanager
+def warm_servers(
+    root: Path, servers: Servers, queries: list[str], suffix: str
+) -> Iterator[list[tuple[int, Client]]]:
+    """``hearth serve`` of each of ``servers``, each on its own copy of the home
+    (two servers on one home would each run passes over it), all at once, each
+    asked ``queries[:20]`` to warm its model and searcher and then left to
+    settle: ``(pid, client)`` of each; stopped and their copies removed after."""
     homes = []
     for i in range(len(servers)):
-        home = root.with_name(f"{root.name}-serve{i}")
+        home = root.with_name(f"{root.name}-{suffix}{i}")
         shutil.rmtree(home, ignore_errors=True)
         shutil.copytree(root, home, symlinks=True)  # mtimes kept: no file is read again
         homes.append(home)
     started = [
-        start_server(home, env, name=f"bench-{i}-{RUN}")
+        start_server(home, env, name=f"{suffix}-{i}-{RUN}")
         for i, (home, (_label, env)) in enumerate(zip(homes, servers, strict=True))
     ]
     try:
-        clients = [Client(port, token) for _server, port, token in started]
-        for (server, _port, _token), client in zip(started, clients, strict=True):
-            for text in queries[:20]:  # warm the model and the searcher
+        warmed = []
+        for server, port, token in started:
+            client = Client(port, token)
+            for text in queries[:20]:
                 client.call("GET", "/v1/search?" + urlencode({"q": text + " warm"}))
             wait_idle(server.pid)  # type: ignore[attr-defined]
+            warmed.append((int(server.pid), client))  # type: ignore[attr-defined]
+        yield warmed
+    finally:
+        for server, _port, _token in started:
+            server.terminate()  # type: ignore[attr-defined]
+            server.wait(timeout=30)  # type: ignore[attr-defined]
+        for home in homes:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+def over_http(root: Path, servers: Servers, queries: list[str]) -> dict[str, float]:
+    """The same distinct queries to each server in turn (all running at once,
+    so a change in the machine's load falls on all of them alike)."""
+    with warm_servers(root, servers, queries, "serve") as warmed:
         samples: list[list[float]] = [[] for _ in servers]
         rankings: list[set[str]] = [set() for _ in servers]
         for text in queries:
-            for i, client in enumerate(clients):
+            for i, (_pid, client) in enumerate(warmed):
                 t0 = time.perf_counter()
                 result = client.call("GET", "/v1/search?" + urlencode({"q": text, "limit": 10}))
                 samples[i].append(time.perf_counter() - t0)
@@ -241,12 +261,6 @@ def over_http(root: Path, servers: Servers, queries: list[str]) -> dict[str, flo
             )
             for i, (label, _env) in enumerate(servers)
         }
-    finally:
-        for server, _port, _token in started:
-            server.terminate()  # type: ignore[attr-defined]
-            server.wait(timeout=30)  # type: ignore[attr-defined]
-        for home in homes:
-            shutil.rmtree(home, ignore_errors=True)
 
 
 def git_copy(root: Path) -> Path:

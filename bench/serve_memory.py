@@ -40,9 +40,9 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-from homegen import seed_home, start_server, use_git_identity
-from http_service import Client, latency, memory_kb
-from hybrid_search import RUN, distinct_queries, fill_vectors, wait_idle
+from homegen import seed_home, use_git_identity
+from http_service import latency, memory_kb
+from hybrid_search import RUN, distinct_queries, fill_vectors, warm_servers
 
 #: Run in a fresh process per source tree: one line of JSON per part.
 PARTS = textwrap.dedent(
@@ -146,23 +146,9 @@ def serve(
     root: Path, servers: list[tuple[str, dict[str, str]]], queries: list[str], idle: float
 ) -> None:
     """Each server on its own copy of the home, all at once, asked in turn."""
-    homes = []
-    for i in range(len(servers)):
-        home = root.with_name(f"{root.name}-mem{i}")
-        shutil.rmtree(home, ignore_errors=True)
-        shutil.copytree(root, home, symlinks=True)  # mtimes kept: no file is read again
-        homes.append(home)
-    started = [
-        start_server(home, env, name=f"mem-{i}-{RUN}")
-        for i, (home, (_label, env)) in enumerate(zip(homes, servers, strict=True))
-    ]
-    try:
-        clients = [Client(port, token) for _server, port, token in started]
-        pids = [server.pid for server, _port, _token in started]  # type: ignore[attr-defined]
-        for pid, client in zip(pids, clients, strict=True):
-            for text in queries[:20]:  # warm the model and the searcher
-                client.call("GET", "/v1/search?" + urlencode({"q": text + " warm"}))
-            wait_idle(pid)
+    with warm_servers(root, servers, queries, "mem") as warmed:
+        pids = [pid for pid, _client in warmed]
+        clients = [client for _pid, client in warmed]
         samples: list[list[float]] = [[] for _ in servers]
         for text in queries[20:]:
             for i, client in enumerate(clients):
@@ -193,12 +179,6 @@ def serve(
         print(f"\n  {idle:.0f} s later, the filler idle:")
         for (label, _env), pid in zip(servers, pids, strict=True):
             print(f"  {label:<40} {mb(memory_kb(pid))}")
-    finally:
-        for server, _port, _token in started:
-            server.terminate()  # type: ignore[attr-defined]
-            server.wait(timeout=30)  # type: ignore[attr-defined]
-        for home in homes:
-            shutil.rmtree(home, ignore_errors=True)
 
 
 def main() -> None:
