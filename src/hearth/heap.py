@@ -12,8 +12,6 @@ nothing. Shared by every tier, it imports nothing of hearth's.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import functools
 import sys
 from collections.abc import Callable
@@ -23,9 +21,13 @@ from collections.abc import Callable
 def _trim() -> Callable[[int], int] | None:
     if not sys.platform.startswith("linux"):
         return None
+    # Imported here: a command that never trims (a settled status) should not
+    # pay for ctypes. The process's own symbols hold libc's: no library lookup
+    # (``ctypes.util.find_library`` would start a subprocess).
+    import ctypes  # noqa: PLC0415
+
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim: Callable[[int], int] = libc.malloc_trim
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):  # not glibc (musl has no malloc_trim)
         return None
     return trim
