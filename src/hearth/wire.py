@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 # -- what hearth takes --------------------------------------------------------
 #
-# The inputs HTTP (``api/models.py``, ``api/routes.py``) and MCP (``mcp/tools.py``)
+# The inputs HTTP (``api/models.py``, ``api/routes.py``) and MCP (``mcp/*tools.py``)
 # both take, declared once, so the OpenAPI document and the MCP input schemas say
 # what the server accepts: a request the schema calls valid is not refused for
 # its form. Lengths are checked where they are declared (422 ``invalid_input``).

@@ -22,7 +22,8 @@ from hearth.domain import layout
 from hearth.domain.context import MAIN_FILES
 from hearth.errors import HearthError, NotFound
 from hearth.mcp.calls import Caller, Tools, WhoCalls
-from hearth.mcp.tools import register_admin_tools, register_read_tools, register_write_tools
+from hearth.mcp.tools import register_read_tools
+from hearth.mcp.write_tools import register_admin_tools, register_write_tools
 
 NAME = "hearth"
 
