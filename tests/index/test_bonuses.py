@@ -80,8 +80,6 @@ CASES = [
     ("heading", 0.0, "kestrel", ("birds.md", "Kestrel"), ("birds.md", "Sparrows")),
     ("title", 0.0, "heron", ("heron.md", "Monday"), ("pond.md", "Visitors")),
     ("pair", 0.0, "red barn", ("farm.md", "East"), ("farm.md", "West")),
-    # A pair's words are rare here: a cut-off of 0 (no word is that rare) drops its bonus.
-    ("pair_common", 0.0, "red barn", ("farm.md", "East"), ("farm.md", "West")),
     ("run", 0.0, "项目评审", ("meeting.md", "周一"), ("meeting.md", "周二")),
     (
         "day",
@@ -159,17 +157,29 @@ def test_each_weight_lifts_its_section_and_without_it_does_not(
 
 
 def test_every_weight_has_a_case() -> None:
-    fusion = {"rrf_k", "keyword_side", "semantic_side", "day_share"}  # the test below
-    covered = {case[0] for case in CASES} | fusion
+    # Shown by the tests below: the pairs' cut-off, and fusion's weights.
+    apart = {"pair_common", "pair_cheap", "rrf_k", "keyword_side", "semantic_side", "day_share"}
+    covered = {case[0] for case in CASES} | apart
     assert covered == {f.name for f in dataclasses.fields(Weights)}
 
 
-def _fused(
-    index: SearchIndex, keyword: list[Hit], semantic: list[Hit], **changed: float
-) -> list[Section]:
+def _fused(keyword: list[Hit], semantic: list[Hit], **changed: float) -> list[Section]:
     weights = dataclasses.replace(WEIGHTS, **changed)
     dates = ["2023-05-03"]
     return [_section(h) for h in ranking.fuse(keyword, semantic, 10, dates, (), weights)]
+
+
+def test_a_pair_of_common_words_loses_its_bonus_only_in_a_large_home(index: SearchIndex) -> None:
+    """A pair counts unless both words are in more than ``pair_common`` of the
+    sections and in more than ``pair_cheap`` of them: here "red" and "barn" are
+    each in a tenth of the sections or less, and in two."""
+    east, west = ("farm.md", "East"), ("farm.md", "West")
+    small_home = dataclasses.replace(WEIGHTS, pair_common=0.0)  # 2 sections are not many
+    kept = _keyword(index, "red barn", small_home)
+    assert _rank(kept, east) < _rank(kept, west)
+    common = dataclasses.replace(WEIGHTS, pair_common=0.0, pair_cheap=1)
+    dropped = _keyword(index, "red barn", common)
+    assert _rank(dropped, west) < _rank(dropped, east)
 
 
 def test_the_fusion_weights_on_the_same_fixture(index: SearchIndex) -> None:
@@ -179,17 +189,15 @@ def test_the_fusion_weights_on_the_same_fixture(index: SearchIndex) -> None:
     kestrel, sparrows = hits["birds.md", "Kestrel"], hits["birds.md", "Sparrows"]
     # The keyword side's weight: the keyword side's first stays first against
     # the semantic side's first; without it, the semantic side alone decides.
-    assert _fused(index, [kestrel, sparrows], [sparrows, kestrel])[0] == _section(kestrel)
-    assert _fused(index, [kestrel, sparrows], [sparrows, kestrel], keyword_side=0)[0] == _section(
-        sparrows
-    )
+    assert _fused([kestrel, sparrows], [sparrows, kestrel])[0] == _section(kestrel)
+    assert _fused([kestrel, sparrows], [sparrows, kestrel], keyword_side=0)[0] == _section(sparrows)
     # The semantic side's: a section both sides found beats one only the keyword side ranked first.
-    assert _fused(index, [kestrel, sparrows], [sparrows])[0] == _section(sparrows)
-    assert _fused(index, [kestrel, sparrows], [sparrows], semantic_side=0)[0] == _section(kestrel)
+    assert _fused([kestrel, sparrows], [sparrows])[0] == _section(sparrows)
+    assert _fused([kestrel, sparrows], [sparrows], semantic_side=0)[0] == _section(kestrel)
     # The named day's share in fused space.
     sam, harbour = hits["2023-05-03.md", "09:30 UTC — Sam"], hits["dinners.md", "Harbour"]
-    assert _fused(index, [harbour, sam], [sam, harbour])[0] == _section(sam)
-    assert _fused(index, [harbour, sam], [sam, harbour], day_share=0)[0] == _section(harbour)
+    assert _fused([harbour, sam], [sam, harbour])[0] == _section(sam)
+    assert _fused([harbour, sam], [sam, harbour], day_share=0)[0] == _section(harbour)
     # The rank constant: a section scores side / (rrf_k + rank) on each side.
     [only] = ranking.fuse([kestrel], [], 10, (), (), dataclasses.replace(WEIGHTS, rrf_k=9))
     assert only.score == pytest.approx(WEIGHTS.keyword_side / 10, abs=1e-6)

@@ -255,3 +255,57 @@ def test_sections_by_digest_keep_the_digests_order(index: SearchIndex) -> None:
 @pytest.mark.parametrize("query", ["0:*", "a:*", "title:*", "*", "body:* fence", "**"])
 def test_a_star_that_is_not_a_prefix_never_fails(index: SearchIndex, query: str) -> None:
     assert isinstance(index.search(query), list)
+
+
+#: Bodies of every kind the fast analyzer may or may not cut as the search
+#: analyzer does (``analysis.is_plain``).
+MIXED = {
+    "memory/topics/plain.md": "# Plain\n\nThe north fence leans toward the kestrel nest.\n",
+    "memory/topics/cjk.md": "# 会议\n\n明天下午三点开项目评审会议，讨论 kestrel 的预算。\n",
+    "memory/topics/marks.md": (
+        "# Marks\n\nCafe\u0301 au lait, the kestrel's favourite, e\u0301te\u0301.\n"
+    ),
+    "memory/topics/long.md": "# Long\n\n" + "k" * 70 + " kestrel " + "x" * 65 + " fence\n",
+    "memory/topics/thai.md": "# ไทย\n\nเหยี่ยว kestrel บินอยู่เหนือทุ่ง fence\n",
+}
+
+
+@pytest.mark.parametrize("query", ["kestrel", "fence", "评审", "lait", "เหยี่ยว kestrel"])
+def test_snippets_through_the_fast_analyzer_are_the_search_analyzers(
+    tmp_path: Path, query: str
+) -> None:
+    """The fast path (plain text through the writer's analyzer) gives exactly the
+    snippet the search analyzer gives; text that is not plain takes the slow one."""
+    from hearth.index.query import run_snippets
+
+    idx = SearchIndex.create(tmp_path / "live")
+    idx.apply({path: split_sections(path, text) for path, text in MIXED.items()}, ())
+    ranked = idx.ranked(query, limit=10)
+    assert ranked.hits
+    fast = idx.snippets(ranked.hits, ranked.bodies, query)
+    slow = run_snippets(idx._index, idx.schema, ranked.hits, ranked.bodies, query, None)
+    assert [h.snippet for h in fast] == [h.snippet for h in slow]
+    assert all("**" in h.snippet for h in fast if h.path != "memory/topics/long.md")
+
+
+def test_a_cjk_snippet_bolds_the_characters_asked(tmp_path: Path) -> None:
+    idx = SearchIndex.create(tmp_path / "live")
+    idx.apply({path: split_sections(path, text) for path, text in MIXED.items()}, ())
+    [hit] = idx.search("评审", limit=1)
+    assert "项目**评****审**会议" in hit.snippet
+
+
+def test_snippets_highlight_what_another_process_committed(tmp_path: Path) -> None:
+    """The writer's index object (snippets of plain text) may lag the reader by
+    a commit of another process: its searcher is brought in step, or the search
+    analyzer makes the snippet."""
+    folder = tmp_path / "live"
+    ours = SearchIndex.create(folder)
+    ours.apply({"a.md": split_sections("a.md", "# A\n\nThe fence leans.\n")}, ())
+    assert "**fence**" in ours.search("fence")[0].snippet  # the writer's index is open
+    theirs = SearchIndex(folder)
+    note = "# B\n\nThe zorblax hums all night near the barn.\n"
+    theirs.apply({"b.md": split_sections("b.md", note)}, ())
+    ours._index.reload()  # the reader sees the commit first (its own reload, as Tantivy's)
+    [hit] = ours.search("zorblax")
+    assert "**zorblax**" in hit.snippet

@@ -216,10 +216,11 @@ def run_snippets(
     body with the query's matches in bold.
 
     ``plain``: the same index opened with the writer's fast analyzer
-    (``analysis.py``), at the same commit. A body the fast analyzer cuts as the
-    search analyzer does (``is_plain``: most text) is highlighted through it,
-    the same snippet in a fifth of the time (10 hits on the 10,000-file home:
-    0.29 against 1.32 ms); any other body through ``index``'s analyzer.
+    (``analysis.py``), its searcher in step with ``index``'s
+    (``SearchIndex._in_step``). A body the fast analyzer cuts as the search
+    analyzer does (``is_plain``: most text) is highlighted through it, the same
+    snippet in a fifth of the time (10 hits on the 10,000-file home: 0.29
+    against 1.32 ms); any other body through ``index``'s analyzer.
     """
     if not hits:
         return []
@@ -393,7 +394,7 @@ def _bonus(
                     out.append((Occur.Should, Query.const_score_query(term, weight * idf)))
     order = [t for w in read.words for t in _terms(w) if t in seen]
     if weights.pair > 0:
-        common = weights.pair_common * total
+        common = max(weights.pair_common * total, weights.pair_cheap)
         for first, second in itertools.pairwise(order):
             if min(df_of.get(first, 0), df_of.get(second, 0)) > common:
                 continue  # two words nearly everywhere: costly, and their pair says little

@@ -42,6 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from hearth.domain.searching import MAX_LIMIT, MAX_QUERY_CHARS
 from hearth.index import context
 from hearth.index.embedding import Embedder
 from hearth.index.ondisk import VectorCoverage
@@ -97,8 +98,10 @@ def question(
 ) -> Question:
     """The question of ``text``; ``today`` (the clock's, UTC) resolves the
     relative dates it names (without it, absolute dates only)."""
-    dates = tuple(dict.fromkeys(named_dates(text, today)))
-    return Question(text, kind, path_prefix, limit, dates, tuple(names_in(text)))
+    read = text[:MAX_QUERY_CHARS]  # what the keyword side searches, too
+    dates = tuple(dict.fromkeys(named_dates(read, today)))
+    limit = max(1, min(limit, MAX_LIMIT))
+    return Question(text, kind, path_prefix, limit, dates, tuple(names_in(read)))
 
 
 @dataclass(frozen=True)

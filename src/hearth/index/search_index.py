@@ -19,6 +19,7 @@ import json
 import os
 import secrets
 import shutil
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -80,6 +81,7 @@ class SearchIndex:
         self.template: frozenset[str] = frozenset()
         self.schema = build_schema()
         self._writing: tantivy.Index | None = None
+        self._opening = threading.Lock()
         try:
             self._index = tantivy.Index(self.schema, path=str(folder / _TANTIVY), reuse=True)
             register_analyzer(self._index)
@@ -127,15 +129,20 @@ class SearchIndex:
 
     def _writer_index(self) -> tantivy.Index:
         """The same folder opened with the writer's fast analyzer (``analysis.py``)."""
-        if self._writing is None:
-            try:
-                writing = tantivy.Index(self.schema, path=str(self.folder / _TANTIVY), reuse=True)
-            except (ValueError, OSError, RuntimeError) as exc:
-                raise IndexUnusable(f"the index in {self.folder} cannot be opened: {exc}") from exc
-            writing.register_tokenizer(ANALYZER, build_fast_analyzer())
-            writing.register_tokenizer(NO_TERMS, build_no_terms())
-            self._writing = writing
-        return self._writing
+        with self._opening:  # searches on several threads may ask at once
+            if self._writing is None:
+                try:
+                    writing = tantivy.Index(
+                        self.schema, path=str(self.folder / _TANTIVY), reuse=True
+                    )
+                except (ValueError, OSError, RuntimeError) as exc:
+                    raise IndexUnusable(
+                        f"the index in {self.folder} cannot be opened: {exc}"
+                    ) from exc
+                writing.register_tokenizer(ANALYZER, build_fast_analyzer())
+                writing.register_tokenizer(NO_TERMS, build_no_terms())
+                self._writing = writing
+            return self._writing
 
     def search(
         self,
@@ -193,11 +200,26 @@ class SearchIndex:
     ) -> list[Hit]:
         """``hits`` (of ``ranked`` or ``ranked_digests``) with their snippets for
         ``text`` (plain text through the writer's fast analyzer: ``run_snippets``)."""
+        return run_snippets(self._index, self.schema, hits, bodies, text, self._in_step())
+
+    def _in_step(self) -> tantivy.Index | None:
+        """The writer's index when its searcher sees what the reader's does; else
+        None (snippets then go through the search analyzer). Each Index object's
+        reader also reloads by itself, some time after a commit: one may be a
+        commit ahead, and a snippet generator only highlights the terms its own
+        searcher has documents for."""
         try:
-            plain: tantivy.Index | None = self._writer_index()
+            plain = self._writer_index()
         except IndexUnusable:
-            plain = None
-        return run_snippets(self._index, self.schema, hits, bodies, text, plain)
+            return None
+        reader = self._index.searcher()
+        for attempt in range(2):
+            other = plain.searcher()
+            if (other.num_docs, other.num_segments) == (reader.num_docs, reader.num_segments):
+                return plain
+            if attempt == 0:
+                plain.reload()
+        return None
 
     def passages(self) -> Iterator[tuple[str, str]]:
         """``(digest, passage)`` of every section, for filling vectors from nothing,
@@ -233,8 +255,9 @@ class SearchIndex:
 
     def _reload(self) -> None:
         self._index.reload()
-        if self._writing is not None:  # its searcher makes snippets: the same commit
-            self._writing.reload()
+        writing = self._writing
+        if writing is not None:  # its searcher makes snippets (``_in_step``)
+            writing.reload()
 
 
 class IndexUpdate:

@@ -106,7 +106,7 @@ def names_in(text: str) -> list[str]:
     out = []
     for word in _NAME.findall(_QUOTED.sub(" ", text)):
         low = word.lower()
-        if low not in STOP_WORDS and low not in _MONTHS:
+        if low not in STOP_WORDS and low not in _MONTHS and low not in _NOT_NAMES:
             out.append(low)
     return list(dict.fromkeys(out))
 
@@ -191,6 +191,9 @@ _NUMBERS = {
     )
 }
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+#: Capitalized words that are not names: the days of the week and the words of
+#: relative dates (a question starting "Yesterday" or "Last week").
+_NOT_NAMES = frozenset((*_WEEKDAYS, "today", "yesterday", "tomorrow", "last", "this", "next"))
 #: Days and months named relative to when the question is asked (``named_dates``
 #: with a ``today``), longest first so "the day before yesterday" is not "yesterday".
 _RELATIVE_FORMS = (
@@ -236,6 +239,13 @@ def named_dates(text: str, today: dt.date | None = None) -> list[str]:
 
 
 def _relative_value(form: str, groups: tuple[str, ...], today: dt.date) -> list[str]:
+    try:
+        return _relative_days(form, groups, today)
+    except OverflowError:  # before the year 1: no note is that old
+        return []
+
+
+def _relative_days(form: str, groups: tuple[str, ...], today: dt.date) -> list[str]:
     def days(*back: int) -> list[str]:
         return [(today - dt.timedelta(days=n)).isoformat() for n in back]
 

@@ -4,8 +4,8 @@ A search is candidates -> fusion -> bonuses, and each weight belongs to one
 of those stages; this is the only place any of them is written. The stages
 take a ``Weights`` (``WEIGHTS`` unless told), so the test of the bonuses
 runs one fixture with each weight as it is and set to nothing
-(``tests/index/test_bonuses.py``), and the retrieval benchmark can try a
-value without editing the code.
+(``tests/index/test_bonuses.py``; the fusion weights on rankings given to
+``fuse``).
 
 Two score spaces, on purpose. The keyword candidates are BM25 scores, and
 the lifts of the keyword side add to them inside Tantivy's query (a lift
@@ -39,10 +39,13 @@ class Weights:
     title: float = 0.5
     #: Two query words side by side as in the query (a phrase boost).
     pair: float = 0.3
-    #: ...unless both words are in more than this share of the sections: a
-    #: phrase is checked in every section holding both words, which made it
-    #: most of a search's time on a large home, for a pair that says little.
+    #: ...unless both words are in more than this share of the sections, and
+    #: in more than ``pair_cheap`` sections: a phrase is checked in every
+    #: section holding both words, which made it most of a search's time on a
+    #: large home, for a pair that says little. Below ``pair_cheap`` the check
+    #: costs little, and the ranking does not change with the home's size.
     pair_common: float = 0.25
+    pair_cheap: int = 1000
     #: A whole run of the query's CJK characters (a phrase boost).
     run: float = 1.0
     #: A section of a day the query names (a month it names: half). 0.61
