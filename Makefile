@@ -54,7 +54,7 @@ bench: install
 	$(BIN)/python bench/wire_models.py
 	$(BIN)/python bench/scale.py --sizes 1000,10000
 
-# The scaling curve up to 100,000 files (about 20 minutes on 2 cores; the
+# The scaling curve up to 100,000 files (5 to 20 minutes on 2 cores; the
 # figures are in docs/performance.md).
 bench-scale: install
 	$(BIN)/python bench/scale.py --sizes 1000,10000,100000

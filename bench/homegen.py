@@ -6,6 +6,7 @@ import os
 import random
 import statistics
 import subprocess
+import time
 from pathlib import Path
 
 GIT_ENV = {
@@ -133,3 +134,24 @@ def start_server(
         except OSError:
             pass
         time.sleep(0.05)  # not listening yet, or 503 while its start-up pass runs
+
+
+def wait_idle(pid: int, timeout: float = 120.0) -> float:
+    """Wait until the server's start-up work (its first pass, the watcher's
+    set-up, the first listing of every section's passage for the vectors) is
+    done: under 5% of a core for half a second. Returns the seconds waited."""
+    t0 = time.perf_counter()
+    ticks = os.sysconf("SC_CLK_TCK")
+
+    def used() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / ticks
+
+    before = used()
+    while time.perf_counter() - t0 < timeout:
+        time.sleep(0.5)
+        now = used()
+        if now - before < 0.025:
+            break
+        before = now
+    return time.perf_counter() - t0

@@ -57,7 +57,7 @@ import numpy as np
 from hearth import wiring
 from hearth.index import ranking
 from hearth.index.embedding import Embedder
-from homegen import WORDS, git, seed_home, start_server, use_git_identity
+from homegen import WORDS, git, seed_home, start_server, use_git_identity, wait_idle
 from http_service import Client, latency, memory_kb
 from query_engines import ENGINES, query_engine
 
@@ -183,27 +183,6 @@ def in_process(root: Path, queries: list[str]) -> None:
 Servers = list[tuple[str, dict[str, str]]]
 #: Token names are unique in a home, and a home kept with --work is used again.
 RUN = secrets.token_hex(3)
-
-
-def wait_idle(pid: int, timeout: float = 120.0) -> float:
-    """Wait until the server's start-up work (the first listing of every
-    section's passage for the vectors) is done: under 5% of a core for half
-    a second. Returns the seconds waited."""
-    t0 = time.perf_counter()
-    ticks = os.sysconf("SC_CLK_TCK")
-
-    def used() -> float:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / ticks
-
-    before = used()
-    while time.perf_counter() - t0 < timeout:
-        time.sleep(0.5)
-        now = used()
-        if now - before < 0.025:
-            break
-        before = now
-    return time.perf_counter() - t0
 
 
 @contextlib.contextmanager
