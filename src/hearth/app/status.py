@@ -42,6 +42,7 @@ from hearth.app.reflection import ReflectionLog
 from hearth.app.results import HomeStatus, SnapshotInfo
 from hearth.app.sync import Syncer
 from hearth.errors import HearthError
+from hearth.heap import give_back
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
 from hearth.reconcile.scan import scan_tree
@@ -216,6 +217,10 @@ class StatusBoard:
                     # pass or event asks again, and status shows the error.
                     self._covered = max(self._covered, covered)
                     self._cond.notify_all()
+            # A snapshot lists the whole tree and reads git's status of every
+            # file: what that allocated goes back to the system, not to the
+            # heap's free lists (hearth/heap.py).
+            give_back()
             ended = self._monotonic()
 
 
