@@ -98,10 +98,12 @@ def wait_for_vectors(client: Client, deadline: float = 3600.0) -> dict[str, obje
 
 
 def memory_kb(pid: int) -> dict[str, int]:
+    """A process's resident memory in KB: VmRSS, its peak VmHWM, and VmRSS's
+    anonymous and file-backed parts (RssAnon, RssFile)."""
     found = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
+        if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
             found[key] = int(value.split()[0])
     return found
 

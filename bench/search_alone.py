@@ -33,7 +33,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from homegen import WORDS, start_server, use_git_identity
-from http_service import latency
+from http_service import latency, memory_kb
 
 
 def run_one(home: Path, env: dict[str, str], queries: list[str], label: str) -> None:
@@ -52,12 +52,7 @@ def run_one(home: Path, env: dict[str, str], queries: list[str], label: str) -> 
             if n >= 40:  # the first 40 warm the searcher and the model
                 samples.append(time.perf_counter() - t0)
                 rankings.add(body.split(b'"ranking":"', 1)[-1].split(b'"', 1)[0].decode())
-        status = Path(f"/proc/{server.pid}/status").read_text()  # type: ignore[attr-defined]
-        kb = {
-            line.split(":")[0]: int(line.split()[1])
-            for line in status.splitlines()
-            if line.startswith(("VmRSS", "RssAnon", "RssFile"))
-        }
+        kb = memory_kb(server.pid)  # type: ignore[attr-defined]
         latency(f"{label} ({', '.join(sorted(rankings))})", samples)
         print(
             f"    VmRSS {kb['VmRSS'] / 1024:.0f} MB "

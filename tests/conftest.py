@@ -15,6 +15,9 @@ import pytest
 from hearth import wiring
 from hearth.app.operations import Operations
 from hearth.app.usecases import Hearth
+from hearth.index import ranking
+from hearth.index.query import Hit
+from hearth.index.search_index import SearchIndex
 
 # Keyword ranking only, so no test (nor server it starts, whatever the fixture's
 # scope) loads the embedding model or fills vectors in the background;
@@ -129,3 +132,15 @@ def consistent_since(status: dict[str, Any], since: str) -> bool:
         and bool(index["fresh"])
         and index["files_on_disk"] == index["files_indexed"]
     )
+
+
+def keyword_search(
+    index: SearchIndex,
+    text: str,
+    kind: str | None = None,
+    path_prefix: str | None = None,
+    limit: int = 10,
+) -> list[Hit]:
+    """Keyword search of a bare index through the ranking pipeline (the
+    dates a question names: absolute ones only, without a clock)."""
+    return ranking.keyword_search(index, ranking.question(text, kind, path_prefix, limit))

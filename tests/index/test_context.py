@@ -11,6 +11,7 @@ from hearth.index import context
 from hearth.index.query import Hit
 from hearth.index.search_index import SearchIndex
 from hearth.index.weights import WEIGHTS
+from tests.conftest import keyword_search
 
 DAY = (
     "# 2026-03-02\n\n"
@@ -35,7 +36,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> SearchIndex:
 
 
 def test_the_entry_after_a_question_answers_it(index: SearchIndex) -> None:
-    hits = index.search("what genre is Joanna's first screenplay?", limit=5)
+    hits = keyword_search(index, "what genre is Joanna's first screenplay?", limit=5)
     headings = [h.heading for h in hits]
     assert "10:01 UTC — Joanna" in headings  # shares no word with the question
     answer = headings.index("10:01 UTC — Joanna")
@@ -46,11 +47,11 @@ def test_the_entry_after_a_question_answers_it(index: SearchIndex) -> None:
 
 def test_exact_words_and_single_words_find_only_what_holds_them(index: SearchIndex) -> None:
     for query in ('"first screenplay"', "+screenplay", "screenplay"):
-        assert "10:01 UTC — Joanna" not in [h.heading for h in index.search(query)], query
+        assert "10:01 UTC — Joanna" not in [h.heading for h in keyword_search(index, query)], query
 
 
 def test_a_topic_notes_sections_are_not_each_others_context(index: SearchIndex) -> None:
-    hits = index.search("screenplay genres thriller")
+    hits = keyword_search(index, "screenplay genres thriller")
     assert [h.heading for h in hits if h.path == "memory/topics/films.md"] == ["Screenplay genres"]
 
 
@@ -81,10 +82,12 @@ def test_a_name_the_question_says_lifts_that_speakers_entries(tmp_path: Path) ->
     )
     idx = SearchIndex.create(tmp_path / "live")
     idx.apply({"memory/2026-03-03.md": split_sections("memory/2026-03-03.md", day)}, ())
-    hits = idx.search("What does Joanna feel about turtles?", limit=3)
+    hits = keyword_search(idx, "What does Joanna feel about turtles?", limit=3)
     assert hits[0].heading == "09:00 UTC — Joanna"
     # Lower-case, it is not taken for a name.
-    assert idx.search("what does joanna feel about turtles?", limit=3)[0].heading.endswith("Nate")
+    assert keyword_search(idx, "what does joanna feel about turtles?", limit=3)[0].heading.endswith(
+        "Nate"
+    )
 
 
 def test_names_in_headings_are_left_out_of_the_embedded_question(tmp_path: Path) -> None:

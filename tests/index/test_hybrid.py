@@ -21,7 +21,7 @@ from hearth.index.semantic import SemanticRanking
 from hearth.index.vectors import VectorStore
 from hearth.index.weights import WEIGHTS
 from hearth.reconcile.reconciler import Reconciler
-from tests.conftest import FakeClock, Workspace
+from tests.conftest import FakeClock, Workspace, keyword_search
 
 NOTES = {
     "memory/topics/dentist.md": "# Appointments\n\nThe dentist moved my check-up to Thursday.\n",
@@ -343,7 +343,7 @@ def test_snippets_are_made_for_the_hits_returned_only(
         ]
     # Each snippet is the one a keyword search gives its section, or, for a
     # section found by meaning alone, the section's first words.
-    keyword = {(h.path, h.start_line): h.snippet for h in index.search(query, limit=50)}
+    keyword = {(h.path, h.start_line): h.snippet for h in keyword_search(index, query, limit=50)}
     for hit in hits:
         expected = keyword.get((hit.path, hit.start_line))
         if expected is None:

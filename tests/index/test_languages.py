@@ -7,6 +7,7 @@ import pytest
 from hearth.domain.sections import split_sections
 from hearth.index.search_index import SearchIndex
 from hearth.index.terms import named_dates, read_query
+from tests.conftest import keyword_search
 
 LONG_CLAUSE = (
     "今年の夏は北海道で家族と一緒にキャンプをして星空を眺めながらバーベキューを楽しみ"
@@ -44,7 +45,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> SearchIndex:
 
 
 def first(index: SearchIndex, query: str) -> str:
-    hits = index.search(query)
+    hits = keyword_search(index, query)
     assert hits, f"nothing found for {query!r}"
     return hits[0].path
 
@@ -72,9 +73,9 @@ def test_cjk_words_find_the_note_that_holds_them_first(
 
 def test_a_cjk_word_matches_only_as_a_whole(index: SearchIndex) -> None:
     # 西瓜 (watermelon) shares 西 with 西红柿 but is in no note.
-    assert index.search("西瓜") == []
+    assert keyword_search(index, "西瓜") == []
     # 京 alone is in both Tokyo and Kyoto; 東京 only in one.
-    assert {h.path for h in index.search("東京")} == {"memory/topics/ja-food.md"}
+    assert {h.path for h in keyword_search(index, "東京")} == {"memory/topics/ja-food.md"}
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hearth.domain.sections import split_sections
 from hearth.index.schema import passage
 from hearth.index.search_index import SearchIndex
+from tests.conftest import keyword_search
 
 FILES = {
     "MEMORY.md": "# Memory\n\n## Entries\n\n- Sam grows tomatoes\n- Sam's café is on Elm St\n",
@@ -42,7 +43,7 @@ def lines_of(path: str, start: int, end: int) -> str:
 
 
 def test_hits_point_at_the_matching_section(index: SearchIndex) -> None:
-    [hit] = index.search("hives")
+    [hit] = keyword_search(index, "hives")
     assert (hit.path, hit.heading, hit.kind, hit.date) == (
         "memory/2026-11-20.md",
         "14:30 UTC — Bees",
@@ -55,41 +56,41 @@ def test_hits_point_at_the_matching_section(index: SearchIndex) -> None:
 
 
 def test_stemming_and_accent_folding(index: SearchIndex) -> None:
-    assert {h.path for h in index.search("garden")} == {"memory/2026-11-20.md"}
-    assert {h.path for h in index.search("cafe")} == {"MEMORY.md"}
-    assert {h.path for h in index.search("CAFÉ")} == {"MEMORY.md"}
+    assert {h.path for h in keyword_search(index, "garden")} == {"memory/2026-11-20.md"}
+    assert {h.path for h in keyword_search(index, "cafe")} == {"MEMORY.md"}
+    assert {h.path for h in keyword_search(index, "CAFÉ")} == {"MEMORY.md"}
 
 
 def test_prefix_query(index: SearchIndex) -> None:
-    assert {h.path for h in index.search("kestr*")} == {"memory/topics/kestrel.md"}
-    assert {h.path for h in index.search("tomat*")} == {"MEMORY.md"}
+    assert {h.path for h in keyword_search(index, "kestr*")} == {"memory/topics/kestrel.md"}
+    assert {h.path for h in keyword_search(index, "tomat*")} == {"MEMORY.md"}
 
 
 def test_filters_by_kind_and_path_prefix(index: SearchIndex) -> None:
-    everywhere = {h.path for h in index.search("fence")}
+    everywhere = {h.path for h in keyword_search(index, "fence")}
     assert len(everywhere) == 3
-    assert {h.kind for h in index.search("fence", kind="loop")} == {"loop"}
-    assert {h.path for h in index.search("fence", path_prefix="memory/")} == {
+    assert {h.kind for h in keyword_search(index, "fence", kind="loop")} == {"loop"}
+    assert {h.path for h in keyword_search(index, "fence", path_prefix="memory/")} == {
         "memory/topics/fences.md"
     }
-    assert index.search("fence", path_prefix="memory/topics/fences.md.*") == []
+    assert keyword_search(index, "fence", path_prefix="memory/topics/fences.md.*") == []
 
 
 def test_archives_rank_below_active_records(index: SearchIndex) -> None:
-    hits = index.search("posts", limit=5)
+    hits = keyword_search(index, "posts", limit=5)
     assert [h.kind for h in hits] == ["loop", "archive"]
     assert hits[0].score > hits[1].score
 
 
 def test_title_boost_and_snippet_fallback(index: SearchIndex) -> None:
-    hits = index.search("kestrel")
+    hits = keyword_search(index, "kestrel")
     assert hits[0].path == "memory/topics/kestrel.md"
     # Only the title matched: the snippet falls back to the section's first words.
     assert hits[0].snippet == "Hovering bird of prey."
 
 
 def test_headings_in_code_fences_do_not_split_sections(index: SearchIndex) -> None:
-    [hit] = index.search("leans")
+    [hit] = keyword_search(index, "leans")
     assert (hit.start_line, hit.end_line) == (1, 7)
 
 
@@ -124,7 +125,7 @@ def test_headings_in_code_fences_do_not_split_sections(index: SearchIndex) -> No
     ],
 )
 def test_hostile_queries_never_fail(index: SearchIndex, query: str) -> None:
-    hits = index.search(query)
+    hits = keyword_search(index, query)
     assert isinstance(hits, list)
 
 
@@ -137,7 +138,7 @@ def test_hostile_queries_never_fail(index: SearchIndex, query: str) -> None:
 def test_any_query_any_filter_never_fails(
     index: SearchIndex, query: str, kind: str | None, prefix: str
 ) -> None:
-    for hit in index.search(query, kind=kind, path_prefix=prefix or None):
+    for hit in keyword_search(index, query, kind=kind, path_prefix=prefix or None):
         assert hit.path in FILES
         assert 1 <= hit.start_line <= hit.end_line
 
@@ -146,8 +147,8 @@ def test_apply_replaces_and_deletes_in_one_commit(tmp_path: Path) -> None:
     idx = SearchIndex.create(tmp_path / "live")
     idx.apply({"a.md": split_sections("a.md", "# A\n\nalpha\n")}, ())
     idx.apply({"a.md": split_sections("a.md", "# A\n\nbeta\n")}, ())
-    assert idx.search("alpha") == []
-    assert [h.path for h in idx.search("beta")] == ["a.md"]
+    assert keyword_search(idx, "alpha") == []
+    assert [h.path for h in keyword_search(idx, "beta")] == ["a.md"]
     assert idx.documents() == 1
     idx.apply({}, ["a.md"])
     assert idx.documents() == 0
@@ -157,9 +158,9 @@ def test_long_prefixes_are_refused_or_bounded(index: SearchIndex) -> None:
     from hearth.errors import InvalidInput
 
     with pytest.raises(InvalidInput):
-        index.search("fence", path_prefix="é" * 600)
-    assert index.search("a" * 900 + "*") == []
-    assert index.search("fence", path_prefix="m" * 256) == []
+        keyword_search(index, "fence", path_prefix="é" * 600)
+    assert keyword_search(index, "a" * 900 + "*") == []
+    assert keyword_search(index, "fence", path_prefix="m" * 256) == []
 
 
 def test_a_passage_is_its_heading_without_the_time_stamp_and_its_body() -> None:
@@ -203,8 +204,12 @@ def test_ranking_without_snippets_then_snippets_gives_the_search(
     assert all(hit.snippet == "" for hit in ranked.hits)
     assert set(ranked.bodies) == {(h.path, h.start_line) for h in ranked.hits}
     # Snippets for only the first two are those the full search gives them.
-    assert index.snippets(ranked.hits[:2], ranked.bodies, query) == index.search(query, limit=2)
-    assert index.snippets(ranked.hits, ranked.bodies, query) == index.search(query, limit=10)
+    assert index.snippets(ranked.hits[:2], ranked.bodies, query) == keyword_search(
+        index, query, limit=2
+    )
+    assert index.snippets(ranked.hits, ranked.bodies, query) == keyword_search(
+        index, query, limit=10
+    )
 
 
 @pytest.mark.parametrize("query", ["hives garden", "planted gardens quiet hives"])
@@ -217,7 +222,7 @@ def test_snippets_of_ranked_hits_are_those_of_the_search_with_context(
     made = {
         (h.path, h.start_line): h.snippet for h in index.snippets(ranked.hits, ranked.bodies, query)
     }
-    searched = index.search(query, limit=10)
+    searched = keyword_search(index, query, limit=10)
     assert {(h.path, h.start_line) for h in searched} >= set(made)
     assert all(
         made[h.path, h.start_line] == h.snippet for h in searched if (h.path, h.start_line) in made
@@ -254,7 +259,7 @@ def test_sections_by_digest_keep_the_digests_order(index: SearchIndex) -> None:
 
 @pytest.mark.parametrize("query", ["0:*", "a:*", "title:*", "*", "body:* fence", "**"])
 def test_a_star_that_is_not_a_prefix_never_fails(index: SearchIndex, query: str) -> None:
-    assert isinstance(index.search(query), list)
+    assert isinstance(keyword_search(index, query), list)
 
 
 #: Bodies of every kind the fast analyzer may or may not cut as the search
@@ -291,7 +296,7 @@ def test_snippets_through_the_fast_analyzer_are_the_search_analyzers(
 def test_a_cjk_snippet_bolds_the_characters_asked(tmp_path: Path) -> None:
     idx = SearchIndex.create(tmp_path / "live")
     idx.apply({path: split_sections(path, text) for path, text in MIXED.items()}, ())
-    [hit] = idx.search("评审", limit=1)
+    [hit] = keyword_search(idx, "评审", limit=1)
     assert "项目**评****审**会议" in hit.snippet
 
 
@@ -302,10 +307,10 @@ def test_snippets_highlight_what_another_process_committed(tmp_path: Path) -> No
     folder = tmp_path / "live"
     ours = SearchIndex.create(folder)
     ours.apply({"a.md": split_sections("a.md", "# A\n\nThe fence leans.\n")}, ())
-    assert "**fence**" in ours.search("fence")[0].snippet  # the writer's index is open
+    assert "**fence**" in keyword_search(ours, "fence")[0].snippet  # the writer's index is open
     theirs = SearchIndex(folder)
     note = "# B\n\nThe zorblax hums all night near the barn.\n"
     theirs.apply({"b.md": split_sections("b.md", note)}, ())
     ours._index.reload()  # the reader sees the commit first (its own reload, as Tantivy's)
-    [hit] = ours.search("zorblax")
+    [hit] = keyword_search(ours, "zorblax")
     assert "**zorblax**" in hit.snippet

@@ -144,19 +144,6 @@ class SearchIndex:
                 self._writing = writing
             return self._writing
 
-    def search(
-        self,
-        text: str,
-        kind: str | None = None,
-        path_prefix: str | None = None,
-        limit: int = 10,
-    ) -> list[Hit]:
-        """Keyword search through the ranking pipeline (``ranking.py``), absolute
-        dates only (``LiveIndex.search`` knows today and the vectors)."""
-        from hearth.index import ranking  # noqa: PLC0415  (ranking drives this class)
-
-        return ranking.keyword_search(self, ranking.question(text, kind, path_prefix, limit))
-
     def ranked(
         self,
         text: str,
