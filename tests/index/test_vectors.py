@@ -97,3 +97,61 @@ def test_refreshes_on_many_threads_read_each_new_row_once(tmp_path: Path) -> Non
     reader.refresh()
     assert len(reader) == 2000 and reader.digests() == digests
     assert np.array_equal(reader.rows_of(digests), shipped(rows))
+
+
+def _exact_nearest(rows: np.ndarray, query: np.ndarray, count: int) -> list[int]:  # type: ignore[type-arg]
+    """The rows a product over every float32 row ranks first (equal scores: the earlier row)."""
+    scores = rows @ query
+    return [int(i) for i in np.lexsort((np.arange(len(rows)), -scores))[:count]]
+
+
+def test_nearest_ranks_as_a_product_over_every_float32_row(tmp_path: Path) -> None:
+    # The store scores rows from int8 codes first and again exactly only where
+    # the codes' error bound leaves the order open: the answer must be the one a
+    # product over every stored row gives, near ties and exact ties included.
+    rng = np.random.default_rng(5)
+    dims = 48
+    centres = rng.normal(size=(12, dims))
+    rows = centres[rng.integers(0, 12, 4000)] + rng.normal(scale=0.05, size=(4000, dims))
+    rows[3000:3100] = rows[100:200]  # exact duplicates: equal scores
+    rows[3100:3110] = 0.0  # empty rows score 0 whatever the query
+    rows[3110:3120, 5] = 1.0  # rows of one dimension: a code of 127, nothing lost
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    rows = (rows / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+    digests = [f"{i:032x}" for i in range(4000)]
+    store = open_store(tmp_path / "v", "m", dims)
+    for at in range(0, 4000, 900):
+        store.add(digests[at : at + 900], rows[at : at + 900])
+    stored = shipped(rows)
+    queries = centres[rng.integers(0, 12, 40)] + rng.normal(scale=0.05, size=(40, dims))
+    queries = np.vstack([queries, stored[150], -stored[3115]]).astype(np.float32)
+    queries /= np.linalg.norm(queries, axis=1, keepdims=True)
+    for reader in (store, open_store(tmp_path / "v", "m", dims)):  # encoded on add, on read
+        for query in queries:
+            for count in (1, 10, 100, 4000, 5000):
+                got = reader.nearest(query, count)
+                assert [int(d, 16) for d, _ in got] == _exact_nearest(stored, query, count)
+                want = stored[[int(d, 16) for d, _ in got]] @ query
+                assert np.allclose([score for _, score in got], want, rtol=0, atol=1e-6)
+
+
+def test_a_store_holds_a_quarter_of_its_float32_rows(tmp_path: Path) -> None:
+    import tracemalloc
+
+    rng = np.random.default_rng(6)
+    dims, count = 384, 8_000
+    writer = open_store(tmp_path / "v", "m", dims)
+    rows = rng.normal(size=(count, dims)).astype(np.float32)
+    writer.add([f"{i:032x}" for i in range(count)], rows / np.linalg.norm(rows, axis=1)[:, None])
+    del rows
+    tracemalloc.start()
+    try:
+        reader = open_store(tmp_path / "v", "m", dims)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(reader) == count
+    float32_rows = count * dims * 4
+    # int8 codes, a scale and a slack a row, 16 bytes of digest and 16 of its sorted index.
+    assert held < float32_rows * 0.45, (held, float32_rows)
+    assert peak < float32_rows * 0.6, (peak, float32_rows)
