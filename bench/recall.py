@@ -187,6 +187,7 @@ def build_home(root: Path, turns: list[Turn]) -> Operations:
         return clock_now[0]
 
     if (root / ".hearth-bench-done").exists():
+        clock_now[0] = turns[-1].moment  # as a home just written: "last week" is the same week
         return wiring.open_home(root, clock)
     wiring.initialize(root, clock)
     home = wiring.open_home(root, clock)
