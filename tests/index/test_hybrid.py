@@ -281,7 +281,7 @@ def parts(
     index = SearchIndex.create(folder / "index")
     index.apply({path: split_sections(path, text) for path, text in files.items()}, ())
     store = open_store(folder / "vectors", embedder.name, embedder.dims)
-    digests, texts = zip(*index.passages(), strict=True)
+    digests, texts = zip(*index.listing().missing, strict=True)
     store.add(list(digests), embedder.passages(list(texts)))
     return index, store
 

@@ -173,7 +173,7 @@ def test_a_passage_is_its_heading_without_the_time_stamp_and_its_body() -> None:
 def test_sections_are_found_by_their_passage_digests_in_the_order_asked(
     index: SearchIndex,
 ) -> None:
-    by_digest = dict(index.passages())
+    by_digest = dict(index.listing().missing)
     bees = next(d for d, text in by_digest.items() if text.startswith("Bees:"))
     kestrel = next(d for d, text in by_digest.items() if "Hovering" in text)
     hits = index.ranked_digests([kestrel, bees]).hits
@@ -192,6 +192,19 @@ def test_sections_are_found_by_their_passage_digests_in_the_order_asked(
         "memory/topics/kestrel.md"
     )
 
+
+
+def test_a_listing_makes_only_the_passages_without_a_vector(index: SearchIndex) -> None:
+    everything = index.listing()
+    assert everything.live == {d for d, _ in everything.missing}
+    assert len(everything.missing) == len(everything.live)  # one passage a digest
+    stored = {d for d, text in everything.missing if "Hovering" not in text}
+    listed = index.listing(stored)
+    assert listed.live == everything.live  # every section's digest, stored or not
+    assert [text for _, text in listed.missing] == [
+        text for d, text in everything.missing if d not in stored
+    ]
+    assert listed.missing and all("Hovering" in text for _, text in listed.missing)
 
 @pytest.mark.parametrize(
     "query",

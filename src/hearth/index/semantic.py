@@ -129,14 +129,15 @@ class SemanticRanking:
         store = self.store
         store.refresh()
         if not self._listed:
-            listed = dict(index.passages())
+            live, missing = index.listing(store)
             with self._lock:
-                self._pending.update(listed)
+                self._pending.update(missing)
                 self._listed = True
-            if listed and store.live_share(len(listed)) < COMPACT_BELOW:
+            if live and store.live_share(len(live)) < COMPACT_BELOW:
                 from hearth.index.vectors import compacted  # noqa: PLC0415  (see imports)
 
-                self._store = store = compacted(store, set(listed))
+                self._store = store = compacted(store, live)
+            del live, missing
         with self._lock:
             todo = [(d, t) for d, t in self._pending.items() if d not in store]
             for d in [d for d in self._pending if d in store]:
