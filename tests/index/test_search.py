@@ -193,7 +193,6 @@ def test_sections_are_found_by_their_passage_digests_in_the_order_asked(
     )
 
 
-
 def test_a_listing_makes_only_the_passages_without_a_vector(index: SearchIndex) -> None:
     everything = index.listing()
     assert everything.live == {d for d, _ in everything.missing}
@@ -205,6 +204,7 @@ def test_a_listing_makes_only_the_passages_without_a_vector(index: SearchIndex) 
         text for d, text in everything.missing if d not in stored
     ]
     assert listed.missing and all("Hovering" in text for _, text in listed.missing)
+
 
 @pytest.mark.parametrize(
     "query",
