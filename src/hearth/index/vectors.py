@@ -102,8 +102,8 @@ class VectorStore:
 
     # -- reading -------------------------------------------------------------
 
-    def __contains__(self, digest: str) -> bool:
-        return self._digests.row(digest) is not None
+    def __contains__(self, digest: object) -> bool:
+        return isinstance(digest, str) and self._digests.row(digest) is not None
 
     def __len__(self) -> int:
         return self._count
