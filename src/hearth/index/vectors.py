@@ -70,8 +70,10 @@ _LOCK = "append.lock"
 _ON_REF = "on_ref"
 _PACKS_SEEN = "packs_seen"
 _KEY_BYTES = KEY_BYTES
-#: Rows of codes turned into floats at a time by a search (1.5 MB of floats).
-_BLOCK = 1024
+#: Rows of codes turned into floats at a time by a search, into one buffer
+#: (768 KB: under the size glibc gives a mapping of its own, so a search
+#: does not map and fault in fresh pages for it; ``hearth.heap``).
+_BLOCK = 512
 #: Added to every row's slack: more than float32 arithmetic can miss by in a
 #: score of unit vectors (the rough one, or the exact one either way), in
 #: proportion to the query's length.
@@ -117,9 +119,12 @@ class VectorStore:
         count = min(count, n)
         query = np.ascontiguousarray(query, dtype=np.float32)
         rough = np.empty(n, dtype=np.float32)
+        block = np.empty((min(n, _BLOCK), self.dims), dtype=np.float32)
         for start in range(0, n, _BLOCK):  # a block of codes as floats at a time
             stop = min(n, start + _BLOCK)
-            np.matmul(codes[start:stop].astype(np.float32), query, out=rough[start:stop])
+            floats = block[: stop - start]
+            np.copyto(floats, codes[start:stop], casting="unsafe")
+            np.matmul(floats, query, out=rough[start:stop])
         rough *= scale[:n]
         reach = (slack[:n] + _ROUNDING) * float(np.linalg.norm(query))
         if count < n:
