@@ -139,12 +139,17 @@ def encoder_graph(
     return onnxwire.model(graph, [("", 17), ("com.microsoft", 1)])
 
 
-def open_session(graph: Callable[[Path], bytes], threads: int) -> Any:
+def open_session(graph: Callable[[Path], bytes], threads: int, arena: bool = True) -> Any:
     """An ONNX Runtime session on ``threads`` threads of the model ``graph(folder)``
-    writes (its weights in files of that folder)."""
+    writes (its weights in files of that folder).
+
+    ``arena``: ONNX Runtime keeps the memory of a run's activations for the
+    next one, as much as the largest run needed. Without it, each run's is
+    freed when the run ends."""
     import onnxruntime as ort  # noqa: PLC0415  (optional: see embedding.py)
 
     options = ort.SessionOptions()
+    options.enable_cpu_mem_arena = arena
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
