@@ -204,9 +204,13 @@ def test_a_long_question_does_not_leave_the_query_session_larger() -> None:
     # about 20 MB larger for good. The query session runs without it.
     from hearth.index.e5onnx import OnnxQueries
 
+    from hearth.heap import give_back
+
     queries = OnnxQueries()
     for i in range(5):
         queries.query(f"a short question {i}")
+    give_back()  # what other tests freed is the allocator's, not the session's
     before = _anonymous_kb()
     queries.query(" ".join(f"word{i} garden river" for i in range(400))[:2000])
-    assert _anonymous_kb() - before < 12 * 1024
+    give_back()  # a server gives large blocks back as they are freed (heap.py)
+    assert _anonymous_kb() - before < 8 * 1024
