@@ -41,7 +41,8 @@ from collections import defaultdict
 from pathlib import Path
 from urllib.parse import urlencode
 
-from homegen import WORDS, seed_home, start_server, use_git_identity, wait_idle
+from hearth import wiring
+from homegen import WORDS, generate, start_server, use_git_identity, wait_idle
 from http_service import Client, memory_kb
 
 HEARTH = str(Path(sys.executable).parent / "hearth")
@@ -167,7 +168,14 @@ def run(args: argparse.Namespace, work: Path) -> None:
     if not (seed / ".git" / "hearth-bench-seeded").exists():
         shutil.rmtree(seed, ignore_errors=True)
         t0 = time.perf_counter()
-        seed_home(seed, args.files, random.Random(args.files))
+        wiring.initialize(seed)
+        generate(seed, args.files, random.Random(args.files))
+        # No automatic gc: it would pack the objects in the background while the
+        # seed is copied (and bench/scale.py's homes keep theirs loose).
+        subprocess.run(["git", "add", "-A"], cwd=seed, check=True, env=env)
+        subprocess.run(
+            ["git", *NO_HOOKS, "commit", "-qm", "bench: seed"], cwd=seed, check=True, env=env
+        )
         (seed / ".git" / "hearth-bench-seeded").write_text("")
         print(f"seeded {args.files:,} files in {time.perf_counter() - t0:.0f} s")
     trees = [("this checkout", env)]
