@@ -187,8 +187,17 @@ def test_an_unserved_service_takes_a_snapshot_per_call(workspace: Workspace) -> 
     """Without the board's thread (a home opened, not served) status is computed each time."""
     service = wiring.open_service(workspace.root, workspace.home.clock)
     try:
-        before = service.status().as_dict()["index"]["files_on_disk"]
+        first = service.status().as_dict()
+        before = first["index"]["files_on_disk"]
         workspace.write("memory/topics/wrens.md", "# Wrens\n\nLoud for their size.\n")
-        assert service.status().as_dict()["index"]["files_on_disk"] == before + 1
+        # Each snapshot's repository let go of git's index after the one before
+        # (``board_for``): git's status is read anew, and right.
+        second = service.status().as_dict()
+        assert second["index"]["files_on_disk"] == before + 1
+        wrens = {"path": "memory/topics/wrens.md", "state": "untracked"}
+        assert wrens not in first["changes"] and wrens in second["changes"]
+        workspace.git("add", "memory/topics/wrens.md")
+        staged = {"path": "memory/topics/wrens.md", "state": "staged"}
+        assert staged in service.status().as_dict()["changes"]
     finally:
         service.stop()

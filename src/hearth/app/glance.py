@@ -156,9 +156,8 @@ def _settled(root: Path, listing: Listing, saved: Manifest) -> int | None:
             return None
     indexed = 0
     for path, signature in listing.files.items():
-        entry = saved.files.get(path)
-        if entry is not None:
-            if not entry.matches(*signature):  # moved, or read too close to a change
+        if path in saved.files:
+            if not saved.files.matches(path, *signature):  # moved, or read too close to a change
                 return None
             indexed += 1
             continue

@@ -275,12 +275,21 @@ def board_for(
     owner: threading.RLock,
 ) -> StatusBoard:
     """The board of a served home, counting the passes it is told of (``pass_done``);
-    it opens its own repository object on first use."""
+    it opens its own repository object on first use.
+
+    That repository lets go of what it read after each snapshot (``free``):
+    once it has read git's status it keeps git's index, about 150 bytes a
+    file (15 MB at 100,000 files), a second copy beside the writer's, held
+    between snapshots for nothing. Reading it again costs about 50 ms at
+    100,000 files, against a snapshot of about a second there."""
     repo: list[Repository] = []
 
     def compute() -> HomeStatus:
         if not repo:
             repo.append(open_repository(home.root))
-        return gather(home, reconciler, syncer, reflections, owner, repo[0])
+        try:
+            return gather(home, reconciler, syncer, reflections, owner, repo[0])
+        finally:
+            repo[0].free()
 
     return StatusBoard(compute, None, lambda: iso_now(home.clock))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import click
 
+from hearth import heap
 from hearth.cli.support import _State, cli
 
 
@@ -32,6 +33,7 @@ def mcp_command(ctx: click.Context, scope: str) -> None:
     state: _State = ctx.obj
     given = ctx.find_root().params.get("actor")
     actor = given or wiring.default_actor(fallback="mcp")
+    heap.for_long_runs()
     service = wiring.open_service(state.root)
     server = build_server(service, fixed_caller(actor, scope))  # type: ignore[arg-type]
     service.start()

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from hearth import heap
 from hearth.cli.support import (
     LightCommand,
     ProgressLine,
@@ -51,6 +52,7 @@ def watch(state: _State) -> None:
         if report.changed or report.errors or report.rebuilt:
             click.echo(_report_line(report))
 
+    heap.for_long_runs()
     service = wiring.open_service(state.root, on_pass=on_pass)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -101,7 +103,7 @@ def serve(
             f"{host} is not a loopback address; pass --allow-remote to serve beyond this "
             "machine (and put TLS in front of it)"
         )
-    _cap_malloc_arenas()
+    heap.for_long_runs()
     service = wiring.open_service(state.root)
     url = f"unix:{uds}" if uds else f"http://{host}:{port}"
     names = [*allow_remote, *([] if _is_loopback(host) else [host])]
@@ -140,26 +142,6 @@ def serve(
                     signal.signal(sig, handler)
 
     Server(config).run()
-
-
-def _cap_malloc_arenas() -> None:
-    """Hold the server's memory flat under writes (glibc only; elsewhere a no-op).
-
-    glibc gives threads their own malloc arenas and seldom returns freed
-    memory from them; with Tantivy's writer threads that grew a server on a
-    10,000-file home by about 1.5 MB per write (88 MB to 155 MB over 40
-    writes). Two arenas keep it near 96 MB (bench/http_service.py).
-    """
-    import ctypes  # noqa: PLC0415
-
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        libc.mallopt(_M_ARENA_MAX, 2)
-    except (OSError, AttributeError):
-        return
-
-
-_M_ARENA_MAX = -8
 
 
 def _is_loopback(host: str) -> bool:

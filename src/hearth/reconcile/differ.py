@@ -11,6 +11,7 @@ manifest it is given and the batch; committing both is the reconciler's job.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -158,8 +159,7 @@ class Differ:
         to_read = []
         for path in sorted(p for p in present if p in listing.files):
             signature = listing.files[path]
-            entry = state.files.get(path)
-            if entry is not None and entry.matches(*signature):
+            if state.files.matches(path, *signature):
                 continue
             parked = state.parked.get(path)
             if parked is not None and (parked.size, parked.mtime_ns) == signature:
@@ -210,7 +210,8 @@ class Differ:
         entry = state.files.get(path)
         if entry is not None and entry.digest == outcome.digest:
             if (entry.size, entry.mtime_ns, entry.racy) != (outcome.size, mtime_ns, racy):
-                entry.size, entry.mtime_ns, entry.racy = outcome.size, mtime_ns, racy
+                moved = dataclasses.replace(entry, size=outcome.size, mtime_ns=mtime_ns, racy=racy)
+                state.put(path, moved)
                 changes.touched.add(path)
             return
         if outcome.kind == "undecodable":

@@ -20,6 +20,10 @@ On disk the file map is a base snapshot (``manifest.bin``) plus a journal
 touches one file appends one small record instead of rewriting ten thousand
 entries. The journal is folded into a new base when it grows long or a pass
 changes many files. A torn last record (a crash mid-append) is ignored.
+
+In memory and in the base, each file is one packed row (``filemap.py``), so
+loading the base is one ``marshal.loads``. A base of format 2 (an object per
+field, hex digests) is still read, converted, and replaced by the next save.
 """
 
 from __future__ import annotations
@@ -36,32 +40,24 @@ from typing import Any
 
 from hearth.domain import layout
 from hearth.domain.validation import RuleFailure
+from hearth.reconcile.filemap import FileEntry, FileMap, unpack
+
+__all__ = ["FileEntry", "Manifest", "ParkedFile", "load", "save"]
 
 MANIFEST_NAME = "manifest.bin"
 JOURNAL_NAME = "manifest.log"
 PASS_NAME = "pass.json"
-FORMAT = 2
+FORMAT = 3
 #: marshal's format can change between Python versions: another version's
 #: manifest is treated as missing, and the index is rebuilt.
 _HEADER = ("hearth-manifest", FORMAT, sys.version_info[:2])
+#: The format before packed rows: read, converted, and replaced by the next save.
+_HEADER_2 = ("hearth-manifest", 2, sys.version_info[:2])
 #: Journal records before they are folded into a new base.
 JOURNAL_LIMIT = 500
 #: A pass that changed more entries than this writes a new base directly.
 BIG_CHANGE = 1000
 _LENGTH = struct.Struct("<I")
-
-
-@dataclass(slots=True)
-class FileEntry:
-    size: int
-    mtime_ns: int
-    digest: str
-    documents: int = 0
-    racy: bool = False  # read too close to its last change: hash again next pass
-    failures: tuple[RuleFailure, ...] = ()
-
-    def matches(self, size: int, mtime_ns: int) -> bool:
-        return not self.racy and self.size == size and self.mtime_ns == mtime_ns
 
 
 @dataclass(frozen=True)
@@ -75,7 +71,7 @@ class ParkedFile:
 
 @dataclass
 class Manifest:
-    files: dict[str, FileEntry] = field(default_factory=dict)
+    files: FileMap = field(default_factory=FileMap)
     parked: dict[str, ParkedFile] = field(default_factory=dict)
     #: Failed reads per path since its last success; parked at a threshold.
     retries: dict[str, int] = field(default_factory=dict)
@@ -99,16 +95,17 @@ class Manifest:
     _notable: set[str] | None = field(default=None, repr=False)
 
     def documents(self) -> int:
-        return sum(entry.documents for entry in self.files.values())
+        return self.files.documents()
 
     @property
     def notable(self) -> set[str]:
         if self._notable is None:
-            self._notable = {p for p, e in self.files.items() if is_notable(p, e)}
+            files = self.files
+            self._notable = {p for p in files if files.failing(p) or is_notable_path(p)}
         return self._notable
 
     def put(self, path: str, entry: FileEntry) -> None:
-        self.files[path] = entry
+        self.files.put(path, entry)
         if self._notable is not None:
             if is_notable(path, entry):
                 self._notable.add(path)
@@ -119,43 +116,54 @@ class Manifest:
         """Forget ``path``'s entry; the entry it had, if any."""
         if self._notable is not None:
             self._notable.discard(path)
-        return self.files.pop(path, None)
+        return self.files.pop(path)
 
 
 def is_notable(path: str, entry: FileEntry) -> bool:
     """Whether ACTIVE.md reads this entry: a file failing a rule, a daily note,
     or anything under ``continuity/`` (sync conflicts, outputs, LionClaw's notes)."""
-    return bool(entry.failures) or path.startswith("continuity/") or layout.is_daily_note(path)
+    return bool(entry.failures) or is_notable_path(path)
+
+
+def is_notable_path(path: str) -> bool:
+    """Whether ACTIVE.md reads the entry of a file at ``path`` whatever it holds."""
+    return path.startswith("continuity/") or layout.is_daily_note(path)
+
+
+def _failure_rows(failures: tuple[RuleFailure, ...]) -> tuple[tuple[str, str, str], ...]:
+    return tuple((f.rule, f.message, f.fix) for f in failures)
+
+
+def _failures_of(path: str, rows: Iterable[tuple[str, str, str]]) -> tuple[RuleFailure, ...]:
+    return tuple(RuleFailure(path, *f) for f in rows)
 
 
 def _entry_row(path: str, state: Manifest) -> tuple[Any, Any, Any]:
-    entry = state.files.get(path)
+    """A journal record's row for ``path``: its file row (packed, and its
+    failures), its parked state, its failed reads."""
+    row = state.files.rows.get(path)
     parked = state.parked.get(path)
     return (
-        None
-        if entry is None
-        else (
-            entry.size,
-            entry.mtime_ns,
-            entry.digest,
-            entry.documents,
-            entry.racy,
-            tuple((f.rule, f.message, f.fix) for f in entry.failures),
-        ),
+        None if row is None else (row, _failure_rows(state.files.failures.get(path, ()))),
         None if parked is None else (parked.size, parked.mtime_ns, parked.reason),
         state.retries.get(path),
     )
 
 
-def _apply_row(state: Manifest, path: str, row: tuple[Any, Any, Any]) -> None:
+def _apply_row(state: Manifest, path: str, row: tuple[Any, Any, Any], fmt: int = FORMAT) -> None:
     entry, parked, retries = row
     state.drop(path)
     state.parked.pop(path, None)
     state.retries.pop(path, None)
     if entry is not None:
-        size, mtime, digest, docs, racy, fails = entry
-        failures = tuple(RuleFailure(path, *f) for f in fails)
-        state.put(path, FileEntry(size, mtime, digest, docs, bool(racy), failures))
+        if fmt == FORMAT:
+            packed, fails = entry
+            state.put(path, unpack(bytes(packed), _failures_of(path, fails)))
+        else:
+            size, mtime, digest, docs, racy, fails = entry
+            failures = _failures_of(path, fails)
+            entry = FileEntry(size, mtime, bytes.fromhex(digest), docs, bool(racy), failures)
+            state.put(path, entry)
     if parked is not None:
         state.parked[path] = ParkedFile(*parked)
     if retries is not None:
@@ -166,20 +174,30 @@ def load(folder: Path) -> Manifest | None:
     """The manifest in ``folder`` (base plus journal); None when it is missing or unreadable."""
     state = Manifest()
     try:
-        header, signature_, rows = marshal.loads((folder / MANIFEST_NAME).read_bytes())
-        if header != _HEADER:
+        base = marshal.loads((folder / MANIFEST_NAME).read_bytes())
+        header, signature_ = base[:2]
+        if header == _HEADER:
+            _, _, rows, failures, parked, retries = base
+            state.files = FileMap(
+                rows, {path: _failures_of(path, fails) for path, fails in failures.items()}
+            )
+            state.parked = {path: ParkedFile(*p) for path, p in parked.items()}
+            state.retries = dict(retries)
+        elif header == _HEADER_2:
+            for path, row in base[2].items():
+                _apply_row(state, path, row, 2)
+            state.journal_records = JOURNAL_LIMIT  # the next save writes a new base
+        else:
             return None
         state.ignore_signature = str(signature_)
-        for path, row in rows.items():
-            _apply_row(state, path, row)
-        _replay(folder / JOURNAL_NAME, state)
+        _replay(folder / JOURNAL_NAME, state, header)
     except (OSError, ValueError, TypeError, KeyError, AttributeError, EOFError):
         return None
     load_pass(folder, state)
     return state
 
 
-def _replay(journal: Path, state: Manifest) -> None:
+def _replay(journal: Path, state: Manifest, base_header: object = _HEADER) -> None:
     try:
         data = journal.read_bytes()
     except FileNotFoundError:
@@ -200,11 +218,12 @@ def _replay(journal: Path, state: Manifest) -> None:
             with journal.open("r+b") as handle:
                 handle.truncate(offset)
             break
-        if header != _HEADER:
+        if header != base_header:
             raise ValueError("journal of another format")
         state.ignore_signature = str(signature_)
+        fmt = FORMAT if header == _HEADER else 2
         for path, row in rows.items():
-            _apply_row(state, path, row)
+            _apply_row(state, path, row, fmt)
         state.journal_records += 1
         offset += _LENGTH.size + length
 
@@ -234,10 +253,10 @@ def save(folder: Path, state: Manifest, changed: Iterable[str] | None = None) ->
         or state.journal_records >= JOURNAL_LIMIT
         or not (folder / MANIFEST_NAME).exists()
     ):
-        rows = {path: _entry_row(path, state) for path in {*state.files, *state.parked}}
-        _write_atomic(
-            folder / MANIFEST_NAME, marshal.dumps((_HEADER, state.ignore_signature, rows))
-        )
+        failures = {path: _failure_rows(f) for path, f in state.files.failures.items()}
+        parked = {path: (p.size, p.mtime_ns, p.reason) for path, p in state.parked.items()}
+        base = (_HEADER, state.ignore_signature, state.files.rows, failures, parked, state.retries)
+        _write_atomic(folder / MANIFEST_NAME, marshal.dumps(base))
         (folder / JOURNAL_NAME).unlink(missing_ok=True)
         state.journal_records = 0
     elif paths:

@@ -65,7 +65,7 @@ class Outcome:
     path: str
     kind: Kind
     size: int = 0
-    digest: str = ""
+    digest: bytes = b""
     sections: Sequence[Section] = ()
     problems: tuple[RuleFailure, ...] = ()
     #: Why a file was refused or could not be read.
@@ -73,7 +73,7 @@ class Outcome:
 
 
 def read_file(
-    read: Callable[[str], bytes | None], path: str, known: str | None, bounds: Bounds
+    read: Callable[[str], bytes | None], path: str, known: bytes | None, bounds: Bounds
 ) -> Outcome:
     """Read, hash, and (unless its digest is still ``known``) section and check one file."""
     try:
@@ -84,7 +84,7 @@ def read_file(
         return Outcome(path, "failed", reason=str(exc.strerror or exc))
     if data is None:  # vanished between listing and reading
         return Outcome(path, "gone")
-    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    digest = hashlib.blake2b(data, digest_size=16).digest()
     if digest == known:
         return Outcome(path, "unchanged", len(data), digest)
     try:
@@ -96,7 +96,7 @@ def read_file(
 
 
 def read_files(
-    root: Path, items: Iterable[tuple[str, str | None]], bounds: Bounds
+    root: Path, items: Iterable[tuple[str, bytes | None]], bounds: Bounds
 ) -> list[Outcome]:
     """``read_file`` for each ``(path, known digest)``, in order."""
     files = RootedFiles(root)
@@ -111,7 +111,7 @@ def outcomes(
     files: RootedFiles,
     bounds: Bounds,
     to_read: Sequence[tuple[str, Signature]],
-    known: Mapping[str, str],
+    known: Mapping[str, bytes],
     parallel_from: int = PARALLEL_FROM,
 ) -> Iterator[tuple[Outcome, Signature]]:
     """Each file's outcome with its listed signature: from worker processes when
@@ -186,11 +186,11 @@ class Readers:
             )
             for _ in range(workers)
         ]
-        self._chunks: list[Sequence[tuple[str, str | None]]] = []
+        self._chunks: list[Sequence[tuple[str, bytes | None]]] = []
         self._pending: collections.deque[int] = collections.deque()
         self._sent = 0
 
-    def submit(self, items: Sequence[tuple[str, str | None]]) -> None:
+    def submit(self, items: Sequence[tuple[str, bytes | None]]) -> None:
         """Hand ``items`` to the workers; the first requests are sent at once."""
         self._chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
         self._pending.clear()
@@ -212,7 +212,7 @@ class Readers:
             self._pending.append(self._sent)
             self._sent += 1
 
-    def _send(self, worker: int, chunk: Sequence[tuple[str, str | None]]) -> None:
+    def _send(self, worker: int, chunk: Sequence[tuple[str, bytes | None]]) -> None:
         stdin = self._procs[worker].stdin
         assert stdin is not None
         pickle.dump((str(self.root), self.bounds, list(chunk)), stdin)

@@ -49,7 +49,7 @@ from hearth.index.search_index import IndexUpdate
 from hearth.index.semantic import Progress
 from hearth.reconcile import manifest
 from hearth.reconcile.differ import Changes, Differ
-from hearth.reconcile.manifest import FileEntry, Manifest, ParkedFile
+from hearth.reconcile.manifest import Manifest, ParkedFile
 from hearth.reconcile.prepare import PARALLEL_FROM
 from hearth.reconcile.refresh import ActiveRefresher, AttentionSource
 from hearth.reconcile.reports import ActiveState, IndexStatus, PassReport
@@ -307,7 +307,7 @@ class Reconciler:
                 p: sig for p, sig in listing.files.items() if p in present and p not in state.parked
             }
             refused = {p: sig for p, (sig, _) in listing.refused.items() if p in present}
-            stale = sum(1 for p, sig in on_disk.items() if not _same(state.files.get(p), sig))
+            stale = sum(1 for p, sig in on_disk.items() if state.files.signature(p) != sig)
             stale += sum(1 for p in state.files if p not in on_disk)
             stale += sum(1 for p, sig in refused.items() if not _same(state.parked.get(p), sig))
             documents = self.index.documents()
@@ -353,7 +353,7 @@ class Reconciler:
         return self.clock().astimezone(dt.UTC).isoformat(timespec="seconds")
 
 
-def _same(entry: FileEntry | ParkedFile | None, signature: Signature) -> bool:
+def _same(entry: ParkedFile | None, signature: Signature) -> bool:
     return entry is not None and (entry.size, entry.mtime_ns) == signature
 
 
