@@ -202,9 +202,8 @@ def test_a_long_question_does_not_leave_the_query_session_larger() -> None:
     # ONNX Runtime's arena kept the activations of the largest run for every
     # later one: a runtime's 2,000-character prompt left the query session
     # about 20 MB larger for good. The query session runs without it.
-    from hearth.index.e5onnx import OnnxQueries
-
     from hearth.heap import give_back
+    from hearth.index.e5onnx import OnnxQueries
 
     queries = OnnxQueries()
     for i in range(5):
