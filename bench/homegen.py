@@ -7,6 +7,7 @@ import random
 import statistics
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 GIT_ENV = {
@@ -55,6 +56,19 @@ def generate(root: Path, count: int, rng: random.Random) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         body = "\n\n".join(f"## Part {p}\n\n{paragraph(rng, 90)}" for p in range(3))
         path.write_text(f"# Topic {i}\n\n{body}\n")
+
+
+def in_work(work: Path | None, run: Callable[[Path], None]) -> None:
+    """``run`` in ``work`` (made if missing, kept for the next run), or in a
+    temporary folder removed afterwards when no ``--work`` was given."""
+    import tempfile
+
+    if work is not None:
+        work.mkdir(parents=True, exist_ok=True)
+        run(work)
+        return
+    with tempfile.TemporaryDirectory(prefix="hearth-bench-") as tmp:
+        run(Path(tmp))
 
 
 def git(root: Path, *args: str) -> None:

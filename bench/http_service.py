@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-from homegen import WORDS, git, percentile, seed_home, start_server, use_git_identity
+from homegen import WORDS, git, percentile, seed_home, start_server, topic_path, use_git_identity
 
 
 class Client:
@@ -163,7 +163,7 @@ def main() -> None:
             git_commit: list[float] = []
             for r in range(args.rounds):
                 number = (r * 500 + 7) % args.files
-                other = root / f"memory/topics/t{number // 500:02d}/topic-{number:05d}.md"
+                other = root / topic_path(number)
                 with other.open("a") as handle:
                     handle.write(f"\nedited in round {r}\n")
                 t0 = time.perf_counter()

@@ -45,7 +45,6 @@ import random
 import secrets
 import shutil
 import statistics
-import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -57,7 +56,16 @@ import numpy as np
 from hearth import wiring
 from hearth.index import ranking
 from hearth.index.embedding import Embedder
-from homegen import WORDS, git, seed_home, start_server, use_git_identity, wait_idle
+from homegen import (
+    WORDS,
+    git,
+    in_work,
+    seed_home,
+    start_server,
+    topic_path,
+    use_git_identity,
+    wait_idle,
+)
 from http_service import Client, latency, memory_kb
 from query_engines import ENGINES, query_engine
 
@@ -256,7 +264,7 @@ def git_copy(root: Path) -> Path:
 
 def git_commit(copy: Path, files: int, r: int) -> float:
     number = (r * 500 + 7) % files
-    other = copy / f"memory/topics/t{number // 500:02d}/topic-{number:05d}.md"
+    other = copy / topic_path(number)
     with other.open("a") as handle:
         handle.write(f"\nedited in round {r}\n")
     t0 = time.perf_counter()
@@ -339,12 +347,7 @@ def main() -> None:
         "--compare", type=Path, help="also serve with hearth's source from this src folder"
     )
     args = parser.parse_args()
-    if args.work is not None:
-        args.work.mkdir(parents=True, exist_ok=True)
-        run(args, args.work)
-        return
-    with tempfile.TemporaryDirectory(prefix="hearth-bench-") as tmp:
-        run(args, Path(tmp))
+    in_work(args.work, lambda work: run(args, work))
 
 
 def run(args: argparse.Namespace, work: Path) -> None:

@@ -64,6 +64,7 @@ from homegen import (
     generate,
     percentile,
     start_server,
+    topic_path,
     use_git_identity,
     wait_idle,
 )
@@ -292,7 +293,7 @@ def writes(
     theirs = []
     for r in range(rounds + 1):
         number = (r * 7919 + 13) % files
-        path = f"memory/topics/t{number // 500:02d}/topic-{number:05d}.md"
+        path = topic_path(number)
         with open(root / path, "a") as handle:
             handle.write(f"\nedited in round {r}\n")
         t0 = time.perf_counter()

@@ -34,13 +34,12 @@ import random
 import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
 import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-from homegen import seed_home, use_git_identity
+from homegen import in_work, seed_home, use_git_identity
 from http_service import latency, memory_kb
 from hybrid_search import RUN, distinct_queries, fill_vectors, warm_servers
 
@@ -192,12 +191,7 @@ def main() -> None:
     parser.add_argument("--parts-only", action="store_true")
     parser.add_argument("--serve-only", action="store_true")
     args = parser.parse_args()
-    if args.work is not None:
-        args.work.mkdir(parents=True, exist_ok=True)
-        run(args, args.work)
-        return
-    with tempfile.TemporaryDirectory(prefix="hearth-bench-") as tmp:
-        run(args, Path(tmp))
+    in_work(args.work, lambda work: run(args, work))
 
 
 def run(args: argparse.Namespace, work: Path) -> None:

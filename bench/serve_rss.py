@@ -35,22 +35,21 @@ import random
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 from urllib.parse import urlencode
 
 from hearth import wiring
-from homegen import WORDS, generate, start_server, use_git_identity, wait_idle
+from homegen import WORDS, generate, in_work, start_server, topic_path, use_git_identity, wait_idle
 from http_service import Client, memory_kb
 
 HEARTH = str(Path(sys.executable).parent / "hearth")
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null", "-c", "gc.auto=0")
 INDEX_FILES = "/.git/hearth/index/tantivy/"
-#: The kinds of mapping printed, in this order; the rest is "other files".
 #: Seconds to wait after the last change before the last figure.
 SNAPSHOT_WAIT = 8.0
+#: The kinds of mapping printed, in this order; the rest is "other files".
 KINDS = ["anonymous", "heap", "libraries", ".store", ".idx", ".term", ".pos", ".fast", ".fieldnorm"]
 
 
@@ -123,7 +122,7 @@ def serve_once(home: Path, env: dict[str, str], args: argparse.Namespace, label:
         moment(f"after {args.writes + 1} writes")
         for r in range(args.writes + 1):
             number = (r * 7919 + 13) % args.files
-            path = f"memory/topics/t{number // 500:02d}/topic-{number:05d}.md"
+            path = topic_path(number)
             with open(home / path, "a") as handle:
                 handle.write(f"\nedited in round {r}\n")
             subprocess.run(["git", "add", path], cwd=home, check=True, env=env)
@@ -152,12 +151,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--writes", type=int, default=20)
     args = parser.parse_args()
-    if args.work is not None:
-        args.work.mkdir(parents=True, exist_ok=True)
-        run(args, args.work)
-        return
-    with tempfile.TemporaryDirectory(prefix="hearth-bench-") as tmp:
-        run(args, Path(tmp))
+    in_work(args.work, lambda work: run(args, work))
 
 
 def run(args: argparse.Namespace, work: Path) -> None:
