@@ -115,6 +115,9 @@ def serve(
         uds=uds,
         log_level="warning",
         lifespan="on",
+        # No route takes a WebSocket: uvicorn's "auto" would import its
+        # WebSocket protocol for nothing (about 1 MB of the server).
+        ws="none",
         server_header=False,
         timeout_graceful_shutdown=10,
     )

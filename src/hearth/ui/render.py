@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi.responses import HTMLResponse
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup, escape
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 HERE = Path(__file__).parent
 STYLESHEET = (HERE / "static" / "hearth.css").read_bytes
@@ -55,15 +58,21 @@ def short(oid: str | None) -> str:
 
 
 class Views:
-    def __init__(self) -> None:
-        self.env = Environment(
+    @functools.cached_property
+    def env(self) -> Environment:
+        """The templates' environment, made for the first page: a server that
+        only answers the API and MCP never loads Jinja2 (about 2 MB of it)."""
+        from jinja2 import Environment, FileSystemLoader, StrictUndefined  # noqa: PLC0415
+
+        env = Environment(
             loader=FileSystemLoader(HERE / "templates"),
             autoescape=True,
             undefined=StrictUndefined,
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        self.env.filters.update(snippet=snippet, diff_class=diff_class, short=short)
+        env.filters.update(snippet=snippet, diff_class=diff_class, short=short)
+        return env
 
     def page(self, template: str, http_status: int = 200, **context: Any) -> HTMLResponse:
         base = {
