@@ -53,3 +53,44 @@ def test_large_blocks_freed_go_back_to_the_system_in_a_long_run() -> None:
     # 2 MB blocks came from the heap, and the small blocks between them pin it.
     assert held_mb("default") >= 30
     assert held_mb("long") <= 5
+
+
+#: In a fresh process: 40 blocks of 256 KB (below the long-run mapping
+#: threshold, so from the heap) freed while small blocks between them live on,
+#: then ``now_and_then(4)`` called three times and a fourth: prints the MB the
+#: process still held after the third call and after the fourth.
+HELD_NOW_AND_THEN = textwrap.dedent(
+    """
+    from hearth import heap
+
+    assert heap.for_long_runs()
+
+    def anonymous_kb():
+        for line in open("/proc/self/status"):
+            if line.startswith("RssAnon:"):
+                return int(line.split()[1])
+
+    tick = heap.now_and_then(4)
+    before = anonymous_kb()
+    blocks, kept = [], []
+    for _ in range(40):
+        blocks.append(bytearray(256 << 10))
+        kept.append(bytes(2000))
+    del blocks
+    for _ in range(3):
+        tick()
+    third = anonymous_kb() - before
+    tick()
+    print(third // 1024, (anonymous_kb() - before) // 1024)
+    """
+)
+
+
+@pytest.mark.skipif(heap._trim() is None, reason="glibc only")
+def test_now_and_then_gives_the_heap_back_on_every_nth_call() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", HELD_NOW_AND_THEN], check=True, capture_output=True, text=True
+    )
+    third, fourth = map(int, out.stdout.split())
+    assert third >= 8  # the freed 10 MB stayed through three calls
+    assert fourth <= 2  # and went back on the fourth

@@ -24,6 +24,7 @@ from pathlib import Path
 from hearth.domain.clock import Clock, utc_now
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
+from hearth.heap import SEARCHES_PER_GIVE_BACK, now_and_then
 from hearth.index import ranking
 from hearth.index.ondisk import VectorCoverage
 from hearth.index.ranking import SearchResult
@@ -55,6 +56,8 @@ class LiveIndex:
         self.template = template
         self._template_digests: frozenset[str] | None = None
         self._index: SearchIndex | None = None
+        #: What searches free goes back to the system now and then (heap.py).
+        self._searched = now_and_then(SEARCHES_PER_GIVE_BACK)
 
     def _live(self, index: SearchIndex) -> SearchIndex:
         if self._template_digests is None:
@@ -137,7 +140,9 @@ class LiveIndex:
             raise IndexUnusable("the index is not open yet: run a reconcile pass first")
         today = self.clock().astimezone(dt.UTC).date()
         asked = ranking.question(text, kind, path_prefix, limit, today)
-        return ranking.search(index, asked, self.semantic)
+        found = ranking.search(index, asked, self.semantic)
+        self._searched()
+        return found
 
     def fill_vectors(
         self, progress: Progress | None = None, stop: threading.Event | None = None
