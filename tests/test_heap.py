@@ -1,4 +1,5 @@
-"""glibc's allocator set up for a long-running process (``heap.for_long_runs``)."""
+"""glibc's allocator set up for a long-running process (``heap.for_long_runs``),
+and the heap given back now and then (``heap.now_and_then``)."""
 
 from __future__ import annotations
 

@@ -6,8 +6,9 @@ where a burst of work ends: a pass over the whole home (at 100,000 files the
 start-up build left the server 249 MB of anonymous memory; 130 MB with this),
 an ONNX Runtime session let go, a background fill of vectors (21 MB of a
 hybrid server on the 10,000-file home); and every ``SEARCHES_PER_GIVE_BACK``
-searches (``now_and_then``). It walks the heap: 0.4 ms in a hybrid server
-after 340 searches, so it runs after such bursts only. Elsewhere than glibc it does
+searches (``now_and_then``). It walks the heap (0.4 ms in a hybrid server
+after 340 searches, more after a large pass), so it runs after such bursts
+and once every ``SEARCHES_PER_GIVE_BACK`` searches only. Elsewhere than glibc it does
 nothing. Shared by every tier, it imports nothing of hearth's.
 
 ``for_long_runs`` sets glibc's allocator up for a process that runs for days
@@ -90,9 +91,9 @@ def give_back() -> None:
 #: collectors and snippets) in among what stays, where glibc keeps it: a hybrid
 #: server on the 10,000-file home held 3 to 5 MB of such free pages after 340
 #: searches. Handing them back every 64th search costs 0.4 ms once in 64
-#: (bench/search_alone.py, three turns: hybrid VmRSS 202 MB -> 196, p50 and
-#: p99 unchanged; every 16th gave 195 to 197 MB, every search 194 to 195 MB
-#: for 1 ms more on the p50).
+#: (bench/search_alone.py, three turns beside ffcb0a9's server: hybrid VmRSS
+#: 201 MB -> 195 to 197, p50 and p99 unchanged; every 16th search gave the
+#: same, every search 194 to 195 MB for 1 ms more on the p50).
 SEARCHES_PER_GIVE_BACK = 64
 
 

@@ -116,7 +116,9 @@ def serve(
         log_level="warning",
         lifespan="on",
         # No route takes a WebSocket: uvicorn's "auto" would import its
-        # WebSocket protocol for nothing (about 1 MB of the server).
+        # WebSocket protocol for nothing (about 1 MB of the server). A request
+        # asking to upgrade gets a plain HTTP answer, and uvicorn logs a
+        # warning that suggests installing a WebSocket library: not needed.
         ws="none",
         server_header=False,
         timeout_graceful_shutdown=10,
