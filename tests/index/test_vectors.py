@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from hearth.index.vector_packs import shipped
-from hearth.index.vectors import open_store
+from hearth.index.vectors import compacted, open_store
 
 DIMS = 8
 
@@ -155,3 +155,17 @@ def test_a_store_holds_a_quarter_of_its_float32_rows(tmp_path: Path) -> None:
     # int8 codes, a scale and a slack a row, 16 bytes of digest and 16 of its sorted index.
     assert held < float32_rows * 0.45, (held, float32_rows)
     assert peak < float32_rows * 0.6, (peak, float32_rows)
+
+
+def test_compacting_keeps_the_rows_of_live_digests_only(tmp_path: Path) -> None:
+    rng = np.random.default_rng(8)
+    store = open_store(tmp_path / "v", "m", DIMS)
+    digests = [f"{i:x}" * 32 for i in range(1, 7)]
+    rows = _rows(rng, len(digests))
+    store.add(digests, rows)
+    kept = compacted(store, set(digests[::2]))
+    assert kept.digests() == digests[::2]
+    assert np.array_equal(kept.rows_of(digests[::2]), shipped(rows[::2]))
+    assert all(d not in kept for d in digests[1::2])
+    assert open_store(tmp_path / "v", "m", DIMS).digests() == digests[::2]  # on disk too
+    assert not list(tmp_path.glob("v.*"))  # nothing left aside
