@@ -8,8 +8,8 @@ an ONNX Runtime session let go, a background fill of vectors (21 MB of a
 hybrid server on the 10,000-file home); and every ``SEARCHES_PER_GIVE_BACK``
 searches (``now_and_then``). It walks the heap (0.4 ms in a hybrid server
 after 340 searches, more after a large pass), so it runs after such bursts
-and once every ``SEARCHES_PER_GIVE_BACK`` searches only. Elsewhere than glibc it does
-nothing. Shared by every tier, it imports nothing of hearth's.
+only. Elsewhere than glibc it does nothing. Shared by every tier, it imports
+nothing of hearth's.
 
 ``for_long_runs`` sets glibc's allocator up for a process that runs for days
 (``hearth serve``, ``watch``, ``mcp``): few arenas, and large blocks always in

@@ -53,6 +53,7 @@ import threading
 import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -278,13 +279,17 @@ class VectorStore:
         if total <= size:
             return
         size = max(total, 2 * size, 1024)
-        codes = np.empty((size, self.dims), dtype=np.int8)
-        codes[:have] = self._codes[:have]
-        scale = np.empty(size, dtype=np.float32)
-        scale[:have] = self._scale[:have]
-        slack = np.empty(size, dtype=np.float32)
-        slack[:have] = self._slack[:have]
-        self._codes, self._scale, self._slack = codes, scale, slack
+
+        def grown(old: npt.NDArray[Any]) -> npt.NDArray[Any]:
+            new = np.empty((size, *old.shape[1:]), dtype=old.dtype)
+            new[:have] = old[:have]
+            return new
+
+        self._codes, self._scale, self._slack = (
+            grown(self._codes),
+            grown(self._scale),
+            grown(self._slack),
+        )
 
     def _extend(self, keys: bytes, rows: Vectors | None) -> None:
         """Take ``rows`` for ``keys`` (16-byte digests; rows None: already
