@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from hearth.app.matching import ReviewMatcher
+from hearth.domain.entries import list_entries
 from hearth.domain.validation import Bounds
 from hearth.errors import InvalidInput, NotFound, StaleWrite, ValidationFailed
 from hearth.index.likeness import EntryLikeness
@@ -178,8 +179,10 @@ def test_meaning_is_measured_with_the_search_model(workspace: Workspace) -> None
     with_meaning = matcher.board(files, views, texts).proposals[key].matches[0]
     assert with_meaning.known and with_meaning.matches[0].path == "MEMORY.md"
     assert words_only.board(files, views, texts).proposals[key].matches[0].matches == ()
-    # The entries' vectors are stored: a second matcher embeds nothing new.
-    assert (folder / "keys").stat().st_size == 16 * 2
+    # The entries' vectors are stored (the files' entries, USER.md's template
+    # bullets among them, and the proposal's): a second matcher embeds nothing new.
+    held = sum(len(list_entries(workspace.read(p))) for p in ("USER.md", "MEMORY.md"))
+    assert (folder / "keys").stat().st_size == 16 * (held + 1)
 
 
 def test_a_group_that_fits_only_one_by_one_says_so(workspace: Workspace) -> None:

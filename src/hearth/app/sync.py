@@ -41,6 +41,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hearth.domain import layout
+from hearth.domain.entries import has_entries_section
+from hearth.domain.entry_merge import merge_entry_files, render_record
 from hearth.errors import Conflict, HearthError, NoUpstream, StoreError, SyncBlocked
 from hearth.store import state
 from hearth.store.git import Trailers
@@ -202,10 +204,7 @@ class Syncer:
     def _sync(self, step: Callable[[str], None]) -> SyncResult:
         found = self.upstream()
         if found is None:
-            raise NoUpstream(
-                "this branch has no upstream; set one with 'git push -u <remote> main' "
-                "(or 'git branch --set-upstream-to <remote>/main')"
-            )
+            raise NoUpstream(self._no_upstream_advice())
         remote, remote_branch, tracking = found
         if self.remote.operation_in_progress():
             raise Conflict(
@@ -252,6 +251,22 @@ class Syncer:
             result.vectors = self.vectors.exchange(remote, step).as_dict()
         return result
 
+    def _no_upstream_advice(self) -> str:
+        """What to run, with this home's branch and remote (or a placeholder)."""
+        branch = self.remote.branch() or "main"
+        remotes = self.remote.remotes()
+        remote = remotes[0] if len(remotes) == 1 else "<remote>"
+        if not remotes:
+            return (
+                f"this branch ({branch}) has no upstream and the home has no remote; add one "
+                f"with 'git remote add origin URL', then 'git push -u origin {branch}'"
+            )
+        return (
+            f"this branch ({branch}) has no upstream; set one with "
+            f"'git push -u {remote} {branch}' (or 'git branch --set-upstream-to "
+            f"{remote}/{branch}' when {remote} already has it)"
+        )
+
     def _refuse_over_dirty(self, base: str | None, theirs: str) -> None:
         dirty = self.remote.dirty_among(base, theirs)
         if dirty:
@@ -262,44 +277,102 @@ class Syncer:
             )
 
     def _merge(self, tracking: str) -> list[str]:
-        """Merge ``tracking``; conflicts keep ours in place and theirs as a copy."""
+        """Merge ``tracking`` in one commit: entry files entry by entry (their
+        conflicts kept as records), and any other file changed on both sides
+        kept as ours in place and theirs as a copy. Returns the copies and records."""
         git = self.remote.git
-        message = f"sync: merge {tracking}\n\n{_TRAILERS}\n"
         merged = git(
-            "merge", "--no-ff", "--no-edit", "-m", message, tracking,
+            "merge", "--no-ff", "--no-commit", tracking,
             check=False, config=self.merge_config,
         )  # fmt: skip
-        if merged.returncode == 0:
-            return []
         conflicted = self.remote.conflicted()
-        if not conflicted:
+        if merged.returncode != 0 and not conflicted:
             git("merge", "--abort", check=False)
             raise StoreError(f"git merge failed: {merged.stderr.decode(errors='replace').strip()}")
-        short = self.remote.text("rev-parse", "--short=7", "MERGE_HEAD")
-        copies = []
+        theirs_short = self.remote.text("rev-parse", "--short=7", "MERGE_HEAD")
+        ours_short = self.remote.text("rev-parse", "--short=7", "HEAD")
+        copies: list[str] = []
         for path in conflicted:
-            ours = self.remote.stage(path, 2)
-            theirs = self.remote.stage(path, 3)
-            target = self.root / path
-            if ours is not None:
-                target.write_bytes(ours)
+            copies += self._settle_conflicted(path, ours_short, theirs_short)
+        records = self._entry_records()
+        lines = [f"sync: merge {tracking}"]
+        if copies:
+            lines[0] += f" (kept both sides of {len(copies)} files)"
+            lines.append("Kept one version in place; the other is at:\n" + _listed(copies))
+        if records:
+            lines.append(
+                "Entries changed two ways; the other versions are at:\n" + _listed(records)
+            )
+        message = "\n\n".join([*lines, _TRAILERS]) + "\n"
+        git("commit", "--no-verify", "--quiet", "-m", message)
+        return copies + records
+
+    def _settle_conflicted(self, path: str, ours_short: str, theirs_short: str) -> list[str]:
+        """Resolve one path git could not merge; returns the copies it kept."""
+        git = self.remote.git
+        base, ours, theirs = (self.remote.stage(path, n) for n in (1, 2, 3))
+        target = self.root / path
+        if base is not None and ours is not None and theirs is not None:
+            entries_merged = _entry_merge(path, base, ours, theirs)
+            if entries_merged is not None:
+                text, records = entries_merged
+                target.write_bytes(text)
+                for record, record_text in records:
+                    (self.root / record).parent.mkdir(parents=True, exist_ok=True)
+                    (self.root / record).write_text(record_text, encoding="utf-8")
                 git("add", "--", path)
-            else:
-                git("rm", "--cached", "--quiet", "--ignore-unmatch", "--", path)
-                target.unlink(missing_ok=True)
-            if theirs is not None:
-                copy = f"{layout.CONFLICTS_DIR}/{path}--{short}.md"
-                (self.root / copy).parent.mkdir(parents=True, exist_ok=True)
-                (self.root / copy).write_bytes(theirs)
-                git("add", "--", copy)
-                copies.append(copy)
-        body = "Kept the local version; the remote's is at:\n" + "\n".join(f"  {c}" for c in copies)
-        git(
-            "commit",
-            "--no-verify",
-            "--quiet",
-            "-m",
-            f"sync: merge {tracking} (kept both sides of {len(conflicted)} files)\n\n"
-            f"{body}\n\n{_TRAILERS}\n",
-        )
-        return copies
+                return []
+        kept, other, other_short = ours, theirs, theirs_short
+        if layout.is_active_record(path) and (ours is None or theirs is None):
+            # Resolved (archived) on one side, edited on the other: the
+            # resolution stands, and the edit is kept as a copy.
+            kept, other = None, ours if theirs is None else theirs
+            other_short = ours_short if theirs is None else theirs_short
+        if kept is not None:
+            target.write_bytes(kept)
+            git("add", "--", path)
+        else:
+            git("rm", "--cached", "--quiet", "--ignore-unmatch", "--", path)
+            target.unlink(missing_ok=True)
+        if other is None:
+            return []
+        copy = f"{layout.CONFLICTS_DIR}/{path}--{other_short}.md"
+        (self.root / copy).parent.mkdir(parents=True, exist_ok=True)
+        (self.root / copy).write_bytes(other)
+        git("add", "--", copy)
+        return [copy]
+
+    def _entry_records(self) -> list[str]:
+        """Entry-conflict records in the work tree that are not committed yet (the
+        merge driver's, this merge's or a plain ``git pull``'s): staged for the commit."""
+        folder = self.root / layout.ENTRY_CONFLICTS_DIR
+        if not folder.is_dir():
+            return []
+        listed = self.remote.git(
+            "ls-files", "-z", "--others", "--exclude-standard", "--", layout.ENTRY_CONFLICTS_DIR
+        ).stdout
+        records = sorted(p.decode() for p in listed.split(b"\0") if p)
+        if records:
+            self.remote.git("add", "--", *records)
+        return records
+
+
+def _listed(paths: list[str]) -> str:
+    return "\n".join(f"  {p}" for p in paths)
+
+
+def _entry_merge(
+    path: str, base: bytes, ours: bytes, theirs: bytes
+) -> tuple[bytes, list[tuple[str, str]]] | None:
+    """A file with an ``## Entries`` section on all three sides that git could not
+    merge (one the merge driver is not named for), merged entry by entry."""
+    try:
+        texts = [data.decode("utf-8") for data in (base, ours, theirs)]
+    except UnicodeDecodeError:
+        return None
+    if layout.is_daily_note(path) or not all(has_entries_section(t) for t in texts):
+        return None
+    result = merge_entry_files(*texts)
+    if result is None:
+        return None
+    return result.text.encode("utf-8"), [render_record(path, c) for c in result.conflicts]

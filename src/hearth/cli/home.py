@@ -21,6 +21,7 @@ from hearth.cli.support import (
     shows_progress,
     verbose_option,
 )
+from hearth.domain import layout
 from hearth.domain.layout import KINDS
 from hearth.domain.searching import MAX_LIMIT
 
@@ -119,7 +120,12 @@ def status(state: _State, as_json: bool, verbose: bool) -> None:
                 f"{sync_state['behind']} behind; last {sync_state['last_result'] or 'never'}"
                 + (f" at {sync_state['last_time']}" if sync_state["last_time"] else "")
             )
-        lines += [f"  conflict copy to resolve: {c}" for c in data["conflicts"]]
+        lines += [
+            f"  entry conflict to settle: {c} (hearth memory conflicts)"
+            if c.startswith(layout.ENTRY_CONFLICTS_DIR + "/")
+            else f"  conflict copy to resolve: {c}"
+            for c in data["conflicts"]
+        ]
         last = data["reflection"]["last"]
         if data["reflection"]["enabled"] or last:
             outcome = (

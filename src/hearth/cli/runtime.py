@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from hearth.domain.context import Session
     from hearth.reconcile.reports import PassReport
+from hearth.domain import layout
 from hearth.domain.layout import HOOK_NAMES
 
 # The standard modules that only serve, watch or start a server need are imported
@@ -291,7 +292,7 @@ def sync(state: _State, as_json: bool) -> None:
             f"{result.action} with {result.upstream} (was {result.ahead} ahead, "
             f"{result.behind} behind; now at {short})"
         ]
-        lines += [f"  conflict: the remote's version kept at {c}" for c in result.conflicts]
+        lines += [f"  {_sync_conflict_line(c)}" for c in result.conflicts]
         vectors = result.vectors
         if vectors is not None:
             lines.append(
@@ -370,3 +371,9 @@ def hook(state: _State, name: str, args: tuple[str, ...]) -> None:
     code = hooks_run.run(name, state.root)
     if code:
         sys.exit(code)
+
+
+def _sync_conflict_line(path: str) -> str:
+    if path.startswith(layout.ENTRY_CONFLICTS_DIR + "/"):
+        return f"entry conflict: an entry changed two ways, the other version kept at {path}"
+    return f"conflict: the remote's version kept at {path}"

@@ -1,23 +1,34 @@
-"""Entries of a memory file: the ``- `` lines of its ``## Entries`` section.
+"""Entries of a memory file: one ``- `` line each.
 
-USER.md, MEMORY.md and any markdown file with an ``## Entries`` section keep
-their durable facts as one line each there. A runtime changes them one entry
-at a time (add, replace, remove), each its own commit, instead of rewriting
-the whole file; an entry is named by its exact text or by its number
-(``#3``, counting from 1 in file order), which ``list_entries`` shows.
+USER.md, MEMORY.md, ``users/<id>.md`` and any markdown file with an
+``## Entries`` section keep their durable facts as one line each. Where the
+file has an ``## Entries`` section, its ``- `` lines are the entries; a file
+without one (a workspace adopted from OpenClaw or Lemon, whose MEMORY.md is
+plain bullets) has every top-level ``- `` line outside a code fence as an
+entry. ``hearth memory``, proposal merges and the sync merge
+(``entry_merge.py``) all read entries through ``entry_lines`` here, so they
+see the same ones.
 
-Pure functions: text in, text out. A file without the section gets one at
-its end on the first add; replacing or removing an entry that is not there
-is a conflict (someone else changed the file since it was read).
+A runtime changes them one entry at a time (add, replace, remove), each its
+own commit, instead of rewriting the whole file; an entry is named by its
+exact text or by its number (``#3``, counting from 1 in file order), which
+``list_entries`` shows.
+
+Pure functions: text in, text out. An add goes at the end of the section, or
+after the last adopted bullet; a file with neither gets an ``## Entries``
+section at its end. Replacing or removing an entry that is not there is a
+conflict (someone else changed the file since it was read).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hearth.domain.notes import ENTRIES_HEADING, add_entries
 from hearth.errors import Conflict, EntryMissing, InvalidInput
+
+ENTRIES_HEADING = "## Entries"
 
 #: Longest entry, in characters: an entry is a line, detail goes to a topic note.
 MAX_ENTRY_CHARS = 2000
@@ -51,30 +62,129 @@ def clean_entry(text: str) -> str:
     return one
 
 
-def _section(lines: list[str]) -> tuple[int, int] | None:
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+
+
+def _unfenced(lines: Sequence[str]) -> list[bool]:
+    """For each line, whether it lies outside a fenced code block (fences included: no)."""
+    outside: list[bool] = []
+    fence: str | None = None
+    for line in lines:
+        marker = _FENCE.match(line)
+        if fence is None and marker:
+            fence = marker.group(1)[0] * 3
+            outside.append(False)
+        elif fence is not None:
+            if marker and marker.group(1).startswith(fence):
+                fence = None
+            outside.append(False)
+        else:
+            outside.append(True)
+    return outside
+
+
+def _section(lines: Sequence[str], outside: Sequence[bool]) -> tuple[int, int] | None:
     """(heading line index, end index) of the ``## Entries`` section, or None."""
-    start = next((i for i, line in enumerate(lines) if line.strip() == ENTRIES_HEADING), None)
+    start = next(
+        (i for i, line in enumerate(lines) if outside[i] and line.strip() == ENTRIES_HEADING),
+        None,
+    )
     if start is None:
         return None
     end = next(
-        (i for i in range(start + 1, len(lines)) if lines[i].startswith(("# ", "## "))),
+        (
+            i
+            for i in range(start + 1, len(lines))
+            if outside[i] and lines[i].startswith(("# ", "## "))
+        ),
         len(lines),
     )
     return start, end
 
 
-def list_entries(text: str) -> list[Entry]:
+def _entry_text(line: str) -> str | None:
+    stripped = line.strip()
+    if stripped.startswith("- ") and stripped[2:].strip():
+        return stripped[2:].strip()
+    return None
+
+
+def entry_lines(lines: Sequence[str]) -> list[tuple[int, str]]:
+    """(line index, entry text) of every entry among ``lines`` (a file split on "\\n").
+
+    The ``- `` lines of the ``## Entries`` section when there is one; else the
+    adopted form: every ``- `` line that starts at the margin, outside code fences.
+    """
+    outside = _unfenced(lines)
+    found = _section(lines, outside)
+    if found is not None:
+        start, end = found
+        return [
+            (i, text)
+            for i in range(start + 1, end)
+            if outside[i] and (text := _entry_text(lines[i])) is not None
+        ]
+    return [
+        (i, text)
+        for i, line in enumerate(lines)
+        if outside[i] and line.startswith("- ") and (text := _entry_text(line)) is not None
+    ]
+
+
+def has_entries_section(text: str) -> bool:
     lines = text.split("\n")
-    found = _section(lines)
-    if found is None:
-        return []
-    start, end = found
-    entries: list[Entry] = []
-    for i in range(start + 1, end):
-        stripped = lines[i].strip()
-        if stripped.startswith("- ") and stripped[2:].strip():
-            entries.append(Entry(len(entries) + 1, stripped[2:].strip(), i + 1))
-    return entries
+    return _section(lines, _unfenced(lines)) is not None
+
+
+def list_entries(text: str) -> list[Entry]:
+    return [
+        Entry(number, entry, i + 1)
+        for number, (i, entry) in enumerate(entry_lines(text.split("\n")), start=1)
+    ]
+
+
+def add_entries(target: str, new: Sequence[str]) -> tuple[str, list[str]]:
+    """Append ``- entry`` lines after the target's last entry.
+
+    That is the end of its ``## Entries`` section, or, in an adopted file of
+    plain bullets, the line after its last entry; a file with neither gets an
+    ``## Entries`` section at its end. Exact duplicates of an entry already
+    there (or repeated within ``new``) are skipped. Returns the new text and
+    the entries added.
+    """
+    lines = target.split("\n")
+    while len(lines) > 1 and not lines[-1].strip():
+        lines.pop()
+    if lines == [""]:
+        lines = []
+    outside = _unfenced(lines)
+    present = {text for _i, text in entry_lines(lines)}
+    added: list[str] = []
+    for entry in new:
+        if entry not in present:
+            present.add(entry)
+            added.append(entry)
+    if not added:
+        return target, []
+    new_lines = [f"- {e}" for e in added]
+    found = _section(lines, outside)
+    held = entry_lines(lines)
+    if found is not None:
+        start, end = found
+        insert_at = end
+        while insert_at > start + 1 and not lines[insert_at - 1].strip():
+            insert_at -= 1
+        if insert_at == start + 1:
+            new_lines = ["", *new_lines]
+        if end < len(lines):
+            new_lines.append("")
+        lines[insert_at:end] = new_lines
+    elif held:
+        after = held[-1][0] + 1
+        lines[after:after] = new_lines
+    else:
+        lines += [*([""] if lines else []), ENTRIES_HEADING, "", *new_lines]
+    return "\n".join(lines).rstrip("\n") + "\n", added
 
 
 def find_entry(text: str, ref: str) -> Entry:

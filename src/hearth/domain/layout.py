@@ -30,6 +30,8 @@ LOOPS_DIR = "continuity/open-loops"
 PROPOSALS_DIR = "continuity/proposals/memory"
 DECISIONS_DIR = "continuity/decisions"
 CONFLICTS_DIR = "continuity/conflicts"
+#: Entry-sized conflicts of the entry-by-entry merge (``domain/entry_merge.py``).
+ENTRY_CONFLICTS_DIR = "continuity/conflicts/entries"
 ARTIFACTS_DIR = "continuity/artifacts"
 ROLLUPS_DIR = "continuity/rollups"
 DEFAULT_PROPOSAL_TARGET = "MEMORY.md"
@@ -51,15 +53,22 @@ GITIGNORE = f"""\
 *~
 """
 
-#: The git merge driver for daily notes (``hearth.mergedriver``), registered
-#: in the repository's config by init and ``hooks install``.
+#: The git merge drivers (``hearth.mergedriver``), registered in the
+#: repository's config by init and ``hooks install``: daily notes, and entry
+#: files (USER.md, MEMORY.md, users/<id>.md). One command serves both.
 MERGE_DRIVER = "hearth-daily"
+ENTRY_MERGE_DRIVER = "hearth-entries"
+MERGE_DRIVERS = (MERGE_DRIVER, ENTRY_MERGE_DRIVER)
 
 GITATTRIBUTES = f"""\
-# Written by hearth init. Daily notes merge entry by entry (hearth's merge
-# driver); every other file merges as git does, and sync keeps both sides.
+# Written by hearth init. Daily notes and entry files merge entry by entry
+# (hearth's merge drivers); every other file merges as git does, and sync
+# keeps both sides.
 memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md merge={MERGE_DRIVER}
 continuity/daily/[0-9][0-9][0-9][0-9]/[0-9][0-9]/*.md merge={MERGE_DRIVER}
+/USER.md merge={ENTRY_MERGE_DRIVER}
+/MEMORY.md merge={ENTRY_MERGE_DRIVER}
+users/*.md merge={ENTRY_MERGE_DRIVER}
 """
 #: What older hearth versions wrote to .gitattributes: union-merging every
 #: file in memory/ spliced topic notes. ``init`` and ``hooks install`` drop it.
@@ -247,6 +256,12 @@ RECORD_KINDS: dict[RecordKind, RecordKindSpec] = {
 
 def record_dir(kind: RecordKind) -> str:
     return RECORD_KINDS[kind].folder
+
+
+def is_active_record(path: str) -> bool:
+    """True for an active record file (``<kind folder>/<key>.md``, not an archive)."""
+    folder, _, name = path.rpartition("/")
+    return name.endswith(".md") and any(spec.folder == folder for spec in RECORD_KINDS.values())
 
 
 def record_path(kind: RecordKind, key: str) -> str:

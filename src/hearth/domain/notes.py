@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
 
+from hearth.domain import entries as _entries
 from hearth.domain.layout import DailyLayout
 from hearth.errors import InvalidInput
 
-ENTRIES_HEADING = "## Entries"
+#: Entries live in ``entries.py``; these names stay here for the proposal merges.
+ENTRIES_HEADING = _entries.ENTRIES_HEADING
+add_entries = _entries.add_entries
 #: The time stamp that starts a daily entry's heading text (``09:30 UTC — ``).
 ENTRY_STAMP = re.compile(r"^\d{2}:\d{2} UTC — ")
 DEFAULT_ENTRY_TITLE = "note"
@@ -66,44 +68,3 @@ def append_section(existing: str, moment: dt.datetime, text: str) -> str:
         section = f"## {moment.astimezone(dt.UTC):%Y-%m-%d %H:%M} UTC\n\n{body}"
     head = existing.rstrip("\n") + "\n\n" if existing.strip() else ""
     return head + section + "\n"
-
-
-def add_entries(target: str, entries: Sequence[str]) -> tuple[str, list[str]]:
-    """Append ``- entry`` lines at the end of the target's ``## Entries`` section.
-
-    Exact duplicates of a line already in that section (or repeated within
-    ``entries``) are skipped. Returns the new text and the entries added. A
-    target without the section gets one at its end.
-    """
-    lines = target.splitlines()
-    start = next((i for i, line in enumerate(lines) if line.strip() == ENTRIES_HEADING), None)
-    if start is None:
-        while lines and not lines[-1].strip():
-            lines.pop()
-        if lines:
-            lines.append("")
-        lines += [ENTRIES_HEADING, ""]
-        start = len(lines) - 2
-    end = next(
-        (i for i in range(start + 1, len(lines)) if lines[i].startswith(("# ", "## "))),
-        len(lines),
-    )
-    present = {line.strip() for line in lines[start + 1 : end]}
-    added: list[str] = []
-    for entry in entries:
-        line = f"- {entry}"
-        if line not in present:
-            present.add(line)
-            added.append(entry)
-    if not added:
-        return target, []
-    insert_at = end
-    while insert_at > start + 1 and not lines[insert_at - 1].strip():
-        insert_at -= 1
-    new_lines = [f"- {e}" for e in added]
-    if insert_at == start + 1:
-        new_lines = ["", *new_lines]
-    if end < len(lines):
-        new_lines.append("")
-    lines[insert_at:end] = new_lines
-    return "\n".join(lines).rstrip("\n") + "\n", added

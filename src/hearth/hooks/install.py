@@ -42,17 +42,25 @@ def hooks_folder(root: Path) -> Path:
     return folder
 
 
+_DRIVER_NAMES = {
+    layout.MERGE_DRIVER: "hearth: daily notes, entry by entry",
+    layout.ENTRY_MERGE_DRIVER: "hearth: USER.md, MEMORY.md and person notes, entry by entry",
+}
+
+
 def merge_driver_config(interpreter: str) -> dict[str, str]:
-    """The git config naming hearth's daily-note merge driver, run by ``interpreter``."""
-    section = f"merge.{layout.MERGE_DRIVER}"
-    return {
-        f"{section}.name": "hearth: daily notes, entry by entry",
-        f"{section}.driver": f"{shlex.quote(interpreter)} -m hearth.mergedriver %O %A %B %P",
-    }
+    """The git config naming hearth's merge drivers, run by ``interpreter`` (one
+    command for both: it tells a daily note from an entry file by the path)."""
+    command = f"{shlex.quote(interpreter)} -m hearth.mergedriver %O %A %B %P"
+    config: dict[str, str] = {}
+    for driver in layout.MERGE_DRIVERS:
+        config[f"merge.{driver}.name"] = _DRIVER_NAMES[driver]
+        config[f"merge.{driver}.driver"] = command
+    return config
 
 
 def register_merge_driver(root: Path, interpreter: str) -> None:
-    """Name hearth's daily-note merge driver in the repository's own config.
+    """Name hearth's merge drivers in the repository's own config.
 
     ``hearth sync`` passes the same settings on its own command line, so it
     needs neither; a plain ``git pull`` does.

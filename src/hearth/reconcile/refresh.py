@@ -23,6 +23,7 @@ from hearth.domain.active import (
     ProposalLine,
     render_active,
 )
+from hearth.domain.entry_merge import conflict_note
 from hearth.errors import HearthError
 from hearth.reconcile.manifest import Manifest
 from hearth.store import catalog
@@ -45,6 +46,7 @@ def gather(
     # Only the entries ACTIVE.md reads (``Manifest.notable``): this runs after
     # every write, and a sweep over every file cost 8 ms a write at 10,000 files.
     conflicts_dir = layout.CONFLICTS_DIR + "/"
+    entry_conflicts = layout.ENTRY_CONFLICTS_DIR + "/"
     output_dirs = (layout.ARTIFACTS_DIR + "/", layout.ROLLUPS_DIR + "/")
     # Today: the newest dated daily note of either layout; on the same day, the
     # hearth layout's (the larger path), so the choice never depends on listing order.
@@ -61,9 +63,9 @@ def gather(
                 daily = (day, path)
         elif prefix == "continu":
             if path.startswith(conflicts_dir):
+                record = files.read(path) if path.startswith(entry_conflicts) else None
                 notes.append(
-                    f"sync conflict: the other machine's version is kept at {path}; "
-                    "merge what you want into the file, then delete the copy and commit"
+                    conflict_note(path, record.decode("utf-8", "replace") if record else None)
                 )
             elif path.startswith(output_dirs):
                 outputs.append(path)

@@ -122,6 +122,17 @@ class Remote:
     def head(self) -> str:
         return str(self._repo().head.target)
 
+    def branch(self) -> str | None:
+        """The current branch's name (also when it has no commit yet), or None when detached."""
+        repo = self._repo()
+        if repo.head_is_detached:
+            return None
+        target = repo.references["HEAD"].target
+        return str(target).removeprefix("refs/heads/")
+
+    def remotes(self) -> list[str]:
+        return sorted(remote.name for remote in self._repo().remotes if remote.name)
+
     def dirty_among(self, base: str | None, theirs: str) -> list[str]:
         """Paths with uncommitted edits (or untracked files) that the changes from
         ``base`` to ``theirs`` would touch; every dirty path when that is unknown."""
