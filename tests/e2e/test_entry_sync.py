@@ -126,9 +126,7 @@ def test_two_different_changes_of_one_entry_keep_both_and_say_so(pair: list[Mach
     laptop.sync()
     result = desktop.sync()
     assert result.action == "merged"
-    assert len(result.conflicts) == 1 and result.conflicts[0].startswith(
-        layout.ENTRY_CONFLICTS_DIR
-    )
+    assert len(result.conflicts) == 1 and result.conflicts[0].startswith(layout.ENTRY_CONFLICTS_DIR)
     assert laptop.sync().action == "fast-forward"
     for machine in pair:
         # One version in the file (the merging machine's), the other in the record.

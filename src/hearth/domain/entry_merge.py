@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hearth.domain.entries import entry_lines
-from hearth.domain.layout import CONFLICTS_DIR, ENTRY_CONFLICTS_DIR
+from hearth.domain.layout import ENTRY_CONFLICTS_DIR
 
 
 @dataclass(frozen=True)
