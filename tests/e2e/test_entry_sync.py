@@ -20,6 +20,7 @@ from hearth import wiring
 from hearth.domain import entries, layout
 from hearth.domain.entry_merge import parse_record
 from tests.conftest import FakeClock, git
+from tests.e2e.run import hearth
 
 
 def run_git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -294,3 +295,80 @@ def test_rounds_of_entry_work_on_several_machines_lose_nothing(
     # The same entries whichever way the machines met (a planted conflict keeps
     # the merging machine's version, which is the same machine both ways).
     assert results["sync"] == results["pull"]
+
+
+def test_an_empty_clone_becomes_the_remotes_home(tmp_path: Path, clock: FakeClock) -> None:
+    # The remote's HEAD names master, the home is on main: git clone checks out nothing.
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "master", str(remote))
+    first = tmp_path / "laptop"
+    wiring.initialize(first, clock)
+    (first / "BOOTSTRAP.md").unlink()
+    git(first, "commit", "-qam", "onboarded")
+    Machine(first, clock).app.entry_add("MEMORY.md", "Sam likes tea", "agent")
+    git(first, "remote", "add", "origin", str(remote))
+    git(first, "push", "-q", "-u", "origin", "main")
+    clone = tmp_path / "desktop"
+    git(tmp_path, "clone", "-q", str(remote), str(clone))
+    proc = hearth("--home", str(clone), "init")
+    assert proc.returncode == 0, proc.stderr
+    assert "origin/main already holds this home" in proc.stdout
+    assert git(clone, "rev-parse", "HEAD") == git(first, "rev-parse", "HEAD")
+    assert git(clone, "branch", "--show-current").strip() == "main"
+    assert not (clone / "BOOTSTRAP.md").exists()
+    assert Machine(clone, clock).entries() == ["Sam likes tea"]
+    # It syncs as the same home, and sync's advice elsewhere names the real branch.
+    assert Machine(clone, clock).sync().action == "up-to-date"
+    lone = tmp_path / "lone"
+    git(tmp_path, "init", "-q", "-b", "trunk", str(lone))
+    wiring.initialize(lone, clock)
+    said = hearth("--home", str(lone), "sync")
+    assert said.returncode == 1 and "(trunk)" in said.stderr and "main" not in said.stderr
+
+
+def test_an_entry_conflict_is_settled_with_hearth_memory(pair: list[Machine]) -> None:
+    laptop, desktop = pair
+    laptop.app.entry_add("MEMORY.md", "Sam lives in Porto", "agent")
+    laptop.sync()
+    desktop.sync()
+    laptop.app.entry_replace("MEMORY.md", "Sam lives in Porto", "Sam lives in Lisbon", "agent")
+    desktop.app.entry_remove("MEMORY.md", "Sam lives in Porto", "agent")
+    laptop.sync()
+    desktop.sync()  # replaced against removed: the replacement stays in the file
+    laptop.sync()
+    listed = hearth("--home", str(laptop.root), "memory", "conflicts")
+    assert "in the file: «Sam lives in Lisbon»" in listed.stdout, listed.stdout
+    assert "(removed there)" in listed.stdout
+    (record,) = laptop.app.entry_conflicts()
+    settled = hearth("--home", str(laptop.root), "memory", "settle", record.id, "--keep", "other")
+    assert settled.returncode == 0, settled.stderr
+    assert laptop.entries() == [] and laptop.app.entry_conflicts() == []
+    assert git(laptop.root, "status", "--porcelain") == ""
+    missing = hearth("--home", str(laptop.root), "memory", "settle", record.id, "--keep", "file")
+    assert missing.returncode == 1 and "no entry conflict" in missing.stderr
+
+
+def test_a_loop_resolved_on_one_machine_and_edited_on_the_other(pair: list[Machine]) -> None:
+    laptop, desktop = pair
+    written = laptop.app.add_loop("Call the plumber", "agent", summary="leak")
+    key = written.path.rsplit("/", 1)[1].removesuffix(".md")
+    laptop.sync()
+    desktop.sync()
+    laptop.app.resolve_loop(key, "agent", note="fixed")
+    path = f"{layout.record_dir('loop')}/{key}.md"
+    loop = desktop.root / path
+    loop.write_text(loop.read_text().replace("leak", "leak under the sink"))
+    git(desktop.root, "commit", "-qam", "my detail")
+    laptop.sync()
+    merged = desktop.sync()
+    laptop.sync()
+    for machine in pair:
+        # Resolved stays resolved, and the edit is not lost: git follows the move
+        # into the archive and carries it there (when it cannot, sync keeps the
+        # edited version as a copy listed in status: test_entry_sync's records).
+        assert not (machine.root / path).exists()
+        assert [v.key for v in machine.app.records("loop")] == []
+        (archived,) = (machine.root / layout.record_dir("loop") / "archive").glob("*.md")
+        text = archived.read_text()
+        assert "leak under the sink" in text and "resolution: fixed" in text
+    assert merged.action == "merged"

@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 from hearth.app.results import WriteResult
 from hearth.app.writer import Writer, check_proposal_target, new_target_text
-from hearth.domain import entries, keys, layout, notes, records
+from hearth.domain import entries, entry_merge, keys, layout, notes, records
 from hearth.domain.text import decode_text
-from hearth.errors import Conflict, InvalidInput, NotFound
+from hearth.errors import Conflict, HearthError, InvalidInput, NotFound
 from hearth.store.git import FileChange, Plan, Snapshot
 
 
@@ -87,6 +87,58 @@ class MemoryOps(Writer):
 
         result = self._commit(operation, op, actor)
         return WriteResult(result.commit, path, result.changed)
+
+    def entry_conflicts(self) -> list[entry_merge.ConflictRecord]:
+        """The entry conflicts a merge left to settle (committed, or left in the work
+        tree by a plain ``git pull``), oldest file name first."""
+        found = []
+        folder = self.root / layout.ENTRY_CONFLICTS_DIR
+        for path in sorted(folder.rglob("*.md")) if folder.is_dir() else []:
+            relative = path.relative_to(self.root).as_posix()
+            data = self.files.read(relative)
+            record = entry_merge.parse_record(relative, decode_text(data, relative) if data else "")
+            if record is not None:
+                found.append(record)
+        return found
+
+    def entry_settle(self, record_id: str, keep: str, actor: str) -> WriteResult:
+        """Settle an entry conflict: keep the file's version (``file``) or put the other
+        version in its place (``other``; an entry the other side removed goes), and
+        remove the record, in one commit."""
+        if keep not in ("file", "other"):
+            raise InvalidInput("keep 'file' (the version in the file) or 'other'")
+        matches = [r for r in self.entry_conflicts() if r.id == record_id.strip()]
+        if not matches:
+            raise NotFound(f"no entry conflict {record_id!r}; 'hearth memory conflicts' lists them")
+        record = matches[0]
+        record_file = entry_merge.record_path(record.path, record.id)
+
+        def operation(snap: Snapshot) -> Plan:
+            changes = []
+            if snap.read(record_file) is not None:
+                changes.append(FileChange(record_file, None))
+            if keep == "other":
+                data = snap.read(record.path)
+                current = decode_text(data, record.path) if data is not None else ""
+                try:
+                    updated = (
+                        entries.replace_entry(current, record.kept, record.other)
+                        if record.other is not None
+                        else entries.remove_entry(current, record.kept)
+                    )
+                except HearthError as exc:
+                    raise Conflict(
+                        f"{record.path} no longer holds «{record.kept}» ({exc.message}); "
+                        f"edit it by hand, then delete {record_file}"
+                    ) from exc
+                changes.append(FileChange(record.path, updated.encode()))
+            return Plan(f"memory: {record.path}: settle entry conflict {record.id}", tuple(changes))
+
+        result = self._commit(operation, "memory.settle", actor)
+        # A record a plain ``git pull`` left in the work tree was never committed.
+        if self.files.read(record_file) is not None:
+            self.files.delete(record_file)
+        return WriteResult(result.commit, record.path, result.changed)
 
     def topic(
         self, title: str, actor: str, *, content: str | None = None, append: str | None = None

@@ -31,8 +31,9 @@ from typing import TYPE_CHECKING
 from hearth.domain import layout
 from hearth.domain.settings import default_settings_toml
 from hearth.domain.validation import Bounds, RuleFailure, check_blob, has_identity_name
-from hearth.errors import PathRefused
+from hearth.errors import Conflict, PathRefused, StoreError
 from hearth.store.git import FileChange, GitStore, Plan, Snapshot, Trailers
+from hearth.store.remote import Remote
 from hearth.store.repository import (
     Repository,
     init_repository,
@@ -68,6 +69,8 @@ class InitResult:
     daily_layout: layout.DailyLayout = "hearth"
     #: Why BOOTSTRAP.md was not added, when it was not ("" when it was, or was there).
     bootstrap_skipped: str = ""
+    #: The remote branch whose home an empty clone checked out (``origin/main``), or "".
+    from_remote: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -81,6 +84,7 @@ class InitResult:
             "warnings": [f.as_dict() for f in self.warnings],
             "daily_layout": self.daily_layout,
             "bootstrap_skipped": self.bootstrap_skipped,
+            "from_remote": self.from_remote,
         }
 
 
@@ -184,6 +188,7 @@ def init_home(
     created = not (root / ".git").exists()
     if created:
         init_repository(root)
+    from_remote = _remote_home(root)
     files = RootedFiles(root)
     try:
         store = GitStore(root, files, clock)
@@ -224,7 +229,7 @@ def init_home(
                 warnings.extend(failures)
                 changes[path] = FileChange(path, data)
                 adopted.append(path)
-            for name in template_files:
+            for name in [] if from_remote else template_files:
                 if name not in changes and files.read(name) is None and snap.read(name) is None:
                     changes[name] = FileChange(name, (template / name).read_bytes())
             if files.read(layout.SETTINGS_PATH) is None and snap.read(layout.SETTINGS_PATH) is None:
@@ -263,4 +268,25 @@ def init_home(
         warnings=tuple(warnings),
         daily_layout=daily_layout,
         bootstrap_skipped="" if had_bootstrap else bootstrap_skipped,
+        from_remote=from_remote,
     )
+
+
+def _remote_home(root: Path) -> str:
+    """In an empty clone of a remote that already holds a home (on any branch),
+    check that home out instead of making a second one; returns the remote
+    branch checked out (``origin/main``), or "" when there is none to take."""
+    remote = Remote(root)
+    if not remote.unborn():
+        return ""
+    homes = remote.homes_on_remotes(layout.SETTINGS_PATH)
+    if not homes:
+        return ""
+    try:
+        remote.check_out_tracking(homes[0])
+    except StoreError as exc:
+        raise Conflict(
+            f"{homes[0]} already holds a hearth home, and checking it out here failed: "
+            f"{exc.message}. Move the files in the way aside and run 'hearth init' again"
+        ) from exc
+    return homes[0]

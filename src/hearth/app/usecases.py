@@ -38,6 +38,7 @@ from hearth.app.results import (
 from hearth.app.sync import Syncer, SyncResult
 from hearth.domain import layout
 from hearth.domain.entries import Entry
+from hearth.domain.entry_merge import ConflictRecord
 from hearth.domain.text import decode_text
 from hearth.errors import HearthError, InvalidInput
 from hearth.index.query import Hit
@@ -204,6 +205,10 @@ class Hearth:
         with self.owner:
             return self.ops.entry_list(path)
 
+    def entry_conflicts(self) -> list[ConflictRecord]:
+        with self.owner:
+            return self.ops.entry_conflicts()
+
     def topics(self) -> list[dict[str, str]]:
         with self.owner:
             return self.ops.topics()
@@ -355,4 +360,5 @@ class Hearth:
     entry_add = _under_lock(Operations.entry_add)
     entry_replace = _under_lock(Operations.entry_replace)
     entry_remove = _under_lock(Operations.entry_remove)
+    entry_settle = _under_lock(Operations.entry_settle)
     topic = _under_lock(Operations.topic)

@@ -48,6 +48,11 @@ def init(state: _State, path: str | None, as_json: bool) -> None:
 
     def human() -> str:
         lines = [f"home: {root}"]
+        if result.from_remote:
+            lines.append(
+                f"{result.from_remote} already holds this home: checked it out "
+                "(no second home was made)"
+            )
         if result.commit:
             lines.append(f"committed {result.commit[:12]}")
         else:
@@ -57,7 +62,7 @@ def init(state: _State, path: str | None, as_json: bool) -> None:
                 lines.append(f"{label} {len(paths)} files: {', '.join(paths)}")
         if result.daily_layout == "lionclaw":
             lines.append("daily notes: LionClaw's layout (continuity/daily/YYYY/MM/), kept")
-        if result.bootstrap_skipped:
+        if result.bootstrap_skipped and not result.from_remote:
             lines.append(f"BOOTSTRAP.md not added: {result.bootstrap_skipped}")
         for failure in result.skipped:
             lines.append(f"not committed: {failure.describe()}")

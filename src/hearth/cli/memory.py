@@ -1,5 +1,5 @@
-"""``hearth memory add|replace|remove|list``, ``hearth topic`` and ``hearth reflect``:
-a runtime's (or a person's) memory, one entry or one topic note at a time, each
+"""``hearth memory`` (add, replace, remove, list, conflicts, settle), ``hearth topic`` and
+``hearth reflect``: a runtime's (or a person's) memory, one entry or one topic note at a time, each
 one commit, and reflection that only ever proposes."""
 
 from __future__ import annotations
@@ -14,9 +14,11 @@ from hearth.errors import HearthError
 def memory() -> None:
     """Entries of USER.md, MEMORY.md, users/<id>.md or any file with an '## Entries' section.
 
-    An entry is one '- ' line of the file's '## Entries' section, named by its
-    exact text or by its number ('#3', as 'hearth memory list' shows). Each
-    change is one commit, computed from the committed file.
+    An entry is one '- ' line of the file's '## Entries' section (or, in a file
+    without one, a '- ' line at the margin), named by its exact text or by its
+    number ('#3', as 'hearth memory list' shows). Each change is one commit,
+    computed from the committed file. 'conflicts' and 'settle' deal with an
+    entry two machines changed in different ways (docs/sync.md).
     """
 
 
@@ -64,6 +66,43 @@ def memory_replace(state: _State, file: str, old: str, new: str, as_json: bool) 
 def memory_remove(state: _State, file: str, text: str, as_json: bool) -> None:
     """Remove the entry TEXT (its exact text, or #N) from FILE."""
     _written(as_json, state.app().entry_remove(file, text, state.actor), f"removed from {file}")
+
+
+@memory.command("conflicts")
+@json_option
+@click.pass_obj
+def memory_conflicts(state: _State, as_json: bool) -> None:
+    """List the entries two machines changed in different ways, to settle."""
+    found = state.app().entry_conflicts()
+
+    def human() -> str:
+        lines = []
+        for r in found:
+            other = f"«{r.other}»" if r.other is not None else "(removed there)"
+            lines += [
+                f"{r.id}  {r.path}",
+                f"    in the file: «{r.kept}»",
+                f"    other:       {other}",
+            ]
+        return "\n".join(lines) or "no entry conflicts"
+
+    _emit(as_json, {"conflicts": [r.as_dict() for r in found]}, human)
+
+
+@memory.command("settle")
+@click.argument("conflict_id")
+@click.option(
+    "--keep",
+    type=click.Choice(["file", "other"]),
+    required=True,
+    help="file: the version in the file stays; other: the other version replaces it.",
+)
+@json_option
+@click.pass_obj
+def memory_settle(state: _State, conflict_id: str, keep: str, as_json: bool) -> None:
+    """Settle the entry conflict CONFLICT_ID (as 'hearth memory conflicts' lists it)."""
+    result = state.app().entry_settle(conflict_id, keep, state.actor)
+    _written(as_json, result, f"settled {conflict_id} in {result.path}")
 
 
 @cli.command()

@@ -130,6 +130,42 @@ class Remote:
         target = repo.references["HEAD"].target
         return str(target).removeprefix("refs/heads/")
 
+    def homes_on_remotes(self, marker: str) -> list[str]:
+        """Remote-tracking branches (``origin/main``) whose tree holds ``marker``
+        (a home's settings file): what an empty clone of a home's remote can become.
+        The remote's HEAD branch first, then ``main``, then by name."""
+        repo = self._repo()
+        found: list[str] = []
+        preferred: set[str] = set()
+        for name in repo.references:
+            if not name.startswith("refs/remotes/"):
+                continue
+            ref = repo.references[name]
+            if name.endswith("/HEAD"):
+                if isinstance(ref.target, str):
+                    preferred.add(ref.target.removeprefix("refs/remotes/"))
+                continue
+            commit = repo.get(ref.target)
+            if isinstance(commit, pygit2.Commit) and marker in commit.tree:
+                found.append(name.removeprefix("refs/remotes/"))
+
+        def rank(tracking: str) -> tuple[int, int, str]:
+            return (tracking not in preferred, tracking.rpartition("/")[2] != "main", tracking)
+
+        return sorted(found, key=rank)
+
+    def unborn(self) -> bool:
+        """True when the current branch has no commit yet (an empty clone, a new repo)."""
+        return bool(self._repo().head_is_unborn)
+
+    def check_out_tracking(self, tracking: str) -> str:
+        """Check out ``tracking`` (``origin/main``) as a local branch of the same name
+        that tracks it; returns the branch. For an empty clone: refused by git when a
+        file in the work tree is in the way."""
+        branch = tracking.partition("/")[2]
+        self.git("checkout", "--quiet", "-b", branch, "--track", tracking)
+        return branch
+
     def remotes(self) -> list[str]:
         return sorted(remote.name for remote in self._repo().remotes if remote.name)
 
