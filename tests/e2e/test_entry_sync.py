@@ -372,3 +372,33 @@ def test_a_loop_resolved_on_one_machine_and_edited_on_the_other(pair: list[Machi
         text = archived.read_text()
         assert "leak under the sink" in text and "resolution: fixed" in text
     assert merged.action == "merged"
+
+
+def test_a_merge_over_the_bound_keeps_every_entry_and_says_which_could_move(
+    pair: list[Machine],
+) -> None:
+    laptop, desktop = pair
+    for machine in pair:
+        (machine.root / "hearth.toml").write_text(
+            (machine.root / "hearth.toml").read_text().replace("memory_md = 20000", "memory_md = 900")
+        )
+    git(laptop.root, "commit", "-qam", "settings: a small bound")
+    laptop.sync()
+    git(desktop.root, "checkout", "-q", "--", "hearth.toml")
+    desktop.sync()
+    size = len((laptop.root / "MEMORY.md").read_text())
+    room = (900 - size) // 2
+    laptop.app.entry_add("MEMORY.md", "L" * (room - 10), "agent")
+    desktop.app.entry_add("MEMORY.md", "D" * (room - 10), "agent")
+    laptop.app.entry_add("MEMORY.md", "laptop " * 3, "agent")
+    desktop.app.entry_add("MEMORY.md", "desktop " * 3, "agent")
+    laptop.sync()
+    desktop.sync()
+    held = desktop.entries()
+    assert len(held) == 4  # nothing dropped to stay within the bound
+    fresh = wiring.open_app(desktop.root)  # the settings as committed now
+    fresh.reconcile()
+    active = (desktop.root / layout.ACTIVE_PATH).read_text()
+    assert "[size-bound] MEMORY.md has" in active
+    checked = hearth("--home", str(desktop.root), "check")
+    assert checked.returncode == 1 and "could move (repeated, then oldest): #" in checked.stdout

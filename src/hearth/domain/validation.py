@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from hearth.domain import layout
+from hearth.domain.entries import Entry, list_entries
 from hearth.errors import InvalidRecord
 
 SOUL_MIN_CHARS = 100
@@ -147,11 +148,43 @@ def check_text(path: str, text: str, bounds: Bounds) -> list[RuleFailure]:
                 path,
                 "size-bound",
                 f"{path} has {len(text)} characters, over its bound of {limit}",
-                "move older material to memory/topics/ or raise [bounds] in hearth.toml",
+                "move older material to memory/topics/ or raise [bounds] in hearth.toml"
+                + _movable(text, len(text) - limit),
             )
         )
     failures += _record_rules(path, text)
     return failures
+
+
+#: What a moved entry leaves behind: a one-line pointer to its topic note.
+POINTER_CHARS = 60
+
+
+def _movable(text: str, excess: int) -> str:
+    """Which entries could go to a topic note to bring the file within its bound:
+    repeated ones first, then the oldest (entries are appended, so first is oldest),
+    counting the pointer each leaves. "" when moving entries would not do it."""
+    held = list_entries(text)
+    seen: set[str] = set()
+    repeated: list[Entry] = []
+    rest: list[Entry] = []
+    for entry in held:
+        (repeated if entry.text in seen else rest).append(entry)
+        seen.add(entry.text)
+    chosen: list[Entry] = []
+    freed = 0
+    for entry in (*repeated, *rest):
+        if freed >= excess:
+            break
+        kept = 0 if entry in repeated else POINTER_CHARS
+        if len(entry.text) + 3 > kept:
+            chosen.append(entry)
+            freed += len(entry.text) + 3 - kept
+    if freed < excess or not chosen:
+        return ""
+    numbers = ", ".join(f"#{e.number}" for e in chosen[:6])
+    more = f" and {len(chosen) - 6} more" if len(chosen) > 6 else ""
+    return f"; entries that could move (repeated, then oldest): {numbers}{more}"
 
 
 def _bound(path: str, bounds: Bounds) -> int | None:
