@@ -402,3 +402,22 @@ def test_a_merge_over_the_bound_keeps_every_entry_and_says_which_could_move(
     assert "[size-bound] MEMORY.md has" in active
     checked = hearth("--home", str(desktop.root), "check")
     assert checked.returncode == 1 and "could move (repeated, then oldest): #" in checked.stdout
+
+
+def test_a_home_from_before_the_entry_driver_is_told_and_moved_over(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    root = tmp_path / "home"
+    wiring.initialize(root, clock)
+    attributes = root / ".gitattributes"
+    attributes.write_text(
+        "".join(line + "\n" for line in attributes.read_text().splitlines() if "entries" not in line)
+    )
+    git(root, "commit", "-qam", "as an older hearth wrote it")
+    app = wiring.open_app(root, clock)
+    app.reconcile()
+    assert "does not name the entry merge driver" in (root / layout.ACTIVE_PATH).read_text()
+    installed = hearth("--home", str(root), "hooks", "install")
+    assert "updated .gitattributes" in installed.stdout
+    assert "/MEMORY.md merge=hearth-entries" in attributes.read_text()
+    assert git(root, "config", "merge.hearth-entries.driver").strip().endswith("%O %A %B %P")

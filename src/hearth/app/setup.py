@@ -152,7 +152,7 @@ def update_attributes(root: Path, clock: Callable[[], dt.datetime], actor: str) 
         def operation(snap: Snapshot) -> Plan:
             change = _attributes_change(snap.read(".gitattributes"))
             changes = () if change is None else (change,)
-            return Plan("home: merge daily notes entry by entry", changes)
+            return Plan("home: merge daily notes and entry files entry by entry", changes)
 
         result = store.commit(operation, Trailers(op="home.attributes", actor=actor))
     finally:

@@ -104,7 +104,7 @@ class Syncer:
         self._last_stamp: tuple[int, int, int] | None = None
         self._last_record: dict[str, object] = {}
         self._attributes_stamp: tuple[int, int, int] | None = None
-        self._attributes_legacy = False
+        self._attributes_legacy = (False, False)
 
     def upstream(self) -> tuple[str, str, str] | None:
         """(remote, remote branch, tracking ref) of the current branch, or None."""
@@ -133,30 +133,42 @@ class Syncer:
         last = self._last()
         if last.get("result") in ("refused", "failed"):
             notes.append(f"last sync {last['result']} at {last.get('time')}: {last.get('error')}")
-        if self._legacy_attributes():
+        legacy, without_entries = self._legacy_attributes()
+        if legacy:
             notes.append(
                 ".gitattributes still union-merges every file in memory/ (as older hearths "
                 "wrote it), which splices topic notes changed on two machines; run "
                 "'hearth hooks install' to move to the daily-note merge driver (one commit)"
             )
+        elif without_entries:
+            notes.append(
+                ".gitattributes does not name the entry merge driver (an older hearth wrote "
+                "it): run 'hearth hooks install' so USER.md and MEMORY.md merge entry by entry"
+            )
         return notes
 
-    def _legacy_attributes(self) -> bool:
-        """Whether .gitattributes holds the union rule older hearths wrote (read again
-        only when the file changed: every reconcile pass asks)."""
+    def _legacy_attributes(self) -> tuple[bool, bool]:
+        """Whether .gitattributes holds the union rule older hearths wrote, and whether
+        a hearth-written one lacks the entry files' driver (read again only when the
+        file changed: every reconcile pass asks)."""
         path = self.root / ".gitattributes"
         try:
             st = path.stat()
         except OSError:
-            return False
+            return False, False
         stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
         if stamp != self._attributes_stamp:
             try:
                 lines = {line.strip() for line in path.read_text(errors="replace").splitlines()}
             except OSError:
                 lines = set()
+            wanted = {line for line in layout.GITATTRIBUTES.splitlines() if "merge=" in line}
+            hearths = any(f"merge={layout.MERGE_DRIVER}" in line for line in lines)
             self._attributes_stamp = stamp
-            self._attributes_legacy = layout.LEGACY_GITATTRIBUTES[1] in lines
+            self._attributes_legacy = (
+                layout.LEGACY_GITATTRIBUTES[1] in lines,
+                hearths and not wanted <= lines,
+            )
         return self._attributes_legacy
 
     def _last(self) -> dict[str, object]:

@@ -343,16 +343,19 @@ def hooks() -> None:
 def hooks_install(state: _State, as_json: bool) -> None:
     """Install hearth's git hooks (keeping any hook already there, which runs first).
 
-    Also registers the daily-note merge driver in the repository's config and
-    brings .gitattributes up to date (one commit, only when it is out of date).
+    Also registers hearth's merge drivers (daily notes; USER.md, MEMORY.md and
+    person notes) in the repository's config and brings .gitattributes up to
+    date (one commit, only when it is out of date).
     """
     from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
 
     installed = wiring.install_hooks(state.root)
     updated = wiring.update_attributes(state.root)
-    lines = [f"installed hooks: {', '.join(installed)}", "registered the daily-note merge driver"]
+    lines = [f"installed hooks: {', '.join(installed)}", "registered hearth's merge drivers"]
     if updated:
-        lines.append("updated .gitattributes: daily notes merge entry by entry (one commit)")
+        lines.append(
+            "updated .gitattributes: daily notes and entry files merge entry by entry (one commit)"
+        )
     _emit(
         as_json,
         {"installed": installed, "merge_driver": True, "committed": list(updated)},
