@@ -23,6 +23,10 @@ from hearth.index.search_index import SearchIndex
 # scope) loads the embedding model or fills vectors in the background;
 # tests/index/test_hybrid.py turns semantic ranking on for its reconcilers.
 os.environ["HEARTH_SEMANTIC"] = "off"
+# No client a test runs starts a server of its own in the background: each
+# works as before on its own (tests/e2e/test_one_server.py turns it on, and
+# stops every server it started).
+os.environ["HEARTH_SERVER"] = "off"
 
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "Pat Person",

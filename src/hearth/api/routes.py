@@ -100,7 +100,7 @@ def gate(operation: str, hook_key: bool = False) -> Any:
         sent = bearer(request)
         if hook_key and secrets.compare_digest(sent.encode(), service.hook_key.encode()):
             return
-        info = service.tokens.check(sent)
+        info = service.caller(sent)
         if info is None:
             raise ApiError(401, "unknown or revoked token")
         allowed(info, operation)
@@ -139,7 +139,7 @@ def operation(
 
 
 def actor(info: TokenInfo) -> str:
-    return f"api:{info.name}"
+    return info.name if info.local else f"api:{info.name}"
 
 
 def written(result: WriteResult) -> models.Written:

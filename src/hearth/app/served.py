@@ -35,7 +35,7 @@ from hearth.reconcile.reports import PassReport
 from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
 from hearth.store import server_file
-from hearth.store.tokens import TokenStore
+from hearth.store.tokens import TokenInfo, TokenStore
 
 #: Seconds a start-up (or background) attempt waits for git's index lock.
 RECOVERY_TRY_SECONDS = 0.5
@@ -152,6 +152,10 @@ class ServedHearth(Hearth):
         #: What the pre-commit hook sends to ``/v1/hooks/pre-commit``; new each run,
         #: published in server.json (readable only by the home's owner).
         self.hook_key = secrets.token_urlsafe(32)
+        #: The home's local socket when the server listens there (``hearth serve``
+        #: sets it), and how the server was started: ``serve`` or ``on-demand``.
+        self.local_socket: str | None = None
+        self.started_as = "serve"
 
     @property
     def recovery_error(self) -> str | None:
@@ -248,8 +252,27 @@ class ServedHearth(Hearth):
             self.reconciler.close()
 
     def publish_address(self, url: str) -> None:
-        """Tell hooks and the CLI where this home's server listens."""
-        server_file.publish(self.ops.store.state_dir, url, self.started, self.hook_key)
+        """Tell hooks and the CLI where this home's server listens (and, when it
+        listens on the home's socket, that too, and how it was started)."""
+        server_file.publish(
+            self.ops.store.state_dir,
+            url,
+            self.started,
+            self.hook_key,
+            uds=self.local_socket,
+            mode=self.started_as,
+        )
+
+    def caller(self, token: str) -> TokenInfo | None:
+        """Who ``token`` is: an API token's holder, or a thin client's session
+        (a local token made with this run's hook key); None for neither."""
+        if token.startswith(server_file.LOCAL_TOKEN_PREFIX):
+            local = server_file.parse_local_token(token, self.hook_key)
+            if local is None:
+                return None
+            scope, actor = local
+            return TokenInfo(actor, scope, "", local=True)  # type: ignore[arg-type]
+        return self.tokens.check(token)
 
     def forget_address(self) -> None:
         server_file.forget(self.ops.store.state_dir)

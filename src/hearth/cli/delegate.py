@@ -57,6 +57,10 @@ def find(root: Path) -> Server | None:
         return None
     import socket  # noqa: PLC0415  (start-up: only when a server runs)
 
+    uds = data.get("uds")
+    if isinstance(uds, str) and uds:
+        # The home's own socket: no port, and nothing beyond this machine.
+        return Server(url, key, socket.AF_UNIX, uds, "localhost")
     if url.startswith("unix:"):
         return Server(url, key, socket.AF_UNIX, url.removeprefix("unix:"), "localhost")
     if not url.startswith("http://"):
@@ -74,22 +78,49 @@ def find(root: Path) -> Server | None:
 
 def get(server: Server, path: str, timeout: float = TIMEOUT) -> dict[str, Any] | None:
     """``GET path`` of the server, its JSON object on a 200; None otherwise."""
-    request = (
-        f"GET {path} HTTP/1.1\r\nHost: {server.host_header}\r\n"
-        f"Authorization: Bearer {server.key}\r\nAccept: application/json\r\n"
-        "Connection: close\r\n\r\n"
-    ).encode()
-    import socket  # noqa: PLC0415  (start-up: only when a server runs)
-
     try:
-        with socket.socket(server.family, socket.SOCK_STREAM) as sock:
-            sock.settimeout(timeout)
-            sock.connect(server.address)
-            sock.sendall(request)
-            answer = _read_all(sock)
+        answer = exchange(
+            server, "GET", path, {"Authorization": f"Bearer {server.key}"}, b"", timeout
+        )
     except OSError:
         return None
-    return _json_body(answer)
+    status, _headers, body = answer
+    if status != 200:
+        return None
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def exchange(
+    server: Server,
+    method: str,
+    path: str,
+    headers: dict[str, str],
+    body: bytes,
+    timeout: float = TIMEOUT,
+) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP/1.1 request to the server: (status, headers with lower-case names,
+    body). Raises OSError when the server cannot be reached or the answer is cut
+    short or not HTTP."""
+    import socket  # noqa: PLC0415  (start-up: only when a server runs)
+
+    lines = [f"{method} {path} HTTP/1.1", f"Host: {server.host_header}", "Connection: close"]
+    lines += [f"{name}: {value}" for name, value in headers.items()]
+    if body or method != "GET":
+        lines.append(f"Content-Length: {len(body)}")
+    request = ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+    with socket.socket(server.family, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        sock.connect(server.address)
+        sock.sendall(request)
+        answer = _read_all(sock)
+    parsed = _parse_answer(answer)
+    if parsed is None:
+        raise OSError("the server's answer was cut short or not HTTP")
+    return parsed
 
 
 def ask(root: Path, path: str, keys: tuple[str, ...]) -> tuple[dict[str, Any] | None, str]:
@@ -134,12 +165,17 @@ def _read_all(sock: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
-def _json_body(answer: bytes) -> dict[str, Any] | None:
+def _parse_answer(answer: bytes) -> tuple[int, dict[str, str], bytes] | None:
     head, sep, body = answer.partition(b"\r\n\r\n")
     if not sep:
         return None
     lines = head.decode("latin-1").split("\r\n")
-    if not lines[0].startswith("HTTP/1.1 200 "):
+    status_line = lines[0].split(" ", 2)
+    if (
+        len(status_line) < 2
+        or not status_line[0].startswith("HTTP/1.")
+        or not status_line[1].isdigit()
+    ):
         return None
     headers = {}
     for line in lines[1:]:
@@ -154,13 +190,7 @@ def _json_body(answer: bytes) -> dict[str, Any] | None:
             return None
         if len(body) != length:
             return None  # cut short
-    else:
-        return None
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
+    return int(status_line[1]), headers, body
 
 
 def _unchunk(body: bytes) -> bytes:

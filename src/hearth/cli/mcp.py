@@ -1,9 +1,13 @@
 """``hearth mcp``: the home as MCP tools over stdio, for a runtime that starts hearth itself.
 
-It runs the served home (the reconcile worker and the file watcher, as
-``hearth serve`` does, without HTTP or the scheduler) so search stays fresh
-while a person edits files beside the agent. The MCP SDK points file
-descriptor 1 at stderr while it serves, so nothing but MCP reaches stdout.
+It relays the session to the home's one server (``cli/relay.py``), starting
+that server in the background when none runs: every session of every runtime
+shares one index, one watcher and one model. With starting turned off
+(``HEARTH_SERVER=off``, or ``[server] on_demand = false`` while no server runs)
+it serves the home in-process as before: the reconcile worker and the file
+watcher, as ``hearth serve`` does, without HTTP or the scheduler. The MCP SDK
+points file descriptor 1 at stderr while it serves, so nothing but MCP
+reaches stdout.
 """
 
 from __future__ import annotations
@@ -25,16 +29,30 @@ from hearth.cli.support import _State, cli
 @click.pass_context
 def mcp_command(ctx: click.Context, scope: str) -> None:
     """Serve the home as MCP tools over stdin/stdout until the client closes it."""
+    import os  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    from hearth.cli import relay  # noqa: PLC0415
+
+    state: _State = ctx.obj
+    given = ctx.find_root().params.get("actor")
+    actor = given or os.environ.get("HEARTH_ACTOR") or "mcp"  # wiring.default_actor's rule
+    root = state.root
+    if os.environ.get(relay.SERVER_ENV, "").strip().lower() != "off" and (root / ".git").exists():
+        try:
+            served = relay.find_or_start(root, relay.on_demand(root))
+        except RuntimeError as exc:
+            raise click.ClickException(str(exc)) from exc
+        if served is not None:
+            sys.exit(relay.relay(root, scope, actor, served, sys.stdin.buffer, sys.stdout.buffer))
+
     from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
 
     # Imported here: the MCP SDK would add to every other command's start-up.
     from hearth.mcp.server import build_server, fixed_caller  # noqa: PLC0415
 
-    state: _State = ctx.obj
-    given = ctx.find_root().params.get("actor")
-    actor = given or wiring.default_actor(fallback="mcp")
     heap.for_long_runs()
-    service = wiring.open_service(state.root)
+    service = wiring.open_service(root)
     server = build_server(service, fixed_caller(actor, scope))  # type: ignore[arg-type]
     service.start()
     try:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -84,11 +86,29 @@ def watch(state: _State) -> None:
     metavar="[NAME]",
     help="Serve beyond loopback, answering for NAME (repeat; bare: any name).",
 )
+@click.option(
+    "--on-demand",
+    "on_demand",
+    is_flag=True,
+    hidden=True,
+    help="Started by a client: the home's socket only, and stop when idle.",
+)
 @click.pass_obj
 def serve(
-    state: _State, host: str, port: int, uds: str | None, allow_remote: tuple[str, ...]
+    state: _State,
+    host: str,
+    port: int,
+    uds: str | None,
+    allow_remote: tuple[str, ...],
+    on_demand: bool,
 ) -> None:
-    """Serve the home over HTTP, with the watcher and the scheduler, until SIGTERM."""
+    """Serve the home over HTTP, with the watcher and the scheduler, until SIGTERM.
+
+    One server per home: refused while another 'hearth serve' serves it; a
+    server a client started on demand hands over. It also listens on the
+    home's own socket (.git/hearth/server.sock), where 'hearth mcp', the CLI
+    and agent-hook reach it.
+    """
     # Imported here: FastAPI and uvicorn would add ~0.2 s to every other command.
     import contextlib  # noqa: PLC0415
     import shlex  # noqa: PLC0415
@@ -98,22 +118,42 @@ def serve(
 
     from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
     from hearth.api.app import create_app  # noqa: PLC0415
+    from hearth.cli import serving  # noqa: PLC0415
+    from hearth.store import server_file  # noqa: PLC0415
 
     if uds is None and not allow_remote and not _is_loopback(host):
         raise click.UsageError(
             f"{host} is not a loopback address; pass --allow-remote to serve beyond this "
             "machine (and put TLS in front of it)"
         )
+    root = state.root
+    if not (root / ".git").is_dir():
+        wiring.open_service(root)  # refuses what is not a home, with its message
+    state_dir = serving.state_dir_of(root)
+    lock = serving.claim(state_dir, on_demand)
+    if lock is None:
+        return  # started on demand, but another server already serves the home
+    home_socket = server_file.socket_path(state_dir)
+    sockets = [serving.bind_unix(home_socket)]
+    if uds:
+        sockets.append(serving.bind_unix(Path(uds)))
+    elif not on_demand:
+        sockets.append(serving.bind_tcp(host, port))
     heap.for_long_runs()
-    service = wiring.open_service(state.root)
-    url = f"unix:{uds}" if uds else f"http://{host}:{port}"
+    service = wiring.open_service(root)
+    service.local_socket = str(home_socket)
+    service.started_as = "on-demand" if on_demand else "serve"
+    if on_demand:
+        url = f"unix:{home_socket}"
+    else:
+        bound = sockets[-1].getsockname()
+        url = f"unix:{uds}" if uds else f"http://{host}:{bound[1]}"
     names = [*allow_remote, *([] if _is_loopback(host) else [host])]
-    app = create_app(service, url=url, allowed_hosts=names, unix=uds is not None)
+    activity = serving.Activity(
+        create_app(service, url=url, allowed_hosts=names, unix=uds is not None or on_demand)
+    )
     config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        uds=uds,
+        activity,
         log_level="warning",
         lifespan="on",
         # No route takes a WebSocket: uvicorn's "auto" would import its
@@ -147,7 +187,16 @@ def serve(
                 for sig, handler in previous.items():
                     signal.signal(sig, handler)
 
-    Server(config).run()
+    server = Server(config)
+    idle = serving.idle_seconds(service.ops.settings.server.idle_minutes) if on_demand else None
+    serving.watch_idle(server, activity, root, idle)
+    try:
+        server.run(sockets=sockets)
+    finally:
+        service.forget_address()
+        with contextlib.suppress(OSError):
+            home_socket.unlink()
+        os.close(lock)
 
 
 def _is_loopback(host: str) -> bool:

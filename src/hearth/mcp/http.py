@@ -25,6 +25,9 @@ from hearth.domain.policy import SCOPES
 from hearth.mcp.calls import Caller
 from hearth.mcp.server import build_server
 
+#: The marker scope of a thin client's session (``TokenInfo.local``).
+_LOCAL = "hearth-local"
+
 
 class HearthTokens:
     """The SDK's ``TokenVerifier`` over hearth's token store."""
@@ -33,10 +36,11 @@ class HearthTokens:
         self.service = service
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        info = self.service.tokens.check(token)
+        info = self.service.caller(token)
         if info is None:
             return None
-        return AccessToken(token=token, client_id=info.name, scopes=[info.scope])
+        scopes: list[str] = [info.scope, _LOCAL] if info.local else [info.scope]
+        return AccessToken(token=token, client_id=info.name, scopes=scopes)
 
 
 def _who() -> Caller | None:
@@ -44,7 +48,11 @@ def _who() -> Caller | None:
     if token is None:
         return None
     scope = next((s for s in SCOPES if s in token.scopes), None)
-    return None if scope is None else Caller(f"mcp:{token.client_id}", scope)
+    if scope is None:
+        return None
+    # A stdio session relayed by 'hearth mcp' keeps its own actor, as in-process.
+    who = token.client_id if _LOCAL in token.scopes else f"mcp:{token.client_id}"
+    return Caller(who, scope)
 
 
 def build(service: ServedHearth, url: str | None) -> tuple[MCPServer, ASGIApp]:

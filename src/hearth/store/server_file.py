@@ -1,25 +1,73 @@
-"""``.git/hearth/server.json``: where a running server listens, written by the
-server and read by the git hooks (in shell and Python) and the CLI.
+"""``.git/hearth/server.json``: which process serves the home and where, written by
+the server and read by the git hooks (in shell and Python), the CLI and the
+thin clients (``hearth mcp``'s relay, ``agent-hook``).
 
 One line of JSON (``json.dumps``'s default spacing: the hook shims read it in
 shell), mode 0600 because it holds the server's hook key, replaced atomically.
+
+One server per home: the serving process holds an flock on
+``.git/hearth/server.lock`` for as long as it runs (the kernel lets go of it
+when the process dies, ``kill -9`` included), and only the lock's holder
+writes server.json or removes it. It also listens on a unix socket of the
+home's own (``server.sock`` beside it; a short path under the system's
+temporary folder when that one would be too long for a socket), mode 0600:
+the thin clients reach the server there with no port or token set-up.
+
+A thin client proves it may act for the home with a *local token*,
+``hearth-local.<scope>.<actor>.<hook key>``: the hook key is the secret (new
+on every start, readable only by the home's owner), and the scope and actor
+of the session (a stdio MCP session's ``--scope``, its actor) travel with it
+to every request, so commits name the right actor.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import fcntl
+import hashlib
 import json
 import os
+import secrets
+import tempfile
 from pathlib import Path
 
 from hearth.store.state import SERVER
 
+#: The flock the serving process holds while it serves.
+SERVER_LOCK = "server.lock"
+#: The home's local socket, beside server.json.
+SOCKET = "server.sock"
+#: Where the server started on demand writes what it prints.
+SERVER_LOG = "server.log"
+#: Longest socket path bound in place (the kernel's limit is 108 bytes).
+_MAX_SOCKET_PATH = 100
+LOCAL_TOKEN_PREFIX = "hearth-local"
+_SCOPES = ("read", "write", "admin")
 
-def publish(state_dir: Path, url: str, started: str | None, hook_key: str) -> None:
-    """Say that this process serves the home at ``url``."""
+
+def publish(
+    state_dir: Path,
+    url: str,
+    started: str | None,
+    hook_key: str,
+    *,
+    uds: str | None = None,
+    mode: str = "serve",
+) -> None:
+    """Say that this process serves the home at ``url`` (and on the socket ``uds``);
+    ``mode``: ``serve`` (in the foreground, never idles out) or ``on-demand``."""
     path = state_dir / SERVER
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{SERVER}.tmp")
-    data = {"url": url, "pid": os.getpid(), "started": started, "hook_key": hook_key}
+    data = {
+        "url": url,
+        "pid": os.getpid(),
+        "started": started,
+        "hook_key": hook_key,
+        "uds": uds,
+        "mode": mode,
+    }
     temp.unlink(missing_ok=True)
     with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as out:
         out.write(json.dumps(data))
@@ -35,3 +83,58 @@ def forget(state_dir: Path) -> None:
         return
     if isinstance(data, dict) and data.get("pid") == os.getpid():
         path.unlink(missing_ok=True)
+
+
+def read(state_dir: Path) -> dict[str, object] | None:
+    """The live server's record: None when there is none or its process is gone."""
+    try:
+        data = json.loads((state_dir / SERVER).read_text())
+        pid = int(data["pid"])
+        os.kill(pid, 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def hold_lock(state_dir: Path) -> int | None:
+    """Take the server lock without waiting; its descriptor (kept open for as long
+    as this process serves), or None when another process holds it."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(state_dir / SERVER_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def socket_path(state_dir: Path) -> Path:
+    """Where this home's server listens for its thin clients."""
+    inside = state_dir / SOCKET
+    if len(os.fsencode(inside)) <= _MAX_SOCKET_PATH:
+        return inside
+    digest = hashlib.sha256(os.fsencode(state_dir.resolve())).hexdigest()[:20]
+    folder = Path(tempfile.gettempdir()) / f"hearth-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder / f"{digest}.sock"
+
+
+def local_token(hook_key: str, scope: str, actor: str) -> str:
+    encoded = base64.urlsafe_b64encode(actor.encode()).decode().rstrip("=")
+    return f"{LOCAL_TOKEN_PREFIX}.{scope}.{encoded}.{hook_key}"
+
+
+def parse_local_token(token: str, hook_key: str) -> tuple[str, str] | None:
+    """(scope, actor) of a local token made with ``hook_key``; None for any other."""
+    parts = token.split(".", 3)
+    if len(parts) != 4 or parts[0] != LOCAL_TOKEN_PREFIX or parts[1] not in _SCOPES:
+        return None
+    if not secrets.compare_digest(parts[3].encode(), hook_key.encode()):
+        return None
+    try:
+        actor = base64.urlsafe_b64decode(parts[2] + "=" * (-len(parts[2]) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    actor = " ".join(actor.split())
+    return (parts[1], actor) if actor else None

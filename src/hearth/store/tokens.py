@@ -35,6 +35,9 @@ class TokenInfo:
     name: str
     scope: Scope
     created: str
+    #: A thin client's local token (``server_file.local_token``): ``name`` is the
+    #: session's actor as it is, not a token's name to prefix.
+    local: bool = False
 
     def as_dict(self) -> dict[str, str]:
         return {"name": self.name, "scope": self.scope, "created": self.created}

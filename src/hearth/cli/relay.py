@@ -1,0 +1,253 @@
+"""``hearth mcp`` as a thin client: MCP over stdio relayed to the home's one server.
+
+A runtime starts ``hearth mcp`` for every session. Instead of serving a whole
+home in each (a watcher, a reconcile worker, an index writer, vectors and a
+model: about 190 MB and a second or more to start, and an index of its own
+that does not see the other sessions' writes), it relays each JSON-RPC message
+it reads on stdin to ``/mcp`` on the home's server, over the home's unix
+socket, and writes each answer to stdout. It loads neither the MCP SDK nor
+pydantic, the models or the index.
+
+- **The server.** The live one named in ``.git/hearth/server.json``; when none
+  runs, this starts one in the background (``hearth serve --on-demand``,
+  detached, logging to ``.git/hearth/server.log``), which stops when idle.
+  ``HEARTH_SERVER=off`` (or ``[server] on_demand = false`` in hearth.toml)
+  turns the starting off: ``hearth mcp`` then serves in-process as before
+  when no server runs.
+- **Who.** Every request carries a local token (``store/server_file.py``):
+  the server's hook key (readable only by the home's owner) with this
+  session's scope and actor, so commits name the actor as an in-process
+  session would.
+- **A server that goes away** (stopped, idled out, killed) is found or started
+  again on the next message, and the session's ``initialize`` is replayed to
+  it first, so the runtime never sees the change.
+- **End of input.** Messages are answered in order, one at a time: every
+  request read has its answer written before this exits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import IO, Any
+
+from hearth.cli import delegate
+from hearth.store import server_file
+from hearth.store.state import FOLDER
+
+#: Turns starting a server on demand on or off for this process (on|off).
+SERVER_ENV = "HEARTH_SERVER"
+#: Seconds a started server has to come up (its start-up pass included).
+START_SECONDS = 60.0
+#: Seconds one relayed request may take (a sync or a reindex behind a tool).
+REQUEST_SECONDS = 600.0
+PATH = "/mcp/"
+
+
+def on_demand(root: Path) -> bool:
+    """Whether a client may start this home's server: ``HEARTH_SERVER``, else
+    hearth.toml's ``[server] on_demand`` (default on)."""
+    given = os.environ.get(SERVER_ENV, "").strip().lower()
+    if given in ("on", "off"):
+        return given == "on"
+    try:
+        settings = tomllib.loads((root / "hearth.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True
+    server = settings.get("server", {})
+    value = server.get("on_demand", True) if isinstance(server, dict) else True
+    return value is not False
+
+
+def find_or_start(root: Path, start: bool) -> delegate.Server | None:
+    """The home's live server; when none runs and ``start``, one started now."""
+    found = delegate.find(root)
+    if found is not None or not start:
+        return found
+    state_dir = root / ".git" / FOLDER
+    state_dir.mkdir(parents=True, exist_ok=True)
+    with (state_dir / server_file.SERVER_LOG).open("ab") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "hearth", "--home", str(root), "serve", "--on-demand"],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            close_fds=True,
+        )
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        found = delegate.find(root)
+        if found is not None:
+            return found
+        if process.poll() not in (None, 0):
+            break  # it failed; its reason is in server.log
+        time.sleep(0.02)
+    tail = _tail(state_dir / server_file.SERVER_LOG)
+    raise RuntimeError(f"the home's server did not start ({tail or 'no reason logged'})")
+
+
+def _tail(path: Path) -> str:
+    try:
+        lines = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return lines[-1] if lines else ""
+
+
+class Link:
+    """One MCP session with the home's server, re-made when the server changes."""
+
+    def __init__(self, root: Path, scope: str, actor: str, server: delegate.Server) -> None:
+        self.root = root
+        self.scope = scope
+        self.actor = actor
+        self.server = server
+        self.session: str | None = None
+        self.protocol: str | None = None
+        self.initialize: bytes | None = None
+
+    def _headers(self) -> dict[str, str]:
+        headers = {
+            "Authorization": "Bearer "
+            + server_file.local_token(self.server.key, self.scope, self.actor),
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+        }
+        if self.session:
+            headers["Mcp-Session-Id"] = self.session
+        if self.protocol:
+            headers["Mcp-Protocol-Version"] = self.protocol
+        return headers
+
+    def _post(self, body: bytes) -> tuple[int, dict[str, str], bytes]:
+        return delegate.exchange(self.server, "POST", PATH, self._headers(), body, REQUEST_SECONDS)
+
+    def _reconnect(self) -> None:
+        """Find (or start) the server again and replay this session's initialize."""
+        found = find_or_start(self.root, on_demand(self.root))
+        if found is None:
+            raise RuntimeError("the home's server stopped, and starting one is turned off")
+        self.server, self.session = found, None
+        if self.initialize is not None:
+            status, headers, body = self._post(self.initialize)
+            if status == 200:
+                self._opened(headers, _answers(headers, body))
+                initialized = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+                self._post(initialized)
+
+    def _opened(self, headers: dict[str, str], answers: list[bytes]) -> None:
+        self.session = headers.get("mcp-session-id") or self.session
+        for answer in answers:
+            try:
+                version = json.loads(answer).get("result", {}).get("protocolVersion")
+            except (ValueError, AttributeError):
+                continue
+            if isinstance(version, str):
+                self.protocol = version
+
+    def send(self, line: bytes, message: Any) -> list[bytes]:
+        """Relay one message; the answers to write (none for a notification)."""
+        method = message.get("method") if isinstance(message, dict) else None
+        if method == "initialize":
+            self.initialize, self.session, self.protocol = line, None, None
+        answer: tuple[int, dict[str, str], bytes] | None = None
+        for attempt in range(3):
+            try:
+                if attempt:
+                    self._reconnect()
+                answer = self._post(line)
+            except OSError:
+                continue
+            status = answer[0]
+            if status == 401 or (status == 404 and self.session):
+                continue  # a new server (new key), or one that forgot the session
+            break
+        if answer is None:
+            return _error(message, "the home's server cannot be reached")
+        status, headers, body = answer
+        if status == 202:
+            return []
+        answers = _answers(headers, body)
+        if status == 200:
+            if method == "initialize":
+                self._opened(headers, answers)
+            return answers
+        # A refusal before any session (the SDK's 400 "Missing session ID" to a
+        # probe such as server/discover) answers with id null: the client waits
+        # for its own id, so the refusal is passed on under it.
+        return _error(message, _said(status, body))
+
+    def close(self) -> None:
+        if self.session is None:
+            return
+        with contextlib.suppress(OSError):
+            delegate.exchange(self.server, "DELETE", PATH, self._headers(), b"", 5.0)
+
+
+def _answers(headers: dict[str, str], body: bytes) -> list[bytes]:
+    """The JSON-RPC messages of an answer: a JSON body, or an event stream's data."""
+    if headers.get("content-type", "").startswith("text/event-stream"):
+        found = []
+        for event in body.replace(b"\r\n", b"\n").split(b"\n\n"):
+            data = [ln[5:].strip() for ln in event.split(b"\n") if ln.startswith(b"data:")]
+            if data:
+                found.append(b"\n".join(data))
+        return found
+    body = body.strip()
+    return [body] if body else []
+
+
+def _said(status: int, body: bytes) -> str:
+    try:
+        data = json.loads(body)
+        error = data.get("error") if isinstance(data, dict) else None
+        message = error if isinstance(error, str) else error.get("message") if error else None
+    except (ValueError, AttributeError):
+        message = None
+    return f"the home's server answered {status}: {message or body[:200].decode(errors='replace')}"
+
+
+def _error(message: Any, text: str) -> list[bytes]:
+    """A JSON-RPC error answer for ``message`` (nothing for a notification)."""
+    if not isinstance(message, dict) or "id" not in message:
+        return []
+    error = {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32603, "message": text}}
+    return [json.dumps(error).encode()]
+
+
+def relay(
+    root: Path, scope: str, actor: str, server: delegate.Server, stdin: IO[bytes], stdout: IO[bytes]
+) -> int:
+    """Relay stdin's messages until it closes; every request read is answered."""
+    link = Link(root, scope, actor, server)
+    for raw in stdin:
+        line = raw.strip()
+        if not line:
+            continue
+        try:
+            message = json.loads(line)
+        except ValueError:
+            parse_error = {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32700, "message": "Parse error: not JSON"},
+            }
+            stdout.write(json.dumps(parse_error).encode() + b"\n")
+            stdout.flush()
+            continue
+        try:
+            answers = link.send(line, message)
+        except RuntimeError as exc:
+            answers = _error(message, str(exc))
+        for answer in answers:
+            stdout.write(answer.replace(b"\n", b" ") + b"\n")
+        stdout.flush()
+    link.close()
+    return 0
