@@ -380,7 +380,9 @@ def test_a_merge_over_the_bound_keeps_every_entry_and_says_which_could_move(
     laptop, desktop = pair
     for machine in pair:
         (machine.root / "hearth.toml").write_text(
-            (machine.root / "hearth.toml").read_text().replace("memory_md = 20000", "memory_md = 900")
+            (machine.root / "hearth.toml")
+            .read_text()
+            .replace("memory_md = 20000", "memory_md = 900")
         )
     git(laptop.root, "commit", "-qam", "settings: a small bound")
     laptop.sync()
@@ -411,7 +413,9 @@ def test_a_home_from_before_the_entry_driver_is_told_and_moved_over(
     wiring.initialize(root, clock)
     attributes = root / ".gitattributes"
     attributes.write_text(
-        "".join(line + "\n" for line in attributes.read_text().splitlines() if "entries" not in line)
+        "".join(
+            line + "\n" for line in attributes.read_text().splitlines() if "entries" not in line
+        )
     )
     git(root, "commit", "-qam", "as an older hearth wrote it")
     app = wiring.open_app(root, clock)

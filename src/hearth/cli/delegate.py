@@ -13,12 +13,11 @@ itself. Plain sockets: ``http.client`` would bring ``ssl`` into every start-up.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hearth.store import state
+from hearth.store import server_file, state
 
 if TYPE_CHECKING:
     import socket
@@ -50,8 +49,9 @@ def find(root: Path) -> Server | None:
         data = json.loads((root / ".git" / state.FOLDER / state.SERVER).read_text())
         pid = int(data["pid"])
         url, key = str(data["url"]), str(data["hook_key"])
-        os.kill(pid, 0)
     except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not server_file.alive(pid):
         return None
     if not key:
         return None

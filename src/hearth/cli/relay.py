@@ -72,25 +72,35 @@ def find_or_start(root: Path, start: bool) -> delegate.Server | None:
         return found
     state_dir = root / ".git" / FOLDER
     state_dir.mkdir(parents=True, exist_ok=True)
-    with (state_dir / server_file.SERVER_LOG).open("ab") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "hearth", "--home", str(root), "serve", "--on-demand"],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,
-            close_fds=True,
-        )
+    _spawn_detached(
+        [sys.executable, "-m", "hearth", "--home", str(root), "serve", "--on-demand"],
+        state_dir / server_file.SERVER_LOG,
+    )
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         found = delegate.find(root)
         if found is not None:
             return found
-        if process.poll() not in (None, 0):
-            break  # it failed; its reason is in server.log
         time.sleep(0.02)
     tail = _tail(state_dir / server_file.SERVER_LOG)
     raise RuntimeError(f"the home's server did not start ({tail or 'no reason logged'})")
+
+
+def _spawn_detached(argv: list[str], log_path: Path) -> None:
+    """Start ``argv`` in a session of its own whose parent is not this process
+    (a fork that exits at once): the server outlives the client, and a server
+    killed later is reaped by init, not left a zombie that looks alive."""
+    with log_path.open("ab") as log:
+        child = os.fork()
+        if child == 0:  # pragma: no cover  (the intermediate process)
+            try:
+                os.setsid()
+                subprocess.Popen(
+                    argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True
+                )
+            finally:
+                os._exit(0)
+        os.waitpid(child, 0)
 
 
 def _tail(path: Path) -> str:

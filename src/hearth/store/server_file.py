@@ -85,15 +85,28 @@ def forget(state_dir: Path) -> None:
         path.unlink(missing_ok=True)
 
 
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs: not gone, and not a zombie (a killed server
+    whose parent has not reaped it, as when no init reaps orphans in a container)."""
+    try:
+        os.kill(pid, 0)
+    except OSError:
+        return False
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return True  # no /proc: kill's answer is all there is
+    return stat.rpartition(b")")[2].split()[:1] != [b"Z"]
+
+
 def read(state_dir: Path) -> dict[str, object] | None:
     """The live server's record: None when there is none or its process is gone."""
     try:
         data = json.loads((state_dir / SERVER).read_text())
         pid = int(data["pid"])
-        os.kill(pid, 0)
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return data if isinstance(data, dict) else None
+    return data if isinstance(data, dict) and alive(pid) else None
 
 
 def hold_lock(state_dir: Path) -> int | None:
