@@ -26,6 +26,7 @@ STATUS_KEYS = {
     "sync",
     "conflicts",
     "reflection",
+    "server",
 }
 #: What a command that needs no server, no index writer and no model must not load.
 HEAVY = ("pygit2", "tantivy", "numpy", "yaml", "fastapi", "pydantic", "uvicorn", "watchfiles")

@@ -179,6 +179,15 @@ def test_a_second_serve_is_refused_and_the_first_keeps_serving(home: Path) -> No
         )
         assert again.returncode == 1 and "serving" not in again.stdout
         assert _record(home) == record
+        shown = subprocess.run(
+            [str(BIN / "hearth"), "--home", str(home), "status", "--json"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        served = json.loads(shown.stdout)["server"]
+        assert (served["pid"], served["mode"]) == (server.proc.pid, "serve")
+        assert "hook_key" not in served
     finally:
         assert server.stop() == 0
 

@@ -6,13 +6,20 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 
 from tests.api.conftest import make_home
 from tests.conftest import git
 from tests.mcp.conftest import call, refused, stdio_client
 
 
-def test_a_stdio_session_writes_reads_and_survives_errors(tmp_path: Path) -> None:
+@pytest.mark.parametrize("server", ["off", "on"], ids=["in-process", "relayed"])
+def test_a_stdio_session_writes_reads_and_survives_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: str
+) -> None:
+    """The same session in-process and relayed to a server started on demand."""
+    monkeypatch.setenv("HEARTH_SERVER", server)
+    monkeypatch.setenv("HEARTH_IDLE_SECONDS", "5")
     root = make_home(tmp_path / "home")
     lines = [f"- line {n}" for n in range(1, 31)]
     (root / "memory/topics").mkdir(parents=True, exist_ok=True)

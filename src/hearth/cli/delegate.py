@@ -13,6 +13,9 @@ itself. Plain sockets: ``http.client`` would bring ``ssl`` into every start-up.
 from __future__ import annotations
 
 import json
+import os
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +27,8 @@ if TYPE_CHECKING:
 
 #: Seconds to connect and to wait for the answer before doing the work here.
 TIMEOUT = 5.0
+#: Seconds a read waits for the server's index to catch up with the files.
+FRESH_SECONDS = 3.0
 #: The largest answer read (a status of a big home is tens of kilobytes).
 MAX_ANSWER = 16 * 1024 * 1024
 _LOOPBACK = {"127.0.0.1": "127.0.0.1", "localhost": "127.0.0.1", "::1": "::1"}
@@ -123,6 +128,78 @@ def exchange(
     return parsed
 
 
+#: Turns starting a server on demand on or off for this process (on|off).
+SERVER_ENV = "HEARTH_SERVER"
+#: Seconds a started server has to come up (its start-up pass included).
+START_SECONDS = 60.0
+
+
+def on_demand(root: Path) -> bool:
+    """Whether a client may start this home's server: ``HEARTH_SERVER``, else
+    hearth.toml's ``[server] on_demand`` (default on)."""
+    given = os.environ.get(SERVER_ENV, "").strip().lower()
+    if given in ("on", "off"):
+        return given == "on"
+    import tomllib  # noqa: PLC0415  (start-up: only when no server answers)
+
+    try:
+        settings = tomllib.loads((root / "hearth.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True
+    server = settings.get("server", {})
+    value = server.get("on_demand", True) if isinstance(server, dict) else True
+    return value is not False
+
+
+def find_or_start(root: Path, start: bool) -> Server | None:
+    """The home's live server; when none runs and ``start``, one started now."""
+    found = find(root)
+    if found is not None or not start:
+        return found
+    state_dir = root / ".git" / state.FOLDER
+    state_dir.mkdir(parents=True, exist_ok=True)
+    _spawn_detached(
+        [sys.executable, "-m", "hearth", "--home", str(root), "serve", "--on-demand"],
+        state_dir / server_file.SERVER_LOG,
+    )
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        found = find(root)
+        if found is not None:
+            return found
+        time.sleep(0.02)
+    tail = _tail(state_dir / server_file.SERVER_LOG)
+    raise RuntimeError(f"the home's server did not start ({tail or 'no reason logged'})")
+
+
+def _spawn_detached(argv: list[str], log_path: Path) -> None:
+    """Start ``argv`` in a session of its own whose parent is not this process
+    (a fork that exits at once): the server outlives the client, and a server
+    killed later is reaped by init, not left a zombie that looks alive."""
+    # subprocess costs a light command (status) as much as git's own run.
+    import subprocess  # noqa: PLC0415
+
+    with log_path.open("ab") as log:
+        child = os.fork()
+        if child == 0:  # pragma: no cover  (the intermediate process)
+            try:
+                os.setsid()
+                subprocess.Popen(
+                    argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True
+                )
+            finally:
+                os._exit(0)
+        os.waitpid(child, 0)
+
+
+def _tail(path: Path) -> str:
+    try:
+        lines = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return lines[-1] if lines else ""
+
+
 def ask(root: Path, path: str, keys: tuple[str, ...]) -> tuple[dict[str, Any] | None, str]:
     """The running server's answer to ``GET path`` for a read whose local form runs
     a reconcile pass first (its ``keys``, in that order), and how it was reached.
@@ -131,14 +208,24 @@ def ask(root: Path, path: str, keys: tuple[str, ...]) -> tuple[dict[str, Any] | 
     leave them); otherwise, or when it refuses (503 while it starts, a 4xx the
     command will explain itself), does not answer, or answers without one of
     ``keys``, None, with a note for ``--verbose``."""
-    server = find(root)
+    try:
+        server = find_or_start(root, on_demand(root))
+    except RuntimeError:
+        server = None
     if server is None:
         return None, ""
     missed = f" (the server at {server.url} had no current answer)"
-    status = get(server, "/v1/status")
-    snapshot = (status or {}).get("snapshot")
-    if not isinstance(snapshot, dict) or not snapshot.get("current"):
-        return None, missed
+    # Right after an edit the server's watcher and worker catch up in a moment:
+    # waiting for that beats a pass of this command's own.
+    deadline = time.monotonic() + FRESH_SECONDS
+    while True:
+        status = get(server, "/v1/status")
+        snapshot = (status or {}).get("snapshot")
+        if isinstance(snapshot, dict) and snapshot.get("current"):
+            break
+        if status is None or time.monotonic() > deadline:
+            return None, missed
+        time.sleep(0.01)
     data = get(server, path)
     if data is None or not all(key in data for key in keys):
         return None, missed

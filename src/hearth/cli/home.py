@@ -4,6 +4,7 @@ rollup and check."""
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -92,6 +93,7 @@ def status(state: _State, as_json: bool, verbose: bool) -> None:
     ACTIVE.md show it would change nothing.
     """
     data, how = _status(state)
+    data["server"] = _server_record(state.root)
     if verbose:
         click.echo(f"hearth: status {how}", err=True)
 
@@ -104,6 +106,14 @@ def status(state: _State, as_json: bool, verbose: bool) -> None:
             f"dirty: {'yes' if data['dirty'] else 'no'}",
         ]
         lines += [f"  {c['state']}: {c['path']}" for c in data["changes"]]
+        server = data["server"]
+        lines.append(
+            f"server: pid {server['pid']} at {server['url']}, started "
+            f"{'on demand' if server['mode'] == 'on-demand' else 'by hearth serve'} "
+            f"at {server['started']}"
+            if server
+            else "server: none running (the next client starts one)"
+        )
         lines += [
             f"pending proposals: {data['pending_proposals']}",
             f"open loops: {data['open_loops']}",
@@ -163,6 +173,16 @@ STATUS_KEYS = (
     "conflicts",
     "reflection",
 )
+
+
+def _server_record(root: Path) -> dict[str, Any] | None:
+    """Which process serves the home, how it was started and since when."""
+    from hearth.store import server_file  # noqa: PLC0415
+
+    record = server_file.read(root / ".git" / "hearth")
+    if record is None:
+        return None
+    return {key: record.get(key) for key in ("pid", "url", "mode", "started", "uds")}
 
 
 def _status(state: _State) -> tuple[dict[str, Any], str]:

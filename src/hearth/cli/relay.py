@@ -29,86 +29,18 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import subprocess
-import sys
-import time
-import tomllib
 from pathlib import Path
 from typing import IO, Any
 
 from hearth.cli import delegate
 from hearth.store import server_file
-from hearth.store.state import FOLDER
 
-#: Turns starting a server on demand on or off for this process (on|off).
-SERVER_ENV = "HEARTH_SERVER"
-#: Seconds a started server has to come up (its start-up pass included).
-START_SECONDS = 60.0
 #: Seconds one relayed request may take (a sync or a reindex behind a tool).
 REQUEST_SECONDS = 600.0
 PATH = "/mcp/"
-
-
-def on_demand(root: Path) -> bool:
-    """Whether a client may start this home's server: ``HEARTH_SERVER``, else
-    hearth.toml's ``[server] on_demand`` (default on)."""
-    given = os.environ.get(SERVER_ENV, "").strip().lower()
-    if given in ("on", "off"):
-        return given == "on"
-    try:
-        settings = tomllib.loads((root / "hearth.toml").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return True
-    server = settings.get("server", {})
-    value = server.get("on_demand", True) if isinstance(server, dict) else True
-    return value is not False
-
-
-def find_or_start(root: Path, start: bool) -> delegate.Server | None:
-    """The home's live server; when none runs and ``start``, one started now."""
-    found = delegate.find(root)
-    if found is not None or not start:
-        return found
-    state_dir = root / ".git" / FOLDER
-    state_dir.mkdir(parents=True, exist_ok=True)
-    _spawn_detached(
-        [sys.executable, "-m", "hearth", "--home", str(root), "serve", "--on-demand"],
-        state_dir / server_file.SERVER_LOG,
-    )
-    deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline:
-        found = delegate.find(root)
-        if found is not None:
-            return found
-        time.sleep(0.02)
-    tail = _tail(state_dir / server_file.SERVER_LOG)
-    raise RuntimeError(f"the home's server did not start ({tail or 'no reason logged'})")
-
-
-def _spawn_detached(argv: list[str], log_path: Path) -> None:
-    """Start ``argv`` in a session of its own whose parent is not this process
-    (a fork that exits at once): the server outlives the client, and a server
-    killed later is reaped by init, not left a zombie that looks alive."""
-    with log_path.open("ab") as log:
-        child = os.fork()
-        if child == 0:  # pragma: no cover  (the intermediate process)
-            try:
-                os.setsid()
-                subprocess.Popen(
-                    argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log, close_fds=True
-                )
-            finally:
-                os._exit(0)
-        os.waitpid(child, 0)
-
-
-def _tail(path: Path) -> str:
-    try:
-        lines = path.read_text(errors="replace").strip().splitlines()
-    except OSError:
-        return ""
-    return lines[-1] if lines else ""
+SERVER_ENV = delegate.SERVER_ENV
+on_demand = delegate.on_demand
+find_or_start = delegate.find_or_start
 
 
 class Link:
