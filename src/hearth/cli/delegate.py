@@ -232,6 +232,49 @@ def ask(root: Path, path: str, keys: tuple[str, ...]) -> tuple[dict[str, Any] | 
     return {key: data[key] for key in keys}, f"answered by the server at {server.url}"
 
 
+def send(
+    root: Path, method: str, path: str, body: dict[str, Any], actor: str
+) -> tuple[int, dict[str, Any]] | None:
+    """A write asked of the home's server (started on demand when none runs), as
+    ``actor`` with the person's scope: (status, JSON body); None when no server
+    could be reached, so the command does the work itself. A server that took
+    the request and then did not answer is an error, never a second try here:
+    the write may have landed."""
+    try:
+        server = find_or_start(root, on_demand(root))
+    except RuntimeError:
+        server = None
+    if server is None:
+        return None
+    headers = {
+        "Authorization": "Bearer " + server_file.local_token(server.key, "admin", actor),
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+    }
+    payload = json.dumps(body).encode()
+    try:
+        status, _headers, raw = exchange(server, method, path, headers, payload, 600.0)
+    except (ConnectionRefusedError, FileNotFoundError):
+        return None  # nothing was sent
+    except OSError as exc:
+        raise OSError(
+            f"the home's server at {server.url} took the request but did not answer ({exc}); "
+            "see 'git log -1' before trying again"
+        ) from exc
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        data = {"error": {"message": raw[:200].decode(errors="replace")}}
+    return status, data if isinstance(data, dict) else {}
+
+
+def refusal(data: dict[str, Any], status: int) -> str:
+    """The message of a server's error body."""
+    error = data.get("error")
+    message = error.get("message") if isinstance(error, dict) else None
+    return str(message or f"the home's server answered {status}")
+
+
 def query(path: str, params: dict[str, str | int | None]) -> str:
     """``path`` with the given parameters (those not None) as its query string."""
     from urllib.parse import urlencode  # noqa: PLC0415  (start-up: only when a server runs)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from hearth.cli.support import _emit, _State, _written, cli, json_option
+from hearth.errors import HearthError
 
 if TYPE_CHECKING:
     from hearth.app.matching import ReviewBoard
@@ -23,6 +24,17 @@ if TYPE_CHECKING:
 @click.pass_obj
 def note(state: _State, text: str, title: str | None, as_json: bool) -> None:
     """Append TEXT to today's daily note."""
+    from hearth.cli import delegate  # noqa: PLC0415  (start-up: only commands that write)
+
+    body = {"text": text, **({"title": title} if title is not None else {})}
+    served = delegate.send(state.root, "POST", "/v1/daily", body, state.actor)
+    if served is not None:
+        status, data = served
+        if status != 200:
+            raise HearthError(delegate.refusal(data, status))
+        short = str(data.get("commit") or "")[:12]
+        _emit(as_json, data, f"appended to {data.get('path')} (commit {short})")
+        return
     result = state.app().note(text, title, state.actor)
     _written(as_json, result, f"appended to {result.path}")
 
