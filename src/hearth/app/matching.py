@@ -56,6 +56,12 @@ class ProposalReview:
     group: str | None = None
     over_bound: OverBound | None = None
 
+    @property
+    def known(self) -> tuple[str, ...]:
+        """Its entries the home already holds (the same or nearly): a merge from
+        the review page leaves them out unless the person asks otherwise."""
+        return tuple(m.entry for m in self.matches if m.known)
+
     def as_dict(self) -> dict[str, object]:
         return {
             "matches": [m.as_dict() for m in self.matches if m.matches],
@@ -165,10 +171,12 @@ class ReviewMatcher:
         for key, _path, proposal in pending:
             target = _target(proposal)
             over = None
+            entry_matches = tuple(by_key.get(key, ()))
             if target is not None:
-                held = [(h.text, h.line) for h in held_in(target)]
-                over = self._over(target, file_texts.get(target), held, proposal.entries)
-            reviews[key] = ProposalReview(key, tuple(by_key.get(key, ())), group_of.get(key), over)
+                known = {m.entry for m in entry_matches if m.known}
+                new = [e for e in proposal.entries if e not in known]
+                over = self._over(target, file_texts.get(target), held_in(target), new, held_files)
+            reviews[key] = ProposalReview(key, entry_matches, group_of.get(key), over)
         proposals = {key: proposal for key, _path, proposal in pending}
         group_over = {}
         for group in found_groups:
@@ -200,18 +208,22 @@ class ReviewMatcher:
                 text = file_texts.get(target) or new_target_text(target)
             after[target], _added = notes.add_entries(text, proposal.entries)
         for target, text in after.items():
-            held = [(h.text, h.line) for h in held_files.get(target, [])]
-            over = over_bound(target, text, bound_of(target, self.bounds), held)
-            if over is not None:
-                return over
+            found = held_files.get(target, [])
+            held = [(h.text, h.line) for h in found]
+            bound = bound_of(target, self.bounds)
+            if bound is None or len(text) <= bound:
+                continue
+            now = len(file_texts.get(target) or "")
+            return over_bound(target, text, bound, held, self._repeated(found, held_files), now)
         return None
 
     def _over(
         self,
         target: str,
         text: str | None,
-        held: list[tuple[str, int]],
+        found: list[Held],
         proposed: Sequence[str],
+        held_files: Mapping[str, list[Held]],
     ) -> OverBound | None:
         bound = bound_of(target, self.bounds)
         if bound is None:
@@ -221,7 +233,22 @@ class ReviewMatcher:
         if len(before) + sum(len(e) + 3 for e in proposed) + 20 <= bound:
             return None
         after, _added = notes.add_entries(before, proposed)
-        return over_bound(target, after, bound, held)
+        if len(after) <= bound:
+            return None
+        held = [(h.text, h.line) for h in found]
+        repeated = self._repeated(found, held_files)
+        return over_bound(target, after, bound, held, repeated, len(text or ""))
+
+    def _repeated(self, found: list[Held], held_files: Mapping[str, list[Held]]) -> set[int]:
+        """Lines of ``found`` (one file's entries) that the home holds elsewhere
+        too, the same or nearly: in another of the files read, or twice in this one."""
+        others = [h for held in held_files.values() for h in held]
+        scored = self._score([("", h.text, _everything) for h in found], others)
+        lines = set()
+        for held, close in zip(found, scored, strict=True):
+            if any(o.path != held.path or o.line != held.line for o, _score in close):
+                lines.add(held.line)
+        return lines
 
     # -- known before proposing (reflection) --------------------------------
 

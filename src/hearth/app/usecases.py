@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
@@ -165,9 +165,9 @@ class Hearth:
         with self.owner:
             return queries.head_oids(self.ops, paths)
 
-    def merge_preview(self, key: str) -> MergePreview:
+    def merge_preview(self, key: str, leave_out: Sequence[str] = ()) -> MergePreview:
         with self.owner:
-            return self.ops.preview_merge(key)
+            return self.ops.preview_merge(key, leave_out)
 
     def diff_home(self, rev_from: str | None, rev_to: str | None) -> Diff:
         """Every file that differs between two revisions (``to`` None: the work tree)."""
@@ -347,6 +347,7 @@ class Hearth:
     reject = _under_lock(Operations.reject)
     merge_many = _under_lock(Operations.merge_many)
     reject_many = _under_lock(Operations.reject_many)
+    keep_one = _under_lock(Operations.keep_one)
     revise_proposal = _under_lock(Operations.revise_proposal)
     add_loop = _under_lock(Operations.add_loop)
     resolve_loop = _under_lock(Operations.resolve_loop)
