@@ -67,10 +67,11 @@ class EntryLikeness:
         50 proposals of 3 entries against 500 held entries: a few milliseconds,
         where scoring pair by pair in Python took about 100.
 
-        ``subject``: the terms of the person's names (USER.md's), left out of the
-        words: USER.md's entries leave the person implicit (``Diet: vegetarian``)
-        where MEMORY.md names them (``Sam is vegetarian``). A ``Label: value``
-        entry is also compared by its value alone, and the better overlap counts."""
+        A pair where one entry is a ``Label: value`` field (USER.md's style,
+        ``Diet: vegetarian``) is also compared by the value alone, without
+        ``subject`` (the terms of the person's names, implicit in such a field
+        and named in the sentence, ``Sam is vegetarian``), and the better
+        overlap counts; other pairs are compared as they are."""
         import numpy as np  # noqa: PLC0415  (numpy only once scores are wanted)
 
         if not rows or not cols:
@@ -94,22 +95,20 @@ class EntryLikeness:
             dice: Vectors = np.divide(2 * shared, sizes, out=np.zeros_like(shared), where=sizes > 0)
             return dice
 
-        def about(text: str, value_only: bool) -> frozenset[str]:
-            if value_only:
-                text = labelled_value(text) or text
-            found = self.terms(text)
+        def about(text: str) -> frozenset[str]:
+            found = self.terms(labelled_value(text) or text)
             return (found - subject) or found
 
-        words: Vectors = overlap([about(t, False) for t in rows], [about(t, False) for t in cols])
+        words: Vectors = overlap([self.terms(t) for t in rows], [self.terms(t) for t in cols])
         labelled = np.zeros((len(rows), len(cols)), dtype=bool)
         if any(labelled_value(t) for t in (*rows, *cols)):
-            words = np.maximum(
-                words, overlap([about(t, True) for t in rows], [about(t, True) for t in cols])
-            )
+            # A pair with a labelled entry: also by value, the person left implicit.
             labelled = (
                 np.array([labelled_value(t) is not None for t in rows])[:, None]
                 | np.array([labelled_value(t) is not None for t in cols])[None, :]
             )
+            by_value = overlap([about(t) for t in rows], [about(t) for t in cols])
+            words = np.where(labelled, np.maximum(words, by_value), words)
         if self.embedder is None:
             return words
         found_vectors = self.vectors([*rows, *cols])
