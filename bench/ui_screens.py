@@ -4,7 +4,7 @@
     PYTHONPATH=<old checkout>/src .venv/bin/python bench/ui_screens.py --out docs/img --label before
 
 A fresh home (words only, ``HEARTH_SEMANTIC=off``) gets a MEMORY.md of
-twenty entries under a 2,000-character bound, then 13 pending proposals:
+twenty entries under a 1,600-character bound, then 13 pending proposals:
 several restate what MEMORY.md or USER.md already hold, two say much the
 same, one would push MEMORY.md over its bound. Chromium (/usr/bin/chromium)
 loads ``/ui/`` at 1280x900 and 390x844 and saves the page's first 1,800 px as
@@ -60,7 +60,7 @@ PROPOSALS = [
     ("Dentist", ["Sam's dentist is Dr Ferreira in Alvalade"], {}),
     ("Plants", ["Sam keeps a fig tree on the balcony"], {}),
     ("Languages", ["Sam speaks Portuguese, English and some Japanese"], {}),
-    ("Long history", ["Sam's long career history: " + "projects, teams, places; " * 20], {}),
+    ("Long history", ["Sam's long career history: " + "projects, teams, places; " * 45], {}),
 ]
 
 
@@ -69,13 +69,14 @@ def seed(server: Server) -> None:
         reply = server.post("/v1/memory/MEMORY.md/entries", {"entry": entry}, token="write")
         assert reply.status == 200, reply.body
     user = server.get("/v1/files/USER.md", token="read").body["content"]
-    if "Time zone:" not in user:
-        reply = server.post(
-            "/v1/memory/USER.md/entries",
-            {"entry": "Time zone: Europe/Lisbon (WET/WEST)"},
-            token="write",
-        )
-        assert reply.status == 200, reply.body
+    user = user.replace("**Name:**", "**Name:** Sam", 1)
+    assert server.put("/v1/files/USER.md", {"content": user}, token="write").status == 200
+    reply = server.post(
+        "/v1/memory/USER.md/entries",
+        {"entry": "Time zone: Europe/Lisbon (WET/WEST)"},
+        token="write",
+    )
+    assert reply.status == 200, reply.body
     for title, entries, extra in PROPOSALS:
         body = {"title": title, "entries": entries, "source": "chat", **extra}
         assert server.post("/v1/proposals", body, token="write").status == 200
@@ -96,7 +97,7 @@ def main() -> None:
         root = make_home(Path(tmp) / "home", env)
         settings = root / "hearth.toml"
         text = settings.read_text()
-        settings.write_text(text.replace("memory_md = 20000", "memory_md = 2000"))
+        settings.write_text(text.replace("memory_md = 20000", "memory_md = 1600"))
         git(root, "commit", "-qam", "settings: a small MEMORY.md bound")
         server = start_server(root, env=env)
         try:
