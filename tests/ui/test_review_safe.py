@@ -253,3 +253,21 @@ def test_gzip_for_pages_only_and_a_favicon(person: Page, ui_server: Server) -> N
     expect(person.locator("link[rel=icon]")).to_have_attribute("href", "/ui/static/favicon.svg")
     person.wait_for_load_state("networkidle")
     assert missing == []
+
+
+def test_pages_fit_a_phone(browser: Browser, ui_server: Server) -> None:
+    """390 px wide: no page scrolls sideways and the header stays short (on
+    9930d26 the Persona and Health tables scrolled and the header took 230 px)."""
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        extra_http_headers={"Authorization": f"Bearer {ui_server.tokens['admin']}"},
+    )
+    page = context.new_page()
+    propose(ui_server, "Phone", ["Casey reads the news on a phone"])
+    for path in ("/ui/", "/ui/persona", "/ui/health", "/ui/history/SOUL.md"):
+        page.goto(ui_server.url + path)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, (path, width)
+        header = page.locator("header.top").bounding_box()
+        assert header is not None and header["height"] < 120, (path, header)
+    context.close()
