@@ -97,3 +97,22 @@ def test_the_threshold_setting() -> None:
     with pytest.raises(InvalidInput, match="unknown keys"):
         parse_settings("[review]\nthreshhold = 0.5\n")
     assert parse_threshold(0.5) == 0.5
+
+
+def test_over_bound_moves_an_entry_already_in_a_topic_note_first() -> None:
+    held = [
+        ("Sam walks the dog every morning before work, rain or shine, for an hour", 4),
+        ("Pat drinks tea in the afternoon with milk and no sugar, from a blue mug", 6),
+    ]
+    found = over_bound(
+        "MEMORY.md", "x" * 130, 100, held, repeated={4}, in_topics={6: "memory/topics/tea.md"}
+    )
+    assert found is not None
+    first = found.moves[0]
+    assert (first.line, first.why, first.topic_path) == (
+        6,
+        "in a topic note",
+        "memory/topics/tea.md",
+    )
+    assert first.pointer == "Pat drinks tea: see memory/topics/tea.md"
+    assert first.frees == len(held[1][0]) - len(first.pointer)

@@ -125,10 +125,13 @@ class ReviewMatcher:
         files: Mapping[str, str | None],
         views: Sequence[RecordView],
         texts: Mapping[str, str],
+        topics: Callable[[], Mapping[str, str]] | None = None,
     ) -> ReviewBoard:
         """``views``: the pending proposals; ``files``: the text at HEAD of each of
         ``files_read(views)`` (None: absent); ``texts``: each proposal's file text
-        by path (for the line of an entry that another proposal holds). Reads
+        by path (for the line of an entry that another proposal holds);
+        ``topics``: the topic notes' texts by path, asked for only when a merge
+        is over its bound (an entry already in one is the first to move). Reads
         nothing itself, so it needs no lock: scoring may embed entries."""
         pending = [
             (v.key, v.path, v.record) for v in views if isinstance(v.record, records.Proposal)
@@ -179,6 +182,7 @@ class ReviewMatcher:
         found_groups = groups(keys, links)
         group_of = {k: g[0] for g in found_groups for k in g}
         reviews = {}
+        topic_texts = _Once(topics)
         for key, _path, proposal in pending:
             target = _target(proposal)
             over = None
@@ -186,12 +190,16 @@ class ReviewMatcher:
             if target is not None:
                 known = {m.entry for m in entry_matches if m.known}
                 new = [e for e in proposal.entries if e not in known]
-                over = self._over(target, file_texts.get(target), held_in(target), new, held_files)
+                over = self._over(
+                    target, file_texts.get(target), held_in(target), new, held_files, topic_texts
+                )
             reviews[key] = ProposalReview(key, entry_matches, group_of.get(key), over)
         proposals = {key: proposal for key, _path, proposal in pending}
         group_over = {}
         for group in found_groups:
-            over = self._group_over([proposals[k] for k in group], file_texts, held_files)
+            over = self._group_over(
+                [proposals[k] for k in group], file_texts, held_files, topic_texts
+            )
             if over is not None:
                 group_over[group[0]] = over
         return ReviewBoard(
@@ -207,6 +215,7 @@ class ReviewMatcher:
         members: Sequence[records.Proposal],
         file_texts: Mapping[str, str | None],
         held_files: Mapping[str, list[Held]],
+        topic_texts: _Once,
     ) -> OverBound | None:
         """The first target that merging all of ``members`` at once pushes over its bound."""
         after: dict[str, str] = {}
@@ -225,7 +234,9 @@ class ReviewMatcher:
             if bound is None or len(text) <= bound:
                 continue
             now = len(file_texts.get(target) or "")
-            return over_bound(target, text, bound, held, self._repeated(found, held_files), now)
+            repeated = self._repeated(found, held_files)
+            in_topics = _in_topics(found, topic_texts())
+            return over_bound(target, text, bound, held, repeated, now, in_topics)
         return None
 
     def _over(
@@ -235,6 +246,7 @@ class ReviewMatcher:
         found: list[Held],
         proposed: Sequence[str],
         held_files: Mapping[str, list[Held]],
+        topic_texts: _Once,
     ) -> OverBound | None:
         bound = bound_of(target, self.bounds)
         if bound is None:
@@ -248,7 +260,8 @@ class ReviewMatcher:
             return None
         held = [(h.text, h.line) for h in found]
         repeated = self._repeated(found, held_files)
-        return over_bound(target, after, bound, held, repeated, len(text or ""))
+        in_topics = _in_topics(found, topic_texts())
+        return over_bound(target, after, bound, held, repeated, len(text or ""), in_topics)
 
     def _repeated(self, found: list[Held], held_files: Mapping[str, list[Held]]) -> set[int]:
         """Lines of ``found`` (one file's entries) that the home holds elsewhere
@@ -315,6 +328,30 @@ class ReviewMatcher:
                 ]
             )
         return answers
+
+
+class _Once:
+    """The topic notes' texts, read at most once per board, and only if asked."""
+
+    def __init__(self, read: Callable[[], Mapping[str, str]] | None) -> None:
+        self.read = read
+        self.found: Mapping[str, str] | None = None
+
+    def __call__(self) -> Mapping[str, str]:
+        if self.found is None:
+            self.found = self.read() if self.read is not None else {}
+        return self.found
+
+
+def _in_topics(found: Sequence[Held], topics: Mapping[str, str]) -> dict[int, str]:
+    """Lines of ``found`` whose text a topic note already holds, with that note."""
+    held = {}
+    for entry in found:
+        for path, text in topics.items():
+            if entry.text in text:
+                held[entry.line] = path
+                break
+    return held
 
 
 _NAME_LINE = re.compile(

@@ -197,8 +197,20 @@ class Hearth:
             for path in self.matcher.files_read(views):
                 data = snap.read(path)
                 files[path] = decode_text(data, path) if data is not None else None
-        # Scoring reads nothing and may embed entries: outside the lock.
-        return self.matcher.board(files, views, texts)
+        # Scoring reads nothing and may embed entries: outside the lock. The topic
+        # notes are read (under it) only when a merge is over its bound.
+        return self.matcher.board(files, views, texts, self._topic_texts)
+
+    def _topic_texts(self) -> dict[str, str]:
+        with self.owner:
+            snap = self.ops.store.snapshot()
+            found = {}
+            for name in snap.names(layout.TOPICS_DIR):
+                path = f"{layout.TOPICS_DIR}/{name}"
+                data = snap.read(path) if name.endswith(".md") else None
+                if data is not None:
+                    found[path] = data.decode("utf-8", "replace")
+            return found
 
     def entry_list(self, path: str) -> list[Entry]:
         with self.owner:

@@ -19,7 +19,7 @@ Pure: terms, cosines and entries in; scores, matches and groups out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 #: The score at or above which two entries are "nearly the same".
@@ -179,7 +179,7 @@ class Move:
     pointer: str
     #: Characters the move frees (the entry's length less the pointer's).
     frees: int
-    #: Why this one: "repeated", "older".
+    #: Why this one: "in a topic note" (already there), "repeated", "older".
     why: str
 
     def as_dict(self) -> dict[str, object]:
@@ -250,13 +250,16 @@ def over_bound(
     held: Sequence[tuple[str, int]],
     repeated: Iterable[int] = (),
     now: int | None = None,
+    in_topics: Mapping[int, str] | None = None,
 ) -> OverBound | None:
     """None when ``after`` (the target as the merge would write it) fits ``bound``;
     else what is over, and which of the target's entries (``held``: text, line)
     to move to a topic note, each leaving its pointer, until the excess is
     covered (the pointer's characters counted). ``repeated``: lines of entries
     the home also holds elsewhere, moved first; then the oldest (the lowest
-    line: entries are appended). Pointers already left are never moved again."""
+    line: entries are appended). Pointers already left are never moved again.
+    ``in_topics``: line -> the topic note that already holds that entry's text:
+    moved before all others, to that note (only the pointer is left to write)."""
     if bound is None or len(after) <= bound:
         return None
     excess = len(after) - bound
@@ -270,12 +273,17 @@ def over_bound(
         if topic in titles:  # two entries that start alike: two notes, two pointers
             topic, path, pointer = topic_for(text, f"(line {line})")
         titles.add(topic)
+        why = "repeated" if line in again else "older"
+        held_in = (in_topics or {}).get(line)
+        if held_in is not None:
+            path, why = held_in, "in a topic note"
+            pointer = f"{topic}: {POINTER_MARK}{held_in.removeprefix('memory/topics/')}"
         frees = len(text) - len(pointer)
         if frees <= 0:
             continue
-        why = "repeated" if line in again else "older"
         candidates.append(Move(text, line, topic, path, pointer, frees, why))
-    candidates.sort(key=lambda m: (m.why != "repeated", m.line))
+    order = {"in a topic note": 0, "repeated": 1, "older": 2}
+    candidates.sort(key=lambda m: (order[m.why], m.line))
     moves: list[Move] = []
     freed = 0
     for move in candidates:
