@@ -235,3 +235,25 @@ def test_restatements_across_user_md_and_memory_md_both_ways(workspace: Workspac
         assert found.known, (key, found)
         assert found.matches[0].path == where
     assert not board.proposals[other].matches[0].known
+
+
+def test_an_entry_already_in_a_topic_note_is_the_first_to_move(workspace: Workspace) -> None:
+    app = workspace.app
+    settings = workspace.root / "hearth.toml"
+    settings.write_text(settings.read_text().replace("user_md = 8000", "user_md = 1200"))
+    git(workspace.root, "commit", "-qam", "settings: a small USER.md")
+    app = workspace.reopen()
+    kept = "Pat keeps a detailed log of every hike in the Alps, with maps and notes"
+    app.entry_add("USER.md", "Pat likes short answers and plain words, never jargon", ACTOR)
+    app.entry_add("USER.md", kept, ACTOR)
+    app.topic("Hikes", ACTOR, content=f"- {kept}\n")
+    key = app.propose("More", ["x" * 300, "y" * 300], ACTOR, target="USER.md").key
+    over = app.review_board().proposals[key].over_bound
+    assert over is not None
+    first = over.moves[0]
+    assert (first.text, first.why, first.topic_path) == (
+        kept,
+        "in a topic note",
+        "memory/topics/hikes.md",
+    )
+    assert first.pointer.endswith("see memory/topics/hikes.md")

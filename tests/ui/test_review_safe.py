@@ -90,6 +90,8 @@ def test_merging_a_card_with_a_known_entry_leaves_no_duplicate(
     expect(card.locator(".matches li.known")).to_contain_text("Robin is allergic to cats")
     card.locator("button.primary").click()  # the card's primary action
     expect(person.get_by_role("status")).to_contain_text("1 left out as already known")
+    # Back where the person was: the next card's (or section's) anchor.
+    expect(person).to_have_url(re.compile(r"/ui/\?flash=[\w-]+#(p-|g-|proposals-h)"))
     memory = text_of(s, "MEMORY.md")
     assert "- Robin owns a red kayak" in memory
     assert "allergy to cats" not in memory
