@@ -40,11 +40,19 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
     gate = Gate(service.tokens)
     kit = Kit(gate, status_of)
 
+    zones: dict[str | None, dt.tzinfo] = {}
+
     def zone() -> dt.tzinfo:
-        try:
-            return zone_of(service.get_file("USER.md").content)
-        except HearthError:
-            return dt.UTC
+        """USER.md's time zone, read again only when USER.md's blob changes."""
+        oid = service.head_oids(["USER.md"])["USER.md"]
+        if oid not in zones:
+            try:
+                found = zone_of(service.get_file("USER.md").content) if oid else dt.UTC
+            except HearthError:
+                found = dt.UTC
+            zones.clear()
+            zones[oid] = found
+        return zones[oid]
 
     kit.zone = zone
     views = kit.views
