@@ -164,6 +164,17 @@ def test_following_the_over_bound_advice_lets_the_merge_through(
     expect(notice).to_contain_text("over its bound of 8,000")
     expect(notice).to_contain_text(f"holds {len(content):,} characters")
     expect(card.get_by_role("button", name=re.compile("^Merge"))).to_have_count(0)
+    # Merged anyway through the selection: refused in the page's words (the file's
+    # length now and after), the box still ticked.
+    person.locator(f"#sel-{key}").check()
+    person.get_by_role("button", name="Merge selected").click()
+    alert = person.get_by_role("alert")
+    expect(alert).to_contain_text("would make USER.md")
+    expect(alert).to_contain_text("over its bound of 8,000: nothing was changed")
+    expect(alert).not_to_contain_text("[size-bound]")
+    expect(person.locator(f"#sel-{key}")).to_be_checked()
+    assert key in pending(s)
+    person.locator(f"#sel-{key}").uncheck()
     moves = notice.locator("ol > li")
     assert moves.count() >= 1
     # Oldest first, not the longest (the hike log is the longest and the newest).
