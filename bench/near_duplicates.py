@@ -27,11 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from hearth.domain.likeness import (
-    DEFAULT_THRESHOLD,
-    keyword_likeness,
-    likeness,
-)
+from hearth.domain.likeness import DEFAULT_THRESHOLD
 from hearth.index.embedding import load_embedder
 from hearth.index.likeness import EntryLikeness
 
@@ -59,6 +55,11 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD)
     parser.add_argument("--sweep", action="store_true")
+    parser.add_argument(
+        "--person",
+        default="Sam",
+        help="the person USER.md names (their name's words are the implicit subject); '' for none",
+    )
     args = parser.parse_args()
 
     pairs = [json.loads(line) for line in args.data.read_text().splitlines() if line.strip()]
@@ -73,13 +74,16 @@ def main() -> None:
     vectors = measure.vectors([t for p in pairs for t in (p["a"], p["b"])])
     print(f"embedded {len(vectors)} entries in {time.perf_counter() - started:.1f} s")
 
+    # Scored as review scores them (EntryLikeness.scores: the person's name left
+    # out of the words, a "Label: value" entry also compared by its value).
+    subject = measure.terms(args.person) if args.person else frozenset()
+    words_only = EntryLikeness()
     words, meaning, combined = [], [], []
     for p in pairs:
-        ta, tb = measure.terms(p["a"]), measure.terms(p["b"])
         cosine = float(vectors[p["a"]] @ vectors[p["b"]])
-        words.append(keyword_likeness(ta, tb))
+        words.append(float(words_only.scores([p["a"]], [p["b"]], subject)[0, 0]))
         meaning.append(cosine)
-        combined.append(likeness(ta, tb, cosine))
+        combined.append(float(measure.scores([p["a"]], [p["b"]], subject)[0, 0]))
 
     for name, scores in (("words", words), ("vectors", meaning), ("combined", combined)):
         by_label = {

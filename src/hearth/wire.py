@@ -242,6 +242,14 @@ class EntryMatches(BaseModel):
 class Movable(BaseModel):
     text: str
     line: int
+    #: The topic note to move it to, and the one-line pointer to leave in its place.
+    topic: str | None = None
+    topic_path: str | None = None
+    pointer: str | None = None
+    #: Characters the move frees (the entry's length less the pointer's).
+    frees: int | None = None
+    #: ``repeated`` (the home holds it elsewhere too) or ``older``.
+    why: str | None = None
 
 
 class OverBound(BaseModel):
@@ -250,8 +258,11 @@ class OverBound(BaseModel):
     target: str
     chars: int
     bound: int
+    #: The target's length now (``chars`` is after the merge).
+    chars_now: int | None = None
     over_by: int
-    #: Entries of the target that could move to a topic note, longest first.
+    #: Entries of the target to move to a topic note, each leaving its pointer,
+    #: repeated ones first, then the oldest, until the merge fits.
     movable: list[Movable]
 
 

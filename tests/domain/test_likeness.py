@@ -6,6 +6,7 @@ import pytest
 
 from hearth.domain.likeness import (
     COSINE_FLOOR,
+    POINTER_MARK,
     Held,
     best_matches,
     groups,
@@ -55,14 +56,35 @@ def test_groups_are_direct_links_not_chains() -> None:
     assert groups(keys, []) == []
 
 
-def test_over_bound_lists_the_longest_entries_until_they_make_room() -> None:
-    held = [("short", 10), ("a much longer entry " * 3, 11), ("medium entry", 12)]
+def test_over_bound_moves_repeated_then_oldest_entries_and_counts_the_pointer() -> None:
+    """Issue 41: the advice counts the pointer it leaves, and prefers entries the
+    home repeats, then the oldest, not the longest."""
+    longest = "Sam keeps a very long and important core preference " * 3
+    held = [
+        ("short", 3),  # shorter than any pointer: moving it frees nothing
+        ("Sam walks the dog every morning before work, rain or shine, for an hour", 4),
+        (longest, 5),
+        ("Pat drinks tea in the afternoon with milk and no sugar, from a blue mug", 6),
+        ("Sam walks: see memory/topics/sam-walks.md", 7),  # a pointer: never moved again
+    ]
     assert over_bound("MEMORY.md", "x" * 100, 100, held) is None
     assert over_bound("notes.md", "x" * 1000, None, held) is None
-    found = over_bound("MEMORY.md", "x" * 130, 100, held)
+    found = over_bound("MEMORY.md", "x" * 130, 100, held, repeated={6}, now=90)
     assert found is not None
     assert found.as_dict()["over_by"] == 30
-    assert found.movable == (("a much longer entry " * 3, 11),)
+    assert found.as_dict()["chars_now"] == 90
+    first = found.moves[0]
+    assert (first.text, first.line, first.why) == (held[3][0], 6, "repeated")
+    assert first.pointer == "Pat drinks tea: see memory/topics/pat-drinks-tea.md"
+    assert first.topic_path == "memory/topics/pat-drinks-tea.md"
+    assert first.frees == len(held[3][0]) - len(first.pointer)
+    assert first.frees < 30  # after its pointer it frees too little: the oldest comes next
+    assert [m.line for m in found.moves] == [6, 4]
+    assert found.enough
+    many = over_bound("MEMORY.md", "x" * 400, 100, held)
+    assert many is not None and [m.line for m in many.moves] == [4, 5, 6]
+    assert not many.enough  # the page then says the moves are not enough
+    assert all(POINTER_MARK not in m.text for m in many.moves)
 
 
 def test_the_threshold_setting() -> None:
@@ -75,3 +97,22 @@ def test_the_threshold_setting() -> None:
     with pytest.raises(InvalidInput, match="unknown keys"):
         parse_settings("[review]\nthreshhold = 0.5\n")
     assert parse_threshold(0.5) == 0.5
+
+
+def test_over_bound_moves_an_entry_already_in_a_topic_note_first() -> None:
+    held = [
+        ("Sam walks the dog every morning before work, rain or shine, for an hour", 4),
+        ("Pat drinks tea in the afternoon with milk and no sugar, from a blue mug", 6),
+    ]
+    found = over_bound(
+        "MEMORY.md", "x" * 130, 100, held, repeated={4}, in_topics={6: "memory/topics/tea.md"}
+    )
+    assert found is not None
+    first = found.moves[0]
+    assert (first.line, first.why, first.topic_path) == (
+        6,
+        "in a topic note",
+        "memory/topics/tea.md",
+    )
+    assert first.pointer == "Pat drinks tea: see memory/topics/tea.md"
+    assert first.frees == len(held[1][0]) - len(first.pointer)

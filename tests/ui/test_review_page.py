@@ -111,12 +111,19 @@ def test_merge_a_proposal(person: Page, ui_server: Server) -> None:
     person.goto(ui_server.url + "/ui/")
     card = person.locator(f"#p-{key}")
     expect(card.get_by_role("heading", name="Coffee")).to_be_visible()
-    expect(card.locator("pre.diff")).to_contain_text("+- Likes espresso")
+    # Entries added, in words; the raw diff one click away.
+    expect(card.locator("ul.change.added li")).to_have_count(2)
+    expect(card.locator("ul.change.added")).to_contain_text("Likes espresso")
+    expect(card.locator("pre.diff")).to_contain_text("+- Likes espresso", use_inner_text=False)
     expect(card).to_contain_text("said it twice")
     expect(card).to_contain_text("chat 2026-11-22")
     shot(person, "review.png")
     card.get_by_role("button", name="Merge into MEMORY.md").click()
-    expect(person.get_by_role("status")).to_contain_text("Merged the proposal")
+    head = git(ui_server.root, "rev-parse", "HEAD").strip()
+    # The banner names the proposal, the file and the real commit (issue 41).
+    expect(person.get_by_role("status")).to_contain_text(
+        f"Merged \u201cCoffee\u201d into MEMORY.md: 2 entries added (commit {head[:12]})"
+    )
     expect(person.locator(f"#p-{key}")).to_have_count(0)
     memory = text_of(ui_server, "MEMORY.md")
     assert "- Likes espresso" in memory
@@ -135,7 +142,9 @@ def test_reject_with_a_reason(person: Page, ui_server: Server) -> None:
     card.locator("summary", has_text="Reject").click()  # opens the <details>
     card.get_by_label("Reason").fill("only said it once")
     card.get_by_role("button", name="Reject with this reason").click()
-    expect(person.get_by_role("status")).to_contain_text("Rejected the proposal")
+    expect(person.get_by_role("status")).to_contain_text(
+        "Rejected \u201cTea\u201d: only said it once"
+    )
     assert key not in pending(ui_server)
     message = last_commit(ui_server)
     assert message.startswith("proposals: reject Tea")
@@ -150,12 +159,12 @@ def test_edit_entries_then_merge(person: Page, ui_server: Server) -> None:
     card.locator("summary", has_text="Edit entries").click()
     card.get_by_label("Entries, one per line").fill("Likes modal jazz\nPlays piano")
     card.get_by_role("button", name="Save entries").click()
-    expect(person.get_by_role("status")).to_contain_text("Saved the proposal's entries")
+    expect(person.get_by_role("status")).to_contain_text("Saved the entries of \u201cMusic\u201d")
     assert last_commit(ui_server).startswith("proposals: edit Music")
     card = person.locator(f"#p-{key}")
-    expect(card.locator("pre.diff")).to_contain_text("+- Likes modal jazz")
+    expect(card.locator("ul.change.added")).to_contain_text("Likes modal jazz")
     card.get_by_role("button", name="Merge into MEMORY.md").click()
-    expect(person.get_by_role("status")).to_contain_text("Merged the proposal")
+    expect(person.get_by_role("status")).to_contain_text("Merged \u201cMusic\u201d into MEMORY.md")
     memory = text_of(ui_server, "MEMORY.md")
     assert "- Likes modal jazz" in memory
     assert "- Plays piano\n" in memory
@@ -197,11 +206,16 @@ def test_soul_history_diff_and_restore(person: Page, ui_server: Server) -> None:
     expect(timeline).to_contain_text("file.put")
     timeline.get_by_role("link", name="persona: calmer").click()
     diff = person.locator("pre.diff")
-    expect(diff).to_contain_text("+I am calm and brief.")
+    expect(person.locator("ul.change.added")).to_contain_text("I am calm and brief.")
+    expect(diff).to_contain_text("+I am calm and brief.", use_inner_text=False)
     shot(person, "history.png")
     before = int(git(ui_server.root, "rev-list", "--count", "HEAD"))
-    person.get_by_role("button", name=re.compile("^Restore SOUL.md")).click()
-    expect(person.get_by_role("status")).to_contain_text("Restored the earlier version")
+    person.get_by_role(
+        "button", name=re.compile("^Restore SOUL.md to its text right after")
+    ).click()
+    expect(person.get_by_role("status")).to_contain_text(
+        f"Restored SOUL.md to its text right after commit {calm_commit[:12]}, as a new commit"
+    )
     assert text_of(ui_server, "SOUL.md") == calm
     assert int(git(ui_server.root, "rev-list", "--count", "HEAD")) == before + 1
     message = last_commit(ui_server)
@@ -262,7 +276,7 @@ def test_read_token_sees_but_cannot_act(browser: Browser, ui_server: Server) -> 
     context, page = login(browser, ui_server, ui_server.tokens["read"])
     card = page.locator(f"#p-{key}")
     expect(card.get_by_role("heading", name="Shoes")).to_be_visible()
-    expect(card.locator("pre.diff")).to_contain_text("Size 43")
+    expect(card.locator("ul.change.added")).to_contain_text("Size 43")
     expect(page.get_by_role("button", name=re.compile("Merge|Reject|Resolve"))).to_have_count(0)
     shot(page, "read-only.png")
     csrf = page.locator("form[action='/ui/logout'] input[name=csrf]").get_attribute("value")

@@ -40,7 +40,7 @@ from hearth.api.starting import StartGate
 from hearth.app.served import ServedHearth
 from hearth.mcp.mount import PATH as MCP_PATH
 from hearth.mcp.mount import ExactPath, LazyMount
-from hearth.ui import build_ui
+from hearth.ui import GzipPages, build_ui
 
 
 def _schedule(service: ServedHearth) -> AsyncIOScheduler:
@@ -146,6 +146,7 @@ def create_app(
     )
     errors.install(app)
     app.add_middleware(BodyLimit)
+    app.add_middleware(GzipPages)
     app.add_middleware(StartGate, service=service)
     # Added last, so it runs first: nothing else sees a refused request.
     app.add_middleware(HostOriginGuard, allowed_hosts=tuple(allowed_hosts), unix=unix)

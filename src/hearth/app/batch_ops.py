@@ -18,12 +18,12 @@ not one per proposal:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from hearth.app.record_ops import _archive_moves, _reason, _record_path, _require
+from hearth.app.record_ops import _archive_moves, _reason, _record_path, _require, merged_text
 from hearth.app.results import BatchResult, Expected
 from hearth.app.writer import Writer, check_expected, check_proposal_target, target_text
-from hearth.domain import notes, records
+from hearth.domain import records
 from hearth.errors import InvalidInput
 from hearth.store.git import FileChange, Plan, Snapshot
 
@@ -44,9 +44,17 @@ def _keys(keys: Sequence[str]) -> tuple[str, ...]:
 
 class BatchOps(Writer):
     def merge_many(
-        self, keys: Sequence[str], actor: str, *, expected: Expected | None = None
+        self,
+        keys: Sequence[str],
+        actor: str,
+        *,
+        expected: Expected | None = None,
+        leave_out: Mapping[str, Sequence[str]] | None = None,
     ) -> BatchResult:
+        """``leave_out``: by key, entries of that proposal not to add (see
+        ``RecordOps.merge``)."""
         chosen = _keys(keys)
+        leave = leave_out or {}
         tally: dict[str, int] = {}
 
         def operation(snap: Snapshot) -> Plan:
@@ -61,7 +69,9 @@ class BatchOps(Writer):
                 target = check_proposal_target(proposal.target)
                 if target not in texts:
                     texts[target] = target_text(snap, target)
-                texts[target], added = notes.add_entries(texts[target], proposal.entries)
+                texts[target], added, _note = merged_text(
+                    texts[target], proposal, leave.get(key, ())
+                )
                 skipped = len(proposal.entries) - len(added)
                 tally["added"] = tally.get("added", 0) + len(added)
                 tally["skipped"] = tally.get("skipped", 0) + skipped
@@ -89,6 +99,63 @@ class BatchOps(Writer):
             result.changed,
             chosen,
             "merged",
+            tally.get("added", 0),
+            tally.get("skipped", 0),
+        )
+
+    def keep_one(
+        self,
+        keep: str,
+        others: Sequence[str],
+        actor: str,
+        *,
+        expected: Expected | None = None,
+        leave_out: Sequence[str] = (),
+    ) -> BatchResult:
+        """A group of near-duplicates settled as one decision, one commit: merge
+        ``keep`` (without ``leave_out``, its entries the home already holds) and
+        reject ``others`` with the reason that they repeat it."""
+        rest = tuple(k for k in _keys(others) if k != keep.strip())
+        chosen = _keys([keep, *rest])
+        if not rest:
+            raise InvalidInput("choose the proposals to reject beside the one to keep")
+        tally: dict[str, int] = {}
+
+        def operation(snap: Snapshot) -> Plan:
+            check_expected(snap, expected)
+            path = _record_path("proposal", chosen[0])
+            proposal, original = _require(snap, "proposal", path, chosen[0])
+            assert isinstance(proposal, records.Proposal)
+            target = check_proposal_target(proposal.target)
+            before = target_text(snap, target)
+            text, added, note = merged_text(before, proposal, leave_out)
+            tally["added"] = len(added)
+            tally["skipped"] = len(proposal.entries) - len(added)
+            changes = [FileChange(target, text.encode())] if text != before else []
+            changes += _archive_moves(
+                "proposal", chosen[0], proposal, original, self._now(), "merged"
+            )
+            reason = f"says much the same as {proposal.title!r}, which was kept"
+            kept = f"added {len(added)} to {target}; {note}"
+            lines = [f"- kept {proposal.title} ({chosen[0]}): {kept}"]
+            for key in rest:
+                other, text_of = _require(snap, "proposal", _record_path("proposal", key), key)
+                changes += _archive_moves(
+                    "proposal", key, other, text_of, self._now(), "rejected", reason
+                )
+                lines.append(f"- rejected {other.title} ({key}): {reason}")
+            return Plan(
+                f"proposals: keep {proposal.title}, reject {_count(rest)}",
+                tuple(changes),
+                body="\n".join(lines),
+            )
+
+        result = self._commit(operation, "proposal.merge", actor, records=chosen)
+        return BatchResult(
+            result.commit,
+            result.changed,
+            chosen,
+            "kept",
             tally.get("added", 0),
             tally.get("skipped", 0),
         )

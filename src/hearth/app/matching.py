@@ -19,6 +19,7 @@ for words.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -55,6 +56,12 @@ class ProposalReview:
     #: The key of the group's first proposal, when it is in a group.
     group: str | None = None
     over_bound: OverBound | None = None
+
+    @property
+    def known(self) -> tuple[str, ...]:
+        """Its entries the home already holds (the same or nearly): a merge from
+        the review page leaves them out unless the person asks otherwise."""
+        return tuple(m.entry for m in self.matches if m.known)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -96,6 +103,15 @@ class ReviewMatcher:
         self.threshold = threshold
         self.bounds = bounds
 
+    def _subject_of(self, user_md: str | None) -> frozenset[str]:
+        """The terms of the person's names as USER.md gives them (``Name:``,
+        ``What to call them:``, ``Preferred name:``): the implicit subject of
+        USER.md's entries, compared as absent on both sides."""
+        found: set[str] = set()
+        for name in person_names(user_md or ""):
+            found |= self.likeness_of.terms(name)
+        return frozenset(found)
+
     # -- the board -----------------------------------------------------------
 
     def files_read(self, views: Sequence[RecordView]) -> list[str]:
@@ -109,10 +125,13 @@ class ReviewMatcher:
         files: Mapping[str, str | None],
         views: Sequence[RecordView],
         texts: Mapping[str, str],
+        topics: Callable[[], Mapping[str, str]] | None = None,
     ) -> ReviewBoard:
         """``views``: the pending proposals; ``files``: the text at HEAD of each of
         ``files_read(views)`` (None: absent); ``texts``: each proposal's file text
-        by path (for the line of an entry that another proposal holds). Reads
+        by path (for the line of an entry that another proposal holds);
+        ``topics``: the topic notes' texts by path, asked for only when a merge
+        is over its bound (an entry already in one is the first to move). Reads
         nothing itself, so it needs no lock: scoring may embed entries."""
         pending = [
             (v.key, v.path, v.record) for v in views if isinstance(v.record, records.Proposal)
@@ -150,7 +169,8 @@ class ReviewMatcher:
             for entry in proposal.entries:
                 questions.append((key, entry, _sees(seen_paths, key, entry)))
 
-        scored = self._score(questions, columns)
+        subject = self._subject_of(files.get("USER.md"))
+        scored = self._score(questions, columns, subject)
         by_key: dict[str, list[EntryMatches]] = {}
         links: list[tuple[str, str]] = []
         for (key, entry, _pool), found in zip(questions, scored, strict=True):
@@ -162,17 +182,24 @@ class ReviewMatcher:
         found_groups = groups(keys, links)
         group_of = {k: g[0] for g in found_groups for k in g}
         reviews = {}
+        topic_texts = _Once(topics)
         for key, _path, proposal in pending:
             target = _target(proposal)
             over = None
+            entry_matches = tuple(by_key.get(key, ()))
             if target is not None:
-                held = [(h.text, h.line) for h in held_in(target)]
-                over = self._over(target, file_texts.get(target), held, proposal.entries)
-            reviews[key] = ProposalReview(key, tuple(by_key.get(key, ())), group_of.get(key), over)
+                known = {m.entry for m in entry_matches if m.known}
+                new = [e for e in proposal.entries if e not in known]
+                over = self._over(
+                    target, file_texts.get(target), held_in(target), new, held_files, topic_texts
+                )
+            reviews[key] = ProposalReview(key, entry_matches, group_of.get(key), over)
         proposals = {key: proposal for key, _path, proposal in pending}
         group_over = {}
         for group in found_groups:
-            over = self._group_over([proposals[k] for k in group], file_texts, held_files)
+            over = self._group_over(
+                [proposals[k] for k in group], file_texts, held_files, topic_texts
+            )
             if over is not None:
                 group_over[group[0]] = over
         return ReviewBoard(
@@ -188,6 +215,7 @@ class ReviewMatcher:
         members: Sequence[records.Proposal],
         file_texts: Mapping[str, str | None],
         held_files: Mapping[str, list[Held]],
+        topic_texts: _Once,
     ) -> OverBound | None:
         """The first target that merging all of ``members`` at once pushes over its bound."""
         after: dict[str, str] = {}
@@ -200,18 +228,25 @@ class ReviewMatcher:
                 text = file_texts.get(target) or new_target_text(target)
             after[target], _added = notes.add_entries(text, proposal.entries)
         for target, text in after.items():
-            held = [(h.text, h.line) for h in held_files.get(target, [])]
-            over = over_bound(target, text, bound_of(target, self.bounds), held)
-            if over is not None:
-                return over
+            found = held_files.get(target, [])
+            held = [(h.text, h.line) for h in found]
+            bound = bound_of(target, self.bounds)
+            if bound is None or len(text) <= bound:
+                continue
+            now = len(file_texts.get(target) or "")
+            repeated = self._repeated(found, held_files)
+            in_topics = _in_topics(found, topic_texts())
+            return over_bound(target, text, bound, held, repeated, now, in_topics)
         return None
 
     def _over(
         self,
         target: str,
         text: str | None,
-        held: list[tuple[str, int]],
+        found: list[Held],
         proposed: Sequence[str],
+        held_files: Mapping[str, list[Held]],
+        topic_texts: _Once,
     ) -> OverBound | None:
         bound = bound_of(target, self.bounds)
         if bound is None:
@@ -221,7 +256,23 @@ class ReviewMatcher:
         if len(before) + sum(len(e) + 3 for e in proposed) + 20 <= bound:
             return None
         after, _added = notes.add_entries(before, proposed)
-        return over_bound(target, after, bound, held)
+        if len(after) <= bound:
+            return None
+        held = [(h.text, h.line) for h in found]
+        repeated = self._repeated(found, held_files)
+        in_topics = _in_topics(found, topic_texts())
+        return over_bound(target, after, bound, held, repeated, len(text or ""), in_topics)
+
+    def _repeated(self, found: list[Held], held_files: Mapping[str, list[Held]]) -> set[int]:
+        """Lines of ``found`` (one file's entries) that the home holds elsewhere
+        too, the same or nearly: in another of the files read, or twice in this one."""
+        others = [h for held in held_files.values() for h in held]
+        scored = self._score([("", h.text, _everything) for h in found], others)
+        lines = set()
+        for held, close in zip(found, scored, strict=True):
+            if any(o.path != held.path or o.line != held.line for o, _score in close):
+                lines.add(held.line)
+        return lines
 
     # -- known before proposing (reflection) --------------------------------
 
@@ -235,7 +286,8 @@ class ReviewMatcher:
             text = _read(snap, path)
             pool += [Held(e.text, path, e.line) for e in entries.list_entries(text or "")]
         pool += pending
-        scored = self._score([("", entry, _everything) for entry in proposed], pool)
+        subject = self._subject_of(_read(snap, "USER.md"))
+        scored = self._score([("", entry, _everything) for entry in proposed], pool, subject)
         return [
             best_matches(entry, found, self.threshold)
             for entry, found in zip(proposed, scored, strict=True)
@@ -247,6 +299,7 @@ class ReviewMatcher:
         self,
         questions: Sequence[tuple[str, str, Callable[[Held], bool]]],
         columns: Sequence[Held],
+        subject: frozenset[str] = frozenset(),
     ) -> list[list[tuple[Held, float]]]:
         """For each (key, entry, sees): the columns it ``sees`` that score at or
         above the threshold (or hold the same text), with their scores. Every
@@ -259,7 +312,7 @@ class ReviewMatcher:
         texts = list(dict.fromkeys(h.text for h in columns))
         text_at = {t: i for i, t in enumerate(texts)}
         column_text = np.fromiter((text_at[h.text] for h in columns), dtype=np.int64)
-        matrix = self.likeness_of.scores(rows, texts)
+        matrix = self.likeness_of.scores(rows, texts, subject)
         row_at = {t: i for i, t in enumerate(rows)}
         answers: list[list[tuple[Held, float]]] = []
         for _key, entry, sees in questions:
@@ -275,6 +328,46 @@ class ReviewMatcher:
                 ]
             )
         return answers
+
+
+class _Once:
+    """The topic notes' texts, read at most once per board, and only if asked."""
+
+    def __init__(self, read: Callable[[], Mapping[str, str]] | None) -> None:
+        self.read = read
+        self.found: Mapping[str, str] | None = None
+
+    def __call__(self) -> Mapping[str, str]:
+        if self.found is None:
+            self.found = self.read() if self.read is not None else {}
+        return self.found
+
+
+def _in_topics(found: Sequence[Held], topics: Mapping[str, str]) -> dict[int, str]:
+    """Lines of ``found`` whose text a topic note already holds, with that note."""
+    held = {}
+    for entry in found:
+        for path, text in topics.items():
+            if entry.text in text:
+                held[entry.line] = path
+                break
+    return held
+
+
+_NAME_LINE = re.compile(
+    r"^[-*\s]*\**(?:name|what to call them|preferred name|call them)\**\s*:\**\s*(.+)$",
+    re.IGNORECASE,
+)
+
+
+def person_names(user_md: str) -> list[str]:
+    """The person's names in USER.md (``**Name:** Sam``, ``- What to call them: Sammy``)."""
+    found = []
+    for line in user_md.splitlines():
+        match = _NAME_LINE.match(line.strip())
+        if match and match[1].strip(" *"):
+            found.append(match[1].strip(" *"))
+    return found
 
 
 def _sees(paths: set[str | None], key: str, entry: str) -> Callable[[Held], bool]:

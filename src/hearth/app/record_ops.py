@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from hearth.app.results import Expected, KeyFix, MergePreview, WriteResult
 from hearth.app.writer import (
@@ -17,7 +17,7 @@ from hearth.app.writer import (
     new_target_text,
     target_text,
 )
-from hearth.domain import layout, notes, records
+from hearth.domain import entries, layout, notes, records
 from hearth.domain.text import decode_text
 from hearth.errors import InvalidInput, NotFound
 from hearth.store.git import FileChange, Plan, Snapshot
@@ -84,7 +84,21 @@ class RecordOps(Writer):
         result = self._commit(operation, f"{kind}.create", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
 
-    def merge(self, key: str, actor: str, *, expected: Expected | None = None) -> WriteResult:
+    def merge(
+        self,
+        key: str,
+        actor: str,
+        *,
+        expected: Expected | None = None,
+        leave_out: Sequence[str] = (),
+        replace: Mapping[str, str] | None = None,
+    ) -> WriteResult:
+        """Append the proposal's entries to its target and archive it, one commit.
+
+        ``leave_out``: entries of the proposal not to add (the review page leaves
+        out what the home already holds in other words); ``replace``: proposed
+        entry -> the target's entry it replaces in place (a person's choice to
+        reword a known entry). Both must name the proposal's own entries."""
         path = _record_path("proposal", key)
 
         def operation(snap: Snapshot) -> Plan:
@@ -92,17 +106,18 @@ class RecordOps(Writer):
             proposal, original = _require(snap, "proposal", path, key)
             assert isinstance(proposal, records.Proposal)
             target = check_proposal_target(proposal.target)
-            new_text, added = notes.add_entries(target_text(snap, target), proposal.entries)
+            new_text, added, note = merged_text(
+                target_text(snap, target), proposal, leave_out, replace
+            )
             changes = list(
                 _archive_moves("proposal", key, proposal, original, self._now(), "merged")
             )
-            if added:
+            if new_text != target_text(snap, target):
                 changes.insert(0, FileChange(target, new_text.encode()))
-            skipped = len(proposal.entries) - len(added)
             return Plan(
                 f"proposals: merge {proposal.title} into {target}",
                 tuple(changes),
-                body=f"Added {len(added)} entries to {target}; skipped {skipped} already there.",
+                body=f"Added {len(added)} entries to {target}; {note}.",
             )
 
         result = self._commit(operation, "proposal.merge", actor, key)
@@ -188,9 +203,10 @@ class RecordOps(Writer):
         result = self._commit(operation, "records.fix-keys", actor)
         return KeyFix(result.commit if result.changed else None, tuple(renamed), tuple(blocked))
 
-    def preview_merge(self, key: str) -> MergePreview:
-        """The target's text before and after merging ``key``, as the merge would
-        compute it now (from HEAD), with the blob ids it was computed from."""
+    def preview_merge(self, key: str, leave_out: Sequence[str] = ()) -> MergePreview:
+        """The target's text before and after merging ``key`` (without
+        ``leave_out``), as the merge would compute it now (from HEAD), with the
+        blob ids it was computed from."""
         path = _record_path("proposal", key)
         snap = self.store.snapshot()
         proposal, _original = _require(snap, "proposal", path, key)
@@ -198,10 +214,11 @@ class RecordOps(Writer):
         target = check_proposal_target(proposal.target)
         current = snap.read(target)
         before = decode_text(current, target) if current is not None else ""
+        wanted = [e for e in proposal.entries if e not in leave_out]
         after, added = notes.add_entries(
-            before if current is not None else new_target_text(target), proposal.entries
+            before if current is not None else new_target_text(target), wanted
         )
-        skipped = tuple(e for e in proposal.entries if e not in added)
+        skipped = tuple(e for e in wanted if e not in added)
         return MergePreview(
             key,
             path,
@@ -323,10 +340,37 @@ def _archive_moves(
     )
 
 
+def merged_text(
+    text: str,
+    proposal: records.Proposal,
+    leave_out: Sequence[str] = (),
+    replace: Mapping[str, str] | None = None,
+) -> tuple[str, list[str], str]:
+    """The target's text after merging ``proposal`` (see ``RecordOps.merge``),
+    the entries added, and a note of what was skipped, left out or replaced."""
+    replace = dict(replace or {})
+    unknown = [e for e in (*leave_out, *replace) if e not in proposal.entries]
+    if unknown:
+        raise InvalidInput(
+            f"{unknown[0]!r} is not an entry of the proposal {proposal.title!r}; "
+            "reload the page and choose again"
+        )
+    for new, old in replace.items():
+        text = entries.replace_entry(text, old, new)
+    wanted = [e for e in proposal.entries if e not in leave_out and e not in replace]
+    new_text, added = notes.add_entries(text, wanted)
+    parts = [f"skipped {len(wanted) - len(added)} already there"]
+    if leave_out:
+        parts.append(f"left out {len(set(leave_out))} already known")
+    if replace:
+        parts.append(f"replaced {len(replace)} in place")
+    return new_text, added, "; ".join(parts)
+
+
 def _reason(text: str, doing: str) -> str:
     reason = " ".join(text.split())
     if not reason:
-        raise InvalidInput(f"give a reason for {doing} (--reason)")
+        raise InvalidInput(f"give a reason for {doing}")
     return reason
 
 

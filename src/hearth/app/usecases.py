@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
@@ -166,9 +166,9 @@ class Hearth:
         with self.owner:
             return queries.head_oids(self.ops, paths)
 
-    def merge_preview(self, key: str) -> MergePreview:
+    def merge_preview(self, key: str, leave_out: Sequence[str] = ()) -> MergePreview:
         with self.owner:
-            return self.ops.preview_merge(key)
+            return self.ops.preview_merge(key, leave_out)
 
     def diff_home(self, rev_from: str | None, rev_to: str | None) -> Diff:
         """Every file that differs between two revisions (``to`` None: the work tree)."""
@@ -198,8 +198,20 @@ class Hearth:
             for path in self.matcher.files_read(views):
                 data = snap.read(path)
                 files[path] = decode_text(data, path) if data is not None else None
-        # Scoring reads nothing and may embed entries: outside the lock.
-        return self.matcher.board(files, views, texts)
+        # Scoring reads nothing and may embed entries: outside the lock. The topic
+        # notes are read (under it) only when a merge is over its bound.
+        return self.matcher.board(files, views, texts, self._topic_texts)
+
+    def _topic_texts(self) -> dict[str, str]:
+        with self.owner:
+            snap = self.ops.store.snapshot()
+            found = {}
+            for name in snap.names(layout.TOPICS_DIR):
+                path = f"{layout.TOPICS_DIR}/{name}"
+                data = snap.read(path) if name.endswith(".md") else None
+                if data is not None:
+                    found[path] = data.decode("utf-8", "replace")
+            return found
 
     def entry_list(self, path: str) -> list[Entry]:
         with self.owner:
@@ -352,6 +364,7 @@ class Hearth:
     reject = _under_lock(Operations.reject)
     merge_many = _under_lock(Operations.merge_many)
     reject_many = _under_lock(Operations.reject_many)
+    keep_one = _under_lock(Operations.keep_one)
     revise_proposal = _under_lock(Operations.revise_proposal)
     add_loop = _under_lock(Operations.add_loop)
     resolve_loop = _under_lock(Operations.resolve_loop)

@@ -108,9 +108,12 @@ def _review_lines(views: list[RecordView], board: ReviewBoard) -> str:
         over = found.over_bound
         if over is not None:
             lines.append(
-                f"    merging would make {over.target} {over.chars} characters, over its bound "
-                f"of {over.bound}; could move to a topic note: "
-                + "; ".join(f"line {n}: {t!r}" for t, n in over.movable)
+                f"    merging would make {over.target} {over.chars} characters "
+                f"({over.now} now), over its bound of {over.bound}; make room first, "
+                "moving to a topic note and leaving the pointer: "
+                + "; ".join(
+                    f"line {m.line} -> {m.topic_path}, leave {m.pointer!r}" for m in over.moves
+                )
             )
     for group in board.groups:
         lines.append(f"near-duplicates (merge or reject together): {' '.join(group)}")

@@ -19,7 +19,7 @@ Pure: terms, cosines and entries in; scores, matches and groups out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 #: The score at or above which two entries are "nearly the same".
@@ -161,6 +161,55 @@ def groups(keys: Sequence[str], links: Iterable[tuple[str, str]]) -> list[list[s
     return found
 
 
+#: What a pointer left in place of a moved entry links to.
+POINTER_MARK = "see memory/topics/"
+#: Words of an entry that name its topic note.
+TOPIC_WORDS = 3
+
+
+@dataclass(frozen=True)
+class Move:
+    """One entry to move out of a bounded file: its line, its text, the topic
+    note to move it to and the one-line pointer to leave in its place."""
+
+    text: str
+    line: int
+    topic: str
+    topic_path: str
+    pointer: str
+    #: Characters the move frees (the entry's length less the pointer's).
+    frees: int
+    #: Why this one: "in a topic note" (already there), "repeated", "older".
+    why: str
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "line": self.line,
+            "topic": self.topic,
+            "topic_path": self.topic_path,
+            "pointer": self.pointer,
+            "frees": self.frees,
+            "why": self.why,
+        }
+
+
+def topic_for(text: str, suffix: str = "") -> tuple[str, str, str]:
+    """The topic note's title and path for an entry moved out of a bounded
+    file, and the pointer left behind: ``<title>: see memory/topics/<slug>.md``.
+    The slug is the one ``hearth topic <title>`` makes."""
+    from hearth.domain import keys  # noqa: PLC0415  (kept beside its only use)
+
+    words = [w.strip(".,;:!?()[]\"'*`") for w in text.split()]
+    title = " ".join([w for w in words if w][:TOPIC_WORDS]) or "Moved entry"
+    title = f"{title} {suffix}".strip()
+    slug = keys.sanitize_slug(keys.normalized_title_key(title))
+    if not slug or slug == "item":
+        slug = keys.record_key(title)
+    path = f"memory/topics/{slug}.md"
+    return title, path, f"{title}: {POINTER_MARK}{slug}.md"
+
+
 @dataclass(frozen=True)
 class OverBound:
     """A merge that would push its target over its size bound (and so be refused)."""
@@ -168,34 +217,78 @@ class OverBound:
     target: str
     chars: int
     bound: int
-    #: Entries of the target (text, line) that could move to a topic note to make room,
-    #: longest first, as many as it takes.
-    movable: tuple[tuple[str, int], ...]
+    #: The target's length now (before the merge).
+    now: int
+    #: Entries of the target that could move to a topic note to make room (each
+    #: leaving a pointer), repeated ones first, then the oldest, as many as it takes.
+    moves: tuple[Move, ...]
+
+    @property
+    def movable(self) -> tuple[tuple[str, int], ...]:
+        return tuple((m.text, m.line) for m in self.moves)
+
+    @property
+    def enough(self) -> bool:
+        """Whether the moves listed free enough room."""
+        return sum(m.frees for m in self.moves) >= self.chars - self.bound
 
     def as_dict(self) -> dict[str, object]:
         return {
             "target": self.target,
             "chars": self.chars,
             "bound": self.bound,
+            "chars_now": self.now,
             "over_by": self.chars - self.bound,
-            "movable": [{"text": t, "line": n} for t, n in self.movable],
+            "movable": [m.as_dict() for m in self.moves],
         }
 
 
 def over_bound(
-    target: str, after: str, bound: int | None, held: Sequence[tuple[str, int]]
+    target: str,
+    after: str,
+    bound: int | None,
+    held: Sequence[tuple[str, int]],
+    repeated: Iterable[int] = (),
+    now: int | None = None,
+    in_topics: Mapping[int, str] | None = None,
 ) -> OverBound | None:
     """None when ``after`` (the target as the merge would write it) fits ``bound``;
-    else what is over and which of the target's entries (``held``: text, line)
-    could move out, longest first, until the excess is covered."""
+    else what is over, and which of the target's entries (``held``: text, line)
+    to move to a topic note, each leaving its pointer, until the excess is
+    covered (the pointer's characters counted). ``repeated``: lines of entries
+    the home also holds elsewhere, moved first; then the oldest (the lowest
+    line: entries are appended). Pointers already left are never moved again.
+    ``in_topics``: line -> the topic note that already holds that entry's text:
+    moved before all others, to that note (only the pointer is left to write)."""
     if bound is None or len(after) <= bound:
         return None
     excess = len(after) - bound
-    movable: list[tuple[str, int]] = []
+    again = set(repeated)
+    candidates = []
+    titles: set[str] = set()
+    for text, line in held:
+        if POINTER_MARK in text:
+            continue
+        topic, path, pointer = topic_for(text)
+        if topic in titles:  # two entries that start alike: two notes, two pointers
+            topic, path, pointer = topic_for(text, f"(line {line})")
+        titles.add(topic)
+        why = "repeated" if line in again else "older"
+        held_in = (in_topics or {}).get(line)
+        if held_in is not None:
+            path, why = held_in, "in a topic note"
+            pointer = f"{topic}: {POINTER_MARK}{held_in.removeprefix('memory/topics/')}"
+        frees = len(text) - len(pointer)
+        if frees <= 0:
+            continue
+        candidates.append(Move(text, line, topic, path, pointer, frees, why))
+    order = {"in a topic note": 0, "repeated": 1, "older": 2}
+    candidates.sort(key=lambda m: (order[m.why], m.line))
+    moves: list[Move] = []
     freed = 0
-    for text, line in sorted(held, key=lambda h: -len(h[0])):
+    for move in candidates:
         if freed >= excess:
             break
-        movable.append((text, line))
-        freed += len(text) + 3  # "- " and the newline
-    return OverBound(target, len(after), bound, tuple(movable))
+        moves.append(move)
+        freed += move.frees
+    return OverBound(target, len(after), bound, len(after) if now is None else now, tuple(moves))

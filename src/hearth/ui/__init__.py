@@ -5,6 +5,7 @@ operation each, and nothing below the service is touched here. See
 docs/ui.md.
 """
 
+from hearth.ui.kit import GzipPages
 from hearth.ui.pages import build_ui
 
-__all__ = ["build_ui"]
+__all__ = ["GzipPages", "build_ui"]

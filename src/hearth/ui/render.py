@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,12 +16,15 @@ if TYPE_CHECKING:
 
 HERE = Path(__file__).parent
 STYLESHEET = (HERE / "static" / "hearth.css").read_bytes
+SCRIPT = (HERE / "static" / "hearth.js").read_bytes
+FAVICON = (HERE / "static" / "favicon.svg").read_bytes
 
 #: Sent with every page: nothing loads from elsewhere, nothing frames the page
 #: (a framed page could be clicked through), nothing is cached, no address leaks to another site.
 HEADERS = {
     "Content-Security-Policy": (
-        "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
+        "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; "
+        "form-action 'self'; "
         "frame-ancestors 'none'; base-uri 'none'"
     ),
     "X-Frame-Options": "DENY",
@@ -31,14 +36,73 @@ HEADERS = {
 }
 
 
-def snippet(text: str) -> Markup:
-    """A search snippet with its ``**matches**`` marked, everything else escaped."""
-    parts = str(text).split("**")
-    if len(parts) % 2 == 0:  # an unpaired marker: show the text as it is
-        return Markup(escape(text))
-    return Markup("").join(
-        Markup("<mark>{}</mark>").format(p) if i % 2 else escape(p) for i, p in enumerate(parts)
-    )
+def snippet(text: str, query: str = "") -> Markup:
+    """A search snippet as text: the search marks its matches with ``**``, which
+    markdown's own ``**Name:**`` makes ambiguous, so every ``**`` is dropped
+    and the words of ``query`` (and longer words they begin) are marked
+    again; everything else escaped."""
+    plain = str(text).replace("**", "")
+    words = sorted({w.lower() for w in re.findall(r"\w{2,}", query)}, key=len, reverse=True)
+    if not words:
+        return Markup(escape(plain))
+    found = re.compile(r"\b(?:" + "|".join(re.escape(w) for w in words) + r")\w*", re.I)
+    out, at = Markup(""), 0
+    for match in found.finditer(plain):
+        out += escape(plain[at : match.start()]) + Markup("<mark>{}</mark>").format(match[0])
+        at = match.end()
+    return out + escape(plain[at:])
+
+
+def zone_of(user_md: str) -> dt.tzinfo:
+    """The person's time zone: USER.md's ``Time zone:`` entry when it names one
+    (``Time zone: Europe/Lisbon (WET/WEST)``), else UTC."""
+    from zoneinfo import ZoneInfo  # noqa: PLC0415
+
+    for line in user_md.splitlines():
+        found = re.search(r"time ?zone\W+([A-Za-z_]+(?:/[A-Za-z0-9_+-]+)+|UTC)", line, re.I)
+        if found:
+            try:
+                return ZoneInfo(found[1])
+            except (ValueError, LookupError):
+                continue
+    return dt.UTC
+
+
+def when(value: object, zone: dt.tzinfo = dt.UTC) -> str:
+    """An ISO time as a person reads it, in ``zone``: ``27 Nov 2026, 15:04 WET``."""
+    text = str(value or "")
+    try:
+        moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return text
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    local = moment.astimezone(zone)
+    return f"{local.day} {local:%b %Y, %H:%M} {local.tzname() or ''}".strip()
+
+
+def entry_changes(before: str, after: str) -> tuple[list[str], list[str]]:
+    """The entries (``- `` lines) ``after`` adds and removes against ``before``."""
+    old = [line.strip()[2:] for line in before.splitlines() if line.strip().startswith("- ")]
+    new = [line.strip()[2:] for line in after.splitlines() if line.strip().startswith("- ")]
+    gone = [e for e in old if e not in new]
+    came = [e for e in new if e not in old]
+    return came, gone
+
+
+def diff_entries(diff: str) -> tuple[list[str], list[str]]:
+    """Added and removed lines of a unified diff, without the diff's marks."""
+    added = [
+        line[1:]
+        for line in diff.splitlines()
+        if line.startswith("+") and not line.startswith("+++")
+    ]
+    removed = [
+        line[1:]
+        for line in diff.splitlines()
+        if line.startswith("-") and not line.startswith("---")
+    ]
+    return added, removed
 
 
 def diff_class(line: str) -> str:
@@ -72,6 +136,7 @@ class Views:
             lstrip_blocks=True,
         )
         env.filters.update(snippet=snippet, diff_class=diff_class, short=short)
+        env.globals.update(entry_changes=entry_changes, diff_entries=diff_entries)
         return env
 
     def page(self, template: str, http_status: int = 200, **context: Any) -> HTMLResponse:
@@ -81,6 +146,7 @@ class Views:
             "csrf": "",
             "here": "",
             "done": None,
+            "when": when,
         }
-        html = self.env.get_template(template).render({**base, "commit": "", **context})
+        html = self.env.get_template(template).render({**base, **context})
         return HTMLResponse(html, status_code=http_status, headers=HEADERS)

@@ -1,0 +1,347 @@
+"""The Review page (``/ui/``) and its forms: proposals, groups, loops, decisions.
+
+The safe action is the easy one (issue 41):
+- a proposal's entries the home already holds (the same or nearly) are left
+  out of its merge unless the person asks for them (``leave`` fields);
+- a proposal whose every entry is known offers "Reject: already known" first;
+- a group of near-duplicates offers "keep this one, reject the others";
+- a merge over its target's bound is not offered: the card says what to move
+  where, leaving which pointer, and that is enough to let the merge through;
+- in the batch form the first submit button is "Reject selected" (Enter in
+  its reason field rejects, never merges), and merging is a second button.
+A refused post shows this page again with what was ticked and typed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from hearth.app.matching import ReviewBoard
+from hearth.app.results import BatchResult
+from hearth.app.served import ServedHearth
+from hearth.domain import layout, records
+from hearth.errors import HearthError, InvalidInput
+from hearth.ui.auth import Visitor
+from hearth.ui.kit import Done, Kit, first
+
+#: Filters of the summary line: which cards ``?show=`` keeps.
+FILTERS = ("all", "known", "grouped", "over", "new")
+
+
+def _leave(form: dict[str, list[str]], key: str) -> list[str]:
+    return [v for v in form.get(f"leave-{key}", []) if v]
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def add_review(router: APIRouter, service: ServedHearth, kit: Kit) -> None:
+    def title_of(key: str) -> str:
+        path = layout.record_path("proposal", key) if records.is_key(key) else ""
+        try:
+            return records.parse("proposal", service.get_file(path).content).title
+        except HearthError:
+            return key
+
+    def review(
+        request: Request,
+        visitor: Visitor,
+        status: int = 200,
+        refusal: str = "",
+        form: dict[str, list[str]] | None = None,
+    ) -> Response:
+        views = service.records("proposal")
+        board = service.review_board(views)
+        items = []
+        for view in views:
+            found = board.proposals.get(view.key)
+            known = found.known if found else ()
+            preview, error = None, view.error
+            if view.record is not None:
+                try:
+                    preview = service.merge_preview(view.key, known)
+                except HearthError as exc:
+                    error = exc.message
+            items.append(_item(view, preview, error, found, known))
+        show = request.query_params.get("show", "all")
+        show = show if show in FILTERS else "all"
+        blocks = _blocks(items, board)
+        for i, block in enumerate(blocks):  # after an action on a block: the next one
+            block["next"] = blocks[i + 1]["anchor"] if i + 1 < len(blocks) else "proposals-h"
+        loops = service.records("loop")
+        decisions = sorted(  # newest first, as ACTIVE.md lists them
+            service.records("decision"),
+            key=lambda v: (getattr(v.record, "updated", ""), v.key),
+            reverse=True,
+        )
+        form = form or {}
+        return kit.page(
+            request,
+            visitor,
+            "review.html",
+            status,
+            proposals=items,
+            blocks=[b for b in blocks if _shown(b, show)],
+            summary=_summary(items),
+            show=show,
+            board=board,
+            titles={v.key: v.record.title if v.record is not None else v.key for v in views},
+            loops=loops,
+            decisions=decisions,
+            oids=service.head_oids([v.path for v in (*loops, *decisions)]),
+            refusal=refusal,
+            ticked=set(form.get("keys", [])),
+            typed={k: v[0] for k, v in form.items() if k.startswith("reason") and v},
+        )
+
+    def again(
+        request: Request, visitor: Visitor, status: int, message: str, form: dict[str, list[str]]
+    ) -> Response:
+        return review(request, visitor, status, message, form)
+
+    router.add_api_route("/", kit.reading(review), methods=["GET"])
+
+    def expected(form: dict[str, list[str]], *pairs: tuple[str, str]) -> dict[str, str | None]:
+        return {first(form, p): first(form, o) or None for p, o in pairs}
+
+    async def act(request: Request, operation: str, call: Any) -> Response:
+        return await kit.acting(request, operation, "/ui/", call, again)
+
+    def merged(title: str, target: str, added: int, left: int, commit: str | None) -> Done:
+        parts = [
+            f"Merged \u201c{title}\u201d into {target}: {_plural(added, 'entry', 'entries')} added"
+        ]
+        if left:
+            parts.append(f"{left} left out as already known")
+        return Done("; ".join(parts), commit)
+
+    @router.post("/proposals/{key}/merge")
+    async def merge(request: Request, key: str) -> Response:
+        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+            leave = _leave(form, key)
+            new, old = first(form, "replace-new"), first(form, "replace-old")
+            replace = {new: old} if new and old else {}
+            title = title_of(key)
+            preview = service.merge_preview(key, [*leave, *replace])
+            result = service.merge(
+                key,
+                visitor.actor,
+                expected=expected(form, ("path", "oid"), ("target", "target_oid")),
+                leave_out=leave,
+                replace=replace,
+            )
+            done = merged(title, preview.target, len(preview.added), len(leave), result.commit)
+            if replace:
+                done = Done(f"{done.message}; replaced {len(replace)} in place", result.commit)
+            return done
+
+        return await act(request, "merge", call)
+
+    @router.post("/proposals/{key}/reject")
+    async def reject(request: Request, key: str) -> Response:
+        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+            title = title_of(key)
+            reason = first(form, f"reason-{key}") or first(form, "reason")
+            result = service.reject(
+                key, reason, visitor.actor, expected=expected(form, ("path", "oid"))
+            )
+            return Done(f"Rejected \u201c{title}\u201d: {' '.join(reason.split())}", result.commit)
+
+        return await act(request, "reject", call)
+
+    @router.post("/proposals/{key}/entries")
+    async def edit_entries(request: Request, key: str) -> Response:
+        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+            entries = first(form, "entries").splitlines()
+            result = service.revise_proposal(
+                key, entries, visitor.actor, expected=expected(form, ("path", "oid"))
+            )
+            title = title_of(key)
+            return Done(
+                f"Saved the entries of \u201c{title}\u201d"
+                + ("" if result.changed else " (unchanged)"),
+                result.commit if result.changed else None,
+                f"p-{key}",
+            )
+
+        return await act(request, "edit", call)
+
+    @router.post("/batch/merge")
+    async def merge_many(request: Request) -> Response:
+        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+            keys, seen = _batch(form)
+            leave = {k: _leave(form, k) for k in keys}
+            titles = [title_of(k) for k in keys]
+            result = service.merge_many(keys, visitor.actor, expected=seen, leave_out=leave)
+            left = sum(len(v) for v in leave.values())
+            return _batch_done("Merged", titles, result, left)
+
+        return await act(request, "merge.many", call)
+
+    @router.post("/batch/reject")
+    async def reject_many(request: Request) -> Response:
+        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+            keys, seen = _batch(form)
+            reason = first(form, "reason")
+            titles = [title_of(k) for k in keys]
+            result = service.reject_many(keys, reason, visitor.actor, expected=seen)
+            return _batch_done("Rejected", titles, result, 0)
+
+        return await act(request, "reject.many", call)
+
+    @router.post("/groups/keep")
+    async def keep_one(request: Request) -> Response:
+        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+            keys, seen = _batch(form)
+            keep = first(form, "keep")
+            if keep not in keys:
+                raise InvalidInput("choose which proposal of the group to keep")
+            others = [k for k in keys if k != keep]
+            leave = _leave(form, keep)
+            kept, rest = title_of(keep), ", ".join(f"\u201c{title_of(k)}\u201d" for k in others)
+            result = service.keep_one(keep, others, visitor.actor, expected=seen, leave_out=leave)
+            message = (
+                f"Kept \u201c{kept}\u201d ({_plural(result.added, 'entry', 'entries')} added"
+                + (f", {len(leave)} left out as already known" if leave else "")
+                + f") and rejected {rest} as saying the same"
+            )
+            return Done(message, result.commit)
+
+        return await act(request, "merge.many", call)
+
+    @router.post("/loops/{key}/resolve")
+    async def resolve(request: Request, key: str) -> Response:
+        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+            result = service.resolve_loop(
+                key, visitor.actor, first(form, "note"), expected=expected(form, ("path", "oid"))
+            )
+            return Done("Resolved the open loop", result.commit)
+
+        return await act(request, "loop.resolve", call)
+
+    @router.post("/decisions/{key}/withdraw")
+    async def withdraw(request: Request, key: str) -> Response:
+        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+            result = service.withdraw_decision(
+                key, first(form, "reason"), visitor.actor, expected=expected(form, ("path", "oid"))
+            )
+            return Done("Withdrew the decision", result.commit)
+
+        return await act(request, "decision.withdraw", call)
+
+
+def _batch_done(verb: str, titles: Sequence[str], result: BatchResult, left: int) -> Done:
+    names = ", ".join(f"\u201c{t}\u201d" for t in titles)
+    tail = ""
+    if verb == "Merged":
+        tail = f": {_plural(result.added, 'entry', 'entries')} added"
+        if left:
+            tail += f", {left} left out as already known"
+    return Done(f"{verb} {names} in one commit{tail}", result.commit)
+
+
+def _batch(form: dict[str, list[str]]) -> tuple[list[str], dict[str, str | None]]:
+    """The chosen keys, and the blob ids the page was made from: ``seen`` holds,
+    for every proposal on the page, ``KEY OID TARGET_OID TARGET`` (``-``: the
+    file was absent). Only the chosen proposals' files and their targets are
+    checked: a change to a proposal nobody chose does not make this stale."""
+    keys = list(dict.fromkeys(k for k in form.get("keys", []) if k))
+    if not keys:
+        raise InvalidInput("tick at least one proposal first")
+    seen: dict[str, tuple[str, str, str]] = {}
+    for value in form.get("seen", []):
+        parts = value.split(" ", 3)
+        if len(parts) == 4 and parts[3]:
+            seen[parts[0]] = (parts[1], parts[2], parts[3])
+    expected: dict[str, str | None] = {}
+    for key in keys:
+        if key not in seen or not records.is_key(key):
+            raise InvalidInput(
+                f"the page did not say which version of proposal {key} it showed; "
+                "reload the page and choose again"
+            )
+        oid, target_oid, target = seen[key]
+        expected[layout.record_path("proposal", key)] = None if oid == "-" else oid
+        expected[target] = None if target_oid == "-" else target_oid
+    return keys, expected
+
+
+def _item(
+    view: Any, preview: Any, error: str | None, found: Any, known: Sequence[str]
+) -> dict[str, Any]:
+    entries = list(view.record.entries) if view.record is not None else []
+    over = found.over_bound if found else None
+    if view.record is None or preview is None:
+        action = "none"
+    elif over is not None:
+        action = "over"
+    elif entries and all(e in known for e in entries):
+        action = "known"
+    else:
+        action = "merge"
+    return {
+        "view": view,
+        "preview": preview,
+        "error": error,
+        "review": found,
+        "matches": {m.entry: m.matches for m in found.matches} if found else {},
+        "known": tuple(known),
+        "new": [e for e in entries if e not in known],
+        "over": over,
+        "action": action,
+    }
+
+
+def _blocks(items: list[dict[str, Any]], board: ReviewBoard) -> list[dict[str, Any]]:
+    """The proposals in page order, each group of near-duplicates together at
+    the place of its first member; a group's suggested keeper is the member
+    with the most new entries (the first, on a tie)."""
+    by_key = {p["view"].key: p for p in items}
+    group_of = {k: g for g in board.groups for k in g}
+    blocks: list[dict[str, Any]] = []
+    shown: set[str] = set()
+    for item in items:
+        key = item["view"].key
+        if key in shown:
+            continue
+        group = group_of.get(key)
+        members = [by_key[k] for k in group if k in by_key] if group else [item]
+        shown.update(m["view"].key for m in members)
+        keeper = max(members, key=lambda m: (m["preview"] is not None, len(m["new"])))
+        anchor = f"g-{group[0]}" if group else f"p-{key}"
+        blocks.append(
+            {"group": group, "members": members, "keeper": keeper["view"].key, "anchor": anchor}
+        )
+    return blocks
+
+
+def _shown(block: dict[str, Any], show: str) -> bool:
+    members = block["members"]
+    if show == "known":
+        return any(m["known"] for m in members)
+    if show == "grouped":
+        return block["group"] is not None
+    if show == "over":
+        return any(m["over"] for m in members)
+    if show == "new":
+        return block["group"] is None and all(not m["known"] and not m["over"] for m in members)
+    return True
+
+
+def _summary(items: list[dict[str, Any]]) -> dict[str, int]:
+    return {
+        "all": len(items),
+        "known": sum(1 for i in items if i["known"]),
+        "grouped": sum(1 for i in items if i["review"] and i["review"].group),
+        "over": sum(1 for i in items if i["over"]),
+        "new": sum(
+            1
+            for i in items
+            if not i["known"] and not i["over"] and not (i["review"] and i["review"].group)
+        ),
+    }
