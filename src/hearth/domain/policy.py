@@ -211,6 +211,19 @@ _DECLARED = (
         cli=("memory remove",),
     ),
     Operation(
+        "memory.conflicts",
+        "read",
+        "list the entries two machines changed in different ways",
+        cli=("memory conflicts",),
+    ),
+    Operation(
+        "memory.settle",
+        "admin",
+        "settle an entry two machines changed in different ways",
+        cli=("memory settle",),
+        persons_call=True,
+    ),
+    Operation(
         "topic", "write", "create, replace or append to a topic note", mcp="topic", cli=("topic",)
     ),
     Operation(

@@ -225,9 +225,30 @@ def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
         # than through active(), which would scan it a second time.
         status = service.status().as_dict()
         attention = needs_attention(service.get_file(ACTIVE_PATH).content)
-        return page(request, visitor, "health.html", status=status, attention=attention)
+        conflicts = service.entry_conflicts()
+        return page(
+            request,
+            visitor,
+            "health.html",
+            status=status,
+            attention=attention,
+            entry_conflicts=conflicts,
+        )
 
     router.add_api_route("/health", reading(health), methods=["GET"])
+
+    @router.post("/settle/{conflict_id}")
+    async def settle(request: Request, conflict_id: str) -> Response:
+        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+            keep = first(form, "keep")
+            result = service.entry_settle(conflict_id, keep, visitor.actor)
+            which = "the version in the file" if keep == "file" else "the other version"
+            return Done(
+                f"Settled the entry conflict {conflict_id} in {result.path}: kept {which}",
+                result.commit if result.changed else None,
+            )
+
+        return await kit.acting(request, "memory.settle", "/ui/health", call)
 
     return router
 
