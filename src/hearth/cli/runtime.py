@@ -91,7 +91,7 @@ def watch(state: _State) -> None:
     "on_demand",
     is_flag=True,
     hidden=True,
-    help="Started by a client: the home's socket only, and stop when idle.",
+    help="Started by a client: the home socket and a free loopback port; stops when idle.",
 )
 @click.pass_obj
 def serve(
@@ -137,20 +137,21 @@ def serve(
     sockets = [serving.bind_unix(home_socket)]
     if uds:
         sockets.append(serving.bind_unix(Path(uds)))
-    elif not on_demand:
-        sockets.append(serving.bind_tcp(host, port))
+    else:
+        # Started on demand: a free loopback port too, for the git hooks' shell
+        # shims (they speak HTTP over TCP); clients use the home's socket.
+        sockets.append(
+            serving.bind_tcp("127.0.0.1", 0) if on_demand else serving.bind_tcp(host, port)
+        )
     heap.for_long_runs()
     service = wiring.open_service(root)
     service.local_socket = str(home_socket)
     service.started_as = "on-demand" if on_demand else "serve"
-    if on_demand:
-        url = f"unix:{home_socket}"
-    else:
-        bound = sockets[-1].getsockname()
-        url = f"unix:{uds}" if uds else f"http://{host}:{bound[1]}"
+    bound = sockets[-1].getsockname()
+    url = f"unix:{uds}" if uds else f"http://{'127.0.0.1' if on_demand else host}:{bound[1]}"
     names = [*allow_remote, *([] if _is_loopback(host) else [host])]
     activity = serving.Activity(
-        create_app(service, url=url, allowed_hosts=names, unix=uds is not None or on_demand)
+        create_app(service, url=url, allowed_hosts=names, unix=uds is not None)
     )
     config = uvicorn.Config(
         activity,
