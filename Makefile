@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test torture lint bench bench-scale bench-hybrid bench-vectors recall-bench install dev clean
+.PHONY: run test check torture lint bench bench-scale bench-hybrid bench-vectors recall-bench install dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ lint: dev
 
 test: lint
 	$(BIN)/pytest
+
+# The inner loop: lint, then every test but the e2e and slow tiers (tests/conftest.py).
+check: lint
+	$(BIN)/pytest -m "not e2e and not slow" -q
 
 # The torture suite in its long form (more rounds of each attack).
 torture: dev

@@ -28,6 +28,26 @@ os.environ["HEARTH_SEMANTIC"] = "off"
 # stops every server it started).
 os.environ["HEARTH_SERVER"] = "off"
 
+#: Tiers (``make check`` runs neither; ``make test`` and CI run everything):
+#: ``e2e`` drives outside parts (the installed CLI in subprocesses, a real
+#: server, Chromium, the runtimes' CLIs from npm, the Rust oracle), ``slow`` is
+#: long by design (schemathesis, the torture rounds). Marked by where a test
+#: lives, so a new test in those folders is in its tier without a decorator.
+E2E_FOLDERS = ("e2e", "ui")
+E2E_FILES = ("test_stdio.py", "test_one_server.py", "test_startup.py")
+SLOW_FOLDERS = ("torture",)
+SLOW_TESTS = ("test_schemathesis_finds_no_failure_with_every_check",)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        parts = item.path.relative_to(Path(__file__).parent).parts
+        if parts[0] in E2E_FOLDERS or item.path.name in E2E_FILES:
+            item.add_marker(pytest.mark.e2e)
+        if parts[0] in SLOW_FOLDERS or item.originalname in SLOW_TESTS:
+            item.add_marker(pytest.mark.slow)
+
+
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "Pat Person",
     "GIT_AUTHOR_EMAIL": "pat@example.invalid",
