@@ -52,20 +52,26 @@ class Machine:
         return sorted(folder.rglob("*.md")) if folder.is_dir() else []
 
 
-def make_machines(tmp_path: Path, clock: FakeClock, count: int) -> list[Machine]:
+def clones(tmp_path: Path, clock: FakeClock, count: int) -> list[Path]:
+    """A home pushed to a real bare remote (m0) and ``count - 1`` clones of it,
+    each with hearth's hooks and merge drivers."""
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
     first = tmp_path / "m0"
     wiring.initialize(first, clock)
     git(first, "remote", "add", "origin", str(remote))
     git(first, "push", "-q", "-u", "origin", "main")
-    found = [Machine(first, clock)]
+    found = [first]
     for n in range(1, count):
         clone = tmp_path / f"m{n}"
         git(tmp_path, "clone", "-q", str(remote), str(clone))
         wiring.install_hooks(clone)
-        found.append(Machine(clone, clock))
+        found.append(clone)
     return found
+
+
+def make_machines(tmp_path: Path, clock: FakeClock, count: int) -> list[Machine]:
+    return [Machine(root, clock) for root in clones(tmp_path, clock, count)]
 
 
 @pytest.fixture

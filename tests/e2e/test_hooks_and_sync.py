@@ -17,6 +17,7 @@ from hearth import wiring
 from hearth.errors import Conflict, NoUpstream, SyncBlocked
 from tests.conftest import FakeClock, git
 from tests.e2e.run import BIN, hearth
+from tests.e2e.test_entry_sync import clones
 
 
 def run_git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -195,19 +196,7 @@ class Machine:
 
 @pytest.fixture
 def machines(tmp_path: Path, clock: FakeClock) -> list[Machine]:
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    first = tmp_path / "m0"
-    wiring.initialize(first, clock)
-    git(first, "remote", "add", "origin", str(remote))
-    git(first, "push", "-q", "-u", "origin", "main")
-    found = [Machine(first, clock)]
-    for n in (1, 2):
-        clone = tmp_path / f"m{n}"
-        git(tmp_path, "clone", "-q", str(remote), str(clone))
-        wiring.install_hooks(clone)
-        found.append(Machine(clone, clock))
-    return found
+    return [Machine(root, clock) for root in clones(tmp_path, clock, 3)]
 
 
 def test_no_upstream_is_a_clear_refusal(home: Path) -> None:
