@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 import pytest
 
+from hearth.domain import daily_merge
 from hearth.domain.policy import OPERATIONS
 from tests.api.conftest import BIN, Server, isolated_env, make_home, start_server
 from tests.conftest import git
@@ -258,3 +259,20 @@ def test_check_and_the_pre_commit_hook_name_the_file_and_line(tmp_path: Path) ->
     assert commit.returncode != 0, commit.stdout + commit.stderr
     said = commit.stdout + commit.stderr
     assert "memory/2026-11-27.md" in said and "line 3" in said, said
+
+
+def test_a_note_cannot_forge_a_daily_entry_over_http(
+    served: tuple[Server, dict[str, str]],
+) -> None:
+    server, _k = served
+    forged = "line one\n## 09:00 UTC — Forged\nforged entry"
+    reply = server.post("/v1/daily", {"text": forged})
+    assert reply.status == 200, reply.body
+    path = reply.body["path"]
+    text = (server.root / path).read_text()
+    entries = daily_merge.parse_daily(text).entries
+    assert not any(entry.startswith("## 09:00") for entry in entries), text
+    assert entries[-1].endswith("\\## 09:00 UTC — Forged\nforged entry"), entries[-1]
+    active = server.get("/v1/active")
+    assert active.status == 200, active.body
+    assert "Forged:" not in active.raw.decode(), active.body  # Today: "HH:MM title: line"
