@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hearth.app.runtimes import RuntimeSetup
-from hearth.errors import InvalidInput
+from hearth.errors import InvalidInput, NotAHome
 
 
 def _no_cli(argv: list[str]) -> subprocess.CompletedProcess[str]:
@@ -22,6 +22,7 @@ def _no_cli(argv: list[str]) -> subprocess.CompletedProcess[str]:
 def setup(tmp_path: Path) -> RuntimeSetup:
     home = tmp_path / "home"
     (home / ".git").mkdir(parents=True)
+    (home / "hearth.toml").write_text("")  # what init writes: the mark of a home
     return RuntimeSetup(tmp_path / "user", "/opt/bin/hearth", home, lambda _: None, _no_cli)
 
 
@@ -84,5 +85,10 @@ def test_a_broken_file_is_refused_untouched(setup: RuntimeSetup) -> None:
 
 def test_setup_needs_a_home(tmp_path: Path) -> None:
     setup = RuntimeSetup(tmp_path, "/opt/bin/hearth", tmp_path / "none", lambda _: None, _no_cli)
-    with pytest.raises(InvalidInput, match="hearth init"):
+    with pytest.raises(NotAHome, match="hearth init"):
+        setup.setup("cursor")
+    plain = tmp_path / "plain"
+    (plain / ".git").mkdir(parents=True)
+    setup = RuntimeSetup(tmp_path, "/opt/bin/hearth", plain, lambda _: None, _no_cli)
+    with pytest.raises(NotAHome, match=f"hearth init {plain}"):
         setup.setup("cursor")

@@ -23,8 +23,9 @@ from typing import Any
 
 from hearth.domain import config_text
 from hearth.domain import runtimes as rt
-from hearth.errors import HearthError, InvalidInput
+from hearth.errors import HearthError, InvalidInput, NotAHome
 from hearth.store import user_files
+from hearth.store.discovery import is_hearth_home
 
 Which = Callable[[str], str | None]
 Run = Callable[[list[str]], "subprocess.CompletedProcess[str]"]
@@ -78,8 +79,11 @@ class RuntimeSetup:
         self, name: str, scope: str = "write", *, dry_run: bool = False, trust: bool = False
     ) -> SetupReport:
         runtime = rt.RUNTIMES[name]
-        if not (self.home / ".git").exists():
-            raise InvalidInput(f"{self.home} is not a hearth home; create it with: hearth init")
+        if not is_hearth_home(self.home):
+            raise NotAHome(
+                f"{self.home} is not a hearth home (a git repository with hearth.toml); "
+                f"create or adopt it with 'hearth init {self.home}'"
+            )
         report = SetupReport(name, dry_run, removed=False)
         argv = rt.server_argv(self.executable, str(self.home), scope)
         report.changes.append(self._register(runtime, argv, dry_run))
