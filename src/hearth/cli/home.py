@@ -106,6 +106,7 @@ def status(state: _State, as_json: bool, verbose: bool) -> None:
             f"{index['files_indexed']} of {index['files_on_disk']} files, "
             f"{index['documents']} sections, last reconcile {index['last_reconcile']}",
         ]
+        lines += [f"  stale: {why}" for why in index.get("stale_reasons", [])]
         lines += [f"  parked: {p['path']}: {p['reason']}" for p in index["parked"]]
         lines += [f"  error: {e}" for e in index["errors"]]
         if index["active_error"]:
