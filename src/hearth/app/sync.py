@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hearth.domain import layout
+from hearth.domain.text import counted
 from hearth.errors import Conflict, HearthError, NoUpstream, StoreError, SyncBlocked
 from hearth.store import state
 from hearth.store.git import Trailers
@@ -60,7 +61,7 @@ def _quiet(_what: str) -> None:
 
 
 def _commits(count: int) -> str:
-    return "1 commit" if count == 1 else f"{count} commits"
+    return counted(count, "commit")
 
 
 @dataclass
@@ -299,7 +300,7 @@ class Syncer:
             "--no-verify",
             "--quiet",
             "-m",
-            f"sync: merge {tracking} (kept both sides of {len(conflicted)} files)\n\n"
+            f"sync: merge {tracking} (kept both sides of {counted(len(conflicted), 'file')})\n\n"
             f"{body}\n\n{_TRAILERS}\n",
         )
         return copies

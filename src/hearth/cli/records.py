@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from hearth.cli.support import _emit, _State, _written, cli, json_option
+from hearth.domain.text import counted
 
 if TYPE_CHECKING:
     from hearth.app.matching import ReviewBoard
@@ -83,7 +84,12 @@ def _review_lines(views: list[RecordView], board: ReviewBoard) -> str:
     lines = []
     for view in views:
         lines.append(
-            _record_lines([view], lambda p: f"{p.title} ({len(p.entries)} entries -> {p.target})")
+            _record_lines(
+                [view],
+                lambda p: (
+                    f"{p.title} ({counted(len(p.entries), 'entry', 'entries')} -> {p.target})"
+                ),
+            )
         )
         found = board.proposals.get(view.key)
         if found is None:
@@ -140,9 +146,11 @@ def reject(state: _State, keys: tuple[str, ...], reason: str, as_json: bool) -> 
 
 def _batch(as_json: bool, result: BatchResult) -> None:
     short = (result.commit or "")[:12]
-    done = f"{result.outcome} {len(result.keys)} proposals"
+    done = f"{result.outcome} {counted(len(result.keys), 'proposal')}"
     if result.outcome == "merged":
-        done += f" ({result.added} entries added, {result.skipped} already there)"
+        done += (
+            f" ({counted(result.added, 'entry', 'entries')} added, {result.skipped} already there)"
+        )
     _emit(as_json, result.as_dict(), f"{done} in one commit {short}")
 
 

@@ -105,3 +105,15 @@ def text_bytes(what: str, text: str) -> bytes:
     when it is not text: a lone surrogate has no UTF-8 spelling at all."""
     refuse_not_text(what, text)
     return text.encode("utf-8")
+
+
+def counted(count: int, one: str, many: str | None = None) -> str:
+    """``count`` and the noun that agrees with it: ``1 entry``, ``2 entries``
+    (``many`` defaults to ``one`` + "s")."""
+    return f"{count} {one if count == 1 else (many or one + 's')}"
+
+
+def with_article(noun: str) -> str:
+    """``noun`` after "a" or "an", by its first letter: "an AWS access key id",
+    "a GitHub token" (hearth's nouns are read as written, letter by letter)."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from hearth.domain import layout
-from hearth.domain.text import first_not_text
+from hearth.domain.text import first_not_text, with_article
 from hearth.errors import InvalidRecord
 
 SOUL_MIN_CHARS = 100
@@ -219,7 +219,7 @@ def _secret_text(path: str, text: str) -> list[RuleFailure]:
                 RuleFailure(
                     path,
                     "secret-text",
-                    f"line {line} looks like a {what}",
+                    f"line {line} looks like {with_article(what)}",
                     "remove the secret (and rotate it if it was ever shared); "
                     "keep credentials outside the home",
                 )

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from hearth.domain import layout
 from hearth.domain.clock import Clock
+from hearth.domain.text import counted
 from hearth.domain.validation import Bounds
 from hearth.errors import IndexUnusable
 from hearth.heap import give_back
@@ -380,7 +381,8 @@ def _stale_reasons(
         )
     if documents != recorded:
         reasons.append(
-            f"the index holds {documents} sections where the last pass recorded {recorded}; "
+            f"the index holds {counted(documents, 'section')} where the last pass recorded "
+            f"{recorded}; "
             "'hearth reindex --full' rebuilds it"
         )
     if head != indexed_head:
