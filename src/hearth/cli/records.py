@@ -241,11 +241,27 @@ def get(state: _State, path: str, rev: str | None, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("path")
-@click.argument("rev")
+@click.argument("rev", required=False)
+@click.option(
+    "--rev",
+    "rev_option",
+    default=None,
+    metavar="REV",
+    help="The revision to bring PATH back from (as `get --rev`; or give it after PATH).",
+)
 @json_option
 @click.pass_obj
-def restore(state: _State, path: str, rev: str, as_json: bool) -> None:
-    """Bring PATH back as it was at REV, as a new commit (history is kept)."""
+def restore(
+    state: _State, path: str, rev: str | None, rev_option: str | None, as_json: bool
+) -> None:
+    """Bring PATH back as it was at REV, as a new commit (history is kept).
+
+    REV goes after PATH or as --rev REV, the way `hearth get --rev REV` takes it."""
+    if rev is not None and rev_option is not None and rev != rev_option:
+        raise click.UsageError(f"two revisions given ({rev} and --rev {rev_option}); give one")
+    rev = rev or rev_option
+    if rev is None:
+        raise click.UsageError("give the revision: hearth restore PATH REV, or --rev REV")
     result = state.app().restore(path, rev, state.actor)
     _written(as_json, result, f"restored {result.path} from {rev}")
 

@@ -157,6 +157,7 @@ def served_or_local(
     ),
 )
 @click.option("--actor", default=None, help="Who is acting, for the Hearth-Actor trailer.")
+@click.version_option(None, "--version", package_name="hearth-home", message="hearth %(version)s")
 @click.pass_context
 def cli(ctx: click.Context, home_option: str | None, actor: str | None) -> None:
     """hearth: an AI assistant's home as markdown in git."""
