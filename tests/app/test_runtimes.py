@@ -54,6 +54,30 @@ def test_dry_run_writes_nothing(setup: RuntimeSetup) -> None:
     assert not setup.user_home.exists()
 
 
+def test_dry_run_shows_each_change_in_the_future_tense(setup: RuntimeSetup) -> None:
+    """Issue 35: a dry run listed file names only and said "registered"."""
+    config = setup.user_home / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True)
+    mine = 'model = "o3"\n'
+    config.write_text(mine)
+    report = setup.setup("codex", dry_run=True, trust=True)
+    assert config.read_text() == mine
+    assert not (setup.user_home / ".codex" / "hooks.json").exists()
+    for change in report.changes:
+        assert change.what.startswith("would "), change.what
+        assert change.diff, change
+    register, hooks, trust = report.changes
+    assert "+[mcp_servers.hearth]" in register.diff and ' model = "o3"' in register.diff
+    assert "+args = [" in register.diff
+    assert hooks.diff.startswith("--- /dev/null") and "agent-hook codex prompt" in hooks.diff
+    assert "+trusted_hash = " in trust.diff
+    done = setup.setup("codex", trust=True)
+    assert [c.what.split(" ", 1)[0] for c in done.changes] == ["registered", "added", "trusted"]
+    taking_out = setup.remove("codex", dry_run=True)
+    assert all(c.what.startswith("would remove") for c in taking_out.changes if c.changed)
+    assert any("-[mcp_servers.hearth]" in c.diff for c in taking_out.changes)
+
+
 def test_claude_code_without_its_cli(setup: RuntimeSetup) -> None:
     setup.setup("claude-code")
     servers = json.loads((setup.user_home / ".claude.json").read_text())["mcpServers"]

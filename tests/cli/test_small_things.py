@@ -41,3 +41,15 @@ def test_restore_takes_the_revision_either_way(tmp_path: Path) -> None:
     assert both.returncode == 2 and "two revisions" in both.stderr
     none = _hearth("--home", str(root), "restore", "SOUL.md", env=env)
     assert none.returncode == 2 and "give the revision" in none.stderr
+
+
+def test_setup_dry_run_prints_the_changes_it_would_make(tmp_path: Path) -> None:
+    env = isolated_env(tmp_path / "userhome")
+    (tmp_path / "userhome").mkdir()
+    root = make_home(tmp_path / "home", env)
+    done = _hearth("--home", str(root), "setup", "gemini", "--dry-run", env={**env, "PATH": ""})
+    assert done.returncode == 0, done.stderr
+    assert "would change:" in done.stdout and "would register MCP server hearth" in done.stdout
+    assert "registered MCP" not in done.stdout.replace("would register MCP", "")
+    assert "\n+" in done.stdout and "agent-hook gemini" in done.stdout, done.stdout
+    assert list((tmp_path / "userhome").iterdir()) == []
