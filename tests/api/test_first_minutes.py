@@ -9,7 +9,15 @@ import signal
 import subprocess
 from pathlib import Path
 
-from tests.api.conftest import BIN, Server, free_port, hearth, isolated_env, make_home
+from tests.api.conftest import (
+    BIN,
+    Server,
+    free_port,
+    hearth,
+    isolated_env,
+    make_home,
+    wait_for,
+)
 from tests.conftest import git
 
 
@@ -80,12 +88,18 @@ def _banner(root: Path, env: dict[str, str]) -> str:
         text=True,
         env=env,
     )
-    assert proc.stdout is not None
-    lines = [proc.stdout.readline() for _ in range(3)]
+    server = Server(root, port, proc)  # type: ignore[arg-type]
+    assert wait_for(lambda: _answers(server), timeout=30), "the server did not come up"
     proc.send_signal(signal.SIGTERM)
-    proc.wait(timeout=30)
-    proc.stdout.close()
-    return "".join(lines)
+    out, _ = proc.communicate(timeout=30)
+    return str(out)
+
+
+def _answers(server: Server) -> bool:
+    try:
+        return server.get("/healthz", token=None).status == 200
+    except OSError:
+        return False
 
 
 def test_the_banner_names_the_review_page_and_asks_for_a_token_only_when_none(
