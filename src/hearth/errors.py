@@ -69,8 +69,9 @@ class DirtyFile(Conflict):
     def __init__(self, paths: Sequence[str]) -> None:
         listed = ", ".join(paths)
         super().__init__(
-            f"uncommitted edits in {listed}; commit or discard them "
-            "(git commit / git restore) and try again",
+            f"uncommitted edits in {listed}; hearth never rewrites a file you are "
+            "editing: save and commit your edit, or discard it (git commit / git "
+            "restore), and try again",
             detail={"paths": list(paths)},
         )
         self.paths = tuple(paths)

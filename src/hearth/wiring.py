@@ -10,6 +10,7 @@ fresh (CLI commands), ``open_service`` the served runtime (``hearth serve``,
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
@@ -85,6 +86,38 @@ def template_dir() -> Path:
 # -- the parts every home is made of ---------------------------------------------
 
 
+def require_home(root: Path) -> None:
+    """Refuse a folder that is not a home before anything is read or written there.
+
+    A home is a git work tree whose root holds ``hearth.toml``, which every
+    ``hearth init`` writes and commits (adopting an OpenClaw or LionClaw
+    workspace included). An ordinary repository is refused the same way as a
+    folder, so no command but ``init`` writes into a project by mistake (no
+    ACTIVE.md, no ``.git/hearth/``, no commit)."""
+    from hearth.domain.layout import SETTINGS_PATH
+    from hearth.store.discovery import is_hearth_home
+
+    if is_hearth_home(root):
+        return
+    if (root / ".git").exists():
+        raise NotAHome(
+            f"{root} is a git repository but not a hearth home (it has no {SETTINGS_PATH}); "
+            f"to make it one, adopt it on purpose with 'hearth init {root}'"
+        )
+    message = f"{root} is not a hearth home; create it with 'hearth init {root}'"
+    if root == DEFAULT_HOME.expanduser().absolute():
+        from hearth.store.discovery import enclosing_work_tree
+
+        with contextlib.suppress(OSError):
+            here = enclosing_work_tree(Path.cwd(), os.environ.get("GIT_CEILING_DIRECTORIES", ""))
+            if here is not None:
+                message += (
+                    f" (the working folder is in {here}, a git repository that is not a "
+                    f"home: to make it one, adopt it on purpose with 'hearth init {here}')"
+                )
+    raise NotAHome(message)
+
+
 @dataclasses.dataclass(frozen=True)
 class _Parts:
     root: Path
@@ -99,8 +132,7 @@ def _home(root: Path) -> tuple[RootedFiles, Settings]:
     from hearth.domain.settings import Settings, parse_settings
     from hearth.store.rooted import RootedFiles
 
-    if not (root / ".git").exists():
-        raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
+    require_home(root)
     files = RootedFiles(root)
     data = files.read(layout.SETTINGS_PATH)
     settings = Settings() if data is None else parse_settings(data.decode("utf-8", "replace"))
@@ -315,8 +347,7 @@ def token_store(root: Path) -> TokenStore:
     from hearth.store.state import state_dir_of
     from hearth.store.tokens import TokenStore
 
-    if not (root / ".git").exists():
-        raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
+    require_home(root)
     return TokenStore(state_dir_of(root))
 
 
@@ -324,8 +355,7 @@ def token_store(root: Path) -> TokenStore:
 
 
 def install_hooks(root: Path) -> list[str]:
-    if not (root / ".git").exists():
-        raise NotAHome(f"{root} is not a hearth home; create it with 'hearth init {root}'")
+    require_home(root)
     from hearth.hooks import install as hook_install
 
     # The hooks and the merge driver start hearth with this very interpreter.

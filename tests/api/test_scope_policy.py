@@ -18,7 +18,14 @@ from urllib.parse import quote
 
 import anyio
 
-from hearth.domain.policy import OPERATIONS, SCOPES, table_markdown
+from hearth.domain.policy import (
+    OPERATIONS,
+    SCOPES,
+    adds,
+    scope_sentences,
+    scope_table_markdown,
+    table_markdown,
+)
 from tests.api.conftest import Server
 from tests.mcp.conftest import call, http_client, refused
 
@@ -184,3 +191,19 @@ def test_the_docs_carry_the_policys_table() -> None:
     for name in ("api.md", "mcp.md", "ui.md"):
         text = (DOCS / name).read_text()
         assert table in text, f"docs/{name} does not carry the table of domain/policy.py"
+
+
+def test_the_scope_sentences_come_from_the_policy(shared_server: Server) -> None:
+    """The login page and docs/operations.md say what each scope may as the
+    catalogue says it (issue 35: both said a write token could merge and reject)."""
+    operations = (DOCS / "operations.md").read_text()
+    assert scope_table_markdown() in operations
+    html = shared_server.get("/ui/login", token=None).raw.decode()
+    for scope, sentence in scope_sentences().items():
+        assert sentence in operations, scope
+        assert sentence.replace("'", "&#39;") in html, (scope, html)
+    for name in adds("admin"):
+        assert name not in scope_sentences()["write"].split(": ", 1)[1].split(", ")
+    assert "merge" in adds("admin") and "reject" in adds("admin")
+    assert "write token can also merge" not in html
+    assert "proposals (create, merge, reject)" not in operations

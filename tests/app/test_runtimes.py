@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hearth.app.runtimes import RuntimeSetup
-from hearth.errors import InvalidInput
+from hearth.errors import InvalidInput, NotAHome
 
 
 def _no_cli(argv: list[str]) -> subprocess.CompletedProcess[str]:
@@ -22,6 +22,7 @@ def _no_cli(argv: list[str]) -> subprocess.CompletedProcess[str]:
 def setup(tmp_path: Path) -> RuntimeSetup:
     home = tmp_path / "home"
     (home / ".git").mkdir(parents=True)
+    (home / "hearth.toml").write_text("")  # what init writes: the mark of a home
     return RuntimeSetup(tmp_path / "user", "/opt/bin/hearth", home, lambda _: None, _no_cli)
 
 
@@ -51,6 +52,30 @@ def test_dry_run_writes_nothing(setup: RuntimeSetup) -> None:
     report = setup.setup("claude-code", dry_run=True)
     assert report.changed and report.dry_run
     assert not setup.user_home.exists()
+
+
+def test_dry_run_shows_each_change_in_the_future_tense(setup: RuntimeSetup) -> None:
+    """Issue 35: a dry run listed file names only and said "registered"."""
+    config = setup.user_home / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True)
+    mine = 'model = "o3"\n'
+    config.write_text(mine)
+    report = setup.setup("codex", dry_run=True, trust=True)
+    assert config.read_text() == mine
+    assert not (setup.user_home / ".codex" / "hooks.json").exists()
+    for change in report.changes:
+        assert change.what.startswith("would "), change.what
+        assert change.diff, change
+    register, hooks, trust = report.changes
+    assert "+[mcp_servers.hearth]" in register.diff and ' model = "o3"' in register.diff
+    assert "+args = [" in register.diff
+    assert hooks.diff.startswith("--- /dev/null") and "agent-hook codex prompt" in hooks.diff
+    assert "+trusted_hash = " in trust.diff
+    done = setup.setup("codex", trust=True)
+    assert [c.what.split(" ", 1)[0] for c in done.changes] == ["registered", "added", "trusted"]
+    taking_out = setup.remove("codex", dry_run=True)
+    assert all(c.what.startswith("would remove") for c in taking_out.changes if c.changed)
+    assert any("-[mcp_servers.hearth]" in c.diff for c in taking_out.changes)
 
 
 def test_claude_code_without_its_cli(setup: RuntimeSetup) -> None:
@@ -84,5 +109,10 @@ def test_a_broken_file_is_refused_untouched(setup: RuntimeSetup) -> None:
 
 def test_setup_needs_a_home(tmp_path: Path) -> None:
     setup = RuntimeSetup(tmp_path, "/opt/bin/hearth", tmp_path / "none", lambda _: None, _no_cli)
-    with pytest.raises(InvalidInput, match="hearth init"):
+    with pytest.raises(NotAHome, match="hearth init"):
+        setup.setup("cursor")
+    plain = tmp_path / "plain"
+    (plain / ".git").mkdir(parents=True)
+    setup = RuntimeSetup(tmp_path, "/opt/bin/hearth", plain, lambda _: None, _no_cli)
+    with pytest.raises(NotAHome, match=f"hearth init {plain}"):
         setup.setup("cursor")

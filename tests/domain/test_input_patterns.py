@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from hearth.domain import entries, keys, layout, records
 from hearth.domain.paths import MAX_PATH_CHARS, PATH_PATTERN, normalize
-from hearth.domain.text import NOT_BLANK, ONE_LINE, not_blank
+from hearth.domain.text import NOT_BLANK, ONE_LINE, PLAIN, first_not_text, not_blank
 from hearth.hooks.staged import LISTING_PATTERN, parse_listing
 
 # The anchored patterns are read as ECMA-262 reads them, where ``$`` is the end of
@@ -106,15 +106,38 @@ def test_the_one_line_pattern_refuses_what_is_no_entry(text: str) -> None:
 
 @FAST
 @given(st.text())
-def test_not_blank_is_what_strip_keeps(text: str) -> None:
-    assert (re.search(NOT_BLANK, text) is not None) == bool(text.strip())
+def test_not_blank_is_what_strip_keeps_of_text(text: str) -> None:
+    plain = first_not_text(text) is None
+    assert (re.fullmatch(NOT_BLANK, text) is not None) == (bool(text.strip()) and plain)
+
+
+@FAST
+@given(st.text())
+def test_the_plain_pattern_is_what_the_text_check_takes(text: str) -> None:
+    assert (re.fullmatch(PLAIN, text) is not None) == (first_not_text(text) is None)
+
+
+@pytest.mark.parametrize(
+    "text", ["a\x00", "\x01", "a\rb", "a\r", "\x7f", "\x85", "a\u2028b", "\u2029", "\x1b[31m"]
+)
+def test_control_characters_are_not_text(text: str) -> None:
+    assert first_not_text(text) is not None
+    assert re.fullmatch(PLAIN, text) is None
+    assert re.fullmatch(NOT_BLANK, text) is None
+    assert re.fullmatch(ONE_LINE, text) is None
+
+
+@pytest.mark.parametrize("text", ["a\tb", "a\nb", "a\r\nb\r\n", "\ufeffa", "é中😀"])
+def test_tab_newline_and_crlf_are_text(text: str) -> None:
+    assert first_not_text(text) is None
+    assert re.fullmatch(PLAIN, text) is not None
 
 
 @FAST
 @given(st.text())
 def test_a_title_with_a_word_is_what_the_key_algorithm_finds_a_word_in(text: str) -> None:
-    assert (re.search(not_blank(keys.WHITE_SPACE_CLASS), text) is not None) == bool(
-        keys.words(text)
+    assert (re.fullmatch(not_blank(keys.WHITE_SPACE_CLASS), text) is not None) == (
+        bool(keys.words(text)) and first_not_text(text) is None
     )
 
 

@@ -8,6 +8,7 @@ import fnmatch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hearth.domain.text import with_article
 from hearth.domain.validation import (
     _SECRET_NAME_PATTERNS,
     _SECRET_TEXT_PATTERNS,
@@ -29,7 +30,7 @@ def reference(path: str, text: str) -> list[tuple[str, str]]:
         match = pattern.search(text)
         if match:
             line = text.count("\n", 0, match.start()) + 1
-            found.append(("secret-text", f"line {line} looks like a {what}"))
+            found.append(("secret-text", f"line {line} looks like {with_article(what)}"))
     return found
 
 

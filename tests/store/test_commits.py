@@ -93,28 +93,40 @@ def test_uncommitted_edit_is_neither_overwritten_nor_committed(workspace: Worksp
     assert ws.git("diff", "--name-only").split() == ["MEMORY.md", "SOUL.md"]
 
 
-def test_daily_append_lands_in_head_and_in_the_persons_copy(workspace: Workspace) -> None:
+def test_daily_append_never_rewrites_a_note_with_uncommitted_edits(
+    workspace: Workspace,
+) -> None:
     ws = workspace
     first = ws.home.note("first entry", None, ACTOR)
-    ws.write(first.path, ws.read(first.path) + "\nperson typing here\n")
+    edited = ws.read(first.path) + "\nperson typing here\n"
+    ws.write(first.path, edited)
+    before = ws.commits()
 
-    ws.home.note("second entry", None, ACTOR)
+    with pytest.raises(DirtyFile) as refused:
+        ws.home.note("second entry", None, ACTOR)
 
-    committed = ws.git("show", f"HEAD:{first.path}")
-    assert "second entry" in committed
-    assert "person typing here" not in committed
-    on_disk = ws.read(first.path)
-    assert "person typing here" in on_disk
-    assert "second entry" in on_disk
-    assert ws.git("diff", "--name-only").split() == [first.path]
-    assert ws.git("diff").count("+person typing here") == 1
+    assert refused.value.paths == (first.path,)
+    assert ws.read(first.path) == edited
+    assert ws.commits() == before
+    ws.git("add", first.path)  # staged, the work tree the same: still the person's
+    with pytest.raises(DirtyFile):
+        ws.home.note("second entry", None, ACTOR)
+    assert ws.read(first.path) == edited
+    ws.git("commit", "-qm", "my edit")
+    ws.home.note("second entry", None, ACTOR)  # committed: appended as always
+    assert ws.read(first.path).endswith("second entry\n")
+    assert "person typing here" in ws.read(first.path)
 
 
-def test_daily_append_also_extends_a_staged_copy(workspace: Workspace) -> None:
+def test_daily_append_extends_a_staged_copy_the_work_tree_does_not_hold(
+    workspace: Workspace,
+) -> None:
     ws = workspace
     first = ws.home.note("first entry", None, ACTOR)
-    ws.write(first.path, ws.read(first.path) + "\nstaged thought\n")
+    clean = ws.read(first.path)
+    ws.write(first.path, clean + "\nstaged thought\n")
     ws.git("add", first.path)
+    ws.write(first.path, clean)  # the work tree put back; only the index differs
 
     ws.home.note("second entry", None, ACTOR)
 
@@ -122,7 +134,7 @@ def test_daily_append_also_extends_a_staged_copy(workspace: Workspace) -> None:
     assert "staged thought" in staged
     assert "second entry" in staged
     assert "staged thought" not in ws.git("show", f"HEAD:{first.path}")
-    assert ws.git("diff", "--name-only").split() == []
+    assert "second entry" in ws.read(first.path)
 
 
 def test_merge_touches_target_and_archive_in_one_commit(workspace: Workspace) -> None:

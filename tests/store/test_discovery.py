@@ -54,8 +54,11 @@ def test_homes_are_told_from_plain_repositories(tree: Path) -> None:
     assert discovery.discover_home(tree / "home" / "memory" / "topics") == tree / "home"
     assert discovery.discover_home(tree / "link") == tree / "home"
     assert discovery.discover_home(tree / "plain" / "deep") is None
-    # A home without hearth.toml is still one when its git folder holds hearth's state.
+    # hearth's local state is no mark (an older hearth wrote it into any repository
+    # it was pointed at): only hearth.toml, which init writes, makes a home.
     (tree / "plain" / ".git" / "hearth").mkdir()
+    assert discovery.discover_home(tree / "plain" / "deep") is None
+    (tree / "plain" / "hearth.toml").write_text("")
     assert discovery.discover_home(tree / "plain" / "deep") == tree / "plain"
 
 

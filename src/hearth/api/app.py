@@ -28,6 +28,8 @@ from apscheduler.triggers.cron import CronTrigger
 from apscheduler.triggers.interval import IntervalTrigger
 from fastapi import FastAPI
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import RedirectResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
@@ -143,6 +145,10 @@ def create_app(
         version="1",
         summary="An AI assistant's home (identity, persona, memory) as markdown in git.",
         lifespan=lifespan,
+        # Swagger UI and ReDoc load their scripts from a CDN, so offline they were a
+        # blank page; /openapi.json stays (docs/api.md says what reads it).
+        docs_url=None,
+        redoc_url=None,
     )
     errors.install(app)
     app.add_middleware(BodyLimit)
@@ -155,5 +161,11 @@ def create_app(
     app.include_router(hook_routes.router)
     app.include_router(build_ui(service, errors.status_of))
     app.router.routes.append(Route(MCP_PATH, ExactPath(mcp), include_in_schema=False))
+    # A person who opens the server's address in a browser gets the review page.
+    app.router.routes.append(Route("/", _to_review_page, include_in_schema=False))
     app.mount(MCP_PATH, mcp)
     return app
+
+
+async def _to_review_page(_request: Request) -> RedirectResponse:
+    return RedirectResponse("/ui/", status_code=307)

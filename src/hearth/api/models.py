@@ -3,13 +3,13 @@ shares are declared once in ``hearth.wire`` and named here too."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from hearth.app.batch_ops import MAX_BATCH
 from hearth.domain.records import MAX_TITLE_CHARS
-from hearth.domain.text import NOT_BLANK
+from hearth.domain.text import NOT_BLANK, PLAIN
 from hearth.wire import (
     MAX_ITEMS,
     MAX_LINE_CHARS,
@@ -102,8 +102,24 @@ __all__ = [
 ]
 
 
+def _plain_strings(schema: dict[str, Any]) -> None:
+    """Say in the schema what every write refuses (``text.refuse_not_text``): each
+    string without a pattern of its own holds no control character."""
+    if schema.get("type") == "string" and not {"pattern", "enum", "const"} & schema.keys():
+        schema["pattern"] = PLAIN
+    for value in schema.values():
+        if isinstance(value, dict):
+            _plain_strings(value)
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, dict):
+                    _plain_strings(item)
+
+
 class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """A request body: no unknown field, and its strings are text."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_plain_strings)
 
 
 # -- requests ------------------------------------------------------------------

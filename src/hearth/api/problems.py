@@ -137,7 +137,10 @@ def install(app: FastAPI) -> None:
         return error_response(exc.status, _HTTP_CODES.get(exc.status, "error"), exc.message)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        body_problem = _body_problem(request, exc.errors())
+        if body_problem is not None:
+            return error_response(422, "invalid_input", body_problem)
         problems = [
             {
                 "where": ".".join(str(p) for p in e.get("loc", ())),
@@ -164,3 +167,30 @@ def install(app: FastAPI) -> None:
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         log_server_error(request, exc)
         return error_response(500, "internal_error", f"hearth failed: {type(exc).__name__}: {exc}")
+
+
+def _body_problem(request: Request, errors: Any) -> str | None:
+    """What is wrong with the body as a whole, in words a person acts on: not JSON
+    at all (where, and why), or not sent as JSON (the Content-Type it lacked);
+    None when the body parsed and the problems are in its fields."""
+    for error in errors:
+        where = tuple(error.get("loc", ()))
+        if error.get("type") == "json_invalid":
+            why = (error.get("ctx") or {}).get("error") or "it does not parse"
+            at = where[1] if len(where) > 1 and isinstance(where[1], int) else None
+            return (
+                "the body is not valid JSON: "
+                + str(why)
+                + (f" at character {at}" if at is not None else "")
+            )
+        if where == ("body",) and error.get("type") in ("model_attributes_type", "dict_type"):
+            sent = request.headers.get("content-type")
+            if sent is None or "json" not in sent.lower():
+                return (
+                    "the body must be a JSON object sent with 'Content-Type: "
+                    "application/json' (this request said "
+                    + (f"'Content-Type: {sent}'" if sent else "no Content-Type")
+                    + "); with curl: -H 'Content-Type: application/json'"
+                )
+            return "the body must be a JSON object ({...}), not another JSON value"
+    return None

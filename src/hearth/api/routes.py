@@ -25,7 +25,7 @@ from hearth.domain.layout import MAX_USER_ID_CHARS, Kind
 from hearth.domain.paths import normalize
 from hearth.domain.policy import may, put_operation, refusal
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
-from hearth.domain.text import ONE_LINE
+from hearth.domain.text import ONE_LINE, text_bytes
 from hearth.store.tokens import TokenInfo
 from hearth.wire import (
     ENTRIES_FILE_SCHEMA,
@@ -185,7 +185,8 @@ def put_file(
     service: Service, path: FilePath, body: models.PutFile, info: Caller
 ) -> models.Written:
     allowed(info, put_operation(normalize(path)))  # settings and git's own files: admin
-    result = service.put(path, body.content.encode(), actor(info), body.expected_oid, body.message)
+    content = text_bytes("content", body.content)
+    result = service.put(path, content, actor(info), body.expected_oid, body.message)
     return written(result)
 
 

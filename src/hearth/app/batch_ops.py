@@ -24,6 +24,7 @@ from hearth.app.record_ops import _archive_moves, _reason, _record_path, _requir
 from hearth.app.results import BatchResult, Expected
 from hearth.app.writer import Writer, check_expected, check_proposal_target, target_text
 from hearth.domain import records
+from hearth.domain.text import counted
 from hearth.errors import InvalidInput
 from hearth.store.git import FileChange, Plan, Snapshot
 
@@ -36,7 +37,9 @@ def _keys(keys: Sequence[str]) -> tuple[str, ...]:
     if not unique:
         raise InvalidInput("choose at least one proposal (give its key)")
     if len(unique) > MAX_BATCH:
-        raise InvalidInput(f"a batch takes at most {MAX_BATCH} proposals ({len(unique)} given)")
+        raise InvalidInput(
+            f"a batch takes at most {counted(MAX_BATCH, 'proposal')} ({len(unique)} given)"
+        )
     for key in unique:
         _record_path("proposal", key)  # NotFound for what is not a key
     return unique
@@ -79,7 +82,8 @@ class BatchOps(Writer):
                     "proposal", key, proposal, original, self._now(), "merged"
                 )
                 lines.append(
-                    f"- {proposal.title} ({key}): added {len(added)} entries to {target}, "
+                    f"- {proposal.title} ({key}): added "
+                    f"{counted(len(added), 'entry', 'entries')} to {target}, "
                     f"skipped {skipped} already there"
                 )
             changes = [

@@ -18,7 +18,7 @@ from hearth.app.writer import (
     target_text,
 )
 from hearth.domain import entries, layout, notes, records
-from hearth.domain.text import decode_text
+from hearth.domain.text import counted, decode_text
 from hearth.errors import InvalidInput, NotFound
 from hearth.store.git import FileChange, Plan, Snapshot
 
@@ -117,7 +117,7 @@ class RecordOps(Writer):
             return Plan(
                 f"proposals: merge {proposal.title} into {target}",
                 tuple(changes),
-                body=f"Added {len(added)} entries to {target}; {note}.",
+                body=f"Added {counted(len(added), 'entry', 'entries')} to {target}; {note}.",
             )
 
         result = self._commit(operation, "proposal.merge", actor, key)

@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hearth.domain import config_text
+from hearth.domain import config_text, textdiff
 from hearth.domain import runtimes as rt
-from hearth.errors import HearthError, InvalidInput
+from hearth.errors import HearthError, InvalidInput, NotAHome
 from hearth.store import user_files
+from hearth.store.discovery import is_hearth_home
 
 Which = Callable[[str], str | None]
 Run = Callable[[list[str]], "subprocess.CompletedProcess[str]"]
@@ -35,6 +36,14 @@ class Change:
     file: str
     what: str
     changed: bool
+    #: The change itself: the file's unified diff, or the commands run (empty
+    #: when nothing changes).
+    diff: str = ""
+
+
+def _tense(dry_run: bool, would: str, did: str) -> str:
+    """A dry run says what it would do; a run says what it did."""
+    return f"would {would}" if dry_run else did
 
 
 @dataclass
@@ -78,8 +87,11 @@ class RuntimeSetup:
         self, name: str, scope: str = "write", *, dry_run: bool = False, trust: bool = False
     ) -> SetupReport:
         runtime = rt.RUNTIMES[name]
-        if not (self.home / ".git").exists():
-            raise InvalidInput(f"{self.home} is not a hearth home; create it with: hearth init")
+        if not is_hearth_home(self.home):
+            raise NotAHome(
+                f"{self.home} is not a hearth home (a git repository with hearth.toml); "
+                f"create or adopt it with 'hearth init {self.home}'"
+            )
         report = SetupReport(name, dry_run, removed=False)
         argv = rt.server_argv(self.executable, str(self.home), scope)
         report.changes.append(self._register(runtime, argv, dry_run))
@@ -116,8 +128,10 @@ class RuntimeSetup:
             commands = [rt.mcp_add_argv(runtime, argv)]
             if found is not None:
                 commands.insert(0, [runtime.executable, *runtime.mcp.remove])
-            what = "registered MCP server hearth: ran " + " && ".join(
-                shlex.join(c) for c in commands
+            ran = " && ".join(shlex.join(c) for c in commands)
+            what = (
+                f"{_tense(dry_run, 'register', 'registered')} MCP server hearth: "
+                f"{_tense(dry_run, 'run', 'ran')} {ran}"
             )
             if not dry_run:
                 for command in commands:
@@ -125,14 +139,16 @@ class RuntimeSetup:
                 again, _ = self._read(path, runtime.mcp.format)
                 if not rt.mcp_matches(runtime, rt.get_in(again, runtime.mcp.key), argv):
                     raise HearthError(f"{runtime.executable} did not register hearth in {shown}")
-            return Change(shown, what, True)
+            return Change(shown, what, True, "".join(f"$ {shlex.join(c)}\n" for c in commands))
         entry = rt.mcp_entry(runtime, argv)
         if isinstance(found, dict):
             entry = {**found, **entry}
+        new_text = self._entry_text(runtime, path, document, text, entry)
         if not dry_run:
-            self._write_entry(runtime, path, document, text, entry)
+            user_files.write(path, new_text)
         how = "" if not runtime.mcp.add else f" ({runtime.executable} is not on PATH)"
-        return Change(shown, f"registered MCP server hearth by writing the file{how}", True)
+        what = f"{_tense(dry_run, 'register', 'registered')} MCP server hearth in the file{how}"
+        return Change(shown, what, True, _diff(shown, text, new_text))
 
     def _unregister(self, runtime: rt.Runtime, dry_run: bool) -> Change:
         path = self._path(runtime.mcp.file)
@@ -145,19 +161,26 @@ class RuntimeSetup:
             command = [runtime.executable, *runtime.mcp.remove]
             if not dry_run:
                 self._call([cli, *command[1:]])
-            return Change(shown, f"removed MCP server hearth: ran {shlex.join(command)}", True)
+            what = (
+                f"{_tense(dry_run, 'remove', 'removed')} MCP server hearth: "
+                f"{_tense(dry_run, 'run', 'ran')} {shlex.join(command)}"
+            )
+            return Change(shown, what, True, f"$ {shlex.join(command)}\n")
+        new_text = self._entry_text(runtime, path, document, text, None)
         if not dry_run:
-            self._write_entry(runtime, path, document, text, None)
-        return Change(shown, "removed MCP server hearth from the file", True)
+            user_files.write(path, new_text)
+        what = f"{_tense(dry_run, 'remove', 'removed')} MCP server hearth from the file"
+        return Change(shown, what, True, _diff(shown, text, new_text))
 
-    def _write_entry(
+    def _entry_text(
         self,
         runtime: rt.Runtime,
         path: Path,
         document: dict[str, Any],
         text: str,
         entry: dict[str, Any] | None,
-    ) -> None:
+    ) -> str:
+        """The MCP config file's text with hearth's entry set (None: taken out)."""
         key = runtime.mcp.key
         if runtime.mcp.format == "toml":
             new_text = (
@@ -166,15 +189,14 @@ class RuntimeSetup:
                 else config_text.with_table(text, key, entry)
             )
             self._check_toml(path, document, new_text, {key: entry})
-            user_files.write(path, new_text)
-            return
+            return new_text
         if runtime.mcp.format == "jsonc" and config_text.strip_jsonc(text)[1]:
             raise InvalidInput(
                 f"{self._shown(path)} has comments, which rewriting it would lose; "
                 f"add this under {'.'.join(key)} yourself: {json.dumps(entry)}"
             )
         new = rt.delete_in(document, key) if entry is None else rt.set_in(document, key, entry)
-        user_files.write(path, _json_text(new))
+        return _json_text(new)
 
     # -- hooks ----------------------------------------------------------------------
 
@@ -185,7 +207,7 @@ class RuntimeSetup:
         """The change, and the hooks file as it is (or would be) after it."""
         assert runtime.hooks_file is not None
         path = self._path(runtime.hooks_file)
-        document, _ = self._read(path, "json")
+        document, text = self._read(path, "json")
         shown = self._shown(path)
         new = rt.add_hooks(runtime, document, self._commands(runtime))
         events = ", ".join(h.runtime_event for h in runtime.hooks)
@@ -193,23 +215,27 @@ class RuntimeSetup:
             return Change(shown, f"hooks {events} already in place", False), new
         if not dry_run:
             user_files.write(path, _json_text(new))
-        added = f"added hooks {events} (hearth agent-hook {runtime.name})"
-        return Change(shown, added, True), new
+        added = (
+            f"{_tense(dry_run, 'add', 'added')} hooks {events} (hearth agent-hook {runtime.name})"
+        )
+        return Change(shown, added, True, _diff(shown, text, _json_text(new))), new
 
     def _remove_hooks(self, runtime: rt.Runtime, dry_run: bool) -> Change:
         assert runtime.hooks_file is not None
         path = self._path(runtime.hooks_file)
-        document, _ = self._read(path, "json")
+        document, text = self._read(path, "json")
         shown = self._shown(path)
         new = rt.remove_hooks(runtime, document)
         if new == document:
             return Change(shown, "no hearth hooks to remove", False)
+        kept = bool(new) or runtime.hooks_file == runtime.mcp.file
         if not dry_run:
-            if new or runtime.hooks_file == runtime.mcp.file:
+            if kept:
                 user_files.write(path, _json_text(new))
             else:
                 user_files.remove(path)  # hearth's own hooks were all it held
-        return Change(shown, "removed hearth's hooks", True)
+        what = f"{_tense(dry_run, 'remove', 'removed')} hearth's hooks"
+        return Change(shown, what, True, _diff(shown, text, _json_text(new) if kept else None))
 
     # -- Codex's trust ----------------------------------------------------------------
 
@@ -250,7 +276,8 @@ class RuntimeSetup:
         self._check_toml(path, document, new_text, tables)
         if not dry_run:
             user_files.write(path, new_text)
-        return Change(shown, f"trusted hearth's {len(wanted)} hooks (hooks.state)", True)
+        what = f"{_tense(dry_run, 'trust', 'trusted')} hearth's {len(wanted)} hooks (hooks.state)"
+        return Change(shown, what, True, _diff(shown, text, new_text))
 
     def _untrust(self, runtime: rt.Runtime, dry_run: bool) -> Change:
         path = self._path(runtime.mcp.file)
@@ -266,7 +293,8 @@ class RuntimeSetup:
         self._check_toml(path, document, new_text, {("hooks", "state", k): None for k in keys})
         if not dry_run:
             user_files.write(path, new_text)
-        return Change(shown, f"removed trust of hearth's {len(keys)} hooks", True)
+        what = f"{_tense(dry_run, 'remove', 'removed')} trust of hearth's {len(keys)} hooks"
+        return Change(shown, what, True, _diff(shown, text, new_text))
 
     # -- plumbing -------------------------------------------------------------------
 
@@ -328,3 +356,8 @@ def _pruned(node: object) -> object:
 
 def _json_text(document: dict[str, Any]) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _diff(shown: str, before: str, after: str | None) -> str:
+    """The file's change as a unified diff (an empty file before reads as absent)."""
+    return textdiff.unified(shown.lstrip("/"), before or None, after)

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 from hearth.domain import layout
 from hearth.domain.entries import has_entries_section
 from hearth.domain.entry_merge import merge_entry_files, render_record
+from hearth.domain.text import counted
 from hearth.errors import Conflict, HearthError, NoUpstream, StoreError, SyncBlocked
 from hearth.store import state
 from hearth.store.git import Trailers
@@ -62,7 +63,7 @@ def _quiet(_what: str) -> None:
 
 
 def _commits(count: int) -> str:
-    return "1 commit" if count == 1 else f"{count} commits"
+    return counted(count, "commit")
 
 
 @dataclass
@@ -309,7 +310,7 @@ class Syncer:
         records = self._entry_records()
         lines = [f"sync: merge {tracking}"]
         if copies:
-            lines[0] += f" (kept both sides of {len(copies)} files)"
+            lines[0] += f" (kept both sides of {counted(len(copies), 'file')})"
             lines.append("Kept one version in place; the other is at:\n" + _listed(copies))
         if records:
             lines.append(

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -39,7 +40,7 @@ from hearth.app.sync import Syncer, SyncResult
 from hearth.domain import layout
 from hearth.domain.entries import Entry
 from hearth.domain.entry_merge import ConflictRecord
-from hearth.domain.text import decode_text
+from hearth.domain.text import decode_text, refuse_not_text
 from hearth.errors import HearthError, InvalidInput
 from hearth.index.query import Hit
 from hearth.index.ranking import SearchResult
@@ -72,14 +73,40 @@ def _under_lock(
 ) -> Callable[Concatenate[Hearth, P], R]:
     """The use case that is one write of ``Operations``, run under the home's lock:
     the same signature and docstring, declared in one line rather than forwarded
-    by hand."""
+    by hand. Every text argument is refused first when it holds a control
+    character (``text.refuse_not_text``): the one gate every surface's writes
+    pass, so no edge has to remember it."""
+    signature = inspect.signature(write)
 
     @functools.wraps(write)
     def under_lock(self: Hearth, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        bound = signature.bind(self.ops, *args, **kwargs)
+        for name, value in list(bound.arguments.items())[1:]:
+            if name not in _PATHS:
+                _refuse_not_text(name, value)
         with self.owner:
             return write(self.ops, *args, **kwargs)
 
     return under_lock
+
+
+#: Arguments that are paths: ``paths.normalize`` judges those (a control character
+#: in a path is refused there, with its own message).
+_PATHS = frozenset({"path", "target"})
+
+
+def _refuse_not_text(name: str, value: object) -> None:
+    """Refuse a write's argument (text, or text inside a list or mapping) that is
+    not text; bytes are a whole file, which the validation rules check."""
+    if isinstance(value, str):
+        refuse_not_text(name, value)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _refuse_not_text(name, item)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_not_text(name, key)
+            _refuse_not_text(name, item)
 
 
 class IndexEachWrite:

@@ -66,6 +66,8 @@ def setup(
         for c in report.changes:
             mark = (f"{verb}: " if c.changed else "unchanged: ") + c.file
             lines.append(f"{mark}\n  {c.what}")
+            if dry_run and c.diff:
+                lines.append(c.diff.rstrip("\n"))
         if not report.changed:
             lines.append(f"{runtime}: nothing to change")
         lines += [f"still to do: {t}" for t in (report.todo if report.changed else [])]

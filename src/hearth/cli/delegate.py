@@ -154,8 +154,8 @@ def on_demand(root: Path) -> bool:
 def find_or_start(root: Path, start: bool) -> Server | None:
     """The home's live server; when none runs and ``start``, one started now."""
     found = find(root)
-    if found is not None or not start:
-        return found
+    if found is not None or not start or not (root / "hearth.toml").is_file():
+        return found  # only a home gets a server (a plain repository is refused later)
     state_dir = root / ".git" / state.FOLDER
     state_dir.mkdir(parents=True, exist_ok=True)
     _spawn_detached(

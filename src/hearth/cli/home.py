@@ -25,6 +25,7 @@ from hearth.cli.support import (
 from hearth.domain import layout
 from hearth.domain.layout import KINDS
 from hearth.domain.searching import MAX_LIMIT
+from hearth.domain.text import counted
 
 
 @cli.command()
@@ -60,7 +61,8 @@ def init(state: _State, path: str | None, as_json: bool) -> None:
             lines.append("already initialized: nothing to add")
         for label, paths in (("added", result.added), ("adopted", result.adopted)):
             if paths:
-                lines.append(f"{label} {len(paths)} files: {', '.join(paths)}")
+                listed = ", ".join(paths)
+                lines.append(f"{label} {counted(len(paths), 'file')}: {listed}")
         if result.daily_layout == "lionclaw":
             lines.append("daily notes: LionClaw's layout (continuity/daily/YYYY/MM/), kept")
         if result.bootstrap_skipped and not result.from_remote:
@@ -69,7 +71,7 @@ def init(state: _State, path: str | None, as_json: bool) -> None:
             lines.append(f"not committed: {failure.describe()}")
         if result.untracked:
             lines.append(
-                f"left untracked ({len(result.untracked)} files; commit them with git "
+                f"left untracked ({counted(len(result.untracked), 'file')}; commit them with git "
                 "if they belong in the home):"
             )
             lines += [f"  {path}" for path in result.untracked]
@@ -119,9 +121,10 @@ def status(state: _State, as_json: bool, verbose: bool) -> None:
             f"open loops: {data['open_loops']}",
             f"active decisions: {data.get('active_decisions', 0)}",
             f"index: {'fresh' if index['fresh'] else 'STALE'}, "
-            f"{index['files_indexed']} of {index['files_on_disk']} files, "
-            f"{index['documents']} sections, last reconcile {index['last_reconcile']}",
+            f"{index['files_indexed']} of {counted(index['files_on_disk'], 'file')}, "
+            f"{counted(index['documents'], 'section')}, last reconcile {index['last_reconcile']}",
         ]
+        lines += [f"  stale: {why}" for why in index.get("stale_reasons", [])]
         lines += [f"  parked: {p['path']}: {p['reason']}" for p in index["parked"]]
         lines += [f"  error: {e}" for e in index["errors"]]
         if index["active_error"]:
@@ -149,7 +152,7 @@ def status(state: _State, as_json: bool, verbose: bool) -> None:
                 else (
                     f"failed at {last['time']}: {last['error']}"
                     if last["error"]
-                    else f"{len(last['proposed'])} proposals at {last['time']}"
+                    else f"{counted(len(last['proposed']), 'proposal')} at {last['time']}"
                 )
             )
             lines.append(f"reflection: last run {outcome}")
@@ -265,7 +268,7 @@ def reindex(state: _State, full: bool, as_json: bool) -> None:
         progress_line("embedding sections for semantic search") if shown else None,
         reading=progress_line("reading files") if shown else None,
     )
-    note = f"; {done.embedded} sections embedded" if done.embedded else ""
+    note = f"; {counted(done.embedded, 'section')} embedded" if done.embedded else ""
     _emit(as_json, done.as_dict(), lambda: _report_line(done.report) + note)
 
 
@@ -326,13 +329,15 @@ def check(state: _State, fix_keys: bool, as_json: bool) -> None:
             lines += [f"renamed {old} -> {new}" for old, new in fixed.renamed]
             lines += [f"not renamed: {path}: {why}" for path, why in fixed.blocked]
             if fixed.commit:
-                lines.append(f"renamed {len(fixed.renamed)} records (commit {fixed.commit[:12]})")
+                lines.append(
+                    f"renamed {counted(len(fixed.renamed), 'record')} (commit {fixed.commit[:12]})"
+                )
             elif not fixed.blocked:
                 lines.append("no committed record uses an old key")
         lines += [f.describe() for f in failures] or ["all rules pass"]
         if legacy:
             lines.append(
-                f"{len(legacy)} records use hearth's old keys (they keep working); "
+                f"{counted(len(legacy), 'record')} use hearth's old keys (they keep working); "
                 "'hearth check --fix-keys' renames them to LionClaw's keys:"
             )
             lines += [f"  {old} -> {new}" for old, new in legacy]

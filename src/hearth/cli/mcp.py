@@ -58,6 +58,8 @@ def mcp_command(ctx: click.Context, scope: str) -> None:
     try:
         import anyio  # noqa: PLC0415
 
-        anyio.run(server.run_stdio_async)
+        from hearth.mcp.stdio import serve_stdio  # noqa: PLC0415
+
+        anyio.run(serve_stdio, server)
     finally:
         service.stop()

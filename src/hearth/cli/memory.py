@@ -7,6 +7,7 @@ from __future__ import annotations
 import click
 
 from hearth.cli.support import _emit, _State, _written, cli, json_option
+from hearth.domain.text import counted
 from hearth.errors import HearthError
 
 
@@ -145,8 +146,10 @@ def reflect(state: _State, as_json: bool) -> None:
 
     def human() -> str:
         lines = [
-            f"reflection read {run.entries} entries since {run.since} in {run.seconds:.1f} s: "
-            f"{len(run.proposed)} proposals, {run.dropped} known entries dropped"
+            f"reflection read {counted(run.entries, 'entry', 'entries')} since {run.since} "
+            f"in {run.seconds:.1f} s: "
+            f"{counted(len(run.proposed), 'proposal')}, "
+            f"{counted(run.dropped, 'known entry', 'known entries')} dropped"
         ]
         lines += [f"  {key}" for key in run.proposed]
         if run.proposed:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from hearth.cli.support import _emit, _State, _written, cli, json_option
+from hearth.domain.text import counted
 from hearth.errors import HearthError
 
 if TYPE_CHECKING:
@@ -95,7 +96,12 @@ def _review_lines(views: list[RecordView], board: ReviewBoard) -> str:
     lines = []
     for view in views:
         lines.append(
-            _record_lines([view], lambda p: f"{p.title} ({len(p.entries)} entries -> {p.target})")
+            _record_lines(
+                [view],
+                lambda p: (
+                    f"{p.title} ({counted(len(p.entries), 'entry', 'entries')} -> {p.target})"
+                ),
+            )
         )
         found = board.proposals.get(view.key)
         if found is None:
@@ -155,9 +161,11 @@ def reject(state: _State, keys: tuple[str, ...], reason: str, as_json: bool) -> 
 
 def _batch(as_json: bool, result: BatchResult) -> None:
     short = (result.commit or "")[:12]
-    done = f"{result.outcome} {len(result.keys)} proposals"
+    done = f"{result.outcome} {counted(len(result.keys), 'proposal')}"
     if result.outcome == "merged":
-        done += f" ({result.added} entries added, {result.skipped} already there)"
+        done += (
+            f" ({counted(result.added, 'entry', 'entries')} added, {result.skipped} already there)"
+        )
     _emit(as_json, result.as_dict(), f"{done} in one commit {short}")
 
 
@@ -248,11 +256,27 @@ def get(state: _State, path: str, rev: str | None, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("path")
-@click.argument("rev")
+@click.argument("rev", required=False)
+@click.option(
+    "--rev",
+    "rev_option",
+    default=None,
+    metavar="REV",
+    help="The revision to bring PATH back from (as `get --rev`; or give it after PATH).",
+)
 @json_option
 @click.pass_obj
-def restore(state: _State, path: str, rev: str, as_json: bool) -> None:
-    """Bring PATH back as it was at REV, as a new commit (history is kept)."""
+def restore(
+    state: _State, path: str, rev: str | None, rev_option: str | None, as_json: bool
+) -> None:
+    """Bring PATH back as it was at REV, as a new commit (history is kept).
+
+    REV goes after PATH or as --rev REV, the way `hearth get --rev REV` takes it."""
+    if rev is not None and rev_option is not None and rev != rev_option:
+        raise click.UsageError(f"two revisions given ({rev} and --rev {rev_option}); give one")
+    rev = rev or rev_option
+    if rev is None:
+        raise click.UsageError("give the revision: hearth restore PATH REV, or --rev REV")
     result = state.app().restore(path, rev, state.actor)
     _written(as_json, result, f"restored {result.path} from {rev}")
 

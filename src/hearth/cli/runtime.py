@@ -25,11 +25,13 @@ from hearth.cli.support import (
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from pathlib import Path
 
     from hearth.domain.context import Session
     from hearth.reconcile.reports import PassReport
 from hearth.domain import layout
 from hearth.domain.layout import HOOK_NAMES
+from hearth.domain.text import counted
 
 # The standard modules that only serve, watch or start a server need are imported
 # in those commands: every other command's start-up is felt (docs/cli.md).
@@ -165,15 +167,9 @@ def serve(
         server_header=False,
         timeout_graceful_shutdown=10,
     )
-    tokens = service.tokens.list()
-    click.echo(f"hearth: serving {service.ops.root} at {url}")
     exe = shlex.quote(sys.argv[0] if sys.argv and sys.argv[0] else "hearth")
-    click.echo(
-        f"hearth: {len(tokens)} API token(s); create yours (a person's token is admin: "
-        f"it merges and rejects proposals) with: {exe} --home "
-        f"{shlex.quote(str(service.ops.root))} token create --name me --scope admin"
-        " (an agent's: --name agent --scope write)"
-    )
+    for line in banner(service.ops.root, url, [t.name for t in service.tokens.list()], exe):
+        click.echo(line)
 
     class Server(uvicorn.Server):
         @contextlib.contextmanager
@@ -430,3 +426,28 @@ def _sync_conflict_line(path: str) -> str:
     if path.startswith(layout.ENTRY_CONFLICTS_DIR + "/"):
         return f"entry conflict: an entry changed two ways, the other version kept at {path}"
     return f"conflict: the remote's version kept at {path}"
+
+
+def banner(root: Path, url: str, tokens: list[str], exe: str) -> list[str]:
+    """What ``hearth serve`` says as it starts: where, the review page, the API's
+    schema, and the tokens (how to make one only when there are none)."""
+    import shlex  # noqa: PLC0415  (start-up: only hearth serve)
+
+    home = shlex.quote(str(root))
+    lines = [
+        f"hearth: serving {root} at {url}",
+        f"hearth: review page {url}/ui/ (log in with a token); API schema {url}/openapi.json",
+    ]
+    if tokens:
+        shown = ", ".join(tokens[:5]) + (", ..." if len(tokens) > 5 else "")
+        lines.append(
+            f"hearth: {counted(len(tokens), 'API token')} ({shown}); list them with: "
+            f"{exe} --home {home} token list"
+        )
+    else:
+        lines.append(
+            f"hearth: no API token yet; create yours (a person's token is admin: it merges "
+            f"and rejects proposals) with: {exe} --home {home} token create --name me "
+            "--scope admin (an agent's: --name agent --scope write)"
+        )
+    return lines

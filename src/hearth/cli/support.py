@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from hearth.domain.text import counted
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -155,6 +157,7 @@ def served_or_local(
     ),
 )
 @click.option("--actor", default=None, help="Who is acting, for the Hearth-Actor trailer.")
+@click.version_option(None, "--version", package_name="hearth-home", message="hearth %(version)s")
 @click.pass_context
 def cli(ctx: click.Context, home_option: str | None, actor: str | None) -> None:
     """hearth: an AI assistant's home as markdown in git."""
@@ -164,7 +167,7 @@ def cli(ctx: click.Context, home_option: str | None, actor: str | None) -> None:
 def _report_line(report: PassReport) -> str:
     what = "rebuilt the index" if report.rebuilt else ("full pass" if report.full else "pass")
     line = (
-        f"{what}: {report.scanned} files listed, {report.hashed} read, {report.indexed} "
+        f"{what}: {counted(report.scanned, 'file')} listed, {report.hashed} read, {report.indexed} "
         f"indexed, {report.removed} removed, {report.parked} parked in {report.seconds:.3f} s"
     )
     return "\n".join([line, *(f"  error: {e}" for e in report.errors)])

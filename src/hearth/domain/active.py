@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from hearth.domain.rollup import parse_daily_entries
+from hearth.domain.text import counted
 
 SECTION_LIMIT = 10
 TODAY_LIMIT = 8
@@ -135,7 +136,12 @@ def _today(path: str | None, text: str) -> list[str]:
         f"{e.time + ' ' if e.time else ''}{e.title}" + (f": {e.first_line}" if e.first_line else "")
         for e in shown
     ]
-    lines = ["", "## Today", "", f"From `{path}`, the last {len(shown)} of {len(entries)} entries."]
+    lines = [
+        "",
+        "## Today",
+        "",
+        f"From `{path}`, the last {len(shown)} of {counted(len(entries), 'entry', 'entries')}.",
+    ]
     if entries:
         lines.append("")
     return lines + [f"- {_clip(item)}" for item in items]

@@ -132,7 +132,11 @@ def as_lionclaw_time(stamp: str) -> str:
 
 
 def _bullets(fields: Iterable[tuple[str, str]]) -> str:
-    return "".join(f"- {name}: {value}\n" for name, value in fields if value.strip())
+    # One line each: a value's line break would start a bullet of its own, a
+    # ``- Status:`` the record never had.
+    return "".join(
+        f"- {name}: {' '.join(value.split())}\n" for name, value in fields if value.strip()
+    )
 
 
 def render_proposal(
@@ -177,7 +181,7 @@ def archive(
     added = [(name, value) for name, value in extra if value.strip()]
     replaced = tuple(f"- {name}:" for name in ("Status", time_field, *(n for n, _ in added)))
     kept = [line for line in lines[:end] if not _trim(line).startswith(replaced)]
-    kept += [f"- {name}: {value}" for name, value in added]
+    kept += [f"- {name}: {' '.join(value.split())}" for name, value in added]
     kept += [f"- Status: {status}", f"- {time_field}: {time_value}"]
     rendered = "\n".join([*kept, *lines[end:]])
     return rendered if rendered.endswith("\n") else rendered + "\n"

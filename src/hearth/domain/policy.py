@@ -344,3 +344,33 @@ def table_markdown() -> str:
         cli = ", ".join(f"`hearth {command}`" for command in op.cli)
         lines.append(f"| `{op.name}` | `{op.scope}` | {op.does} | {http} | {tool} | {cli} |")
     return "\n".join(lines)
+
+
+def adds(scope: Scope) -> tuple[str, ...]:
+    """The operations ``scope`` is the first to allow, in the catalogue's order."""
+    return tuple(op.name for op in _DECLARED if op.scope == scope)
+
+
+def scope_sentences() -> dict[Scope, str]:
+    """One sentence per scope, from the catalogue: what a token of that scope may
+    do beyond the scope below it. The login page and docs/operations.md carry
+    these (checked by a test), so neither can drift from the policy."""
+    sentences: dict[Scope, str] = {}
+    for scope in SCOPES:
+        names = ", ".join(adds(scope))
+        if scope == "read":
+            sentences[scope] = f"A read token searches and reads: {names}."
+        else:
+            article = "An" if scope[0] in "aeiou" else "A"
+            sentences[scope] = f"{article} {scope} token can also: {names}."
+    return sentences
+
+
+def scope_table_markdown() -> str:
+    """docs/operations.md's table of scopes (checked by a test)."""
+    lines = ["| scope | may |", "|---|---|"]
+    for scope in SCOPES:
+        what = "; ".join(op.does for op in _DECLARED if op.scope == scope)
+        below = "" if scope == "read" else "everything the scope below may, and: "
+        lines.append(f"| `{scope}` | {below}{what} |")
+    return "\n".join(lines)

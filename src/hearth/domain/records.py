@@ -208,10 +208,28 @@ def timestamp(moment: dt.datetime) -> str:
     return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+class _OneLineDumper(yaml.SafeDumper):
+    """Every field on one line: a value with a line break is double-quoted, its
+    breaks written ``\\n``, and no line is ever folded. A value's own line can
+    then never read as the ``---`` that closes the front matter (YAML's plain or
+    single-quoted styles would write an indented ``  ---`` line, which readers that
+    strip lines take for the end): text cannot forge a record's fields."""
+
+
+def _one_line_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = '"' if any(c in value for c in "\n\r") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_OneLineDumper.add_representer(str, _one_line_str)
+
+
 def _front_matter(fields: dict[str, str]) -> str:
     # The title is always written, even empty (keyed item--<uuid>, as in LionClaw).
     kept = {k: v for k, v in fields.items() if v != "" or k == "title"}
-    dumped = yaml.safe_dump(kept, sort_keys=False, allow_unicode=True, width=1000)
+    dumped = yaml.dump(
+        kept, Dumper=_OneLineDumper, sort_keys=False, allow_unicode=True, width=2**31 - 1
+    )
     return f"---\n{dumped}---\n"
 
 

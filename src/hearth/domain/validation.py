@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from hearth.domain import layout
 from hearth.domain.entries import Entry, list_entries
+from hearth.domain.text import first_not_text, with_article
 from hearth.errors import InvalidRecord
 
 SOUL_MIN_CHARS = 100
@@ -122,6 +123,18 @@ def check_text(path: str, text: str, bounds: Bounds) -> list[RuleFailure]:
     text = text.removeprefix("\ufeff")
     failures = check_path(path)
     failures += _secret_text(path, text)
+    found = first_not_text(text)
+    if found is not None:
+        failures.append(
+            RuleFailure(
+                path,
+                "control-character",
+                f"{found.describe()}, a control character; git and other tools then "
+                "take the file for binary",
+                "delete the character (tab and newline are the only control characters "
+                "allowed, a carriage return only before a newline)",
+            )
+        )
     if path == "SOUL.md" and len(text.strip()) < SOUL_MIN_CHARS:
         failures.append(
             RuleFailure(
@@ -239,7 +252,7 @@ def _secret_text(path: str, text: str) -> list[RuleFailure]:
                 RuleFailure(
                     path,
                     "secret-text",
-                    f"line {line} looks like a {what}",
+                    f"line {line} looks like {with_article(what)}",
                     "remove the secret (and rotate it if it was ever shared); "
                     "keep credentials outside the home",
                 )

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from hearth import wiring
 from hearth.domain import layout
+from hearth.domain.text import counted
 from hearth.errors import HearthError
 from hearth.hooks.precommit import pre_commit
 from hearth.store import catalog, state
@@ -65,10 +66,10 @@ def _post(root: Path, lock_seconds: float) -> str:
     if not (home.store.state_dir / state.INDEX_DIR).exists():
         return f"hearth: no search index yet (run 'hearth reindex'); {counts}"
     report = wiring.open_app(root, lock_timeout=lock_seconds).reconcile()
-    status = "fresh" if not report.errors else f"{len(report.errors)} errors"
+    status = "fresh" if not report.errors else counted(len(report.errors), "error")
     return (
         f"hearth: indexed {report.indexed} changed, {report.removed} removed "
-        f"({report.scanned} files, {status}); {counts}"
+        f"({counted(report.scanned, 'file')}, {status}); {counts}"
     )
 
 

@@ -76,7 +76,42 @@ class LazyMount:
         if self._app is None:
             await _unavailable(send, self._failed or "MCP is starting; try again in a moment")
             return
-        await self._app(scope, receive, send)
+        await self._app(scope, receive, _refusals_in_our_shape(scope, send))
+
+
+def _refusals_in_our_shape(scope: Scope, send: Send) -> Send:
+    """``send``, with the SDK's 401 (``{"error": "invalid_token", ...}``, OAuth's
+    shape) answered in the error body every other route sends, keeping its
+    headers (``WWW-Authenticate`` among them)."""
+    refused = False
+
+    async def sending(message: Any) -> None:
+        nonlocal refused
+        if message["type"] == "http.response.start" and message["status"] == 401:
+            refused = True
+            sent = any(k.lower() == b"authorization" for k, _v in scope.get("headers", ()))
+            body = json.dumps(
+                error_body(
+                    "unauthorized",
+                    "unknown or revoked token"
+                    if sent
+                    else "no token: send 'Authorization: Bearer <token>' (create one with: "
+                    "hearth token create --name NAME --scope write)",
+                )
+            ).encode()
+            kept = [
+                (k, v)
+                for k, v in message.get("headers", ())
+                if k.lower() not in (b"content-length", b"content-type")
+            ]
+            kept += [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+            await send({**message, "headers": kept})
+            await send({"type": "http.response.body", "body": body})
+            return
+        if not refused:  # the SDK's own body of a 401 is dropped
+            await send(message)
+
+    return sending
 
 
 class ExactPath:

@@ -17,7 +17,7 @@ from hearth.app.served import ServedHearth
 from hearth.domain.paths import normalize
 from hearth.domain.policy import Scope, put_operation
 from hearth.domain.records import MAX_TITLE_CHARS
-from hearth.domain.text import NOT_BLANK
+from hearth.domain.text import NOT_BLANK, text_bytes
 from hearth.errors import InvalidInput
 from hearth.mcp import models
 from hearth.mcp.calls import ADDS, REPLACES, SETS, Tools, require
@@ -182,7 +182,8 @@ def register_write_tools(tools: Tools, service: ServedHearth) -> None:
         when the file holds uncommitted edits.
         """
         require(scope, put_operation(normalize(path)))  # settings and git's files: admin
-        return written(service.put(path, content.encode(), actor, expected_oid, message))
+        data = text_bytes("content", content)
+        return written(service.put(path, data, actor, expected_oid, message))
 
     @tools.add("memory.list", REPLACES)
     def memory(

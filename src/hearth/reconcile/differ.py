@@ -90,8 +90,12 @@ class Differ:
             if path == layout.ACTIVE_PATH:
                 continue  # hearth's own output: the refresh after the pass looks at it
             if not is_inside(self.root, path):
-                # Gone, or reached through a symlink: whatever was indexed under it goes.
+                # Gone, or reached through a symlink: whatever was indexed under it
+                # goes. A symlink itself in a real folder is looked at, to be parked.
                 scope += [path, path + "/"]
+                parent = path.rpartition("/")[0]
+                if (self.root / path).is_symlink() and (not parent or is_inside(self.root, parent)):
+                    singles.append(path)
                 continue
             if (self.root / path).is_dir():
                 sub = scan_tree(self.root, path)

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from hearth.domain import layout
 from hearth.domain.clock import Clock
+from hearth.domain.text import counted
 from hearth.domain.validation import Bounds
 from hearth.errors import IndexUnusable
 from hearth.heap import give_back
@@ -307,18 +308,18 @@ class Reconciler:
                 p: sig for p, sig in listing.files.items() if p in present and p not in state.parked
             }
             refused = {p: sig for p, (sig, _) in listing.refused.items() if p in present}
-            stale = sum(1 for p, sig in on_disk.items() if state.files.signature(p) != sig)
-            stale += sum(1 for p in state.files if p not in on_disk)
-            stale += sum(1 for p, sig in refused.items() if not _same(state.parked.get(p), sig))
+            moved = [p for p, sig in on_disk.items() if state.files.signature(p) != sig]
+            moved += [p for p in state.files if p not in on_disk]
+            moved += [p for p, sig in refused.items() if not _same(state.parked.get(p), sig)]
+            stale = len(moved)
             documents = self.index.documents()
             head = head_id(self.repo)
+            reasons = _stale_reasons(
+                sorted(moved), documents, state.documents(), head, state.indexed_head, listing
+            )
             return IndexStatus(
-                fresh=(
-                    stale == 0
-                    and documents == state.documents()
-                    and head == state.indexed_head
-                    and not listing.errors
-                ),
+                fresh=not reasons,
+                stale_reasons=reasons,
                 files_on_disk=len(on_disk),
                 files_indexed=len(state.files),
                 documents=documents,
@@ -359,3 +360,36 @@ def _same(entry: ParkedFile | None, signature: Signature) -> bool:
 
 def _timed(report: PassReport, started: float) -> PassReport:
     return PassReport(**{**report.__dict__, "seconds": round(time.monotonic() - started, 4)})
+
+
+def _stale_reasons(
+    moved: list[str],
+    documents: int,
+    recorded: int,
+    head: str | None,
+    indexed_head: str | None,
+    listing: Listing,
+) -> tuple[str, ...]:
+    """Why the index does not describe the files as they are, one sentence each."""
+    reasons = []
+    if moved:
+        shown = ", ".join(moved[:3]) + (f" and {len(moved) - 3} more" if len(moved) > 3 else "")
+        files = "file differs" if len(moved) == 1 else "files differ"
+        reasons.append(
+            f"{len(moved)} {files} from what the last pass saw ({shown}); the next pass "
+            "picks them up"
+        )
+    if documents != recorded:
+        reasons.append(
+            f"the index holds {counted(documents, 'section')} where the last pass recorded "
+            f"{recorded}; "
+            "'hearth reindex --full' rebuilds it"
+        )
+    if head != indexed_head:
+        reasons.append(
+            f"HEAD is {(head or 'none')[:12]} but the index reflects "
+            f"{(indexed_head or 'no commit')[:12]}; the next pass catches up"
+        )
+    if listing.errors:
+        reasons.append(f"some files could not be listed ({'; '.join(listing.errors[:3])})")
+    return tuple(reasons)

@@ -63,10 +63,13 @@ class IndexStatus:
     active: str = "fresh"
     #: Semantic ranking's vectors (None when it is off).
     vectors: VectorCoverage | None = None
+    #: Why the index is not fresh, one sentence each (empty when it is).
+    stale_reasons: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         return {
             "fresh": self.fresh,
+            "stale_reasons": list(self.stale_reasons),
             "files_on_disk": self.files_on_disk,
             "files_indexed": self.files_indexed,
             "documents": self.documents,

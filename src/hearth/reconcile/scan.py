@@ -148,17 +148,25 @@ def stat_paths(root: Path, paths: Iterable[str]) -> Listing:
     listing = Listing()
     for rel in paths:
         name = rel.rsplit("/", 1)[-1]
-        if not is_candidate(name) or rel == layout.ACTIVE_PATH:
+        if rel == layout.ACTIVE_PATH:
             continue
+        candidate = is_candidate(name)
         try:
             st = os.lstat(root / rel)
         except FileNotFoundError:
             continue
         except OSError as exc:
-            listing.errors.append(f"{rel}: cannot stat ({exc.strerror})")
+            if candidate:
+                listing.errors.append(f"{rel}: cannot stat ({exc.strerror})")
             continue
         if stat.S_ISLNK(st.st_mode):
-            listing.refused[rel] = ((st.st_size, st.st_mtime_ns), SYMLINK_REASON)
+            # Refused as the full walk refuses it (a markdown name, or a link to a
+            # folder), so a targeted pass parks what a full one would: status and
+            # search then agree on it.
+            if candidate or (root / rel).is_dir():
+                listing.refused[rel] = ((st.st_size, st.st_mtime_ns), SYMLINK_REASON)
+            continue
+        if not candidate:
             continue
         _add(listing, rel, st)
     return listing

@@ -4,8 +4,7 @@ git walks up from the working folder to the first folder with a ``.git``
 directory or file (a linked worktree or a submodule has a file), stopping at
 ``GIT_CEILING_DIRECTORIES`` and at file-system boundaries; libgit2's
 discovery does exactly that. The repository found is a hearth home when its
-work tree holds ``hearth.toml`` (every ``hearth init`` writes it) or its git
-directory holds hearth's local state (``.git/hearth/``).
+work tree holds ``hearth.toml`` (every ``hearth init`` writes and commits it).
 
 The plain case (a ``.git`` folder of ours, no ceilings, one file system) is
 walked here without libgit2, whose binding costs a command's start-up tens of
@@ -22,7 +21,6 @@ from pathlib import Path
 
 from hearth.domain.layout import SETTINGS_PATH
 
-STATE_DIR_NAME = "hearth"
 #: What the plain walk answers when libgit2 must decide.
 _UNSURE = Path("/nonexistent/hearth-discovery-unsure")
 
@@ -101,21 +99,12 @@ def enclosing_work_tree(start: Path, ceilings: str = "") -> Path | None:
 
 
 def is_hearth_home(root: Path) -> bool:
-    """A git work tree that hearth initialized."""
-    dot_git = root / ".git"
-    if not (dot_git.is_dir() or dot_git.is_file()):
-        return False
-    if (root / SETTINGS_PATH).is_file():
-        return True
-    if dot_git.is_dir():
-        return (dot_git / STATE_DIR_NAME).is_dir()
-    import pygit2  # noqa: PLC0415  (see the module's docstring)
+    """A git work tree that hearth initialized: its root holds ``hearth.toml``.
 
-    try:
-        git_dir = Path(pygit2.Repository(str(root)).path)
-    except (pygit2.GitError, OSError):
-        return False
-    return (git_dir / STATE_DIR_NAME).is_dir()
+    hearth's local state (``.git/hearth/``) is no mark: an older hearth wrote it
+    into any repository a command was pointed at."""
+    dot_git = root / ".git"
+    return (dot_git.is_dir() or dot_git.is_file()) and (root / SETTINGS_PATH).is_file()
 
 
 def discover_home(start: Path, ceilings: str = "") -> Path | None:

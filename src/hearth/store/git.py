@@ -5,9 +5,10 @@ to a ``Plan`` (the subject line and the file changes). The store
 
 1. takes hearth's write lock;
 2. reads HEAD, asks the operation for its plan, and checks every target
-   path in the work tree and git's index: a path with uncommitted edits is
-   refused, unless the change can be re-applied to those copies (a daily
-   note append), in which case it is applied to them too;
+   path in the work tree and git's index: a path whose work-tree copy holds
+   uncommitted edits is refused (never rewritten: an editor may hold it); a
+   change that can be re-applied (a daily-note append) is applied to a
+   staged copy that differs, the work tree being clean;
 3. builds the new tree from HEAD's tree plus exactly the planned paths
    (never from git's index, so a person's staged work is not swept in);
 4. creates the commit with HEAD as its required parent: libgit2 refuses if
@@ -390,15 +391,17 @@ class GitStore:
                     apply.in_place, apply.previous = True, None
                 applies.append(apply)
                 continue
-            if change.rebase is None or (staged_oid is None and head_oid is not None):
+            # A work-tree copy with uncommitted edits is never rewritten, not even to
+            # add an entry to it: an editor holding the file would save its buffer
+            # over the change (or the change would land inside the person's edit).
+            if not disk_clean or change.rebase is None or staged_oid is None:
                 dirty.append(change.path)
                 continue
-            if not disk_clean:
-                apply.worktree = change.rebase(on_disk)
-            if not staged_clean and staged_oid is not None:
-                staged = self.repo[staged_oid]
-                assert isinstance(staged, pygit2.Blob)
-                apply.index_oid = self.repo.create_blob(change.rebase(staged.data))
+            # Only git's index differs (staged, then the work tree put back): the
+            # edit is applied to the staged copy too; no editor holds that one.
+            staged = self.repo[staged_oid]
+            assert isinstance(staged, pygit2.Blob)
+            apply.index_oid = self.repo.create_blob(change.rebase(staged.data))
             applies.append(apply)
         if dirty:
             raise DirtyFile(dirty)

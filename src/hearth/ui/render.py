@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup, escape
 
+from hearth.domain.policy import scope_sentences
+
 if TYPE_CHECKING:
     from jinja2 import Environment
 
@@ -141,6 +143,7 @@ class Views:
 
     def page(self, template: str, http_status: int = 200, **context: Any) -> HTMLResponse:
         base = {
+            "scope_sentences": tuple(scope_sentences().values()),
             "visitor": None,
             "may": lambda _operation: False,
             "csrf": "",

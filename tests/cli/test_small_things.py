@@ -1,0 +1,55 @@
+"""The CLI's small consistencies (issue 35): ``hearth --version``, and
+``restore PATH --rev REV`` beside ``restore PATH REV`` (as ``get --rev REV``)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from tests.api.conftest import BIN, isolated_env, make_home
+from tests.conftest import git
+
+
+def _hearth(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(BIN / "hearth"), *args], capture_output=True, text=True, check=False, env=env
+    )
+
+
+def test_version(tmp_path: Path) -> None:
+    done = _hearth("--version", env=isolated_env(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(r"hearth \d+\.\d+\.\d+\S*\n", done.stdout), done.stdout
+
+
+def test_restore_takes_the_revision_either_way(tmp_path: Path) -> None:
+    env = isolated_env(tmp_path / "userhome")
+    root = make_home(tmp_path / "home", env)
+    first = git(root, "rev-parse", "HEAD").strip()
+    original = (root / "SOUL.md").read_text()
+    for step in range(2):
+        (root / "SOUL.md").write_text(original + f"\nchanged {step}\n")
+        git(root, "commit", "-qam", f"persona: change {step}")
+        form = [first] if step == 0 else ["--rev", first]
+        done = _hearth("--home", str(root), "restore", "SOUL.md", *form, env=env)
+        assert done.returncode == 0, done.stderr
+        assert (root / "SOUL.md").read_text() == original
+    got = _hearth("--home", str(root), "get", "SOUL.md", "--rev", first, env=env)
+    assert got.returncode == 0 and got.stdout.strip() == original.strip()
+    both = _hearth("--home", str(root), "restore", "SOUL.md", "HEAD", "--rev", first, env=env)
+    assert both.returncode == 2 and "two revisions" in both.stderr
+    none = _hearth("--home", str(root), "restore", "SOUL.md", env=env)
+    assert none.returncode == 2 and "give the revision" in none.stderr
+
+
+def test_setup_dry_run_prints_the_changes_it_would_make(tmp_path: Path) -> None:
+    env = isolated_env(tmp_path / "userhome")
+    (tmp_path / "userhome").mkdir()
+    root = make_home(tmp_path / "home", env)
+    done = _hearth("--home", str(root), "setup", "gemini", "--dry-run", env={**env, "PATH": ""})
+    assert done.returncode == 0, done.stderr
+    assert "would change:" in done.stdout and "would register MCP server hearth" in done.stdout
+    assert "registered MCP" not in done.stdout.replace("would register MCP", "")
+    assert "\n+" in done.stdout and "agent-hook gemini" in done.stdout, done.stdout
+    assert list((tmp_path / "userhome").iterdir()) == []
