@@ -34,6 +34,8 @@ ARGS: dict[str, list[str]] = {
     "memory add": ["MEMORY.md", "likes rain"],
     "memory replace": ["MEMORY.md", "#1", "likes snow"],
     "memory remove": ["MEMORY.md", "#1"],
+    "memory conflicts": [],
+    "memory settle": ["0123456789", "--keep", "other"],
     "topic": ["rain", "--append", "it rained"],
     "reflect": [],
     "note": ["hello"],

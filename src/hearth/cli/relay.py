@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -38,6 +39,8 @@ from hearth.store import server_file
 #: Seconds one relayed request may take (a sync or a reindex behind a tool).
 REQUEST_SECONDS = 600.0
 PATH = "/mcp/"
+#: Tries of one message against a server that went away (about 10 s in all).
+ATTEMPTS = 8
 SERVER_ENV = delegate.SERVER_ENV
 on_demand = delegate.on_demand
 find_or_start = delegate.find_or_start
@@ -100,19 +103,23 @@ class Link:
         if method == "initialize":
             self.initialize, self.session, self.protocol = line, None, None
         answer: tuple[int, dict[str, str], bytes] | None = None
-        for attempt in range(3):
+        why = ""
+        for attempt in range(ATTEMPTS):
+            answer = None
             try:
                 if attempt:
+                    time.sleep(min(0.1 * 2**attempt, 2.0))
                     self._reconnect()
                 answer = self._post(line)
-            except OSError:
+            except (OSError, RuntimeError) as exc:
+                why = str(exc)
                 continue
             status = answer[0]
             if status == 401 or (status == 404 and self.session):
                 continue  # a new server (new key), or one that forgot the session
             break
         if answer is None:
-            return _error(message, "the home's server cannot be reached")
+            return _error(message, f"the home's server cannot be reached ({why})")
         status, headers, body = answer
         if status == 202:
             return []

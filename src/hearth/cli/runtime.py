@@ -129,8 +129,7 @@ def serve(
             "machine (and put TLS in front of it)"
         )
     root = state.root
-    if not (root / ".git").is_dir():
-        wiring.open_service(root)  # refuses what is not a home, with its message
+    wiring.require_home(root)  # before the lock or a socket is made in it
     state_dir = serving.state_dir_of(root)
     lock = serving.claim(state_dir, on_demand)
     if lock is None:
