@@ -3,6 +3,7 @@ on real homes: tests/api/test_search_floor.py and tests/cli/test_agent_hook_floo
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from hearth.index.floor import FLOOR, Judged, Meaning, inner_names, is_evidence, passing
@@ -63,3 +64,16 @@ def test_standing_is_measured_beyond_the_best_of_unrelated_passages() -> None:
     # Three spreads above the mean stand out among 20 passages, not among 40,000.
     assert math.isclose(small.standing(0.83), 3 - math.sqrt(2 * math.log(20)))
     assert small.standing(0.83) > 0 > big.standing(0.83)
+
+
+def test_a_bare_heading_is_no_evidence_as_a_neighbour() -> None:
+    """A daily note's title section (``# 2026-11-22``) next to the entry that
+    answers: nothing to read. A title holding the question's words passes."""
+    hits = [_hit(1), _hit(0)]
+    ordinals = {(h.path, h.start_line): n for h, n in zip(hits, (1, 0), strict=True)}
+    bare = dataclasses.replace(WORDS, text=False)
+    assert passing(hits, [WORDS, dataclasses.replace(NOTHING, text=False)], ordinals) == [
+        True,
+        False,
+    ]
+    assert passing(hits[:1], [bare], ordinals) == [True]

@@ -85,7 +85,8 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
         both = key in gathered.keyword_first and key in gathered.semantic_first
         rarest = max((w for t, w in weights.items() if t in held), default=0.0) / unique
         weight = sum(w for t, w in weights.items() if t in held) / unique
-        judged.append(Judged(floors.word_share(held, weights), rarest, weight, standing, both))
+        share = floors.word_share(held, weights)
+        judged.append(Judged(share, rarest, weight, standing, both, bool(body.strip())))
     known = [n for n in names if n not in unknown]
     return Signals(judged, unknown, bool(known and index.in_headings(known)))
 

@@ -20,7 +20,10 @@ What a hit is judged on (``Judged``, gathered by ``evidence.py``):
   keyword and the semantic side: two rankings that agree;
 - **next to evidence**: a daily entry right after (or before) a hit that
   passes on its own (the answer to a question asked in the entry before it;
-  ``context.py`` says why neighbours rank at all).
+  ``context.py`` says why neighbours rank at all);
+- **text**: a bare heading (nothing under it: a daily note's ``# DATE``
+  line) is no evidence as a neighbour; it passes only on its own (a title
+  that holds the question's words points at its note).
 
 The question decides the bar (``Bar``): one naming something no section
 holds (a capitalized word not starting a sentence: ``Caroline``,
@@ -137,6 +140,8 @@ class Judged:
     standing: float | None
     #: Among both sides' first candidates.
     both: bool
+    #: The section has text under its heading (a bare heading is no neighbour).
+    text: bool = True
 
 
 def inner_names(text: str) -> list[str]:
@@ -217,10 +222,11 @@ def passing(
         if ok and (hit.path, hit.start_line) in ordinals
     }
     out = []
-    for hit, ok in zip(hits, alone, strict=True):
+    for hit, j, ok in zip(hits, judged, alone, strict=True):
         ordinal = ordinals.get((hit.path, hit.start_line))
         near = (
-            ordinal is not None
+            j.text
+            and ordinal is not None
             and hit.kind == "daily"
             and ((hit.path, ordinal - 1) in at or (hit.path, ordinal + 1) in at)
         )
