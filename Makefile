@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test check torture lint bench bench-scale bench-hybrid bench-vectors recall-bench install dev clean
+.PHONY: run test check torture lint bench bench-scale bench-hybrid bench-vectors recall-bench silence-bench floor-parts install dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -77,6 +77,17 @@ bench-vectors: install
 LOCOMO ?= ../shared/locomo-dev
 recall-bench: install
 	$(BIN)/python bench/recall.py $(LOCOMO)
+
+# Whether recall stays silent when the home holds nothing for the prompt: each
+# conversation served as a home, prompts through the real agent-hook (about
+# 7 minutes on 2 cores; QUESTIONS=40 samples 40 own questions a conversation).
+QUESTIONS ?= 0
+silence-bench: install
+	$(BIN)/python bench/recall_silence.py $(LOCOMO) --questions $(QUESTIONS)
+
+# The relevance floor with and without each of its parts (in-process, about a minute).
+floor-parts: install
+	$(BIN)/python bench/floor_parts.py $(LOCOMO) --questions $(QUESTIONS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

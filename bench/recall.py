@@ -13,9 +13,14 @@ its session's date, as ``## HH:MM UTC — Speaker`` and the turn's text, with
 the clock set to the session's time plus 20 seconds per turn. The index is
 then built by the reconciler (a full rebuild, as ``hearth reindex --full``).
 
-Every question of categories 1 to 4 is asked through ``Reconciler.search``
-(the path the server uses). A hit covers an evidence turn when its path is the
-turn's note and its line range overlaps the turn's lines. Printed per ranking:
+Every question of categories 1 to 4 is asked through ``LiveIndex.search``
+(the path the server uses), browsing: every hit of the ranking, also those
+below the relevance floor (``index/floor.py``), so the figures measure the
+ranking itself. The ``hybrid+floor`` line is the same hybrid ranking with
+only the hits above the floor (a question whose hits the floor all left out
+counts as not found), what ``search`` answers by default. A hit covers an
+evidence turn when its path is the turn's note and its line range overlaps
+the turn's lines. Printed per ranking:
 
 - any-hit@k: share of questions with at least one evidence turn in the top k;
 - recall@k: share of evidence turns (per question, averaged) in the top k;
@@ -264,7 +269,8 @@ def run(
     passages: str | None = None,
     dump: Path | None = None,
 ) -> None:
-    tallies = {name: Tally(name) for name in ["fts5", *modes]}
+    floored = [f"{m}+floor" for m in modes if m == "hybrid"]
+    tallies = {name: Tally(name) for name in ["fts5", *modes, *floored]}
     build_seconds = 0.0
     dumped = dump.open("w") if dump is not None else None
     for conv_path in sorted(locomo.glob("*.json")):
@@ -318,7 +324,7 @@ def run(
             for mode in modes:
                 reconciler.index.semantic = semantic if mode == "hybrid" else None
                 started = time.perf_counter()
-                result = reconciler.index.search(q.text, limit=max(KS))
+                result = reconciler.index.search(q.text, limit=max(KS), everything=True)
                 seconds = time.perf_counter() - started
                 found = result.hits
                 # A question quoting a title ("Becoming Nicole") asks for exact words.
@@ -328,6 +334,14 @@ def run(
                 tallies[mode].add(covered(spans, where, evidence), evidence, seconds, labels)
                 record[mode] = [sorted(c) for c in covered(spans, where, evidence)]
                 record[f"{mode}_hits"] = [f"{h.path}:{h.start_line} {h.heading}" for h in found]
+                if f"{mode}+floor" in tallies:
+                    started = time.perf_counter()
+                    kept = reconciler.index.search(q.text, limit=max(KS)).hits
+                    seconds = time.perf_counter() - started
+                    spans = [(h.path, h.start_line, h.end_line) for h in kept]
+                    tallies[f"{mode}+floor"].add(
+                        covered(spans, where, evidence), evidence, seconds, labels
+                    )
             if dumped is not None:
                 dumped.write(json.dumps(record, ensure_ascii=False) + "\n")
         reconciler.index.semantic = semantic

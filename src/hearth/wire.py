@@ -143,6 +143,9 @@ class SearchResult(BaseModel):
     #: How many sections have vectors yet; null when semantic ranking is off.
     vectors: VectorCoverage | None = None
     hits: list[SearchHit]
+    #: Hits of the first ``limit`` the relevance floor judged not to be evidence
+    #: for the query, left out (0 when ``all`` was asked: every hit is answered).
+    left_out: int = 0
     #: False when the index may lag the files (a pass pending, a failed pass).
     fresh: bool = True
     #: Why the index is not fresh; null when it is.
@@ -158,6 +161,7 @@ def search_result(found: Found, fresh: bool, stale_reason: str | None) -> Search
             "hits": found.hits,
             "ranking": found.ranking,
             "vectors": found.vectors,
+            "left_out": found.left_out,
             "fresh": fresh,
             "stale_reason": stale_reason,
         },

@@ -80,7 +80,9 @@ def test_hybrid_finds_a_paraphrase_sharing_no_word(
 
     assert reconciler.index.fill_vectors() > 0
     _keep(notes, vector_cache)
-    hybrid = reconciler.catch_up().search(PARAPHRASE)
+    # Every hit: in a home of a few notes, one that shares no word with the
+    # question stands below the relevance floor (docs/search.md).
+    hybrid = reconciler.catch_up().search(PARAPHRASE, everything=True)
     assert hybrid.ranking == "hybrid"
     assert hybrid.vectors is not None and hybrid.vectors.complete
     assert hybrid.hits[0].path == "memory/topics/dentist.md"
@@ -175,9 +177,11 @@ def hybrid_search(
     *,
     parallel: bool = True,
 ) -> list[Hit]:
-    """The pipeline's hits for ``text`` with these vectors."""
+    """The pipeline's hits for ``text`` with these vectors, every one of them:
+    these tests are of the ranking (the relevance floor: tests/index/test_floor.py)."""
     asked = ranking.question(text, kind, path, limit)
-    return ranking.search(index, asked, _Vectors(store, embedder), parallel=parallel).hits
+    vectors = _Vectors(store, embedder)
+    return ranking.search(index, asked, vectors, parallel=parallel, floor=None).hits
 
 
 def _hit(path: str, line: int, kind: str = "topic") -> Hit:

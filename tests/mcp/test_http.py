@@ -85,7 +85,7 @@ def test_both_paths_serve_and_tools_are_listed_with_schemas(shared_server: Serve
         assert "actor" not in tool.input_schema.get("properties", {})
     search = listed["/mcp"]["search"].input_schema
     assert search["required"] == ["query"]
-    assert set(search["properties"]) == {"query", "kind", "path", "limit"}
+    assert set(search["properties"]) == {"query", "kind", "path", "limit", "all"}
     assert set(listed["/mcp"]["diff"].input_schema["properties"]) == {"path", "from", "to"}
     assert set(listed["/mcp"]["memory"].input_schema["properties"]) == {
         "op",

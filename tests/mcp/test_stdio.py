@@ -34,6 +34,10 @@ def test_a_stdio_session_writes_reads_and_survives_errors(
             assert {"search", "read", "note", "memory", "topic", "merge"} <= names
             out["note"] = await call(client, "note", {"text": "The heron came back to the pond"})
             out["search"] = await call(client, "search", {"query": "heron"})
+            # The lines hold one word of three: below the relevance floor, unless all.
+            asked = {"query": "heron pond lines"}
+            out["floored"] = await call(client, "search", asked)
+            out["all"] = await call(client, "search", {**asked, "all": True})
             out["diff"] = await call(client, "diff", {"from": "HEAD~1", "to": "HEAD"})
             out["range"] = await call(
                 client, "read", {"path": "memory/topics/lines.md", "start_line": 5, "end_line": 7}
@@ -54,6 +58,10 @@ def test_a_stdio_session_writes_reads_and_survives_errors(
 
     out = anyio.run(run)
     assert out["note"]["path"] in {h["path"] for h in out["search"]["hits"]}
+    assert [h["path"] for h in out["floored"]["hits"]] == [out["note"]["path"]]
+    assert out["floored"]["left_out"] >= 1
+    assert "memory/topics/lines.md" in {h["path"] for h in out["all"]["hits"]}
+    assert out["all"]["left_out"] == 0
     assert out["diff"]["files"] == [out["note"]["path"]]
     assert "+The heron came back to the pond" in out["diff"]["diff"]
     assert out["range"]["text"] == "5\t- line 3\n6\t- line 4\n7\t- line 5"

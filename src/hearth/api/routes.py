@@ -169,9 +169,18 @@ async def search(
     kind: Kind | None = None,
     path: Annotated[str | None, Query(max_length=MAX_PREFIX_CHARS)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 10,
+    everything: Annotated[
+        bool,
+        Query(
+            alias="all",
+            description="Every hit of the ranking, also those below the relevance floor "
+            "(browsing); by default only the hits judged evidence for q, and left_out "
+            "counts the others",
+        ),
+    ] = False,
 ) -> models.SearchResult:
     """Search (a read token, or the server's hook key: ``hearth search`` asks with it)."""
-    found = service.search(q, kind, path, limit)
+    found = service.search(q, kind, path, limit, everything=everything)
     return search_result(found, *service.index_freshness())
 
 

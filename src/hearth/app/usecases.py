@@ -262,19 +262,34 @@ class Hearth:
             return CheckResult(queries.check(self.ops), queries.legacy_key_records(self.ops), fixed)
 
     def search(
-        self, text: str, kind: str | None = None, path: str | None = None, limit: int = 10
+        self,
+        text: str,
+        kind: str | None = None,
+        path: str | None = None,
+        limit: int = 10,
+        *,
+        everything: bool = False,
     ) -> SearchResult:
-        return self._search(text, kind, path, limit, freshen=True)
+        """The hits above the relevance floor, and how many it left out; with
+        ``everything``, every hit (browsing)."""
+        return self._search(text, kind, path, limit, freshen=True, everything=everything)
 
     def _search(
-        self, text: str, kind: str | None, path: str | None, limit: int, *, freshen: bool
+        self,
+        text: str,
+        kind: str | None,
+        path: str | None,
+        limit: int,
+        *,
+        freshen: bool,
+        everything: bool = False,
     ) -> SearchResult:
         if freshen and self.search_reopens:
             self._freshen()
         index = self.reconciler.index
         if index.current is None:
             self.reconciler.catch_up()
-        return index.search(text, kind, path, limit)
+        return index.search(text, kind, path, limit, everything=everything)
 
     def status(self) -> HomeStatus | ServedStatus:
         self._freshen()
@@ -299,7 +314,8 @@ class Hearth:
         self, session: context.Session, query: str | None = None, user: str | None = None
     ) -> context.ContextBundle:
         """The turn's bundle: the hot files (with ``users/<user>.md`` after USER.md),
-        and with ``query`` the passages that search finds for it, all in one budget."""
+        and with ``query`` the passages search judges evidence for it (above the
+        relevance floor: none when nothing is), all in one budget."""
         from hearth.domain import context  # noqa: PLC0415  (start-up: reads only)
 
         user_note = None

@@ -219,6 +219,12 @@ def _status(state: _State) -> tuple[dict[str, Any], str]:
 @click.option(
     "--limit", type=click.IntRange(1, MAX_LIMIT), default=10, show_default=True, help="Most hits."
 )
+@click.option(
+    "--all",
+    "everything",
+    is_flag=True,
+    help="Every hit, also those below the relevance floor (browsing).",
+)
 @json_option
 @verbose_option
 @click.pass_obj
@@ -228,30 +234,44 @@ def search(
     kind: str | None,
     path_prefix: str | None,
     limit: int,
+    everything: bool,
     as_json: bool,
     verbose: bool,
 ) -> None:
     """Full-text search over the home's sections (after a reconcile pass, or
-    answered by the home's running server)."""
+    answered by the home's running server): the hits judged evidence for
+    QUERY, and how many others were left out (--all shows them)."""
+    params: dict[str, str | int | None] = {
+        "q": query,
+        "kind": kind,
+        "path": path_prefix,
+        "limit": limit,
+        "all": "true" if everything else None,
+    }
     data = served_or_local(
         state,
         "search",
-        {"q": query, "kind": kind, "path": path_prefix, "limit": limit},
-        ("ranking", "vectors", "hits"),
-        lambda: state.app().search(query, kind, path_prefix, limit).as_dict(),
+        params,
+        ("ranking", "vectors", "left_out", "hits"),
+        lambda: (
+            state.app().search(query, kind, path_prefix, limit, everything=everything).as_dict()
+        ),
         verbose,
     )
     hits = data["hits"]
+    left_out = int(data.get("left_out") or 0)
+    more = f"{left_out} below the relevance floor left out (--all shows them)" if left_out else ""
 
     def human() -> str:
         if not hits:
-            return "no matches"
-        return "\n".join(
+            return f"no matches ({more})" if more else "no matches"
+        lines = [
             f"{h['path']}:{h['start_line']}-{h['end_line']}  [{h['kind']}] {h['title']}"
             + (f" > {h['heading']}" if h["heading"] and h["heading"] != h["title"] else "")
             + f"\n    {h['snippet']}"
             for h in hits
-        )
+        ]
+        return "\n".join([*lines, *([more] if more else [])])
 
     _emit(as_json, data, human)
 

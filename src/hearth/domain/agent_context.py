@@ -7,9 +7,11 @@ that say who the assistant is and for whom first, because a runtime that cuts
 context cuts the end: SOUL, IDENTITY, USER, AGENTS, MEMORY, ACTIVE, then
 TOOLS (the runtime brings its own tools). No file may take more than
 ``FILE_SHARE`` of the limit while others wait, what one leaves goes to the
-next, and every cut says so in the text. The recall text lists the top hits
-with path and line range; it is empty when nothing outside the session's own
-files was found, so the prompt gets nothing rather than noise.
+next, and every cut says so in the text. The recall text lists the hits
+search judged evidence for the prompt (above the relevance floor,
+``index/floor.py``), at most ``RECALL_PASSAGES``, with path and line range;
+it is empty when none is (or none outside the session's own files), so the
+prompt gets nothing rather than noise, and it is never padded to the limit.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
 from hearth.heap import SEARCHES_PER_GIVE_BACK, now_and_then
 from hearth.index import ranking
+from hearth.index.floor import FLOOR
 from hearth.index.ondisk import VectorCoverage
 from hearth.index.ranking import SearchResult
 from hearth.index.search_index import (
@@ -131,16 +132,24 @@ class LiveIndex:
     # -- reading -------------------------------------------------------------
 
     def search(
-        self, text: str, kind: str | None = None, path_prefix: str | None = None, limit: int = 10
+        self,
+        text: str,
+        kind: str | None = None,
+        path_prefix: str | None = None,
+        limit: int = 10,
+        *,
+        everything: bool = False,
     ) -> SearchResult:
         """Search the open index through the ranking pipeline (``ranking.py``:
-        hybrid when semantic ranking is on and vectors exist)."""
+        hybrid when semantic ranking is on and vectors exist): the hits above
+        the relevance floor (``floor.py``), or with ``everything`` every hit."""
         index = self._index
         if index is None:
             raise IndexUnusable("the index is not open yet: run a reconcile pass first")
         today = self.clock().astimezone(dt.UTC).date()
         asked = ranking.question(text, kind, path_prefix, limit, today)
-        found = ranking.search(index, asked, self.semantic)
+        floor = None if everything else FLOOR
+        found = ranking.search(index, asked, self.semantic, floor=floor)
         self._searched()
         return found
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 # 2: whole-section scoring, the CJK-aware analyzer (recall).
 # 3: also daily notes in LionClaw's layout (continuity/daily/YYYY/MM/) are kind "daily".
@@ -89,3 +90,15 @@ def stored_rows(folder: Path) -> int:
         return (folder / KEYS_NAME).stat().st_size // KEY_BYTES
     except OSError:
         return 0
+
+
+class Nearest(NamedTuple):
+    """What ``VectorStore.nearest_in`` found."""
+
+    #: ``(digest, cosine)`` of the nearest rows, best first.
+    pairs: list[tuple[str, float]]
+    #: Mean and standard deviation of the query's cosine against every row...
+    mean: float
+    spread: float
+    #: ...and how many rows there are.
+    rows: int

@@ -43,8 +43,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from hearth.domain.searching import MAX_LIMIT, MAX_QUERY_CHARS
-from hearth.index import context
+from hearth.index import context, evidence, floor
 from hearth.index.embedding import Embedder
+from hearth.index.floor import FLOOR, Floor
 from hearth.index.ondisk import VectorCoverage
 from hearth.index.query import Hit, Ranked
 from hearth.index.terms import (
@@ -110,13 +111,31 @@ class SearchResult:
     #: ``keyword`` (semantic ranking off, or no vector yet) or ``hybrid``.
     ranking: Mode
     vectors: VectorCoverage | None = None
+    #: Hits of the ranking's first ``limit`` below the relevance floor, left
+    #: out (``floor.py``); 0 when everything was asked for.
+    left_out: int = 0
 
     def as_dict(self) -> dict[str, object]:
         return {
             "ranking": self.ranking,
             "vectors": self.vectors.as_dict() if self.vectors else None,
+            "left_out": self.left_out,
             "hits": [h.as_dict() for h in self.hits],
         }
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """What a ranking knew of its hits, for the floor (``floor.py``)."""
+
+    bodies: dict[tuple[str, int], str]
+    ordinals: dict[tuple[str, int], int]
+    #: The first candidates of each side, by ``(path, start_line)``.
+    keyword_first: frozenset[tuple[str, int]]
+    semantic_first: frozenset[tuple[str, int]] = frozenset()
+    #: Each hit's passage digest, and the semantic side's view (hybrid only).
+    digests: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
+    meaning: floor.Meaning | None = None
 
 
 class Vectors(Protocol):
@@ -144,21 +163,33 @@ def search(
     weights: Weights = WEIGHTS,
     *,
     parallel: bool = True,
+    floor: Floor | None = FLOOR,
 ) -> SearchResult:
-    """The ranking of ``q``: hybrid or keyword (``mode``), with snippets.
+    """The ranking of ``q``: hybrid or keyword (``mode``), with snippets, and
+    only the hits above the relevance ``floor`` (None: every hit, browsing).
 
     ``parallel``: in hybrid mode, the keyword side runs beside the embedding
     of the question (False: one after the other; both give the same hits).
     """
-    if vectors is None:
-        return SearchResult(keyword_search(index, q, weights), "keyword")
-    store = vectors.store
-    store.refresh()
-    coverage = vectors.coverage(index)
-    if mode(q, len(store)) == "keyword":
-        return SearchResult(keyword_search(index, q, weights), "keyword", coverage)
-    hits = hybrid_search(index, store, vectors.embedder, q, weights, parallel=parallel)
-    return SearchResult(hits, "hybrid", coverage)
+    coverage = None
+    if vectors is not None:
+        store = vectors.store
+        store.refresh()
+        coverage = vectors.coverage(index)
+    if vectors is None or mode(q, len(store)) == "keyword":
+        hits, gathered = keyword_ranked(index, q, weights)
+        ranking: Mode = "keyword"
+    else:
+        hits, gathered = hybrid_ranked(index, store, vectors.embedder, q, weights, parallel)
+        ranking = "hybrid"
+    left_out = 0
+    # Search syntax (quotes, +/-, fields, prefixes) asked for exact words: every
+    # hit matches them, so each is evidence.
+    if floor is not None and not wants_exact_words(q.text):
+        kept = evidence.passing(index, q, hits, gathered, floor)
+        left_out = len(hits) - len(kept)
+        hits = kept
+    return SearchResult(index.snippets(hits, gathered.bodies, q.text), ranking, coverage, left_out)
 
 
 def keyword_search(index: SearchIndex, q: Question, weights: Weights = WEIGHTS) -> list[Hit]:
@@ -169,16 +200,24 @@ def keyword_search(index: SearchIndex, q: Question, weights: Weights = WEIGHTS) 
     query too (0 when they do not match it); one that does not match is a hit
     only for a question in words.
     """
+    hits, gathered = keyword_ranked(index, q, weights)
+    return index.snippets(hits, gathered.bodies, q.text)
+
+
+def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[list[Hit], Gathered]:
+    """``keyword_search``'s hits without snippets, and what it knew of them."""
     if wants_exact_words(q.text):
         ranked = index.ranked(q.text, q.kind, q.path_prefix, q.limit, q.dates, weights)
-        return index.snippets(ranked.hits, ranked.bodies, q.text)
+        first = frozenset((h.path, h.start_line) for h in ranked.hits)
+        return ranked.hits, Gathered(ranked.bodies, ranked.ordinals, first)
     depth = max(q.limit, context.FLOW_FROM)
     ranked = index.ranked(q.text, q.kind, q.path_prefix, depth, q.dates, weights)
     near = index.neighbours(context.sources(ranked.hits, ranked.ordinals), ranked.query)
     neighbours = near.hits if asks_in_words(q.text) else [h for h in near.hits if h.score > 0]
     ordinals = {**near.ordinals, **ranked.ordinals}
     hits = context.spread(ranked.hits, neighbours, ordinals, q.limit, q.names, weights)
-    return index.snippets(hits, {**near.bodies, **ranked.bodies}, q.text)
+    first = frozenset((h.path, h.start_line) for h in ranked.hits if h.score > 0)
+    return hits, Gathered({**near.bodies, **ranked.bodies}, ordinals, first)
 
 
 def hybrid_search(
@@ -192,19 +231,32 @@ def hybrid_search(
 ) -> list[Hit]:
     """Hybrid mode: both sides' candidates fused, the neighbours (unscored:
     the fused scores are ranks) and names, snippets."""
+    hits, gathered = hybrid_ranked(index, store, embedder, q, weights, parallel)
+    return index.snippets(hits, gathered.bodies, q.text)
+
+
+def hybrid_ranked(
+    index: SearchIndex,
+    store: VectorStore,
+    embedder: Embedder,
+    q: Question,
+    weights: Weights,
+    parallel: bool,
+) -> tuple[list[Hit], Gathered]:
+    """``hybrid_search``'s hits without snippets, and what it knew of them."""
     depth = max(q.limit, DEPTH)
     side = (q.text, q.kind, q.path_prefix, depth, q.dates, weights)
     if parallel:
         keyword_side = _pool().submit(index.ranked, *side)
         try:
-            semantic = semantic_candidates(index, store, embedder, q, weights)
+            semantic, meaning = _semantic(index, store, embedder, q, weights)
         except BaseException:
             keyword_side.cancel()
             raise
         keyword = keyword_side.result()
     else:
         keyword = index.ranked(*side)
-        semantic = semantic_candidates(index, store, embedder, q, weights)
+        semantic, meaning = _semantic(index, store, embedder, q, weights)
     digests = {**semantic.digests, **keyword.digests}
     template = {key for key, d in digests.items() if d in index.template}
     fused = fuse(keyword.hits, semantic.hits, 2 * depth, q.dates, template, weights)
@@ -215,8 +267,19 @@ def hybrid_search(
     ordinals.update(near.ordinals)
     unscored = [dataclasses.replace(h, score=0.0) for h in near.hits]
     hits = context.spread(fused, unscored, ordinals, q.limit, q.names, weights)
+    digests.update(near.digests)
     # Snippets only for the hits returned (the keyword side's body wins: the same text).
-    return index.snippets(hits, {**near.bodies, **semantic.bodies, **keyword.bodies}, q.text)
+    bodies = {**near.bodies, **semantic.bodies, **keyword.bodies}
+    first = FLOOR.both_depth
+    keys = [digests.get((h.path, h.start_line), "") for h in hits]
+    return hits, Gathered(
+        bodies,
+        ordinals,
+        frozenset((h.path, h.start_line) for h in keyword.hits[:first]),
+        frozenset((h.path, h.start_line) for h in semantic.hits[:first]),
+        digests,
+        evidence.meaning_of(store, meaning, keys),
+    )
 
 
 def semantic_candidates(
@@ -227,13 +290,27 @@ def semantic_candidates(
     weights: Weights = WEIGHTS,
 ) -> Ranked:
     """The sections nearest the question's meaning, under its filters."""
+    return _semantic(index, store, embedder, q, weights)[0]
+
+
+def _semantic(
+    index: SearchIndex,
+    store: VectorStore,
+    embedder: Embedder,
+    q: Question,
+    weights: Weights,
+) -> tuple[Ranked, evidence.Asked]:
+    """``semantic_candidates``, and the question's vector and background."""
     names = index.in_headings(q.names)
-    nearest = store.nearest(embedder.query(semantic_text(q.text, names)), 2 * DEPTH)
+    vector = embedder.query(semantic_text(q.text, names))
+    found = store.nearest_in(vector, 2 * DEPTH)
+    nearest = found.pairs
     if nearest:
-        floor = nearest[0][1] - SEMANTIC_MARGIN
-        nearest = [(d, score) for d, score in nearest if score >= floor]
+        lowest = nearest[0][1] - SEMANTIC_MARGIN
+        nearest = [(d, score) for d, score in nearest if score >= lowest]
     digests = [d for d, _ in nearest]
-    return index.ranked_digests(digests, q.kind, q.path_prefix, DEPTH, weights)
+    ranked = index.ranked_digests(digests, q.kind, q.path_prefix, DEPTH, weights)
+    return ranked, evidence.Asked(vector, found)
 
 
 def semantic_text(text: str, names: Collection[str] = ()) -> str:

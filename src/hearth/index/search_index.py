@@ -45,6 +45,7 @@ from hearth.index.schema import (
     DIGEST_KEY,
     NO_TERMS,
     ORDINAL,
+    SEARCH_FIELD,
     build_no_terms,
     build_schema,
     digest,
@@ -247,6 +248,11 @@ class SearchIndex:
 
     def documents(self) -> int:
         return int(self._index.searcher().num_docs)
+
+    def frequencies(self, terms: Sequence[str]) -> tuple[dict[str, int], int]:
+        """How many sections hold each of ``terms`` (analyzed), and how many there are."""
+        searcher = self._index.searcher()
+        return {t: int(searcher.doc_freq(SEARCH_FIELD, t)) for t in terms}, int(searcher.num_docs)
 
     def close(self) -> None:
         """Drop this process's handle (Tantivy frees its files when the object goes)."""

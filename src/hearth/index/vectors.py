@@ -58,7 +58,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from hearth.index.ondisk import KEY_BYTES, KEYS_NAME
+from hearth.index.ondisk import KEY_BYTES, KEYS_NAME, Nearest
 from hearth.index.vector_packs import shipped
 
 Vectors = npt.NDArray[np.float32]
@@ -113,10 +113,16 @@ class VectorStore:
 
     def nearest(self, query: Vectors, count: int) -> list[tuple[str, float]]:
         """The ``count`` digests whose vectors are nearest ``query`` (cosine), best first."""
+        return self.nearest_in(query, count).pairs
+
+    def nearest_in(self, query: Vectors, count: int) -> Nearest:
+        """``nearest``, with the mean and spread of ``query``'s cosine against
+        every row (from the rows' codes, which every search scores anyway):
+        the background a passage's similarity is judged against (``floor.py``)."""
         n = self._count
         codes, scale, slack, keys = self._codes, self._scale, self._slack, self._digests
         if n == 0 or count <= 0:
-            return []
+            return Nearest([], 0.0, 0.0, 0)
         count = min(count, n)
         query = np.ascontiguousarray(query, dtype=np.float32)
         rough = np.empty(n, dtype=np.float32)
@@ -135,7 +141,8 @@ class VectorStore:
             rows = np.arange(n)
         scores = self._exact(rows) @ query
         top = np.lexsort((rows, -scores))[:count]  # equal scores: the earlier row first
-        return [(keys.hex(int(rows[i])), float(scores[i])) for i in top]
+        pairs = [(keys.hex(int(rows[i])), float(scores[i])) for i in top]
+        return Nearest(pairs, float(rough.mean()), float(rough.std()), n)
 
     # -- writing -------------------------------------------------------------
 

@@ -60,6 +60,13 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
             Field(max_length=MAX_PREFIX_CHARS, description="Only files under this folder"),
         ] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Hits at most")] = 10,
+        all: Annotated[  # the parameter's name on every surface
+            bool,
+            Field(
+                description="Every hit, also those below the relevance floor (browsing); "
+                "by default only hits judged evidence for the query"
+            ),
+        ] = False,
     ) -> models.SearchResult:
         """Full-text search over the assistant's home: persona files, memory, daily
         notes, topic notes, proposals and open loops (Markdown in git).
@@ -69,9 +76,12 @@ def register_read_tools(tools: Tools, service: ServedHearth) -> None:
         `read`ing it. Answers ranked hits, each with path, heading, start_line and
         end_line (1-based, for `read`), score and a snippet; `fresh` is false (with
         `stale_reason`) when the index may lag edits made outside hearth in the
-        last moments. Writes made through these tools are always found.
+        last moments. Writes made through these tools are always found. Only
+        hits judged evidence for the query are answered (none when the home
+        holds nothing about it); `left_out` counts the others, and `all`
+        answers them too.
         """
-        found = service.search(query, kind, path, limit)
+        found = service.search(query, kind, path, limit, everything=all)
         return search_result(found, *service.index_freshness())
 
     @tools.add("read", READ)

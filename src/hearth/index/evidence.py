@@ -1,0 +1,110 @@
+"""Gathering what the relevance floor judges (``floor.py``) from a ranking:
+the question's words weighed against the home's sections, each hit's words,
+and each hit's cosine against the question's background."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from hearth.domain.searching import MAX_QUERY_CHARS
+from hearth.index import floor as floors
+from hearth.index.floor import Floor, Judged, Meaning
+from hearth.index.schema import shared_analyzer
+from hearth.index.terms import read_query, without_dates
+
+if TYPE_CHECKING:
+    from hearth.index.ondisk import Nearest
+    from hearth.index.query import Hit
+    from hearth.index.ranking import Gathered, Question
+    from hearth.index.search_index import SearchIndex
+    from hearth.index.vectors import Vectors, VectorStore
+
+_ANALYZER = shared_analyzer()
+
+
+class Asked(NamedTuple):
+    """The semantic side's question: its vector and what the store found."""
+
+    vector: Vectors
+    found: Nearest
+
+
+@functools.lru_cache(maxsize=8192)
+def _terms(word: str) -> tuple[str, ...]:
+    return tuple(_ANALYZER.analyze(word))
+
+
+def meaning_of(store: VectorStore, asked: Asked, digests: Sequence[str]) -> Meaning:
+    """The cosines of the passages ``digests`` (the hits) to the question, and
+    its background; a digest without a vector has no cosine."""
+    cosines = dict(asked.found.pairs)
+    missing = [d for d in dict.fromkeys(digests) if d and d not in cosines and d in store]
+    if missing:
+        for digest, cosine in zip(missing, store.rows_of(missing) @ asked.vector, strict=True):
+            cosines[digest] = float(cosine)
+    wanted = set(digests)
+    found = asked.found
+    return Meaning(
+        {d: c for d, c in cosines.items() if d in wanted}, found.mean, found.spread, found.rows
+    )
+
+
+class Signals(NamedTuple):
+    """What the floor knows of a question's hits."""
+
+    judged: list[Judged]
+    #: The question's names that no section of the home holds.
+    unknown: list[str]
+    #: Whether a name it says is in some section's heading (or title).
+    named: bool
+
+
+def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gathered) -> Signals:
+    """What the floor knows of each of ``hits``."""
+    text = q.text[:MAX_QUERY_CHARS]
+    if len(q.text) > MAX_QUERY_CHARS:
+        text = text.rsplit(None, 1)[0]  # a word cut in two is no word the home lacks
+    asked = read_query(without_dates(text)).words
+    words = [t for w in floors.content_words(asked) for t in _terms(w)]
+    names = {name: _terms(name) for name in floors.inner_names(text)}
+    wanted = set(words) | {t for ts in names.values() for t in ts}
+    df, total = index.frequencies(sorted(wanted))
+    weights = {t: floors.idf(df.get(t, 0), total) for t in dict.fromkeys(words)}
+    unknown = [n for n, ts in names.items() if not ts or any(df.get(t, 0) == 0 for t in ts)]
+    meaning = gathered.meaning
+    unique = floors.idf(1, max(total, 1))
+    judged = []
+    for hit in hits:
+        key = (hit.path, hit.start_line)
+        body = gathered.bodies.get(key, "")
+        held = set(_ANALYZER.analyze(f"{hit.title}\n{hit.heading}\n{body}")) if weights else set()
+        cosine = meaning.cosines.get(gathered.digests.get(key, "")) if meaning else None
+        standing = meaning.standing(cosine) if meaning and cosine is not None else None
+        both = key in gathered.keyword_first and key in gathered.semantic_first
+        rarest = max((w for t, w in weights.items() if t in held), default=0.0) / unique
+        weight = sum(w for t, w in weights.items() if t in held) / unique
+        share = floors.word_share(held, weights)
+        judged.append(Judged(share, rarest, weight, standing, both, bool(body.strip())))
+    known = [n for n in names if n not in unknown]
+    return Signals(judged, unknown, bool(known and index.in_headings(known)))
+
+
+def passing(
+    index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gathered, floor: Floor
+) -> list[Hit]:
+    """Those of ``hits`` above the floor, in their order."""
+    if not hits:
+        return []
+    found = signals(index, q, hits, gathered)
+    ok = floors.passing(
+        hits,
+        found.judged,
+        gathered.ordinals,
+        found.unknown,
+        found.named,
+        floor,
+        hybrid=gathered.meaning is not None,
+    )
+    return [hit for hit, passed in zip(hits, ok, strict=True) if passed]

@@ -1,0 +1,234 @@
+"""The relevance floor: which hits are evidence for the question (issue 38).
+
+A ranking always has a best hit, relevant or not: asked ``asdkjh qwpoeiru``,
+the semantic side still finds the nearest passage. So after ranking, each hit
+is judged on what the ranking already knows, and only the hits that pass are
+answered (the others are counted, and a caller may ask for them: browsing).
+What a hit is judged on (``Judged``, gathered by ``evidence.py``):
+
+- **words**: the share of the question's word weight the hit holds (each
+  content word weighed by its BM25 inverse document frequency over the
+  home's sections; a word no section holds counts at the highest), and that
+  weight in units of a word found in one section;
+- **meaning**: how far its cosine to the question stands out of the
+  question's own background (the mean and spread of its cosine to every
+  passage, which the semantic side computes anyway), beyond what the best of
+  that many unrelated passages reaches. e5's similarities are bunched
+  (unrelated text scores about 0.8), by an amount that depends on the
+  question and the home, so a fixed cosine means nothing;
+- **both sides**: among the first ``both_depth`` candidates of both the
+  keyword and the semantic side: two rankings that agree;
+- **next to evidence**: a daily entry right after (or before) a hit that
+  passes on its own (the answer to a question asked in the entry before it;
+  ``context.py`` says why neighbours rank at all);
+- **text**: a bare heading (nothing under it: a daily note's ``# DATE``
+  line) is no evidence as a neighbour; it passes only on its own (a title
+  that holds the question's words points at its note).
+
+The question decides the bar (``Bar``): one naming something no section
+holds (a capitalized word not starting a sentence: ``Caroline``,
+``Kubernetes``) is about what the home does not know, and no hit passes; one
+naming what a heading holds (a daily entry's speaker, a topic's title) is
+about this home and gets the lower ``named`` bar; any other gets ``bar``
+(``keyword`` in keyword ranking, which has no meaning to weigh). The values
+were decided on the LoCoMo development split (``bench/floor_parts.py``,
+``bench/recall_silence.py``; docs/search.md has the figures with and
+without each part). Pure: numbers in, decisions out.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from hearth.index.terms import STOP_WORDS, names_in
+
+if TYPE_CHECKING:
+    from hearth.index.query import Hit
+
+#: A section's key in a ranking: ``(path, start_line)``.
+Key = tuple[str, int]
+
+_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+)[\"'“‘(]*([A-Z][\w-]*)")
+_EDGE = "?!.,;:'\"()[]{}’"
+_DATE_WORDS_TEXT = """today yesterday tomorrow tonight ago week weeks weekend month months year
+years monday tuesday wednesday thursday friday saturday sunday january february march april
+may june july august september october november december"""
+_DATE_WORDS = frozenset(_DATE_WORDS_TEXT.split())
+
+
+@dataclass(frozen=True)
+class Bar:
+    """What a hit must show, on its own, to be evidence; a part set to None is left out."""
+
+    #: Share of the question's word weight the hit holds...
+    words: float | None
+    #: ...and that weight, in words found in one section of the home.
+    words_held: float
+    #: Spreads above the question's background the hit's cosine stands.
+    meaning: float | None
+    #: Both sides' first candidates, standing this many spreads above...
+    agreed: float | None
+    #: ...and holding this share and weight of the question's words.
+    agreed_words: float = 0.0
+    agreed_held: float = 0.0
+
+
+@dataclass(frozen=True)
+class Floor:
+    """The floor's parts (``None`` or False: left out)."""
+
+    #: The bar of a question that says no name the home's headings hold.
+    bar: Bar = Bar(
+        words=0.5, words_held=1.5, meaning=1.0, agreed=-0.5, agreed_words=0.1, agreed_held=1.0
+    )
+    #: The bar of a question naming someone or something a heading of the home
+    #: holds (a daily entry's speaker, a topic's title): about this home.
+    named: Bar | None = Bar(words=0.2, words_held=0.0, meaning=-1.5, agreed=-2.5)
+    #: The bar of keyword ranking (semantic ranking off, or no vector yet): the
+    #: words alone, as many as a question of one rare word holds.
+    keyword: Bar = Bar(words=0.5, words_held=0.0, meaning=None, agreed=None)
+    #: The first candidates of each side that count as both sides' (``agreed``).
+    both_depth: int = 10
+    #: A daily entry next to evidence is evidence.
+    neighbours: bool = True
+    #: A name the home never mentions: nothing is evidence.
+    names: bool = True
+
+
+#: The floor hearth searches with.
+FLOOR = Floor()
+
+
+@dataclass(frozen=True)
+class Meaning:
+    """The semantic side's view of one question."""
+
+    #: Cosine of each candidate passage (by digest) to the question.
+    cosines: Mapping[str, float]
+    #: Mean and standard deviation of the question's cosine to every passage...
+    mean: float
+    spread: float
+    #: ...and how many passages there are.
+    passages: int
+
+    def standing(self, cosine: float) -> float:
+        """How many spreads ``cosine`` stands above the background, beyond the
+        best of ``passages`` unrelated ones (the expected largest of n normal
+        draws is about sqrt(2 ln n) spreads: 2.4 for 20 passages, 3.5 for 500,
+        4.6 for 40,000), so one bar means the same in a small home and a big one."""
+        if self.spread <= 0:
+            return 0.0
+        return (cosine - self.mean) / self.spread - math.sqrt(2 * math.log(max(self.passages, 2)))
+
+
+@dataclass(frozen=True)
+class Judged:
+    """What the floor knows of one hit (``signals``)."""
+
+    #: Share of the question's word weight the hit holds.
+    words: float
+    #: The rarest question word the hit holds: its weight over the weight of a
+    #: word in one section of the home (0 when it holds none).
+    rarest: float
+    #: The weight of the question's words the hit holds, in the same unit.
+    held: float
+    #: Spreads above the background (None: no vector for it, or keyword ranking).
+    standing: float | None
+    #: Among both sides' first candidates.
+    both: bool
+    #: The section has text under its heading (a bare heading is no neighbour).
+    text: bool = True
+
+
+def inner_names(text: str) -> list[str]:
+    """The names ``text`` says (``terms.names_in``: capitalized words, not
+    function words, months or days), but not a word that starts a sentence
+    (``Summarize``, ``Whose``) nor a single letter: ``When did Caroline go?``:
+    ``caroline``."""
+    starts = {m.lower() for m in _SENTENCE_START.findall(text)}
+    return [n for n in names_in(text) if n not in starts and len(n) > 1]
+
+
+def content_words(words: Sequence[str]) -> list[str]:
+    """``words`` without function words, words of dates (the day lift weighs
+    those: ``ranking.py``) and edge punctuation."""
+    out = []
+    for word in words:
+        low = word.lower().strip(_EDGE)
+        if low and low not in STOP_WORDS and low not in _DATE_WORDS:
+            out.append(low)
+    return out
+
+
+def idf(df: int, total: int) -> float:
+    """BM25's inverse document frequency of a term in ``df`` of ``total`` sections."""
+    return math.log(1 + (total - df + 0.5) / (df + 0.5))
+
+
+def word_share(held: Collection[str], weights: Mapping[str, float]) -> float:
+    """The share of the question's word weight (``weights``: term -> idf) in ``held``."""
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    return sum(w for term, w in weights.items() if term in held) / total
+
+
+def is_evidence(judged: Judged, bar: Bar) -> bool:
+    """Whether one hit clears ``bar`` on its own (not as a neighbour)."""
+    if bar.words is not None and judged.words >= bar.words and judged.held >= bar.words_held:
+        return True
+    standing = judged.standing
+    if standing is None:
+        return False
+    if bar.meaning is not None and standing >= bar.meaning:
+        return True
+    return (
+        bar.agreed is not None
+        and judged.both
+        and standing >= bar.agreed
+        and judged.words >= bar.agreed_words
+        and judged.held >= bar.agreed_held
+    )
+
+
+def passing(
+    hits: Sequence[Hit],
+    judged: Sequence[Judged],
+    ordinals: Mapping[Key, int],
+    unknown_names: Collection[str] = (),
+    named: bool = False,
+    floor: Floor = FLOOR,
+    *,
+    hybrid: bool = True,
+) -> list[bool]:
+    """For each hit, whether it is evidence (``judged`` in the same order);
+    ``named``: the question names what a heading of the home holds;
+    ``hybrid``: the ranking had the semantic side (else ``floor.keyword``)."""
+    if floor.names and unknown_names:
+        return [False] * len(hits)
+    bar = floor.named if named and floor.named is not None else floor.bar
+    if not hybrid:
+        bar = floor.keyword
+    alone = [is_evidence(j, bar) for j in judged]
+    if not floor.neighbours:
+        return alone
+    at = {
+        (hit.path, ordinals[hit.path, hit.start_line])
+        for hit, ok in zip(hits, alone, strict=True)
+        if ok and (hit.path, hit.start_line) in ordinals
+    }
+    out = []
+    for hit, j, ok in zip(hits, judged, alone, strict=True):
+        ordinal = ordinals.get((hit.path, hit.start_line))
+        near = (
+            j.text
+            and ordinal is not None
+            and hit.kind == "daily"
+            and ((hit.path, ordinal - 1) in at or (hit.path, ordinal + 1) in at)
+        )
+        out.append(ok or near)
+    return out

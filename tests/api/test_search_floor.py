@@ -1,0 +1,38 @@
+"""Search over HTTP answers the hits above the relevance floor, says how many it
+left out, and answers them all when asked (``all=true``)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from tests.api.conftest import Server
+
+
+def _search(s: Server, **params: str) -> dict[str, object]:
+    reply = s.get("/v1/search?" + urlencode(params), token="read")
+    assert reply.status == 200, reply.body
+    return dict(reply.body)
+
+
+def test_search_says_how_many_it_left_out_and_all_answers_them(shared_server: Server) -> None:
+    s = shared_server
+    notes = {
+        "memory/topics/fundraiser.md": "# Fundraiser\n\nLanterns for the otter fundraiser.\n",
+        "memory/topics/porch.md": "# Porch\n\nBought two brass lanterns for the porch.\n",
+    }
+    for path, content in notes.items():
+        assert s.put(f"/v1/files/{path}", {"content": content}).status == 200
+    asked = {"q": "otter fundraiser lanterns", "kind": "topic"}
+    floored = _search(s, **asked)
+    hits = [h["path"] for h in floored["hits"]]  # type: ignore[attr-defined]
+    # The porch holds one word of three (and not the rare ones): no evidence.
+    assert hits == ["memory/topics/fundraiser.md"]
+    assert floored["left_out"] == 1
+    everything = _search(s, **asked, all="true")
+    assert [h["path"] for h in everything["hits"]] == [  # type: ignore[attr-defined]
+        "memory/topics/fundraiser.md",
+        "memory/topics/porch.md",
+    ]
+    assert everything["left_out"] == 0
+    nothing = _search(s, q="xylophonic")
+    assert (nothing["hits"], nothing["left_out"]) == ([], 0)

@@ -1,0 +1,79 @@
+"""The relevance floor's decisions, on numbers (``index/floor.py``); the floor
+on real homes: tests/api/test_search_floor.py and tests/cli/test_agent_hook_floor.py."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from hearth.index.floor import FLOOR, Judged, Meaning, inner_names, is_evidence, passing
+from hearth.index.query import Hit
+
+
+def _hit(ordinal: int, path: str = "memory/2026-11-22.md", kind: str = "daily") -> Hit:
+    return Hit(path, 10 * ordinal + 1, 10 * ordinal + 9, "", "", kind, "", 1.0, "")
+
+
+NOTHING = Judged(words=0.0, rarest=0.0, held=0.0, standing=-3.0, both=False)
+WORDS = Judged(words=0.8, rarest=1.0, held=2.0, standing=-3.0, both=False)
+MEANING = Judged(words=0.0, rarest=0.0, held=0.0, standing=1.5, both=False)
+
+
+def test_names_that_do_not_start_a_sentence() -> None:
+    assert inner_names("When did Caroline go to the LGBTQ support group?") == ["caroline", "lgbtq"]
+    assert inner_names("Summarize my notes. Then ask Bob.") == ["bob"]
+    assert inner_names("What did Mel paint in July 2023?") == ["mel"]  # a month is no name
+    assert inner_names("explain quicksort") == []
+
+
+def test_a_hit_is_evidence_by_its_words_or_its_meaning() -> None:
+    assert is_evidence(WORDS, FLOOR.bar)
+    assert is_evidence(MEANING, FLOOR.bar)
+    assert not is_evidence(NOTHING, FLOOR.bar)
+    # Both sides' first candidates, standing out less, with some of the words.
+    agreed = Judged(words=0.3, rarest=1.0, held=1.2, standing=0.0, both=True)
+    assert is_evidence(agreed, FLOOR.bar)
+    assert not is_evidence(Judged(0.3, 1.0, 1.2, 0.0, both=False), FLOOR.bar)
+    # Keyword ranking has no meaning to weigh: the words decide.
+    assert not is_evidence(MEANING, FLOOR.keyword)
+    assert is_evidence(Judged(0.6, 0.5, 0.5, None, both=False), FLOOR.keyword)
+
+
+def test_a_question_naming_someone_the_home_knows_has_the_lower_bar() -> None:
+    some = Judged(words=0.3, rarest=0.5, held=0.5, standing=-3.0, both=False)
+    assert not passing([_hit(1)], [some], {}, named=False)[0]
+    assert passing([_hit(1)], [some], {}, named=True)[0]
+
+
+def test_a_name_the_home_never_mentions_leaves_every_hit_out() -> None:
+    assert passing([_hit(1), _hit(2)], [WORDS, MEANING], {}, unknown_names=["caroline"]) == [
+        False,
+        False,
+    ]
+
+
+def test_the_entry_after_evidence_is_evidence_too() -> None:
+    hits = [_hit(1), _hit(2), _hit(5), _hit(1, "memory/topics/a.md", "topic")]
+    ordinals = {(h.path, h.start_line): n for h, n in zip(hits, (1, 2, 5, 2), strict=True)}
+    judged = [WORDS, NOTHING, NOTHING, NOTHING]
+    assert passing(hits, judged, ordinals) == [True, True, False, False]
+
+
+def test_standing_is_measured_beyond_the_best_of_unrelated_passages() -> None:
+    small, big = Meaning({}, 0.8, 0.01, 20), Meaning({}, 0.8, 0.01, 40_000)
+    # Three spreads above the mean stand out among 20 passages, not among 40,000.
+    assert math.isclose(small.standing(0.83), 3 - math.sqrt(2 * math.log(20)))
+    assert small.standing(0.83) > 0 > big.standing(0.83)
+
+
+def test_a_bare_heading_is_no_evidence_as_a_neighbour() -> None:
+    """A daily note's title section (``# 2026-11-22``) next to the entry that
+    answers: nothing to read. A title holding the question's words passes."""
+    hits = [_hit(1), _hit(0)]
+    ordinals = {(h.path, h.start_line): n for h, n in zip(hits, (1, 0), strict=True)}
+    bare = dataclasses.replace(WORDS, text=False)
+    assert passing(hits, [WORDS, dataclasses.replace(NOTHING, text=False)], ordinals) == [
+        True,
+        False,
+    ]
+    assert passing(hits[:1], [bare], ordinals) == [True]
