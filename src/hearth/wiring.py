@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from hearth.app.matching import ReviewMatcher
     from hearth.app.operations import AfterWrite, Operations
     from hearth.app.reflection import ReflectionLog
+    from hearth.app.runtime_writes import RuntimeWriteCommits
     from hearth.app.runtimes import RuntimeSetup
     from hearth.app.served import RuntimeNotices, ServedHearth
     from hearth.app.setup import InitResult
@@ -285,6 +286,8 @@ def open_service(
     passes = PassProgress()
     worker = ReconcileWorker(OwnedPasses(reconciler, owner, passes), on_pass=passed)
     ops = _operations(parts, IndexEachWrite(reconciler, worker))
+    writes = _runtime_writes(parts, IndexEachWrite(reconciler, worker), owner)
+    notices.sources += [w.attention for w in writes]
     live = reconciler.index
 
     def fill(stop: threading.Event, told: Progress) -> None:
@@ -308,6 +311,28 @@ def open_service(
         filler=filler,
         board=board,
         passes=passes,
+        runtime_writes=writes,
+    )
+
+
+def _runtime_writes(
+    parts: _Parts, after_write: AfterWrite, owner: Any
+) -> tuple[RuntimeWriteCommits, ...]:
+    """The committers of runtimes' own writes that hearth.toml turns on."""
+    from hearth.app.runtime_writes import RuntimeWriteCommits
+
+    return tuple(
+        RuntimeWriteCommits(
+            parts.root,
+            parts.files,
+            parts.store,
+            parts.settings,
+            parts.clock,
+            rules,
+            after_write,
+            owned=lambda: owner,
+        )
+        for rules in parts.settings.committed_writes()
     )
 
 
