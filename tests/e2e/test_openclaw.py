@@ -273,3 +273,58 @@ def _committed(home: Path, path: str) -> str:
             return log
         time.sleep(0.3)
     return ""
+
+
+def test_a_persons_openclaw_settings_survive_setup_and_remove(home: Path, claw_env: Path) -> None:
+    path = config_path(claw_env)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mine: dict[str, Any] = {
+        "agents": {"defaults": {"workspace": str(claw_env / "my-workspace")}},
+        "plugins": {
+            "slots": {"memory": "memory-lancedb"},
+            "entries": {"memory-core": {"enabled": True}},
+        },
+        "mcp": {"servers": {"docs": {"command": "docs-mcp", "args": ["--stdio"]}}},
+        "gateway": {"port": 18790},
+    }
+    path.write_text(json.dumps(mine, indent=2) + "\n")
+    commits = git(home, "rev-list", "HEAD").split()
+
+    # Another memory plugin in the slot: refused, nothing written.
+    refused = hearth("--home", str(home), "setup", "openclaw")
+    assert refused.returncode == 1
+    assert "holds 'memory-lancedb'" in refused.stderr and "memory-core" in refused.stderr
+    assert json.loads(path.read_text()) == mine
+    assert git(home, "rev-list", "HEAD").split() == commits
+    assert not (claw_env / ".openclaw" / "extensions" / "hearth-memory").exists()
+
+    # The default back in the slot: setup takes it, and --remove puts everything back.
+    mine["plugins"]["slots"]["memory"] = "memory-core"
+    path.write_text(json.dumps(mine, indent=2) + "\n")
+    dry = hearth("--home", str(home), "setup", "openclaw", "--scope", "read", "--dry-run")
+    assert dry.returncode == 0 and "would change" in dry.stdout, dry.stderr
+    assert json.loads(path.read_text()) == mine
+    done = hearth("--home", str(home), "setup", "openclaw", "--scope", "read")
+    assert done.returncode == 0, done.stderr + done.stdout
+    during = json.loads(path.read_text())
+    assert during["agents"]["defaults"]["workspace"] == str(home)
+    assert during["mcp"]["servers"]["docs"] == mine["mcp"]["servers"]["docs"]
+    assert during["mcp"]["servers"]["hearth"]["args"][-2:] == ["--scope", "read"]
+    assert during["gateway"] == mine["gateway"]
+    again = hearth("--home", str(home), "setup", "openclaw", "--scope", "read")
+    assert "nothing to change" in again.stdout, again.stdout
+
+    removed = hearth("--home", str(home), "setup", "openclaw", "--remove")
+    assert removed.returncode == 0, removed.stderr + removed.stdout
+    after = json.loads(path.read_text())
+    # OpenClaw keeps its own bookkeeping in the file (a meta table, its migrations of
+    # plugin entries, the agent roster): everything of the person's and nothing of
+    # hearth's is there.
+    assert after["agents"]["defaults"] == mine["agents"]["defaults"]
+    assert after["plugins"]["slots"] == {"memory": "memory-core"}
+    assert after["plugins"]["entries"]["memory-core"] == {"enabled": True}
+    assert "hearth-memory" not in after["plugins"]["entries"]
+    assert after["mcp"] == mine["mcp"] and after["gateway"] == mine["gateway"]
+    assert not (claw_env / ".openclaw" / "extensions" / "hearth-memory").exists()
+    assert "[runtimes.openclaw]" not in (home / "hearth.toml").read_text()
+    assert git(home, "diff", commits[0], "HEAD", "--stat") == ""
