@@ -328,3 +328,74 @@ def test_a_persons_openclaw_settings_survive_setup_and_remove(home: Path, claw_e
     assert not (claw_env / ".openclaw" / "extensions" / "hearth-memory").exists()
     assert "[runtimes.openclaw]" not in (home / "hearth.toml").read_text()
     assert git(home, "diff", commits[0], "HEAD", "--stat") == ""
+
+
+PLUGIN_DRIVER = """
+const [plugin, home, hearth, calls] = process.argv.slice(1);
+const entry = (await import(plugin)).default;
+const tools = {};
+let capability = null;
+entry.register({
+  pluginConfig: { home, hearth },
+  registerTool: (tool) => { tools[tool.name] = tool; },
+  registerMemoryCapability: (found) => { capability = found; },
+});
+const out = [];
+for (const [name, params] of JSON.parse(calls)) {
+  out.push((await tools[name].execute("call", params)).details);
+}
+const manager = (await capability.runtime.getMemorySearchManager({})).manager;
+const classified = await capability.runtime.classifyWorkspaceMemoryPaths({
+  workspaceDir: home, relativePaths: ["MEMORY.md", "memory/x.md", "../elsewhere.md"],
+});
+out.push({ manager: await manager.search("lanterns", { maxResults: 2 }), classified });
+console.log(JSON.stringify(out));
+"""
+
+
+def test_the_plugin_alone_reads_only_the_homes_markdown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """hearth's plugin as OpenClaw calls it (its register, its tools' execute), with no
+    server running: memory_search runs hearth search; memory_get refuses what is not
+    a markdown file of the home. Any Node that runs ES modules will do (no OpenClaw)."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is needed to run the plugin")
+    monkeypatch.setenv("HEARTH_SEMANTIC", "off")
+    home = tmp_path / "assistant"
+    assert hearth("init", str(home)).returncode == 0
+    assert hearth("--home", str(home), "note", NOTE).returncode == 0
+    (tmp_path / "outside.md").write_text("# Outside\n\nnot the home's\n")
+    (home / "memory" / "link.md").symlink_to(tmp_path / "outside.md")
+    daily = next(p for p in (home / "memory").glob("*.md") if p.name[0].isdigit())
+    calls = [
+        ("memory_search", {"query": QUESTION, "maxResults": 3}),
+        ("memory_get", {"path": f"memory/{daily.name}", "from": 3, "lines": 3}),
+        ("memory_get", {"path": "memory/none.md"}),
+        ("memory_get", {"path": "../outside.md"}),
+        ("memory_get", {"path": ".git/config"}),
+        ("memory_get", {"path": "hearth.toml"}),
+        ("memory_get", {"path": "memory/link.md"}),
+        ("memory_search", {"query": QUESTION, "corpus": "sessions"}),
+    ]
+    plugin = REPO / "src" / "hearth" / "openclaw_plugin" / "index.js"
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", PLUGIN_DRIVER, "--", plugin.as_uri(), str(home),
+         str(BIN / "hearth"), json.dumps(calls)],
+        capture_output=True, text=True, check=False, timeout=120, env=os.environ.copy(),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    search, read, missing, above, git_file, settings, link, sessions, extra = json.loads(
+        done.stdout
+    )
+    assert search["debug"]["via"] == "hearth search"  # no server runs
+    top = search["results"][0]
+    assert top["path"] == f"memory/{daily.name}" and NOTE in top["snippet"]
+    assert read["status"] == "ok" and read["from"] == 3 and NOTE in read["text"]
+    assert missing["status"] == "not_found"
+    for refused in (above, git_file, settings, link):
+        assert refused["status"] == "error" and refused["code"] == "MEMORY_PATH_NOT_ALLOWED"
+    assert sessions["results"] == [] and "memory corpus only" in sessions["warning"]
+    assert extra["manager"][0]["path"] == f"memory/{daily.name}"
+    assert [c["originClass"] for c in extra["classified"]] == ["owner", "agent", "untrusted"]
