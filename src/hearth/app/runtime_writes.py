@@ -143,8 +143,8 @@ class RuntimeWriteCommits(Writer):
                 continue
             try:
                 self.settle()
-            except (HearthError, OSError) as exc:
-                self.last_error = getattr(exc, "message", None) or str(exc)
+            except Exception as exc:  # the thread lives on: status shows why, and it retries
+                self.last_error = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
                 self._again(RETRY_SECONDS)
 
     def _again(self, seconds: float, paths: set[str] | None = None) -> None:
