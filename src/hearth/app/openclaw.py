@@ -41,8 +41,9 @@ STATE_FILE = "openclaw.json"
 _TABLE = ("runtimes", NAME)
 TODO = (
     "start a new OpenClaw session (a running Gateway applies config changes itself)",
-    "keep a hearth server running for the home (hearth serve, or hearth watch): it commits "
-    "what OpenClaw's agent writes once the files settle, and answers memory_search fastest",
+    "keep a hearth server running for the home (hearth serve, or hearth watch; restart one "
+    "already running: it reads hearth.toml at start): it commits what OpenClaw's agent "
+    "writes once the files settle, and answers memory_search fastest",
 )
 
 
