@@ -23,8 +23,10 @@ from hearth.errors import Conflict, NotAHome
 
 if TYPE_CHECKING:
     from hearth.app.matching import ReviewMatcher
+    from hearth.app.openclaw import OpenClawSetup
     from hearth.app.operations import AfterWrite, Operations
     from hearth.app.reflection import ReflectionLog
+    from hearth.app.runtime_writes import RuntimeWriteCommits
     from hearth.app.runtimes import RuntimeSetup
     from hearth.app.served import RuntimeNotices, ServedHearth
     from hearth.app.setup import InitResult
@@ -317,6 +319,8 @@ def open_service(
     passes = PassProgress()
     worker = ReconcileWorker(OwnedPasses(reconciler, owner, passes), on_pass=passed)
     ops = _operations(parts, IndexEachWrite(reconciler, worker))
+    writes = _runtime_writes(parts, IndexEachWrite(reconciler, worker), owner)
+    notices.sources += [w.attention for w in writes]
     live = reconciler.index
 
     def fill(stop: threading.Event, told: Progress) -> None:
@@ -340,6 +344,28 @@ def open_service(
         filler=filler,
         board=board,
         passes=passes,
+        runtime_writes=writes,
+    )
+
+
+def _runtime_writes(
+    parts: _Parts, after_write: AfterWrite, owner: Any
+) -> tuple[RuntimeWriteCommits, ...]:
+    """The committers of runtimes' own writes that hearth.toml turns on."""
+    from hearth.app.runtime_writes import RuntimeWriteCommits
+
+    return tuple(
+        RuntimeWriteCommits(
+            parts.root,
+            parts.files,
+            parts.store,
+            parts.settings,
+            parts.clock,
+            rules,
+            after_write,
+            owned=lambda: owner,
+        )
+        for rules in parts.settings.committed_writes()
     )
 
 
@@ -420,6 +446,43 @@ def runtime_setup(root: Path) -> RuntimeSetup:
         )
 
     return RuntimeSetup(Path.home(), hearth_executable(), root, shutil.which, run)
+
+
+def openclaw_setup(root: Path) -> OpenClawSetup:
+    """``hearth setup openclaw`` for the home at ``root``, in the OpenClaw of the
+    person running it (its state folder as OpenClaw finds it: ``$OPENCLAW_STATE_DIR``,
+    else ``.openclaw`` in ``$OPENCLAW_HOME`` or the home folder)."""
+    import shutil
+    import subprocess
+
+    from hearth.app.openclaw import OpenClawSetup
+    from hearth.domain import layout
+
+    def run(argv: list[str]) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            argv, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL, timeout=300
+        )
+
+    def put_settings(text: str, message: str) -> None:
+        open_home(root).put(layout.SETTINGS_PATH, text.encode(), default_actor(), None, message)
+
+    state = os.environ.get("OPENCLAW_STATE_DIR", "").strip()
+    user = os.environ.get("OPENCLAW_HOME", "").strip() or str(Path.home())
+    folder = Path(state).expanduser() if state else Path(user).expanduser() / ".openclaw"
+    return OpenClawSetup(
+        root,
+        hearth_executable(),
+        openclaw_plugin_dir(),
+        folder / "extensions",
+        shutil.which,
+        run,
+        put_settings,
+    )
+
+
+def openclaw_plugin_dir() -> Path:
+    """hearth's memory plugin for OpenClaw: a folder of the package."""
+    return Path(__file__).resolve().parent / "openclaw_plugin"
 
 
 def hearth_executable() -> str:

@@ -19,7 +19,13 @@ def _sse(events: list[tuple[str, dict[str, Any]]]) -> bytes:
     )
 
 
-def _anthropic(body: dict[str, Any]) -> tuple[str, bytes]:
+#: A scripted answer: call this tool with this input instead of replying with text.
+ToolUse = tuple[str, dict[str, Any]]
+
+
+def _anthropic(body: dict[str, Any], tool: ToolUse | None = None) -> tuple[str, bytes]:
+    if tool is not None:
+        return "text/event-stream", _anthropic_tool_use(body, *tool)
     usage = {"input_tokens": 10, "output_tokens": 5}
     message = {
         "id": "msg_standin",
@@ -71,6 +77,42 @@ def _anthropic(body: dict[str, Any]) -> tuple[str, bytes]:
     )
 
 
+def _anthropic_tool_use(body: dict[str, Any], name: str, arguments: dict[str, Any]) -> bytes:
+    """A streamed Messages API answer that asks for one tool call."""
+    message = {
+        "id": "msg_standin_tool",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "stand-in"),
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }
+    block = {"type": "tool_use", "id": f"toolu_standin_{name}", "name": name, "input": {}}
+    delta = {"type": "input_json_delta", "partial_json": json.dumps(arguments)}
+    return _sse(
+        [
+            ("message_start", {"type": "message_start", "message": message}),
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": block},
+            ),
+            ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+            ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+            (
+                "message_delta",
+                {
+                    "type": "message_delta",
+                    "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                    "usage": {"output_tokens": 5},
+                },
+            ),
+            ("message_stop", {"type": "message_stop"}),
+        ]
+    )
+
+
 def _responses(body: dict[str, Any]) -> tuple[str, bytes]:
     item = {
         "type": "message",
@@ -112,9 +154,13 @@ def _gemini(path: str) -> tuple[str, bytes]:
 
 
 class StandIn:
-    """``with StandIn() as model:`` serves on ``model.url`` and keeps ``model.bodies``."""
+    """``with StandIn() as model:`` serves on ``model.url`` and keeps ``model.bodies``.
 
-    def __init__(self) -> None:
+    ``script``: Messages API answers that call a tool, one per request in order
+    (while any is left), before the fixed text reply."""
+
+    def __init__(self, script: list[ToolUse] | None = None) -> None:
+        self.script = list(script or [])
         self.bodies: list[dict[str, Any]] = []
         self.paths: list[str] = []
         stand_in = self
@@ -150,7 +196,8 @@ class StandIn:
                 elif path.endswith("/responses"):
                     kind, data = _responses(body)
                 else:
-                    kind, data = _anthropic(body)
+                    tool = stand_in.script.pop(0) if stand_in.script else None
+                    kind, data = _anthropic(body, tool)
                 self._answer(200, kind, data)
 
             def _answer(self, status: int, kind: str, data: bytes) -> None:

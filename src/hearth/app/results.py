@@ -259,6 +259,8 @@ class ServedStatus:
     vector_filler: Mapping[str, object] | None = None
     #: The reconcile pass running now (status' ``index.pass``; None when none runs).
     running_pass: Mapping[str, object] | None = None
+    #: Runtimes whose own writes the home commits (``[runtimes.*]``; docs/runtimes.md).
+    runtime_writes: list[Mapping[str, object]] = dataclasses.field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         data = self.home.as_dict()
@@ -270,4 +272,6 @@ class ServedStatus:
             data["vector_filler"] = dict(self.vector_filler)
         data["scheduler"], data["started"] = dict(self.scheduler), self.started
         data["locks"] = dict(self.locks)
+        if self.runtime_writes:
+            data["runtime_writes"] = [dict(w) for w in self.runtime_writes]
         return data

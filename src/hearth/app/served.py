@@ -24,13 +24,14 @@ from hearth.app.operations import Operations
 from hearth.app.progress import PassProgress
 from hearth.app.reflection import ReflectionRun, Reflector
 from hearth.app.results import ActiveView, ServedStatus
+from hearth.app.runtime_writes import RuntimeWriteCommits
 from hearth.app.staged import StagedChecker
 from hearth.app.status import StatusBoard
 from hearth.app.sync import Syncer, SyncResult
 from hearth.app.usecases import Hearth
 from hearth.errors import HearthError
 from hearth.index.semantic import Progress, VectorFiller
-from hearth.reconcile.reconciler import Reconciler
+from hearth.reconcile.reconciler import HEAD_MOVED, Reconciler
 from hearth.reconcile.reports import PassReport
 from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
@@ -53,6 +54,8 @@ class RuntimeNotices:
     jobs: dict[str, JobState] = field(default_factory=dict)
     #: Why a killed hearth's write could not be finished yet, while it waits.
     recovery_error: str | None = None
+    #: More to say (a runtime's write that could not be committed).
+    sources: list[Callable[[], list[str]]] = field(default_factory=list)
 
     def attention(self) -> list[str]:
         notes = []
@@ -69,6 +72,8 @@ class RuntimeNotices:
             for s in self.jobs.values()
             if s.last_error
         ]
+        for source in self.sources:
+            notes += source()
         return notes
 
 
@@ -114,6 +119,7 @@ class ServedHearth(Hearth):
         filler: VectorFiller | None,
         board: StatusBoard,
         passes: PassProgress | None = None,
+        runtime_writes: tuple[RuntimeWriteCommits, ...] = (),
     ) -> None:
         super().__init__(ops, reconciler, syncer, reflector, owner)
         self.tokens = tokens
@@ -125,7 +131,9 @@ class ServedHearth(Hearth):
         self.passes = passes or PassProgress()
         #: Fills semantic vectors in the background (None when semantic ranking is off).
         self.filler = filler
-        self.watcher = Watcher(ops.root, worker.request)
+        #: Committing what runtimes' agents write themselves (``[runtimes.*]``).
+        self.runtime_writes = runtime_writes
+        self.watcher = Watcher(ops.root, self._changed)
         self.started: str | None = None
         #: The scheduled jobs (``api/app.py`` schedules them), their states shared
         #: with the notices.
@@ -156,6 +164,13 @@ class ServedHearth(Hearth):
         #: sets it), and how the server was started: ``serve`` or ``on-demand``.
         self.local_socket: str | None = None
         self.started_as = "serve"
+
+    def _changed(self, paths: set[str] | None) -> None:
+        """The watcher's hint: a pass for the index, and a settle for runtimes' writes."""
+        self.worker.request(paths)
+        moved = paths is None or HEAD_MOVED in paths
+        for writes in self.runtime_writes:
+            writes.hint(None if moved else paths)
 
     @property
     def recovery_error(self) -> str | None:
@@ -194,6 +209,8 @@ class ServedHearth(Hearth):
         self.board.request()
         self.worker.start()
         self.watcher.start()
+        for writes in self.runtime_writes:
+            writes.start()
         if report is None:
             self.worker.request(None)
         if self.recovery_error is not None:
@@ -243,6 +260,8 @@ class ServedHearth(Hearth):
         if self._recovery is not None:
             self._recovery.join(RECOVERY_TRY_SECONDS + 1)
         self.watcher.stop()
+        for writes in self.runtime_writes:
+            writes.stop()
         if self.filler is not None:
             self.filler.stop()
         self.worker.stop()
@@ -339,6 +358,7 @@ class ServedHearth(Hearth):
                 else None
             ),
             running_pass=self.passes.view(),
+            runtime_writes=[w.as_dict() for w in self.runtime_writes],
             scheduler=self.jobs.as_dict(),
             started=self.started,
             locks={

@@ -23,8 +23,12 @@ if TYPE_CHECKING:
 _HOOKED = [name for name, r in RUNTIMES.items() if r.hooks]
 
 
+#: Set up by its own use case (app/openclaw.py): a workspace, a memory plugin, MCP.
+OPENCLAW = "openclaw"
+
+
 @cli.command()
-@click.argument("runtime", type=click.Choice(list(RUNTIMES)))
+@click.argument("runtime", type=click.Choice([*RUNTIMES, OPENCLAW]))
 @click.option(
     "--scope",
     type=click.Choice(["read", "write"]),
@@ -51,14 +55,19 @@ def setup(
     as_json: bool,
 ) -> None:
     """Wire the home into an agent runtime: its MCP server, and hooks that give
-    the runtime the persona at session start and the recall at every prompt."""
+    the runtime the persona at session start and the recall at every prompt
+    (OpenClaw: its workspace is the home and its memory slot is hearth's)."""
     from hearth import wiring  # noqa: PLC0415  (start-up: only this command)
 
-    setup_ = wiring.runtime_setup(state.root)
-    if remove:
-        report = setup_.remove(runtime, dry_run=dry_run)
+    if runtime == OPENCLAW:
+        claw = wiring.openclaw_setup(state.root)
+        report = claw.remove(dry_run=dry_run) if remove else claw.setup(scope, dry_run=dry_run)
+    elif remove:
+        report = wiring.runtime_setup(state.root).remove(runtime, dry_run=dry_run)
     else:
-        report = setup_.setup(runtime, scope, dry_run=dry_run, trust=trust)
+        report = wiring.runtime_setup(state.root).setup(
+            runtime, scope, dry_run=dry_run, trust=trust
+        )
 
     def human() -> str:
         verb = "would change" if dry_run else "changed"

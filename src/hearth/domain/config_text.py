@@ -23,12 +23,14 @@ def toml_key(part: str) -> str:
 
 
 def toml_value(value: object) -> str:
-    """A string, integer, boolean or list of those as TOML (JSON's string escapes
+    """A string, number, boolean or list of those as TOML (JSON's string escapes
     are TOML's basic-string escapes)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, float):
+        return repr(value)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, Sequence):

@@ -9,6 +9,7 @@ from typing import Any
 from hearth.domain.layout import DAILY_LAYOUTS, DailyLayout
 from hearth.domain.likeness import DEFAULT_THRESHOLD, parse_threshold
 from hearth.domain.reflection import ReflectionSettings, parse_reflection_settings
+from hearth.domain.runtime_writes import RuntimeWrites, parse_runtime_writes
 from hearth.domain.validation import Bounds
 from hearth.errors import InvalidInput
 
@@ -129,6 +130,12 @@ class Settings:
     search: SearchSettings = field(default_factory=SearchSettings)
     review: ReviewSettings = field(default_factory=ReviewSettings)
     server: ServerSettings = field(default_factory=ServerSettings)
+    #: ``[runtimes.<name>]``: committing what a runtime's agent writes itself.
+    runtime_writes: tuple[RuntimeWrites, ...] = ()
+
+    def committed_writes(self) -> tuple[RuntimeWrites, ...]:
+        """The runtimes whose own writes this home commits (``commit_writes = true``)."""
+        return tuple(r for r in self.runtime_writes if r.commit_writes)
 
 
 def _positive_int(table: dict[str, Any], name: str, default: int, section: str = "bounds") -> int:
@@ -213,6 +220,7 @@ def parse_settings(text: str) -> Settings:
         search=SearchSettings(semantic=semantic, model=model),
         review=_review(_table(data, "review")),
         server=_server(_table(data, "server")),
+        runtime_writes=parse_runtime_writes(_table(data, "runtimes")),
     )
 
 

@@ -52,6 +52,11 @@ class GitIndexFile:
             self._stamp = stamp
         return self._index
 
+    def staged_oid(self, path: str) -> str | None:
+        """The blob id git's index holds for ``path`` (None: no entry)."""
+        index = self.current()
+        return str(index[path].id) if path in index else None
+
     def save(self, index: pygit2.Index) -> None:
         """Write ``index`` (from ``current``) and put it in place of git's index."""
         index.write()
