@@ -173,7 +173,7 @@ def chosen(
 def ready(root: Path, timeout: float = 300.0) -> None:
     """Wait until the server's status snapshot is current (else the hook would
     open the home itself) and every passage has its vector."""
-    from hearth.cli import delegate
+    from hearth.client import delegate
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

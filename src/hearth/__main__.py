@@ -1,5 +1,5 @@
 """``python -m hearth``: the same CLI (what installed git hooks call)."""
 
-from hearth.cli import main
+from hearth.launch import main
 
 main()

@@ -111,7 +111,7 @@ def agent_hook(state: _State, runtime: str, event: str) -> None:
 def _answer(state: _State, runtime: str, event: str, raw: str) -> dict[str, Any] | None:
     import json  # noqa: PLC0415
 
-    from hearth.cli import delegate  # noqa: PLC0415
+    from hearth.client import delegate  # noqa: PLC0415
     from hearth.domain import agent_context as ac  # noqa: PLC0415
 
     spec = RUNTIMES[runtime]

@@ -1,6 +1,6 @@
 """``hearth mcp``: the home as MCP tools over stdio, for a runtime that starts hearth itself.
 
-It relays the session to the home's one server (``cli/relay.py``), starting
+It relays the session to the home's one server (``client/relay.py``), starting
 that server in the background when none runs: every session of every runtime
 shares one index, one watcher and one model. With starting turned off
 (``HEARTH_SERVER=off``, or ``[server] on_demand = false`` while no server runs)
@@ -32,19 +32,17 @@ def mcp_command(ctx: click.Context, scope: str) -> None:
     import os  # noqa: PLC0415
     import sys  # noqa: PLC0415
 
-    from hearth.cli import relay  # noqa: PLC0415
+    from hearth.client import relay  # noqa: PLC0415
 
     state: _State = ctx.obj
     given = ctx.find_root().params.get("actor")
     actor = given or os.environ.get("HEARTH_ACTOR") or "mcp"  # wiring.default_actor's rule
     root = state.root
-    if os.environ.get(relay.SERVER_ENV, "").strip().lower() != "off" and (root / ".git").exists():
-        try:
-            served = relay.find_or_start(root, relay.on_demand(root))
-        except RuntimeError as exc:
-            raise click.ClickException(str(exc)) from exc
-        if served is not None:
-            sys.exit(relay.relay(root, scope, actor, served, sys.stdin.buffer, sys.stdout.buffer))
+    # Usually reached through hearth.launch without click; the same relay here
+    # for the shapes it does not take (the home found from the working folder).
+    relayed = relay.serve_stdio(root, scope, actor)
+    if relayed is not None:
+        sys.exit(relayed)
 
     from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 @click.pass_obj
 def note(state: _State, text: str, title: str | None, as_json: bool) -> None:
     """Append TEXT to today's daily note."""
-    from hearth.cli import delegate  # noqa: PLC0415  (start-up: only commands that write)
+    from hearth.client import delegate  # noqa: PLC0415  (start-up: only commands that write)
 
     body = {"text": text, **({"title": title} if title is not None else {})}
     served = delegate.send(state.root, "POST", "/v1/daily", body, state.actor)

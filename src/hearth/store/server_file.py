@@ -24,12 +24,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-import fcntl
-import hashlib
 import json
 import os
-import secrets
-import tempfile
 from pathlib import Path
 
 from hearth.store.state import SERVER
@@ -112,6 +108,8 @@ def read(state_dir: Path) -> dict[str, object] | None:
 def hold_lock(state_dir: Path) -> int | None:
     """Take the server lock without waiting; its descriptor (kept open for as long
     as this process serves), or None when another process holds it."""
+    import fcntl  # noqa: PLC0415  (the server's; clients stay lean)
+
     state_dir.mkdir(parents=True, exist_ok=True)
     fd = os.open(state_dir / SERVER_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
     try:
@@ -127,6 +125,10 @@ def socket_path(state_dir: Path) -> Path:
     inside = state_dir / SOCKET
     if len(os.fsencode(inside)) <= _MAX_SOCKET_PATH:
         return inside
+    # hashlib loads OpenSSL and tempfile random: MBs a thin client need not hold.
+    import hashlib  # noqa: PLC0415
+    import tempfile  # noqa: PLC0415
+
     digest = hashlib.sha256(os.fsencode(state_dir.resolve())).hexdigest()[:20]
     folder = Path(tempfile.gettempdir()) / f"hearth-{os.getuid()}"
     folder.mkdir(mode=0o700, exist_ok=True)
@@ -143,6 +145,8 @@ def parse_local_token(token: str, hook_key: str) -> tuple[str, str] | None:
     parts = token.split(".", 3)
     if len(parts) != 4 or parts[0] != LOCAL_TOKEN_PREFIX or parts[1] not in _SCOPES:
         return None
+    import secrets  # noqa: PLC0415  (the server's side)
+
     if not secrets.compare_digest(parts[3].encode(), hook_key.encode()):
         return None
     try:

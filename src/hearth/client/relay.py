@@ -29,11 +29,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import sys
 import time
 from pathlib import Path
 from typing import IO, Any
 
-from hearth.cli import delegate
+from hearth.client import delegate
 from hearth.store import server_file
 
 #: Seconds one relayed request may take (a sync or a reindex behind a tool).
@@ -200,3 +202,22 @@ def relay(
         stdout.flush()
     link.close()
     return 0
+
+
+def serve_stdio(root: Path, scope: str, actor: str | None) -> int | None:
+    """``hearth mcp`` as a relay: its exit status, or None when this session cannot
+    be relayed (starting turned off with no server running, not a home), for the
+    CLI to serve it in-process or refuse it with its own message."""
+    if os.environ.get(SERVER_ENV, "").strip().lower() == "off":
+        return None
+    if not (root / "hearth.toml").is_file():
+        return None
+    try:
+        server = find_or_start(root, on_demand(root))
+    except RuntimeError as exc:
+        print(f"hearth: {exc}", file=sys.stderr)
+        return 1
+    if server is None:
+        return None
+    who = actor or os.environ.get("HEARTH_ACTOR") or "mcp"  # wiring.default_actor's rule
+    return relay(root, scope, who, server, sys.stdin.buffer, sys.stdout.buffer)
