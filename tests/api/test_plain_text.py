@@ -30,6 +30,7 @@ NO_TEXT = {
     "merge": "moves a proposal's entries, already checked when proposed",
     "merge.many": "the same, many at once",
     "restore": "copies an earlier revision (a revision name, no text)",
+    "memory.settle": "puts one of two versions already in the home in place (an id, no text)",
     "reconcile": "writes no file of the home",
     "sync": "brings commits that the pre-commit rules and hearth check judge",
     "tokens": "writes .git/hearth, never a file of the home",

@@ -79,7 +79,13 @@ def test_a_stdio_session_writes_reads_and_survives_errors(
     assert git(root, "status", "--porcelain") == ""
 
 
-def test_a_read_scope_session_cannot_write(tmp_path: Path) -> None:
+@pytest.mark.parametrize("server", ["off", "on"], ids=["in-process", "relayed"])
+def test_a_read_scope_session_cannot_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, server: str
+) -> None:
+    """--scope holds on the server for a relayed session as it does in-process."""
+    monkeypatch.setenv("HEARTH_SERVER", server)
+    monkeypatch.setenv("HEARTH_IDLE_SECONDS", "5")
     root = make_home(tmp_path / "home")
     head = git(root, "rev-parse", "HEAD")
 

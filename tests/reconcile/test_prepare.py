@@ -35,7 +35,7 @@ def snapshot(rec: Reconciler) -> tuple[object, ...]:
     files = {p: (e.size, e.digest, e.documents, e.failures) for p, e in state.files.items()}
     parked = {p: f.reason for p, f in state.parked.items()}
     hits = [
-        (h.path, h.start_line, h.snippet) for h in rec.catch_up().search("heron", limit=200).hits
+        (h.path, h.start_line, h.snippet) for h in rec.catch_up().search("heron", limit=200, everything=True).hits
     ]
     return files, parked, hits, [h.path for h in rec.catch_up().search("寿司").hits]
 
@@ -140,5 +140,5 @@ def test_a_worker_that_dies_leaves_the_files_to_the_pass(
     rec.parallel_from = 1
     report = rec.rebuild()
     assert not report.errors and snapshot(rec) == serial
-    assert len(rec.catch_up().search("heron", limit=200).hits) == 41
+    assert len(rec.catch_up().search("heron", limit=200, everything=True).hits) == 41
     assert rec.status().fresh

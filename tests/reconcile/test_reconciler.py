@@ -28,7 +28,7 @@ def age_tree(root: Path, seconds: float = 30.0) -> None:
 
 
 def paths_found(rec: Reconciler, query: str) -> set[str]:
-    return {hit.path for hit in rec.catch_up().search(query, limit=200).hits}
+    return {hit.path for hit in rec.catch_up().search(query, limit=200, everything=True).hits}
 
 
 @pytest.fixture

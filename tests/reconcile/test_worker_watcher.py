@@ -124,7 +124,7 @@ def live(workspace: Workspace):
 
 
 def found(rec, word: str) -> set[str]:
-    return {h.path for h in rec.catch_up().search(word, limit=200).hits}
+    return {h.path for h in rec.catch_up().search(word, limit=200, everything=True).hits}
 
 
 def test_changes_behind_its_back_reach_search_within_a_second(live) -> None:
