@@ -1,12 +1,13 @@
 """One home, one process: what thin clients cost beside the home's server.
 
-    .venv/bin/python bench/one_server.py [--files 10000] [--sessions 5] [--rounds 15]
-        [--src PATH] [--work DIR]
+    .venv/bin/python bench/one_server.py [--files 10000] [--sessions 5] [--rounds 15] [--work DIR]
 
 A generated home (``--files`` topic files), semantic ranking on (hybrid; the
-vectors fill in the background and need not be complete). ``--src`` runs the
-``hearth`` of another checkout's ``src/`` (PYTHONPATH), to compare with an
-earlier version on the same machine in the same hour. Prints:
+vectors fill in the background and need not be complete, so the server embeds
+under every figure), or off with ``--keyword``. It runs the
+``hearth`` beside the Python that runs it: run it with another checkout's
+``.venv/bin/python`` to compare with an earlier version on the same machine in
+the same hour. Prints:
 
 - ``hearth serve`` alone: resident memory once it has served one MCP session's
   search (the MCP SDK and the query model loaded), that session closed;
@@ -117,9 +118,7 @@ def stop_on_demand(root: Path) -> None:
 
 
 def run(root: Path, args: argparse.Namespace) -> None:
-    env = use_git_identity(semantic=True)
-    if args.src:
-        env["PYTHONPATH"] = str(Path(args.src).resolve())
+    env = use_git_identity(semantic=not args.keyword)
     env["HEARTH_SERVER"] = "on"
     rng = random.Random(37)
     print(f"seeding {args.files} files ...", flush=True)
@@ -148,12 +147,20 @@ def run(root: Path, args: argparse.Namespace) -> None:
         for _ in range(args.rounds)
     ]
     print(f"agent-hook claude-code prompt, server running: p50 {p50(hooks):.0f} ms")
-    searches = []
+    searches, found = [], 0
     for n in range(args.rounds):
         note = root / "memory/topics" / f"edited-{n}.md"
         note.write_text(f"# Edited {n}\n\nA hand edit about quokkas{n}.\n")
-        searches.append(timed([HEARTH, "--home", str(root), "search", f"quokkas{n}"], env))
-    print(f"hearth search right after a hand edit: p50 {p50(searches):.0f} ms")
+        argv = [HEARTH, "--home", str(root), "search", f"quokkas{n}", "--json"]
+        started = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, check=True)
+        searches.append(time.perf_counter() - started)
+        hits = json.loads(done.stdout)["hits"]
+        found += any(h["path"] == f"memory/topics/edited-{n}.md" for h in hits)
+    print(
+        f"hearth search right after a hand edit: p50 {p50(searches):.0f} ms "
+        f"(the edited file found {found} of {args.rounds} times)"
+    )
     notes = [
         timed([HEARTH, "--home", str(root), "note", f"bench note {n}"], env)
         for n in range(args.rounds)
@@ -171,8 +178,12 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--sessions", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=15)
-    parser.add_argument("--src", default=None, help="another checkout's src/ to run")
     parser.add_argument("--work", type=Path, default=None)
+    parser.add_argument(
+        "--keyword",
+        action="store_true",
+        help="semantic ranking off: no vectors filling in the background under the figures",
+    )
     args = parser.parse_args()
     in_work(args.work, lambda work: run(work / "home", args))
 

@@ -35,7 +35,8 @@ def snapshot(rec: Reconciler) -> tuple[object, ...]:
     files = {p: (e.size, e.digest, e.documents, e.failures) for p, e in state.files.items()}
     parked = {p: f.reason for p, f in state.parked.items()}
     hits = [
-        (h.path, h.start_line, h.snippet) for h in rec.catch_up().search("heron", limit=200, everything=True).hits
+        (h.path, h.start_line, h.snippet)
+        for h in rec.catch_up().search("heron", limit=200, everything=True).hits
     ]
     return files, parked, hits, [h.path for h in rec.catch_up().search("寿司").hits]
 

@@ -203,11 +203,15 @@ def _tail(path: Path) -> str:
 def ask(root: Path, path: str, keys: tuple[str, ...]) -> tuple[dict[str, Any] | None, str]:
     """The running server's answer to ``GET path`` for a read whose local form runs
     a reconcile pass first (its ``keys``, in that order), and how it was reached.
-    The server answers only when its status snapshot is current (its watcher runs
-    and no pass is pending or running: its index holds the files as a pass would
-    leave them); otherwise, or when it refuses (503 while it starts, a 4xx the
-    command will explain itself), does not answer, or answers without one of
-    ``keys``, None, with a note for ``--verbose``."""
+
+    The server's answer is taken only when its index holds the files as a pass
+    would leave them. A search answer says so itself (``fresh``, and while a
+    pass is pending or running the reason): right after an edit, waiting the
+    moment its watcher and worker take beats a pass of this command's own. Any
+    other answer is taken when the server's status snapshot is current. When
+    the server does not catch up in time, refuses (503 while it starts, a 4xx
+    the command will explain itself), does not answer, or answers without one
+    of ``keys``: None, with a note for ``--verbose``."""
     try:
         server = find_or_start(root, on_demand(root))
     except RuntimeError:
@@ -215,19 +219,23 @@ def ask(root: Path, path: str, keys: tuple[str, ...]) -> tuple[dict[str, Any] | 
     if server is None:
         return None, ""
     missed = f" (the server at {server.url} had no current answer)"
-    # Right after an edit the server's watcher and worker catch up in a moment:
-    # waiting for that beats a pass of this command's own.
     deadline = time.monotonic() + FRESH_SECONDS
+    says_fresh = path.startswith("/v1/search")
     while True:
-        status = get(server, "/v1/status")
-        snapshot = (status or {}).get("snapshot")
-        if isinstance(snapshot, dict) and snapshot.get("current"):
+        if says_fresh:
+            data = get(server, path)
+            fresh = data is not None and data.get("fresh") is not False
+            catching_up = data is not None and "pending" in str(data.get("stale_reason"))
+        else:
+            status = get(server, "/v1/status")
+            snapshot = (status or {}).get("snapshot")
+            fresh = isinstance(snapshot, dict) and bool(snapshot.get("current"))
+            catching_up = status is not None
+            data = get(server, path) if fresh else None
+        if fresh or not catching_up or time.monotonic() > deadline:
             break
-        if status is None or time.monotonic() > deadline:
-            return None, missed
         time.sleep(0.01)
-    data = get(server, path)
-    if data is None or not all(key in data for key in keys):
+    if not fresh or data is None or not all(key in data for key in keys):
         return None, missed
     return {key: data[key] for key in keys}, f"answered by the server at {server.url}"
 
