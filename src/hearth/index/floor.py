@@ -213,7 +213,10 @@ def passing(
     bar = floor.named if named and floor.named is not None else floor.bar
     if not hybrid:
         bar = floor.keyword
-    alone = [is_evidence(j, bar) for j in judged]
+    # A section with no vector yet (written a moment ago, or while the vectors
+    # of a large home still fill) has only its words to show: the keyword bar,
+    # as when semantic ranking is off, never the hybrid bar that expects meaning.
+    alone = [is_evidence(j, floor.keyword if j.standing is None else bar) for j in judged]
     if not floor.neighbours:
         return alone
     at = {
