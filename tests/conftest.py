@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import subprocess
@@ -37,6 +38,43 @@ E2E_FOLDERS = ("e2e", "ui")
 E2E_FILES = ("test_stdio.py", "test_one_server.py", "test_startup.py")
 SLOW_FOLDERS = ("torture",)
 SLOW_TESTS = ("test_schemathesis_finds_no_failure_with_every_check",)
+
+
+def stop_servers_started_on_demand(under: Path) -> list[int]:
+    """SIGTERM every ``hearth serve --on-demand`` whose home lies under ``under``.
+
+    The suite runs with ``HEARTH_SERVER=off``, but a runtime under test may start
+    ``hearth mcp`` with an environment of its own (OpenClaw's MCP servers, Gemini
+    CLI's sanitized one), and that relay then starts the home's server. Such a
+    server idles out after half an hour; a test's must stop with the test."""
+    import signal
+
+    stopped = []
+    prefix = str(under.resolve())
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = [
+                a.decode(errors="replace") for a in (entry / "cmdline").read_bytes().split(b"\0")
+            ]
+        except OSError:
+            continue
+        if "--on-demand" not in argv or "--home" not in argv:
+            continue
+        home = argv[argv.index("--home") + 1] if argv.index("--home") + 1 < len(argv) else ""
+        if home.startswith(prefix):
+            with contextlib.suppress(OSError):
+                os.kill(int(entry.name), signal.SIGTERM)
+                stopped.append(int(entry.name))
+    return stopped
+
+
+@pytest.fixture(autouse=True)
+def _no_server_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    if request.node.get_closest_marker("e2e") is not None:
+        stop_servers_started_on_demand(request.config._tmp_path_factory.getbasetemp())  # type: ignore[attr-defined]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
