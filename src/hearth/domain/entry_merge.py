@@ -11,7 +11,9 @@ three-way against the merge base:
   when both changed it differently there is no safe answer, and the merge
   reports a conflict (``None``), which sync turns into a whole-file copy;
 - each side's entries are aligned with the base's (a line diff of the entry
-  lists), so every base entry is kept, removed or replaced on each side;
+  lists; an entry in a changed run counts as edited when its text is still
+  alike the old one, else as removed beside an addition), so every base entry
+  is kept, removed or replaced on each side;
 - kept on one side and removed or replaced on the other: the change applies;
   the same change on both sides applies once;
 - changed two different ways (replaced against replaced, or replaced against
@@ -119,12 +121,27 @@ def _align(base: Sequence[_Entry], side: Sequence[_Entry]) -> _Side:
         if tag == "equal":
             fates[i1:i2] = [_KEEP] * (i2 - i1)
             continue
-        paired = min(i2 - i1, j2 - j1) if tag == "replace" else 0
-        for k in range(paired):
-            fates[i1 + k] = side[j1 + k]
-        if j1 + paired < j2:
-            added.setdefault(i2, []).extend(side[j1 + paired : j2])
+        # In a changed run, a side entry is the edit of the most alike base entry
+        # still unpaired (in order), when it is alike enough (``memory replace``,
+        # a person's edit); else it is an addition beside removals.
+        next_base = i1
+        for j in range(j1, j2):
+            ratios = [(_likeness(base[i].text, side[j].text), i) for i in range(next_base, i2)]
+            best = max(ratios, key=lambda r: (r[0], -r[1]), default=None)
+            if tag == "replace" and best is not None and best[0] >= ALIKE:
+                fates[best[1]] = side[j]
+                next_base = best[1] + 1
+            else:
+                added.setdefault(next_base if next_base < i2 else i2, []).append(side[j])
     return _Side(tuple(fates), added)
+
+
+#: How alike (difflib's ratio) an edited entry is to what it was.
+ALIKE = 0.5
+
+
+def _likeness(before: str, after: str) -> float:
+    return difflib.SequenceMatcher(None, before, after, autojunk=False).ratio()
 
 
 def _placed(
@@ -166,21 +183,24 @@ def merge_entry_files(base: str, ours: str, theirs: str) -> EntryMerge | None:
     base_entries, ours_entries, theirs_entries = framed(o), framed(a), framed(b)
     side_a = _align(base_entries, ours_entries)
     side_b = _align(base_entries, theirs_entries)
-    merged: list[tuple[_Entry, bool]] = []  # (entry, added on a side)
+    merged: list[tuple[_Entry, bool]] = []  # (entry, a base entry both sides kept)
     conflicts: list[EntryConflict] = []
     for i in range(len(base_entries) + 1):
         if i > 0:
-            entry, conflict = _placed(base_entries[i - 1], side_a.fates[i - 1], side_b.fates[i - 1])
+            base_entry = base_entries[i - 1]
+            entry, conflict = _placed(base_entry, side_a.fates[i - 1], side_b.fates[i - 1])
             if entry is not None:
-                merged.append((entry, False))
+                merged.append((entry, entry is base_entry))
             if conflict is not None:
                 conflicts.append(conflict)
-        merged += [(e, True) for e in side_a.added.get(i, [])]
-        merged += [(e, True) for e in side_b.added.get(i, [])]
-    seen = {e.text for e, new in merged if not new}
+        merged += [(e, False) for e in side_a.added.get(i, [])]
+        merged += [(e, False) for e in side_b.added.get(i, [])]
+    # The same text reached on both sides (added twice, or a replacement on one
+    # side that the other added or reached from another entry) appears once.
+    seen = {e.text for e, unchanged in merged if unchanged}
     kept: list[_Entry] = []
-    for entry, new in merged:
-        if new:
+    for entry, unchanged in merged:
+        if not unchanged:
             if entry.text in seen:
                 continue
             seen.add(entry.text)

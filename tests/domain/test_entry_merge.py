@@ -1,0 +1,155 @@
+"""The entry-by-entry merge of USER.md, MEMORY.md and person notes (pure)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hearth.domain.entries import list_entries
+from hearth.domain.entry_merge import (
+    EntryConflict,
+    conflict_note,
+    merge_entry_files,
+    parse_record,
+    render_record,
+)
+
+BASE = "# Memory\n\nA preamble a person wrote.\n\n## Entries\n\n- a\n- b\n- c\n"
+
+
+def entries_of(text: str) -> list[str]:
+    return [e.text for e in list_entries(text)]
+
+
+def with_entries(*texts: str) -> str:
+    return "# Memory\n\nA preamble a person wrote.\n\n## Entries\n\n" + "".join(
+        f"- {t}\n" for t in texts
+    )
+
+
+def merged(base: str, ours: str, theirs: str) -> list[str]:
+    result = merge_entry_files(base, ours, theirs)
+    assert result is not None
+    return entries_of(result.text)
+
+
+def test_additions_on_both_sides_are_kept_ours_first_and_the_same_one_once() -> None:
+    ours = with_entries("a", "b", "c", "laptop", "both")
+    theirs = with_entries("a", "b", "c", "both", "desktop")
+    assert merged(BASE, ours, theirs) == ["a", "b", "c", "laptop", "both", "desktop"]
+
+
+def test_a_removal_or_a_replacement_on_one_side_applies_in_place() -> None:
+    assert merged(BASE, with_entries("a", "c"), with_entries("a", "b", "c", "d")) == [
+        "a",
+        "c",
+        "d",
+    ]
+    assert merged(BASE, with_entries("a", "B!", "c"), with_entries("a", "b", "c")) == [
+        "a",
+        "B!",
+        "c",
+    ]
+
+
+def test_two_different_changes_of_one_entry_keep_both() -> None:
+    result = merge_entry_files(BASE, with_entries("a", "b1", "c"), with_entries("a", "b2", "c"))
+    assert result is not None
+    assert entries_of(result.text) == ["a", "b1", "c"]
+    assert result.conflicts == (EntryConflict("b", "b1", "b2", "ours"),)
+    removed = merge_entry_files(BASE, with_entries("a", "c"), with_entries("a", "b2", "c"))
+    assert removed is not None and entries_of(removed.text) == ["a", "b2", "c"]
+    assert removed.conflicts == (EntryConflict("b", "b2", None, "theirs"),)
+
+
+def test_the_text_around_the_entries_follows_the_whole_file_rule() -> None:
+    ours = BASE.replace("A preamble", "My preamble") + "- mine\n"
+    merged_text = merge_entry_files(BASE, ours, BASE + "- theirs\n")
+    assert merged_text is not None
+    assert merged_text.text.startswith("# Memory\n\nMy preamble")
+    assert entries_of(merged_text.text) == ["a", "b", "c", "mine", "theirs"]
+    both = BASE.replace("A preamble", "Their preamble")
+    assert merge_entry_files(BASE, ours, both) is None
+
+
+def test_adopted_bullets_stay_in_their_sections() -> None:
+    base = "# User\n\n## Preferences\n- brief\n\n## Context\n- Lisbon\n\nA closing line.\n"
+    ours = base.replace("- brief\n", "- brief\n- tea\n")
+    theirs = base.replace("- Lisbon\n", "- Lisbon\n- a cat\n")
+    result = merge_entry_files(base, ours, theirs)
+    assert result is not None
+    assert result.text == (
+        "# User\n\n## Preferences\n- brief\n- tea\n\n## Context\n- Lisbon\n- a cat\n\n"
+        "A closing line.\n"
+    )
+
+
+def test_a_conflict_record_reads_back_and_is_worded_for_every_machine() -> None:
+    conflict = EntryConflict("Sam lives in Porto", "Sam lives in Braga", None, "ours")
+    path, text = render_record("users/sam.md", conflict)
+    assert path.startswith("continuity/conflicts/entries/users/sam.md--")
+    record = parse_record(path, text)
+    assert record is not None
+    assert (record.path, record.base, record.kept, record.other) == (
+        "users/sam.md",
+        "Sam lives in Porto",
+        "Sam lives in Braga",
+        None,
+    )
+    assert record.id in conflict_note(path, text)
+    copy = conflict_note("continuity/conflicts/SOUL.md--1a2b3c4.md", None)
+    assert "the version of commit 1a2b3c4" in copy and "other machine" not in copy
+
+
+_BASE = st.lists(
+    st.sampled_from("abcdef").map(lambda c: f"entry {c}: Sam likes the colour {c}"),
+    unique=True,
+    max_size=5,
+)
+#: What a side does to each base entry (as hearth's operations do: never a move).
+_FATE = st.sampled_from(["keep", "keep", "remove", "replace"])
+
+
+def _side(base: list[str], fates: list[str], tag: str, added: int) -> list[str]:
+    out = []
+    for text, fate in zip(base, fates, strict=False):
+        if fate == "keep":
+            out.append(text)
+        elif fate == "replace":
+            out.append(f"{text}, said {tag}")
+    return out + [f"new {n} by {tag}" for n in range(added)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    _BASE,
+    st.lists(_FATE, min_size=5, max_size=5),
+    st.lists(_FATE, min_size=5, max_size=5),
+    st.integers(0, 2),
+    st.integers(0, 2),
+)
+def test_nothing_added_is_lost_and_nothing_removed_comes_back(
+    base: list[str], fates_o: list[str], fates_t: list[str], add_o: int, add_t: int
+) -> None:
+    ours, theirs = _side(base, fates_o, "ours", add_o), _side(base, fates_t, "theirs", add_t)
+    b, o, t = with_entries(*base), with_entries(*ours), with_entries(*theirs)
+    result = merge_entry_files(b, o, t)
+    assert result is not None  # the frame is the same on every side
+    held = entries_of(result.text)
+    others = {c.other for c in result.conflicts if c.other is not None}
+    for text in [*ours, *theirs]:
+        if text not in base:
+            assert text in held or text in others  # added or changed on a side: kept
+    for text, fo, ft in zip(base, fates_o, fates_t, strict=False):
+        changed = {fo, ft} - {"keep"}
+        if not changed:
+            assert text in held
+        elif changed == {"remove"}:
+            assert text not in held  # removed on one side (or both): gone for good
+        else:
+            assert text not in held  # replaced on a side: the old text is gone
+        two_ways = fo != ft and "keep" not in (fo, ft)
+        assert (text in {c.base for c in result.conflicts}) == (two_ways or fo == ft == "replace")
+    assert len(held) == len(set(held))  # no duplicate entry
+    # Merging a side with the base gives that side back.
+    assert entries_of(merge_entry_files(b, o, b).text) == ours  # type: ignore[union-attr]
