@@ -98,14 +98,7 @@ class BatchOps(Writer):
             )
 
         result = self._commit(operation, "proposal.merge", actor, records=chosen)
-        return BatchResult(
-            result.commit,
-            result.changed,
-            chosen,
-            "merged",
-            tally.get("added", 0),
-            tally.get("skipped", 0),
-        )
+        return _tallied(result.commit, result.changed, chosen, "merged", tally)
 
     def keep_one(
         self,
@@ -155,14 +148,7 @@ class BatchOps(Writer):
             )
 
         result = self._commit(operation, "proposal.merge", actor, records=chosen)
-        return BatchResult(
-            result.commit,
-            result.changed,
-            chosen,
-            "kept",
-            tally.get("added", 0),
-            tally.get("skipped", 0),
-        )
+        return _tallied(result.commit, result.changed, chosen, "kept", tally)
 
     def reject_many(
         self,
@@ -193,6 +179,15 @@ class BatchOps(Writer):
 
         result = self._commit(operation, "proposal.reject", actor, records=chosen)
         return BatchResult(result.commit, result.changed, chosen, "rejected")
+
+
+def _tallied(
+    commit: str | None, changed: bool, keys: tuple[str, ...], outcome: str, tally: dict[str, int]
+) -> BatchResult:
+    """A merge's result with the entries it added and skipped."""
+    return BatchResult(
+        commit, changed, keys, outcome, tally.get("added", 0), tally.get("skipped", 0)
+    )
 
 
 def _changed(snap: Snapshot, path: str, text: str) -> bool:

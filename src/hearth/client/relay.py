@@ -43,9 +43,6 @@ REQUEST_SECONDS = 600.0
 PATH = "/mcp/"
 #: Tries of one message against a server that went away (about 10 s in all).
 ATTEMPTS = 8
-SERVER_ENV = delegate.SERVER_ENV
-on_demand = delegate.on_demand
-find_or_start = delegate.find_or_start
 
 
 class Link:
@@ -78,7 +75,7 @@ class Link:
 
     def _reconnect(self) -> None:
         """Find (or start) the server again and replay this session's initialize."""
-        found = find_or_start(self.root, on_demand(self.root))
+        found = delegate.find_or_start(self.root, delegate.on_demand(self.root))
         if found is None:
             raise RuntimeError("the home's server stopped, and starting one is turned off")
         self.server, self.session = found, None
@@ -208,12 +205,12 @@ def serve_stdio(root: Path, scope: str, actor: str | None) -> int | None:
     """``hearth mcp`` as a relay: its exit status, or None when this session cannot
     be relayed (starting turned off with no server running, not a home), for the
     CLI to serve it in-process or refuse it with its own message."""
-    if os.environ.get(SERVER_ENV, "").strip().lower() == "off":
+    if os.environ.get(delegate.SERVER_ENV, "").strip().lower() == "off":
         return None
     if not (root / "hearth.toml").is_file():
         return None
     try:
-        server = find_or_start(root, on_demand(root))
+        server = delegate.find_or_start(root, delegate.on_demand(root))
     except RuntimeError as exc:
         print(f"hearth: {exc}", file=sys.stderr)
         return 1
