@@ -9,7 +9,7 @@ In one run, round by round (so a busy machine weighs on all of them alike):
   own code (hearth does not replace click: the floor of `--help`);
 - `hearth --help`;
 - `hearth status` with no server, on a settled home (nothing changed since the
-  last pass: it reads the status without a pass, app/glance.py);
+  last pass: it reads the status without a pass, app/status/lean.py);
 - `hearth status` with `hearth serve` running for the home (it asks the server);
 - `hearth status` after an edit with no server (a reconcile pass runs first), for
   comparison.

@@ -67,7 +67,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hearth import wiring
-from hearth.app.operations import Operations
+from hearth.app.writes.home import HomeWrites
 from hearth.index.terms import named_dates, wants_exact_words
 from homegen import use_git_identity
 from passage_engines import ENGINES as PASSAGE_ENGINES
@@ -184,7 +184,7 @@ def load(path: Path) -> tuple[list[Turn], list[Question]]:
     return turns, questions
 
 
-def build_home(root: Path, turns: list[Turn]) -> Operations:
+def build_home(root: Path, turns: list[Turn]) -> HomeWrites:
     """The conversation written through hearth's own daily append, one commit per turn."""
     clock_now = [turns[0].moment]
 

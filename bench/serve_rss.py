@@ -131,7 +131,7 @@ def serve_once(home: Path, env: dict[str, str], args: argparse.Namespace, label:
             )
         moment(f"after {args.writes + 1} git commits")
         # The status snapshot these ask for waits for a pause and for a gap after
-        # the one before (app/status.py: at most 2 + 5 s), then gives back its heap.
+        # the one before (app/status/snapshot.py: at most 2 + 5 s), then gives back its heap.
         time.sleep(SNAPSHOT_WAIT)
         wait_idle(server.pid)  # type: ignore[attr-defined]
         moment("settled again")

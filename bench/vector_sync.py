@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from hearth.app.vector_sync import VectorExchange
+from hearth.app.sync.vectors import VectorExchange
 from hearth.index.vector_packs import shipped
 from hearth.index.vectors import open_store
 from hearth.store.remote import Remote

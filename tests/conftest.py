@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from hearth import wiring
-from hearth.app.operations import Operations
 from hearth.app.usecases import Hearth
+from hearth.app.writes.home import HomeWrites
 from hearth.index import ranking
 from hearth.index.query import Hit
 from hearth.index.search_index import SearchIndex
@@ -141,7 +141,7 @@ class Workspace:
     app: Hearth
 
     @property
-    def home(self) -> Operations:
+    def home(self) -> HomeWrites:
         return self.app.ops
 
     def git(self, *args: str, check: bool = True) -> str:

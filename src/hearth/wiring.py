@@ -22,16 +22,16 @@ from hearth.domain.clock import Clock, utc_now
 from hearth.errors import Conflict, NotAHome
 
 if TYPE_CHECKING:
-    from hearth.app.matching import ReviewMatcher
-    from hearth.app.openclaw import OpenClawSetup
-    from hearth.app.operations import AfterWrite, Operations
+    from hearth.app.install.home import InitResult
+    from hearth.app.install.openclaw import OpenClawSetup
+    from hearth.app.install.runtimes import RuntimeSetup
+    from hearth.app.reads.review_board import ReviewMatcher
     from hearth.app.reflection import ReflectionLog
-    from hearth.app.runtime_writes import RuntimeWriteCommits
-    from hearth.app.runtimes import RuntimeSetup
-    from hearth.app.served import RuntimeNotices, ServedHearth
-    from hearth.app.setup import InitResult
-    from hearth.app.sync import Syncer
+    from hearth.app.served.agent_writes import RuntimeWriteCommits
+    from hearth.app.served.service import RuntimeNotices, ServedHearth
+    from hearth.app.sync.branch import Syncer
     from hearth.app.usecases import Hearth
+    from hearth.app.writes.home import AfterWrite, HomeWrites
     from hearth.domain.settings import Settings
     from hearth.index.embedding import Embedder
     from hearth.index.semantic import Progress, SemanticRanking
@@ -170,8 +170,8 @@ def _semantic(parts: _Parts, embedder: Embedder | None = None) -> SemanticRankin
 
 
 def _syncer(parts: _Parts, semantic: SemanticRanking | None) -> Syncer:
-    from hearth.app.sync import Syncer
-    from hearth.app.vector_sync import VectorExchange
+    from hearth.app.sync.branch import Syncer
+    from hearth.app.sync.vectors import VectorExchange
     from hearth.store.remote import Remote
     from hearth.store.vector_ref import VectorRef
 
@@ -217,7 +217,7 @@ def _reconciler(
 def _matcher(parts: _Parts, semantic: SemanticRanking | None) -> ReviewMatcher:
     """Review's matcher of near-duplicate entries: words, and meaning with the
     model semantic search uses (its entry vectors kept under .git/hearth/)."""
-    from hearth.app.matching import ReviewMatcher
+    from hearth.app.reads.review_board import ReviewMatcher
     from hearth.index.likeness import EntryLikeness
     from hearth.store import state
 
@@ -229,10 +229,10 @@ def _matcher(parts: _Parts, semantic: SemanticRanking | None) -> ReviewMatcher:
     return ReviewMatcher(likeness, parts.settings.review.threshold, parts.settings.bounds)
 
 
-def _operations(parts: _Parts, after_write: AfterWrite | None) -> Operations:
-    from hearth.app.operations import Operations
+def _operations(parts: _Parts, after_write: AfterWrite | None) -> HomeWrites:
+    from hearth.app.writes.home import HomeWrites
 
-    return Operations(
+    return HomeWrites(
         parts.root, parts.files, parts.store, parts.settings, parts.clock, after_write
     )
 
@@ -242,16 +242,16 @@ def _operations(parts: _Parts, after_write: AfterWrite | None) -> Operations:
 
 def glance_status(root: Path) -> dict[str, Any] | None:
     """The home's status without a reconcile pass, when one would change nothing
-    (``app/glance.py``); None when it would (then ``open_app(root).status()``)."""
-    from hearth.app import glance
+    (``app/status/lean.py``); None when it would (then ``open_app(root).status()``)."""
+    from hearth.app.status import lean
     from hearth.index.embedding import load_embedder
 
     _files, settings = _home(root)
     model = load_embedder(settings.search.model).name if _semantic_on(settings) else None
-    return glance.status(root, settings, model, RECONCILE_WAIT_SECONDS)
+    return lean.status(root, settings, model, RECONCILE_WAIT_SECONDS)
 
 
-def open_home(root: Path, clock: Clock = utc_now) -> Operations:
+def open_home(root: Path, clock: Clock = utc_now) -> HomeWrites:
     """The home's bare operations: each write one commit, nothing indexed (hooks,
     benchmarks; the next reconcile pass picks the commits up)."""
     return _operations(_parts(root, clock), None)
@@ -291,10 +291,10 @@ def open_service(
     file watcher, with the scheduled jobs' and recovery's notices in ACTIVE.md."""
     import threading
 
-    from hearth.app.progress import PassProgress
     from hearth.app.reflection import ReflectionLog, Reflector
-    from hearth.app.served import OwnedPasses, RuntimeNotices, ServedHearth
-    from hearth.app.status import board_for
+    from hearth.app.served.service import OwnedPasses, RuntimeNotices, ServedHearth
+    from hearth.app.status.progress import PassProgress
+    from hearth.app.status.snapshot import board_for
     from hearth.app.usecases import IndexEachWrite
     from hearth.heap import give_back
     from hearth.index.semantic import VectorFiller
@@ -352,7 +352,7 @@ def _runtime_writes(
     parts: _Parts, after_write: AfterWrite, owner: Any
 ) -> tuple[RuntimeWriteCommits, ...]:
     """The committers of runtimes' own writes that hearth.toml turns on."""
-    from hearth.app.runtime_writes import RuntimeWriteCommits
+    from hearth.app.served.agent_writes import RuntimeWriteCommits
 
     return tuple(
         RuntimeWriteCommits(
@@ -390,9 +390,9 @@ def install_hooks(root: Path) -> list[str]:
 
 def update_attributes(root: Path, clock: Clock = utc_now) -> tuple[str, ...]:
     """Commit hearth's current .gitattributes lines when they are missing or old."""
-    from hearth.app import setup
+    from hearth.app.install import home as install_home
 
-    return setup.update_attributes(root, clock, default_actor())
+    return install_home.update_attributes(root, clock, default_actor())
 
 
 def merge_driver_config() -> dict[str, str]:
@@ -410,12 +410,12 @@ def initialize(
     storing: Progress | None = None,
 ) -> InitResult:
     """``hearth init``: create or adopt the home, commit what it added, install the hooks
-    (``checking`` and ``storing``: progress, see ``setup.init_home``)."""
-    from hearth.app import setup
+    (``checking`` and ``storing``: progress, see ``install_home.init_home``)."""
+    from hearth.app.install import home as install_home
     from hearth.domain.settings import Settings
     from hearth.domain.validation import RuleFailure
 
-    result = setup.init_home(
+    result = install_home.init_home(
         root,
         template_dir(),
         clock,
@@ -438,7 +438,7 @@ def runtime_setup(root: Path) -> RuntimeSetup:
     import shutil
     import subprocess
 
-    from hearth.app.runtimes import RuntimeSetup
+    from hearth.app.install.runtimes import RuntimeSetup
 
     def run(argv: list[str]) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -455,7 +455,7 @@ def openclaw_setup(root: Path) -> OpenClawSetup:
     import shutil
     import subprocess
 
-    from hearth.app.openclaw import OpenClawSetup
+    from hearth.app.install.openclaw import OpenClawSetup
     from hearth.domain import layout
 
     def run(argv: list[str]) -> subprocess.CompletedProcess[str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from hearth import wiring
 from hearth.app.results import HomeStatus
-from hearth.app.status import StatusBoard
+from hearth.app.status.snapshot import StatusBoard
 from hearth.errors import StoreError
 from hearth.reconcile.reports import IndexStatus
 from tests.api.conftest import Server, wait_for

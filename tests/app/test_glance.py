@@ -1,4 +1,4 @@
-"""``hearth status`` without a pass (app/glance.py): the same answer as the status after
+"""``hearth status`` without a pass (app/status/lean.py): the same answer as the status after
 a pass whenever that pass would change nothing, and no answer whenever it would."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hearth import wiring
-from hearth.app.openclaw import STATE_FILE, OpenClawSetup
+from hearth.app.install.openclaw import STATE_FILE, OpenClawSetup
 from hearth.errors import InvalidInput
 from hearth.store.state import state_dir_of
 from tests.conftest import Workspace

@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from hearth.app.progress import PassProgress
-from hearth.app.served import OwnedPasses
+from hearth.app.served.service import OwnedPasses
+from hearth.app.status.progress import PassProgress
 from hearth.index.semantic import Progress, VectorFiller
 from tests.conftest import Workspace
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from hearth.app.matching import ReviewMatcher
+from hearth.app.reads.review_board import ReviewMatcher
 from hearth.domain.entries import list_entries
 from hearth.domain.validation import Bounds
 from hearth.errors import InvalidInput, NotFound, StaleWrite, ValidationFailed

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hearth.app.runtimes import RuntimeSetup
+from hearth.app.install.runtimes import RuntimeSetup
 from hearth.errors import InvalidInput, NotAHome
 
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hearth import wiring
-from hearth.app.served import ServedHearth
+from hearth.app.served.service import ServedHearth
 from hearth.mcp.server import build_server, fixed_caller
 from mcp import Client
 from tests.conftest import Workspace

@@ -136,7 +136,7 @@ def test_persona_history_kept_incrementally_equals_a_full_walk(workspace: Worksp
 
 
 def test_status_never_calls_a_missing_or_foreign_active_md_fresh(workspace: Workspace) -> None:
-    from hearth.app import queries
+    from hearth.app.reads import queries
 
     populate(workspace)
     rec = workspace.app.reconciler

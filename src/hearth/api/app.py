@@ -39,7 +39,7 @@ from hearth.api import routes
 from hearth.api.guard import HostOriginGuard
 from hearth.api.limits import BodyLimit
 from hearth.api.starting import StartGate
-from hearth.app.served import ServedHearth
+from hearth.app.served.service import ServedHearth
 from hearth.mcp.mount import PATH as MCP_PATH
 from hearth.mcp.mount import ExactPath, LazyMount
 from hearth.ui import GzipPages, build_ui

@@ -3,7 +3,7 @@
 The server already holds the repository open and the rules imported, so the
 hook's shim (bash, no Python) sends it git's listing of what is staged
 (``git diff-index --cached HEAD`` raw output, :mod:`hearth.hooks.staged`)
-and lets the commit go on only on a 200 (the check: :mod:`hearth.app.staged`).
+and lets the commit go on only on a 200 (the check: :mod:`hearth.app.served.precommit`).
 
 Authorization: the server's hook key (``hook_key`` in ``.git/hearth/server.json``,
 new on every start) or any API token with the ``read`` scope.

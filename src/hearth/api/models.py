@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from hearth.app.batch_ops import MAX_BATCH
+from hearth.app.writes.batch import MAX_BATCH
 from hearth.domain.records import MAX_TITLE_CHARS
 from hearth.domain.text import NOT_BLANK, PLAIN
 from hearth.wire import (

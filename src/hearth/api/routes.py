@@ -19,7 +19,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from hearth.api import models
 from hearth.api.problems import ApiError
 from hearth.app.results import ActiveView, Diff, WriteResult
-from hearth.app.served import ServedHearth
+from hearth.app.served.service import ServedHearth
 from hearth.domain.entries import MAX_ENTRY_CHARS
 from hearth.domain.layout import MAX_USER_ID_CHARS, Kind
 from hearth.domain.paths import normalize

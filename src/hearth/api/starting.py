@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from hearth.api.limits import ASGIApp, Receive, Scope, Send, refuse
-from hearth.app.served import ServedHearth
+from hearth.app.served.service import ServedHearth
 
 #: Seconds a client is asked to wait before asking again.
 RETRY_AFTER = b"1"

@@ -23,8 +23,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from hearth.app.matching import ReviewMatcher
-from hearth.app.operations import Operations
+from hearth.app.reads.review_board import ReviewMatcher
+from hearth.app.writes.home import HomeWrites
 from hearth.domain import entries, layout, records
 from hearth.domain.likeness import Held
 from hearth.domain.reflection import (
@@ -94,7 +94,7 @@ class ReflectionLog:
 
 class Reflector:
     def __init__(
-        self, home: Operations, log: ReflectionLog, matcher: ReviewMatcher | None = None
+        self, home: HomeWrites, log: ReflectionLog, matcher: ReviewMatcher | None = None
     ) -> None:
         self.home = home
         self.log = log
@@ -104,7 +104,7 @@ class Reflector:
 
             settings = home.settings
             matcher = ReviewMatcher(EntryLikeness(), settings.review.threshold, settings.bounds)
-        #: Finds what the home already holds like a proposed entry (``app/matching.py``).
+        #: Finds what the home already holds like a proposed entry (``app/reads/review_board.py``).
         self.matcher = matcher
 
     def status(self) -> dict[str, object]:

@@ -8,7 +8,7 @@ only ever have one user at a time; callers never take it.
 
 ``Hearth`` serves a home nothing else keeps fresh (a CLI command, a hook): a
 read that depends on the index or ACTIVE.md runs a reconcile pass first.
-``ServedHearth`` (app/served.py) is the same use cases in a long-running
+``ServedHearth`` (app/served/service.py) is the same use cases in a long-running
 process whose worker and watcher keep them fresh; the composition root
 (``wiring``) decides which one a caller gets.
 """
@@ -23,8 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
-from hearth.app.matching import ReviewBoard, ReviewMatcher
-from hearth.app.operations import Operations
+from hearth.app.reads.review_board import ReviewBoard, ReviewMatcher
 from hearth.app.reflection import ReflectionRun, Reflector
 from hearth.app.results import (
     ActiveView,
@@ -36,7 +35,8 @@ from hearth.app.results import (
     Review,
     ServedStatus,
 )
-from hearth.app.sync import Syncer, SyncResult
+from hearth.app.sync.branch import Syncer, SyncResult
+from hearth.app.writes.home import HomeWrites
 from hearth.domain import layout
 from hearth.domain.entries import Entry
 from hearth.domain.entry_merge import ConflictRecord
@@ -51,7 +51,7 @@ from hearth.store.catalog import RecordView
 from hearth.store.history import CommitInfo
 
 if TYPE_CHECKING:
-    from hearth.app.queries import FileView
+    from hearth.app.reads.queries import FileView
     from hearth.domain import context
     from hearth.domain.context import Passage
     from hearth.reconcile.worker import ReconcileWorker
@@ -69,9 +69,9 @@ R = TypeVar("R")
 
 
 def _under_lock(
-    write: Callable[Concatenate[Operations, P], R],
+    write: Callable[Concatenate[HomeWrites, P], R],
 ) -> Callable[Concatenate[Hearth, P], R]:
-    """The use case that is one write of ``Operations``, run under the home's lock:
+    """The use case that is one write of ``HomeWrites``, run under the home's lock:
     the same signature and docstring, declared in one line rather than forwarded
     by hand. Every text argument is refused first when it holds a control
     character (``text.refuse_not_text``): the one gate every surface's writes
@@ -137,7 +137,7 @@ class Hearth:
 
     def __init__(
         self,
-        ops: Operations,
+        ops: HomeWrites,
         reconciler: Reconciler,
         syncer: Syncer,
         reflector: Reflector,
@@ -164,31 +164,31 @@ class Hearth:
     # -- reading -----------------------------------------------------------------
 
     def get_file(self, path: str, rev: str | None = None) -> FileView:
-        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
 
         with self.owner:
             return queries.get_file(self.ops, path, rev)
 
     def history(self, path: str, limit: int = 20) -> list[CommitInfo]:
-        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
 
         with self.owner:
             return queries.history(self.ops, path, limit)
 
     def diff(self, path: str, rev_from: str | None, rev_to: str | None) -> Diff:
-        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
 
         with self.owner:
             return queries.diff(self.ops, path, rev_from, rev_to)
 
     def commit_diff(self, path: str, rev: str) -> Diff:
-        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
 
         with self.owner:
             return queries.commit_diff(self.ops, path, rev)
 
     def head_oids(self, paths: list[str]) -> dict[str, str | None]:
-        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
 
         with self.owner:
             return queries.head_oids(self.ops, paths)
@@ -199,13 +199,13 @@ class Hearth:
 
     def diff_home(self, rev_from: str | None, rev_to: str | None) -> Diff:
         """Every file that differs between two revisions (``to`` None: the work tree)."""
-        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
 
         with self.owner:
             return queries.diff_home(self.ops, rev_from, rev_to)
 
     def records(self, kind: layout.RecordKind) -> list[RecordView]:
-        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
 
         return queries.list_records(self.ops, kind)
 
@@ -214,7 +214,7 @@ class Hearth:
 
     def review_board(self, views: list[RecordView] | None = None) -> ReviewBoard:
         """Each pending proposal's entries matched against what the home holds and
-        the other proposals, near-duplicate proposals grouped (``app/matching.py``);
+        the other proposals, near-duplicate proposals grouped (``app/reads/review_board.py``);
         ``views``: the pending proposals already listed."""
         if views is None:
             views = self.records("proposal")
@@ -255,7 +255,7 @@ class Hearth:
     def check(self, actor: str, *, fix_keys: bool = False) -> CheckResult:
         """The validation rules over the whole home; ``fix_keys`` first renames
         records still named with hearth's old keys (one commit)."""
-        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
 
         with self.owner:
             fixed = self.ops.fix_keys(actor) if fix_keys else None
@@ -296,15 +296,13 @@ class Hearth:
         return self._status_now()
 
     def _status_now(self) -> HomeStatus:
-        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+        from hearth.app.status.report import home_status  # noqa: PLC0415  (start-up: reads only)
 
         with self.owner:
-            return queries.status(
-                self.ops, self.reconciler.status(), self.syncer, self.reflector.log
-            )
+            return home_status(self.ops, self.reconciler.status(), self.syncer, self.reflector.log)
 
     def active(self) -> ActiveView:
-        from hearth.app import queries  # noqa: PLC0415  (start-up: reads only)
+        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
 
         self._freshen()
         with self.owner:
@@ -396,25 +394,25 @@ class Hearth:
         with self.owner:
             return self.reflector.run()
 
-    # -- writing: every call is one commit of ``Operations``, under the lock -----------
+    # -- writing: every call is one commit of ``HomeWrites``, under the lock -----------
 
-    note = _under_lock(Operations.note)
-    put = _under_lock(Operations.put)
-    restore = _under_lock(Operations.restore)
-    rollup = _under_lock(Operations.rollup)
-    propose = _under_lock(Operations.propose)
-    merge = _under_lock(Operations.merge)
-    reject = _under_lock(Operations.reject)
-    merge_many = _under_lock(Operations.merge_many)
-    reject_many = _under_lock(Operations.reject_many)
-    keep_one = _under_lock(Operations.keep_one)
-    revise_proposal = _under_lock(Operations.revise_proposal)
-    add_loop = _under_lock(Operations.add_loop)
-    resolve_loop = _under_lock(Operations.resolve_loop)
-    decide = _under_lock(Operations.decide)
-    withdraw_decision = _under_lock(Operations.withdraw_decision)
-    entry_add = _under_lock(Operations.entry_add)
-    entry_replace = _under_lock(Operations.entry_replace)
-    entry_remove = _under_lock(Operations.entry_remove)
-    entry_settle = _under_lock(Operations.entry_settle)
-    topic = _under_lock(Operations.topic)
+    note = _under_lock(HomeWrites.note)
+    put = _under_lock(HomeWrites.put)
+    restore = _under_lock(HomeWrites.restore)
+    rollup = _under_lock(HomeWrites.rollup)
+    propose = _under_lock(HomeWrites.propose)
+    merge = _under_lock(HomeWrites.merge)
+    reject = _under_lock(HomeWrites.reject)
+    merge_many = _under_lock(HomeWrites.merge_many)
+    reject_many = _under_lock(HomeWrites.reject_many)
+    keep_one = _under_lock(HomeWrites.keep_one)
+    revise_proposal = _under_lock(HomeWrites.revise_proposal)
+    add_loop = _under_lock(HomeWrites.add_loop)
+    resolve_loop = _under_lock(HomeWrites.resolve_loop)
+    decide = _under_lock(HomeWrites.decide)
+    withdraw_decision = _under_lock(HomeWrites.withdraw_decision)
+    entry_add = _under_lock(HomeWrites.entry_add)
+    entry_replace = _under_lock(HomeWrites.entry_replace)
+    entry_remove = _under_lock(HomeWrites.entry_remove)
+    entry_settle = _under_lock(HomeWrites.entry_settle)
+    topic = _under_lock(HomeWrites.topic)

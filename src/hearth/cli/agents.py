@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 _HOOKED = [name for name, r in RUNTIMES.items() if r.hooks]
 
 
-#: Set up by its own use case (app/openclaw.py): a workspace, a memory plugin, MCP.
+#: Set up by its own use case (app/install/openclaw.py): a workspace, a memory plugin, MCP.
 OPENCLAW = "openclaw"
 
 

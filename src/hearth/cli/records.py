@@ -13,7 +13,7 @@ from hearth.domain.text import counted
 from hearth.errors import HearthError
 
 if TYPE_CHECKING:
-    from hearth.app.matching import ReviewBoard
+    from hearth.app.reads.review_board import ReviewBoard
     from hearth.app.results import BatchResult
     from hearth.store.catalog import RecordView
 

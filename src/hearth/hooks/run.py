@@ -12,7 +12,7 @@
   proposals, open loops.
 
 libgit2 runs no hooks, so hearth's own commits call the same validation
-directly (``app/writer.py``).
+directly (``app/writes/plumbing.py``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Vectors as they travel between machines: packs, and what a pack must be to be used.
 
 A pack is one blob on ``refs/hearth/vectors`` (``store/vector_ref.py`` keeps
-the ref; ``app/vector_sync.py`` moves it) holding the vectors one machine
+the ref; ``app/sync/vectors.py`` moves it) holding the vectors one machine
 embedded between two syncs::
 
     HEARTHVEC1\\n

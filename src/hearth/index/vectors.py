@@ -23,7 +23,7 @@ model or size is not used: ``open_store`` starts a new one aside and swaps it
 in (the vectors are derived state; they fill again in the background).
 
 Rows are rounded to float16 values as they are added (``vector_packs.shipped``),
-the precision they travel in between machines (``app/vector_sync.py``), so a
+the precision they travel in between machines (``app/sync/vectors.py``), so a
 vector embedded here and the same vector imported elsewhere are the same bits.
 ``on_ref`` and ``packs_seen`` say what the exchange already moved; they are
 dropped with the store (a new model starts from nothing) and kept by ``compact``.

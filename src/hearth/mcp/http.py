@@ -20,7 +20,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import AnyHttpUrl
 from starlette.types import ASGIApp
 
-from hearth.app.served import ServedHearth
+from hearth.app.served.service import ServedHearth
 from hearth.domain.policy import SCOPES
 from hearth.mcp.calls import Caller
 from hearth.mcp.server import build_server

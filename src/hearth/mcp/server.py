@@ -17,7 +17,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from pydantic import Field
 
-from hearth.app.served import ServedHearth
+from hearth.app.served.service import ServedHearth
 from hearth.domain import layout
 from hearth.domain.context import MAIN_FILES
 from hearth.errors import HearthError, NotFound

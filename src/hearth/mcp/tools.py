@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from hearth.app.results import WriteResult
-from hearth.app.served import ServedHearth
+from hearth.app.served.service import ServedHearth
 from hearth.domain.layout import Kind
 from hearth.domain.paths import normalize
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS

@@ -12,8 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from hearth.app.batch_ops import MAX_BATCH
-from hearth.app.served import ServedHearth
+from hearth.app.served.service import ServedHearth
+from hearth.app.writes.batch import MAX_BATCH
 from hearth.domain.paths import normalize
 from hearth.domain.policy import Scope, put_operation
 from hearth.domain.records import MAX_TITLE_CHARS

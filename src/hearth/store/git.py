@@ -1,10 +1,10 @@
 """The git store: every hearth write is exactly one commit.
 
-A write is described by an *operation*: a function from a snapshot of HEAD
+A write is described by a *planner*: a function from a snapshot of HEAD
 to a ``Plan`` (the subject line and the file changes). The store
 
 1. takes hearth's write lock;
-2. reads HEAD, asks the operation for its plan, and checks every target
+2. reads HEAD, asks the planner for its plan, and checks every target
    path in the work tree and git's index: a path whose work-tree copy holds
    uncommitted edits is refused (never rewritten: an editor may hold it); a
    change that can be re-applied (a daily-note append) is applied to a
@@ -77,7 +77,7 @@ class Trailers:
     op: str
     actor: str
     record: str | None = None
-    #: More records the operation changed (a batch of proposals): one trailer each.
+    #: More records the write changed (a batch of proposals): one trailer each.
     more_records: tuple[str, ...] = ()
 
     def render(self) -> str:
@@ -240,11 +240,11 @@ class GitStore:
 
     def commit(
         self,
-        operation: Callable[[Snapshot], Plan],
+        planner: Callable[[Snapshot], Plan],
         trailers: Trailers,
         progress: Callable[[int, int], None] | None = None,
     ) -> CommitResult:
-        """Run ``operation`` against HEAD and land its plan as one commit;
+        """Run ``planner`` against HEAD and land its plan as one commit;
         ``progress(done, total)`` is told as the plan's files are stored as blobs
         (for a terminal: a first commit can hold a whole folder)."""
         with write_lock(self.state_dir / state.WRITE_LOCK, self.lock_timeout):
@@ -256,7 +256,7 @@ class GitStore:
                     )
                 ref = self.branch_ref()
                 snap = Snapshot(self.repo, self.head_commit())
-                plan = operation(snap)
+                plan = planner(snap)
                 applies = self._plan_work_tree(snap, plan, progress)
                 base_tree = snap.tree
                 tree_id = self._build_tree(

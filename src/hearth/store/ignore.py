@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     # libgit2's binding is imported when a question is asked: a status read without
-    # it (app/glance.py) computes the signature alone.
+    # it (app/status/lean.py) computes the signature alone.
     from hearth.store.repository import Repository
 
 

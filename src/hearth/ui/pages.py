@@ -18,7 +18,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
-from hearth.app.served import ServedHearth
+from hearth.app.served.service import ServedHearth
 from hearth.domain.active import needs_attention
 from hearth.domain.layout import ACTIVE_PATH, KINDS
 from hearth.domain.policy import put_operation

@@ -20,9 +20,9 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from hearth.app.matching import ReviewBoard
+from hearth.app.reads.review_board import ReviewBoard
 from hearth.app.results import BatchResult
-from hearth.app.served import ServedHearth
+from hearth.app.served.service import ServedHearth
 from hearth.domain import layout, records
 from hearth.errors import HearthError, InvalidInput
 from hearth.ui.auth import Visitor

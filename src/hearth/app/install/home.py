@@ -149,12 +149,12 @@ def update_attributes(root: Path, clock: Callable[[], dt.datetime], actor: str) 
     try:
         store = GitStore(root, files, clock)
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             change = _attributes_change(snap.read(".gitattributes"))
             changes = () if change is None else (change,)
             return Plan("home: merge daily notes and entry files entry by entry", changes)
 
-        result = store.commit(operation, Trailers(op="home.attributes", actor=actor))
+        result = store.commit(planner, Trailers(op="home.attributes", actor=actor))
     finally:
         files.close()
     return result.paths if result.changed else ()
@@ -208,7 +208,7 @@ def init_home(
         warnings: list[RuleFailure] = []
         adopted: list[str] = []
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             skipped.clear()
             warnings.clear()
             adopted.clear()
@@ -252,7 +252,7 @@ def init_home(
                 changes[".gitattributes"] = attributes
             return Plan("home: initialize hearth home", tuple(changes.values()))
 
-        result = store.commit(operation, Trailers(op="home.init", actor=actor), storing)
+        result = store.commit(planner, Trailers(op="home.init", actor=actor), storing)
         untracked = untracked_paths(store.repo)
     finally:
         files.close()

@@ -20,9 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from hearth.app.record_ops import _archive_moves, _reason, _record_path, _require, merged_text
 from hearth.app.results import BatchResult, Expected
-from hearth.app.writer import Writer, check_expected, check_proposal_target, target_text
+from hearth.app.writes.plumbing import Writer, check_expected, check_proposal_target, target_text
+from hearth.app.writes.record_files import (
+    archive_moves,
+    checked_reason,
+    merged_text,
+    record_path_of,
+    require_record,
+)
 from hearth.domain import records
 from hearth.domain.text import counted
 from hearth.errors import InvalidInput
@@ -41,11 +47,11 @@ def _keys(keys: Sequence[str]) -> tuple[str, ...]:
             f"a batch takes at most {counted(MAX_BATCH, 'proposal')} ({len(unique)} given)"
         )
     for key in unique:
-        _record_path("proposal", key)  # NotFound for what is not a key
+        record_path_of("proposal", key)  # NotFound for what is not a key
     return unique
 
 
-class BatchOps(Writer):
+class BatchWrites(Writer):
     def merge_many(
         self,
         keys: Sequence[str],
@@ -55,19 +61,21 @@ class BatchOps(Writer):
         leave_out: Mapping[str, Sequence[str]] | None = None,
     ) -> BatchResult:
         """``leave_out``: by key, entries of that proposal not to add (see
-        ``RecordOps.merge``)."""
+        ``RecordWrites.merge``)."""
         chosen = _keys(keys)
         leave = leave_out or {}
         tally: dict[str, int] = {}
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             check_expected(snap, expected)
             tally.clear()
             texts: dict[str, str] = {}
             archives: list[FileChange] = []
             lines = []
             for key in chosen:
-                proposal, original = _require(snap, "proposal", _record_path("proposal", key), key)
+                proposal, original = require_record(
+                    snap, "proposal", record_path_of("proposal", key), key
+                )
                 assert isinstance(proposal, records.Proposal)
                 target = check_proposal_target(proposal.target)
                 if target not in texts:
@@ -78,7 +86,7 @@ class BatchOps(Writer):
                 skipped = len(proposal.entries) - len(added)
                 tally["added"] = tally.get("added", 0) + len(added)
                 tally["skipped"] = tally.get("skipped", 0) + skipped
-                archives += _archive_moves(
+                archives += archive_moves(
                     "proposal", key, proposal, original, self._now(), "merged"
                 )
                 lines.append(
@@ -97,7 +105,7 @@ class BatchOps(Writer):
                 body="\n".join(lines),
             )
 
-        result = self._commit(operation, "proposal.merge", actor, records=chosen)
+        result = self._commit(planner, "proposal.merge", actor, records=chosen)
         return _tallied(result.commit, result.changed, chosen, "merged", tally)
 
     def keep_one(
@@ -118,10 +126,10 @@ class BatchOps(Writer):
             raise InvalidInput("choose the proposals to reject beside the one to keep")
         tally: dict[str, int] = {}
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             check_expected(snap, expected)
-            path = _record_path("proposal", chosen[0])
-            proposal, original = _require(snap, "proposal", path, chosen[0])
+            path = record_path_of("proposal", chosen[0])
+            proposal, original = require_record(snap, "proposal", path, chosen[0])
             assert isinstance(proposal, records.Proposal)
             target = check_proposal_target(proposal.target)
             before = target_text(snap, target)
@@ -129,15 +137,17 @@ class BatchOps(Writer):
             tally["added"] = len(added)
             tally["skipped"] = len(proposal.entries) - len(added)
             changes = [FileChange(target, text.encode())] if text != before else []
-            changes += _archive_moves(
+            changes += archive_moves(
                 "proposal", chosen[0], proposal, original, self._now(), "merged"
             )
             reason = f"says much the same as {proposal.title!r}, which was kept"
             kept = f"added {len(added)} to {target}; {note}"
             lines = [f"- kept {proposal.title} ({chosen[0]}): {kept}"]
             for key in rest:
-                other, text_of = _require(snap, "proposal", _record_path("proposal", key), key)
-                changes += _archive_moves(
+                other, text_of = require_record(
+                    snap, "proposal", record_path_of("proposal", key), key
+                )
+                changes += archive_moves(
                     "proposal", key, other, text_of, self._now(), "rejected", reason
                 )
                 lines.append(f"- rejected {other.title} ({key}): {reason}")
@@ -147,7 +157,7 @@ class BatchOps(Writer):
                 body="\n".join(lines),
             )
 
-        result = self._commit(operation, "proposal.merge", actor, records=chosen)
+        result = self._commit(planner, "proposal.merge", actor, records=chosen)
         return _tallied(result.commit, result.changed, chosen, "kept", tally)
 
     def reject_many(
@@ -159,15 +169,17 @@ class BatchOps(Writer):
         expected: Expected | None = None,
     ) -> BatchResult:
         chosen = _keys(keys)
-        reason = _reason(reason, "rejecting the proposals")
+        reason = checked_reason(reason, "rejecting the proposals")
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             check_expected(snap, expected)
             changes: list[FileChange] = []
             lines = []
             for key in chosen:
-                proposal, original = _require(snap, "proposal", _record_path("proposal", key), key)
-                changes += _archive_moves(
+                proposal, original = require_record(
+                    snap, "proposal", record_path_of("proposal", key), key
+                )
+                changes += archive_moves(
                     "proposal", key, proposal, original, self._now(), "rejected", reason
                 )
                 lines.append(f"- {proposal.title} ({key})")
@@ -177,7 +189,7 @@ class BatchOps(Writer):
                 body="\n".join([f"Reason: {reason}", "", *lines]),
             )
 
-        result = self._commit(operation, "proposal.reject", actor, records=chosen)
+        result = self._commit(planner, "proposal.reject", actor, records=chosen)
         return BatchResult(result.commit, result.changed, chosen, "rejected")
 
 

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hearth.app.writer import AfterWrite, Writer
+from hearth.app.writes.plumbing import AfterWrite, Writer
 from hearth.domain.clock import Clock
 from hearth.domain.runtime_writes import RuntimeWrites
 from hearth.domain.settings import Settings
@@ -178,7 +178,7 @@ class RuntimeWriteCommits(Writer):
         refused: dict[str, str] = {}
         changed: list[str] = []
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             refused.clear()
             changed.clear()
             changes = []
@@ -198,7 +198,7 @@ class RuntimeWriteCommits(Writer):
             return Plan(subject, tuple(changes))
 
         try:
-            result = self._commit(operation, "runtime.write", self.rules.actor)
+            result = self._commit(planner, "runtime.write", self.rules.actor)
         except Conflict as exc:
             # A file changed again between the read and the commit, or a merge or
             # rebase is in progress: nothing was written; look again later.

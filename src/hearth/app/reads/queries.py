@@ -1,14 +1,12 @@
-"""Read-only questions about a home: files, history, records, status, check."""
+"""Read-only questions about a home: files, history, diffs, records, ACTIVE.md, check."""
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
 
-from hearth.app.operations import Operations
-from hearth.app.reflection import ReflectionLog
-from hearth.app.results import ActiveView, Change, Diff, HomeStatus
-from hearth.app.sync import Syncer
+from hearth.app.parts import HomeParts
+from hearth.app.results import ActiveView, Diff
 from hearth.domain import layout, records, textdiff
 from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
@@ -19,9 +17,7 @@ from hearth.store import catalog
 from hearth.store.catalog import RecordView
 from hearth.store.history import CommitInfo, changed_paths, path_history
 from hearth.store.repository import (
-    Repository,
     blob_id,
-    branch,
     is_ignored,
     worktree_changes,
 )
@@ -40,7 +36,7 @@ class FileView:
         return dataclasses.asdict(self)
 
 
-def get_file(home: Operations, path: str, rev: str | None = None) -> FileView:
+def get_file(home: HomeParts, path: str, rev: str | None = None) -> FileView:
     """A file's text: from the work tree (the truth), or as of ``rev``.
 
     ``oid`` is the git blob id of the returned content, so for a clean file it
@@ -67,14 +63,14 @@ def get_file(home: Operations, path: str, rev: str | None = None) -> FileView:
     return FileView(path, decode_text(data, path), oid, last[0].id if last else None, dirty)
 
 
-def history(home: Operations, path: str, limit: int = 20) -> list[CommitInfo]:
+def history(home: HomeParts, path: str, limit: int = 20) -> list[CommitInfo]:
     path = normalize(path)
     if limit <= 0:
         raise InvalidInput("--limit must be a positive number")
     return path_history(home.store.repo, home.store.head_commit(), path, limit)
 
 
-def diff(home: Operations, path: str, rev_from: str | None, rev_to: str | None) -> Diff:
+def diff(home: HomeParts, path: str, rev_from: str | None, rev_to: str | None) -> Diff:
     """A unified diff of ``path`` between two revisions; ``to`` None is the work tree.
 
     ``from`` defaults to HEAD, so with neither given it shows the file's
@@ -102,7 +98,7 @@ def _unified(path: str, old: bytes | None, new: bytes | None) -> str:
     )
 
 
-def commit_diff(home: Operations, path: str, rev: str) -> Diff:
+def commit_diff(home: HomeParts, path: str, rev: str) -> Diff:
     """What commit ``rev`` changed in ``path``: its first parent's version against its own."""
     path = normalize(path)
     snap = home.store.snapshot(rev)
@@ -118,7 +114,7 @@ def commit_diff(home: Operations, path: str, rev: str) -> Diff:
     return Diff(path, parent, str(commit.id), _unified(path, old, new))
 
 
-def head_oids(home: Operations, paths: list[str]) -> dict[str, str | None]:
+def head_oids(home: HomeParts, paths: list[str]) -> dict[str, str | None]:
     """HEAD's blob id of each path (None: absent): the version a page is made from."""
     snap = home.store.snapshot()
     return {p: snap.oid(normalize(p)) for p in paths}
@@ -128,7 +124,7 @@ def head_oids(home: Operations, paths: list[str]) -> dict[str, str | None]:
 MAX_DIFF_FILES = 100
 
 
-def diff_home(home: Operations, rev_from: str | None, rev_to: str | None) -> Diff:
+def diff_home(home: HomeParts, rev_from: str | None, rev_to: str | None) -> Diff:
     """The unified diffs of every file that differs between two revisions; ``to``
     None is the work tree (so with neither given: the uncommitted changes)."""
     old_rev = rev_from or "HEAD"
@@ -163,17 +159,17 @@ def diff_home(home: Operations, rev_from: str | None, rev_to: str | None) -> Dif
     )
 
 
-def list_records(home: Operations, kind: layout.RecordKind) -> list[RecordView]:
+def list_records(home: HomeParts, kind: layout.RecordKind) -> list[RecordView]:
     return catalog.list_records(home.files, kind)
 
 
-def active_view(home: Operations, index: IndexStatus) -> ActiveView:
+def active_view(home: HomeParts, index: IndexStatus) -> ActiveView:
     """The generated ACTIVE.md as it is on disk, with how fresh it is."""
     state = ActiveState(index.head, index.last_reconcile, index.active, index.active_error)
     return active_view_of(home, state, index.fresh)
 
 
-def active_view_of(home: Operations, state: ActiveState, index_fresh: bool) -> ActiveView:
+def active_view_of(home: HomeParts, state: ActiveState, index_fresh: bool) -> ActiveView:
     """``active_view`` from ACTIVE.md's state and whether the index is fresh."""
     data = home.files.read(layout.ACTIVE_PATH)
     return ActiveView(
@@ -187,42 +183,7 @@ def active_view_of(home: Operations, state: ActiveState, index_fresh: bool) -> A
     )
 
 
-def status(
-    home: Operations,
-    index: IndexStatus | None = None,
-    syncer: Syncer | None = None,
-    reflector: ReflectionLog | None = None,
-    *,
-    changes: list[Change] | None = None,
-) -> HomeStatus:
-    """The home's branch, HEAD, uncommitted changes (``changes``: already read), record
-    counts and, given, the index's freshness and the sync state (with the conflict
-    copies to resolve)."""
-    store = home.store
-    head = store.head_commit()
-    if changes is None:
-        changes = work_tree_changes(store.repo)
-    return HomeStatus(
-        home=str(home.root),
-        branch=branch(store.repo),
-        head=str(head.id) if head is not None else None,
-        changes=changes,
-        pending_proposals=len(list_records(home, "proposal")),
-        open_loops=len(list_records(home, "loop")),
-        active_decisions=len(list_records(home, "decision")),
-        index=index,
-        sync=syncer.status() if syncer is not None else None,
-        conflicts=syncer.conflict_copies() if syncer is not None else None,
-        reflection=reflector.status() if reflector is not None else None,
-    )
-
-
-def work_tree_changes(repo: Repository) -> list[Change]:
-    """git's status of the work tree: every changed or untracked path, not ignored."""
-    return [Change(path, state) for path, state in worktree_changes(repo)]
-
-
-def check(home: Operations) -> list[RuleFailure]:
+def check(home: HomeParts) -> list[RuleFailure]:
     """Run the validation rules over every file of the work tree (and HEAD's ACTIVE.md)."""
     repo = home.store.repo
     failures: list[RuleFailure] = []
@@ -244,7 +205,7 @@ def check(home: Operations) -> list[RuleFailure]:
     return failures
 
 
-def legacy_key_records(home: Operations) -> list[tuple[str, str]]:
+def legacy_key_records(home: HomeParts) -> list[tuple[str, str]]:
     """Record files in the work tree still named with hearth's old key, and the
     name LionClaw's key gives them (what ``hearth check --fix-keys`` renames)."""
     found = []

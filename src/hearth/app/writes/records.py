@@ -5,25 +5,31 @@ same commit."""
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 
 from hearth.app.results import Expected, KeyFix, MergePreview, WriteResult
-from hearth.app.writer import (
+from hearth.app.writes.plumbing import (
     Writer,
     check_expected,
     check_proposal_target,
     new_target_text,
     target_text,
 )
-from hearth.domain import entries, layout, notes, records
+from hearth.app.writes.record_files import (
+    archive_moves,
+    checked_reason,
+    existing_record,
+    merged_text,
+    record_path_of,
+    require_record,
+)
+from hearth.domain import layout, notes, records
 from hearth.domain.text import counted, decode_text
-from hearth.errors import InvalidInput, NotFound
+from hearth.errors import InvalidInput
 from hearth.store.git import FileChange, Plan, Snapshot
 
 
-class RecordOps(Writer):
+class RecordWrites(Writer):
     def propose(
         self,
         title: str,
@@ -74,14 +80,14 @@ class RecordOps(Writer):
             key = legacy
         path = layout.record_path(kind, key)
 
-        def operation(snap: Snapshot) -> Plan:
-            found = _existing(snap, kind, path)
+        def planner(snap: Snapshot) -> Plan:
+            found = existing_record(snap, kind, path)
             existing = found[0] if found else None
             record = records.upsert(existing, build(records.timestamp(self._now())))
             subject = f"{spec.plural}: {'update' if existing else spec.create_verb} {title}"
             return Plan(subject, (FileChange(path, records.render(record, key).encode()),))
 
-        result = self._commit(operation, f"{kind}.create", actor, key)
+        result = self._commit(planner, f"{kind}.create", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
 
     def merge(
@@ -99,18 +105,18 @@ class RecordOps(Writer):
         out what the home already holds in other words); ``replace``: proposed
         entry -> the target's entry it replaces in place (a person's choice to
         reword a known entry). Both must name the proposal's own entries."""
-        path = _record_path("proposal", key)
+        path = record_path_of("proposal", key)
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             check_expected(snap, expected)
-            proposal, original = _require(snap, "proposal", path, key)
+            proposal, original = require_record(snap, "proposal", path, key)
             assert isinstance(proposal, records.Proposal)
             target = check_proposal_target(proposal.target)
             new_text, added, note = merged_text(
                 target_text(snap, target), proposal, leave_out, replace
             )
             changes = list(
-                _archive_moves("proposal", key, proposal, original, self._now(), "merged")
+                archive_moves("proposal", key, proposal, original, self._now(), "merged")
             )
             if new_text != target_text(snap, target):
                 changes.insert(0, FileChange(target, new_text.encode()))
@@ -120,14 +126,14 @@ class RecordOps(Writer):
                 body=f"Added {counted(len(added), 'entry', 'entries')} to {target}; {note}.",
             )
 
-        result = self._commit(operation, "proposal.merge", actor, key)
+        result = self._commit(planner, "proposal.merge", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
 
     def reject(
         self, key: str, reason: str, actor: str, *, expected: Expected | None = None
     ) -> WriteResult:
-        _record_path("proposal", key)  # a malformed key is not found, whatever the reason
-        reason = _reason(reason, "rejecting the proposal")
+        record_path_of("proposal", key)  # a malformed key is not found, whatever the reason
+        reason = checked_reason(reason, "rejecting the proposal")
         return self._archive("proposal", key, ("reject", "rejected"), reason, actor, expected)
 
     def _archive(
@@ -145,19 +151,19 @@ class RecordOps(Writer):
         the commit subject, the status), ``note`` kept in its note field and, when
         it is a ``reason``, in the commit body. One commit."""
         verb, status = how
-        path = _record_path(kind, key)
+        path = record_path_of(kind, key)
         spec = layout.RECORD_KINDS[kind]
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             check_expected(snap, expected)
-            record, original = _require(snap, kind, path, key)
+            record, original = require_record(snap, kind, path, key)
             return Plan(
                 f"{spec.plural}: {verb} {record.title}",
-                _archive_moves(kind, key, record, original, self._now(), status, note),
+                archive_moves(kind, key, record, original, self._now(), status, note),
                 body=f"Reason: {note}" if reason else "",
             )
 
-        result = self._commit(operation, f"{kind}.{verb}", actor, key)
+        result = self._commit(planner, f"{kind}.{verb}", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
 
     def fix_keys(self, actor: str) -> KeyFix:
@@ -169,7 +175,7 @@ class RecordOps(Writer):
         renamed: list[tuple[str, str]] = []
         blocked: list[tuple[str, str]] = []
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             renamed.clear()
             blocked.clear()
             changes: list[FileChange] = []
@@ -200,16 +206,16 @@ class RecordOps(Writer):
                 body=body,
             )
 
-        result = self._commit(operation, "records.fix-keys", actor)
+        result = self._commit(planner, "records.fix-keys", actor)
         return KeyFix(result.commit if result.changed else None, tuple(renamed), tuple(blocked))
 
     def preview_merge(self, key: str, leave_out: Sequence[str] = ()) -> MergePreview:
         """The target's text before and after merging ``key`` (without
         ``leave_out``), as the merge would compute it now (from HEAD), with the
         blob ids it was computed from."""
-        path = _record_path("proposal", key)
+        path = record_path_of("proposal", key)
         snap = self.store.snapshot()
-        proposal, _original = _require(snap, "proposal", path, key)
+        proposal, _original = require_record(snap, "proposal", path, key)
         assert isinstance(proposal, records.Proposal)
         target = check_proposal_target(proposal.target)
         current = snap.read(target)
@@ -244,14 +250,14 @@ class RecordOps(Writer):
         ``propose`` with the same title only ever adds entries; this one sets
         them, so an entry can be reworded or dropped. One commit.
         """
-        path = _record_path("proposal", key)
+        path = record_path_of("proposal", key)
         cleaned = tuple(dict.fromkeys(records.clean_entry(e) for e in new_entries if e.strip()))
         if not cleaned:
             raise InvalidInput("a proposal needs at least one entry (reject it to drop it)")
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             check_expected(snap, expected)
-            proposal, _original = _require(snap, "proposal", path, key)
+            proposal, _original = require_record(snap, "proposal", path, key)
             assert isinstance(proposal, records.Proposal)
             revised = dataclasses.replace(
                 proposal, entries=cleaned, updated=records.timestamp(self._now())
@@ -261,7 +267,7 @@ class RecordOps(Writer):
                 (FileChange(path, records.render(revised, key).encode()),),
             )
 
-        result = self._commit(operation, "proposal.edit", actor, key)
+        result = self._commit(planner, "proposal.edit", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
 
     def add_loop(
@@ -316,87 +322,6 @@ class RecordOps(Writer):
     def withdraw_decision(
         self, key: str, reason: str, actor: str, *, expected: Expected | None = None
     ) -> WriteResult:
-        _record_path("decision", key)  # a malformed key is not found, whatever the reason
-        reason = _reason(reason, "withdrawing the decision")
+        record_path_of("decision", key)  # a malformed key is not found, whatever the reason
+        reason = checked_reason(reason, "withdrawing the decision")
         return self._archive("decision", key, ("withdraw", "withdrawn"), reason, actor, expected)
-
-
-def _archive_moves(
-    kind: layout.RecordKind,
-    key: str,
-    record: records.Record,
-    original: str,
-    now: dt.datetime,
-    status: str,
-    note: str = "",
-) -> tuple[FileChange, FileChange]:
-    """Delete the active record file and add its archive copy with the new status."""
-    outcome = status if layout.RECORD_KINDS[kind].outcome_folders else ""
-    archive = layout.archive_path(kind, key, str(uuid.uuid4()), outcome)
-    text = records.archived_text(record, original, key, now, status, note)
-    return (
-        FileChange(layout.record_path(kind, key), None),
-        FileChange(archive, text.encode()),
-    )
-
-
-def merged_text(
-    text: str,
-    proposal: records.Proposal,
-    leave_out: Sequence[str] = (),
-    replace: Mapping[str, str] | None = None,
-) -> tuple[str, list[str], str]:
-    """The target's text after merging ``proposal`` (see ``RecordOps.merge``),
-    the entries added, and a note of what was skipped, left out or replaced."""
-    replace = dict(replace or {})
-    unknown = [e for e in (*leave_out, *replace) if e not in proposal.entries]
-    if unknown:
-        raise InvalidInput(
-            f"{unknown[0]!r} is not an entry of the proposal {proposal.title!r}; "
-            "reload the page and choose again"
-        )
-    for new, old in replace.items():
-        text = entries.replace_entry(text, old, new)
-    wanted = [e for e in proposal.entries if e not in leave_out and e not in replace]
-    new_text, added = notes.add_entries(text, wanted)
-    parts = [f"skipped {len(wanted) - len(added)} already there"]
-    if leave_out:
-        parts.append(f"left out {len(set(leave_out))} already known")
-    if replace:
-        parts.append(f"replaced {len(replace)} in place")
-    return new_text, added, "; ".join(parts)
-
-
-def _reason(text: str, doing: str) -> str:
-    reason = " ".join(text.split())
-    if not reason:
-        raise InvalidInput(f"give a reason for {doing}")
-    return reason
-
-
-def _record_path(kind: layout.RecordKind, key: str) -> str:
-    if not records.is_key(key):
-        raise NotFound(
-            f"{key!r} is not a record key; keys look like 'some-title--<uuid>' "
-            f"(list them with 'hearth {layout.RECORD_KINDS[kind].plural}')"
-        )
-    return layout.record_path(kind, key)
-
-
-def _existing(
-    snap: Snapshot, kind: layout.RecordKind, path: str
-) -> tuple[records.Record, str] | None:
-    data = snap.read(path)
-    if data is None:
-        return None
-    text = decode_text(data, path)
-    return records.parse(kind, text), text
-
-
-def _require(
-    snap: Snapshot, kind: layout.RecordKind, path: str, key: str
-) -> tuple[records.Record, str]:
-    found = _existing(snap, kind, path)
-    if found is None:
-        raise NotFound(f"no {layout.RECORD_KINDS[kind].active_name} with key {key}")
-    return found

@@ -19,16 +19,16 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from hearth.app.jobs import JobState, ScheduledJobs
-from hearth.app.operations import Operations
-from hearth.app.progress import PassProgress
 from hearth.app.reflection import ReflectionRun, Reflector
 from hearth.app.results import ActiveView, ServedStatus
-from hearth.app.runtime_writes import RuntimeWriteCommits
-from hearth.app.staged import StagedChecker
-from hearth.app.status import StatusBoard
-from hearth.app.sync import Syncer, SyncResult
+from hearth.app.served.agent_writes import RuntimeWriteCommits
+from hearth.app.served.jobs import JobState, ScheduledJobs
+from hearth.app.served.precommit import StagedChecker
+from hearth.app.status.progress import PassProgress
+from hearth.app.status.snapshot import StatusBoard
+from hearth.app.sync.branch import Syncer, SyncResult
 from hearth.app.usecases import Hearth
+from hearth.app.writes.home import HomeWrites
 from hearth.errors import HearthError
 from hearth.index.semantic import Progress, VectorFiller
 from hearth.reconcile.reconciler import HEAD_MOVED, Reconciler
@@ -107,7 +107,7 @@ class ServedHearth(Hearth):
 
     def __init__(
         self,
-        ops: Operations,
+        ops: HomeWrites,
         reconciler: Reconciler,
         syncer: Syncer,
         reflector: Reflector,
@@ -125,7 +125,7 @@ class ServedHearth(Hearth):
         self.tokens = tokens
         self.worker = worker
         self.notices = notices
-        #: The status snapshot, taken after every pass (see app/status.py).
+        #: The status snapshot, taken after every pass (see app/status/snapshot.py).
         self.board = board
         #: The reconcile pass running now, if any (the worker's and ``reconcile``'s).
         self.passes = passes or PassProgress()
@@ -323,7 +323,7 @@ class ServedHearth(Hearth):
     def active(self) -> ActiveView:
         """As ``Hearth.active``, with the served notion of a fresh index
         (``index_freshness``) instead of comparing every file with the manifest."""
-        from hearth.app import queries  # noqa: PLC0415  (as Hearth.active)
+        from hearth.app.reads import queries  # noqa: PLC0415  (as Hearth.active)
 
         self._freshen()
         fresh, _why = self.index_freshness()

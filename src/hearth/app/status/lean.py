@@ -17,7 +17,7 @@ Needs attention shows them), ignore rules that changed, a git the CLI cannot
 read, a linked work tree.
 
 It reads under the reconcile lock, as a pass does, so it never sees a manifest
-half saved. The dict it gives is the one ``queries.status`` gives after a pass
+half saved. The dict it gives is the one ``report.home_status`` gives after a pass
 (tests/app/test_glance.py holds the two side by side). This module imports
 nothing that loads libgit2, Tantivy, numpy or YAML (``.importlinter``).
 """
@@ -28,6 +28,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from hearth.app.sync.copies import conflict_copies
 from hearth.domain import layout
 from hearth.domain.settings import Settings
 from hearth.errors import Busy, HearthError
@@ -93,14 +94,6 @@ def record_count(files: RootedFiles, kind: layout.RecordKind) -> int:
     """Active records of ``kind``: the ones ``catalog.list_records`` lists, broken
     ones included, counted without parsing them."""
     return sum(1 for name in files.list_files(layout.record_dir(kind)) if name.endswith(".md"))
-
-
-def conflict_copies(root: Path) -> list[str]:
-    """The conflict copies a sync left for a person to resolve."""
-    folder = root / layout.CONFLICTS_DIR
-    if not folder.is_dir():
-        return []
-    return sorted(str(p.relative_to(root)) for p in folder.rglob("*") if p.is_file())
 
 
 def _index_status(

@@ -36,11 +36,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hearth.app import queries
-from hearth.app.operations import Operations
+from hearth.app.parts import HomeParts
 from hearth.app.reflection import ReflectionLog
 from hearth.app.results import HomeStatus, SnapshotInfo
-from hearth.app.sync import Syncer
+from hearth.app.status.report import home_status, work_tree_changes
+from hearth.app.sync.branch import Syncer
 from hearth.errors import HearthError
 from hearth.heap import give_back
 from hearth.reconcile.reconciler import Reconciler
@@ -225,21 +225,19 @@ class StatusBoard:
 
 
 def gather(
-    home: Operations,
+    home: HomeParts,
     reconciler: Reconciler,
     syncer: Syncer,
     reflections: ReflectionLog,
     owner: threading.RLock,
     repo: Repository,
 ) -> HomeStatus:
-    """The costly part of status: ``queries.status`` with the tree listed and git's
+    """The costly part of status: ``report.home_status`` with the tree listed and git's
     status read outside ``owner``; ``repo`` is the caller's own repository object."""
     listing = scan_tree(home.root)
-    changes = queries.work_tree_changes(repo)
+    changes = work_tree_changes(repo)
     with owner:
-        data = queries.status(
-            home, reconciler.status(listing), syncer, reflections, changes=changes
-        )
+        data = home_status(home, reconciler.status(listing), syncer, reflections, changes=changes)
     return data
 
 
@@ -268,7 +266,7 @@ def iso_now(clock: Callable[[], dt.datetime]) -> str:
 
 
 def board_for(
-    home: Operations,
+    home: HomeParts,
     reconciler: Reconciler,
     syncer: Syncer,
     reflections: ReflectionLog,

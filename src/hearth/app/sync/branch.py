@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hearth.app.sync.copies import conflict_copies
 from hearth.domain import layout
 from hearth.domain.entries import has_entries_section
 from hearth.domain.entry_merge import merge_entry_files, render_record
@@ -51,7 +52,7 @@ from hearth.store.lock import write_lock
 from hearth.store.remote import Remote
 
 if TYPE_CHECKING:
-    from hearth.app.vector_sync import VectorExchange
+    from hearth.app.sync.vectors import VectorExchange
 
 PUSH_ATTEMPTS = 5
 _TRAILERS = Trailers(op="sync.merge", actor="sync").render()
@@ -186,9 +187,7 @@ class Syncer:
         return self._last_record
 
     def conflict_copies(self) -> list[str]:
-        from hearth.app import glance  # noqa: PLC0415  (start-up: status and sync only)
-
-        return glance.conflict_copies(self.root)
+        return conflict_copies(self.root)
 
     def _record(
         self, result: str, error: str | None = None, vectors: dict[str, object] | None = None

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hearth.app.results import WriteResult
-from hearth.app.writer import Writer, check_proposal_target, new_target_text
+from hearth.app.writes.plumbing import Writer, check_proposal_target, new_target_text
 from hearth.domain import entries, entry_merge, keys, layout, notes, records
 from hearth.domain.text import decode_text
 from hearth.errors import Conflict, HearthError, InvalidInput, NotFound
 from hearth.store.git import FileChange, Plan, Snapshot
 
 
-class MemoryOps(Writer):
+class MemoryWrites(Writer):
     def entry_list(self, path: str) -> list[entries.Entry]:
         """The entries of a memory file as it is committed (what the operations edit)."""
         path = entry_file(path)
@@ -59,14 +59,14 @@ class MemoryOps(Writer):
         actor: str,
         removed: list[str] | None = None,
     ) -> WriteResult:
-        """One entry operation as one commit, computed from HEAD's version of the file.
+        """One entry change as one commit, computed from HEAD's version of the file.
 
         The store refuses it when the file holds uncommitted edits (a person is
         editing it), and plans again on a moved tip, so concurrent operations
         never lose each other's entries.
         """
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             data = snap.read(path)
             if data is None and path not in (*_BOUNDED_FILES, *_user_paths(path)):
                 raise NotFound(
@@ -85,7 +85,7 @@ class MemoryOps(Writer):
             what = summary.format(_quote(removed[0])) if removed else summary
             return Plan(f"memory: {path}: {what}", (FileChange(path, updated.encode()),))
 
-        result = self._commit(operation, op, actor)
+        result = self._commit(planner, op, actor)
         return WriteResult(result.commit, path, result.changed)
 
     def entry_conflicts(self) -> list[entry_merge.ConflictRecord]:
@@ -113,7 +113,7 @@ class MemoryOps(Writer):
         record = matches[0]
         record_file = entry_merge.record_path(record.path, record.id)
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             changes = []
             if snap.read(record_file) is not None:
                 changes.append(FileChange(record_file, None))
@@ -134,7 +134,7 @@ class MemoryOps(Writer):
                 changes.append(FileChange(record.path, updated.encode()))
             return Plan(f"memory: {record.path}: settle entry conflict {record.id}", tuple(changes))
 
-        result = self._commit(operation, "memory.settle", actor)
+        result = self._commit(planner, "memory.settle", actor)
         # A record a plain ``git pull`` left in the work tree was never committed.
         if self.files.read(record_file) is not None:
             self.files.delete(record_file)
@@ -155,7 +155,7 @@ class MemoryOps(Writer):
         path = layout.topic_path(_topic_slug(title))
         moment = self._now()
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             data = snap.read(path)
             if content is not None:
                 body = content.strip("\n")
@@ -168,7 +168,7 @@ class MemoryOps(Writer):
                 verb = "append to"
             return Plan(f"memory: {verb} topic {title}", (FileChange(path, text.encode()),))
 
-        result = self._commit(operation, "topic.write", actor)
+        result = self._commit(planner, "topic.write", actor)
         return WriteResult(result.commit, path, result.changed)
 
     def topics(self) -> list[dict[str, str]]:

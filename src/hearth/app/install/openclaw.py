@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hearth.app.runtimes import Change, Run, SetupReport, Which
+from hearth.app.install.runtimes import Change, Run, SetupReport, Which
 from hearth.domain import config_text, layout
 from hearth.domain import openclaw as oc
 from hearth.domain import runtimes as rt

@@ -9,10 +9,10 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
-from hearth.app.operations import Operations
 from hearth.app.reflection import Reflector
-from hearth.app.status import StatusBoard
-from hearth.app.sync import Syncer
+from hearth.app.status.snapshot import StatusBoard
+from hearth.app.sync.branch import Syncer
+from hearth.app.writes.home import HomeWrites
 from hearth.errors import HearthError, NotFound
 from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
@@ -41,7 +41,7 @@ class ScheduledJobs:
         self,
         states: dict[str, JobState],
         *,
-        home: Operations,
+        home: HomeWrites,
         worker: ReconcileWorker,
         watcher: Watcher,
         board: StatusBoard,

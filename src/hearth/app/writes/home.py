@@ -5,11 +5,11 @@ entries and topics (``memory_ops``) beside them. The use cases
 
 from __future__ import annotations
 
-from hearth.app.batch_ops import BatchOps
-from hearth.app.memory_ops import MemoryOps
-from hearth.app.record_ops import RecordOps
 from hearth.app.results import Expected, WriteResult
-from hearth.app.writer import AfterWrite, check_expected
+from hearth.app.writes.batch import BatchWrites
+from hearth.app.writes.memory import MemoryWrites
+from hearth.app.writes.plumbing import AfterWrite, check_expected
+from hearth.app.writes.records import RecordWrites
 from hearth.domain import layout, notes, rollup
 from hearth.domain.clock import Clock
 from hearth.domain.paths import normalize
@@ -17,10 +17,10 @@ from hearth.domain.text import decode_text
 from hearth.errors import NotFound, StaleWrite, TooLarge
 from hearth.store.git import FileChange, Plan, Snapshot
 
-__all__ = ["AfterWrite", "Clock", "Operations"]
+__all__ = ["AfterWrite", "Clock", "HomeWrites"]
 
 
-class Operations(RecordOps, MemoryOps, BatchOps):
+class HomeWrites(RecordWrites, MemoryWrites, BatchWrites):
     """Every write of a home (and the reads they share)."""
 
     def note(self, text: str, title: str | None, actor: str) -> WriteResult:
@@ -40,10 +40,10 @@ class Operations(RecordOps, MemoryOps, BatchOps):
                 current, moment, title or "", text, daily_layout
             ).encode()
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             return Plan(f"daily: {summary}", (FileChange(path, append(snap.read(path)), append),))
 
-        result = self._commit(operation, "daily.append", actor)
+        result = self._commit(planner, "daily.append", actor)
         return WriteResult(result.commit, path, result.changed)
 
     def put(
@@ -57,7 +57,7 @@ class Operations(RecordOps, MemoryOps, BatchOps):
         path = normalize(path)
         decode_text(content, path)
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             if expected_oid is not None and snap.oid(path) != expected_oid:
                 raise StaleWrite(
                     f"{path} changed since you read it (HEAD has {snap.oid(path)}, "
@@ -66,7 +66,7 @@ class Operations(RecordOps, MemoryOps, BatchOps):
             subject = f"{_area(path)}: {message or f'update {path}'}"
             return Plan(" ".join(subject.split()), (FileChange(path, content),))
 
-        result = self._commit(operation, "file.put", actor)
+        result = self._commit(planner, "file.put", actor)
         return WriteResult(result.commit, path, result.changed)
 
     def restore(
@@ -79,7 +79,7 @@ class Operations(RecordOps, MemoryOps, BatchOps):
             raise NotFound(f"{path} does not exist at {rev}")
         short = (old.head or "")[:12]
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             check_expected(snap, expected)
             return Plan(
                 f"{_area(path)}: restore {path} from {short}",
@@ -87,7 +87,7 @@ class Operations(RecordOps, MemoryOps, BatchOps):
                 body=f"Restored from commit {old.head}.",
             )
 
-        result = self._commit(operation, "file.restore", actor)
+        result = self._commit(planner, "file.restore", actor)
         return WriteResult(result.commit, path, result.changed)
 
     def rollup(self, week: str | None, actor: str) -> WriteResult:
@@ -100,7 +100,7 @@ class Operations(RecordOps, MemoryOps, BatchOps):
         days = rollup.week_days(label)
         path = layout.rollup_path(label)
 
-        def operation(snap: Snapshot) -> Plan:
+        def planner(snap: Snapshot) -> Plan:
             notes_of_week = []
             for day in days:
                 for note_path in layout.daily_note_paths(day):
@@ -112,7 +112,7 @@ class Operations(RecordOps, MemoryOps, BatchOps):
             digest = rollup.render_rollup(label, notes_of_week)
             return Plan(f"rollup: week {label}", (FileChange(path, digest.encode()),))
 
-        result = self._commit(operation, "rollup.write", actor)
+        result = self._commit(planner, "rollup.write", actor)
         return WriteResult(result.commit, path, result.changed)
 
 

@@ -3,7 +3,7 @@ planned files checked by the validation rules and the size bounds first, and
 whoever indexes writes told of the paths once it stands.
 
 Every write method (in ``operations``, ``record_ops`` and ``memory_ops``)
-builds an *operation*, a function of HEAD's snapshot to a plan, so that when
+builds a *planner*, a function of HEAD's snapshot to a plan, so that when
 the branch moves under it the store can simply ask again on the new tip: a
 daily append lands on the newest note, a merge reads the newest MEMORY.md.
 """
@@ -28,7 +28,7 @@ from hearth.store.rooted import RootedFiles
 
 
 class AfterWrite(Protocol):
-    """Told the paths of each commit an operation made (to index them before the
+    """Told the paths of each commit a write made (to index them before the
     write returns); its failures never undo the commit."""
 
     def written(self, paths: tuple[str, ...]) -> None: ...
@@ -56,7 +56,7 @@ class Writer:
 
     def _commit(
         self,
-        operation: Callable[[Snapshot], Plan],
+        planner: Callable[[Snapshot], Plan],
         op: str,
         actor: str,
         record: str | None = None,
@@ -64,7 +64,7 @@ class Writer:
         records: tuple[str, ...] = (),
     ) -> CommitResult:
         def validated(snap: Snapshot) -> Plan:
-            plan = operation(snap)
+            plan = planner(snap)
             failures = []
             for change in plan.changes:
                 if change.data is None:
