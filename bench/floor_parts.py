@@ -24,9 +24,9 @@ from pathlib import Path
 
 from hearth import wiring
 from hearth.app.usecases import RECALL_HITS
-from hearth.domain.agent_context import RECALL_PASSAGES
 from hearth.index import evidence, ranking
 from hearth.index.floor import FLOOR, Bar, Floor, passing
+from hearth.runtimes.agent_context import RECALL_PASSAGES
 from homegen import use_git_identity
 from recall import build_home, covered, load, locate
 from recall_silence import NO_MEMORY, chosen

@@ -30,10 +30,21 @@ error body every surface sends (HTTP, MCP, the hooks' server check) is
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-if TYPE_CHECKING:
-    from hearth.domain.validation import RuleFailure
+
+@dataclass(frozen=True)
+class RuleFailure:
+    path: str
+    rule: str
+    message: str
+    fix: str
+
+    def describe(self) -> str:
+        return f"{self.path}: [{self.rule}] {self.message} ({self.fix})"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"path": self.path, "rule": self.rule, "message": self.message, "fix": self.fix}
 
 
 class HearthError(Exception):

@@ -22,9 +22,7 @@ from hearth.domain.clock import Clock, utc_now
 from hearth.errors import Conflict, NotAHome
 
 if TYPE_CHECKING:
-    from hearth.app.install.home import InitResult
-    from hearth.app.install.openclaw import OpenClawSetup
-    from hearth.app.install.runtimes import RuntimeSetup
+    from hearth.app.init_home import InitResult
     from hearth.app.reads.review_board import ReviewMatcher
     from hearth.app.reflection import ReflectionLog
     from hearth.app.served.agent_writes import RuntimeWriteCommits
@@ -37,6 +35,8 @@ if TYPE_CHECKING:
     from hearth.index.semantic import Progress, SemanticRanking
     from hearth.reconcile.reconciler import Reconciler
     from hearth.reconcile.reports import PassReport
+    from hearth.runtimes.openclaw_setup import OpenClawSetup
+    from hearth.runtimes.setup import RuntimeSetup
     from hearth.store.git import GitStore
     from hearth.store.rooted import RootedFiles
     from hearth.store.tokens import TokenStore
@@ -390,9 +390,9 @@ def install_hooks(root: Path) -> list[str]:
 
 def update_attributes(root: Path, clock: Clock = utc_now) -> tuple[str, ...]:
     """Commit hearth's current .gitattributes lines when they are missing or old."""
-    from hearth.app.install import home as install_home
+    from hearth.app import init_home
 
-    return install_home.update_attributes(root, clock, default_actor())
+    return init_home.update_attributes(root, clock, default_actor())
 
 
 def merge_driver_config() -> dict[str, str]:
@@ -410,12 +410,12 @@ def initialize(
     storing: Progress | None = None,
 ) -> InitResult:
     """``hearth init``: create or adopt the home, commit what it added, install the hooks
-    (``checking`` and ``storing``: progress, see ``install_home.init_home``)."""
-    from hearth.app.install import home as install_home
+    (``checking`` and ``storing``: progress, see ``init_home.init_home``)."""
+    from hearth.app import init_home
     from hearth.domain.settings import Settings
-    from hearth.domain.validation import RuleFailure
+    from hearth.errors import RuleFailure
 
-    result = install_home.init_home(
+    result = init_home.init_home(
         root,
         template_dir(),
         clock,
@@ -438,7 +438,7 @@ def runtime_setup(root: Path) -> RuntimeSetup:
     import shutil
     import subprocess
 
-    from hearth.app.install.runtimes import RuntimeSetup
+    from hearth.runtimes.setup import RuntimeSetup
 
     def run(argv: list[str]) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -455,8 +455,8 @@ def openclaw_setup(root: Path) -> OpenClawSetup:
     import shutil
     import subprocess
 
-    from hearth.app.install.openclaw import OpenClawSetup
     from hearth.domain import layout
+    from hearth.runtimes.openclaw_setup import OpenClawSetup
 
     def run(argv: list[str]) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

@@ -13,10 +13,10 @@ from hearth.domain.validation import (
     _SECRET_NAME_PATTERNS,
     _SECRET_TEXT_PATTERNS,
     Bounds,
-    RuleFailure,
     check_path,
     check_text,
 )
+from hearth.errors import RuleFailure
 
 
 def reference(path: str, text: str) -> list[tuple[str, str]]:

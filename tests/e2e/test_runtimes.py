@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from hearth.domain import runtimes as rt
+from hearth.runtimes import known as rt
 from tests.e2e.run import hearth
 from tests.e2e.standin import StandIn
 

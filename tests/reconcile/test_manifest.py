@@ -6,7 +6,7 @@ import marshal
 import sys
 from pathlib import Path
 
-from hearth.domain.validation import RuleFailure
+from hearth.errors import RuleFailure
 from hearth.reconcile import manifest
 from hearth.reconcile.filemap import FileEntry, FileMap
 from hearth.reconcile.manifest import Manifest, ParkedFile

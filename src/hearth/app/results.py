@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hearth.domain import textdiff
-from hearth.domain.validation import RuleFailure
+from hearth.errors import RuleFailure
 from hearth.reconcile.reports import IndexStatus, PassReport
 from hearth.store.catalog import RecordView
 

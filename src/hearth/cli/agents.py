@@ -14,16 +14,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from hearth.cli.support import LightCommand, _emit, _State, cli, json_option
-from hearth.domain.runtimes import EVENTS, RUNTIMES
+from hearth.runtimes.known import EVENTS, RUNTIMES
 
 if TYPE_CHECKING:
     from hearth.domain.context import Session
-    from hearth.domain.runtimes import Event
+    from hearth.runtimes.known import Event
 
 _HOOKED = [name for name, r in RUNTIMES.items() if r.hooks]
 
 
-#: Set up by its own use case (app/install/openclaw.py): a workspace, a memory plugin, MCP.
+#: Set up by its own use case (runtimes/openclaw_setup.py): a workspace, a memory plugin, MCP.
 OPENCLAW = "openclaw"
 
 
@@ -112,7 +112,7 @@ def _answer(state: _State, runtime: str, event: str, raw: str) -> dict[str, Any]
     import json  # noqa: PLC0415
 
     from hearth.client import delegate  # noqa: PLC0415
-    from hearth.domain import agent_context as ac  # noqa: PLC0415
+    from hearth.runtimes import agent_context as ac  # noqa: PLC0415
 
     spec = RUNTIMES[runtime]
     chosen: Event = "session-start" if event == "session-start" else "prompt"

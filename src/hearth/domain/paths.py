@@ -30,7 +30,7 @@ _EDITOR_TEMP_SUFFIXES = (".swp", ".swx", ".swo", "~", ".tmp", ".part", ".crdownl
 # What ``normalize`` accepts, as a regular expression an OpenAPI or JSON Schema
 # ``pattern`` can carry (ECMA-262 syntax, which Python's ``re`` reads the same
 # way): the schemas of every surface declare it, ``normalize`` enforces it (with
-# its 400 ``path_refused``), and tests/domain/test_path_pattern.py checks that what
+# its 400 ``path_refused``), and tests/domain/test_input_patterns.py checks that what
 # the pattern admits ``normalize`` accepts. It admits the canonical spelling only:
 # no empty, ``.`` or ``..`` names (``normalize`` also takes ``a/./b`` and ``a/../b``,
 # which it rewrites). A name's bound of MAX_COMPONENT_BYTES in UTF-8 is said in

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from hearth.domain import layout
 from hearth.domain.entries import Entry, list_entries
 from hearth.domain.text import first_not_text, with_article
-from hearth.errors import InvalidRecord
+from hearth.errors import InvalidRecord, RuleFailure
 
 SOUL_MIN_CHARS = 100
 
@@ -27,20 +27,6 @@ class Bounds:
     memory_md: int = 20_000
     #: Person notes ``users/<id>.md``; hearth.toml's default is ``user_md``.
     user_note: int = 8_000
-
-
-@dataclass(frozen=True)
-class RuleFailure:
-    path: str
-    rule: str
-    message: str
-    fix: str
-
-    def describe(self) -> str:
-        return f"{self.path}: [{self.rule}] {self.message} ({self.fix})"
-
-    def as_dict(self) -> dict[str, str]:
-        return {"path": self.path, "rule": self.rule, "message": self.message, "fix": self.fix}
 
 
 _SECRET_NAME_PATTERNS = (".env*", "*.pem", "*.key", "*.p12", "*.pfx")

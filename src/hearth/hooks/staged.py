@@ -25,8 +25,8 @@ from pathlib import Path
 
 from hearth.domain import layout
 from hearth.domain.stale_copy import LOG_ARGS, replaced_only_by_hearth
-from hearth.domain.validation import Bounds, RuleFailure, check_blob, uses_bounds
-from hearth.errors import HearthError, InvalidInput, NotFound, StoreError
+from hearth.domain.validation import Bounds, check_blob, uses_bounds
+from hearth.errors import HearthError, InvalidInput, NotFound, RuleFailure, StoreError
 
 #: What the shim and :class:`StagedFiles` ask git, followed by the commit to
 #: compare with. ``core.quotePath=false`` quotes a path only when it holds a

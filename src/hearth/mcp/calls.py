@@ -36,7 +36,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from hearth.domain.policy import Scope, may, refusal, scope_of
+from hearth.catalogue import Scope, may, refusal, scope_of
 from hearth.errors import HearthError, error_body
 
 
@@ -79,7 +79,7 @@ class Refused(Exception):
 
 def require(held: Scope, operation: str) -> None:
     """Raise the API's 403, word for word, unless the one policy lets a caller of
-    scope ``held`` run ``operation`` (``domain/policy.py``)."""
+    scope ``held`` run ``operation`` (``catalogue.py``)."""
     if not may(held, operation):
         raise Refused(refusal(held, operation))
 
@@ -133,7 +133,7 @@ class Tools:
     def __init__(self, who: WhoCalls) -> None:
         self.who = who
         self.built: list[Tool] = []
-        #: The operation (``domain/policy.py``) each tool runs, by tool name.
+        #: The operation (``catalogue.py``) each tool runs, by tool name.
         self.operations: dict[str, str] = {}
 
     def add(

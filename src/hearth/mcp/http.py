@@ -21,7 +21,7 @@ from pydantic import AnyHttpUrl
 from starlette.types import ASGIApp
 
 from hearth.app.served.service import ServedHearth
-from hearth.domain.policy import SCOPES
+from hearth.catalogue import SCOPES
 from hearth.mcp.calls import Caller
 from hearth.mcp.server import build_server
 

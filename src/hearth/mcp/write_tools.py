@@ -14,8 +14,8 @@ from pydantic import Field
 
 from hearth.app.served.service import ServedHearth
 from hearth.app.writes.batch import MAX_BATCH
+from hearth.catalogue import Scope, put_operation
 from hearth.domain.paths import normalize
-from hearth.domain.policy import Scope, put_operation
 from hearth.domain.records import MAX_TITLE_CHARS
 from hearth.domain.text import NOT_BLANK, text_bytes
 from hearth.errors import InvalidInput

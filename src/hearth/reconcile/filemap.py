@@ -21,7 +21,7 @@ import struct
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from hearth.domain.validation import RuleFailure
+from hearth.errors import RuleFailure
 
 _HEAD = struct.Struct("<qqIB")
 _SIGNATURE = struct.Struct("<qq")

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from hearth.domain import layout
-from hearth.domain.validation import RuleFailure
+from hearth.errors import RuleFailure
 from hearth.reconcile.filemap import FileEntry, FileMap, unpack
 
 __all__ = ["FileEntry", "Manifest", "ParkedFile", "load", "save"]

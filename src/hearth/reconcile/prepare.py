@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Literal
 
 from hearth.domain.sections import Section, split_sections
-from hearth.domain.validation import Bounds, RuleFailure, check_text
-from hearth.errors import PathRefused
+from hearth.domain.validation import Bounds, check_text
+from hearth.errors import PathRefused, RuleFailure
 from hearth.store.rooted import RootedFiles
 
 if TYPE_CHECKING:

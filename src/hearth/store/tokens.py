@@ -6,7 +6,7 @@ add nothing but latency to every request. Lookups compare the hash of the
 presented token with every stored hash in constant time.
 
 Scopes are ordered ``read`` < ``write`` < ``admin``; what each allows is the one
-policy of ``domain/policy.py``.
+policy of ``catalogue.py``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from hearth.domain.policy import SCOPES, Scope
+from hearth.catalogue import SCOPES, Scope
 from hearth.errors import InvalidInput, NotFound
 from hearth.store import state
 

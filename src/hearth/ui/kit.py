@@ -25,7 +25,7 @@ from fastapi import Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from hearth.domain.policy import may, refusal
+from hearth.catalogue import may, refusal
 from hearth.errors import Conflict, HearthError, ValidationFailed
 from hearth.ui.auth import SESSION_COOKIE, Gate, Visitor
 from hearth.ui.render import HEADERS, Views, when

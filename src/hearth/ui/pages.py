@@ -19,9 +19,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from hearth.app.served.service import ServedHearth
+from hearth.catalogue import put_operation
 from hearth.domain.active import needs_attention
 from hearth.domain.layout import ACTIVE_PATH, KINDS
-from hearth.domain.policy import put_operation
 from hearth.domain.searching import MAX_LIMIT
 from hearth.errors import HearthError, NotFound
 from hearth.ui.auth import COOKIE_PATH, LOGIN_COOKIE, SESSION_COOKIE, Gate, Visitor

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup, escape
 
-from hearth.domain.policy import scope_sentences
+from hearth.catalogue import scope_sentences
 
 if TYPE_CHECKING:
     from jinja2 import Environment

@@ -10,8 +10,8 @@ from hearth.app.results import ActiveView, Diff
 from hearth.domain import layout, records, textdiff
 from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
-from hearth.domain.validation import RuleFailure, check_blob, check_path
-from hearth.errors import HearthError, InvalidInput, NotFound
+from hearth.domain.validation import check_blob, check_path
+from hearth.errors import HearthError, InvalidInput, NotFound, RuleFailure
 from hearth.reconcile.reports import ActiveState, IndexStatus
 from hearth.store import catalog
 from hearth.store.catalog import RecordView

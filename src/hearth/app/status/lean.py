@@ -18,7 +18,7 @@ read, a linked work tree.
 
 It reads under the reconcile lock, as a pass does, so it never sees a manifest
 half saved. The dict it gives is the one ``report.home_status`` gives after a pass
-(tests/app/test_glance.py holds the two side by side). This module imports
+(tests/app/test_status_lean.py holds the two side by side). This module imports
 nothing that loads libgit2, Tantivy, numpy or YAML (``.importlinter``).
 """
 

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hearth.domain import config_text, textdiff
-from hearth.domain import runtimes as rt
+from hearth.domain import textdiff
 from hearth.errors import HearthError, InvalidInput, NotAHome
+from hearth.runtimes import config_text
+from hearth.runtimes import known as rt
 from hearth.store import user_files
 from hearth.store.discovery import is_hearth_home
 

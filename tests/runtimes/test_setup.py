@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from hearth.app.install.runtimes import RuntimeSetup
 from hearth.errors import InvalidInput, NotAHome
+from hearth.runtimes.setup import RuntimeSetup
 
 
 def _no_cli(argv: list[str]) -> subprocess.CompletedProcess[str]:

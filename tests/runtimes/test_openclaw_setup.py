@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from hearth import wiring
-from hearth.app.install.openclaw import STATE_FILE, OpenClawSetup
 from hearth.errors import InvalidInput
+from hearth.runtimes.openclaw_setup import STATE_FILE, OpenClawSetup
 from hearth.store.state import state_dir_of
 from tests.conftest import Workspace
 

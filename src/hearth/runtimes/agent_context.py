@@ -20,10 +20,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hearth.catalogue import route_of
 from hearth.domain import layout
 from hearth.domain.context import cut
-from hearth.domain.policy import route_of
-from hearth.domain.runtimes import Event, Runtime
+from hearth.runtimes.known import Event, Runtime
 
 PRIORITY = (
     "SOUL.md",

@@ -1,5 +1,5 @@
 """What ``hearth setup openclaw`` changes in openclaw.json, and what ``--remove``
-puts back (``domain/openclaw.py``; the real OpenClaw: tests/e2e/test_openclaw.py)."""
+puts back (``runtimes/openclaw_config.py``; the real OpenClaw: tests/e2e/test_openclaw.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from hearth.domain import openclaw as oc
 from hearth.errors import InvalidInput
+from hearth.runtimes import openclaw_config as oc
 
 HOME = "/home/pat/.hearth/home"
 HEARTH = "/opt/bin/hearth"

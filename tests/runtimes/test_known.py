@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hearth.domain import agent_context as ac
-from hearth.domain import config_text as ct
-from hearth.domain import runtimes as rt
+from hearth.runtimes import agent_context as ac
+from hearth.runtimes import config_text as ct
+from hearth.runtimes import known as rt
 
 CLAUDE = rt.RUNTIMES["claude-code"]
 CODEX = rt.RUNTIMES["codex"]

@@ -13,7 +13,7 @@ patch`` (OpenClaw validates the whole result and writes it or nothing; a
 failure takes back a plugin install made by this run), and hearth.toml gets
 ``[runtimes.openclaw] commit_writes = true`` in one commit. ``--remove`` runs
 ``openclaw plugins uninstall`` and one patch that puts back what was kept,
-and restores hearth.toml's table. The patch itself is pure: ``domain/openclaw.py``.
+and restores hearth.toml's table. The patch itself is pure: ``runtimes/openclaw_config.py``.
 """
 
 from __future__ import annotations
@@ -26,12 +26,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hearth.app.install.runtimes import Change, Run, SetupReport, Which
-from hearth.domain import config_text, layout
-from hearth.domain import openclaw as oc
-from hearth.domain import runtimes as rt
+from hearth.domain import layout
 from hearth.domain.settings import parse_settings
 from hearth.errors import HearthError, InvalidInput
+from hearth.runtimes import config_text
+from hearth.runtimes import known as rt
+from hearth.runtimes import openclaw_config as oc
+from hearth.runtimes.setup import Change, Run, SetupReport, Which
 from hearth.store import state as state_files
 from hearth.store import user_files
 
