@@ -1,6 +1,6 @@
-"""The operations on a home, each write one commit through the git store: daily
-notes, files, restore and rollups here; records (``record_ops``) and memory
-entries and topics (``memory_ops``) beside them. The use cases
+"""The writes of a home, each one commit through the git store: daily
+notes, files, restore and rollups here; records (``records``, ``batch``) and memory
+entries and topics (``memory``) beside them. The use cases
 (``app.usecases.Hearth``) call these under the owner lock."""
 
 from __future__ import annotations

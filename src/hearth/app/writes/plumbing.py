@@ -2,7 +2,7 @@
 planned files checked by the validation rules and the size bounds first, and
 whoever indexes writes told of the paths once it stands.
 
-Every write method (in ``operations``, ``record_ops`` and ``memory_ops``)
+Every write method (in ``home``, ``records``, ``batch`` and ``memory``)
 builds a *planner*, a function of HEAD's snapshot to a plan, so that when
 the branch moves under it the store can simply ask again on the new tip: a
 daily append lands on the newest note, a merge reads the newest MEMORY.md.
