@@ -22,6 +22,7 @@ from hearth.domain.records import MAX_TITLE_CHARS
 from hearth.domain.text import NOT_BLANK, ONE_LINE, not_blank
 
 if TYPE_CHECKING:
+    from hearth.app.results import BatchResult, WriteResult
     from hearth.index.ranking import SearchResult as Found
 
 
@@ -178,6 +179,11 @@ class Written(BaseModel):
     key: str | None = None
 
 
+def written(result: WriteResult) -> Written:
+    """The answer to a write, on every surface."""
+    return Written(commit=result.commit, path=result.path, changed=result.changed, key=result.key)
+
+
 class ContextFile(BaseModel):
     path: str
     content: str
@@ -302,6 +308,18 @@ class BatchWritten(BaseModel):
     outcome: str
     added: int
     skipped: int
+
+
+def batch_written(result: BatchResult) -> BatchWritten:
+    """The answer to a merge or rejection of many proposals, on every surface."""
+    return BatchWritten(
+        commit=result.commit,
+        changed=result.changed,
+        keys=list(result.keys),
+        outcome=result.outcome,
+        added=result.added,
+        skipped=result.skipped,
+    )
 
 
 class Loop(Record):

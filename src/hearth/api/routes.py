@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 
 from hearth.api import models
 from hearth.api.problems import ApiError
-from hearth.app.results import ActiveView, Diff, WriteResult
+from hearth.app.results import ActiveView, Diff
 from hearth.app.served.service import ServedHearth
 from hearth.catalogue import may, put_operation, refusal
 from hearth.domain.entries import MAX_ENTRY_CHARS
@@ -34,7 +34,9 @@ from hearth.wire import (
     MAX_REVISION_CHARS,
     PATH_SCHEMA,
     USER_ID_SCHEMA,
+    batch_written,
     search_result,
+    written,
 )
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -142,10 +144,6 @@ def actor(info: TokenInfo) -> str:
     return info.name if info.local else f"api:{info.name}"
 
 
-def written(result: WriteResult) -> models.Written:
-    return models.Written(**result.as_dict())  # type: ignore[arg-type]
-
-
 @router.get("/healthz", response_model=models.Health, tags=["service"])
 async def healthz() -> models.Health:
     return models.Health(ok=True)
@@ -233,11 +231,7 @@ def daily(service: Service, body: models.DailyEntry, info: Caller) -> models.Wri
 @operation("get", "/v1/proposals", "proposals", response_model=models.Proposals, tags=["read"])
 def proposals(service: Service) -> dict[str, Any]:
     views = service.records("proposal")
-    board = service.review_board(views)
-    return {
-        "proposals": [{**v.as_dict(), **board.of(v.key)} for v in views],
-        "review": board.summary(),
-    }
+    return service.review_board(views).answer(views)
 
 
 @operation("post", "/v1/proposals", "propose", response_model=models.Written, tags=["write"])
@@ -269,9 +263,9 @@ def reject(service: Service, key: Key, body: models.Rejection, info: Caller) -> 
     response_model=models.BatchWritten,
     tags=["review"],
 )
-def merge_many(service: Service, body: models.ManyProposals, info: Caller) -> dict[str, object]:
+def merge_many(service: Service, body: models.ManyProposals, info: Caller) -> models.BatchWritten:
     """Merge many proposals in one commit (all or nothing)."""
-    return service.merge_many(body.keys, actor(info), expected=_seen(body.expected)).as_dict()
+    return batch_written(service.merge_many(body.keys, actor(info), expected=_seen(body.expected)))
 
 
 @operation(
@@ -281,10 +275,12 @@ def merge_many(service: Service, body: models.ManyProposals, info: Caller) -> di
     response_model=models.BatchWritten,
     tags=["review"],
 )
-def reject_many(service: Service, body: models.ManyRejected, info: Caller) -> dict[str, object]:
+def reject_many(service: Service, body: models.ManyRejected, info: Caller) -> models.BatchWritten:
     """Reject many proposals with one reason, in one commit (all or nothing)."""
     expected = _seen(body.expected)
-    return service.reject_many(body.keys, body.reason, actor(info), expected=expected).as_dict()
+    return batch_written(
+        service.reject_many(body.keys, body.reason, actor(info), expected=expected)
+    )
 
 
 def _seen(expected: dict[str, str | None] | None) -> dict[str, str | None] | None:

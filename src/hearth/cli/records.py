@@ -82,14 +82,7 @@ def proposals(state: _State, as_json: bool) -> None:
     app = state.app()
     views = app.records("proposal")
     board = app.review_board(views)
-    _emit(
-        as_json,
-        {
-            "proposals": [{**v.as_dict(), **board.of(v.key)} for v in views],
-            "review": board.summary(),
-        },
-        lambda: _review_lines(views, board),
-    )
+    _emit(as_json, board.answer(views), lambda: _review_lines(views, board))
 
 
 def _review_lines(views: list[RecordView], board: ReviewBoard) -> str:

@@ -1,7 +1,8 @@
 """How one MCP tool call runs: the caller's scope, a worker thread, errors as tool errors.
 
-Every tool is a plain function of its typed arguments that returns a pydantic
-model. ``Tools.add`` registers it with the SDK behind one wrapper that
+Every tool is a plain module-level function of its typed arguments that returns
+a pydantic model, declared in its module's ``ToolSet``. ``Tools`` registers them
+with the SDK behind one wrapper that
 
 - refuses a call the caller's scope does not allow, before anything runs;
 - runs a blocking tool on a worker thread (the use cases take the home's lock
@@ -126,77 +127,110 @@ def inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
     return expand(schema, ())  # type: ignore[return-value]
 
 
-class Tools:
-    """Builds hearth's tools (``built``, for ``MCPServer(tools=...)``) for callers
-    resolved by ``who``."""
+@dataclass(frozen=True)
+class Declared:
+    """A tool as its module declares it: the function, the operation it runs, how
+    it behaves (annotations), and whether it blocks (runs on a worker thread)."""
 
-    def __init__(self, who: WhoCalls) -> None:
-        self.who = who
-        self.built: list[Tool] = []
-        #: The operation (``catalogue.py``) each tool runs, by tool name.
-        self.operations: dict[str, str] = {}
+    fn: Callable[..., BaseModel]
+    operation: str
+    annotations: ToolAnnotations
+    blocking: bool
 
-    def add(
+
+class ToolSet:
+    """The tools one module declares, at module level: ``@tool(operation, ...)``
+    above a plain function. Parameters named ``service``, ``actor`` and ``scope``
+    are injected on each call (the served home, the caller's name and scope) and
+    left out of the published schema; the docstring is the description."""
+
+    def __init__(self) -> None:
+        self.declared: list[Declared] = []
+
+    def tool(
         self,
         operation: str,
         annotations: ToolAnnotations,
         *,
         blocking: bool = True,
     ) -> Callable[[Callable[..., BaseModel]], Callable[..., BaseModel]]:
-        """Register the decorated function as the tool of its name.
+        """Declare the decorated function as the tool of its name.
 
         ``operation`` names what every call runs, so the policy gives its scope;
         a tool whose arguments ask for more (``write`` of a file that is not
-        markdown, ``memory`` with a change) calls ``require`` itself. Parameters named
-        ``actor`` and ``scope`` are filled with the caller's and left out of
-        the published schema; the docstring is the description.
+        markdown, ``memory`` with a change) calls ``require`` itself.
         """
 
-        def register(fn: Callable[..., BaseModel]) -> Callable[..., BaseModel]:
-            signature = inspect.signature(fn, eval_str=True)
-            injected = {"actor", "scope"} & set(signature.parameters)
-            published = [p for p in signature.parameters.values() if p.name not in injected]
-            # The SDK hands arguments over by their JSON names (``from`` for ``rev_from``).
-            renamed = {alias: p.name for p in published if (alias := _alias(p)) is not None}
-
-            async def call(**arguments: Any) -> CallToolResult:
-                caller = self.who()
-                if caller is None:  # the HTTP mount answers 401 first; a safety net
-                    return error_result("unauthorized", "send 'Authorization: Bearer <token>'")
-                arguments = {renamed.get(k, k): v for k, v in arguments.items()}
-                given = {"actor": caller.actor, "scope": caller.scope}
-                arguments.update((name, given[name]) for name in injected)
-                try:
-                    require(caller.scope, operation)
-                    if blocking:
-                        model = await anyio.to_thread.run_sync(functools.partial(fn, **arguments))
-                    else:
-                        model = fn(**arguments)
-                except Refused as exc:
-                    return error_result("forbidden", exc.message)
-                except HearthError as exc:
-                    return error_result(exc.code, exc.message, exc.detail)
-                return _result(model)
-
-            call.__signature__ = signature.replace(  # type: ignore[attr-defined]
-                parameters=published,
-                return_annotation=Annotated[CallToolResult, signature.return_annotation],
-            )
-            call.__name__ = fn.__name__
-            tool = Tool.from_function(
-                call,
-                name=fn.__name__,
-                description=inspect.cleandoc(fn.__doc__ or ""),
-                annotations=annotations,
-                # What the catalogue test (and a curious client) reads: the operation
-                # every call runs, and the scope the one policy gives it.
-                meta={"hearth/operation": operation, "hearth/scope": scope_of(operation)},
-            )
-            if tool.fn_metadata.output_schema is not None:
-                # Read live by the SDK (listing); results are still checked against the model.
-                tool.fn_metadata.output_schema = inline_refs(tool.fn_metadata.output_schema)
-            self.built.append(tool)
-            self.operations[tool.name] = operation
+        def declare(fn: Callable[..., BaseModel]) -> Callable[..., BaseModel]:
+            self.declared.append(Declared(fn, operation, annotations, blocking))
             return fn
 
-        return register
+        return declare
+
+
+#: What each call may be given besides its arguments.
+INJECTED = frozenset({"service", "actor", "scope"})
+
+
+class Tools:
+    """hearth's tools (``built``, for ``MCPServer(tools=...)``) over ``service``,
+    for callers resolved by ``who``."""
+
+    def __init__(self, who: WhoCalls, service: object) -> None:
+        self.who = who
+        self.service = service
+        self.built: list[Tool] = []
+        #: The operation (``catalogue.py``) each tool runs, by tool name.
+        self.operations: dict[str, str] = {}
+
+    def add_all(self, *sets: ToolSet) -> None:
+        for tool_set in sets:
+            for declared in tool_set.declared:
+                self._add(declared)
+
+    def _add(self, declared: Declared) -> None:
+        fn, operation = declared.fn, declared.operation
+        signature = inspect.signature(fn, eval_str=True)
+        injected = INJECTED & set(signature.parameters)
+        published = [p for p in signature.parameters.values() if p.name not in injected]
+        # The SDK hands arguments over by their JSON names (``from`` for ``rev_from``).
+        renamed = {alias: p.name for p in published if (alias := _alias(p)) is not None}
+
+        async def call(**arguments: Any) -> CallToolResult:
+            caller = self.who()
+            if caller is None:  # the HTTP mount answers 401 first; a safety net
+                return error_result("unauthorized", "send 'Authorization: Bearer <token>'")
+            arguments = {renamed.get(k, k): v for k, v in arguments.items()}
+            given = {"service": self.service, "actor": caller.actor, "scope": caller.scope}
+            arguments.update((name, given[name]) for name in injected)
+            try:
+                require(caller.scope, operation)
+                if declared.blocking:
+                    model = await anyio.to_thread.run_sync(functools.partial(fn, **arguments))
+                else:
+                    model = fn(**arguments)
+            except Refused as exc:
+                return error_result("forbidden", exc.message)
+            except HearthError as exc:
+                return error_result(exc.code, exc.message, exc.detail)
+            return _result(model)
+
+        call.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=published,
+            return_annotation=Annotated[CallToolResult, signature.return_annotation],
+        )
+        call.__name__ = fn.__name__
+        tool = Tool.from_function(
+            call,
+            name=fn.__name__,
+            description=inspect.cleandoc(fn.__doc__ or ""),
+            annotations=declared.annotations,
+            # What the catalogue test (and a curious client) reads: the operation
+            # every call runs, and the scope the one policy gives it.
+            meta={"hearth/operation": operation, "hearth/scope": scope_of(operation)},
+        )
+        if tool.fn_metadata.output_schema is not None:
+            # Read live by the SDK (listing); results are still checked against the model.
+            tool.fn_metadata.output_schema = inline_refs(tool.fn_metadata.output_schema)
+        self.built.append(tool)
+        self.operations[tool.name] = operation

@@ -22,8 +22,8 @@ from hearth.domain import layout
 from hearth.domain.context import MAIN_FILES
 from hearth.errors import HearthError, NotFound
 from hearth.mcp.calls import Caller, Tools, WhoCalls
-from hearth.mcp.tools import register_read_tools
-from hearth.mcp.write_tools import register_admin_tools, register_write_tools
+from hearth.mcp.tools import READ_TOOLS
+from hearth.mcp.write_tools import ADMIN_TOOLS, WRITE_TOOLS
 
 NAME = "hearth"
 
@@ -54,10 +54,8 @@ def build_server(
     auth: AuthSettings | None = None,
 ) -> MCPServer:
     """The MCP server over ``service``; ``who`` names the caller of each request."""
-    tools = Tools(who)
-    register_read_tools(tools, service)
-    register_write_tools(tools, service)
-    register_admin_tools(tools, service)
+    tools = Tools(who, service)
+    tools.add_all(READ_TOOLS, WRITE_TOOLS, ADMIN_TOOLS)
     server: MCPServer = MCPServer(
         NAME,
         title="hearth: the assistant's home",

@@ -96,6 +96,15 @@ class ReviewBoard:
             "group_over_bound": {k: o.as_dict() for k, o in self.group_over_bound.items()},
         }
 
+    def answer(self, views: Sequence[RecordView]) -> dict[str, object]:
+        """The pending proposals ``views``, each with what review found for it,
+        and the summary: the one shape of ``GET /v1/proposals``, ``hearth
+        proposals --json`` and (with the loops) MCP's ``review``."""
+        return {
+            "proposals": [{**view.as_dict(), **self.of(view.key)} for view in views],
+            "review": self.summary(),
+        }
+
 
 class ReviewMatcher:
     def __init__(self, likeness_of: EntryLikeness, threshold: float, bounds: Bounds) -> None:
