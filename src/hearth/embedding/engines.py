@@ -61,7 +61,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hearth.index.e5graph import encoder_graph, open_session
+from hearth.embedding.encoder_graph import encoder_graph, open_session
 
 if TYPE_CHECKING:
     import numpy.typing as npt

