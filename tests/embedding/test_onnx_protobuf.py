@@ -90,7 +90,7 @@ def test_a_model_is_helpers() -> None:
 @pytest.mark.parametrize("weights8", [False, True])
 def test_the_encoder_graph_is_a_valid_onnx_model(tmp_path: Path, weights8: bool) -> None:
     from hearth.embedding.encoder_graph import encoder_graph
-    from hearth.embedding.engines import shared_weights
+    from hearth.embedding.model_file import shared_weights
 
     path = tmp_path / "e5.onnx"
     path.write_bytes(encoder_graph(shared_weights(), tmp_path, weights8))

