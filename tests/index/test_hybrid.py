@@ -267,7 +267,9 @@ def test_queries_are_embedded_through_onnx_runtime_with_int8_weights(embedder: N
     text = "when is the dentist"
     vector = embedder.query(text)
     assert vector.shape == (384,)
-    assert embedder.query_engine == "onnx"
+    from hearth.embedding.engines import OnnxQueries
+
+    assert isinstance(embedder._query_model, OnnxQueries)
     assert np.allclose(vector, _onnx_engine("int8").embed([text], is_query=True)[0], atol=1e-5)
     assert float(vector @ _onnx_engine("fp32").embed([text], is_query=True)[0]) < 0.9999
 

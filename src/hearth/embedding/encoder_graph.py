@@ -148,7 +148,7 @@ def open_session(graph: Callable[[Path], bytes], threads: int, arena: bool = Tru
     ``arena``: ONNX Runtime keeps the memory of a run's activations for the
     next one, as much as the largest run needed. Without it, each run's is
     freed when the run ends."""
-    import onnxruntime as ort  # noqa: PLC0415  (optional: see embedding.py)
+    import onnxruntime as ort  # noqa: PLC0415  (loaded at the first embedding)
 
     options = ort.SessionOptions()
     options.enable_cpu_mem_arena = arena

