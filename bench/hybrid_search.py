@@ -54,8 +54,8 @@ from urllib.parse import urlencode
 import numpy as np
 
 from hearth import wiring
+from hearth.embedding import Embedder
 from hearth.index import ranking
-from hearth.index.embedding import Embedder
 from homegen import (
     WORDS,
     git,
@@ -178,7 +178,7 @@ def in_process(root: Path, queries: list[str]) -> None:
                   embedder, ranking.question(text, limit=10), parallel=parallel)  # fmt: skip
     print(
         f"\nin-process, {len(queries)} distinct queries, {len(store)} vectors "
-        f"(query engine: {embedder.query_engine}):"
+        f"(query engine: {type(embedder._query_model).__name__}):"
     )
     for name, samples in parts.items():
         latency(name, samples)

@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from hearth.domain.likeness import DEFAULT_THRESHOLD
-from hearth.index.embedding import load_embedder
+from hearth.embedding import load_embedder
 from hearth.index.likeness import EntryLikeness
 
 DATA = Path(__file__).resolve().parent / "data" / "near_duplicates.jsonl"

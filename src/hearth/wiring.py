@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from hearth.app.usecases import Hearth
     from hearth.app.writes.home import AfterWrite, HomeWrites
     from hearth.domain.settings import Settings
-    from hearth.index.embedding import Embedder
+    from hearth.embedding import Embedder
     from hearth.index.semantic import Progress, SemanticRanking
     from hearth.reconcile.reconciler import Reconciler
     from hearth.reconcile.reports import PassReport
@@ -158,7 +158,7 @@ def _semantic_on(settings: Settings) -> bool:
 def _semantic(parts: _Parts, embedder: Embedder | None = None) -> SemanticRanking | None:
     """Semantic ranking as the settings say; ``embedder`` given (tests, benchmarks)
     turns it on with that model."""
-    from hearth.index.embedding import load_embedder
+    from hearth.embedding import load_embedder
     from hearth.index.semantic import SemanticRanking
     from hearth.store import state
 
@@ -244,7 +244,7 @@ def glance_status(root: Path) -> dict[str, Any] | None:
     """The home's status without a reconcile pass, when one would change nothing
     (``app/status/lean.py``); None when it would (then ``open_app(root).status()``)."""
     from hearth.app.status import lean
-    from hearth.index.embedding import load_embedder
+    from hearth.embedding import load_embedder
 
     _files, settings = _home(root)
     model = load_embedder(settings.search.model).name if _semantic_on(settings) else None

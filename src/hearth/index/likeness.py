@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hearth.domain.likeness import COSINE_FLOOR, MEANING_WEIGHT
-from hearth.index.embedding import Embedder
+from hearth.embedding import Embedder
 from hearth.index.schema import digest, shared_analyzer
 from hearth.index.terms import STOP_WORDS
 

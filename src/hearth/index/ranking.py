@@ -43,8 +43,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from hearth.domain.searching import MAX_LIMIT, MAX_QUERY_CHARS
+from hearth.embedding import Embedder
 from hearth.index import context, evidence, floor
-from hearth.index.embedding import Embedder
 from hearth.index.floor import FLOOR, Floor
 from hearth.index.ondisk import VectorCoverage
 from hearth.index.query import Hit, Ranked

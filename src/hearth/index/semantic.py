@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hearth.domain.sections import Section
-from hearth.index.embedding import Embedder
+from hearth.embedding import Embedder
 from hearth.index.ondisk import VectorCoverage, stored_rows
 from hearth.index.schema import digest, passage
 from hearth.index.search_index import SearchIndex

