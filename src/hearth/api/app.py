@@ -42,7 +42,8 @@ from hearth.api.starting import StartGate
 from hearth.app.served.service import ServedHearth
 from hearth.mcp.mount import PATH as MCP_PATH
 from hearth.mcp.mount import ExactPath, LazyMount
-from hearth.ui import GzipPages, build_ui
+from hearth.ui import GzipPages
+from hearth.ui import install as install_ui
 
 
 def _schedule(service: ServedHearth) -> AsyncIOScheduler:
@@ -159,7 +160,7 @@ def create_app(
     app.state.service = service
     app.include_router(routes.router)
     app.include_router(hook_routes.router)
-    app.include_router(build_ui(service, errors.status_of))
+    install_ui(app, service, errors.status_of)
     app.router.routes.append(Route(MCP_PATH, ExactPath(mcp), include_in_schema=False))
     # A person who opens the server's address in a browser gets the review page.
     app.router.routes.append(Route("/", _to_review_page, include_in_schema=False))

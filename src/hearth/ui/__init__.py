@@ -5,7 +5,18 @@ operation each, and nothing below the service is touched here. See
 docs/ui.md.
 """
 
-from hearth.ui.kit import GzipPages
-from hearth.ui.pages import build_ui
+from fastapi import FastAPI
 
-__all__ = ["GzipPages", "build_ui"]
+from hearth.app.served.service import ServedHearth
+from hearth.ui import pages, review
+from hearth.ui.kit import GzipPages, Kit, StatusOf
+
+__all__ = ["GzipPages", "install"]
+
+
+def install(app: FastAPI, service: ServedHearth, status_of: StatusOf) -> None:
+    """The review page on ``app``: its routes, and the Kit they share, kept in the
+    app's state; ``status_of`` is the API's error table (one table)."""
+    app.state.ui_kit = Kit.for_home(service, status_of)
+    app.include_router(pages.router)
+    app.include_router(review.router)

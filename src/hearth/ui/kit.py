@@ -6,6 +6,14 @@ A post's outcome is told by the server, never by the address: the message
 id for the visitor who posted (``Flashes``); the redirect carries only that
 id, and a page shows a message only to the visitor it was made for. A forged
 ``?flash=`` shows nothing.
+
+The routes of ``pages.py`` and ``review.py`` are module-level functions, like
+the API's: the served home (``Served``), the page's ``Kit`` (``UiKit``, built
+once per app by ``install`` and kept in ``app.state``) and the visitor
+(``Reader`` for a page, ``MaybeVisitor`` for a form) are FastAPI
+dependencies. Their routes are ``PageRoute``s: a page asked for without a
+token goes to the login form, and an error while reading is the refused page,
+never the API's JSON.
 """
 
 from __future__ import annotations
@@ -16,19 +24,21 @@ import re
 import secrets
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import parse_qs, urlencode
 
-from fastapi import Request
+from fastapi import Depends, Request
 from fastapi.responses import RedirectResponse, Response
+from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
 
+from hearth.app.served.service import ServedHearth
 from hearth.catalogue import may, refusal
 from hearth.errors import Conflict, HearthError, ValidationFailed
 from hearth.ui.auth import SESSION_COOKIE, Gate, Visitor
-from hearth.ui.render import HEADERS, Views, when
+from hearth.ui.render import HEADERS, Views, when, zone_of
 
 #: Form bodies are small; the BodyLimit middleware bounds them anyway.
 FORM_TYPE = "application/x-www-form-urlencoded"
@@ -79,14 +89,45 @@ class Flashes:
 Refusal = Callable[[Request, Visitor, int, str, dict[str, list[str]]], Response]
 
 
+class UserZone:
+    """USER.md's time zone, read again only when USER.md's blob changes."""
+
+    def __init__(self, service: ServedHearth) -> None:
+        self._service = service
+        self._zones: dict[str | None, dt.tzinfo] = {}
+
+    def __call__(self) -> dt.tzinfo:
+        oid = self._service.head_oids(["USER.md"])["USER.md"]
+        if oid not in self._zones:
+            try:
+                found = zone_of(self._service.get_file("USER.md").content) if oid else dt.UTC
+            except HearthError:
+                found = dt.UTC
+            self._zones.clear()
+            self._zones[oid] = found
+        return self._zones[oid]
+
+
 class Kit:
-    def __init__(self, gate: Gate, status_of: StatusOf) -> None:
+    """The page's state for one app: sessions and CSRF (``gate``), the API's error
+    table (``status_of``, one table), the templates, the posts' messages, and
+    the person's time zone, asked for each page (USER.md's, else UTC)."""
+
+    def __init__(
+        self,
+        gate: Gate,
+        status_of: StatusOf,
+        zone: Callable[[], dt.tzinfo] = lambda: dt.UTC,
+    ) -> None:
         self.gate = gate
         self.status_of = status_of
         self.views = Views()
         self.flashes = Flashes()
-        #: The person's time zone, asked for each page (USER.md's, else UTC).
-        self.zone: Callable[[], dt.tzinfo] = lambda: dt.UTC
+        self.zone = zone
+
+    @classmethod
+    def for_home(cls, service: ServedHearth, status_of: StatusOf) -> Kit:
+        return cls(Gate(service.tokens), status_of, UserZone(service))
 
     def who(self, request: Request) -> Visitor | None:
         return self.gate.visitor(
@@ -140,23 +181,10 @@ class Kit:
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
         return RedirectResponse(f"/ui/login?{urlencode({'next': target})}", 303, HEADERS)
 
-    def reading(
-        self, render: Callable[[Request, Visitor], Response]
-    ) -> Callable[[Request], Response]:
-        def handler(request: Request) -> Response:
-            visitor = self.who(request)
-            if visitor is None:
-                return self.to_login(request)
-            try:
-                return render(request, visitor)
-            except HearthError as exc:
-                return self.refused(visitor, self.status_of(exc), exc.message)
-
-        return handler
-
     async def acting(
         self,
         request: Request,
+        visitor: Visitor | None,
         operation: str,
         back: str,
         call: Callable[[Visitor, dict[str, list[str]]], Done],
@@ -165,7 +193,6 @@ class Kit:
         """A form post: who, CSRF, scope, then one call; then back to ``back``
         (at the anchor the form named) with the call's message. A refusal is a
         page; with ``again``, the form's own page, keeping what was typed."""
-        visitor = self.who(request)
         if visitor is None:
             return self.refused(None, 401, "log in first: this needs a token", "/ui/login")
         form = await form_lists(request)
@@ -188,6 +215,74 @@ class Kit:
         anchor = first(form, "anchor") or done.anchor
         tail = f"#{anchor}" if ANCHOR.fullmatch(anchor) else ""
         return RedirectResponse(f"{back}?{urlencode({'flash': key})}{tail}", 303, HEADERS)
+
+
+# -- the routes' dependencies -------------------------------------------------------
+# async: FastAPI would run a plain function on its thread pool, a hop that a
+# lookup in the app's state (and the token check, as the API's gate) need not pay.
+
+
+async def _kit(request: Request) -> Kit:
+    kit: Kit = request.app.state.ui_kit
+    return kit
+
+
+async def _served(request: Request) -> ServedHearth:
+    served: ServedHearth = request.app.state.service
+    return served
+
+
+#: The page's Kit (``install`` keeps it in the app's state).
+UiKit = Annotated[Kit, Depends(_kit)]
+#: The served home (``create_app`` keeps it in the app's state, as for the API).
+Served = Annotated[ServedHearth, Depends(_served)]
+
+
+async def _maybe_visitor(request: Request, kit: UiKit) -> Visitor | None:
+    return kit.who(request)
+
+
+#: Who posts a form, or None (the form's post says so with a refusal page).
+MaybeVisitor = Annotated[Visitor | None, Depends(_maybe_visitor)]
+
+
+class LoginFirst(Exception):
+    """A page was asked for without a valid token (``PageRoute`` answers it)."""
+
+
+async def _reader(request: Request, visitor: MaybeVisitor) -> Visitor:
+    if visitor is None:
+        raise LoginFirst
+    request.state.visitor = visitor
+    return visitor
+
+
+#: Who reads a page; without a valid token the route answers with the login form.
+Reader = Annotated[Visitor, Depends(_reader)]
+
+
+class PageRoute(APIRoute):
+    """A route of the page: a reader without a valid token is sent to log in (a
+    header token that is not valid is refused), and an error while a reader's
+    page is made is the refused page with the error table's status."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def page_or_refusal(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except LoginFirst:
+                kit: Kit = request.app.state.ui_kit
+                return kit.to_login(request)
+            except HearthError as exc:
+                visitor: Visitor | None = getattr(request.state, "visitor", None)
+                if visitor is None:  # not a page's reader: the app's error table
+                    raise
+                kit = request.app.state.ui_kit
+                return kit.refused(visitor, kit.status_of(exc), exc.message)
+
+        return page_or_refusal
 
 
 def plain(exc: HearthError) -> str:

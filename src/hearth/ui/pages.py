@@ -12,245 +12,251 @@ the page claim anything. The Review page and its forms are ``review.py``.
 
 from __future__ import annotations
 
-import datetime as dt
+from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
-from hearth.app.served.service import ServedHearth
 from hearth.catalogue import put_operation
 from hearth.domain.active import needs_attention
 from hearth.domain.layout import ACTIVE_PATH, KINDS
 from hearth.domain.searching import MAX_LIMIT
-from hearth.errors import HearthError, NotFound
-from hearth.ui.auth import COOKIE_PATH, LOGIN_COOKIE, SESSION_COOKIE, Gate, Visitor
-from hearth.ui.kit import Done, Kit, StatusOf, first, form_lists
-from hearth.ui.render import FAVICON, HEADERS, SCRIPT, STYLESHEET, zone_of
-from hearth.ui.review import add_review
+from hearth.errors import NotFound
+from hearth.ui.auth import COOKIE_PATH, LOGIN_COOKIE, SESSION_COOKIE, Visitor
+from hearth.ui.kit import (
+    Done,
+    Kit,
+    MaybeVisitor,
+    PageRoute,
+    Reader,
+    Served,
+    UiKit,
+    first,
+    form_lists,
+)
+from hearth.ui.render import FAVICON, HEADERS, SCRIPT, STYLESHEET
 
 PERSONA_FILES = ("SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md", "AGENTS.md", "TOOLS.md")
 HISTORY_LIMIT = 50
 #: Hits a search page shows before "show all".
 SEARCH_SHOWN = 20
 
+#: The page's routes but the Review tab's (``review.py``); ``hearth.ui.install`` includes them.
+router = APIRouter(prefix="/ui", include_in_schema=False, route_class=PageRoute)
 
-def build_ui(service: ServedHearth, status_of: StatusOf) -> APIRouter:
-    """The ``/ui`` routes; ``status_of`` is the API's error table (one table)."""
-    gate = Gate(service.tokens)
-    kit = Kit(gate, status_of)
+# -- static, login, logout -------------------------------------------------------
 
-    zones: dict[str | None, dt.tzinfo] = {}
 
-    def zone() -> dt.tzinfo:
-        """USER.md's time zone, read again only when USER.md's blob changes."""
-        oid = service.head_oids(["USER.md"])["USER.md"]
-        if oid not in zones:
-            try:
-                found = zone_of(service.get_file("USER.md").content) if oid else dt.UTC
-            except HearthError:
-                found = dt.UTC
-            zones.clear()
-            zones[oid] = found
-        return zones[oid]
+@router.get("/static/hearth.css")
+def stylesheet() -> Response:
+    headers = {**HEADERS, "Cache-Control": "max-age=3600"}
+    return Response(STYLESHEET(), media_type="text/css", headers=headers)
 
-    kit.zone = zone
-    views = kit.views
-    router = APIRouter(prefix="/ui", include_in_schema=False)
-    page, refused, reading = kit.page, kit.refused, kit.reading
 
-    def who(request: Request) -> Visitor | None:
-        return kit.who(request)
+@router.get("/static/hearth.js")
+def script() -> Response:
+    headers = {**HEADERS, "Cache-Control": "max-age=3600"}
+    return Response(SCRIPT(), media_type="text/javascript", headers=headers)
 
-    # -- static, login, logout -------------------------------------------------------
 
-    @router.get("/static/hearth.css")
-    def stylesheet() -> Response:
-        headers = {**HEADERS, "Cache-Control": "max-age=3600"}
-        return Response(STYLESHEET(), media_type="text/css", headers=headers)
+@router.get("/static/favicon.svg")
+def favicon() -> Response:
+    headers = {**HEADERS, "Cache-Control": "max-age=86400"}
+    return Response(FAVICON(), media_type="image/svg+xml", headers=headers)
 
-    @router.get("/static/hearth.js")
-    def script() -> Response:
-        headers = {**HEADERS, "Cache-Control": "max-age=3600"}
-        return Response(SCRIPT(), media_type="text/javascript", headers=headers)
 
-    @router.get("/static/favicon.svg")
-    def favicon() -> Response:
-        headers = {**HEADERS, "Cache-Control": "max-age=86400"}
-        return Response(FAVICON(), media_type="image/svg+xml", headers=headers)
+@router.get("/login")
+def login_form(request: Request, kit: UiKit, next: str = "/ui/") -> Response:
+    return _login_page(request, kit, 200, next, None)
 
-    @router.get("/login")
-    def login_form(request: Request, next: str = "/ui/") -> Response:
-        nonce, field = gate.login_nonce()
-        response = views.page(
-            "login.html", 200, login_csrf=field, next=_safe_next(next), error=None
+
+@router.post("/login")
+async def login(request: Request, kit: UiKit) -> Response:
+    form = {k: v[0] for k, v in (await form_lists(request) or {}).items()}
+    if not kit.gate.login_ok(request.cookies.get(LOGIN_COOKIE), form.get("login_csrf", "")):
+        return kit.refused(None, 403, "the login form expired; open it again", "/ui/login")
+    found = kit.gate.login(form.get("token", ""))
+    if found is None:
+        return _login_page(request, kit, 401, form.get("next", ""), "unknown or revoked token")
+    session_id, _info = found
+    done = RedirectResponse(_safe_next(form.get("next", "")), 303, HEADERS)
+    _set_cookie(request, done, SESSION_COOKIE, session_id)
+    done.delete_cookie(LOGIN_COOKIE, path=COOKIE_PATH)
+    return done
+
+
+@router.post("/logout")
+async def logout(request: Request, kit: UiKit, visitor: MaybeVisitor) -> Response:
+    form = {k: v[0] for k, v in (await form_lists(request) or {}).items()}
+    if visitor is not None and not kit.gate.csrf_ok(visitor, form.get("csrf", "")):
+        return kit.refused(visitor, 403, "this form did not come from this page")
+    if visitor is not None and visitor.session is not None:
+        kit.gate.end(visitor.session)
+    response = RedirectResponse("/ui/login", 303, HEADERS)
+    response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH)
+    return response
+
+
+# -- persona files: timeline, diffs, restore -------------------------------------
+
+
+@router.get("/persona")
+def persona(request: Request, visitor: Reader, kit: UiKit, service: Served) -> Response:
+    latest = {path: service.history(path, 1) for path in PERSONA_FILES}
+    return kit.page(request, visitor, "persona.html", files=PERSONA_FILES, latest=latest)
+
+
+@router.get("/history/{path:path}")
+def history(
+    request: Request,
+    visitor: Reader,
+    kit: UiKit,
+    service: Served,
+    path: str,
+    rev: str | None = None,
+) -> Response:
+    commits = service.history(path, HISTORY_LIMIT)
+    oid = service.head_oids([path])[path]
+    if not commits and oid is None:
+        raise NotFound(f"{path} is not in the home and no commit ever touched it")
+    shown = service.commit_diff(path, rev) if rev else None
+    # "As of" a commit: the text right after it. Restoring the text HEAD holds
+    # would change nothing: the page says so instead of offering it.
+    current = False
+    if shown is not None:
+        try:
+            current = service.get_file(path, shown.to_rev).oid == oid
+        except NotFound:
+            current = False
+    return kit.page(
+        request,
+        visitor,
+        "history.html",
+        path=path,
+        commits=commits,
+        shown=shown,
+        oid=oid,
+        current=current,
+        restore_operation=put_operation(path, "restore"),
+    )
+
+
+@router.post("/restore/{path:path}")
+async def restore(
+    request: Request, path: str, visitor: MaybeVisitor, kit: UiKit, service: Served
+) -> Response:
+    def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+        rev = first(form, "rev")
+        result = service.restore(
+            path, rev, visitor.actor, expected={path: first(form, "oid") or None}
         )
-        _set_cookie(request, response, LOGIN_COOKIE, nonce)
-        return response
-
-    @router.post("/login")
-    async def login(request: Request) -> Response:
-        form = {k: v[0] for k, v in (await form_lists(request) or {}).items()}
-        if not gate.login_ok(request.cookies.get(LOGIN_COOKIE), form.get("login_csrf", "")):
-            return refused(None, 403, "the login form expired; open it again", "/ui/login")
-        found = gate.login(form.get("token", ""))
-        if found is None:
-            nonce, field = gate.login_nonce()
-            response = views.page(
-                "login.html",
-                401,
-                login_csrf=field,
-                next=_safe_next(form.get("next", "")),
-                error="unknown or revoked token",
-            )
-            _set_cookie(request, response, LOGIN_COOKIE, nonce)
-            return response
-        session_id, _info = found
-        done = RedirectResponse(_safe_next(form.get("next", "")), 303, HEADERS)
-        _set_cookie(request, done, SESSION_COOKIE, session_id)
-        done.delete_cookie(LOGIN_COOKIE, path=COOKIE_PATH)
-        return done
-
-    @router.post("/logout")
-    async def logout(request: Request) -> Response:
-        visitor = who(request)
-        form = {k: v[0] for k, v in (await form_lists(request) or {}).items()}
-        if visitor is not None and not gate.csrf_ok(visitor, form.get("csrf", "")):
-            return refused(visitor, 403, "this form did not come from this page")
-        if visitor is not None and visitor.session is not None:
-            gate.end(visitor.session)
-        response = RedirectResponse("/ui/login", 303, HEADERS)
-        response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH)
-        return response
-
-    add_review(router, service, kit)
-
-    # -- persona files: timeline, diffs, restore -------------------------------------
-
-    def persona(request: Request, visitor: Visitor) -> Response:
-        latest = {path: service.history(path, 1) for path in PERSONA_FILES}
-        return page(request, visitor, "persona.html", files=PERSONA_FILES, latest=latest)
-
-    router.add_api_route("/persona", reading(persona), methods=["GET"])
-
-    def history(request: Request, visitor: Visitor) -> Response:
-        path = request.path_params["path"]
-        rev = request.query_params.get("rev")
-        commits = service.history(path, HISTORY_LIMIT)
-        oid = service.head_oids([path])[path]
-        if not commits and oid is None:
-            raise NotFound(f"{path} is not in the home and no commit ever touched it")
-        shown = service.commit_diff(path, rev) if rev else None
-        # "As of" a commit: the text right after it. Restoring the text HEAD holds
-        # would change nothing: the page says so instead of offering it.
-        current = False
-        if shown is not None:
-            try:
-                current = service.get_file(path, shown.to_rev).oid == oid
-            except NotFound:
-                current = False
-        return page(
-            request,
-            visitor,
-            "history.html",
-            path=path,
-            commits=commits,
-            shown=shown,
-            oid=oid,
-            current=current,
-            restore_operation=put_operation(path, "restore"),
-        )
-
-    router.add_api_route("/history/{path:path}", reading(history), methods=["GET"])
-
-    @router.post("/restore/{path:path}")
-    async def restore(request: Request, path: str) -> Response:
-        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
-            rev = first(form, "rev")
-            result = service.restore(
-                path, rev, visitor.actor, expected={path: first(form, "oid") or None}
-            )
-            if not result.changed:
-                return Done(
-                    f"{path} already reads as it did right after commit {rev[:12]}: "
-                    "nothing to restore, no commit made"
-                )
+        if not result.changed:
             return Done(
-                f"Restored {path} to its text right after commit {rev[:12]}, as a new commit",
-                result.commit,
+                f"{path} already reads as it did right after commit {rev[:12]}: "
+                "nothing to restore, no commit made"
             )
-
-        back = f"/ui/history/{quote(path)}"
-        return await kit.acting(request, put_operation(path, "restore"), back, call)
-
-    # -- files, search, health -------------------------------------------------------
-
-    def file_view(request: Request, visitor: Visitor) -> Response:
-        path = request.path_params["path"]
-        view = service.get_file(path, request.query_params.get("rev"))
-        first, last = _line_range(request.query_params.get("lines", ""))
-        lines = view.content.split("\n")
-        return page(request, visitor, "file.html", file=view, lines=lines, first=first, last=last)
-
-    router.add_api_route("/files/{path:path}", reading(file_view), methods=["GET"])
-
-    def search(request: Request, visitor: Visitor) -> Response:
-        q = request.query_params.get("q", "")[:500]
-        kind = request.query_params.get("kind") or None
-        if kind not in KINDS:
-            kind = None
-        everything = request.query_params.get("all") == "1"
-        # The same search as `hearth search` (the app's), asked for as many hits as
-        # the CLI may show: the count is the CLI's, the page shows the first ones.
-        found = service.search(q, kind, None, MAX_LIMIT) if q.strip() else None
-        hits = found.hits if found is not None else []
-        ranking = found.ranking if found is not None else None
-        return page(
-            request,
-            visitor,
-            "search.html",
-            q=q,
-            kind=kind,
-            kinds=KINDS,
-            hits=hits if everything else hits[:SEARCH_SHOWN],
-            total=len(hits),
-            at_most=MAX_LIMIT,
-            ranking=ranking,
+        return Done(
+            f"Restored {path} to its text right after commit {rev[:12]}, as a new commit",
+            result.commit,
         )
 
-    router.add_api_route("/search", reading(search), methods=["GET"])
+    back = f"/ui/history/{quote(path)}"
+    return await kit.acting(request, visitor, put_operation(path, "restore"), back, call)
 
-    def health(request: Request, visitor: Visitor) -> Response:
-        # status() already scans the tree once; ACTIVE.md is read as a file rather
-        # than through active(), which would scan it a second time.
-        status = service.status().as_dict()
-        attention = needs_attention(service.get_file(ACTIVE_PATH).content)
-        conflicts = service.entry_conflicts()
-        return page(
-            request,
-            visitor,
-            "health.html",
-            status=status,
-            attention=attention,
-            entry_conflicts=conflicts,
+
+# -- files, search, health -------------------------------------------------------
+
+
+@router.get("/files/{path:path}")
+def file_view(
+    request: Request,
+    visitor: Reader,
+    kit: UiKit,
+    service: Served,
+    path: str,
+    rev: str | None = None,
+    lines: str = "",
+) -> Response:
+    view = service.get_file(path, rev)
+    start, end = _line_range(lines)
+    text = view.content.split("\n")
+    return kit.page(request, visitor, "file.html", file=view, lines=text, first=start, last=end)
+
+
+@router.get("/search")
+def search(
+    request: Request,
+    visitor: Reader,
+    kit: UiKit,
+    service: Served,
+    q: str = "",
+    kind: str | None = None,
+    everything: Annotated[str | None, Query(alias="all")] = None,
+) -> Response:
+    q = q[:500]
+    kind = kind or None
+    if kind not in KINDS:
+        kind = None
+    # The same search as `hearth search` (the app's), asked for as many hits as
+    # the CLI may show: the count is the CLI's, the page shows the first ones.
+    found = service.search(q, kind, None, MAX_LIMIT) if q.strip() else None
+    hits = found.hits if found is not None else []
+    return kit.page(
+        request,
+        visitor,
+        "search.html",
+        q=q,
+        kind=kind,
+        kinds=KINDS,
+        hits=hits if everything == "1" else hits[:SEARCH_SHOWN],
+        total=len(hits),
+        at_most=MAX_LIMIT,
+        ranking=found.ranking if found is not None else None,
+    )
+
+
+@router.get("/health")
+def health(request: Request, visitor: Reader, kit: UiKit, service: Served) -> Response:
+    # status() already scans the tree once; ACTIVE.md is read as a file rather
+    # than through active(), which would scan it a second time.
+    status = service.status().as_dict()
+    attention = needs_attention(service.get_file(ACTIVE_PATH).content)
+    conflicts = service.entry_conflicts()
+    return kit.page(
+        request,
+        visitor,
+        "health.html",
+        status=status,
+        attention=attention,
+        entry_conflicts=conflicts,
+    )
+
+
+@router.post("/settle/{conflict_id}")
+async def settle(
+    request: Request, conflict_id: str, visitor: MaybeVisitor, kit: UiKit, service: Served
+) -> Response:
+    def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+        keep = first(form, "keep")
+        result = service.entry_settle(conflict_id, keep, visitor.actor)
+        which = "the version in the file" if keep == "file" else "the other version"
+        return Done(
+            f"Settled the entry conflict {conflict_id} in {result.path}: kept {which}",
+            result.commit if result.changed else None,
         )
 
-    router.add_api_route("/health", reading(health), methods=["GET"])
+    return await kit.acting(request, visitor, "memory.settle", "/ui/health", call)
 
-    @router.post("/settle/{conflict_id}")
-    async def settle(request: Request, conflict_id: str) -> Response:
-        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
-            keep = first(form, "keep")
-            result = service.entry_settle(conflict_id, keep, visitor.actor)
-            which = "the version in the file" if keep == "file" else "the other version"
-            return Done(
-                f"Settled the entry conflict {conflict_id} in {result.path}: kept {which}",
-                result.commit if result.changed else None,
-            )
 
-        return await kit.acting(request, "memory.settle", "/ui/health", call)
-
-    return router
+def _login_page(request: Request, kit: Kit, status: int, next: str, error: str | None) -> Response:
+    """The login form, with a new double-submit nonce (cookie and field)."""
+    nonce, field = kit.gate.login_nonce()
+    response = kit.views.page(
+        "login.html", status, login_csrf=field, next=_safe_next(next), error=error
+    )
+    _set_cookie(request, response, LOGIN_COOKIE, nonce)
+    return response
 
 
 def _safe_next(target: str) -> str:

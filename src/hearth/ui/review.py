@@ -14,7 +14,8 @@ A refused post shows this page again with what was ticked and typed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -26,10 +27,252 @@ from hearth.app.served.service import ServedHearth
 from hearth.domain import layout, records
 from hearth.errors import HearthError, InvalidInput
 from hearth.ui.auth import Visitor
-from hearth.ui.kit import Done, Kit, first
+from hearth.ui.kit import Done, Kit, MaybeVisitor, PageRoute, Reader, Served, UiKit, first
 
 #: Filters of the summary line: which cards ``?show=`` keeps.
 FILTERS = ("all", "known", "grouped", "over", "new")
+
+#: The Review tab and its forms; ``hearth.ui.install`` includes them.
+router = APIRouter(prefix="/ui", include_in_schema=False, route_class=PageRoute)
+
+#: One form's call: the visitor and every field of the form in, its message out.
+Call = Callable[[Visitor, dict[str, list[str]]], Done]
+
+
+@router.get("/")
+def review(request: Request, visitor: Reader, kit: UiKit, service: Served) -> Response:
+    return review_page(service, kit, request, visitor)
+
+
+def review_page(
+    service: ServedHearth,
+    kit: Kit,
+    request: Request,
+    visitor: Visitor,
+    status: int = 200,
+    refusal: str = "",
+    form: dict[str, list[str]] | None = None,
+) -> Response:
+    """The Review tab (``?show=`` one of ``FILTERS``); after a refused post, with
+    its status, its message and what was ticked and typed (``form``)."""
+    views = service.records("proposal")
+    board = service.review_board(views)
+    items = _items(service, views, board)
+    show = request.query_params.get("show", "all")
+    show = show if show in FILTERS else "all"
+    blocks = _blocks(items, board)
+    for i, block in enumerate(blocks):  # after an action on a block: the next one
+        block["next"] = blocks[i + 1]["anchor"] if i + 1 < len(blocks) else "proposals-h"
+    loops = service.records("loop")
+    decisions = sorted(  # newest first, as ACTIVE.md lists them
+        service.records("decision"),
+        key=lambda v: (getattr(v.record, "updated", ""), v.key),
+        reverse=True,
+    )
+    form = form or {}
+    return kit.page(
+        request,
+        visitor,
+        "review.html",
+        status,
+        proposals=items,
+        blocks=[b for b in blocks if _shown(b, show)],
+        summary=_summary(items),
+        show=show,
+        board=board,
+        titles={v.key: v.record.title if v.record is not None else v.key for v in views},
+        loops=loops,
+        decisions=decisions,
+        oids=service.head_oids([v.path for v in (*loops, *decisions)]),
+        refusal=refusal,
+        ticked=set(form.get("keys", [])),
+        typed={k: v[0] for k, v in form.items() if k.startswith("reason") and v},
+    )
+
+
+def _items(service: ServedHearth, views: Sequence[Any], board: ReviewBoard) -> list[dict[str, Any]]:
+    """Each proposal with its merge preview (or why there is none) and its review."""
+    items = []
+    for view in views:
+        found = board.proposals.get(view.key)
+        known = found.known if found else ()
+        preview, error = None, view.error
+        if view.record is not None:
+            try:
+                preview = service.merge_preview(view.key, known)
+            except HearthError as exc:
+                error = exc.message
+        items.append(_item(view, preview, error, found, known))
+    return items
+
+
+async def act(
+    request: Request,
+    visitor: Visitor | None,
+    kit: Kit,
+    service: ServedHearth,
+    operation: str,
+    call: Call,
+) -> Response:
+    """A form of the Review tab: back to it, or, refused, the tab again with the form."""
+    again = functools.partial(review_page, service, kit)
+    return await kit.acting(request, visitor, operation, "/ui/", call, again)
+
+
+def title_of(service: ServedHearth, key: str) -> str:
+    path = layout.record_path("proposal", key) if records.is_key(key) else ""
+    try:
+        return records.parse("proposal", service.get_file(path).content).title
+    except HearthError:
+        return key
+
+
+def expected(form: dict[str, list[str]], *pairs: tuple[str, str]) -> dict[str, str | None]:
+    """The blob ids the page was made from, by path: each pair names a path's
+    field and its blob id's field."""
+    return {first(form, p): first(form, o) or None for p, o in pairs}
+
+
+def merged(title: str, target: str, added: int, left: int, commit: str | None) -> Done:
+    parts = [
+        f"Merged \u201c{title}\u201d into {target}: {_plural(added, 'entry', 'entries')} added"
+    ]
+    if left:
+        parts.append(f"{left} left out as already known")
+    return Done("; ".join(parts), commit)
+
+
+@router.post("/proposals/{key}/merge")
+async def merge(
+    request: Request, key: str, visitor: MaybeVisitor, kit: UiKit, service: Served
+) -> Response:
+    def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+        leave = _leave(form, key)
+        new, old = first(form, "replace-new"), first(form, "replace-old")
+        replace = {new: old} if new and old else {}
+        title = title_of(service, key)
+        preview = service.merge_preview(key, [*leave, *replace])
+        result = service.merge(
+            key,
+            visitor.actor,
+            expected=expected(form, ("path", "oid"), ("target", "target_oid")),
+            leave_out=leave,
+            replace=replace,
+        )
+        done = merged(title, preview.target, len(preview.added), len(leave), result.commit)
+        if replace:
+            done = Done(f"{done.message}; replaced {len(replace)} in place", result.commit)
+        return done
+
+    return await act(request, visitor, kit, service, "merge", call)
+
+
+@router.post("/proposals/{key}/reject")
+async def reject(
+    request: Request, key: str, visitor: MaybeVisitor, kit: UiKit, service: Served
+) -> Response:
+    def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+        title = title_of(service, key)
+        reason = first(form, f"reason-{key}") or first(form, "reason")
+        result = service.reject(
+            key, reason, visitor.actor, expected=expected(form, ("path", "oid"))
+        )
+        return Done(f"Rejected \u201c{title}\u201d: {' '.join(reason.split())}", result.commit)
+
+    return await act(request, visitor, kit, service, "reject", call)
+
+
+@router.post("/proposals/{key}/entries")
+async def edit_entries(
+    request: Request, key: str, visitor: MaybeVisitor, kit: UiKit, service: Served
+) -> Response:
+    def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+        entries = first(form, "entries").splitlines()
+        result = service.revise_proposal(
+            key, entries, visitor.actor, expected=expected(form, ("path", "oid"))
+        )
+        title = title_of(service, key)
+        return Done(
+            f"Saved the entries of \u201c{title}\u201d"
+            + ("" if result.changed else " (unchanged)"),
+            result.commit if result.changed else None,
+            f"p-{key}",
+        )
+
+    return await act(request, visitor, kit, service, "edit", call)
+
+
+@router.post("/batch/merge")
+async def merge_many(
+    request: Request, visitor: MaybeVisitor, kit: UiKit, service: Served
+) -> Response:
+    def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+        keys, seen = _batch(form)
+        leave = {k: _leave(form, k) for k in keys}
+        titles = [title_of(service, k) for k in keys]
+        result = service.merge_many(keys, visitor.actor, expected=seen, leave_out=leave)
+        left = sum(len(v) for v in leave.values())
+        return _batch_done("Merged", titles, result, left)
+
+    return await act(request, visitor, kit, service, "merge.many", call)
+
+
+@router.post("/batch/reject")
+async def reject_many(
+    request: Request, visitor: MaybeVisitor, kit: UiKit, service: Served
+) -> Response:
+    def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+        keys, seen = _batch(form)
+        reason = first(form, "reason")
+        titles = [title_of(service, k) for k in keys]
+        result = service.reject_many(keys, reason, visitor.actor, expected=seen)
+        return _batch_done("Rejected", titles, result, 0)
+
+    return await act(request, visitor, kit, service, "reject.many", call)
+
+
+@router.post("/groups/keep")
+async def keep_one(
+    request: Request, visitor: MaybeVisitor, kit: UiKit, service: Served
+) -> Response:
+    def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+        keys, seen = _batch(form)
+        keep = first(form, "keep")
+        if keep not in keys:
+            raise InvalidInput("choose which proposal of the group to keep")
+        others = [k for k in keys if k != keep]
+        leave = _leave(form, keep)
+        kept, rest = title_of(service, keep), [title_of(service, k) for k in others]
+        result = service.keep_one(keep, others, visitor.actor, expected=seen, leave_out=leave)
+        return _kept(kept, rest, leave, result)
+
+    return await act(request, visitor, kit, service, "merge.many", call)
+
+
+@router.post("/loops/{key}/resolve")
+async def resolve(
+    request: Request, key: str, visitor: MaybeVisitor, kit: UiKit, service: Served
+) -> Response:
+    def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+        result = service.resolve_loop(
+            key, visitor.actor, first(form, "note"), expected=expected(form, ("path", "oid"))
+        )
+        return Done("Resolved the open loop", result.commit)
+
+    return await act(request, visitor, kit, service, "loop.resolve", call)
+
+
+@router.post("/decisions/{key}/withdraw")
+async def withdraw(
+    request: Request, key: str, visitor: MaybeVisitor, kit: UiKit, service: Served
+) -> Response:
+    def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
+        result = service.withdraw_decision(
+            key, first(form, "reason"), visitor.actor, expected=expected(form, ("path", "oid"))
+        )
+        return Done("Withdrew the decision", result.commit)
+
+    return await act(request, visitor, kit, service, "decision.withdraw", call)
 
 
 def _leave(form: dict[str, list[str]], key: str) -> list[str]:
@@ -40,199 +283,14 @@ def _plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
-def add_review(router: APIRouter, service: ServedHearth, kit: Kit) -> None:
-    def title_of(key: str) -> str:
-        path = layout.record_path("proposal", key) if records.is_key(key) else ""
-        try:
-            return records.parse("proposal", service.get_file(path).content).title
-        except HearthError:
-            return key
-
-    def review(
-        request: Request,
-        visitor: Visitor,
-        status: int = 200,
-        refusal: str = "",
-        form: dict[str, list[str]] | None = None,
-    ) -> Response:
-        views = service.records("proposal")
-        board = service.review_board(views)
-        items = []
-        for view in views:
-            found = board.proposals.get(view.key)
-            known = found.known if found else ()
-            preview, error = None, view.error
-            if view.record is not None:
-                try:
-                    preview = service.merge_preview(view.key, known)
-                except HearthError as exc:
-                    error = exc.message
-            items.append(_item(view, preview, error, found, known))
-        show = request.query_params.get("show", "all")
-        show = show if show in FILTERS else "all"
-        blocks = _blocks(items, board)
-        for i, block in enumerate(blocks):  # after an action on a block: the next one
-            block["next"] = blocks[i + 1]["anchor"] if i + 1 < len(blocks) else "proposals-h"
-        loops = service.records("loop")
-        decisions = sorted(  # newest first, as ACTIVE.md lists them
-            service.records("decision"),
-            key=lambda v: (getattr(v.record, "updated", ""), v.key),
-            reverse=True,
-        )
-        form = form or {}
-        return kit.page(
-            request,
-            visitor,
-            "review.html",
-            status,
-            proposals=items,
-            blocks=[b for b in blocks if _shown(b, show)],
-            summary=_summary(items),
-            show=show,
-            board=board,
-            titles={v.key: v.record.title if v.record is not None else v.key for v in views},
-            loops=loops,
-            decisions=decisions,
-            oids=service.head_oids([v.path for v in (*loops, *decisions)]),
-            refusal=refusal,
-            ticked=set(form.get("keys", [])),
-            typed={k: v[0] for k, v in form.items() if k.startswith("reason") and v},
-        )
-
-    def again(
-        request: Request, visitor: Visitor, status: int, message: str, form: dict[str, list[str]]
-    ) -> Response:
-        return review(request, visitor, status, message, form)
-
-    router.add_api_route("/", kit.reading(review), methods=["GET"])
-
-    def expected(form: dict[str, list[str]], *pairs: tuple[str, str]) -> dict[str, str | None]:
-        return {first(form, p): first(form, o) or None for p, o in pairs}
-
-    async def act(request: Request, operation: str, call: Any) -> Response:
-        return await kit.acting(request, operation, "/ui/", call, again)
-
-    def merged(title: str, target: str, added: int, left: int, commit: str | None) -> Done:
-        parts = [
-            f"Merged \u201c{title}\u201d into {target}: {_plural(added, 'entry', 'entries')} added"
-        ]
-        if left:
-            parts.append(f"{left} left out as already known")
-        return Done("; ".join(parts), commit)
-
-    @router.post("/proposals/{key}/merge")
-    async def merge(request: Request, key: str) -> Response:
-        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
-            leave = _leave(form, key)
-            new, old = first(form, "replace-new"), first(form, "replace-old")
-            replace = {new: old} if new and old else {}
-            title = title_of(key)
-            preview = service.merge_preview(key, [*leave, *replace])
-            result = service.merge(
-                key,
-                visitor.actor,
-                expected=expected(form, ("path", "oid"), ("target", "target_oid")),
-                leave_out=leave,
-                replace=replace,
-            )
-            done = merged(title, preview.target, len(preview.added), len(leave), result.commit)
-            if replace:
-                done = Done(f"{done.message}; replaced {len(replace)} in place", result.commit)
-            return done
-
-        return await act(request, "merge", call)
-
-    @router.post("/proposals/{key}/reject")
-    async def reject(request: Request, key: str) -> Response:
-        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
-            title = title_of(key)
-            reason = first(form, f"reason-{key}") or first(form, "reason")
-            result = service.reject(
-                key, reason, visitor.actor, expected=expected(form, ("path", "oid"))
-            )
-            return Done(f"Rejected \u201c{title}\u201d: {' '.join(reason.split())}", result.commit)
-
-        return await act(request, "reject", call)
-
-    @router.post("/proposals/{key}/entries")
-    async def edit_entries(request: Request, key: str) -> Response:
-        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
-            entries = first(form, "entries").splitlines()
-            result = service.revise_proposal(
-                key, entries, visitor.actor, expected=expected(form, ("path", "oid"))
-            )
-            title = title_of(key)
-            return Done(
-                f"Saved the entries of \u201c{title}\u201d"
-                + ("" if result.changed else " (unchanged)"),
-                result.commit if result.changed else None,
-                f"p-{key}",
-            )
-
-        return await act(request, "edit", call)
-
-    @router.post("/batch/merge")
-    async def merge_many(request: Request) -> Response:
-        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
-            keys, seen = _batch(form)
-            leave = {k: _leave(form, k) for k in keys}
-            titles = [title_of(k) for k in keys]
-            result = service.merge_many(keys, visitor.actor, expected=seen, leave_out=leave)
-            left = sum(len(v) for v in leave.values())
-            return _batch_done("Merged", titles, result, left)
-
-        return await act(request, "merge.many", call)
-
-    @router.post("/batch/reject")
-    async def reject_many(request: Request) -> Response:
-        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
-            keys, seen = _batch(form)
-            reason = first(form, "reason")
-            titles = [title_of(k) for k in keys]
-            result = service.reject_many(keys, reason, visitor.actor, expected=seen)
-            return _batch_done("Rejected", titles, result, 0)
-
-        return await act(request, "reject.many", call)
-
-    @router.post("/groups/keep")
-    async def keep_one(request: Request) -> Response:
-        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
-            keys, seen = _batch(form)
-            keep = first(form, "keep")
-            if keep not in keys:
-                raise InvalidInput("choose which proposal of the group to keep")
-            others = [k for k in keys if k != keep]
-            leave = _leave(form, keep)
-            kept, rest = title_of(keep), ", ".join(f"\u201c{title_of(k)}\u201d" for k in others)
-            result = service.keep_one(keep, others, visitor.actor, expected=seen, leave_out=leave)
-            message = (
-                f"Kept \u201c{kept}\u201d ({_plural(result.added, 'entry', 'entries')} added"
-                + (f", {len(leave)} left out as already known" if leave else "")
-                + f") and rejected {rest} as saying the same"
-            )
-            return Done(message, result.commit)
-
-        return await act(request, "merge.many", call)
-
-    @router.post("/loops/{key}/resolve")
-    async def resolve(request: Request, key: str) -> Response:
-        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
-            result = service.resolve_loop(
-                key, visitor.actor, first(form, "note"), expected=expected(form, ("path", "oid"))
-            )
-            return Done("Resolved the open loop", result.commit)
-
-        return await act(request, "loop.resolve", call)
-
-    @router.post("/decisions/{key}/withdraw")
-    async def withdraw(request: Request, key: str) -> Response:
-        def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
-            result = service.withdraw_decision(
-                key, first(form, "reason"), visitor.actor, expected=expected(form, ("path", "oid"))
-            )
-            return Done("Withdrew the decision", result.commit)
-
-        return await act(request, "decision.withdraw", call)
+def _kept(kept: str, others: Sequence[str], leave: Sequence[str], result: BatchResult) -> Done:
+    rest = ", ".join(f"\u201c{t}\u201d" for t in others)
+    message = (
+        f"Kept \u201c{kept}\u201d ({_plural(result.added, 'entry', 'entries')} added"
+        + (f", {len(leave)} left out as already known" if leave else "")
+        + f") and rejected {rest} as saying the same"
+    )
+    return Done(message, result.commit)
 
 
 def _batch_done(verb: str, titles: Sequence[str], result: BatchResult, left: int) -> Done:
