@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
+from hearth.app.reads import queries
 from hearth.app.reads.review_board import ReviewBoard, ReviewMatcher
 from hearth.app.reflection import ReflectionRun, Reflector
 from hearth.app.results import (
@@ -35,9 +36,11 @@ from hearth.app.results import (
     Review,
     ServedStatus,
 )
+from hearth.app.status.report import home_status
 from hearth.app.sync.branch import Syncer, SyncResult
 from hearth.app.writes.home import HomeWrites
-from hearth.domain import layout
+from hearth.domain import context, layout
+from hearth.domain.context import Passage
 from hearth.domain.entries import Entry
 from hearth.domain.entry_merge import ConflictRecord
 from hearth.domain.text import decode_text, refuse_not_text
@@ -52,8 +55,6 @@ from hearth.store.history import CommitInfo
 
 if TYPE_CHECKING:
     from hearth.app.reads.queries import FileView
-    from hearth.domain import context
-    from hearth.domain.context import Passage
     from hearth.reconcile.worker import ReconcileWorker
 
 # Start-up: a command that writes builds these use cases but reads nothing, so
@@ -164,32 +165,22 @@ class Hearth:
     # -- reading -----------------------------------------------------------------
 
     def get_file(self, path: str, rev: str | None = None) -> FileView:
-        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
-
         with self.owner:
             return queries.get_file(self.ops, path, rev)
 
     def history(self, path: str, limit: int = 20) -> list[CommitInfo]:
-        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
-
         with self.owner:
             return queries.history(self.ops, path, limit)
 
     def diff(self, path: str, rev_from: str | None, rev_to: str | None) -> Diff:
-        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
-
         with self.owner:
             return queries.diff(self.ops, path, rev_from, rev_to)
 
     def commit_diff(self, path: str, rev: str) -> Diff:
-        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
-
         with self.owner:
             return queries.commit_diff(self.ops, path, rev)
 
     def head_oids(self, paths: list[str]) -> dict[str, str | None]:
-        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
-
         with self.owner:
             return queries.head_oids(self.ops, paths)
 
@@ -199,14 +190,10 @@ class Hearth:
 
     def diff_home(self, rev_from: str | None, rev_to: str | None) -> Diff:
         """Every file that differs between two revisions (``to`` None: the work tree)."""
-        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
-
         with self.owner:
             return queries.diff_home(self.ops, rev_from, rev_to)
 
     def records(self, kind: layout.RecordKind) -> list[RecordView]:
-        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
-
         return queries.list_records(self.ops, kind)
 
     def review(self) -> Review:
@@ -255,8 +242,6 @@ class Hearth:
     def check(self, actor: str, *, fix_keys: bool = False) -> CheckResult:
         """The validation rules over the whole home; ``fix_keys`` first renames
         records still named with hearth's old keys (one commit)."""
-        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
-
         with self.owner:
             fixed = self.ops.fix_keys(actor) if fix_keys else None
             return CheckResult(queries.check(self.ops), queries.legacy_key_records(self.ops), fixed)
@@ -296,14 +281,10 @@ class Hearth:
         return self._status_now()
 
     def _status_now(self) -> HomeStatus:
-        from hearth.app.status.report import home_status  # noqa: PLC0415  (start-up: reads only)
-
         with self.owner:
             return home_status(self.ops, self.reconciler.status(), self.syncer, self.reflector.log)
 
     def active(self) -> ActiveView:
-        from hearth.app.reads import queries  # noqa: PLC0415  (start-up: reads only)
-
         self._freshen()
         with self.owner:
             return queries.active_view(self.ops, self.reconciler.status())
@@ -314,8 +295,6 @@ class Hearth:
         """The turn's bundle: the hot files (with ``users/<user>.md`` after USER.md),
         and with ``query`` the passages search judges evidence for it (above the
         relevance floor: none when nothing is), all in one budget."""
-        from hearth.domain import context  # noqa: PLC0415  (start-up: reads only)
-
         user_note = None
         if user is not None:
             user_note = layout.user_path(user)
@@ -345,8 +324,6 @@ class Hearth:
 
     def _passage(self, hit: Hit) -> Passage | None:
         """A hit's lines from the work tree (None when the file changed under it)."""
-        from hearth.domain.context import Passage  # noqa: PLC0415  (start-up: reads only)
-
         try:
             data = self.ops.files.read(hit.path)
         except HearthError:

