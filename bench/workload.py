@@ -205,15 +205,24 @@ def measure(files: int, args: argparse.Namespace, tmp: Path, env: dict[str, str]
         print(f"  keyword search: {hits} of {len(queries)} queries found something; e.g. "
               f"{', '.join(repr(q) for q in queries[:5])}", flush=True)  # fmt: skip
         f["rss"] = memory_kb(server.pid)["VmRSS"] / 1024
+        print(f"  search p50 {f['search_p50']:.2f} ms (FTS5 {f['search_fts_p50']:.2f} ms), "
+              f"RSS {f['rss']:.0f} MB", flush=True)  # fmt: skip
         writes(client, root, copy, vocab, rng, args, f)
+        print(
+            f"  API write p50 {f['write_p50']:.1f} ms (git {f['write_git_p50']:.1f} ms)", flush=True
+        )
         person_commits(client, root, copy, server.pid, vocab, rng, args, f)
+        print(f"  hooked commit p50 {f['commit_p50']:.1f} ms (plain {f['commit_git_p50']:.1f} ms), "
+              f"settled {f['settle']:.2f} s after the last", flush=True)  # fmt: skip
         saves(client, root, vocab, rng, args, f)
+        print(f"  editor save p95 {f['save_p99']:.1f} ms", flush=True)
         f["hwm"] = memory_kb(server.pid)["VmHWM"] / 1024
     finally:
         server.terminate()
         server.wait(timeout=60)
-    shutil.rmtree(root)
-    shutil.rmtree(copy)
+    # A detached `git gc --auto` of the last commits may still be packing.
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.rmtree(copy, ignore_errors=True)
     db.unlink(missing_ok=True)
     return f
 
@@ -398,7 +407,7 @@ def main() -> None:
           f"{load[2]:.1f} at the start", flush=True)  # fmt: skip
     started = time.perf_counter()
     sizes: dict[int, Figures] = {}
-    with tempfile.TemporaryDirectory(prefix="hearth-workload-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="hearth-workload-", ignore_cleanup_errors=True) as tmp:
         for count in counts:
             sizes[count] = measure(count, args, Path(tmp), env)
         if args.hybrid_files and counts:
