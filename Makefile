@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test check torture lint bench bench-scale bench-hybrid bench-vectors recall-bench silence-bench floor-parts install dev clean
+.PHONY: run test check torture lint bench bench-scale bench-workload bench-hybrid bench-vectors recall-bench silence-bench floor-parts install dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,13 @@ bench: install
 # figures are in docs/performance.md).
 bench-scale: install
 	$(BIN)/python bench/scale.py --sizes 1000,10000,100000
+
+# Issue 40's workload: a generated home of daily notes, topics and persona, served,
+# each figure beside its baseline (SIZES=10000,100000 for the large home; the
+# hybrid rows on a 1,000-file home with every vector real: 10 to 30 minutes).
+SIZES ?= 10000
+bench-workload: install
+	$(BIN)/python bench/workload.py --sizes $(SIZES)
 
 # Hybrid search and write-to-searchable with semantic ranking on, on the
 # 10,000-file home (docs/search.md); and the full vector build of that home

@@ -53,7 +53,7 @@ class Client:
         try:
             self.conn.request(method, path, body=data, headers=headers)
             response = self.conn.getresponse()
-        except http.client.RemoteDisconnected:
+        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
             # The server closes keep-alive connections idle for 5 s: reconnect once.
             self.conn.close()
             self.conn.request(method, path, body=data, headers=headers)

@@ -336,9 +336,11 @@ def test_snippets_are_made_for_the_hits_returned_only(
     asked: list[list[Hit]] = []
     real = SearchIndex.snippets
 
-    def counted(self: SearchIndex, hits: list[Hit], bodies: Any, text: str) -> list[Hit]:
+    def counted(
+        self: SearchIndex, hits: list[Hit], bodies: Any, text: str, *more: Any
+    ) -> list[Hit]:
         asked.append(list(hits))
-        return real(self, hits, bodies, text)
+        return real(self, hits, bodies, text, *more)
 
     monkeypatch.setattr(SearchIndex, "snippets", counted)
     hits = hybrid_search(index, store, embedder, query, None, None, 2)

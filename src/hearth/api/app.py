@@ -33,9 +33,9 @@ from starlette.responses import RedirectResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from hearth.api import fast_search, routes
 from hearth.api import hooks as hook_routes
 from hearth.api import problems as errors
-from hearth.api import routes
 from hearth.api.guard import HostOriginGuard
 from hearth.api.limits import BodyLimit
 from hearth.api.starting import StartGate
@@ -159,6 +159,7 @@ def create_app(
     app.add_middleware(HostOriginGuard, allowed_hosts=tuple(allowed_hosts), unix=unix)
     app.state.service = service
     app.include_router(routes.router)
+    fast_search.install(app.router.routes, routes.router.routes)
     app.include_router(hook_routes.router)
     install_ui(app, service, errors.status_of)
     app.router.routes.append(Route(MCP_PATH, ExactPath(mcp), include_in_schema=False))

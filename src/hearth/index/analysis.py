@@ -63,6 +63,8 @@ class _Classes:
 
 
 _CLASSES = _Classes()
+#: Runs of characters outside ASCII (no character of ``charsets`` is ASCII).
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
 #: Bytes that may be part of a run of letters (ASCII letters and digits, and
 #: every byte of a non-ASCII character) become ``a``, others a space: a run of
 #: more than MAX_TOKEN_CHARS letters leaves at least that many ``a`` in a row.
@@ -86,6 +88,18 @@ def build_fast_analyzer() -> tantivy.TextAnalyzer:
     )
 
 
+@functools.cache
+def _fast_analyzer() -> tantivy.TextAnalyzer:
+    return build_fast_analyzer()
+
+
+def terms_of(text: str) -> list[str]:
+    """The search analyzer's terms of ``text``, through the fast analyzer when
+    it cuts ``text`` the same way (``is_plain``): a 2 KB section's terms in
+    about a fifth of the time (the relevance floor reads every hit's)."""
+    return (_fast_analyzer() if is_plain(text) else shared_analyzer()).analyze(text)
+
+
 def may_hold_long_run(text: str) -> bool:
     """False when ``text`` surely has no run of more than MAX_TOKEN_CHARS letters."""
     if len(text) <= MAX_TOKEN_CHARS:  # most titles and headings: no run can be longer
@@ -95,9 +109,19 @@ def may_hold_long_run(text: str) -> bool:
 
 def is_plain(text: str) -> bool:
     """True when the ``simple`` tokenizer cuts ``text`` as the search analyzer does."""
-    if not text.isascii() and _CLASSES.any_special.search(text) is not None:
+    if _has_special(text):
         return False
     return not may_hold_long_run(text)
+
+
+def _has_special(text: str) -> bool:
+    """Whether ``text`` holds a character of ``charsets``' classes. Only its
+    characters outside ASCII are looked at: a daily note's ``—`` made the
+    whole body go through the classes' pattern, 0.13 ms for 2 KB."""
+    if text.isascii():
+        return False
+    rest = "".join(_NOT_ASCII.findall(text))
+    return _CLASSES.any_special.search(rest) is not None
 
 
 def stored_value(text: str) -> IndexValue:
@@ -107,7 +131,7 @@ def stored_value(text: str) -> IndexValue:
 
 def unstored_value(text: str) -> IndexValue:
     """What the indexed, unstored ``text`` field is given."""
-    if text.isascii() or _CLASSES.any_special.search(text) is None:
+    if not _has_special(text):
         return pretokenized(text) if may_hold_long_run(text) else text
     if _CLASSES.search_only.search(text) is not None:
         return pretokenized(text)

@@ -24,7 +24,6 @@ Pure: hits in, hits out; the fetching is ``query.py``'s.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -88,4 +87,4 @@ def spread(
             if not wanted.isdisjoint(_WORD.findall(hit.heading.lower())):
                 scores[key] += lift
     ordered = sorted(scores, key=lambda key: (-scores[key], key))[:limit]
-    return [dataclasses.replace(chosen[k], score=round(scores[k], 6)) for k in ordered]
+    return [chosen[k].scored(round(scores[k], 6)) for k in ordered]

@@ -58,6 +58,8 @@ from hearth.index.terms import (
 from hearth.index.weights import WEIGHTS, Weights
 
 if TYPE_CHECKING:
+    from tantivy import Query
+
     from hearth.index.search_index import SearchIndex
     from hearth.index.vectors import VectorStore  # numpy: loaded only with vectors
 
@@ -136,6 +138,8 @@ class Gathered:
     #: Each hit's passage digest, and the semantic side's view (hybrid only).
     digests: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
     meaning: floor.Meaning | None = None
+    #: The keyword side's ``Ranked.matched`` (its snippets highlight it).
+    matched: Query | None = None
 
 
 class Vectors(Protocol):
@@ -189,7 +193,8 @@ def search(
         kept = evidence.passing(index, q, hits, gathered, floor)
         left_out = len(hits) - len(kept)
         hits = kept
-    return SearchResult(index.snippets(hits, gathered.bodies, q.text), ranking, coverage, left_out)
+    snippets = index.snippets(hits, gathered.bodies, q.text, gathered.matched)
+    return SearchResult(snippets, ranking, coverage, left_out)
 
 
 def keyword_search(index: SearchIndex, q: Question, weights: Weights = WEIGHTS) -> list[Hit]:
@@ -201,7 +206,7 @@ def keyword_search(index: SearchIndex, q: Question, weights: Weights = WEIGHTS) 
     only for a question in words.
     """
     hits, gathered = keyword_ranked(index, q, weights)
-    return index.snippets(hits, gathered.bodies, q.text)
+    return index.snippets(hits, gathered.bodies, q.text, gathered.matched)
 
 
 def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[list[Hit], Gathered]:
@@ -209,7 +214,7 @@ def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[l
     if wants_exact_words(q.text):
         ranked = index.ranked(q.text, q.kind, q.path_prefix, q.limit, q.dates, weights)
         first = frozenset((h.path, h.start_line) for h in ranked.hits)
-        return ranked.hits, Gathered(ranked.bodies, ranked.ordinals, first)
+        return ranked.hits, Gathered(ranked.bodies, ranked.ordinals, first, matched=ranked.matched)
     depth = max(q.limit, context.FLOW_FROM)
     ranked = index.ranked(q.text, q.kind, q.path_prefix, depth, q.dates, weights)
     near = index.neighbours(context.sources(ranked.hits, ranked.ordinals), ranked.query)
@@ -217,7 +222,8 @@ def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[l
     ordinals = {**near.ordinals, **ranked.ordinals}
     hits = context.spread(ranked.hits, neighbours, ordinals, q.limit, q.names, weights)
     first = frozenset((h.path, h.start_line) for h in ranked.hits if h.score > 0)
-    return hits, Gathered({**near.bodies, **ranked.bodies}, ordinals, first)
+    bodies = {**near.bodies, **ranked.bodies}
+    return hits, Gathered(bodies, ordinals, first, matched=ranked.matched)
 
 
 def hybrid_search(
@@ -232,7 +238,7 @@ def hybrid_search(
     """Hybrid mode: both sides' candidates fused, the neighbours (unscored:
     the fused scores are ranks) and names, snippets."""
     hits, gathered = hybrid_ranked(index, store, embedder, q, weights, parallel)
-    return index.snippets(hits, gathered.bodies, q.text)
+    return index.snippets(hits, gathered.bodies, q.text, gathered.matched)
 
 
 def hybrid_ranked(
@@ -265,7 +271,7 @@ def hybrid_ranked(
     ordinals = {**semantic.ordinals, **keyword.ordinals}
     near = index.neighbours(context.sources(fused, ordinals))
     ordinals.update(near.ordinals)
-    unscored = [dataclasses.replace(h, score=0.0) for h in near.hits]
+    unscored = [h.scored(0.0) for h in near.hits]
     hits = context.spread(fused, unscored, ordinals, q.limit, q.names, weights)
     digests.update(near.digests)
     # Snippets only for the hits returned (the keyword side's body wins: the same text).
@@ -279,6 +285,7 @@ def hybrid_ranked(
         frozenset((h.path, h.start_line) for h in semantic.hits[:first]),
         digests,
         evidence.meaning_of(store, meaning, keys),
+        keyword.matched,
     )
 
 
@@ -367,7 +374,7 @@ def fuse(
         if hit.date and any(hit.date.startswith(day) for day in dates):
             scores[key] += weights.day_share
     ordered = sorted(scores, key=lambda key: (-scores[key], key))
-    return [dataclasses.replace(chosen[k], score=round(scores[k], 6)) for k in ordered[:limit]]
+    return [chosen[k].scored(round(scores[k], 6)) for k in ordered[:limit]]
 
 
 _POOL: ThreadPoolExecutor | None = None

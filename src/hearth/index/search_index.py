@@ -194,11 +194,16 @@ class SearchIndex:
         return run_in_headings(self._index, words)
 
     def snippets(
-        self, hits: Sequence[Hit], bodies: dict[tuple[str, int], str], text: str
+        self,
+        hits: Sequence[Hit],
+        bodies: dict[tuple[str, int], str],
+        text: str,
+        matched: Query | None = None,
     ) -> list[Hit]:
         """``hits`` (of ``ranked`` or ``ranked_digests``) with their snippets for
-        ``text`` (plain text through the writer's fast analyzer: ``run_snippets``)."""
-        return run_snippets(self._index, self.schema, hits, bodies, text, self._in_step())
+        ``text`` (plain text through the writer's fast analyzer: ``run_snippets``;
+        ``matched``: ``Ranked.matched`` of ``text``, not parsed again)."""
+        return run_snippets(self._index, self.schema, hits, bodies, text, self._in_step(), matched)
 
     def _in_step(self) -> tantivy.Index | None:
         """The writer's index when its searcher sees what the reader's does; else

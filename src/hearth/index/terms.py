@@ -17,6 +17,7 @@ Pure string work: no Tantivy here.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -111,7 +112,10 @@ def names_in(text: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+@functools.lru_cache(maxsize=256)
 def read_query(text: str) -> QueryText:
+    """``text`` taken apart (remembered: a search reads its text three times,
+    for its query, its snippets and its relevance floor)."""
     prefixes: list[str] = []
     rest: list[str] = []
     words: list[str] = []
