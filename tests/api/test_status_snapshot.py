@@ -8,6 +8,7 @@ search that finds the edit) and for ``current``, then assert the figures.
 
 from __future__ import annotations
 
+import shutil
 import threading
 from typing import Any
 
@@ -281,6 +282,13 @@ def test_snapshots_after_targeted_passes_are_patched_and_say_what_a_whole_one_sa
         assert reports[since:] and not any(r.full for r in reports[since:])
         assert service.board.tree_reads["whole"] == reads["whole"]
         assert service.board.tree_reads["patched"] > reads["patched"]
+
+        # A folder git tracked files in, removed: git's status of what was in it
+        # comes from a whole snapshot.
+        shutil.rmtree(ws.root / "memory/topics")
+        assert wait_for(lambda: service.search("swallows").hits == [], 5.0)
+        gone = same_as_whole("a tracked folder removed")
+        assert {"path": "memory/topics/swallows.md", "state": "modified"} in gone["changes"]
     finally:
         service.stop()
         whole.stop()

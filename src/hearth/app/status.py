@@ -69,6 +69,7 @@ from hearth.store.history import changed_paths
 from hearth.store.repository import (
     GitError,
     Repository,
+    folder_in_head,
     head_id,
     open_repository,
     path_changes,
@@ -342,6 +343,8 @@ def patched_changes(
         moved = found
     again = {p for p in touched if not p.endswith("/")} | set(moved) | set(last.changes)
     for folder in (p for p in touched if p.endswith("/")):
+        if not (root / folder).is_dir() and folder_in_head(repo, folder[:-1]):
+            return None  # a folder git tracked files in is gone: which ones, git's status says
         again.update(_files_under(root, folder))
         if len(again) > MAX_PATCHED:
             return None

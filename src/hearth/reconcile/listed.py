@@ -83,11 +83,11 @@ def compare(
 def patch(delta: ListingDelta, files: FileMap, root: Path, touched: Iterable[str]) -> bool:
     """List the ``touched`` paths again into ``delta`` (against ``files`` as it is
     now, after the passes that looked at them); a folder (named ``name/``) is
-    listed whole. False, changing nothing, for a folder that is gone but held
-    files: that is listed from the top again."""
+    listed whole, and what was listed under a folder now gone goes. False,
+    changing nothing, when a path cannot be listed (a folder it may not enter)."""
     paths = {p for p in touched if not p.endswith("/")}
     fresh = stat_paths(root, paths)
-    prefixes = []
+    inside: list[str] = []
     for folder in sorted({p for p in touched if p.endswith("/")}):
         base = folder[:-1]
         if is_inside(root, base) and (root / base).is_dir():
@@ -95,18 +95,14 @@ def patch(delta: ListingDelta, files: FileMap, root: Path, touched: Iterable[str
             fresh.files.update(sub.files)
             fresh.refused.update(sub.refused)
             fresh.errors += sub.errors
-            prefixes.append(folder)
-        elif base not in paths or any(
-            p.startswith(folder) for p in (*delta.files, *delta.refused, *files)
-        ):
-            return False  # a gone file is named as a folder too; a gone folder is not
+            paths.update(p for p in files if p.startswith(folder))
+        inside.append(folder)
     if fresh.errors:
         return False
-    if prefixes:
-        inside = tuple(prefixes)
-        for known in (delta.files, delta.refused):
-            paths.update(p for p in known if p.startswith(inside))
-        paths.update(p for p in files if p.startswith(inside))
+    if inside:
+        prefixes = tuple(inside)
+        for known in (delta.files, delta.refused, delta.missing):
+            paths.update(p for p in known if p.startswith(prefixes))
         paths.update(fresh.files)
         paths.update(fresh.refused)
     for path in paths:

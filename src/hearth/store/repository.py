@@ -88,6 +88,15 @@ def path_changes(repo: Repository, paths: Iterable[str]) -> dict[str, str] | Non
     return found
 
 
+def folder_in_head(repo: Repository, path: str) -> bool:
+    """Whether HEAD's tree holds a folder at ``path`` (files git tracks under it)."""
+    try:
+        tree = repo.revparse_single("HEAD^{tree}")
+        return bool(tree[path].type_str == "tree")  # type: ignore[index]
+    except (KeyError, ValueError, GitError):
+        return False
+
+
 def untracked(repo: Repository) -> tuple[str, ...]:
     """Files git does not track and does not ignore."""
     found = [
