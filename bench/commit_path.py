@@ -1,6 +1,6 @@
 """Time hearth's commit path against `git add && git commit` on a 10,000-file home.
 
-    .venv/bin/python bench/commit_path.py [--files 10000] [--rounds 40]
+    .venv/bin/python bench/commit_path.py [--files 10000] [--rounds 40] [--http] [--work DIR]
 
 Builds a throwaway home with N markdown files (about 2 KB each), commits them
 with the git CLI, then alternates, round by round:
@@ -13,12 +13,20 @@ with the git CLI, then alternates, round by round:
 - the hearth CLI: `hearth note ...` as a subprocess (Python start-up included).
 
 Prints medians and p90s in milliseconds and the ratio of hearth's in-process
-write to the git CLI's. Figures, not assertions: nothing here fails on speed.
+write to the git CLI's.
+
+With ``--http`` it times the API instead, against `hearth serve` on the same
+home, each write on a settled server: ``POST /v1/daily`` (answered once the
+note is committed and indexed, so searchable) against `git add && git commit`
+round by round. ``--work DIR`` keeps the generated home for the next run.
+Figures, not assertions: nothing here fails on speed.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
+import json
 import os
 import random
 import shutil
@@ -31,16 +39,31 @@ from pathlib import Path
 from hearth import wiring
 from hearth.domain.sections import split_sections
 from hearth.index.search_index import SearchIndex
-from homegen import git, paragraph, seed_home, summary, topic_path, use_git_identity
+from homegen import (
+    git,
+    in_work,
+    paragraph,
+    seed_home,
+    start_server,
+    summary,
+    topic_path,
+    use_git_identity,
+    wait_idle,
+)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--http", action="store_true")
+    parser.add_argument("--work", type=Path, default=None)
     args = parser.parse_args()
     rng = random.Random(7)
     env = use_git_identity()
+    if args.http:
+        in_work(args.work, lambda work: http_writes(work, args.files, args.rounds, rng, env))
+        return
 
     with tempfile.TemporaryDirectory(prefix="hearth-bench-") as tmp:
         root = Path(tmp) / "home"
@@ -99,6 +122,72 @@ def main() -> None:
         print(f"ratio hearth daily append / git CLI: {note_p50 / git_p50:.2f}")
         print(f"git status after the run: {clean or 'clean'}")
         index_commit_floor(root, Path(tmp), rng)
+
+
+def http_writes(
+    work: Path, files: int, rounds: int, rng: random.Random, env: dict[str, str]
+) -> None:
+    """``POST /v1/daily`` over HTTP against `git add && git commit`, on a settled server."""
+    root = work / f"home-{files}"
+    if not (root / ".git/hearth/index").is_dir():
+        if root.exists():
+            shutil.rmtree(root)
+        seed_home(root, files, rng)
+    hearth_exe = str(Path(sys.executable).parent / "hearth")
+    subprocess.run([hearth_exe, "--home", str(root), "hooks", "install"], check=True, env=env)
+    subprocess.run([hearth_exe, "--home", str(root), "reindex"], check=True, env=env)
+    if subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip():
+        git(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-a", "-m", "bench: left")
+    server, port, token = start_server(root, env, name=f"bench-{time.time_ns()}")
+    pid = server.pid  # type: ignore[attr-defined]
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+    def call(method: str, target: str, body: object = None) -> dict[str, object]:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        conn.request(method, target, json.dumps(body) if body is not None else None, headers)
+        reply = conn.getresponse()
+        data = json.loads(reply.read())
+        conn.close()
+        if reply.status >= 300:
+            raise SystemExit(f"{method} {target}: {reply.status} {data}")
+        return data  # type: ignore[no-any-return]
+
+    try:
+        wait_idle(pid)
+        api_times: list[float] = []
+        git_times: list[float] = []
+        run = time.time_ns() % 1_000_000
+        for r in range(rounds):
+            word = f"zqapi{run}x{r}".replace("0", "o")
+            t0 = time.perf_counter()
+            done = call("POST", "/v1/daily", {"text": f"{paragraph(rng, 30)} {word}", "title": "b"})
+            api_times.append(time.perf_counter() - t0)
+            hits = call("GET", f"/v1/search?q={word}")["hits"]
+            if not any(h["path"] == done["path"] for h in hits):  # type: ignore[attr-defined, index]
+                raise SystemExit(f"the write of round {r} is not searchable on return")
+            wait_idle(pid)
+            other = topic_path((r * 53 + 11) % files)
+            with open(root / other, "a") as handle:
+                handle.write(f"\n{paragraph(rng, 20)}\n")
+            wait_idle(pid)  # the server takes in the edit first, as an editor's save
+            t0 = time.perf_counter()
+            git(root, "add", other)
+            git(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", f"bench: round {r}")
+            git_times.append(time.perf_counter() - t0)
+            wait_idle(pid)
+    finally:
+        server.terminate()  # type: ignore[attr-defined]
+        server.wait(timeout=30)  # type: ignore[attr-defined]
+    print(f"\nwrites over HTTP on a {files}-file home ({rounds} rounds, settled server):")
+    api = summary("POST /v1/daily (committed, searchable)", api_times)
+    plain = summary("git add <file> && git commit", git_times)
+    print(f"\nratio API write / git CLI:            {api / plain:.2f}  (goal <= 0.5)")
 
 
 def index_commit_floor(root: Path, scratch: Path, rng: random.Random, rounds: int = 20) -> None:

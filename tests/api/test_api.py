@@ -279,9 +279,11 @@ def test_a_person_committing_with_git_keeps_status_fresh(server: Server) -> None
         env=os.environ.copy(),
     )
     assert commit.returncode == 0, commit.stderr
-    # The post-commit hook saw the running server and nudged it (no Python started).
+    # The post-commit hook saw the running server and nudged it (no Python started)
+    # to look at what the commit changed, not at every file.
     assert "hearth: told the server to reconcile; 0 pending proposals" in commit.stderr
-    assert (s.root / ".git/hearth/nudge").exists()
+    assert (s.root / ".git/hearth/nudge-commit").exists()
+    assert not (s.root / ".git/hearth/nudge").exists()
     head = git(s.root, "rev-parse", "HEAD").strip()
 
     def fresh() -> bool:

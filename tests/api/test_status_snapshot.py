@@ -8,6 +8,7 @@ search that finds the edit) and for ``current``, then assert the figures.
 
 from __future__ import annotations
 
+import shutil
 import threading
 from typing import Any
 
@@ -15,8 +16,8 @@ from hearth import wiring
 from hearth.app.results import HomeStatus
 from hearth.app.status.snapshot import StatusBoard
 from hearth.errors import StoreError
-from hearth.reconcile.reports import IndexStatus
-from tests.api.conftest import Server, wait_for
+from hearth.reconcile.reports import IndexStatus, PassReport
+from tests.api.conftest import Server, free_port, wait_for
 from tests.conftest import Workspace, git
 
 
@@ -104,11 +105,15 @@ def test_writes_show_in_the_snapshot_once_current(server: Server) -> None:
 
 
 def test_the_health_page_shows_the_snapshot_time(server: Server) -> None:
-    status = current_status(server)
-    page = server.get("/ui/health", token="read")
-    assert page.status == 200
-    html = page.raw.decode()
-    assert 'id="as-of"' in html and status["snapshot"]["as_of"] in html
+    for _ in range(20):
+        status = current_status(server)
+        page = server.get("/ui/health", token="read")
+        assert page.status == 200
+        html = page.raw.decode()
+        assert 'id="as-of"' in html
+        if server.get("/v1/status").body["snapshot"]["as_of"] == status["snapshot"]["as_of"]:
+            break  # no snapshot was taken between the two reads (a late pass's can be)
+    assert status["snapshot"]["as_of"] in html
 
 
 # -- the board itself ----------------------------------------------------------------
@@ -201,3 +206,89 @@ def test_an_unserved_service_takes_a_snapshot_per_call(workspace: Workspace) -> 
         assert staged in service.status().as_dict()["changes"]
     finally:
         service.stop()
+
+
+def test_snapshots_after_targeted_passes_are_patched_and_say_what_a_whole_one_says(
+    workspace: Workspace,
+) -> None:
+    """A served home's snapshot after targeted passes (hand edits, a person's
+    commits with hearth's hooks) lists again only what the passes looked at,
+    and git's state of those, of the paths shown changed before and of what
+    HEAD's move changed; what it says is what listing everything says."""
+    ws = workspace
+    ws.write("notes.txt", "not markdown\n")
+    with open(ws.root / ".gitignore", "a") as ignore:
+        ignore.write("private/\n")
+    for name in ("swifts", "martins", "swallows"):
+        ws.write(f"memory/topics/{name}.md", f"# {name.title()}\n\nThey fly.\n")
+    ws.git("add", "-A")
+    ws.git("-c", "core.hooksPath=/dev/null", "commit", "-qm", "birds")
+    reports: list[PassReport] = []
+    service = wiring.open_service(ws.root, ws.home.clock, on_pass=reports.append)
+    service.start()
+    # The hooks find this process's pid in server.json: the post-commit hook
+    # nudges it (the pre-commit hook finds nothing listening and checks itself).
+    service.publish_address(f"http://127.0.0.1:{free_port()}")
+    whole = wiring.open_service(ws.root, ws.home.clock)  # never served: lists everything
+    try:
+
+        def settled() -> dict[str, Any]:
+            head = ws.git("rev-parse", "HEAD").strip()
+            seen: dict[str, Any] = {}
+
+            def current() -> bool:
+                status = service.status()
+                seen.update(status.as_dict())
+                return status.snapshot.current and seen["index"]["indexed_head"] == head
+
+            assert wait_for(current, 10.0), seen.get("snapshot")
+            return seen
+
+        def same_as_whole(step: str) -> dict[str, Any]:
+            served, listed = settled(), whole.status().as_dict()
+            # (An unserved home never calls its index fresh: no watcher keeps it so.)
+            assert served["index"].pop("fresh") is True, step
+            listed["index"].pop("fresh")
+            for key in ("head", "dirty", "changes", "index", "pending_proposals", "open_loops"):
+                assert served[key] == listed[key], (step, key, served[key], listed[key])
+            return served
+
+        same_as_whole("start")
+        reads = dict(service.board.tree_reads)
+        since = len(reports)
+
+        (ws.root / "memory/topics/swifts.md").write_text("# Swifts\n\nThey sleep flying.\n")
+        ws.write("memory/topics/kites.md", "# Kites\n\nRed kites circle.\n")
+        (ws.root / "memory/topics/martins.md").unlink()
+        ws.write("private/diary.md", "# Diary\n\nIgnored by git.\n")
+        (ws.root / "memory/topics/link.md").symlink_to("swallows.md")  # parked
+        assert wait_for(lambda: service.search("kites").hits != [], 5.0)
+        edited = same_as_whole("hand edits")
+        assert {"path": "memory/topics/martins.md", "state": "modified"} in edited["changes"]
+        assert [p["path"] for p in edited["index"]["parked"]] == ["memory/topics/link.md"]
+        ws.git("add", "memory/topics/kites.md")  # staged, no pass: shown after the commit
+
+        ws.write("notes.txt", "still not markdown, changed\n")
+        ws.git("add", "notes.txt", "memory/topics/swifts.md")
+        ws.git("commit", "-qm", "swifts and notes, by hand")  # hearth's hooks run
+        committed = same_as_whole("a commit")
+        assert {"path": "memory/topics/kites.md", "state": "staged"} not in committed["changes"]
+        assert all(c["path"] != "notes.txt" for c in committed["changes"])
+
+        ws.git("commit", "-qam", "the rest, by hand")
+        done = same_as_whole("commit -a")
+        assert done["changes"] == [{"path": "memory/topics/link.md", "state": "untracked"}]
+        # Every pass since the start was targeted, every snapshot a patch.
+        assert reports[since:] and not any(r.full for r in reports[since:])
+        assert service.board.tree_reads["whole"] == reads["whole"]
+        assert service.board.tree_reads["patched"] > reads["patched"]
+
+        # A folder git tracked files in, removed: git's status of what was in it
+        # comes from a whole snapshot.
+        shutil.rmtree(ws.root / "memory/topics")
+        assert wait_for(lambda: service.search("swallows").hits == [], 5.0)
+        gone = same_as_whole("a tracked folder removed")
+        assert {"path": "memory/topics/swallows.md", "state": "modified"} in gone["changes"]
+    finally:
+        service.stop()
+        whole.stop()

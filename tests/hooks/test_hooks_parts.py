@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -162,3 +163,31 @@ def test_a_background_pass_waiting_to_start_covers_the_next_one(home: Path) -> N
     assert "post-commit: hearth: indexed 1 changed" in log.read_text()
     fresh = wiring.open_app(home).reconciler
     assert [h.path for h in fresh.catch_up().search("wrens").hits] == ["memory/topics/wrens.md"]
+
+
+def test_with_a_server_running_a_commit_nudges_for_itself_and_a_merge_for_everything(
+    home: Path,
+) -> None:
+    """The post shims with a live server (this process's pid in server.json):
+    post-commit asks for a pass over what the commit changed (``nudge-commit``,
+    which the server's watcher turns into a pass over the files HEAD's move
+    changed); the hooks that change the work tree ask for a full pass."""
+    state = home / ".git/hearth"
+    state.mkdir(parents=True, exist_ok=True)
+    (state / "server.json").write_text(
+        json.dumps({"url": "http://127.0.0.1:9", "pid": os.getpid()})
+    )
+    python = sys.executable
+    for name, nudged, spared in (
+        ("post-commit", "nudge-commit", "nudge"),
+        ("post-merge", "nudge", "nudge-commit"),
+    ):
+        for leftover in ("nudge", "nudge-commit"):
+            (state / leftover).unlink(missing_ok=True)
+        shim = home / f"{name}.sh"
+        shim.write_text(shim_text(name, python, None))
+        said = subprocess.run(
+            ["sh", str(shim)], cwd=home, capture_output=True, text=True, check=True
+        ).stdout
+        assert said.startswith("hearth: told the server to reconcile"), said
+        assert (state / nudged).exists() and not (state / spared).exists(), name

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from hearth.errors import Busy
+from hearth.reconcile.reconciler import HEAD_MOVED
 from hearth.reconcile.reports import PassReport
-from hearth.reconcile.watcher import Watcher, relevant
+from hearth.reconcile.watcher import Watcher, paths_of, relevant
 from hearth.reconcile.worker import ReconcileWorker
 from tests.conftest import Workspace
 
@@ -108,6 +109,19 @@ def test_a_failed_pass_is_retried_and_recorded() -> None:
 )
 def test_watch_filter(tmp_path: Path, rel: str, kept: bool) -> None:
     assert (relevant(tmp_path, str(tmp_path / rel)) is not None) is kept
+
+
+def test_a_commit_nudge_asks_for_the_commit_and_other_nudges_for_everything(
+    tmp_path: Path,
+) -> None:
+    """The post-commit hook's nudge asks for a pass over what the commit changed
+    (a commit changes no file in the work tree); a merge's, checkout's or
+    rewrite's asks for a full pass."""
+    (tmp_path / ".git/hearth").mkdir(parents=True)
+    commit = str(tmp_path / ".git/hearth/nudge-commit")
+    assert relevant(tmp_path, commit) == HEAD_MOVED
+    assert paths_of(tmp_path, [(1, commit)]) == {HEAD_MOVED}
+    assert paths_of(tmp_path, [(1, commit), (1, str(tmp_path / ".git/hearth/nudge"))]) is None
 
 
 @pytest.fixture

@@ -257,7 +257,11 @@ def test_churn_while_searching(server: Server) -> None:
     since = settle_point(s.root)
     assert wait_for(lambda: consistent_since(s.get("/v1/status").body, since), 15)
     on_disk = {f"churn/{p.name}" for p in folder.glob("*.md")}
-    found = s.search("churn", path="churn/")
+    # Browsing (all=true): this checks what the index holds, not relevance. The
+    # floor may leave out a word most files hold, and Tantivy counts deleted
+    # documents in a word's frequency until their segments merge, so whether it
+    # does depends on the churn's history.
+    found = s.search("churn", path="churn/", all="true")
     assert found == on_disk
 
 

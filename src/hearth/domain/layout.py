@@ -42,8 +42,12 @@ DEFAULT_PROPOSAL_TARGET = "MEMORY.md"
 SERVER_FILE = "server.json"
 #: The git hooks hearth installs (their shims call the server or ``hearth hook NAME``).
 HOOK_NAMES = ("pre-commit", "post-commit", "post-merge", "post-checkout", "post-rewrite")
-#: Touched by the git hooks; a running server's watcher answers with a full pass.
+#: Touched by the git hooks that may change many files (merge, checkout,
+#: rewrite); a running server's watcher answers with a full pass.
 NUDGE_PATH = ".git/hearth/nudge"
+#: Touched by the post-commit hook: a commit changes no file in the work tree,
+#: so the watcher answers with a pass over the files the commit changed.
+COMMIT_NUDGE_PATH = ".git/hearth/nudge-commit"
 
 GITIGNORE = f"""\
 # Written by hearth init. Generated state never enters history.

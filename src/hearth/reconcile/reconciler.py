@@ -48,8 +48,9 @@ from hearth.heap import give_back
 from hearth.index.live import LiveIndex
 from hearth.index.search_index import IndexUpdate
 from hearth.index.semantic import Progress
-from hearth.reconcile import manifest
+from hearth.reconcile import listed, manifest
 from hearth.reconcile.differ import Changes, Differ
+from hearth.reconcile.listed import ListingDelta
 from hearth.reconcile.manifest import Manifest, ParkedFile
 from hearth.reconcile.prepare import PARALLEL_FROM
 from hearth.reconcile.refresh import ActiveRefresher, AttentionSource
@@ -99,6 +100,9 @@ class Reconciler:
         self._progress: Progress | None = None
         #: Files to read from which a pass reads them in worker processes.
         self.parallel_from = PARALLEL_FROM
+        #: What the passes looked at since ``take_touched`` was last called:
+        #: their scopes, or None once one looked at everything (see there).
+        self._touched: set[str] | None = None
 
     # -- passes --------------------------------------------------------------
 
@@ -185,6 +189,7 @@ class Reconciler:
                 # commits: the open index is current.
                 manifest.load_pass(self.folder, self._manifest)
                 return None
+            self._touched = None  # another process's pass: which files, unknown
             if not live.swapped_elsewhere():
                 loaded = manifest.load(self.folder)
                 live.reload()
@@ -250,8 +255,14 @@ class Reconciler:
         state = self._manifest
         head = head_id(self.repo)
         changes = rebuilt
-        if changes is None:
+        if changes is not None:
+            self._touched = None
+        else:
             listing, scope = self._differ.listing(paths)
+            if scope is None:
+                self._touched = None
+            elif self._touched is not None:
+                self._touched.update(scope)
             with live.update() as batch:
                 changes = self._diff(listing, state, scope, batch)
             self.index.noted(changes.sections)
@@ -294,6 +305,30 @@ class Reconciler:
         folders = tuple(s for s in scope if s.endswith("/"))
         return all(path in exact or path.startswith(folders) for path in moved)
 
+    def take_touched(self) -> set[str] | None:
+        """The paths the passes since the last call looked at (a folder as
+        ``name/``), and start counting again; None when one of them (or another
+        process's) looked at everything, or before the first call. For the
+        status snapshot, which re-reads only those paths when it can."""
+        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
+            self._open()  # another process's pass since: everything
+            touched, self._touched = self._touched, set()
+        return touched
+
+    def listing_delta(self, listing: Listing) -> ListingDelta:
+        """``listing`` kept as what differs from the manifest (``reconcile/listed.py``)."""
+        return listed.differences(listing, self._manifest.files)
+
+    def patch_listing(self, delta: ListingDelta, touched: set[str]) -> bool:
+        """``listed.patch`` against the manifest (False: list everything again)."""
+        return listed.patch(delta, self._manifest.files, self.root, touched)
+
+    def touched_count(self) -> int | None:
+        """How many paths ``take_touched`` would give now (None: everything); a hint,
+        read without the lock."""
+        touched = self._touched
+        return None if touched is None else len(touched)
+
     # -- reading -------------------------------------------------------------
 
     def status(self, listing: Listing | None = None) -> IndexStatus:
@@ -301,40 +336,57 @@ class Reconciler:
         (``listing``: a ``scan_tree`` of the home taken just before, without the lock)."""
         with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
             self._open()
+            return self._compare(scan_tree(self.root) if listing is None else listing)
+
+    def _compare(self, listing: Listing) -> IndexStatus:
+        state = self._manifest
+        present, _signature = self._differ.indexable(listing, state, full=True)
+        on_disk = {
+            p: sig for p, sig in listing.files.items() if p in present and p not in state.parked
+        }
+        refused = {p: sig for p, (sig, _) in listing.refused.items() if p in present}
+        moved = [p for p, sig in on_disk.items() if state.files.signature(p) != sig]
+        moved += [p for p in state.files if p not in on_disk]
+        moved += [p for p, sig in refused.items() if not _same(state.parked.get(p), sig)]
+        return self._index_status(moved, len(on_disk), listing.errors)
+
+    def status_of(self, delta: ListingDelta) -> IndexStatus:
+        """``status`` of the listing ``delta`` stands for (``listing_delta``),
+        comparing only the paths it names: the manifest's other files are
+        listed with the manifest's own signatures, so none of them moved."""
+        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
+            self._open()
             state = self._manifest
-            listing = scan_tree(self.root) if listing is None else listing
-            present, _signature = self._differ.indexable(listing, state, full=True)
-            on_disk = {
-                p: sig for p, sig in listing.files.items() if p in present and p not in state.parked
-            }
-            refused = {p: sig for p, (sig, _) in listing.refused.items() if p in present}
-            moved = [p for p, sig in on_disk.items() if state.files.signature(p) != sig]
-            moved += [p for p in state.files if p not in on_disk]
-            moved += [p for p, sig in refused.items() if not _same(state.parked.get(p), sig)]
-            stale = len(moved)
-            documents = self.index.documents()
-            head = head_id(self.repo)
-            reasons = _stale_reasons(
-                sorted(moved), documents, state.documents(), head, state.indexed_head, listing
-            )
-            return IndexStatus(
-                fresh=not reasons,
-                stale_reasons=reasons,
-                files_on_disk=len(on_disk),
-                files_indexed=len(state.files),
-                documents=documents,
-                stale_files=stale,
-                head=head,
-                indexed_head=state.indexed_head,
-                last_reconcile=state.last_reconcile,
-                parked=[
-                    {"path": path, "reason": p.reason} for path, p in sorted(state.parked.items())
-                ],
-                errors=sorted(set(listing.errors) | set(state.errors)),
-                active_error=state.active_error,
-                active=self.active.describe(state, head),
-                vectors=self.index.vector_coverage(),
-            )
+            named = Listing(delta.files, delta.refused, delta.errors, delta.ignore_files)
+            present, signature = self._differ.indexable(named, state, full=True)
+            if signature != state.ignore_signature:
+                return self._compare(listed.relisted(delta, state.files))  # the rules changed
+            moved, on_disk = listed.compare(delta, state.files, state.parked, present)
+            return self._index_status(moved, on_disk, delta.errors)
+
+    def _index_status(self, moved: list[str], on_disk: int, errors: list[str]) -> IndexStatus:
+        state = self._manifest
+        documents = self.index.documents()
+        head = head_id(self.repo)
+        reasons = _stale_reasons(
+            sorted(moved), documents, state.documents(), head, state.indexed_head, errors
+        )
+        return IndexStatus(
+            fresh=not reasons,
+            stale_reasons=reasons,
+            files_on_disk=on_disk,
+            files_indexed=len(state.files),
+            documents=documents,
+            stale_files=len(moved),
+            head=head,
+            indexed_head=state.indexed_head,
+            last_reconcile=state.last_reconcile,
+            parked=[{"path": path, "reason": p.reason} for path, p in sorted(state.parked.items())],
+            errors=sorted(set(errors) | set(state.errors)),
+            active_error=state.active_error,
+            active=self.active.describe(state, head),
+            vectors=self.index.vector_coverage(),
+        )
 
     def active_state(self) -> ActiveState:
         """HEAD, the last pass and ACTIVE.md's state, without listing the tree
@@ -368,7 +420,7 @@ def _stale_reasons(
     recorded: int,
     head: str | None,
     indexed_head: str | None,
-    listing: Listing,
+    errors: list[str],
 ) -> tuple[str, ...]:
     """Why the index does not describe the files as they are, one sentence each."""
     reasons = []
@@ -390,6 +442,6 @@ def _stale_reasons(
             f"HEAD is {(head or 'none')[:12]} but the index reflects "
             f"{(indexed_head or 'no commit')[:12]}; the next pass catches up"
         )
-    if listing.errors:
-        reasons.append(f"some files could not be listed ({'; '.join(listing.errors[:3])})")
+    if errors:
+        reasons.append(f"some files could not be listed ({'; '.join(errors[:3])})")
     return tuple(reasons)

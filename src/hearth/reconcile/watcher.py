@@ -47,6 +47,10 @@ def relevant(root: Path, absolute: str) -> str | None:
     if parts[0] == ".git":
         if rel == layout.NUDGE_PATH:
             return layout.NUDGE_PATH  # a git hook asks for a full pass
+        if rel == layout.COMMIT_NUDGE_PATH:
+            # A commit moved HEAD and changed no work-tree file: the pass looks
+            # at what differs between the HEAD indexed and the new one.
+            return HEAD_MOVED
         # A commit, checkout, pull or reset moves a ref: ACTIVE.md's persona
         # history and the indexed HEAD follow it.
         moved = rel in _REF_FILES or (

@@ -19,37 +19,67 @@ state, hold the lock, for milliseconds. A listing taken a moment before a pass
 may call a file stale that the pass has just indexed; that pass asks for the
 next snapshot, which sees it right.
 
+Most snapshots follow a targeted pass (a write, an edit the watcher saw, a
+person's commit), and most of the home did not move since the last one. So
+the board keeps what the last snapshot read (the listing, git's state of the
+changed paths, HEAD) and, when every pass since looked at a few known paths
+(``Reconciler.take_touched``), *patches* it: those paths are listed again,
+and git's state is read again for them, for the paths that differed from
+HEAD last time and for the files HEAD's move changed. That costs
+milliseconds where listing a 100,000-file home and reading git's status of
+every file cost seconds. A full pass (start-up, a git hook's nudge after a
+merge, checkout or rebase, the scheduled pass every ten minutes), a sync, a
+reflection run or a scheduled job ask for a whole new snapshot. So between
+two whole snapshots, a change no pass looked at and that moved neither HEAD
+nor a path already shown as changed (a file git stages without its content
+changing, say) shows at the next whole one.
+
 Requests are folded like passes (any number made while one snapshot is taken
-ask for exactly one more); a snapshot starts once requests stop for 0.3 s (at
-most 2 s after the first), so it does not share the cores with the request
-that follows a write; and it starts no sooner than
-``GAP_FACTOR`` times the last one's cost after it ended, so under a stream of
-writes on a large home it takes at most about a third of one core.
+ask for exactly one more); a snapshot that lists the whole tree starts once
+requests stop for 0.3 s (at most 2 s after the first), so it does not share
+the cores with the request that follows a write; and it starts no sooner
+than ``GAP_FACTOR`` times the last one's cost after it ended, so under a
+stream of writes on a large home it takes at most about a third of one core.
+A patch waits ``QUICK_QUIET_SECONDS`` only.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import os
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from hearth.app.parts import HomeParts
 from hearth.app.reflection import ReflectionLog
-from hearth.app.results import HomeStatus, SnapshotInfo
-from hearth.app.status.report import home_status, work_tree_changes
+from hearth.app.results import Change, HomeStatus, SnapshotInfo
+from hearth.app.status.report import home_status
 from hearth.app.sync.branch import Syncer
 from hearth.errors import HearthError
 from hearth.heap import give_back
+from hearth.reconcile.listed import ListingDelta
 from hearth.reconcile.reconciler import Reconciler
-from hearth.reconcile.reports import PassReport
-from hearth.reconcile.scan import scan_tree
-from hearth.store.repository import GitError, Repository, open_repository
+from hearth.reconcile.reports import IndexStatus, PassReport
+from hearth.reconcile.scan import is_inside, scan_tree
+from hearth.store.history import changed_paths
+from hearth.store.repository import (
+    GitError,
+    Repository,
+    folder_in_head,
+    head_id,
+    open_repository,
+    path_changes,
+    worktree_changes,
+)
 
 #: A snapshot starts once no request came for this long (seconds) ...
 QUIET_SECONDS = 0.3
+#: ... this long, when it patches the last one (see above).
+QUICK_QUIET_SECONDS = 0.03
 #: ... or this long after the first request it answers, whichever is sooner.
 SETTLE_SECONDS = 2.0
 #: A snapshot waits this many times the last one's cost after it before starting.
@@ -83,8 +113,14 @@ class StatusBoard:
         passes: Callable[[], int] | None,
         now: Callable[[], str],
         monotonic: Callable[[], float] = time.monotonic,
+        patch: Compute | None = None,
+        patches: Callable[[], bool] | None = None,
     ) -> None:
         self._compute = compute
+        #: The board's thread takes a snapshot by patching the last one (``patch``,
+        #: which may still list everything) when ``patches`` says it can.
+        self._patch = patch
+        self._patches = patches or (lambda: False)
         #: Passes finished (the worker's count, or those told by ``pass_done``).
         self._told = 0
         self._passes = passes or (lambda: self._told)
@@ -99,6 +135,8 @@ class StatusBoard:
         self._thread: threading.Thread | None = None
         #: Why the last snapshot could not be taken (the previous one is kept).
         self.last_error: str | None = None
+        #: How many snapshots listed everything, and how many patched the last one.
+        self.tree_reads = {"whole": 0, "patched": 0}
 
     @property
     def running(self) -> bool:
@@ -159,10 +197,10 @@ class StatusBoard:
             covered = self._requested
         return self._take(covered)
 
-    def _take(self, covered: int) -> Snapshot:
+    def _take(self, covered: int, patch: bool = False) -> Snapshot:
         with self._taking:
             passes, as_of, started = self._passes(), self._now(), self._monotonic()
-            data = self._compute()
+            data = self._patch() if patch and self._patch is not None else self._compute()
             snap = Snapshot(data, as_of, started, passes, self._monotonic() - started)
         with self._cond:
             if self._latest is None or snap.taken >= self._latest.taken:
@@ -172,8 +210,8 @@ class StatusBoard:
             self._cond.notify_all()
         return snap
 
-    def _settle(self) -> bool:
-        """Wait (holding ``_cond``) until requests stop for ``QUIET_SECONDS``, at
+    def _settle(self, quiet: float = QUIET_SECONDS) -> bool:
+        """Wait (holding ``_cond``) until requests stop for ``quiet`` seconds, at
         most ``SETTLE_SECONDS``; False when stopping.
 
         A write asks for a snapshot, and a runtime's next request (a search,
@@ -188,7 +226,7 @@ class StatusBoard:
         def moved() -> bool:
             return self._stopping or self._requested != seen[0]
 
-        while (left := min(QUIET_SECONDS, deadline - time.monotonic())) > 0:
+        while (left := min(quiet, deadline - time.monotonic())) > 0:
             self._cond.wait_for(moved, left)
             if self._stopping:
                 return False
@@ -198,18 +236,24 @@ class StatusBoard:
         return True
 
     def _run(self) -> None:
-        ended = cost = 0.0
+        ended = 0.0
+        costs = {False: 0.0, True: 0.0}  # of the last whole snapshot, and patch
         while True:
             with self._cond:
                 self._cond.wait_for(lambda: self._stopping or self._requested > self._covered)
-                if self._stopping or not self._settle():
+                patch = self._patch is not None and self._patches()
+                if self._stopping or not self._settle(
+                    QUICK_QUIET_SECONDS if patch else QUIET_SECONDS
+                ):
                     return
-                gap = min(MAX_GAP, GAP_FACTOR * cost) - (self._monotonic() - ended)
+                gap = min(MAX_GAP, GAP_FACTOR * costs[patch]) - (self._monotonic() - ended)
                 if gap > 0 and self._cond.wait_for(lambda: self._stopping, gap):
                     return
                 covered = self._requested
+                # Asked again: a snapshot taken meanwhile (``take``) may allow a patch now.
+                patch = self._patch is not None and self._patches()
             try:
-                cost = self._take(covered).seconds
+                costs[patch] = self._take(covered, patch).seconds
             except (HearthError, OSError, GitError) as exc:
                 with self._cond:
                     self.last_error = str(exc)
@@ -224,6 +268,24 @@ class StatusBoard:
             ended = self._monotonic()
 
 
+#: A snapshot patches the last one when no more than this many paths are to
+#: be read again; else it lists the whole tree.
+MAX_PATCHED = 1000
+
+
+@dataclass
+class TreeRead:
+    """What a snapshot read of the work tree and of git, kept to patch the next:
+    the listing (as its differences from the manifest), git's state of every
+    path that differs from HEAD, and HEAD."""
+
+    listing: ListingDelta
+    changes: dict[str, str]
+    head: str | None
+    #: Made by patching the one before (not by listing everything).
+    patched: bool = False
+
+
 def gather(
     home: HomeParts,
     reconciler: Reconciler,
@@ -231,14 +293,82 @@ def gather(
     reflections: ReflectionLog,
     owner: threading.RLock,
     repo: Repository,
-) -> HomeStatus:
+    last: TreeRead | None = None,
+) -> tuple[HomeStatus, TreeRead]:
     """The costly part of status: ``report.home_status`` with the tree listed and git's
-    status read outside ``owner``; ``repo`` is the caller's own repository object."""
-    listing = scan_tree(home.root)
-    changes = work_tree_changes(repo)
+    status read outside ``owner``, or ``last`` patched under it (see above);
+    ``repo`` is the caller's own repository object."""
     with owner:
-        data = home_status(home, reconciler.status(listing), syncer, reflections, changes=changes)
-    return data
+        touched = reconciler.take_touched()
+        if last is not None and touched is not None:
+            git = patched_changes(home.root, repo, last, touched)
+            if git is not None and reconciler.patch_listing(last.listing, touched):
+                read = TreeRead(last.listing, *git, patched=True)
+                return _status(home, reconciler.status_of(read.listing), syncer, reflections, read)
+    listing = scan_tree(home.root)
+    head = head_id(repo)  # before git's status: a commit after it is patched in next time
+    changes = dict(worktree_changes(repo))
+    with owner:
+        index = reconciler.status(listing)
+        read = TreeRead(reconciler.listing_delta(listing), changes, head)
+        return _status(home, index, syncer, reflections, read)
+
+
+def _status(
+    home: HomeParts,
+    index: IndexStatus,
+    syncer: Syncer,
+    reflections: ReflectionLog,
+    read: TreeRead,
+) -> tuple[HomeStatus, TreeRead]:
+    changes = [Change(path, state) for path, state in sorted(read.changes.items())]
+    return home_status(home, index, syncer, reflections, changes=changes), read
+
+
+def patched_changes(
+    root: Path, repo: Repository, last: TreeRead, touched: set[str]
+) -> tuple[dict[str, str], str | None] | None:
+    """git's state of ``last``'s paths read again for the paths the passes since
+    looked at (``touched``: a folder's files, all of them), for those that
+    differed from HEAD and for the files HEAD's move changed, and HEAD; None
+    when that cannot be done path by path (too many paths, an unknown commit)."""
+    head = head_id(repo)
+    moved: list[str] = []
+    if head != last.head:
+        if head is None or last.head is None:
+            return None
+        found = changed_paths(repo, last.head, head, MAX_PATCHED)
+        if found is None:
+            return None
+        moved = found
+    again = {p for p in touched if not p.endswith("/")} | set(moved) | set(last.changes)
+    for folder in (p for p in touched if p.endswith("/")):
+        if not (root / folder).is_dir() and folder_in_head(repo, folder[:-1]):
+            return None  # a folder git tracked files in is gone: which ones, git's status says
+        again.update(_files_under(root, folder))
+        if len(again) > MAX_PATCHED:
+            return None
+    if len(again) > MAX_PATCHED:
+        return None
+    states = path_changes(repo, again)
+    if states is None:
+        return None
+    changes = {p: state for p, state in last.changes.items() if p not in again}
+    changes.update(states)
+    return changes, head
+
+
+def _files_under(root: Path, folder: str) -> list[str]:
+    """Every file under the home's ``folder`` (``name/``), home-relative (none
+    through a symlink)."""
+    found: list[str] = []
+    if not is_inside(root, folder[:-1]):
+        return found
+    for top, dirs, names in os.walk(root / folder):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        rel = os.path.relpath(top, root).replace(os.sep, "/")
+        found += [f"{rel}/{name}" for name in names]
+    return found
 
 
 def served(
@@ -281,13 +411,31 @@ def board_for(
     between snapshots for nothing. Reading it again costs about 50 ms at
     100,000 files, against a snapshot of about a second there."""
     repo: list[Repository] = []
+    last: list[TreeRead] = []
 
-    def compute() -> HomeStatus:
+    def compute(patch: bool = False) -> HomeStatus:
         if not repo:
             repo.append(open_repository(home.root))
+        kept = last.pop() if last else None
         try:
-            return gather(home, reconciler, syncer, reflections, owner, repo[0])
+            data, read = gather(
+                home, reconciler, syncer, reflections, owner, repo[0], kept if patch else None
+            )
         finally:
             repo[0].free()
+        last.append(read)
+        board.tree_reads["patched" if read.patched else "whole"] += 1
+        return data
 
-    return StatusBoard(compute, None, lambda: iso_now(home.clock))
+    def patches() -> bool:
+        touched = reconciler.touched_count()
+        return bool(last) and touched is not None and touched <= MAX_PATCHED
+
+    board = StatusBoard(
+        compute,
+        None,
+        lambda: iso_now(home.clock),
+        patch=lambda: compute(patch=True),
+        patches=patches,
+    )
+    return board
