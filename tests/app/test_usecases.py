@@ -4,12 +4,14 @@ a real home in a real git repository, the real index, the real git CLI to look."
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 
 from hearth import wiring
 from hearth.app.usecases import Hearth
 from hearth.errors import InvalidInput, NotFound, NoUpstream, ValidationFailed
+from hearth.reconcile.reports import PassReport
 from tests.conftest import FakeClock, Workspace, git
 
 ACTOR = "test"
@@ -153,3 +155,39 @@ def test_a_start_up_pass_cut_short_starts_nothing_and_indexes_nothing(
         assert len([h for h in again.search("quince", limit=50).hits if "topics" in h.path]) == 30
     finally:
         again.stop()
+
+
+def test_a_file_changed_right_after_the_start_up_pass_listed_it_is_indexed(
+    workspace: Workspace, clock: FakeClock
+) -> None:
+    """The watcher is armed before the start-up pass lists the files. Failed on
+    9930d26, which armed it after the pass: an edit in between (here, right after
+    the pass) stayed out of the index until the scheduler's full pass, ten
+    minutes later, while status called the index fresh."""
+    import time
+
+    workspace.write("memory/topics/early.md", "# Early\n\nplain words\n")
+    served = wiring.open_service(workspace.root, clock)
+    passes = served.reconciler.reconcile
+
+    def then_an_edit(*args: Any, **kwargs: Any) -> PassReport:
+        report = passes(*args, **kwargs)
+        if not getattr(then_an_edit, "done", False):
+            then_an_edit.done = True  # type: ignore[attr-defined]
+            workspace.write("memory/topics/late.md", "# Late\n\nthe zygomorphic quince\n")
+        return report
+
+    served.reconciler.reconcile = then_an_edit  # type: ignore[method-assign]
+    served.start()
+    try:
+        found = []
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not found:
+            served.settle_active()
+            found = [h.path for h in served.search("zygomorphic").hits]
+            time.sleep(0.05)
+        assert found == ["memory/topics/late.md"]
+        served.settle_active()
+        assert served.index_freshness() == (True, None)
+    finally:
+        served.stop()

@@ -9,6 +9,7 @@ being followed or silently dropped.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -31,6 +32,15 @@ class Listing:
 
 def is_candidate(name: str) -> bool:
     return name.endswith(".md") and not is_temporary(name)
+
+
+#: A markdown name that is surely a candidate and that hearth surely accepts: ASCII
+#: letters, digits, ``_``, ``.``, ``-`` and spaces, not starting with ``.`` or
+#: ``#`` (so no temporary or swap name, whose names start so or do not end in
+#: ``.md``), at most 200 bytes (``name_problem``'s limit is 255). Nearly every
+#: file of a home matches, and skips ``is_temporary`` and ``name_problem``: a
+#: third of a listing's Python time at 100,000 files.
+_PLAIN_MD = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_. -]{0,196}\.md")
 
 
 def scan_tree(root: Path, folder: str = "") -> Listing:
@@ -62,6 +72,8 @@ def _walk(folder: Path, prefix: str, listing: Listing) -> None:
     except OSError as exc:
         listing.errors.append(f"{prefix or './'}: cannot list the folder ({exc.strerror})")
         return
+    plain = _PLAIN_MD.fullmatch
+    files = listing.files
     for entry in entries:
         name = entry.name
         rel = prefix + name
@@ -70,6 +82,20 @@ def _walk(folder: Path, prefix: str, listing: Listing) -> None:
             is_dir = entry.is_dir(follow_symlinks=False)
             is_link = not is_dir and entry.is_symlink()
         except OSError:
+            continue
+        if not is_dir and not is_link and plain(name) is not None and rel != layout.ACTIVE_PATH:
+            # The common case: one lstat, nothing else to check but its type.
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                listing.errors.append(f"{rel}: cannot stat ({exc.strerror})")
+                continue
+            if stat.S_ISREG(st.st_mode):
+                files[rel] = (st.st_size, st.st_mtime_ns)
+            else:
+                _add(listing, rel, st, check_name=name)
             continue
         if is_dir:
             if name == ".git":

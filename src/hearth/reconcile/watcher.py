@@ -28,7 +28,9 @@ from hearth.domain import layout
 from hearth.domain.paths import is_temporary
 from hearth.reconcile.reconciler import HEAD_MOVED
 
-HEARTBEAT_MS = 1000
+#: The loop's longest sleep. Its first wake-up also tells ``wait_armed`` that
+#: watchfiles has set its watches: a server's start-up pass waits for that.
+HEARTBEAT_MS = 250
 _REF_FILES = (".git/HEAD", ".git/packed-refs")
 #: A heartbeat older than this means the watcher stopped.
 STALE_AFTER = 5.0
@@ -103,9 +105,11 @@ class Watcher:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._root_id: tuple[int, int] | None = None
+        self._armed = threading.Event()
 
     def start(self) -> None:
         self._stop = threading.Event()
+        self._armed = threading.Event()
         self._root_id = _identity(self.root)
         self.last_beat = self.monotonic()
         self._thread = threading.Thread(target=self._run, name="hearth-watch", daemon=True)
@@ -116,6 +120,19 @@ class Watcher:
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
+
+    def wait_armed(self, timeout: float) -> bool:
+        """Wait until the watches are set (the loop woke once), so that any change
+        made from now on is reported; False when that took over ``timeout``
+        seconds or the watcher failed (``last_error`` says why)."""
+        thread = self._thread
+        deadline = time.monotonic() + timeout
+        while thread is not None and thread.is_alive():
+            if self._armed.wait(min(0.05, max(0.0, deadline - time.monotonic()))):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+        return self._armed.is_set()
 
     def healthy(self) -> bool:
         return (
@@ -160,6 +177,7 @@ class Watcher:
                 raise_interrupt=False,
             ):
                 self.last_beat = self.monotonic()
+                self._armed.set()
                 if not changes:
                     continue
                 self.batches += 1

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import os
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,7 +45,7 @@ from hearth.errors import (
     StoreError,
 )
 from hearth.store import porcelain, state
-from hearth.store.git_index import GitIndexFile
+from hearth.store.git_index import GitIndexFile, index_entry
 from hearth.store.lock import backoff, write_lock
 from hearth.store.recovery import blob_mode, clear_dead_ref_lock, finish_interrupted_write
 from hearth.store.rooted import RootedFiles
@@ -154,6 +156,10 @@ class _Apply:
     #: The work-tree file already holds these bytes (a file adopted by init, say):
     #: rewriting it would cost a temp file, two fsyncs and a rename, for nothing.
     in_place: bool = False
+    #: For a file ``in_place``: its ``fstat`` when those bytes were read, and when
+    #: (git's index entry then carries its stat data: ``git_index.index_entry``).
+    seen: os.stat_result | None = None
+    read_at_ns: int = 0
 
 
 #: What libgit2 says when the branch moved under ``create_commit``: its own
@@ -376,7 +382,8 @@ class GitStore:
             head_oid = head_entry.id if head_entry is not None else None
             mode = blob_mode(snap.tree, change.path)
             new_oid = self.repo.create_blob(change.data) if change.data is not None else None
-            on_disk = self.files.read(change.path)
+            read_at_ns = time.time_ns()
+            on_disk, seen = self.files.read_stat(change.path)
             disk_oid = pygit2.hash(on_disk) if on_disk is not None else None
             staged_oid = index[change.path].id if change.path in index else None
             apply = _Apply(change.path, change.data, new_oid, new_oid, mode, on_disk)
@@ -389,6 +396,7 @@ class GitStore:
                     # Nothing to undo either: no second copy of the file is kept
                     # (init adopting a folder would hold every file twice).
                     apply.in_place, apply.previous = True, None
+                    apply.seen, apply.read_at_ns = seen, read_at_ns
                 applies.append(apply)
                 continue
             # A work-tree copy with uncommitted edits is never rewritten, not even to
@@ -465,6 +473,9 @@ class GitStore:
             if apply.index_oid is None:
                 if apply.path in index:
                     index.remove(apply.path)
+            elif apply.in_place and apply.index_oid == apply.commit_oid:
+                seen, read_at = apply.seen, apply.read_at_ns
+                index.add(index_entry(apply.path, apply.index_oid, apply.mode, seen, read_at))
             else:
                 index.add(pygit2.IndexEntry(apply.path, apply.index_oid, apply.mode))
         self.index_file.save(index)

@@ -15,16 +15,85 @@ takes the lock next finds it and knows a write may be unfinished
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pygit2
+from pygit2.ffi import ffi
 
 from hearth.errors import Busy
 from hearth.store import state
 from hearth.store.lock import backoff, clear_if_orphaned, held_lock, lock_mark, take_marked
+
+#: A file changed this recently before hearth read it may change again unseen by a
+#: stat comparison: git compares whole seconds of mtime and ctime unless it was
+#: built with ``USE_NSEC`` (Debian's git is not), so an edit in the same second
+#: as the recorded mtime, with the same size, would look unchanged once git's
+#: index is written in a later second. Such a file's entry gets no stat data and
+#: git compares its content. Past this window, any edit after the read lands in
+#: a later second than the recorded mtime.
+RACY_WINDOW_NS = 2_000_000_000
+_U32 = 0xFFFFFFFF
+
+
+def index_entry(
+    path: str,
+    oid: pygit2.Oid,
+    mode: pygit2.enums.FileMode,
+    seen: os.stat_result | None = None,
+    read_at_ns: int = 0,
+) -> pygit2.IndexEntry:
+    """git's index entry for ``path``; with ``seen``, the ``fstat`` of a work-tree
+    file whose bytes hearth read at ``read_at_ns`` and found to be ``oid``, the
+    entry carries that file's stat data as ``git add`` records it.
+
+    Without stat data (what ``pygit2.IndexEntry`` writes: every field zero), git
+    and libgit2 cannot tell the file is unchanged without reading and hashing
+    it, on every ``git status`` and every status snapshot of a served home, until
+    a git command refreshes the index: after ``hearth init`` adopted a folder of
+    100,000 notes, 8 s of CPU a snapshot. A file changed within the racy window
+    before the read gets none (git hashes it, once)."""
+    if seen is None or not _settled(seen, read_at_ns):
+        return pygit2.IndexEntry(path, oid, mode)
+    return _StatEntry(path, oid, mode, seen)
+
+
+def _settled(seen: os.stat_result, read_at_ns: int) -> bool:
+    """Whether a file's mtime lies before the racy window of a read at ``read_at_ns``
+    (its ctime is recorded, not judged, as git does)."""
+    return seen.st_mtime_ns < read_at_ns - RACY_WINDOW_NS
+
+
+class _StatEntry(pygit2.IndexEntry):
+    """An index entry with the stat data of the file it describes.
+
+    pygit2's ``IndexEntry`` has no stat fields; ``Index.add`` hands libgit2 the
+    C structure ``_to_c`` builds, so this fills them in there (libgit2 copies
+    the whole structure). tests/store/test_index_stat.py checks that git
+    reads them back."""
+
+    def __init__(
+        self, path: str, oid: pygit2.Oid, mode: pygit2.enums.FileMode, seen: os.stat_result
+    ) -> None:
+        super().__init__(path, oid, mode)
+        self.seen = seen
+
+    def _to_c(self) -> tuple[ffi.GitIndexEntryC, ffi.ArrayC[ffi.char]]:
+        centry, path = super()._to_c()
+        seen = self.seen
+        centry.ctime.seconds = seen.st_ctime_ns // 1_000_000_000 & 0x7FFFFFFF
+        centry.ctime.nanoseconds = seen.st_ctime_ns % 1_000_000_000
+        centry.mtime.seconds = seen.st_mtime_ns // 1_000_000_000 & 0x7FFFFFFF
+        centry.mtime.nanoseconds = seen.st_mtime_ns % 1_000_000_000
+        centry.dev = seen.st_dev & _U32
+        centry.ino = seen.st_ino & _U32
+        centry.uid = seen.st_uid & _U32
+        centry.gid = seen.st_gid & _U32
+        centry.file_size = seen.st_size & _U32
+        return centry, path
 
 
 class GitIndexFile:

@@ -126,6 +126,24 @@ class RootedFiles:
                 if fd is not None:
                     os.close(fd)
 
+    def read_stat(self, path: str) -> tuple[bytes | None, os.stat_result | None]:
+        """The file's bytes (None when it does not exist) and its ``fstat``, taken
+        before the read and unchanged after it, so it describes these bytes
+        (None when the file changed while it was read)."""
+        with self._parent(path, create=False) as parent:
+            if parent is None or not self._refuse_non_regular(parent[0], parent[1], path):
+                return None, None
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+            fd = _open_at(parent[0], parent[1], path, flags)
+            if fd is None:
+                return None, None
+            with os.fdopen(fd, "rb") as handle:
+                before = os.fstat(fd)
+                data = handle.read()
+                after = os.fstat(fd)
+        same = _identity(before) == _identity(after) and len(data) == before.st_size
+        return data, before if same else None
+
     def _read_at(self, folder: int, name: str, path: str) -> bytes | None:
         if not self._refuse_non_regular(folder, name, path):
             return None
@@ -199,6 +217,10 @@ class RootedFiles:
             dirs[:] = sorted(d for d in dirs if d != ".git")
             found += [prefix + n for n in sorted(names) if not is_temporary(n)]
         return found
+
+
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _open_at(folder: int, name: str, path: str, flags: int) -> int | None:

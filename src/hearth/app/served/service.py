@@ -42,6 +42,10 @@ from hearth.store.tokens import TokenInfo, TokenStore
 RECOVERY_TRY_SECONDS = 0.5
 #: Seconds between background attempts while the lock stays held.
 RECOVERY_RETRY_SECONDS = 1.0
+#: Seconds start-up waits for the watcher's watches before its first pass (a
+#: watcher that fails or takes longer is re-armed by the scheduler's check,
+#: which asks for a full pass).
+WATCHER_ARM_SECONDS = 10.0
 
 
 @dataclass
@@ -184,7 +188,7 @@ class ServedHearth(Hearth):
     # -- life cycle ------------------------------------------------------------
 
     def start(self) -> PassReport | None:
-        """Start-up pass (rebuilding the index if needed), then the worker and watcher.
+        """The watcher, the start-up pass (rebuilding the index if needed), then the worker.
 
         Serving never waits on a lock: when a killed hearth's write cannot be
         finished yet because git's index lock is held by a running process (a
@@ -193,6 +197,12 @@ class ServedHearth(Hearth):
         background as soon as the lock is free; writes answer 409 busy until then.
         """
         report: PassReport | None = None
+        # The watcher is armed before the start-up pass lists the files: a file
+        # changed after the listing saw it (or before the watcher would have been
+        # armed after the pass) is reported and gets a pass of its own, instead of
+        # waiting for the scheduler's full pass while status calls the index fresh.
+        self.watcher.start()
+        self.watcher.wait_armed(WATCHER_ARM_SECONDS)
         with self.owned():
             self._try_recover(RECOVERY_TRY_SECONDS)
             with (
@@ -204,11 +214,11 @@ class ServedHearth(Hearth):
                 # one cut short by ``interrupt_start``.
                 report = self.reconciler.reconcile(progress=self._unless_stopping(tracked))
         if self._stopping.is_set():
+            self.watcher.stop()
             return None  # ``stop`` follows: nothing more to start
         self.board.start()
         self.board.request()
         self.worker.start()
-        self.watcher.start()
         for writes in self.runtime_writes:
             writes.start()
         if report is None:
