@@ -253,7 +253,10 @@ class StatusBoard:
                 # Asked again: a snapshot taken meanwhile (``take``) may allow a patch now.
                 patch = self._patch is not None and self._patches()
             try:
-                costs[patch] = self._take(covered, patch).seconds
+                wholes = self.tree_reads["whole"]
+                seconds = self._take(covered, patch).seconds
+                # A patch that had to list everything counts as a whole one.
+                costs[patch and self.tree_reads["whole"] == wholes] = seconds
             except (HearthError, OSError, GitError) as exc:
                 with self._cond:
                     self.last_error = str(exc)
