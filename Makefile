@@ -1,4 +1,5 @@
-# The two commands of the quick start: `make run` and `make test`.
+# The two commands of the quick start: `make run` and `make test` (`make check`, the
+# inner loop, runs lint and every test but the e2e and slow ones).
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -37,9 +38,12 @@ lint: dev
 test: lint
 	$(BIN)/pytest
 
-# The inner loop: lint, then every test but the e2e and slow tiers (tests/conftest.py).
+# The inner loop (under 2 minutes on 2 cores): lint, then every test but the e2e
+# and slow tiers (tests/conftest.py), on CHECK_JOBS processes, the property tests
+# with a tenth of their examples (HEARTH_TESTS=check). `make test` runs them all.
+CHECK_JOBS ?= 2
 check: lint
-	$(BIN)/pytest -m "not e2e and not slow" -q
+	HEARTH_TESTS=check $(BIN)/pytest -m "not e2e and not slow" -q -n $(CHECK_JOBS)
 
 # The torture suite in its long form (more rounds of each attack).
 torture: dev

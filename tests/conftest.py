@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from hearth import wiring
 from hearth.app.usecases import Hearth
@@ -30,14 +31,28 @@ os.environ["HEARTH_SEMANTIC"] = "off"
 os.environ["HEARTH_SERVER"] = "off"
 
 #: Tiers (``make check`` runs neither; ``make test`` and CI run everything):
-#: ``e2e`` drives outside parts (the installed CLI in subprocesses, a real
-#: server, Chromium, the runtimes' CLIs from npm, the Rust oracle), ``slow`` is
-#: long by design (schemathesis, the torture rounds). Marked by where a test
-#: lives, so a new test in those folders is in its tier without a decorator.
+#: ``e2e`` starts processes of hearth's or drives outside parts (the installed CLI
+#: in subprocesses, a real ``hearth serve``, Chromium, the runtimes' CLIs from npm,
+#: the Rust oracle), ``slow`` is long by design (schemathesis, the torture rounds).
+#: A test is e2e by where it lives (the folders below), by the fixtures it takes
+#: (a real server), or by a ``pytest.mark.e2e`` of its own or of its module.
 E2E_FOLDERS = ("e2e", "ui")
-E2E_FILES = ("test_stdio.py", "test_one_server.py", "test_startup.py")
+E2E_FIXTURES = ("server", "shared_server")
 SLOW_FOLDERS = ("torture",)
 SLOW_TESTS = ("test_schemathesis_finds_no_failure_with_every_check",)
+
+#: ``make check`` sets HEARTH_TESTS=check: property tests try a tenth of their
+#: examples there (at least 10; the ``check`` profile for those that name no count),
+#: and every one of them under ``make test``.
+CHECK_TIER = os.environ.get("HEARTH_TESTS") == "check"
+settings.register_profile("check", max_examples=10)
+if CHECK_TIER:
+    settings.load_profile("check")
+
+
+def examples(full: int) -> int:
+    """How many examples a property test tries: ``full``, or a tenth under ``make check``."""
+    return max(10, full // 10) if CHECK_TIER else full
 
 
 def stop_servers_started_on_demand(under: Path) -> list[int]:
@@ -80,7 +95,8 @@ def _no_server_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[Non
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         parts = item.path.relative_to(Path(__file__).parent).parts
-        if parts[0] in E2E_FOLDERS or item.path.name in E2E_FILES:
+        uses = set(getattr(item, "fixturenames", ()))
+        if parts[0] in E2E_FOLDERS or uses & set(E2E_FIXTURES):
             item.add_marker(pytest.mark.e2e)
         if parts[0] in SLOW_FOLDERS or item.originalname in SLOW_TESTS:
             item.add_marker(pytest.mark.slow)

@@ -14,6 +14,8 @@ import pytest
 from tests.api.conftest import Server, wait_for
 from tests.conftest import consistent_since, git, settle_point
 
+pytestmark = pytest.mark.e2e  # real servers
+
 
 def test_health_needs_no_token_and_v1_does(shared_server: Server) -> None:
     assert shared_server.get("/healthz", token=None).body == {"ok": True}

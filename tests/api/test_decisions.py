@@ -14,9 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 
 from tests.api.conftest import BIN, Server, wait_for
 from tests.mcp.conftest import call, http_client, refused
+
+pytestmark = pytest.mark.e2e  # the installed executable and a real server
 
 
 def _git(root: Path, *args: str) -> str:

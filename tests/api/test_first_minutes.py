@@ -9,6 +9,8 @@ import signal
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.api.conftest import (
     BIN,
     Server,
@@ -19,6 +21,8 @@ from tests.api.conftest import (
     wait_for,
 )
 from tests.conftest import git
+
+pytestmark = pytest.mark.e2e  # the installed executable and a real server
 
 
 def test_a_json_body_without_its_content_type_says_so(shared_server: Server) -> None:

@@ -17,6 +17,8 @@ from tests.api.conftest import Server, free_port, make_home, start_server
 from tests.conftest import git
 from tests.e2e.test_hooks_and_sync import BAD_COMMITS
 
+pytestmark = pytest.mark.e2e  # homes made by the installed executable, git hooks, real servers
+
 LISTING = ["-c", "core.quotePath=false", "diff-index", "--cached", "--no-renames", "HEAD"]
 GOOD_SOUL = "A long enough soul. " * 10 + "\n"
 

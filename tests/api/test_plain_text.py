@@ -24,6 +24,8 @@ from tests.api.conftest import BIN, Server, isolated_env, make_home, start_serve
 from tests.conftest import git
 from tests.mcp.conftest import http_client
 
+pytestmark = pytest.mark.e2e  # the installed executable and a real server
+
 #: Write and admin operations that take no text a person reads: they move or
 #: copy what is already there, or touch no file of the home.
 NO_TEXT = {

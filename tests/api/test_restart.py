@@ -7,9 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from hearth.store import lock
 from tests.api.conftest import make_home, start_server, wait_for
 from tests.conftest import git
+
+pytestmark = pytest.mark.e2e  # real servers started and killed
 
 
 def _boot_id() -> str:

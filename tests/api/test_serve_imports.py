@@ -12,7 +12,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tests.api.conftest import free_port, hearth, isolated_env, make_home
+
+pytestmark = pytest.mark.e2e  # a served home in a subprocess
 
 PROBE = textwrap.dedent(
     """

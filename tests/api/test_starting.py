@@ -17,9 +17,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hearth.store import state
 from hearth.store.lock import write_lock
 from tests.api.conftest import BIN, Server, free_port, isolated_env, make_home
+
+pytestmark = pytest.mark.e2e  # real servers started and stopped
 
 
 def raw_get(port: int, path: str, token: str | None = None) -> tuple[int, dict[str, str], Any]:

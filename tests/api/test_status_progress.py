@@ -7,7 +7,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.api.conftest import Reply, make_home, start_server, wait_for
+
+pytestmark = pytest.mark.e2e  # a real server
 
 WORDS = ["heron", "shallows", "reed", "marsh", "tide", "willow", "alder", "sedge"]
 #: Enough text that a rebuild takes seconds on a quiet 2-core machine, while

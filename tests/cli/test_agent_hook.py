@@ -10,6 +10,8 @@ import pytest
 
 from tests.e2e.run import hearth
 
+pytestmark = pytest.mark.e2e  # the installed executable in subprocesses
+
 
 @pytest.mark.parametrize(
     ("stdin", "home"),

@@ -12,6 +12,8 @@ import pytest
 
 from tests.e2e.run import hearth
 
+pytestmark = pytest.mark.e2e  # the installed executable in subprocesses
+
 NOTES = {
     "memory/topics/priya.md": (
         "# Priya\n\n"

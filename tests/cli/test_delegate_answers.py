@@ -20,6 +20,8 @@ import pytest
 
 from hearth.store import state
 
+pytestmark = pytest.mark.e2e  # the installed executable in subprocesses
+
 BIN = Path(sys.executable).parent
 KEY = "peer-key"
 

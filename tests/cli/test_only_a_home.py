@@ -112,6 +112,7 @@ def test_every_command_but_init_has_arguments_here() -> None:
     assert _commands(cli) - {"init"} == set(ARGS)
 
 
+@pytest.mark.e2e  # every command, as the installed executable in a subprocess
 @pytest.mark.parametrize("how", ["--home", "HEARTH_HOME", "working folder"])
 def test_a_plain_repository_is_refused_and_left_as_it_was(
     project: Path, tmp_path: Path, how: str
@@ -146,6 +147,7 @@ def test_a_plain_repository_is_refused_and_left_as_it_was(
     assert not (project / "continuity").exists()
 
 
+@pytest.mark.e2e  # the installed executable in subprocesses
 def test_init_adopts_it_on_purpose(project: Path, tmp_path: Path) -> None:
     env = isolated_env(tmp_path / "userhome")
     subprocess.run(

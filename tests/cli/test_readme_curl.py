@@ -10,7 +10,11 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.api.conftest import BIN, isolated_env, make_home, start_server
+
+pytestmark = pytest.mark.e2e  # the README's curl block against a real server
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,8 +7,12 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.api.conftest import BIN, isolated_env, make_home
 from tests.conftest import git
+
+pytestmark = pytest.mark.e2e  # the installed executable in subprocesses
 
 
 def _hearth(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:

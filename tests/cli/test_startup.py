@@ -13,6 +13,10 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.e2e  # the installed executable in subprocesses
+
 BIN = Path(sys.executable).parent
 
 

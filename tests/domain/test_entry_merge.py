@@ -13,6 +13,7 @@ from hearth.domain.entry_merge import (
     parse_record,
     render_record,
 )
+from tests.conftest import examples
 
 BASE = "# Memory\n\nA preamble a person wrote.\n\n## Entries\n\n- a\n- b\n- c\n"
 
@@ -120,7 +121,7 @@ def _side(base: list[str], fates: list[str], tag: str, added: int) -> list[str]:
     return out + [f"new {n} by {tag}" for n in range(added)]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     _BASE,
     st.lists(_FATE, min_size=5, max_size=5),

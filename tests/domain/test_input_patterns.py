@@ -14,10 +14,13 @@ from hearth.domain import entries, keys, layout, records
 from hearth.domain.paths import MAX_PATH_CHARS, PATH_PATTERN, normalize
 from hearth.domain.text import NOT_BLANK, ONE_LINE, PLAIN, first_not_text, not_blank
 from hearth.hooks.staged import LISTING_PATTERN, parse_listing
+from tests.conftest import examples
 
 # The anchored patterns are read as ECMA-262 reads them, where ``$`` is the end of
 # the text (Python's ``$`` also matches before a final newline): ``re.fullmatch``.
-FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(
+    max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def _admitted(pattern: str) -> st.SearchStrategy[str]:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from hearth.domain import layout, records
 from hearth.domain.sections import MAX_SECTION_CHARS, Section, _date, _title, split_sections
 from hearth.errors import InvalidRecord
+from tests.conftest import examples
 
 # -- the reference: split_sections as it was, a Python loop over every line --------
 
@@ -148,7 +149,7 @@ LINE = st.one_of(
 )
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(st.lists(LINE, max_size=50), st.booleans(), st.booleans())
 def test_the_regex_search_matches_the_line_loop(
     lines: list[str], front_matter: bool, trailing_newline: bool

@@ -17,6 +17,7 @@ from hearth.domain.validation import (
     check_text,
 )
 from hearth.errors import RuleFailure
+from tests.conftest import examples
 
 
 def reference(path: str, text: str) -> list[tuple[str, str]]:
@@ -97,7 +98,7 @@ NAME = st.one_of(
 )
 
 
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 @given(st.lists(FRAGMENT, max_size=20), st.sampled_from(["", "memory/", "keys/"]), NAME)
 def test_the_secret_rules_find_what_every_pattern_finds(
     fragments: list[str], folder: str, name: str

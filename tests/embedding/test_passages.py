@@ -40,6 +40,7 @@ def engines() -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow  # the C engine embeds every text, the long ones in windows: seconds
 def test_passages_match_the_c_engine(engines: dict[str, Any]) -> None:
     import numpy as np
 

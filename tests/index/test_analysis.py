@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from hearth.index import analysis, charsets
 from hearth.index.schema import CHAR_SCRIPTS, MAX_TOKEN_CHARS, build_analyzer
+from tests.conftest import examples
 
 SEARCH = build_analyzer()
 FAST = analysis.build_fast_analyzer()
@@ -94,7 +95,7 @@ PIECES = st.sampled_from(
 )
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(st.lists(st.one_of(PIECES, st.text(max_size=12)), max_size=12))
 def test_fast_values_give_the_search_analyzers_terms(pieces: list[str]) -> None:
     text = "".join(pieces)

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from hearth.domain.likeness import keyword_likeness, likeness
 from hearth.index.likeness import EntryLikeness
+from tests.conftest import examples
 
 WORDS = ["Sam", "cats", "allergic", "is", "the", "green", "tea", "Pat", "bicycle", "owns", "has"]
 
@@ -20,7 +21,7 @@ def test_terms_are_the_search_analyzers_without_function_words() -> None:
     assert measure.terms("Sam 喜欢喝绿茶") >= {"sam", "喜", "茶"}
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), min_size=1, max_size=4),
     st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6), min_size=1, max_size=4),

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hearth.domain.sections import split_sections
 from hearth.index.schema import passage
 from hearth.index.search_index import SearchIndex
-from tests.conftest import keyword_search
+from tests.conftest import examples, keyword_search
 
 FILES = {
     "MEMORY.md": "# Memory\n\n## Entries\n\n- Sam grows tomatoes\n- Sam's café is on Elm St\n",
@@ -129,7 +129,7 @@ def test_hostile_queries_never_fail(index: SearchIndex, query: str) -> None:
     assert isinstance(hits, list)
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     query=st.text(max_size=80),
     kind=st.sampled_from([None, "daily", "x"]),

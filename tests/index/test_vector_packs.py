@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from hearth.index.search_index import embedding_order
 from hearth.index.vector_packs import MAGIC, BadPack, make_pack, pack_name, read_pack, shipped
+from tests.conftest import examples
 
 MODEL, DIMS = "test-model", 4
 
@@ -74,7 +75,7 @@ def test_a_bad_pack_is_refused(case: str) -> None:
         read_pack(name, data, MODEL, DIMS)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.binary(max_size=400), st.integers(min_value=0, max_value=200))
 def test_any_bytes_are_a_pack_or_refused(noise: bytes, cut: int) -> None:
     _name, good = make_pack(MODEL, DIMS, _digests(2), _rows(2))

@@ -23,6 +23,8 @@ from tests.api.conftest import BIN, make_home, start_server
 from tests.conftest import git
 from tests.mcp.conftest import call
 
+pytestmark = pytest.mark.e2e  # hearth's clients and servers in subprocesses
+
 
 def _record(root: Path) -> dict[str, Any] | None:
     try:

@@ -12,6 +12,8 @@ from tests.api.conftest import make_home
 from tests.conftest import git
 from tests.mcp.conftest import call, refused, stdio_client
 
+pytestmark = pytest.mark.e2e  # hearth mcp over stdio in a subprocess
+
 
 @pytest.mark.parametrize("server", ["off", "on"], ids=["in-process", "relayed"])
 def test_a_stdio_session_writes_reads_and_survives_errors(

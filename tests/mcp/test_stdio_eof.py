@@ -8,8 +8,12 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.api.conftest import BIN, isolated_env, make_home
 from tests.conftest import git
+
+pytestmark = pytest.mark.e2e  # hearth mcp over stdio in a subprocess
 
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -10,9 +10,13 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
+
 from hearth.domain.searching import MAX_QUERY_CHARS
 from tests.api.conftest import BIN, Server, make_home, start_server
-from tests.api.test_cli_status import loaded_by
+from tests.cli.test_cli_status import loaded_by
+
+pytestmark = pytest.mark.e2e  # the installed executable and a real server
 
 READS = {
     "search": ["search", "river otters"],

@@ -11,7 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.api.conftest import BIN, Server, make_home, start_server
+
+pytestmark = pytest.mark.e2e  # the installed executable and a real server
 
 STATUS_KEYS = {
     "home",
