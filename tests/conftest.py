@@ -19,6 +19,7 @@ from hearth.app.usecases import Hearth
 from hearth.app.writes.home import HomeWrites
 from hearth.index import ranking
 from hearth.index.query import Hit
+from hearth.index.question import question
 from hearth.index.search_index import SearchIndex
 
 # Keyword ranking only, so no test (nor server it starts, whatever the fixture's
@@ -221,4 +222,4 @@ def keyword_search(
 ) -> list[Hit]:
     """Keyword search of a bare index through the ranking pipeline (the
     dates a question names: absolute ones only, without a clock)."""
-    return ranking.keyword_search(index, ranking.question(text, kind, path_prefix, limit))
+    return ranking.keyword_search(index, question(text, kind, path_prefix, limit))

@@ -16,6 +16,7 @@ import pytest
 from hearth.domain.sections import split_sections
 from hearth.index import ranking
 from hearth.index.query import Hit
+from hearth.index.question import question
 from hearth.index.schema import digest, passage
 from hearth.index.search_index import SearchIndex
 from hearth.index.terms import named_dates
@@ -140,7 +141,7 @@ def _rank(hits: list[Hit], wanted: Section) -> int:
 
 def _keyword(index: SearchIndex, text: str, weights: Weights, today: str = "") -> list[Hit]:
     day = dt.date.fromisoformat(today) if today else None
-    return ranking.keyword_search(index, ranking.question(text, limit=10, today=day), weights)
+    return ranking.keyword_search(index, question(text, limit=10, today=day), weights)
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from hearth.errors import InvalidInput
 from hearth.index import ranking
 from hearth.index.ondisk import VectorCoverage
 from hearth.index.query import Hit
+from hearth.index.question import question
 from hearth.index.ranking import fuse, semantic_text
 from hearth.index.search_index import SearchIndex
 from hearth.index.semantic import SemanticRanking
@@ -179,7 +180,7 @@ def hybrid_search(
 ) -> list[Hit]:
     """The pipeline's hits for ``text`` with these vectors, every one of them:
     these tests are of the ranking (the relevance floor: tests/index/test_floor.py)."""
-    asked = ranking.question(text, kind, path, limit)
+    asked = question(text, kind, path, limit)
     vectors = _Vectors(store, embedder)
     return ranking.search(index, asked, vectors, parallel=parallel, floor=None).hits
 
@@ -397,6 +398,11 @@ def test_served_status_follows_the_vectors_as_they_fill(
     served = wiring.open_service(notes.root, clock)
     served.start()
     try:
+        # The watcher is armed before the start-up pass, so that pass's own write
+        # of ACTIVE.md comes back as one pass that finds nothing to do: let it run
+        # (the watcher's debounce, then the worker's queue) before counting.
+        time.sleep(0.5)
+        assert served.worker.wait_idle(30)
         passes = served.worker.state.passes
         deadline = time.monotonic() + 120
         while True:

@@ -4,8 +4,10 @@ and each hit's cosine against the question's background."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from hearth.domain.searching import MAX_QUERY_CHARS
@@ -16,13 +18,31 @@ from hearth.index.schema import shared_analyzer
 from hearth.index.terms import read_query, without_dates
 
 if TYPE_CHECKING:
+    from tantivy import Query
+
     from hearth.index.ondisk import Nearest
     from hearth.index.query import Hit
-    from hearth.index.ranking import Gathered, Question
+    from hearth.index.question import Question
     from hearth.index.search_index import SearchIndex
     from hearth.index.vectors import Vectors, VectorStore
 
 _ANALYZER = shared_analyzer()
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """What a ranking knew of its hits, for the floor (``floor.py``)."""
+
+    bodies: dict[tuple[str, int], str]
+    ordinals: dict[tuple[str, int], int]
+    #: The first candidates of each side, by ``(path, start_line)``.
+    keyword_first: frozenset[tuple[str, int]]
+    semantic_first: frozenset[tuple[str, int]] = frozenset()
+    #: Each hit's passage digest, and the semantic side's view (hybrid only).
+    digests: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
+    meaning: Meaning | None = None
+    #: The keyword side's ``Ranked.matched`` (its snippets highlight it).
+    matched: Query | None = None
 
 
 class Asked(NamedTuple):

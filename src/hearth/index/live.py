@@ -28,6 +28,7 @@ from hearth.heap import SEARCHES_PER_GIVE_BACK, now_and_then
 from hearth.index import ranking
 from hearth.index.floor import FLOOR
 from hearth.index.ondisk import VectorCoverage
+from hearth.index.question import question
 from hearth.index.ranking import SearchResult
 from hearth.index.search_index import (
     SearchIndex,
@@ -147,7 +148,7 @@ class LiveIndex:
         if index is None:
             raise IndexUnusable("the index is not open yet: run a reconcile pass first")
         today = self.clock().astimezone(dt.UTC).date()
-        asked = ranking.question(text, kind, path_prefix, limit, today)
+        asked = question(text, kind, path_prefix, limit, today)
         floor = None if everything else FLOOR
         found = ranking.search(index, asked, self.semantic, floor=floor)
         self._searched()

@@ -33,8 +33,6 @@ fuses only the sections embedded so far, and says so (``SearchResult``).
 
 from __future__ import annotations
 
-import dataclasses
-import datetime as dt
 import re
 import threading
 from collections.abc import Collection, Sequence
@@ -42,24 +40,21 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from hearth.domain.searching import MAX_LIMIT, MAX_QUERY_CHARS
 from hearth.embedding import Embedder
-from hearth.index import context, evidence, floor
+from hearth.index import context, evidence
+from hearth.index.evidence import Gathered
 from hearth.index.floor import FLOOR, Floor
 from hearth.index.ondisk import VectorCoverage
 from hearth.index.query import Hit, Ranked
+from hearth.index.question import Question
 from hearth.index.terms import (
     asks_in_words,
-    named_dates,
-    names_in,
     wants_exact_words,
     without_dates,
 )
 from hearth.index.weights import WEIGHTS, Weights
 
 if TYPE_CHECKING:
-    from tantivy import Query
-
     from hearth.index.search_index import SearchIndex
     from hearth.index.vectors import VectorStore  # numpy: loaded only with vectors
 
@@ -79,35 +74,6 @@ _DANGLING = re.compile(r"\s+(?:on|in|of)\s*([?.!]?)$", re.I)
 
 
 @dataclass(frozen=True)
-class Question:
-    """What a search is asked, read once for every stage."""
-
-    text: str
-    kind: str | None = None
-    path_prefix: str | None = None
-    limit: int = 10
-    #: Days (``YYYY-MM-DD``) and months (``YYYY-MM``) the text names.
-    dates: tuple[str, ...] = ()
-    #: Names the text says (lower-cased capitalized words, ``terms.names_in``).
-    names: tuple[str, ...] = ()
-
-
-def question(
-    text: str,
-    kind: str | None = None,
-    path_prefix: str | None = None,
-    limit: int = 10,
-    today: dt.date | None = None,
-) -> Question:
-    """The question of ``text``; ``today`` (the clock's, UTC) resolves the
-    relative dates it names (without it, absolute dates only)."""
-    read = text[:MAX_QUERY_CHARS]  # what the keyword side searches, too
-    dates = tuple(dict.fromkeys(named_dates(read, today)))
-    limit = max(1, min(limit, MAX_LIMIT))
-    return Question(text, kind, path_prefix, limit, dates, tuple(names_in(read)))
-
-
-@dataclass(frozen=True)
 class SearchResult:
     hits: list[Hit]
     #: ``keyword`` (semantic ranking off, or no vector yet) or ``hybrid``.
@@ -124,22 +90,6 @@ class SearchResult:
             "left_out": self.left_out,
             "hits": [h.as_dict() for h in self.hits],
         }
-
-
-@dataclass(frozen=True)
-class Gathered:
-    """What a ranking knew of its hits, for the floor (``floor.py``)."""
-
-    bodies: dict[tuple[str, int], str]
-    ordinals: dict[tuple[str, int], int]
-    #: The first candidates of each side, by ``(path, start_line)``.
-    keyword_first: frozenset[tuple[str, int]]
-    semantic_first: frozenset[tuple[str, int]] = frozenset()
-    #: Each hit's passage digest, and the semantic side's view (hybrid only).
-    digests: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
-    meaning: floor.Meaning | None = None
-    #: The keyword side's ``Ranked.matched`` (its snippets highlight it).
-    matched: Query | None = None
 
 
 class Vectors(Protocol):
