@@ -9,9 +9,10 @@ import os
 from pathlib import Path
 
 import pygit2
+import pytest
 
 from hearth import wiring
-from hearth.store.git_index import RACY_WINDOW_NS, index_entry
+from hearth.store.git_index import RACY_WINDOW_NS, index_entry, stat_data
 from hearth.store.repository import open_repository, worktree_changes
 from hearth.store.rooted import RootedFiles
 from tests.conftest import git
@@ -102,8 +103,8 @@ def test_a_file_changed_within_the_window_before_its_read_gets_no_stat_data(
     }
     index = pygit2.Index(str(root / ".git" / "index"))
     for path, (read_at, _) in cases.items():
-        index.add(index_entry(path, oid, mode, os.lstat(note), read_at))
-    index.add(index_entry("no-stat.md", oid, mode, None, mtime + 10 * RACY_WINDOW_NS))
+        index.add(index_entry(path, oid, mode, stat_data(os.lstat(note), read_at)))
+    index.add(index_entry("no-stat.md", oid, mode, stat_data(None, mtime + 10 * RACY_WINDOW_NS)))
     index.write()
     entries = _debug_entries(root)
     for path, (_, recorded) in cases.items():
@@ -130,3 +131,25 @@ def test_read_stat_describes_the_bytes_it_read(tmp_path: Path) -> None:
         assert files.read_stat("nowhere/b.md") == (None, None)
     finally:
         files.close()
+
+
+def test_init_reads_in_chunks_and_never_adopts_a_symlink_fifo_or_refused_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hearth.app import setup
+
+    monkeypatch.setattr(setup, "READ_CHUNK", 3)
+    root = tmp_path / "home"
+    notes = [f"memory/f{i % 3}/n{i}.md" for i in range(8)]
+    for rel in notes:
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(f"note {rel}\n")
+    (root / "memory/f0/link.md").symlink_to(root / notes[0])
+    os.mkfifo(root / "memory/f1/pipe.md")
+    (root / "memory/f2/back\\slash.md").write_text("refused name\n")
+    result = wiring.initialize(root)
+    assert sorted(result.adopted) == sorted(notes)
+    tracked = set(git(root, "ls-files").splitlines())
+    assert set(notes) <= tracked
+    assert not {"memory/f0/link.md", "memory/f1/pipe.md"} & tracked
+    assert not [p for p in tracked if "slash" in p]

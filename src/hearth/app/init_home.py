@@ -23,7 +23,7 @@ A folder that already holds LionClaw's ``continuity/daily/`` gets a
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -166,6 +166,24 @@ def _adoptable(files: RootedFiles, repo: Repository) -> list[str]:
     ]
 
 
+#: Files read through one batch reader (its folders' descriptors stay open meanwhile).
+READ_CHUNK = 500
+
+
+def _read_all(files: RootedFiles, paths: list[str]) -> Iterator[tuple[int, str, bytes | None]]:
+    """``(count so far, path, bytes)`` of each of ``paths``, in order; None for a
+    file that is gone or refused (a symlink, a special file, a name hearth refuses).
+    Each folder is opened once a chunk, not once for every file read in it (an
+    adopted folder of 100,000 notes: 300,000 opens less)."""
+    for start in range(0, len(paths), READ_CHUNK):
+        with files.batch_reader() as read:
+            for done, path in enumerate(paths[start : start + READ_CHUNK], start=start + 1):
+                try:
+                    yield done, path, read(path)
+                except PathRefused:
+                    yield done, path, None
+
+
 def _line_adder(wanted: str) -> Callable[[bytes | None], bytes]:
     return lambda copy: _with_lines(copy, wanted)
 
@@ -213,15 +231,11 @@ def init_home(
             warnings.clear()
             adopted.clear()
             changes: dict[str, FileChange] = {}
-            for done, path in enumerate(existing, start=1):
+            for done, path, data in _read_all(files, existing):
                 if checking is not None:
                     checking(done, len(existing))
-                try:
-                    data = files.read(path)
-                except PathRefused:
-                    continue  # a symlink or special file: never adopted
                 if data is None:
-                    continue
+                    continue  # gone, or a symlink or special file: never adopted
                 failures = check_blob(path, data, bounds)
                 if any(f.rule in _SECRET_RULES for f in failures):
                     skipped.extend(failures)

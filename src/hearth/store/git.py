@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -45,7 +44,7 @@ from hearth.errors import (
     StoreError,
 )
 from hearth.store import porcelain, state
-from hearth.store.git_index import GitIndexFile, index_entry
+from hearth.store.git_index import GitIndexFile, index_entry, stat_data
 from hearth.store.lock import backoff, write_lock
 from hearth.store.recovery import blob_mode, clear_dead_ref_lock, finish_interrupted_write
 from hearth.store.rooted import RootedFiles
@@ -156,10 +155,9 @@ class _Apply:
     #: The work-tree file already holds these bytes (a file adopted by init, say):
     #: rewriting it would cost a temp file, two fsyncs and a rename, for nothing.
     in_place: bool = False
-    #: For a file ``in_place``: its ``fstat`` when those bytes were read, and when
-    #: (git's index entry then carries its stat data: ``git_index.index_entry``).
-    seen: os.stat_result | None = None
-    read_at_ns: int = 0
+    #: For a file ``in_place``: its stat data when those bytes were read, for git's
+    #: index entry (``git_index.stat_data``; None when racy).
+    stat: bytes | None = None
 
 
 #: What libgit2 says when the branch moved under ``create_commit``: its own
@@ -396,7 +394,7 @@ class GitStore:
                     # Nothing to undo either: no second copy of the file is kept
                     # (init adopting a folder would hold every file twice).
                     apply.in_place, apply.previous = True, None
-                    apply.seen, apply.read_at_ns = seen, read_at_ns
+                    apply.stat = stat_data(seen, read_at_ns)
                 applies.append(apply)
                 continue
             # A work-tree copy with uncommitted edits is never rewritten, not even to
@@ -473,11 +471,9 @@ class GitStore:
             if apply.index_oid is None:
                 if apply.path in index:
                     index.remove(apply.path)
-            elif apply.in_place and apply.index_oid == apply.commit_oid:
-                seen, read_at = apply.seen, apply.read_at_ns
-                index.add(index_entry(apply.path, apply.index_oid, apply.mode, seen, read_at))
             else:
-                index.add(pygit2.IndexEntry(apply.path, apply.index_oid, apply.mode))
+                stat = apply.stat if apply.index_oid == apply.commit_oid else None
+                index.add(index_entry(apply.path, apply.index_oid, apply.mode, stat))
         self.index_file.save(index)
 
     @contextmanager

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import struct
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,32 +40,44 @@ RACY_WINDOW_NS = 2_000_000_000
 _U32 = 0xFFFFFFFF
 
 
+#: The stat data an index entry keeps: ctime and mtime (ns), dev, ino, uid, gid, size.
+_STAT = struct.Struct("<qqQQQQQ")
+
+
+def stat_data(seen: os.stat_result | None, read_at_ns: int) -> bytes | None:
+    """What git's index entry keeps of ``seen``, the ``fstat`` of a work-tree file
+    whose bytes hearth read at ``read_at_ns``; None when the file changed within
+    the racy window before the read (or was not seen). Packed: an adopted folder
+    keeps one per file until its commit lands (a ``stat_result`` is ten times
+    the size)."""
+    if seen is None or seen.st_mtime_ns >= read_at_ns - RACY_WINDOW_NS:
+        return None
+    return _STAT.pack(
+        seen.st_ctime_ns,
+        seen.st_mtime_ns,
+        seen.st_dev,
+        seen.st_ino,
+        seen.st_uid,
+        seen.st_gid,
+        seen.st_size,
+    )
+
+
 def index_entry(
-    path: str,
-    oid: pygit2.Oid,
-    mode: pygit2.enums.FileMode,
-    seen: os.stat_result | None = None,
-    read_at_ns: int = 0,
+    path: str, oid: pygit2.Oid, mode: pygit2.enums.FileMode, stat: bytes | None = None
 ) -> pygit2.IndexEntry:
-    """git's index entry for ``path``; with ``seen``, the ``fstat`` of a work-tree
-    file whose bytes hearth read at ``read_at_ns`` and found to be ``oid``, the
-    entry carries that file's stat data as ``git add`` records it.
+    """git's index entry for ``path``; with ``stat`` (``stat_data`` of the work-tree
+    file whose bytes hearth read and found to be ``oid``), the entry carries that
+    file's stat data as ``git add`` records it.
 
     Without stat data (what ``pygit2.IndexEntry`` writes: every field zero), git
     and libgit2 cannot tell the file is unchanged without reading and hashing
     it, on every ``git status`` and every status snapshot of a served home, until
     a git command refreshes the index: after ``hearth init`` adopted a folder of
-    100,000 notes, 8 s of CPU a snapshot. A file changed within the racy window
-    before the read gets none (git hashes it, once)."""
-    if seen is None or not _settled(seen, read_at_ns):
+    100,000 notes, 8 s of CPU a snapshot."""
+    if stat is None:
         return pygit2.IndexEntry(path, oid, mode)
-    return _StatEntry(path, oid, mode, seen)
-
-
-def _settled(seen: os.stat_result, read_at_ns: int) -> bool:
-    """Whether a file's mtime lies before the racy window of a read at ``read_at_ns``
-    (its ctime is recorded, not judged, as git does)."""
-    return seen.st_mtime_ns < read_at_ns - RACY_WINDOW_NS
+    return _StatEntry(path, oid, mode, stat)
 
 
 class _StatEntry(pygit2.IndexEntry):
@@ -76,23 +89,23 @@ class _StatEntry(pygit2.IndexEntry):
     reads them back."""
 
     def __init__(
-        self, path: str, oid: pygit2.Oid, mode: pygit2.enums.FileMode, seen: os.stat_result
+        self, path: str, oid: pygit2.Oid, mode: pygit2.enums.FileMode, stat: bytes
     ) -> None:
         super().__init__(path, oid, mode)
-        self.seen = seen
+        self.stat = stat
 
     def _to_c(self) -> tuple[ffi.GitIndexEntryC, ffi.ArrayC[ffi.char]]:
         centry, path = super()._to_c()
-        seen = self.seen
-        centry.ctime.seconds = seen.st_ctime_ns // 1_000_000_000 & 0x7FFFFFFF
-        centry.ctime.nanoseconds = seen.st_ctime_ns % 1_000_000_000
-        centry.mtime.seconds = seen.st_mtime_ns // 1_000_000_000 & 0x7FFFFFFF
-        centry.mtime.nanoseconds = seen.st_mtime_ns % 1_000_000_000
-        centry.dev = seen.st_dev & _U32
-        centry.ino = seen.st_ino & _U32
-        centry.uid = seen.st_uid & _U32
-        centry.gid = seen.st_gid & _U32
-        centry.file_size = seen.st_size & _U32
+        ctime, mtime, dev, ino, uid, gid, size = _STAT.unpack(self.stat)
+        centry.ctime.seconds = ctime // 1_000_000_000 & 0x7FFFFFFF
+        centry.ctime.nanoseconds = ctime % 1_000_000_000
+        centry.mtime.seconds = mtime // 1_000_000_000 & 0x7FFFFFFF
+        centry.mtime.nanoseconds = mtime % 1_000_000_000
+        centry.dev = dev & _U32
+        centry.ino = ino & _U32
+        centry.uid = uid & _U32
+        centry.gid = gid & _U32
+        centry.file_size = size & _U32
         return centry, path
 
 
