@@ -136,7 +136,7 @@ def test_read_stat_describes_the_bytes_it_read(tmp_path: Path) -> None:
 def test_init_reads_in_chunks_and_never_adopts_a_symlink_fifo_or_refused_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hearth.app import setup
+    from hearth.app import init_home as setup
 
     monkeypatch.setattr(setup, "READ_CHUNK", 3)
     root = tmp_path / "home"
