@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from hearth import wiring
 from hearth.errors import InvalidInput
 from hearth.runtimes.openclaw_setup import STATE_FILE, OpenClawSetup
 from hearth.store.state import state_dir_of
+from hearth.wiring.runtimes import openclaw_plugin_dir
 from tests.conftest import Workspace
 
 
@@ -48,7 +48,7 @@ def _setup(workspace: Workspace, run: OpenClawAnswers, found: bool = True) -> Op
     return OpenClawSetup(
         workspace.root,
         "/opt/bin/hearth",
-        wiring.openclaw_plugin_dir(),
+        openclaw_plugin_dir(),
         run.config.parent / "extensions",
         lambda name: f"/opt/bin/{name}" if found else None,
         run,

@@ -57,15 +57,15 @@ def setup(
     """Wire the home into an agent runtime: its MCP server, and hooks that give
     the runtime the persona at session start and the recall at every prompt
     (OpenClaw: its workspace is the home and its memory slot is hearth's)."""
-    from hearth import wiring  # noqa: PLC0415  (start-up: only this command)
+    from hearth.wiring import runtimes as setups  # noqa: PLC0415  (start-up: only this command)
 
     if runtime == OPENCLAW:
-        claw = wiring.openclaw_setup(state.root)
+        claw = setups.openclaw_setup(state.root)
         report = claw.remove(dry_run=dry_run) if remove else claw.setup(scope, dry_run=dry_run)
     elif remove:
-        report = wiring.runtime_setup(state.root).remove(runtime, dry_run=dry_run)
+        report = setups.runtime_setup(state.root).remove(runtime, dry_run=dry_run)
     else:
-        report = wiring.runtime_setup(state.root).setup(
+        report = setups.runtime_setup(state.root).setup(
             runtime, scope, dry_run=dry_run, trust=trust
         )
 
