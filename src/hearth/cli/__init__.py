@@ -28,6 +28,7 @@ from hearth.cli import (  # noqa: F401  (each registers its commands on the grou
     memory,
     records,
     runtime,
+    tokens,
 )
 from hearth.cli.support import cli, is_light
 from hearth.errors import HearthError
