@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hearth.errors import Busy, DirtyFile, NotFound, PathRefused, StaleWrite, ValidationFailed
-from hearth.store.git import FileChange, Plan, Snapshot, Trailers
+from hearth.store.plans import FileChange, Plan, Snapshot, Trailers
 from tests.conftest import Workspace
 
 ACTOR = "test:agent"

@@ -32,7 +32,8 @@ from hearth.domain import layout
 from hearth.domain.settings import default_settings_toml
 from hearth.domain.validation import Bounds, check_blob, has_identity_name
 from hearth.errors import Conflict, PathRefused, RuleFailure, StoreError
-from hearth.store.git import FileChange, GitStore, Plan, Snapshot, Trailers
+from hearth.store.git import GitStore
+from hearth.store.plans import FileChange, Plan, Snapshot, Trailers
 from hearth.store.remote import Remote
 from hearth.store.repository import (
     Repository,

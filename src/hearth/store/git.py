@@ -46,100 +46,12 @@ from hearth.errors import (
 from hearth.store import porcelain, state
 from hearth.store.git_index import GitIndexFile, index_entry, stat_data
 from hearth.store.lock import backoff, write_lock
+from hearth.store.plans import CommitResult, Plan, Snapshot, Trailers
 from hearth.store.recovery import blob_mode, clear_dead_ref_lock, finish_interrupted_write
 from hearth.store.rooted import RootedFiles
 
 FALLBACK_SIGNATURE = ("hearth", "hearth@localhost")
 MOVED_TIP_RETRIES = 20
-
-
-@dataclass(frozen=True)
-class FileChange:
-    """New content for one path (``data=None`` deletes it).
-
-    ``rebase``, when given, re-applies the same edit to another copy of the
-    file (a person's uncommitted or staged version) instead of refusing.
-    """
-
-    path: str
-    data: bytes | None
-    rebase: Callable[[bytes | None], bytes] | None = None
-
-
-@dataclass(frozen=True)
-class Plan:
-    subject: str
-    changes: tuple[FileChange, ...]
-    body: str = ""
-
-
-@dataclass(frozen=True)
-class Trailers:
-    op: str
-    actor: str
-    record: str | None = None
-    #: More records the write changed (a batch of proposals): one trailer each.
-    more_records: tuple[str, ...] = ()
-
-    def render(self) -> str:
-        lines = [f"Hearth-Op: {self.op}", f"Hearth-Actor: {self.actor}"]
-        if self.record:
-            lines.append(f"Hearth-Record: {self.record}")
-        lines += [f"Hearth-Record: {key}" for key in self.more_records]
-        return "\n".join(lines)
-
-
-@dataclass(frozen=True)
-class CommitResult:
-    commit: str | None
-    paths: tuple[str, ...] = ()
-    changed: bool = True
-
-
-class Snapshot:
-    """Read-only view of one commit's tree (or of an unborn branch)."""
-
-    def __init__(self, repo: pygit2.Repository, commit: pygit2.Commit | None) -> None:
-        self._repo = repo
-        self.commit = commit
-        self.tree: pygit2.Tree | None = commit.tree if commit is not None else None
-
-    @property
-    def head(self) -> str | None:
-        return str(self.commit.id) if self.commit is not None else None
-
-    def entry(self, path: str) -> pygit2.Object | None:
-        if self.tree is None:
-            return None
-        try:
-            obj = self.tree[path]
-        except KeyError:
-            return None
-        return obj if obj.type == pygit2.enums.ObjectType.BLOB else None
-
-    def oid(self, path: str) -> str | None:
-        obj = self.entry(path)
-        return str(obj.id) if obj is not None else None
-
-    def read(self, path: str) -> bytes | None:
-        obj = self.entry(path)
-        if obj is None:
-            return None
-        blob = self._repo[obj.id]
-        assert isinstance(blob, pygit2.Blob)
-        return blob.data
-
-    def names(self, folder: str) -> list[str]:
-        """Names of the files directly inside ``folder``."""
-        if self.tree is None:
-            return []
-        try:
-            sub = self.tree[folder] if folder else self.tree
-        except KeyError:
-            return []
-        if not isinstance(sub, pygit2.Tree):
-            return []
-        return sorted(e.name for e in sub if e.type == pygit2.enums.ObjectType.BLOB and e.name)
 
 
 @dataclass

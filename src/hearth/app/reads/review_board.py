@@ -41,7 +41,7 @@ from hearth.index.likeness import EntryLikeness
 
 if TYPE_CHECKING:
     from hearth.store.catalog import RecordView
-    from hearth.store.git import Snapshot
+    from hearth.store.plans import Snapshot
 
 #: The files every proposal is compared with, beside its own target.
 ALWAYS = ("USER.md", "MEMORY.md")

@@ -41,7 +41,8 @@ from hearth.domain.runtime_writes import RuntimeWrites
 from hearth.domain.settings import Settings
 from hearth.domain.validation import check_blob
 from hearth.errors import Conflict, HearthError
-from hearth.store.git import FileChange, GitStore, Plan, Snapshot
+from hearth.store.git import GitStore
+from hearth.store.plans import FileChange, Plan, Snapshot
 from hearth.store.rooted import RootedFiles
 
 #: Seconds to wait before trying again after a commit could not be made (a

@@ -47,8 +47,8 @@ from hearth.domain.entry_merge import merge_entry_files, render_record
 from hearth.domain.text import counted
 from hearth.errors import Conflict, HearthError, NoUpstream, StoreError, SyncBlocked
 from hearth.store import state
-from hearth.store.git import Trailers
 from hearth.store.lock import write_lock
+from hearth.store.plans import Trailers
 from hearth.store.remote import Remote
 
 if TYPE_CHECKING:

@@ -32,7 +32,7 @@ from hearth.app.writes.record_files import (
 from hearth.domain import records
 from hearth.domain.text import counted
 from hearth.errors import InvalidInput
-from hearth.store.git import FileChange, Plan, Snapshot
+from hearth.store.plans import FileChange, Plan, Snapshot
 
 #: Most proposals one batch takes.
 MAX_BATCH = 200

@@ -15,7 +15,7 @@ from hearth.domain.clock import Clock
 from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
 from hearth.errors import NotFound, StaleWrite, TooLarge
-from hearth.store.git import FileChange, Plan, Snapshot
+from hearth.store.plans import FileChange, Plan, Snapshot
 
 __all__ = ["AfterWrite", "Clock", "HomeWrites"]
 

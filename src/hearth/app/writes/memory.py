@@ -10,7 +10,7 @@ from hearth.app.writes.plumbing import Writer, check_proposal_target, new_target
 from hearth.domain import entries, entry_merge, keys, layout, notes, records
 from hearth.domain.text import decode_text
 from hearth.errors import Conflict, HearthError, InvalidInput, NotFound
-from hearth.store.git import FileChange, Plan, Snapshot
+from hearth.store.plans import FileChange, Plan, Snapshot
 
 
 class MemoryWrites(Writer):

@@ -23,7 +23,8 @@ from hearth.domain.settings import Settings
 from hearth.domain.text import decode_text
 from hearth.domain.validation import check_blob
 from hearth.errors import InvalidInput, StaleWrite, TooLarge, ValidationFailed
-from hearth.store.git import CommitResult, GitStore, Plan, Snapshot, Trailers
+from hearth.store.git import GitStore
+from hearth.store.plans import CommitResult, Plan, Snapshot, Trailers
 from hearth.store.rooted import RootedFiles
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from hearth.domain import entries, layout, notes, records
 from hearth.domain.text import decode_text
 from hearth.errors import InvalidInput, NotFound
-from hearth.store.git import FileChange, Snapshot
+from hearth.store.plans import FileChange, Snapshot
 
 
 def archive_moves(

@@ -26,7 +26,7 @@ from hearth.app.writes.record_files import (
 from hearth.domain import layout, notes, records
 from hearth.domain.text import counted, decode_text
 from hearth.errors import InvalidInput
-from hearth.store.git import FileChange, Plan, Snapshot
+from hearth.store.plans import FileChange, Plan, Snapshot
 
 
 class RecordWrites(Writer):
