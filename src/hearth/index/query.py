@@ -67,23 +67,11 @@ class Hit:
         return asdict(self)
 
     def scored(self, score: float) -> Hit:
-        """This hit with ``score`` (as ``dataclasses.replace``, in a fifth of its
-        time: a search makes about twenty copies)."""
-        return Hit(*self._fields(), score, self.snippet)
+        """This hit with ``score`` (as ``dataclasses.replace``, without its look at each field)."""
+        return Hit(**{**self.__dict__, "score": score})
 
     def with_snippet(self, snippet: str) -> Hit:
-        return Hit(*self._fields(), self.score, snippet)
-
-    def _fields(self) -> tuple[str, int, int, str, str, str, str]:
-        return (
-            self.path,
-            self.start_line,
-            self.end_line,
-            self.title,
-            self.heading,
-            self.kind,
-            self.date,
-        )
+        return Hit(**{**self.__dict__, "snippet": snippet})
 
 
 @dataclass(frozen=True)
