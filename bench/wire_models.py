@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from pydantic import TypeAdapter
 
-from hearth.index.query import Hit
+from hearth.index.hits import Hit
 from hearth.wire import SearchResult
 
 

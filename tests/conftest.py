@@ -18,7 +18,7 @@ from hearth import wiring
 from hearth.app.usecases import Hearth
 from hearth.app.writes.home import HomeWrites
 from hearth.index import ranking
-from hearth.index.query import Hit
+from hearth.index.hits import Hit
 from hearth.index.question import question
 from hearth.index.search_index import SearchIndex
 

@@ -15,7 +15,7 @@ import pytest
 
 from hearth.domain.sections import split_sections
 from hearth.index import ranking
-from hearth.index.query import Hit
+from hearth.index.hits import Hit
 from hearth.index.question import question
 from hearth.index.schema import digest, passage
 from hearth.index.search_index import SearchIndex

@@ -8,7 +8,7 @@ import pytest
 
 from hearth.domain.sections import split_sections
 from hearth.index import context
-from hearth.index.query import Hit
+from hearth.index.hits import Hit
 from hearth.index.search_index import SearchIndex
 from hearth.index.weights import WEIGHTS
 from tests.conftest import keyword_search

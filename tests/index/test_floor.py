@@ -7,7 +7,7 @@ import dataclasses
 import math
 
 from hearth.index.floor import FLOOR, Judged, Meaning, inner_names, is_evidence, passing
-from hearth.index.query import Hit
+from hearth.index.hits import Hit
 
 
 def _hit(ordinal: int, path: str = "memory/2026-11-22.md", kind: str = "daily") -> Hit:

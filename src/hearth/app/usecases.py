@@ -45,7 +45,7 @@ from hearth.domain.entries import Entry
 from hearth.domain.entry_merge import ConflictRecord
 from hearth.domain.text import decode_text, refuse_not_text
 from hearth.errors import HearthError, InvalidInput
-from hearth.index.query import Hit
+from hearth.index.hits import Hit
 from hearth.index.ranking import SearchResult
 from hearth.index.semantic import Progress
 from hearth.reconcile.reconciler import Reconciler

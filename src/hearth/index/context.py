@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from hearth.index.weights import WEIGHTS, Weights
 
 if TYPE_CHECKING:
-    from hearth.index.query import Hit  # query.py ranks with this module
+    from hearth.index.hits import Hit  # query.py ranks with this module
 
 #: Hits whose score flows to their neighbours (the first of the ranking).
 FLOW_FROM = 10

@@ -20,8 +20,8 @@ from hearth.index.terms import read_query, without_dates
 if TYPE_CHECKING:
     from tantivy import Query
 
+    from hearth.index.hits import Hit
     from hearth.index.ondisk import Nearest
-    from hearth.index.query import Hit
     from hearth.index.question import Question
     from hearth.index.search_index import SearchIndex
     from hearth.index.vectors import Vectors, VectorStore

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING
 from hearth.index.terms import STOP_WORDS, names_in
 
 if TYPE_CHECKING:
-    from hearth.index.query import Hit
+    from hearth.index.hits import Hit
 
 #: A section's key in a ranking: ``(path, start_line)``.
 Key = tuple[str, int]

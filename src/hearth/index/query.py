@@ -24,7 +24,6 @@ import functools
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 from typing import Any
 
 import tantivy
@@ -33,6 +32,7 @@ from tantivy import Occur, Query
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.errors import InvalidInput
 from hearth.index.analysis import is_plain
+from hearth.index.hits import Hit, Ranked
 from hearth.index.schema import DIGEST_KEY, ORDINAL, SEARCH_FIELD, digest_key, shared_analyzer
 from hearth.index.terms import QueryText, char_run_tokens, read_query
 from hearth.index.weights import WEIGHTS, Weights
@@ -49,47 +49,6 @@ def _terms(word: str) -> tuple[str, ...]:
 
 
 _REGEX_META = set("\\.+*?()|[]{}^$#&-~")
-
-
-@dataclass(frozen=True)
-class Hit:
-    path: str
-    start_line: int
-    end_line: int
-    title: str
-    heading: str
-    kind: str
-    date: str
-    score: float
-    snippet: str
-
-    def as_dict(self) -> dict[str, object]:
-        return asdict(self)
-
-    def scored(self, score: float) -> Hit:
-        """This hit with ``score`` (as ``dataclasses.replace``, without its look at each field)."""
-        return Hit(**{**self.__dict__, "score": score})
-
-    def with_snippet(self, snippet: str) -> Hit:
-        return Hit(**{**self.__dict__, "snippet": snippet})
-
-
-@dataclass(frozen=True)
-class Ranked:
-    """Hits without snippets (``snippet`` empty), and the body of each section
-    by ``(path, start_line)``: a hybrid search ranks fifty sections on each
-    side but makes snippets only for those it returns (``run_snippets``)."""
-
-    hits: list[Hit]
-    bodies: dict[tuple[str, int], str]
-    #: Each section's place in its file (``ordinal``), by ``(path, start_line)``.
-    ordinals: dict[tuple[str, int], int] = dataclasses.field(default_factory=dict)
-    #: Each section's passage digest, by ``(path, start_line)``.
-    digests: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
-    #: The scored query of a keyword ranking (its neighbours are scored by it).
-    query: Query | None = None
-    #: What a section must match to be a keyword hit (its snippets highlight it).
-    matched: Query | None = None
 
 
 def run_ranked(

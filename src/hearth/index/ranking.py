@@ -44,8 +44,8 @@ from hearth.embedding import Embedder
 from hearth.index import context, evidence
 from hearth.index.evidence import Gathered
 from hearth.index.floor import FLOOR, Floor
+from hearth.index.hits import Hit, Ranked
 from hearth.index.ondisk import VectorCoverage
-from hearth.index.query import Hit, Ranked
 from hearth.index.question import Question
 from hearth.index.terms import (
     asks_in_words,

@@ -30,10 +30,9 @@ from tantivy import Query
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
 from hearth.index.analysis import build_fast_analyzer, stored_value, unstored_value
+from hearth.index.hits import Hit, Ranked
 from hearth.index.ondisk import META_NAME, SCHEMA_VERSION, TANTIVY_DIR
 from hearth.index.query import (
-    Hit,
-    Ranked,
     run_digest_ranked,
     run_in_headings,
     run_neighbours,

@@ -1,0 +1,52 @@
+"""What a search finds: a ``Hit`` (one section, its place, score and snippet)
+and a ``Ranked`` list of them with what the later stages need of each."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tantivy import Query
+
+
+@dataclass(frozen=True)
+class Hit:
+    path: str
+    start_line: int
+    end_line: int
+    title: str
+    heading: str
+    kind: str
+    date: str
+    score: float
+    snippet: str
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+    def scored(self, score: float) -> Hit:
+        """This hit with ``score`` (as ``dataclasses.replace``, without its look at each field)."""
+        return Hit(**{**self.__dict__, "score": score})
+
+    def with_snippet(self, snippet: str) -> Hit:
+        return Hit(**{**self.__dict__, "snippet": snippet})
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """Hits without snippets (``snippet`` empty), and the body of each section
+    by ``(path, start_line)``: a hybrid search ranks fifty sections on each
+    side but makes snippets only for those it returns (``run_snippets``)."""
+
+    hits: list[Hit]
+    bodies: dict[tuple[str, int], str]
+    #: Each section's place in its file (``ordinal``), by ``(path, start_line)``.
+    ordinals: dict[tuple[str, int], int] = dataclasses.field(default_factory=dict)
+    #: Each section's passage digest, by ``(path, start_line)``.
+    digests: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
+    #: The scored query of a keyword ranking (its neighbours are scored by it).
+    query: Query | None = None
+    #: What a section must match to be a keyword hit (its snippets highlight it).
+    matched: Query | None = None
