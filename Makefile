@@ -35,8 +35,11 @@ lint: dev
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# Everything, on TEST_JOBS processes (the tests of one file stay on one process,
+# so a module's shared server is started once).
+TEST_JOBS ?= 2
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile
 
 # The inner loop (under 2 minutes on 2 cores): lint, then every test but the e2e
 # and slow tiers (tests/conftest.py), on CHECK_JOBS processes, the property tests
