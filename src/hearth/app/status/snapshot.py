@@ -274,6 +274,8 @@ class StatusBoard:
 #: A snapshot patches the last one when no more than this many paths are to
 #: be read again; else it lists the whole tree.
 MAX_PATCHED = 1000
+#: Paths read one by one at most; past this, git's status of the whole tree.
+PER_PATH = 5
 
 
 @dataclass
@@ -287,6 +289,9 @@ class TreeRead:
     head: str | None
     #: Made by patching the one before (not by listing everything).
     patched: bool = False
+    #: git's index file as it was read (inode, mtime, size): while it and HEAD stay,
+    #: only the touched paths' states can have moved.
+    index_stamp: tuple[int, int, int] | None = None
 
 
 def gather(
@@ -299,21 +304,27 @@ def gather(
     last: TreeRead | None = None,
 ) -> tuple[HomeStatus, TreeRead]:
     """The costly part of status: ``report.home_status`` with the tree listed and git's
-    status read outside ``owner``, or ``last`` patched under it (see above);
+    status read outside ``owner``, or ``last`` patched (git's state of the touched
+    paths read outside ``owner`` too, the listing patched under it; see above);
     ``repo`` is the caller's own repository object."""
     with owner:
         touched = reconciler.take_touched()
-        if last is not None and touched is not None:
-            git = patched_changes(home.root, repo, last, touched)
-            if git is not None and reconciler.patch_listing(last.listing, touched):
-                read = TreeRead(last.listing, *git, patched=True)
-                return _status(home, reconciler.status_of(read.listing), syncer, reflections, read)
+    if last is not None and touched is not None:
+        # Outside ``owner``, as a whole snapshot's git status: each path costs libgit2 a
+        # read of git's index (65 ms at 100,000 files); a pass must not wait on that.
+        git = patched_changes(home.root, repo, last, touched)
+        if git is not None:
+            with owner:
+                if reconciler.patch_listing(last.listing, touched):
+                    read = TreeRead(last.listing, *git[:2], patched=True, index_stamp=git[2])
+                    index = reconciler.status_of(read.listing)
+                    return _status(home, index, syncer, reflections, read)
     listing = scan_tree(home.root)
-    head = head_id(repo)  # before git's status: a commit after it is patched in next time
+    stamp, head = _index_stamp(repo), head_id(repo)  # before git's status (see patched_changes)
     changes = dict(worktree_changes(repo))
     with owner:
         index = reconciler.status(listing)
-        read = TreeRead(reconciler.listing_delta(listing), changes, head)
+        read = TreeRead(reconciler.listing_delta(listing), changes, head, index_stamp=stamp)
         return _status(home, index, syncer, reflections, read)
 
 
@@ -330,12 +341,15 @@ def _status(
 
 def patched_changes(
     root: Path, repo: Repository, last: TreeRead, touched: set[str]
-) -> tuple[dict[str, str], str | None] | None:
+) -> tuple[dict[str, str], str | None, tuple[int, int, int] | None] | None:
     """git's state of ``last``'s paths read again for the paths the passes since
     looked at (``touched``: a folder's files, all of them), for those that
     differed from HEAD and for the files HEAD's move changed, and HEAD; None
-    when that cannot be done path by path (too many paths, an unknown commit)."""
-    head = head_id(repo)
+    when that cannot be done path by path (too many paths, an unknown commit).
+    ``last``'s changed paths are read again only when git's index or HEAD moved;
+    past PER_PATH paths, git's status of the whole tree is read instead (one
+    status costs about five of a path's at 100,000 files: each reads the index)."""
+    stamp, head = _index_stamp(repo), head_id(repo)  # before the states: a later move shows next
     moved: list[str] = []
     if head != last.head:
         if head is None or last.head is None:
@@ -344,7 +358,9 @@ def patched_changes(
         if found is None:
             return None
         moved = found
-    again = {p for p in touched if not p.endswith("/")} | set(moved) | set(last.changes)
+    again = {p for p in touched if not p.endswith("/")} | set(moved)
+    if head != last.head or stamp is None or stamp != last.index_stamp:
+        again |= set(last.changes)
     for folder in (p for p in touched if p.endswith("/")):
         if not (root / folder).is_dir() and folder_in_head(repo, folder[:-1]):
             return None  # a folder git tracked files in is gone: which ones, git's status says
@@ -353,12 +369,22 @@ def patched_changes(
             return None
     if len(again) > MAX_PATCHED:
         return None
+    if len(again) > PER_PATH:
+        return dict(worktree_changes(repo)), head, stamp
     states = path_changes(repo, again)
     if states is None:
         return None
     changes = {p: state for p, state in last.changes.items() if p not in again}
     changes.update(states)
-    return changes, head
+    return changes, head, stamp
+
+
+def _index_stamp(repo: Repository) -> tuple[int, int, int] | None:
+    try:
+        st = (Path(repo.path) / "index").stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_mtime_ns, st.st_size
 
 
 def _files_under(root: Path, folder: str) -> list[str]:
