@@ -93,6 +93,14 @@ def _ref_contention(exc: Exception) -> str | None:
     return None
 
 
+def _object_folder_gone(exc: Exception) -> bool:
+    """libgit2 lost a race with a person's ``git prune`` or ``gc``, which removes an
+    empty folder of .git/objects between libgit2 making it and renaming a new
+    object into it (seen under tests/torture/test_person_git.py)."""
+    text = str(exc).lower()
+    return "/objects/" in text and "no such file or directory" in text
+
+
 class GitStore:
     def __init__(
         self,
@@ -173,11 +181,16 @@ class GitStore:
                 ref = self.branch_ref()
                 snap = Snapshot(self.repo, self.head_commit())
                 plan = planner(snap)
-                applies = self._plan_work_tree(snap, plan, progress)
                 base_tree = snap.tree
-                tree_id = self._build_tree(
-                    base_tree, {a.path: (a.commit_oid, a.mode) for a in applies}
-                )
+                try:
+                    applies = self._plan_work_tree(snap, plan, progress)
+                    tree_id = self._build_tree(
+                        base_tree, {a.path: (a.commit_oid, a.mode) for a in applies}
+                    )
+                except (OSError, pygit2.GitError) as exc:
+                    if _object_folder_gone(exc):
+                        continue  # objects are content-addressed: write them again
+                    raise
                 if base_tree is not None and tree_id == base_tree.id:
                     return CommitResult(snap.head, (), changed=False)
                 message = f"{plan.subject}\n\n"
