@@ -10,7 +10,14 @@ import pytest
 
 from hearth.store import porcelain
 from hearth.store.remote import Remote
-from hearth.store.repository import branch, head_id, is_ignored, open_repository, worktree_changes
+from hearth.store.repository import (
+    branch,
+    head_id,
+    is_ignored,
+    open_repository,
+    path_changes,
+    worktree_changes,
+)
 from tests.conftest import git
 
 
@@ -37,7 +44,26 @@ def same_as_libgit2(root: Path) -> porcelain.WorkTreeStatus:
     found = porcelain.status(root)
     assert found is not None
     assert found == libgit2_view(root)
+    same_changes_as_libgit2(root)
     return found
+
+
+def same_changes_as_libgit2(root: Path) -> None:
+    """``porcelain.changes`` of the whole tree, of every file path one at a time
+    and of all of them at once, against libgit2's answers."""
+    repo = open_repository(root)
+    whole = dict(worktree_changes(repo))
+    assert porcelain.changes(root) == whole
+    files = {
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if ".git" not in p.parts and (p.is_file() or p.is_symlink())
+    }
+    paths = sorted(files | set(whole) | {"never-there.md"})
+    for path in paths:
+        assert porcelain.changes(root, [path]) == path_changes(repo, [path]), path
+    assert porcelain.changes(root, paths) == path_changes(repo, paths) == whole
+    assert porcelain.changes(root, []) == {}
 
 
 @pytest.fixture
@@ -197,6 +223,20 @@ def test_an_answer_larger_than_a_pipe_holds(repo: Path) -> None:
 def test_no_git_to_run(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(repo / "nowhere"))
     assert porcelain.status(repo) is None  # the caller asks libgit2
+    assert porcelain.changes(repo) is None
+    assert porcelain.changes(repo, ["a.md"]) is None
+
+
+def test_paths_are_taken_literally_and_a_folder_is_not_a_file(repo: Path) -> None:
+    (repo / "[ab].md").write_text("# brackets\n")
+    (repo / "a.md").write_text("# A edited\n")
+    (repo / "*.md").write_text("# star\n")
+    assert porcelain.changes(repo, ["[ab].md"]) == {"[ab].md": "untracked"}
+    assert porcelain.changes(repo, ["*.md"]) == {"*.md": "untracked"}
+    (repo / "deep").mkdir()
+    (repo / "deep" / "x.md").write_text("# X\n")
+    assert porcelain.changes(repo, ["deep"]) is None  # the caller reads the whole tree
+    same_changes_as_libgit2(repo)
 
 
 def test_a_git_that_hangs_is_stopped(

@@ -156,26 +156,57 @@ _KNOWN_X = frozenset("MADRT.")
 _KNOWN_Y = frozenset("MDT.")
 
 
+_STATUS = [
+    "status",
+    "--porcelain=v2",
+    "-z",
+    "--untracked-files=all",
+    "--no-renames",
+    "--ignored=no",
+]
+
+
 def status(root: Path) -> WorkTreeStatus | None:
     """HEAD, the branch, its upstream and the changed paths of the work tree at ``root``."""
-    done = _spawn_git(
-        root,
-        [
-            "status",
-            "--porcelain=v2",
-            "--branch",
-            "-z",
-            "--untracked-files=all",
-            "--no-renames",
-            "--ignored=no",
-        ],
-    )
+    done = _spawn_git(root, [*_STATUS, "--branch"])
     if done is None or done[0] != 0:
         return None
     try:
         return _parse(done[1])
     except (ValueError, IndexError):
         return None
+
+
+def changes(root: Path, paths: Iterable[str] | None = None) -> dict[str, str] | None:
+    """The changed paths of the work tree at ``root`` with their states (as
+    ``repository.worktree_changes``), or of just ``paths`` (files, taken
+    literally) as ``repository.path_changes``; None when git cannot say (or a
+    path names a folder).
+
+    For a served home's status snapshot: git runs in its own process, so the
+    server's threads go on meanwhile (libgit2's status holds Python's lock for
+    its whole run: 0.33 s for the whole tree at 100,000 files, 65 ms for each
+    single path, as it reads git's index every time), and git limits its look
+    for untracked files to the named paths' folders."""
+    args = list(_STATUS)
+    wanted = None if paths is None else set(paths)
+    if wanted is not None:
+        if not wanted:
+            return {}
+        args += ["--", *(f":(literal){p}" for p in sorted(wanted))]
+    done = _spawn_git(root, args)
+    if done is None or done[0] != 0:
+        return None
+    try:
+        found = _parse(done[1])
+    except (ValueError, IndexError):
+        return None
+    if found is None:
+        return None
+    listed = dict(found.changes)
+    if wanted is not None and not listed.keys() <= wanted:
+        return None  # a path names a folder now: which of its files changed, the whole status says
+    return listed
 
 
 def _parse(out: bytes) -> WorkTreeStatus | None:

@@ -55,7 +55,13 @@ from dataclasses import dataclass
 from hearth.app.parts import HomeParts
 from hearth.app.reflection import ReflectionLog
 from hearth.app.results import Change, HomeStatus, SnapshotInfo
-from hearth.app.status.patch import MAX_PATCHED, TreeRead, index_stamp, patched_changes
+from hearth.app.status.patch import (
+    MAX_PATCHED,
+    TreeRead,
+    index_stamp,
+    patched_changes,
+    whole_changes,
+)
 from hearth.app.status.report import home_status
 from hearth.app.sync.branch import Syncer
 from hearth.errors import HearthError
@@ -63,13 +69,7 @@ from hearth.heap import give_back
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import IndexStatus, PassReport
 from hearth.reconcile.scan import scan_tree
-from hearth.store.repository import (
-    GitError,
-    Repository,
-    head_id,
-    open_repository,
-    worktree_changes,
-)
+from hearth.store.repository import GitError, Repository, head_id, open_repository
 
 #: A snapshot starts once no request came for this long (seconds) ...
 QUIET_SECONDS = 0.3
@@ -293,7 +293,7 @@ def gather(
                     return _status(home, index, syncer, reflections, read)
     listing = scan_tree(home.root)
     stamp, head = index_stamp(repo), head_id(repo)  # before git's status (see patched_changes)
-    changes = dict(worktree_changes(repo))
+    changes = whole_changes(home.root, repo)
     with owner:
         index = reconciler.status(listing)
         read = TreeRead(reconciler.listing_delta(listing), changes, head, index_stamp=stamp)
