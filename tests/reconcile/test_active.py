@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from hearth import wiring
+from hearth.domain import layout
 from tests.conftest import FakeClock, Workspace, git
 
 ACTIVE = "continuity/ACTIVE.md"
@@ -190,8 +191,12 @@ def test_notable_entries_kept_incrementally_equal_a_full_sweep(workspace: Worksp
         kept = rec._manifest
         swept = {p for p, e in kept.files.items() if manifest_file.is_notable(p, e)}
         assert kept.notable == swept
+        dated = [(layout.daily_note_date(p), p) for p in kept.files]
+        newest = max(((d, p) for d, p in dated if d is not None), default=(None, None))[1]
+        assert kept.newest_daily() == newest
         reloaded = manifest_file.load(rec.folder)
         assert reloaded is not None and reloaded.notable == swept
+        assert reloaded.newest_daily() == newest
 
     ws.home.note("Watered the tomatoes.", "Garden", "test")
     ws.write("memory/topics/sam.md", "# Sam\n\nLikes tomatoes.\n")
@@ -201,7 +206,20 @@ def test_notable_entries_kept_incrementally_equal_a_full_sweep(workspace: Worksp
     check()
     assert {"IDENTITY.md", "continuity/conflicts/SOUL.md--abc1234.md"} <= rec._manifest.notable
     assert "memory/topics/sam.md" not in rec._manifest.notable
-    assert any(layout_path.startswith("memory/2") for layout_path in rec._manifest.notable)
+    today = rec._manifest.newest_daily()
+    assert today is not None and layout.is_daily_note(today)
+    assert today not in rec._manifest.notable  # a daily note is found by its date alone
+
+    # A later day's note in LionClaw's layout is today's until it is removed.
+    later = "continuity/daily/2099/01/2099-01-02.md"
+    ws.write(later, "# 2099-01-02\n\n- far ahead\n")
+    rec.reconcile()
+    check()
+    assert rec._manifest.newest_daily() == later and later not in rec._manifest.notable
+    (ws.root / later).unlink()
+    rec.reconcile()
+    check()
+    assert rec._manifest.newest_daily() == today
 
     # Fixed, removed, and a topic file that starts failing a rule.
     ws.write("IDENTITY.md", ws.read("IDENTITY.md").replace("no name line here", "- **Name:** Hob"))

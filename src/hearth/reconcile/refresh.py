@@ -9,7 +9,6 @@ when those bytes differ from what is on disk.
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -31,8 +30,6 @@ from hearth.store.history import PersonaHistory
 from hearth.store.repository import GitError, Repository
 from hearth.store.rooted import RootedFiles
 
-_LIONCLAW_DAILY = layout.LIONCLAW_DAILY_DIR + "/"
-
 
 def gather(
     files: RootedFiles,
@@ -43,32 +40,21 @@ def gather(
     history: PersonaHistory | None = None,
 ) -> ActiveInputs:
     notes = list(attention)
-    # Only the entries ACTIVE.md reads (``Manifest.notable``): this runs after
-    # every write, and a sweep over every file cost 8 ms a write at 10,000 files.
+    # Only the entries ACTIVE.md reads (``Manifest.notable``, ``newest_daily``):
+    # this runs after every write, and a sweep over every file cost 8 ms a
+    # write at 10,000 files.
     conflicts_dir = layout.CONFLICTS_DIR + "/"
     entry_conflicts = layout.ENTRY_CONFLICTS_DIR + "/"
     output_dirs = (layout.ARTIFACTS_DIR + "/", layout.ROLLUPS_DIR + "/")
-    # Today: the newest dated daily note of either layout; on the same day, the
-    # hearth layout's (the larger path), so the choice never depends on listing order.
-    daily: tuple[dt.date, str] | None = None
     outputs: list[str] = []
+    failures = manifest.files.failures
     for path in sorted(manifest.notable):
-        entry = manifest.files[path]
-        if entry.failures:
-            notes += [f.describe() for f in entry.failures]
-        prefix = path[:7]
-        if prefix == "memory/" or (prefix == "continu" and path.startswith(_LIONCLAW_DAILY)):
-            day = layout.daily_note_date(path)
-            if day is not None and (daily is None or (day, path) > daily):
-                daily = (day, path)
-        elif prefix == "continu":
-            if path.startswith(conflicts_dir):
-                record = files.read(path) if path.startswith(entry_conflicts) else None
-                notes.append(
-                    conflict_note(path, record.decode("utf-8", "replace") if record else None)
-                )
-            elif path.startswith(output_dirs):
-                outputs.append(path)
+        notes += [f.describe() for f in failures.get(path, ())]
+        if path.startswith(conflicts_dir):
+            record = files.read(path) if path.startswith(entry_conflicts) else None
+            notes.append(conflict_note(path, record.decode("utf-8", "replace") if record else None))
+        elif path.startswith(output_dirs):
+            outputs.append(path)
     notes += [f"not indexed: {path}: {p.reason}" for path, p in sorted(manifest.parked.items())]
     loops: list[LoopLine] = []
     for view in catalog.list_records(files, "loop"):
@@ -92,7 +78,7 @@ def gather(
         else:
             notes.append(f"{view.path}: broken decision ({view.error})")
     daily_text = ""
-    daily_path = daily[1] if daily is not None else None
+    daily_path = manifest.newest_daily()
     if daily_path is not None:
         data = files.read(daily_path)
         daily_text = data.decode("utf-8", "replace") if data is not None else ""
