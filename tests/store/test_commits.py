@@ -369,7 +369,7 @@ def test_changed_paths_agrees_with_libgit2s_diff(workspace: Workspace) -> None:
 
     import pygit2
 
-    from hearth.store.history import changed_paths
+    from hearth.store.tree_diff import changed_paths
 
     ws = workspace
     rng = random.Random(3)

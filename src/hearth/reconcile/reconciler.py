@@ -57,11 +57,11 @@ from hearth.reconcile.refresh import ActiveRefresher, AttentionSource
 from hearth.reconcile.reports import ActiveState, IndexStatus, PassReport
 from hearth.reconcile.scan import Listing, Signature, scan_tree
 from hearth.store import state as state_files
-from hearth.store.history import changed_paths
 from hearth.store.ignore import IgnoreRules
 from hearth.store.lock import write_lock
 from hearth.store.repository import Repository, git_dir, head_id
 from hearth.store.rooted import RootedFiles
+from hearth.store.tree_diff import changed_paths
 
 #: A pseudo-path for reconcile requests: a git ref moved (see ``reconcile``).
 HEAD_MOVED = ".git/HEAD"

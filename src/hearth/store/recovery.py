@@ -19,8 +19,9 @@ import pygit2
 from pygit2.enums import FileMode
 
 from hearth.store.git_index import GitIndexFile
-from hearth.store.history import changed_paths, parse_trailers
+from hearth.store.history import parse_trailers
 from hearth.store.rooted import RootedFiles
+from hearth.store.tree_diff import changed_paths
 
 #: A ref lock older than this, made while a dead hearth held the index, is its.
 STALE_REF_LOCK_SECONDS = 2.0

@@ -20,7 +20,7 @@ import pygit2
 from pygit2.enums import FileStatus, RepositoryState
 
 from hearth.errors import StoreError
-from hearth.store.history import changed_paths
+from hearth.store.tree_diff import changed_paths
 
 GIT_TIMEOUT = 300
 #: Incoming paths looked at before a merge; more means "assume every path".

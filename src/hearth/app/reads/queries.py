@@ -15,12 +15,13 @@ from hearth.errors import HearthError, InvalidInput, NotFound, RuleFailure
 from hearth.reconcile.reports import ActiveState, IndexStatus
 from hearth.store import catalog
 from hearth.store.catalog import RecordView
-from hearth.store.history import CommitInfo, changed_paths, path_history
+from hearth.store.history import CommitInfo, path_history
 from hearth.store.repository import (
     blob_id,
     is_ignored,
     worktree_changes,
 )
+from hearth.store.tree_diff import changed_paths
 
 
 @dataclass(frozen=True)

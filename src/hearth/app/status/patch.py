@@ -13,7 +13,6 @@ from pathlib import Path
 from hearth.reconcile.listed import ListingDelta
 from hearth.reconcile.scan import is_inside
 from hearth.store import porcelain
-from hearth.store.history import changed_paths
 from hearth.store.repository import (
     Repository,
     folder_in_head,
@@ -21,6 +20,7 @@ from hearth.store.repository import (
     path_changes,
     worktree_changes,
 )
+from hearth.store.tree_diff import changed_paths
 
 #: A snapshot patches the last one when no more than this many paths are to
 #: be read again; else it lists the whole tree.
