@@ -29,9 +29,10 @@ import pygit2
 from pygit2.enums import ObjectType
 
 _TREE_MODE = b"40000"
-#: Raw trees kept (the newest read), and the most bytes they may hold together.
+#: Raw trees kept (the newest read), and the most bytes they may hold together
+#: (two of a 100,000-file home's 4 MB folder: one commit's old and new sides).
 TREES_KEPT = 8
-TREE_BYTES_KEPT = 16 * 1024 * 1024
+TREE_BYTES_KEPT = 8 * 1024 * 1024
 #: Answers kept, by (old tree, new tree): the limit asked with, and the paths
 #: (None: more than that limit).
 ANSWERS_KEPT = 32
