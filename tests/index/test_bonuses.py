@@ -159,7 +159,15 @@ def test_each_weight_lifts_its_section_and_without_it_does_not(
 
 def test_every_weight_has_a_case() -> None:
     # Shown by the tests below: the pairs' cut-off, and fusion's weights.
-    apart = {"pair_common", "pair_cheap", "rrf_k", "keyword_side", "semantic_side", "day_share"}
+    apart = {
+        "pair_common",
+        "pair_cheap",
+        "pair_everywhere",
+        "rrf_k",
+        "keyword_side",
+        "semantic_side",
+        "day_share",
+    }
     covered = {case[0] for case in CASES} | apart
     assert covered == {f.name for f in dataclasses.fields(Weights)}
 
@@ -180,6 +188,25 @@ def test_a_pair_of_common_words_loses_its_bonus_only_in_a_large_home(index: Sear
     assert _rank(kept, east) < _rank(kept, west)
     common = dataclasses.replace(WEIGHTS, pair_common=0.0, pair_cheap=1)
     dropped = _keyword(index, "red barn", common)
+    assert _rank(dropped, west) < _rank(dropped, east)
+
+
+def test_a_pair_with_a_word_found_everywhere_loses_its_bonus_only_in_a_large_home(
+    index: SearchIndex,
+) -> None:
+    """A pair counts unless one of its words is in more than ``pair_everywhere``
+    of the sections and in more than ``pair_cheap`` of them (the other word may
+    be rare): here neither is in more than a tenth, so a share of 0 stands for
+    a word like "the" in a large home."""
+    east, west = ("farm.md", "East"), ("farm.md", "West")
+    assert _rank(_keyword(index, "red barn", WEIGHTS), east) < _rank(
+        _keyword(index, "red barn", WEIGHTS), west
+    )
+    small_home = dataclasses.replace(WEIGHTS, pair_everywhere=0.0)  # 2 sections are not many
+    kept = _keyword(index, "red barn", small_home)
+    assert _rank(kept, east) < _rank(kept, west)
+    everywhere = dataclasses.replace(WEIGHTS, pair_everywhere=0.0, pair_cheap=1)
+    dropped = _keyword(index, "red barn", everywhere)
     assert _rank(dropped, west) < _rank(dropped, east)
 
 

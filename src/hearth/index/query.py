@@ -366,9 +366,11 @@ def _bonus(
     order = [t for w in read.words for t in _terms(w) if t in seen]
     if weights.pair > 0:
         common = max(weights.pair_common * total, weights.pair_cheap)
+        everywhere = max(weights.pair_everywhere * total, weights.pair_cheap)
         for first, second in itertools.pairwise(order):
-            if min(df_of.get(first, 0), df_of.get(second, 0)) > common:
-                continue  # two words nearly everywhere: costly, and their pair says little
+            fewer, more = sorted((df_of.get(first, 0), df_of.get(second, 0)))
+            if fewer > common or more > everywhere:
+                continue  # nearly everywhere: costly, and the pair says little
             pair = Query.phrase_query(schema, SEARCH_FIELD, [first, second])
             out.append((Occur.Should, Query.boost_query(pair, weights.pair)))
     for day in dict.fromkeys(dates) if weights.day > 0 else ():

@@ -46,6 +46,10 @@ class Weights:
     #: costs little, and the ranking does not change with the home's size.
     pair_common: float = 0.25
     pair_cheap: int = 1000
+    #: ...or unless one of them is in more than this share of the sections (and
+    #: in more than ``pair_cheap``): a word like "the", whose positions in
+    #: every section holding the other word are read.
+    pair_everywhere: float = 0.7
     #: A whole run of the query's CJK characters (a phrase boost).
     run: float = 1.0
     #: A section of a day the query names (a month it names: half). 0.61
