@@ -4,7 +4,6 @@ on real repositories made with the git CLI."""
 from __future__ import annotations
 
 import itertools
-import os
 import random
 import shutil
 from pathlib import Path
@@ -56,7 +55,7 @@ def test_every_kind_of_change_between_every_pair_of_commits(root: Path) -> None:
     (root / flat[0]).unlink()
     write(root, "memory/topics/note-0199b.md", "added among them\n")
     commits.append(commit(root, "one removed, one added"))
-    os.chmod(root / "z.md", 0o755)
+    (root / "z.md").chmod(0o755)
     commits.append(commit(root, "a mode alone"))
     (root / "a.md").unlink()
     write(root, "a.md/inside.md", "a file became a folder\n")
