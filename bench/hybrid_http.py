@@ -8,8 +8,9 @@ seed, adopted with ``hearth init``, the same 1-3 word queries), seeded once in
 ``DIR/seed`` and its every section's vector filled for real by a server (the
 first run: minutes of both cores), kept for the next runs. Each run serves a
 fresh copy of it per server, all at once: ``--server LABEL=SRC`` runs hearth
-with ``SRC`` (another checkout's ``src`` folder) first on ``PYTHONPATH``
-(``this`` is this checkout); by default this checkout alone. Every server is
+with ``SRC`` (another checkout's ``src`` folder) first on ``PYTHONPATH``,
+through that checkout's ``.venv/bin/hearth`` when it has one (``this`` is this
+checkout); by default this checkout alone. Every server is
 warmed (20 other queries), left to settle, then asked the same distinct
 queries in turn (query by query, so a change in the machine's load falls on
 all alike; the cache of repeated queries never answers): p50/p99 of
@@ -27,6 +28,7 @@ import argparse
 import os
 import random
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -49,9 +51,39 @@ HEARTH = str(Path(sys.executable).parent / "hearth")
 HERE = Path(__file__).resolve().parent.parent / "src"
 
 
+def hearth_of(src: Path) -> str:
+    """The ``hearth`` command to serve ``src`` with: its checkout's own venv's
+    when it has one (its dependencies and entry point), else this one's."""
+    own = src.parent / ".venv" / "bin" / "hearth"
+    return str(own) if own.exists() else HEARTH
+
+
+def serve_with(hearth: str, root: Path, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
+    """``hearth serve`` (that command) on a free loopback port."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    command = [hearth, "--home", str(root), "serve", "--port", str(port)]
+    quiet = subprocess.DEVNULL
+    return subprocess.Popen(command, stdout=quiet, stderr=quiet, env=env), port
+
+
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def searched_complete(client: Client, deadline: float = 600.0) -> None:
+    """Until a search says every section has its vector (what the search
+    says, not ``/v1/status``: some earlier versions' status lagged)."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        found = client.call("GET", "/v1/search?" + urlencode({"q": "the", "limit": 1}))
+        assert isinstance(found, dict)
+        if (found.get("vectors") or {}).get("complete"):
+            return
+        time.sleep(0.5)
+    raise SystemExit("the server's vectors were not complete in time")
 
 
 def workload_queries(work: Path, files: int, count: int) -> list[str]:
@@ -101,7 +133,7 @@ def main() -> None:
     for spec in args.server or ["this=this"]:
         label, _, src = spec.partition("=")
         path = HERE if src in ("", "this") else Path(src).resolve()
-        servers.append((label, {**env, "PYTHONPATH": str(path)}))
+        servers.append((label, {**env, "PYTHONPATH": str(path), "HEARTH_BIN": hearth_of(path)}))
     if args.semantic_off:
         servers.append(("semantic off", {**env, "PYTHONPATH": str(HERE), "HEARTH_SEMANTIC": "off"}))
     load = os.getloadavg()
@@ -113,14 +145,14 @@ def main() -> None:
             shutil.rmtree(home, ignore_errors=True)
             shutil.copytree(root, home, symlinks=True)  # mtimes kept: nothing read again
             token = create_token(home, name=f"run-{time.time_ns()}")
-            server, port = serve(home, server_env)
+            server, port = serve_with(server_env.pop("HEARTH_BIN", HEARTH), home, server_env)
             running.append((label, server, port, token, home))
         clients = []
         for label, server, port, token, _home in running:
             wait_answering(port)
             client = Client(port, token)
             if label != "semantic off":
-                wait_for_vectors(client)
+                searched_complete(client)
             for n in range(20):
                 client.call("GET", "/v1/search?" + urlencode({"q": f"warm {n}", "limit": 10}))
             wait_idle(server.pid)
