@@ -169,3 +169,29 @@ def test_compacting_keeps_the_rows_of_live_digests_only(tmp_path: Path) -> None:
     assert all(d not in kept for d in digests[1::2])
     assert open_store(tmp_path / "v", "m", DIMS).digests() == digests[::2]  # on disk too
     assert not list(tmp_path.glob("v.*"))  # nothing left aside
+
+
+def test_a_search_of_bunched_vectors_reads_again_few_exact_rows(tmp_path: Path) -> None:
+    # e5's vectors are bunched (most cosines near 0.8): the codes' bound around
+    # the 100th best rough score left hundreds of rows to read again from the
+    # file. Reading first the exact rows of the 100 best rough scores, then
+    # only the rows whose bound reaches the least of those, reads about half
+    # (4,000 rows near one centre: 457 to 559 before, 226 to 309 now).
+    rng = np.random.default_rng(7)
+    dims = 384
+    centre = rng.normal(size=dims)
+    rows = centre / np.linalg.norm(centre) + rng.normal(scale=0.03, size=(4000, dims))
+    rows = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+    digests = [f"{i:032x}" for i in range(4000)]
+    store = open_store(tmp_path / "v", "m", dims)
+    store.add(digests, rows)
+    stored = shipped(rows)
+    read: list[int] = []
+    exact = store._exact
+    store._exact = lambda wanted: (read.append(len(wanted)), exact(wanted))[1]  # type: ignore[method-assign]
+    queries = rows[rng.integers(0, 4000, 20)] + rng.normal(scale=0.03, size=(20, dims))
+    for query in (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32):
+        read.clear()
+        got = store.nearest(query, 100)
+        assert [int(d, 16) for d, _ in got] == _exact_nearest(stored, query, 100)
+        assert 100 <= sum(read) < 400
