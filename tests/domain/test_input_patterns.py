@@ -120,6 +120,33 @@ def test_the_plain_pattern_is_what_the_text_check_takes(text: str) -> None:
     assert (re.fullmatch(PLAIN, text) is not None) == (first_not_text(text) is None)
 
 
+#: Text made of what the scan must tell apart: plain letters, line endings
+#: (CRLF, a lone CR, LF), control characters and a lone surrogate.
+_MIXED = st.lists(
+    st.sampled_from(["a", "é", "\n", "\r", "\r\n", "\x01", "\x7f", "\u2028", "\ud800"])
+).map("".join)
+
+
+@FAST
+@given(_MIXED)
+def test_the_first_character_not_text_is_the_one_scan_s(text: str) -> None:
+    # The scan skips the carriage return's branch for text without one (a
+    # rebuild's cost, issue 40): the answer is the single pattern's, line,
+    # column and character.
+    match = re.search(
+        r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]|\r(?!\n)", text
+    )
+    found = first_not_text(text)
+    if match is None:
+        assert found is None
+        return
+    start = match.start()
+    assert found is not None
+    assert found.line == text.count("\n", 0, start) + 1
+    assert found.column == start - (text.rfind("\n", 0, start) + 1) + 1
+    assert found.character == f"U+{ord(text[start]):04X}"
+
+
 @pytest.mark.parametrize(
     "text", ["a\x00", "\x01", "a\rb", "a\r", "\x7f", "\x85", "a\u2028b", "\u2029", "\x1b[31m"]
 )
