@@ -13,10 +13,11 @@ one API write (timed until the next search finds its word) and one
 ``git add && git commit`` (hooks off) of a one-line topic edit in the twin,
 as bench/workload.py's writes do; the first turn is a warm-up.
 
-``--vs-src DIR`` runs every other round with ``PYTHONPATH=DIR`` (another
-checkout's ``src``: the code before a change), so both are measured in one
-sitting, in turns. ``--idle`` waits for the server to be quiet before each
-write (no background pass of the last write running under it).
+``--vs-src DIR`` (repeatable: vs1, vs2, ...) runs a round of each in turn
+with ``PYTHONPATH=DIR`` (another checkout's ``src``: the code before a
+change), so all are measured in one sitting, in turns. ``--idle`` waits for
+the server to be quiet before each write (no background pass of the last
+write running under it).
 
 Besides wall-clock, the server's CPU (user + system, from /proc) over the
 turns is reported per write: it includes what a write leaves to run after
@@ -158,7 +159,9 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=10_000)
     parser.add_argument("--writes", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3, help="servers started (each variant)")
-    parser.add_argument("--vs-src", type=Path, help="another checkout's src, in turns")
+    parser.add_argument(
+        "--vs-src", type=Path, action="append", default=[], help="another checkout's src (repeat)"
+    )
     parser.add_argument("--idle", action="store_true", help="wait for a quiet server each write")
     args = parser.parse_args()
     env = use_git_identity()
@@ -167,8 +170,8 @@ def main() -> None:
         make_home(root, args.files, env)
     token = create_token(root, name=f"bench-{os.getpid()}")
     variants = {"this": env}
-    if args.vs_src is not None:
-        variants["vs"] = {**env, "PYTHONPATH": str(args.vs_src.resolve())}
+    for n, other in enumerate(args.vs_src, start=1):
+        variants[f"vs{n}"] = {**env, "PYTHONPATH": str(other.resolve())}
     load = os.getloadavg()
     print(f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} at the start", flush=True)
     rng = random.Random(40)
