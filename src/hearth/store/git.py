@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -92,32 +91,6 @@ def _ref_contention(exc: Exception) -> str | None:
     if any(m in text for m in _LOCKED):
         return "locked"
     return None
-
-
-@contextmanager
-def _alongside(
-    landed: Callable[[CommitResult], None] | None,
-    result: CommitResult,
-    failed: list[BaseException],
-) -> Iterator[None]:
-    """Run ``landed(result)`` on a thread while the block runs; wait for it at
-    the end (also when the block fails), keeping what it raised in ``failed``."""
-    if landed is None:
-        yield
-        return
-
-    def run() -> None:
-        try:
-            landed(result)
-        except BaseException as exc:  # raised again by ``commit``, the commit complete
-            failed.append(exc)
-
-    thread = threading.Thread(target=run, name="hearth-landed", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        thread.join()
 
 
 def _object_folder_gone(exc: Exception) -> bool:
@@ -194,33 +167,10 @@ class GitStore:
         planner: Callable[[Snapshot], Plan],
         trailers: Trailers,
         progress: Callable[[int, int], None] | None = None,
-        *,
-        landed: Callable[[CommitResult], None] | None = None,
     ) -> CommitResult:
         """Run ``planner`` against HEAD and land its plan as one commit;
         ``progress(done, total)`` is told as the plan's files are stored as blobs
-        (for a terminal: a first commit can hold a whole folder).
-
-        ``landed(result)`` runs once the commit and its work-tree files are in
-        place, on a thread of its own while git's index entries are written
-        (the index of a 10,000-file home is rewritten whole: 6 ms), and
-        ``commit`` returns when both are done. What it raises never undoes the
-        commit; it is raised again once the commit is complete.
-        """
-        failed: list[BaseException] = []
-        result = self._commit(planner, trailers, progress, landed, failed)
-        if failed:
-            raise failed[0]
-        return result
-
-    def _commit(
-        self,
-        planner: Callable[[Snapshot], Plan],
-        trailers: Trailers,
-        progress: Callable[[int, int], None] | None,
-        landed: Callable[[CommitResult], None] | None,
-        failed: list[BaseException],
-    ) -> CommitResult:
+        (for a terminal: a first commit can hold a whole folder)."""
         with write_lock(self.state_dir / state.WRITE_LOCK, self.lock_timeout):
             self._recover_locked()
             for _ in range(MOVED_TIP_RETRIES):
@@ -253,11 +203,8 @@ class GitStore:
                     commit_id = self._create_commit(ref, snap, message, tree_id)
                     if commit_id is None:
                         continue  # the branch moved: plan again on the new tip
-                    result = CommitResult(str(commit_id), tuple(a.path for a in applies))
                     try:
-                        self._write_work_tree(applies)
-                        with _alongside(landed, result, failed):
-                            self._save_index(applies)
+                        self._apply(applies)
                     except (OSError, pygit2.GitError) as exc:
                         self._undo(ref, commit_id, snap, applies)
                         why = getattr(exc, "strerror", None) or str(exc)
@@ -265,7 +212,7 @@ class GitStore:
                             f"could not update the work tree or git's index ({why}); "
                             "nothing was committed"
                         ) from exc
-                return result
+                return CommitResult(str(commit_id), tuple(a.path for a in applies))
         raise Busy("the branch kept moving while hearth tried to commit; try again")
 
     def _undo(self, ref: str, commit_id: pygit2.Oid, snap: Snapshot, applies: list[_Apply]) -> None:
@@ -437,14 +384,13 @@ class GitStore:
                 builder.insert(name, sub_id, FileMode.TREE)
         return builder.write()
 
-    def _write_work_tree(self, applies: Iterable[_Apply]) -> None:
+    def _apply(self, applies: Iterable[_Apply]) -> None:
+        applies = list(applies)
         for apply in applies:
             if apply.worktree is None:
                 self.files.delete(apply.path)
             elif not apply.in_place:
                 self.files.write(apply.path, apply.worktree)
-
-    def _save_index(self, applies: Iterable[_Apply]) -> None:
         index = self.index_file.current()
         for apply in applies:
             if apply.index_oid is None:

@@ -81,15 +81,10 @@ class Writer:
             return plan
 
         trailers = Trailers(op=op, actor=actor, record=record, more_records=records)
-        after = self._after_write
-
-        def landed(result: CommitResult) -> None:
-            # While the store writes git's index entries: the work-tree files
-            # this reads are in place, and the commit is HEAD.
-            if result.paths and after is not None:
-                after.written(tuple(result.paths), result.commit)
-
-        return self.store.commit(validated, trailers, landed=landed)
+        result = self.store.commit(validated, trailers)
+        if result.changed and result.paths and self._after_write is not None:
+            self._after_write.written(tuple(result.paths), result.commit)
+        return result
 
     def _now(self) -> dt.datetime:
         return self.clock().astimezone(dt.UTC)
