@@ -11,7 +11,10 @@ when done. Each round starts ``hearth serve`` on the home, waits until it is
 settled (fresh at HEAD, under 5% of a core), then takes ``--writes`` turns of
 one API write (timed until the next search finds its word) and one
 ``git add && git commit`` (hooks off) of a one-line topic edit in the twin,
-as bench/workload.py's writes do; the first turn is a warm-up.
+as bench/workload.py's writes do; the first turn is a warm-up. Today's daily
+note is removed (one commit, hooks off) before each round, so every round
+appends to a note of at most ``--writes`` entries, as on workload.py's new
+home (a write re-indexes the whole note: its cost grows with the note).
 
 ``--vs-src DIR`` (repeatable: vs1, vs2, ...) runs a round of each in turn
 with ``PYTHONPATH=DIR`` (another checkout's ``src``: the code before a
@@ -28,6 +31,7 @@ about speed.
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import os
 import random
 import shutil
@@ -96,6 +100,10 @@ def one_round(
     root: Path, env: dict[str, str], token: str, args: argparse.Namespace, rng: random.Random
 ) -> tuple[list[float], list[float], float]:
     """(write seconds, git seconds, server CPU seconds per write) of one server's turns."""
+    today = f"memory/{dt.datetime.now(dt.UTC).date().isoformat()}.md"
+    if (root / today).exists():  # each round appends to a new note, as on a fresh home
+        git(root, "rm", "-q", today)
+        git(root, *NO_HOOKS, "commit", "-qm", "bench: a new day")
     server, port = serve(root, env)
     try:
         wait_answering(port)
