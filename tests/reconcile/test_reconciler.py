@@ -314,6 +314,50 @@ def test_writes_are_searchable_when_they_return(workspace: Workspace) -> None:
     assert not any(p.startswith("continuity/proposals/memory/heron") for p in found)
 
 
+def test_a_writes_own_commit_is_indexed_at_head_without_comparing_trees(
+    workspace: Workspace, rec: Reconciler, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hearth.store import history
+
+    rec.reconcile()
+    compared: list[str] = []
+    real = history.changed_paths
+
+    def counted(*args: object, **kwargs: object) -> list[str] | None:
+        compared.append("trees")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("hearth.reconcile.reconciler.changed_paths", counted)
+    workspace.home.note("The kingfisher dived.", "Kingfisher", "test")
+    status = rec.status()
+    assert status.fresh
+    assert status.indexed_head == workspace.git("rev-parse", "HEAD").strip()
+    assert compared == []  # its own commit, on the indexed HEAD: no tree walk
+    assert paths_found(rec, "kingfisher")
+
+
+def test_a_write_on_a_persons_unindexed_commit_leaves_the_index_behind_head(
+    workspace: Workspace, rec: Reconciler
+) -> None:
+    """The shortcut holds only for a commit made on the HEAD the index reflects:
+    a person's commit between (of a file the write does not touch) is not covered."""
+    rec.reconcile()
+    workspace.write("memory/topics/otter.md", "# Otter\n\nThe otter slid down the bank.\n")
+    workspace.git("add", "memory/topics/otter.md")
+    workspace.git("-c", "core.hooksPath=/dev/null", "commit", "-qm", "otter")
+    person = workspace.git("rev-parse", "HEAD").strip()
+    workspace.home.note("The kingfisher dived.", "Kingfisher", "test")
+    status = rec.status()
+    head = workspace.git("rev-parse", "HEAD").strip()
+    assert head != person
+    assert status.indexed_head != head
+    assert not status.fresh
+    assert paths_found(rec, "kingfisher")
+    rec.reconcile()
+    assert rec.status().indexed_head == head
+    assert paths_found(rec, "otter") == {"memory/topics/otter.md"}
+
+
 def test_status_is_stale_until_a_pass_sees_the_change(
     workspace: Workspace, rec: Reconciler
 ) -> None:

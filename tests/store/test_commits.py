@@ -394,3 +394,31 @@ def test_changed_paths_agrees_with_libgit2s_diff(workspace: Workspace) -> None:
         assert sorted(changed_paths(repo, old, new, 1000) or []) == expected
     assert changed_paths(repo, commits[0], commits[-1], 1) is None
     assert changed_paths(repo, "nope", commits[0], 10) is None
+
+
+def test_a_folder_whose_last_file_goes_leaves_the_tree_and_others_stay(
+    workspace: Workspace,
+) -> None:
+    ws = workspace
+    store = ws.home.store
+
+    def add(snap: Snapshot) -> Plan:
+        return Plan(
+            "files: add",
+            (FileChange("notes/deep/a.md", b"a\n"), FileChange("notes/deep/b.md", b"b\n")),
+        )
+
+    def remove_one(snap: Snapshot) -> Plan:
+        return Plan("files: remove a", (FileChange("notes/deep/a.md", None),))
+
+    def remove_last(snap: Snapshot) -> Plan:
+        return Plan("files: remove b", (FileChange("notes/deep/b.md", None),))
+
+    store.commit(add, Trailers("test", ACTOR))
+    store.commit(remove_one, Trailers("test", ACTOR))
+    assert ws.git("ls-tree", "-r", "--name-only", "HEAD", "notes").split() == ["notes/deep/b.md"]
+    store.commit(remove_last, Trailers("test", ACTOR))
+    assert ws.git("ls-tree", "HEAD", "notes") == ""  # no empty tree left behind
+    assert "SOUL.md" in ws.git("ls-tree", "--name-only", "HEAD").split()
+    assert ws.git("fsck", "--strict", "--no-progress", "--no-dangling") == ""
+    assert ws.porcelain() == ""

@@ -122,11 +122,13 @@ class IndexEachWrite:
         self._reconciler = reconciler
         self._worker = worker
 
-    def written(self, paths: tuple[str, ...]) -> None:
+    def written(self, paths: tuple[str, ...], commit: str | None = None) -> None:
         # The commit stands whatever happens here: status shows the index as
         # stale (those files' signatures differ) until the next pass repairs it.
         with contextlib.suppress(HearthError, OSError):
-            self._reconciler.reconcile_paths(paths, refresh_active=self._worker is None)
+            self._reconciler.reconcile_paths(
+                paths, refresh_active=self._worker is None, commit=commit
+            )
         if self._worker is not None:
             self._worker.request([])
 

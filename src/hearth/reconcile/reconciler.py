@@ -59,7 +59,7 @@ from hearth.reconcile.scan import Listing, Signature, scan_tree
 from hearth.store import state as state_files
 from hearth.store.ignore import IgnoreRules
 from hearth.store.lock import write_lock
-from hearth.store.repository import Repository, git_dir, head_id
+from hearth.store.repository import Repository, git_dir, head_id, parent_ids
 from hearth.store.rooted import RootedFiles
 from hearth.store.tree_diff import changed_paths
 
@@ -112,6 +112,7 @@ class Reconciler:
         *,
         refresh_active: bool = True,
         progress: Progress | None = None,
+        own_commit: str | None = None,
     ) -> PassReport:
         """A full pass (``paths`` None) or a pass over just ``paths``.
 
@@ -119,6 +120,10 @@ class Reconciler:
         pull) adds the markdown files that differ between the HEAD the index
         last saw and the current one; when that is not known or too many
         files differ, the pass becomes a full one.
+
+        ``own_commit``: the commit of a write whose every path is in ``paths``
+        (``reconcile_paths``): when it is HEAD and its parent the HEAD the index
+        reflects, the pass covers it without comparing the two trees.
         """
         started = time.monotonic()
         wanted = None if paths is None else list(paths)
@@ -139,7 +144,9 @@ class Reconciler:
                 # and no pass record to save for it.
                 return _timed(PassReport(full=False), started)
             try:
-                report = self._pass(None if rebuilt else wanted, rebuilt, refresh_active)
+                report = self._pass(
+                    None if rebuilt else wanted, rebuilt, refresh_active, own_commit
+                )
             except IndexUnusable:
                 # The live index cannot take writes (say, debris of a killed
                 # process): build a new one aside from the files and swap it in.
@@ -155,8 +162,12 @@ class Reconciler:
         paths = changed_paths(self.repo, old, new, MAX_MOVED_PATHS)
         return None if paths is None else [p for p in paths if p.endswith(".md")]
 
-    def reconcile_paths(self, paths: Iterable[str], *, refresh_active: bool = True) -> PassReport:
-        return self.reconcile(list(paths), refresh_active=refresh_active)
+    def reconcile_paths(
+        self, paths: Iterable[str], *, refresh_active: bool = True, commit: str | None = None
+    ) -> PassReport:
+        """A pass over ``paths``; ``commit``: the write's commit, which changed
+        only those paths (see ``reconcile``'s ``own_commit``)."""
+        return self.reconcile(list(paths), refresh_active=refresh_active, own_commit=commit)
 
     def rebuild(self, progress: Progress | None = None) -> PassReport:
         """Build a new index from every file, aside, and swap it in.
@@ -241,7 +252,11 @@ class Reconciler:
         )
 
     def _pass(
-        self, paths: Iterable[str] | None, rebuilt: Changes | None, refresh_active: bool = True
+        self,
+        paths: Iterable[str] | None,
+        rebuilt: Changes | None,
+        refresh_active: bool = True,
+        own_commit: str | None = None,
     ) -> PassReport:
         """Apply the difference for ``paths`` (or everything), or finish a rebuild."""
         live = self.index.current
@@ -270,7 +285,10 @@ class Reconciler:
             if paths is None:
                 state.errors = list(changes.errors)
                 state.indexed_head = head
-            elif scope is not None and self._covers_commits(state.indexed_head, head, scope):
+            elif scope is not None and (
+                self._own_commit_on(state.indexed_head, head, own_commit, paths, scope)
+                or self._covers_commits(state.indexed_head, head, scope)
+            ):
                 state.indexed_head = head
         state.last_reconcile = self._now()
         settled = not (changes.indexed or changes.delete or changes.parked or rebuilt)
@@ -304,6 +322,26 @@ class Reconciler:
         exact = set(scope)
         folders = tuple(s for s in scope if s.endswith("/"))
         return all(path in exact or path.startswith(folders) for path in moved)
+
+    def _own_commit_on(
+        self,
+        old: str | None,
+        new: str | None,
+        own_commit: str | None,
+        paths: list[str] | None,
+        scope: list[str],
+    ) -> bool:
+        """True when ``new`` is a write's own commit, made on ``old``, whose paths
+        (``paths``, all of them) the pass's ``scope`` holds: then the commit
+        changed no file the pass did not look at, and the two trees need no
+        comparing (``_covers_commits`` walks both: 3 to 5 ms on a 10,000-file
+        home whose daily notes share one folder)."""
+        if own_commit is None or new != own_commit or old is None or paths is None:
+            return False
+        if parent_ids(self.repo, new) != [old]:
+            return False
+        exact = set(scope)
+        return all(path in exact for path in paths)
 
     def take_touched(self) -> set[str] | None:
         """The paths the passes since the last call looked at (a folder as

@@ -48,6 +48,17 @@ def head_id(repo: Repository) -> str | None:
         return None
 
 
+def parent_ids(repo: Repository, commit: str) -> list[str] | None:
+    """The parents of ``commit``; None when it is not a commit here."""
+    try:
+        found = repo[commit]
+    except (KeyError, ValueError):
+        return None
+    if not isinstance(found, pygit2.Commit):
+        return None
+    return [str(p) for p in found.parent_ids]
+
+
 def branch(repo: Repository) -> str | None:
     """The branch HEAD names (None when detached)."""
     ref = repo.lookup_reference("HEAD").target

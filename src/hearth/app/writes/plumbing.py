@@ -29,10 +29,10 @@ from hearth.store.rooted import RootedFiles
 
 
 class AfterWrite(Protocol):
-    """Told the paths of each commit a write made (to index them before the
-    write returns); its failures never undo the commit."""
+    """Told the paths of each commit a write made, and the commit (to index them
+    before the write returns); its failures never undo the commit."""
 
-    def written(self, paths: tuple[str, ...]) -> None: ...
+    def written(self, paths: tuple[str, ...], commit: str | None = None) -> None: ...
 
 
 class Writer:
@@ -83,7 +83,7 @@ class Writer:
         trailers = Trailers(op=op, actor=actor, record=record, more_records=records)
         result = self.store.commit(validated, trailers)
         if result.changed and result.paths and self._after_write is not None:
-            self._after_write.written(tuple(result.paths))
+            self._after_write.written(tuple(result.paths), result.commit)
         return result
 
     def _now(self) -> dt.datetime:
