@@ -317,11 +317,11 @@ def test_writes_are_searchable_when_they_return(workspace: Workspace) -> None:
 def test_a_writes_own_commit_is_indexed_at_head_without_comparing_trees(
     workspace: Workspace, rec: Reconciler, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from hearth.store import history
+    from hearth.store import tree_diff
 
     rec.reconcile()
     compared: list[str] = []
-    real = history.changed_paths
+    real = tree_diff.changed_paths
 
     def counted(*args: object, **kwargs: object) -> list[str] | None:
         compared.append("trees")
