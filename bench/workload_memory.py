@@ -24,7 +24,8 @@ At each moment it prints VmRSS, its anonymous and file-backed parts
 (RssAnon, RssFile), the peak so far (VmHWM) and the resident pages by kind of
 mapping (bench/serve_rss.py's ``by_mapping``: the index's files by
 extension). With ``--trace FRAMES`` the server runs with tracemalloc
-(``FRAMES`` frames a block) and writes a snapshot at each moment
+(``FRAMES`` frames a block) and writes a snapshot at each moment and at
+each new high of its Python blocks (``DIR/trace.snap.high``, the highest)
 (``DIR/trace-<n>.snap``, the n-th moment; ``tracemalloc.Snapshot.load``), and the top
 owners by line are printed: tracing costs time and its own memory, so take
 the figures without it. Prints figures; asserts nothing.
@@ -83,6 +84,23 @@ HOOK = textwrap.dedent(
             os.replace(target + ".part", target)
 
         signal.signal(signal.SIGUSR1, _dump)
+
+        def _watch_peaks():
+            # A snapshot whenever Python's blocks reach a new high 8 MB above the
+            # last (from 100 MB on): what the transient peaks are made of.
+            import threading, time
+            best = 100 << 20
+            while True:
+                time.sleep(0.05)
+                current = tracemalloc.get_traced_memory()[0]
+                if current > best + (8 << 20):
+                    best = current
+                    target = os.environ["HEARTH_BENCH_TRACE_TO"] + ".high"
+                    tracemalloc.take_snapshot().dump(target + ".part")
+                    os.replace(target + ".part", target)
+
+        import threading
+        threading.Thread(target=_watch_peaks, daemon=True).start()
     """
 )
 
