@@ -302,7 +302,9 @@ def run(args: argparse.Namespace, work: Path) -> None:
     for turn in range(args.turns):
         for label, tree_env in trees:
             home = work / f"home-{os.getpid()}"
-            shutil.rmtree(home, ignore_errors=True)
+            while home.exists():  # a detached `git gc --auto` of the commits may still write
+                shutil.rmtree(home, ignore_errors=True)
+                time.sleep(0.5)
             shutil.copytree(built, home, symlinks=True)
             git(home, "status", "--porcelain")  # git refreshes its index once (new inodes)
             serve_once(home, tree_env, args, queries, work, f"turn {turn + 1}, {label}")
