@@ -74,7 +74,12 @@ def _walk(folder: Path, prefix: str, listing: Listing) -> None:
         return
     plain = _PLAIN_MD.fullmatch
     files = listing.files
-    for entry in entries:
+    # Taken from the end, so that each entry, and the stat result it keeps,
+    # goes as soon as it is read: a folder of 75,000 notes held 75 MB of them
+    # at once (the peak of a pass at 100,000 files; docs/performance.md).
+    entries.reverse()
+    while entries:
+        entry = entries.pop()
         name = entry.name
         rel = prefix + name
         try:
