@@ -5,9 +5,7 @@ it, so a server that once needed much held it for the rest of its life.
 ``give_back`` runs where a burst of work ends (a pass over the whole home, an
 ONNX Runtime session let go, a fill of vectors) and every
 ``SEARCHES_PER_GIVE_BACK`` searches (``now_and_then``); it walks the heap, so
-not more often. ``let_go_of_files`` drops the pages of mapped files (the
-index's, which searches map) from the process's resident memory, every
-``SEARCHES_PER_LET_GO`` searches. ``for_long_runs`` sets glibc's allocator up for a process that
+not more often. ``for_long_runs`` sets glibc's allocator up for a process that
 runs for days (``hearth serve``, ``watch``, ``mcp``): few arenas, and large
 blocks in mappings of their own, which go back to the system when freed.
 What each saved is in docs/performance.md ("Giving memory back"). Elsewhere
@@ -76,65 +74,18 @@ def give_back() -> None:
         trim(0)
 
 
-#: ``madvise`` advice (Linux): drop the range's pages from the process's page
-#: tables; a file's pages stay in the page cache and fault in again when read.
-MADV_DONTNEED = 4
-
-
-def let_go_of_files(folder: str) -> int:
-    """Unmap from this process the resident pages of the read-only mappings of
-    files under ``folder`` (``/proc/self/maps``); returns how many mappings.
-
-    Tantivy maps its index's files, and every page a search reads stays in
-    the process's resident memory (VmRSS, RssFile) for the life of the
-    mapping: after a few hundred searches most of the index. The pages are the
-    file's, clean, and stay in the page cache: the next read of one maps it
-    again (a minor fault), with the same bytes. A writable mapping could hold
-    changes of its own and is never touched. Elsewhere than Linux: 0."""
-    madvise = _libc_function("madvise")
-    if madvise is None:
-        return 0
-    import ctypes  # noqa: PLC0415  (loaded already by _libc_function)
-    import os  # noqa: PLC0415
-
-    prefix = os.path.realpath(folder) + "/"
-    done = 0
-    try:
-        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
-            for line in maps:
-                fields = line.split(maxsplit=5)
-                if len(fields) < 6 or "w" in fields[1] or not fields[5].startswith(prefix):
-                    continue
-                start, _, end = fields[0].partition("-")
-                low, high = int(start, 16), int(end, 16)
-                madvise(ctypes.c_void_p(low), ctypes.c_size_t(high - low), MADV_DONTNEED)
-                done += 1
-    except OSError:
-        return done
-    return done
-
-
 #: A search frees what it used in among what stays, where glibc keeps it; a
 #: trim costs about 0.4 ms, and each makes the next searches fault pages in.
 SEARCHES_PER_GIVE_BACK = 64
-#: Searches between two ``let_go_of_files`` of the index: a search maps the
-#: pages of the postings and stored fields it reads, so what is resident
-#: between two grows with this; each time, the next searches fault the pages
-#: they read in again (docs/performance.md, "The index's pages").
-SEARCHES_PER_LET_GO = 32
 
 
-def now_and_then(every: int, action: Callable[[], object] | None = None) -> Callable[[], None]:
-    """A call that runs ``action`` (by default ``give_back``) on every
-    ``every``-th call. Threads may share it: ``next`` on an
-    ``itertools.count`` holds the GIL throughout."""
+def now_and_then(every: int) -> Callable[[], None]:
+    """A call that gives the heap back on every ``every``-th call. Threads may
+    share it: ``next`` on an ``itertools.count`` holds the GIL throughout."""
     calls = itertools.count(1)
 
     def tick() -> None:
         if next(calls) % every == 0:
-            if action is None:
-                give_back()
-            else:
-                action()
+            give_back()
 
     return tick

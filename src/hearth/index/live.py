@@ -24,7 +24,7 @@ from pathlib import Path
 from hearth.domain.clock import Clock, utc_now
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
-from hearth.heap import SEARCHES_PER_GIVE_BACK, SEARCHES_PER_LET_GO, let_go_of_files, now_and_then
+from hearth.heap import SEARCHES_PER_GIVE_BACK, now_and_then
 from hearth.index import ranking
 from hearth.index.floor import FLOOR
 from hearth.index.ondisk import VectorCoverage
@@ -60,11 +60,6 @@ class LiveIndex:
         self._index: SearchIndex | None = None
         #: What searches free goes back to the system now and then (heap.py).
         self._searched = now_and_then(SEARCHES_PER_GIVE_BACK)
-        #: And the pages of the index's files they mapped are let go of.
-        self._paged = now_and_then(SEARCHES_PER_LET_GO, self._let_go_of_pages)
-
-    def _let_go_of_pages(self) -> None:
-        let_go_of_files(str(self.folder))
 
     def _live(self, index: SearchIndex) -> SearchIndex:
         if self._template_digests is None:
@@ -157,7 +152,6 @@ class LiveIndex:
         floor = None if everything else FLOOR
         found = ranking.search(index, asked, self.semantic, floor=floor)
         self._searched()
-        self._paged()
         return found
 
     def fill_vectors(
