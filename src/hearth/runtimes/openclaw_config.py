@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hearth.errors import InvalidInput
+from hearth.runtimes.known import get_in
 
 PLUGIN_ID = "hearth-memory"
 #: OpenClaw's own memory plugin: the slot's default, the only owner setup replaces.
@@ -94,15 +95,6 @@ class Plan:
     @property
     def changed(self) -> bool:
         return bool(self.patch)
-
-
-def get_in(document: dict[str, Any], key: tuple[str, ...]) -> object:
-    node: object = document
-    for part in key:
-        if not isinstance(node, dict):
-            return None
-        node = node.get(part)
-    return node
 
 
 def _put(patch: dict[str, Any], key: tuple[str, ...], value: object) -> None:

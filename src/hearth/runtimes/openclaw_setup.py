@@ -263,7 +263,7 @@ class OpenClawSetup:
         return user_files.read(self.home / layout.SETTINGS_PATH) or ""
 
     def _table_of(self, text: str) -> dict[str, Any] | None:
-        found = oc.get_in(tomllib.loads(text), _TABLE)
+        found = rt.get_in(tomllib.loads(text), _TABLE)
         return dict(found) if isinstance(found, dict) else None
 
     def _settings_on(self) -> tuple[dict[str, Any] | None, str | None]:
