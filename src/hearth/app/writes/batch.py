@@ -144,12 +144,8 @@ class BatchWrites(Writer):
             kept = f"added {len(added)} to {target}; {note}"
             lines = [f"- kept {proposal.title} ({chosen[0]}): {kept}"]
             for key in rest:
-                other, text_of = require_record(
-                    snap, "proposal", record_path_of("proposal", key), key
-                )
-                changes += archive_moves(
-                    "proposal", key, other, text_of, self._now(), "rejected", reason
-                )
+                other, moves = self._rejected(snap, key, reason)
+                changes += moves
                 lines.append(f"- rejected {other.title} ({key}): {reason}")
             return Plan(
                 f"proposals: keep {proposal.title}, reject {_count(rest)}",
@@ -176,12 +172,8 @@ class BatchWrites(Writer):
             changes: list[FileChange] = []
             lines = []
             for key in chosen:
-                proposal, original = require_record(
-                    snap, "proposal", record_path_of("proposal", key), key
-                )
-                changes += archive_moves(
-                    "proposal", key, proposal, original, self._now(), "rejected", reason
-                )
+                proposal, moves = self._rejected(snap, key, reason)
+                changes += moves
                 lines.append(f"- {proposal.title} ({key})")
             return Plan(
                 f"proposals: reject {_count(chosen)}",
@@ -191,6 +183,15 @@ class BatchWrites(Writer):
 
         result = self._commit(planner, "proposal.reject", actor, records=chosen)
         return BatchResult(result.commit, result.changed, chosen, "rejected")
+
+    def _rejected(
+        self, snap: Snapshot, key: str, reason: str
+    ) -> tuple[records.Record, tuple[FileChange, FileChange]]:
+        """The proposal ``key`` in HEAD, and its move to the archive as rejected."""
+        proposal, original = require_record(snap, "proposal", record_path_of("proposal", key), key)
+        return proposal, archive_moves(
+            "proposal", key, proposal, original, self._now(), "rejected", reason
+        )
 
 
 def _tallied(
