@@ -180,8 +180,7 @@ def status(root: Path) -> WorkTreeStatus | None:
 def changes(root: Path, paths: Iterable[str] | None = None) -> dict[str, str] | None:
     """The changed paths of the work tree at ``root`` with their states (as
     ``repository.worktree_changes``), or of just ``paths`` (files, taken
-    literally) as ``repository.path_changes``; None when git cannot say (or a
-    path names a folder).
+    literally); None when git cannot say (or a path names a folder).
 
     For a served home's status snapshot: git runs in its own process, so the
     server's threads go on meanwhile (libgit2's status holds Python's lock for

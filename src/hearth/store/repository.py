@@ -7,7 +7,6 @@ repository object around but never reach into it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 
 import pygit2
@@ -81,22 +80,6 @@ def worktree_changes(repo: Repository) -> list[tuple[str, str]]:
         if not flags & _FS.IGNORED:
             changes.append((path, _state(flags)))
     return changes
-
-
-def path_changes(repo: Repository, paths: Iterable[str]) -> dict[str, str] | None:
-    """``worktree_changes`` for just ``paths`` (files, not folders): the state of
-    each that differs from HEAD, by path; None when a path names a folder."""
-    found = {}
-    for path in paths:
-        try:
-            flags = repo.status_file(path)
-        except KeyError:
-            continue  # neither in HEAD, nor in git's index, nor on disk
-        except ValueError:
-            return None  # a folder (git calls the path ambiguous)
-        if flags and not flags & _FS.IGNORED:
-            found[path] = _state(flags)
-    return found
 
 
 def folder_in_head(repo: Repository, path: str) -> bool:

@@ -17,7 +17,6 @@ from hearth.store.repository import (
     Repository,
     folder_in_head,
     head_id,
-    path_changes,
     worktree_changes,
 )
 from hearth.store.tree_diff import changed_paths
@@ -30,9 +29,6 @@ MAX_PATCHED = 1000
 #: of CPU, of 50 paths 130, of 100 paths 240 (each name is matched against every
 #: entry of git's index), of the whole tree 310.
 NAMED_PATHS = 50
-#: Paths libgit2 reads one by one at most (when git's CLI cannot say); past
-#: this, its status of the whole tree.
-PER_PATH = 5
 
 
 @dataclass
@@ -60,10 +56,8 @@ def patched_changes(
     when that cannot be done path by path (too many paths, an unknown commit).
     ``last``'s changed paths are read again only when git's index or HEAD moved.
     git's CLI reads them (``porcelain.changes``: one run reads git's index once,
-    in its own process), by name up to NAMED_PATHS paths, past that the whole
-    tree's status; when it cannot, libgit2 does,
-    path by path up to PER_PATH paths, past that the whole tree's status (one
-    status costs about five of a path's at 100,000 files: each reads the index)."""
+    in its own process), by name up to NAMED_PATHS paths; past that, or when
+    it cannot say, the whole tree's status is read (``whole_changes``)."""
     stamp, head = index_stamp(repo), head_id(repo)  # before the states: a later move shows next
     moved: list[str] = []
     if head != last.head:
@@ -84,15 +78,9 @@ def patched_changes(
             return None
     if len(again) > MAX_PATCHED:
         return None
-    if len(again) > NAMED_PATHS:
+    states = porcelain.changes(root, again) if len(again) <= NAMED_PATHS else None
+    if states is None:  # many paths, a path that is a folder now, or no git to ask
         return whole_changes(root, repo), head, stamp
-    states = porcelain.changes(root, again)
-    if states is None:  # git could not say: libgit2, which holds Python's lock throughout
-        if len(again) > PER_PATH:
-            return whole_changes(root, repo), head, stamp
-        states = path_changes(repo, again)
-        if states is None:
-            return None
     changes = {p: state for p, state in last.changes.items() if p not in again}
     changes.update(states)
     return changes, head, stamp
