@@ -31,7 +31,6 @@ import shutil
 import socket
 import statistics
 import subprocess
-import sys
 import time
 from pathlib import Path
 from urllib.parse import urlencode
@@ -46,8 +45,8 @@ from homegen import (
     wait_idle,
 )
 from http_service import Client, wait_for_vectors
+from scale import HEARTH
 
-HEARTH = str(Path(sys.executable).parent / "hearth")
 HERE = Path(__file__).resolve().parent.parent / "src"
 
 

@@ -39,7 +39,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import textwrap
@@ -54,6 +53,7 @@ from homegen import (
     generate_home,
     in_work,
     percentile,
+    serve,
     topic_text,
     use_git_identity,
     wait_answering,
@@ -61,9 +61,8 @@ from homegen import (
     workload_topic,
 )
 from http_service import Client, memory_kb
+from scale import HEARTH
 from serve_rss import KINDS, by_mapping
-
-HEARTH = str(Path(sys.executable).parent / "hearth")
 
 #: A sitecustomize for ``--trace``: SIGUSR1 writes a tracemalloc snapshot to
 #: the file named in HEARTH_BENCH_TRACE_TO (the bench renames it).
@@ -193,15 +192,7 @@ def serve_once(
             "HEARTH_BENCH_TRACE_FRAMES": str(args.trace),
         }
     env = {**env, "HEARTH_BENCH_TRACE_TO": str(work / "trace.snap")}
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    server = subprocess.Popen(
-        [HEARTH, "--home", str(home), "serve", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
+    server, port = serve(home, env)
     moment = Moments(server.pid, trace)
     try:
         wait_answering(port)
