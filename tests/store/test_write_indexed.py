@@ -111,8 +111,9 @@ def test_a_process_killed_in_a_writes_index_update_comes_back(
             assert child.poll() is None, "the child ended before the point"
             assert time.monotonic() < deadline
             time.sleep(0.02)
-        child.send_signal(signal.SIGKILL)
     finally:
+        if child.poll() is None:
+            child.send_signal(signal.SIGKILL)  # at the point, or a failed wait: never left running
         child.wait(timeout=30)
     assert not (root / ".git/index.lock").exists()  # git's part was complete
     assert git(root, "status", "--porcelain", "--untracked-files=no") == ""
