@@ -12,8 +12,10 @@ What is cheap and must be live (the watcher, the worker, the jobs, the locks)
 is added by the service on every request.
 
 The expensive parts run without the home's lock: the tree is listed with
-``lstat`` only, and git's status is read through the board's own repository
-object (pygit2 objects are not shared between threads). Only the comparison of
+``lstat`` only, and git's status is read by the git CLI in its own process
+(``patch.whole_changes``; libgit2, through the board's own repository object,
+only when git cannot say: pygit2 objects are not shared between threads, and
+libgit2's status holds Python's lock throughout). Only the comparison of
 that listing with the manifest, and the reads of HEAD, the sync and reflection
 state, hold the lock, for milliseconds. A listing taken a moment before a pass
 may call a file stale that the pass has just indexed; that pass asks for the
@@ -282,8 +284,8 @@ def gather(
     with owner:
         touched = reconciler.take_touched()
     if last is not None and touched is not None:
-        # Outside ``owner``, as a whole snapshot's git status: each path costs libgit2 a
-        # read of git's index (65 ms at 100,000 files); a pass must not wait on that.
+        # Outside ``owner``, as a whole snapshot's git status: git reads its whole
+        # index for any path (70 ms at 100,000 files); a pass must not wait on that.
         git = patched_changes(home.root, repo, last, touched)
         if git is not None:
             with owner:
@@ -346,7 +348,8 @@ def board_for(
     it opens its own repository object on first use.
 
     That repository lets go of what it read after each snapshot (``free``):
-    once it has read git's status it keeps git's index, about 150 bytes a
+    once it has read git's status (when the git CLI could not) or a commit's
+    trees, it keeps git's index, about 150 bytes a
     file (15 MB at 100,000 files), a second copy beside the writer's, held
     between snapshots for nothing. Reading it again costs about 50 ms at
     100,000 files, against a snapshot of about a second there."""
