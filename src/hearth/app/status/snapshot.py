@@ -348,8 +348,8 @@ def board_for(
     it opens its own repository object on first use.
 
     That repository lets go of what it read after each snapshot (``free``):
-    once it has read git's status (when the git CLI could not) or a commit's
-    trees, it keeps git's index, about 150 bytes a
+    once it has read git's status (when the git CLI could not), it keeps
+    git's index, about 150 bytes a
     file (15 MB at 100,000 files), a second copy beside the writer's, held
     between snapshots for nothing. Reading it again costs about 50 ms at
     100,000 files, against a snapshot of about a second there."""
