@@ -6,7 +6,7 @@ import contextlib
 import datetime as dt
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,10 +17,12 @@ from hypothesis import settings
 from hearth import wiring
 from hearth.app.usecases import Hearth
 from hearth.app.writes.home import HomeWrites
+from hearth.domain.sections import split_sections
 from hearth.index import ranking
 from hearth.index.hits import Hit
 from hearth.index.question import question
 from hearth.index.search_index import SearchIndex
+from hearth.store.rooted import RootedFiles
 
 # Keyword ranking only, so no test (nor server it starts, whatever the fixture's
 # scope) loads the embedding model or fills vectors in the background;
@@ -211,6 +213,20 @@ def consistent_since(status: dict[str, Any], since: str) -> bool:
         and bool(index["fresh"])
         and index["files_on_disk"] == index["files_indexed"]
     )
+
+
+def indexed_files(folder: Path, files: Mapping[str, str]) -> SearchIndex:
+    """A bare index of ``files``: written under ``folder/home`` (hits' bodies
+    are read from the files, as a home's are), indexed in ``folder/live``."""
+    home = folder / "home"
+    for path, text in files.items():
+        target = home / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    index = SearchIndex.create(folder / "live")
+    index.read = RootedFiles(home).read
+    index.apply({path: split_sections(path, text) for path, text in files.items()}, ())
+    return index
 
 
 def keyword_search(

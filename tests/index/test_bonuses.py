@@ -21,7 +21,7 @@ from hearth.index.schema import digest, passage
 from hearth.index.search_index import SearchIndex
 from hearth.index.terms import named_dates
 from hearth.index.weights import WEIGHTS, Weights
-from tests.conftest import FakeClock, Workspace
+from tests.conftest import FakeClock, Workspace, indexed_files
 
 TEMPLATE_PATH = "USER.md"
 FILES = {
@@ -119,8 +119,7 @@ Section = tuple[str, str]
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> SearchIndex:
-    idx = SearchIndex.create(tmp_path_factory.mktemp("bonuses") / "live")
-    idx.apply({path: split_sections(path, text) for path, text in FILES.items()}, ())
+    idx = indexed_files(tmp_path_factory.mktemp("bonuses"), FILES)
     template = split_sections(TEMPLATE_PATH, FILES[TEMPLATE_PATH])
     idx.template = frozenset(digest(passage(s.heading, s.body)) for s in template)
     return idx

@@ -6,12 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from hearth.domain.sections import split_sections
 from hearth.index import context
 from hearth.index.hits import Hit
 from hearth.index.search_index import SearchIndex
 from hearth.index.weights import WEIGHTS
-from tests.conftest import keyword_search
+from tests.conftest import indexed_files, keyword_search
 
 DAY = (
     "# 2026-03-02\n\n"
@@ -30,8 +29,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> SearchIndex:
-    idx = SearchIndex.create(tmp_path_factory.mktemp("context") / "live")
-    idx.apply({path: split_sections(path, text) for path, text in FILES.items()}, ())
+    idx = indexed_files(tmp_path_factory.mktemp("context"), FILES)
     return idx
 
 
@@ -80,8 +78,7 @@ def test_a_name_the_question_says_lifts_that_speakers_entries(tmp_path: Path) ->
         "## 09:01 UTC — Nate\n\nJoanna, my turtles ate all the turtle food. Turtles!\n\n"
         "## 09:02 UTC — Nate\n\nOff to the pet shop.\n"
     )
-    idx = SearchIndex.create(tmp_path / "live")
-    idx.apply({"memory/2026-03-03.md": split_sections("memory/2026-03-03.md", day)}, ())
+    idx = indexed_files(tmp_path, {"memory/2026-03-03.md": day})
     hits = keyword_search(idx, "What does Joanna feel about turtles?", limit=3)
     assert hits[0].heading == "09:00 UTC — Joanna"
     # Lower-case, it is not taken for a name.
@@ -94,8 +91,7 @@ def test_names_in_headings_are_left_out_of_the_embedded_question(tmp_path: Path)
     from hearth.index.ranking import semantic_text
     from hearth.index.terms import names_in
 
-    idx = SearchIndex.create(tmp_path / "live")
-    idx.apply({path: split_sections(path, text) for path, text in FILES.items()}, ())
+    idx = indexed_files(tmp_path, FILES)
     question = "What did Joanna's friend Nate say about Paris on May 3, 2026?"
     assert names_in(question) == ["joanna", "nate", "paris"]  # May is a month
     # Joanna and Nate are speakers (headings); Paris is in no heading: kept.

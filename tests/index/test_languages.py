@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from hearth.domain.sections import split_sections
 from hearth.index.search_index import SearchIndex
 from hearth.index.terms import named_dates, read_query
-from tests.conftest import keyword_search
+from tests.conftest import indexed_files, keyword_search
 
 LONG_CLAUSE = (
     "今年の夏は北海道で家族と一緒にキャンプをして星空を眺めながらバーベキューを楽しみ"
@@ -39,8 +38,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> SearchIndex:
-    idx = SearchIndex.create(tmp_path_factory.mktemp("langs") / "live")
-    idx.apply({path: split_sections(path, text) for path, text in FILES.items()}, ())
+    idx = indexed_files(tmp_path_factory.mktemp("langs"), FILES)
     return idx
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from hearth.domain.sections import split_sections
 from hearth.index.schema import passage
 from hearth.index.search_index import SearchIndex
-from tests.conftest import examples, keyword_search
+from tests.conftest import examples, indexed_files, keyword_search
 
 FILES = {
     "MEMORY.md": "# Memory\n\n## Entries\n\n- Sam grows tomatoes\n- Sam's café is on Elm St\n",
@@ -33,8 +33,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def index(tmp_path_factory: pytest.TempPathFactory) -> SearchIndex:
-    idx = SearchIndex.create(tmp_path_factory.mktemp("idx") / "live")
-    idx.apply({path: split_sections(path, text) for path, text in FILES.items()}, ())
+    idx = indexed_files(tmp_path_factory.mktemp("idx"), FILES)
     return idx
 
 
@@ -215,12 +214,12 @@ def test_ranking_without_snippets_then_snippets_gives_the_search(
 ) -> None:
     ranked = index.ranked(query, limit=10)
     assert all(hit.snippet == "" for hit in ranked.hits)
-    assert set(ranked.bodies) == {(h.path, h.start_line) for h in ranked.hits}
+    assert set(index.bodies(ranked.digests)) == {(h.path, h.start_line) for h in ranked.hits}
     # Snippets for only the first two are those the full search gives them.
-    assert index.snippets(ranked.hits[:2], ranked.bodies, query) == keyword_search(
+    assert index.snippets(ranked.hits[:2], index.bodies(ranked.digests), query) == keyword_search(
         index, query, limit=2
     )
-    assert index.snippets(ranked.hits, ranked.bodies, query) == keyword_search(
+    assert index.snippets(ranked.hits, index.bodies(ranked.digests), query) == keyword_search(
         index, query, limit=10
     )
 
@@ -233,7 +232,8 @@ def test_snippets_of_ranked_hits_are_those_of_the_search_with_context(
     # (context.py), so the order may differ from ``ranked``; snippets do not.
     ranked = index.ranked(query, limit=10)
     made = {
-        (h.path, h.start_line): h.snippet for h in index.snippets(ranked.hits, ranked.bodies, query)
+        (h.path, h.start_line): h.snippet
+        for h in index.snippets(ranked.hits, index.bodies(ranked.digests), query)
     }
     searched = keyword_search(index, query, limit=10)
     assert {(h.path, h.start_line) for h in searched} >= set(made)
@@ -266,7 +266,7 @@ def test_sections_by_digest_keep_the_digests_order(index: SearchIndex) -> None:
     assert index.ranked_digests([day, day], limit=5).hits == index.ranked_digests([day]).hits
     assert index.ranked_digests([]).hits == []
     # Found by meaning only, no word of the query in it: the section's first words.
-    [hit] = index.snippets(found.hits[:1], found.bodies, "raptor")
+    [hit] = index.snippets(found.hits[:1], index.bodies(found.digests), "raptor")
     assert hit.snippet == "Hovering bird of prey."
 
 
@@ -296,19 +296,18 @@ def test_snippets_through_the_fast_analyzer_are_the_search_analyzers(
     snippet the search analyzer gives; text that is not plain takes the slow one."""
     from hearth.index.query import run_snippets
 
-    idx = SearchIndex.create(tmp_path / "live")
-    idx.apply({path: split_sections(path, text) for path, text in MIXED.items()}, ())
+    idx = indexed_files(tmp_path, MIXED)
     ranked = idx.ranked(query, limit=10)
     assert ranked.hits
-    fast = idx.snippets(ranked.hits, ranked.bodies, query)
-    slow = run_snippets(idx._index, idx.schema, ranked.hits, ranked.bodies, query, None)
+    bodies = idx.bodies(ranked.digests)
+    fast = idx.snippets(ranked.hits, bodies, query)
+    slow = run_snippets(idx._index, idx.schema, ranked.hits, bodies, query, None)
     assert [h.snippet for h in fast] == [h.snippet for h in slow]
     assert all("**" in h.snippet for h in fast if h.path != "memory/topics/long.md")
 
 
 def test_a_cjk_snippet_bolds_the_characters_asked(tmp_path: Path) -> None:
-    idx = SearchIndex.create(tmp_path / "live")
-    idx.apply({path: split_sections(path, text) for path, text in MIXED.items()}, ())
+    idx = indexed_files(tmp_path, MIXED)
     [hit] = keyword_search(idx, "评审", limit=1)
     assert "项目**评****审**会议" in hit.snippet
 
@@ -317,12 +316,11 @@ def test_snippets_highlight_what_another_process_committed(tmp_path: Path) -> No
     """The writer's index object (snippets of plain text) may lag the reader by
     a commit of another process: its searcher is brought in step, or the search
     analyzer makes the snippet."""
-    folder = tmp_path / "live"
-    ours = SearchIndex.create(folder)
-    ours.apply({"a.md": split_sections("a.md", "# A\n\nThe fence leans.\n")}, ())
+    ours = indexed_files(tmp_path, {"a.md": "# A\n\nThe fence leans.\n"})
     assert "**fence**" in keyword_search(ours, "fence")[0].snippet  # the writer's index is open
-    theirs = SearchIndex(folder)
+    theirs = SearchIndex(tmp_path / "live")
     note = "# B\n\nThe zorblax hums all night near the barn.\n"
+    (tmp_path / "home" / "b.md").write_text(note)
     theirs.apply({"b.md": split_sections("b.md", note)}, ())
     ours._index.reload()  # the reader sees the commit first (its own reload, as Tantivy's)
     [hit] = keyword_search(ours, "zorblax")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -33,7 +33,7 @@ _ANALYZER = shared_analyzer()
 class Gathered:
     """What a ranking knew of its hits, for the floor (``floor.py``)."""
 
-    bodies: dict[tuple[str, int], str]
+    bodies: Mapping[tuple[str, int], str]
     ordinals: dict[tuple[str, int], int]
     #: The first candidates of each side, by ``(path, start_line)``.
     keyword_first: frozenset[tuple[str, int]]

@@ -36,12 +36,11 @@ class Hit:
 
 @dataclass(frozen=True)
 class Ranked:
-    """Hits without snippets (``snippet`` empty), and the body of each section
-    by ``(path, start_line)``: a hybrid search ranks fifty sections on each
-    side but makes snippets only for those it returns (``run_snippets``)."""
+    """Hits without snippets (``snippet`` empty), and what the index keeps of
+    each section by ``(path, start_line)``. Bodies are not kept: a search
+    reads those of the hits it returns from their files (``bodies.py``)."""
 
     hits: list[Hit]
-    bodies: dict[tuple[str, int], str]
     #: Each section's place in its file (``ordinal``), by ``(path, start_line)``.
     ordinals: dict[tuple[str, int], int] = dataclasses.field(default_factory=dict)
     #: Each section's passage digest, by ``(path, start_line)``.

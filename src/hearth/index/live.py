@@ -26,6 +26,7 @@ from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
 from hearth.heap import SEARCHES_PER_GIVE_BACK, now_and_then
 from hearth.index import ranking
+from hearth.index.bodies import Reader
 from hearth.index.floor import FLOOR
 from hearth.index.ondisk import VectorCoverage
 from hearth.index.question import question
@@ -57,6 +58,8 @@ class LiveIndex:
         #: The home template's folder: its text ranks low (``template.py``).
         self.template = template
         self._template_digests: frozenset[str] | None = None
+        #: Reads the home's files, for the bodies of hits (``read_from``).
+        self._read: Reader | None = None
         self._index: SearchIndex | None = None
         #: What searches free goes back to the system now and then (heap.py).
         self._searched = now_and_then(SEARCHES_PER_GIVE_BACK)
@@ -65,7 +68,14 @@ class LiveIndex:
         if self._template_digests is None:
             self._template_digests = template_digests(self.template)
         index.template = self._template_digests
+        index.read = self._read
         return index
+
+    def read_from(self, read: Reader) -> None:
+        """Read hits' bodies with ``read`` (the home's files: the reconciler's)."""
+        self._read = read
+        if self._index is not None:
+            self._index.read = read
 
     @property
     def current(self) -> SearchIndex | None:

@@ -26,9 +26,10 @@ from typing import NamedTuple
 # 4: ``body`` stored without terms; the writer's fast analyzer (``analysis.py``).
 # 5: ``digest`` stored without terms, found by the integer ``digest_key``.
 # 6: ``ordinal``, a section's place in its file (neighbouring entries, ``context.py``).
+# 7: no ``body``: a hit's body is read from its file (``bodies.py``).
 #: The index schema's version (see ``schema.py``: bump it there with any change of
 #: fields or analyzers); named here so status can compare it without Tantivy.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 META_NAME = "meta.json"
 TANTIVY_DIR = "tantivy"
 #: The vector store's file of digests, and the size of one.

@@ -23,7 +23,7 @@ import dataclasses
 import functools
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import tantivy
@@ -178,7 +178,7 @@ def run_snippets(
     index: tantivy.Index,
     schema: tantivy.Schema,
     hits: Sequence[Hit],
-    bodies: dict[tuple[str, int], str],
+    bodies: Mapping[tuple[str, int], str],
     text: str,
     plain: tantivy.Index | None = None,
     matched: Query | None = None,
@@ -278,7 +278,6 @@ def _documents(searcher: tantivy.Searcher, found: Sequence[tuple[float, Any]]) -
 
 def _ranked_documents(docs: Sequence[tuple[float, tantivy.Document]]) -> Ranked:
     hits: list[Hit] = []
-    bodies: dict[tuple[str, int], str] = {}
     ordinals: dict[tuple[str, int], int] = {}
     digests: dict[tuple[str, int], str] = {}
     for score, doc in docs:
@@ -294,12 +293,11 @@ def _ranked_documents(docs: Sequence[tuple[float, tantivy.Document]]) -> Ranked:
             snippet="",
         )
         hits.append(hit)
-        bodies[hit.path, hit.start_line] = str(doc.get_first("body") or "")
         ordinal = doc.get_first(ORDINAL)
         if ordinal is not None:
             ordinals[hit.path, hit.start_line] = int(ordinal)
         digests[hit.path, hit.start_line] = str(doc.get_first("digest") or "")
-    return Ranked(hits, bodies, ordinals, digests)
+    return Ranked(hits, ordinals, digests)
 
 
 def _user_query(

@@ -164,7 +164,8 @@ def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[l
     if wants_exact_words(q.text):
         ranked = index.ranked(q.text, q.kind, q.path_prefix, q.limit, q.dates, weights)
         first = frozenset((h.path, h.start_line) for h in ranked.hits)
-        return ranked.hits, Gathered(ranked.bodies, ranked.ordinals, first, matched=ranked.matched)
+        bodies = index.bodies(ranked.digests)
+        return ranked.hits, Gathered(bodies, ranked.ordinals, first, matched=ranked.matched)
     depth = max(q.limit, context.FLOW_FROM)
     ranked = index.ranked(q.text, q.kind, q.path_prefix, depth, q.dates, weights)
     near = index.neighbours(context.sources(ranked.hits, ranked.ordinals), ranked.query)
@@ -172,7 +173,7 @@ def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[l
     ordinals = {**near.ordinals, **ranked.ordinals}
     hits = context.spread(ranked.hits, neighbours, ordinals, q.limit, q.names, weights)
     first = frozenset((h.path, h.start_line) for h in ranked.hits if h.score > 0)
-    bodies = {**near.bodies, **ranked.bodies}
+    bodies = index.bodies({**near.digests, **ranked.digests})
     return hits, Gathered(bodies, ordinals, first, matched=ranked.matched)
 
 
@@ -224,8 +225,8 @@ def hybrid_ranked(
     unscored = [h.scored(0.0) for h in near.hits]
     hits = context.spread(fused, unscored, ordinals, q.limit, q.names, weights)
     digests.update(near.digests)
-    # Snippets only for the hits returned (the keyword side's body wins: the same text).
-    bodies = {**near.bodies, **semantic.bodies, **keyword.bodies}
+    # Bodies are read only for the hits judged and returned.
+    bodies = index.bodies(digests)
     first = FLOOR.both_depth
     keys = [digests.get((h.path, h.start_line), "") for h in hits]
     return hits, Gathered(

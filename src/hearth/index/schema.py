@@ -13,10 +13,11 @@ title and heading fields, and a question's filler words ranked the persona
 files' titles first. ``title`` and ``heading`` stay indexed for
 ``field:word`` queries and for the heading and title bonus (``query.py``).
 
-``body`` is stored (hits, snippets, passages) but has no terms of its own
-(version 4): indexing it as well as ``text`` tokenized every section twice.
-Snippets highlight the body with the terms of ``text``; a query's
-``body:word`` searches ``text``.
+There is no ``body`` field (version 7): a section's body is read from its
+file when a search needs it (``bodies.py``), found by ``path`` and
+``start_line``. Stored, the bodies were most of the index and of a busy
+server's memory. Snippets highlight the body with the terms of ``text``; a
+query's ``body:word`` searches ``text``.
 
 ``digest`` (the key of a section's vector) is stored without terms too
 (version 5): the semantic side finds sections by ``digest_key``, an integer
@@ -68,7 +69,6 @@ def build_schema() -> tantivy.Schema:
     builder.add_text_field("kind", stored=True, tokenizer_name="raw")
     builder.add_text_field("title", stored=True, tokenizer_name=ANALYZER)
     builder.add_text_field("heading", stored=True, tokenizer_name=ANALYZER)
-    builder.add_text_field("body", stored=True, tokenizer_name=NO_TERMS, index_option="basic")
     builder.add_text_field(SEARCH_FIELD, stored=False, tokenizer_name=ANALYZER)
     builder.add_text_field("date", stored=True, tokenizer_name="raw")
     #: What the section's vector is keyed by (see ``vectors.py``).

@@ -30,6 +30,7 @@ from tantivy import Query
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
 from hearth.index.analysis import build_fast_analyzer, stored_value, unstored_value
+from hearth.index.bodies import Bodies, Reader, current
 from hearth.index.hits import Hit, Ranked
 from hearth.index.ondisk import META_NAME, SCHEMA_VERSION, TANTIVY_DIR
 from hearth.index.query import (
@@ -89,6 +90,9 @@ class SearchIndex:
         #: Digests of the home template's sections (``template.py``), set by
         #: ``LiveIndex``: they rank at ``Weights.template``.
         self.template: frozenset[str] = frozenset()
+        #: Reads the home's files, for the bodies of hits (``bodies.py``); set by
+        #: ``LiveIndex``. Without it a hit's body is empty.
+        self.read: Reader | None = None
         self.schema = build_schema()
         self._writing: tantivy.Index | None = None
         self._opening = threading.Lock()
@@ -192,10 +196,15 @@ class SearchIndex:
         """Those of ``words`` that some section's heading holds."""
         return run_in_headings(self._index, words)
 
+    def bodies(self, digests: Mapping[tuple[str, int], str]) -> Bodies:
+        """The bodies of the sections in ``digests`` (a ranking's, by ``(path,
+        start_line)``), read from their files when first asked for."""
+        return Bodies(self.read, digests)
+
     def snippets(
         self,
         hits: Sequence[Hit],
-        bodies: dict[tuple[str, int], str],
+        bodies: Mapping[tuple[str, int], str],
         text: str,
         matched: Query | None = None,
     ) -> list[Hit]:
@@ -232,7 +241,8 @@ class SearchIndex:
         searcher = self._index.searcher()
         total = int(searcher.num_docs)
         live: set[str] = set()
-        missing: list[tuple[tuple[int, str], str, str]] = []
+        wanted: list[tuple[str, int, str]] = []
+        order: dict[str, tuple[int, str]] = {}
         if total == 0:
             return Listing(live, [])
         for _score, address in searcher.search(tantivy.Query.all_query(), total).hits:
@@ -243,10 +253,15 @@ class SearchIndex:
             live.add(key)
             if key in stored:
                 continue
-            heading = str(doc.get_first("heading") or "")
-            body = str(doc.get_first("body") or "")
+            path, start_line = str(doc.get_first("path")), int(doc.get_first("start_line") or 0)
+            wanted.append((path, start_line, key))
             kind, date = str(doc.get_first("kind") or ""), str(doc.get_first("date") or "")
-            missing.append((embedding_order(kind, date), key, passage(heading, body)))
+            order[key] = embedding_order(kind, date)
+        # The passages are read from the files: a section changed since it was
+        # indexed is left out (its new text comes with the pass that indexes it).
+        missing = []
+        for _path, _line, key, section in current(self.read, wanted, section_digest):
+            missing.append((order[key], key, passage(section.heading, section.body)))
         missing.sort(key=lambda item: item[0])
         return Listing(live, [(key, text) for _order, key, text in missing])
 
@@ -337,11 +352,10 @@ def document(section: Section, ordinal: int = 0) -> tantivy.Document:
     title = stored_value(section.title)
     heading = stored_value(section.heading)
     text = unstored_value(search_text(section.title, section.heading, section.body))
-    key = digest(passage(section.heading, section.body))
+    key = section_digest(section)
     fields: dict[str, object] = {
         "path": section.path,
         "kind": section.kind,
-        "body": section.body,
         "date": section.date,
         "digest": key,
         DIGEST_KEY: digest_key(key),
@@ -361,6 +375,11 @@ def document(section: Section, ordinal: int = 0) -> tantivy.Document:
     for name, value in special:
         doc.add_pre_tokenized_text(name, value)
     return doc
+
+
+def section_digest(section: Section) -> str:
+    """The key of a section's vector: the digest of its passage."""
+    return digest(passage(section.heading, section.body))
 
 
 def read_generation(folder: Path) -> str | None:

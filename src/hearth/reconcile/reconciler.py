@@ -91,6 +91,7 @@ class Reconciler:
         self.lock_timeout = lock_timeout
         #: The index the passes keep (its lifecycle and searching live there).
         self.index = index or LiveIndex(state_dir / state_files.INDEX_DIR, clock=clock)
+        self.index.read_from(files.read)
         self.folder = self.index.folder
         self.active = ActiveRefresher(root, files, repo, attention)
         self._differ = Differ(root, files, bounds, IgnoreRules(repo, git_dir(repo)))

@@ -1,0 +1,93 @@
+"""Section bodies, read from the home's markdown when a search needs them.
+
+The index stores no body (schema version 7): a section's text is in its file,
+which is canonical, and the index keeps where it is (path, first line) and
+the digest of what was indexed (``digest``, the key of its vector). Storing
+every body made Tantivy's document store most of the index (195 of the
+100,000-file home's 300 MB), and a server that had answered a few hundred
+searches held most of it in memory: each hit's document is read from a
+compressed block, and the kernel maps 64 KB around each read
+(docs/performance.md, "The server's memory").
+
+A search asks for the bodies of the hits it returns (snippets) and judges
+(the relevance floor): each file is read and cut into sections once a
+search (``split_sections``, as the reconciler cut it), and a section is found
+by its first line. When the file changed since it was indexed (the pass that
+follows the change has not run yet), the section at that line is what the
+file holds now, or nothing: a snippet shows the file as it is, never text
+that is gone. ``passages`` (the vectors' backfill) keeps only sections whose
+text is still the one indexed, since a vector is stored under that digest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+
+from hearth.domain.sections import Section, split_sections
+from hearth.errors import HearthError
+
+#: ``(path, start_line)``: a section's place, as hits are keyed.
+Where = tuple[str, int]
+#: Reads a file of the home (relative path); None when it does not exist.
+Reader = Callable[[str], bytes | None]
+
+
+def sections_at(read: Reader | None, path: str) -> dict[int, Section]:
+    """The sections of the file at ``path`` now, by first line; empty when
+    it cannot be read (gone, refused, not text)."""
+    if read is None:
+        return {}
+    try:
+        data = read(path)
+    except (HearthError, OSError):
+        return {}
+    if data is None:
+        return {}
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return {}
+    return {s.start_line: s for s in split_sections(path, text)}
+
+
+class Bodies(Mapping[Where, str]):
+    """The bodies of the sections in ``digests`` (by ``(path, start_line)``),
+    read on first use, each file once."""
+
+    def __init__(self, read: Reader | None, digests: Mapping[Where, str]) -> None:
+        self._read = read
+        self._digests = digests
+        self._files: dict[str, dict[int, Section]] = {}
+
+    def __getitem__(self, where: Where) -> str:
+        if where not in self._digests:
+            raise KeyError(where)
+        path, start_line = where
+        found = self._files.get(path)
+        if found is None:
+            found = self._files[path] = sections_at(self._read, path)
+        section = found.get(start_line)
+        return section.body if section is not None else ""
+
+    def __iter__(self) -> Iterator[Where]:
+        return iter(self._digests)
+
+    def __len__(self) -> int:
+        return len(self._digests)
+
+
+def current(
+    read: Reader | None, wanted: Iterable[tuple[str, int, str]], digest_of: Callable[[Section], str]
+) -> Iterator[tuple[str, int, str, Section]]:
+    """For each ``(path, start_line, digest)`` of ``wanted`` (grouped by path),
+    the section the file holds at that line if its digest is still ``digest``:
+    sections whose text changed since they were indexed are left out."""
+    by_path: dict[str, list[tuple[int, str]]] = {}
+    for path, start_line, key in wanted:
+        by_path.setdefault(path, []).append((start_line, key))
+    for path, places in by_path.items():
+        found = sections_at(read, path)
+        for start_line, key in places:
+            section = found.get(start_line)
+            if section is not None and digest_of(section) == key:
+                yield path, start_line, key, section

@@ -1,0 +1,85 @@
+"""Hits' bodies come from the home's files, not from the index (``bodies.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import tantivy
+
+from hearth.domain.sections import split_sections
+from hearth.index.bodies import Bodies
+from hearth.index.schema import passage
+from hearth.index.search_index import section_digest
+from tests.conftest import indexed_files, keyword_search
+
+FILES = {
+    "memory/topics/kestrel.md": "# Kestrel\n\nHovering bird of prey over the north field.\n",
+    "memory/2026-11-20.md": (
+        "# 2026-11-20\n\n## 09:00 UTC — Garden\n\nPlanted the gardens with Sam.\n\n"
+        "## 14:30 UTC — Bees\n\nThe hives are quiet.\n"
+    ),
+}
+
+
+def test_the_index_keeps_no_section_text(tmp_path: Path) -> None:
+    index = indexed_files(tmp_path, FILES)
+    searcher = index._index.searcher()
+    for _score, address in searcher.search(tantivy.Query.all_query(), 10).hits:
+        stored = searcher.doc(address).to_dict()
+        assert "body" not in stored
+        assert not any("Hovering" in str(v) or "hives" in str(v) for v in stored.values())
+    [hit] = keyword_search(index, "hives")
+    assert hit.snippet == "The **hives** are quiet"
+
+
+def test_a_snippet_shows_the_file_as_it_is_never_text_that_is_gone(tmp_path: Path) -> None:
+    index = indexed_files(tmp_path, FILES)
+    note = tmp_path / "home" / "memory/2026-11-20.md"
+    # Changed behind the index's back (its pass has not run yet): the section
+    # at that line is what the snippet shows.
+    note.write_text(FILES["memory/2026-11-20.md"].replace("are quiet", "are loud today"))
+    [hit] = keyword_search(index, "hives")
+    assert hit.snippet == "The **hives** are loud today"
+    # Gone: the hit (the index's, until the pass) has no text to show.
+    note.unlink()
+    [hit] = keyword_search(index, "hives")
+    assert (hit.heading, hit.snippet) == ("14:30 UTC — Bees", "")
+
+
+def test_bodies_are_read_once_a_file_and_only_when_asked(tmp_path: Path) -> None:
+    index = indexed_files(tmp_path, FILES)
+    read: list[str] = []
+
+    def reading(path: str) -> bytes | None:
+        read.append(path)
+        return (tmp_path / "home" / path).read_bytes()
+
+    ranked = index.ranked("gardens hives", limit=10)
+    bodies = Bodies(reading, ranked.digests)
+    assert read == []  # nothing is read until a body is asked for
+    assert {bodies[h.path, h.start_line] for h in ranked.hits} == {
+        "Planted the gardens with Sam.",
+        "The hives are quiet.",
+    }
+    assert read == ["memory/2026-11-20.md"]
+    assert bodies.get(("memory/topics/kestrel.md", 3)) is None  # not a hit of this ranking
+
+
+def test_the_vectors_listing_leaves_out_text_changed_since_it_was_indexed(tmp_path: Path) -> None:
+    index = indexed_files(tmp_path, FILES)
+    expected = {
+        section_digest(s): passage(s.heading, s.body)
+        for path, text in FILES.items()
+        for s in split_sections(path, text)
+    }
+    listed = dict(index.listing().missing)
+    assert listed == expected
+    (tmp_path / "home" / "memory/topics/kestrel.md").write_text("# Kestrel\n\nA falcon.\n")
+    after = index.listing()
+    # The kestrel's passage is no longer the one its digest names: no vector
+    # is made under that digest; it is still live (the index holds it).
+    assert set(dict(after.missing)) == set(listed) - {
+        section_digest(s)
+        for s in split_sections("memory/topics/kestrel.md", FILES["memory/topics/kestrel.md"])
+    }
+    assert after.live == index.listing().live
