@@ -7,7 +7,6 @@ from pathlib import Path
 import tantivy
 
 from hearth.domain.sections import split_sections
-from hearth.index.bodies import Bodies
 from hearth.index.schema import passage
 from hearth.index.search_index import section_digest
 from tests.conftest import indexed_files, keyword_search
@@ -54,8 +53,9 @@ def test_bodies_are_read_once_a_file_and_only_when_asked(tmp_path: Path) -> None
         read.append(path)
         return (tmp_path / "home" / path).read_bytes()
 
+    index.read = reading
     ranked = index.ranked("gardens hives", limit=10)
-    bodies = Bodies(reading, ranked.digests)
+    bodies = index.bodies(ranked.hits, ranked.digests)
     assert read == []  # nothing is read until a body is asked for
     assert {bodies[h.path, h.start_line] for h in ranked.hits} == {
         "Planted the gardens with Sam.",
@@ -83,3 +83,42 @@ def test_the_vectors_listing_leaves_out_text_changed_since_it_was_indexed(tmp_pa
         for s in split_sections("memory/topics/kestrel.md", FILES["memory/topics/kestrel.md"])
     }
     assert after.live == index.listing().live
+
+
+#: Files whose sections take each way through ``Bodies``: after a heading,
+#: before any heading, an empty heading, front matter, a byte order mark,
+#: CRLF line ends, a section cut into pieces, only front matter, an empty file.
+SHAPES = {
+    "memory/topics/lead.md": (
+        "Text before any heading.\n\n# Title\n\nBody.\n\n\n## Empty\n\n## Last\nx\n"
+    ),
+    "memory/topics/bare.md": "#\n\nUnder an empty heading.\n# \n\nAnd again.\n",
+    "continuity/open-loops/x--0.md": (
+        "---\ntitle: X\nstatus: open\n---\n\nBuy posts.\n\n## More\n\nMore.\n"
+    ),
+    "memory/topics/bom.md": "\ufeff# Bom\n\nMarked.\n",
+    "memory/topics/crlf.md": "# Crlf\r\n\r\nWindows text.\r\n\r\n## Two\r\nmore\r\n",
+    "memory/topics/long.md": "# Long\n\n"
+    + "".join(f"Line {n} of a long note.\n\n" for n in range(400)),
+    "memory/topics/front.md": "---\ntitle: Only front matter\n---\n",
+    "memory/topics/empty.md": "",
+}
+
+
+def test_every_sections_body_is_the_one_the_reconciler_cut(tmp_path: Path) -> None:
+    index = indexed_files(tmp_path, SHAPES)
+    searcher = index._index.searcher()
+    found = [
+        searcher.doc(address)
+        for _score, address in searcher.search(tantivy.Query.all_query(), 1000).hits
+    ]
+    cut = {
+        (s.path, s.start_line): s
+        for path, text in SHAPES.items()
+        for s in split_sections(path, text)
+    }
+    assert len(found) == len(cut)
+    ranked = index.ranked_digests([str(doc.get_first("digest")) for doc in found], limit=1000)
+    bodies = index.bodies(ranked.hits, ranked.digests)
+    assert {(h.path, h.start_line) for h in ranked.hits} == set(cut)
+    assert {where: bodies[where] for where in cut} == {where: s.body for where, s in cut.items()}

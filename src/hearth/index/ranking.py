@@ -164,7 +164,7 @@ def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[l
     if wants_exact_words(q.text):
         ranked = index.ranked(q.text, q.kind, q.path_prefix, q.limit, q.dates, weights)
         first = frozenset((h.path, h.start_line) for h in ranked.hits)
-        bodies = index.bodies(ranked.digests)
+        bodies = index.bodies(ranked.hits, ranked.digests)
         return ranked.hits, Gathered(bodies, ranked.ordinals, first, matched=ranked.matched)
     depth = max(q.limit, context.FLOW_FROM)
     ranked = index.ranked(q.text, q.kind, q.path_prefix, depth, q.dates, weights)
@@ -173,7 +173,7 @@ def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[l
     ordinals = {**near.ordinals, **ranked.ordinals}
     hits = context.spread(ranked.hits, neighbours, ordinals, q.limit, q.names, weights)
     first = frozenset((h.path, h.start_line) for h in ranked.hits if h.score > 0)
-    bodies = index.bodies({**near.digests, **ranked.digests})
+    bodies = index.bodies([*near.hits, *ranked.hits], {**near.digests, **ranked.digests})
     return hits, Gathered(bodies, ordinals, first, matched=ranked.matched)
 
 
@@ -226,7 +226,7 @@ def hybrid_ranked(
     hits = context.spread(fused, unscored, ordinals, q.limit, q.names, weights)
     digests.update(near.digests)
     # Bodies are read only for the hits judged and returned.
-    bodies = index.bodies(digests)
+    bodies = index.bodies([*near.hits, *semantic.hits, *keyword.hits], digests)
     first = FLOOR.both_depth
     keys = [digests.get((h.path, h.start_line), "") for h in hits]
     return hits, Gathered(

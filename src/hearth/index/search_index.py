@@ -30,7 +30,7 @@ from tantivy import Query
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
 from hearth.index.analysis import build_fast_analyzer, stored_value, unstored_value
-from hearth.index.bodies import Bodies, Reader, current
+from hearth.index.bodies import Bodies, Place, Reader, current
 from hearth.index.hits import Hit, Ranked
 from hearth.index.ondisk import META_NAME, SCHEMA_VERSION, TANTIVY_DIR
 from hearth.index.query import (
@@ -196,10 +196,14 @@ class SearchIndex:
         """Those of ``words`` that some section's heading holds."""
         return run_in_headings(self._index, words)
 
-    def bodies(self, digests: Mapping[tuple[str, int], str]) -> Bodies:
-        """The bodies of the sections in ``digests`` (a ranking's, by ``(path,
-        start_line)``), read from their files when first asked for."""
-        return Bodies(self.read, digests)
+    def bodies(self, hits: Iterable[Hit], digests: Mapping[tuple[str, int], str]) -> Bodies:
+        """The bodies of ``hits`` (with their ``digests``, a ranking's), read
+        from their files when first asked for."""
+        places = {
+            (h.path, h.start_line): Place(h.end_line, h.heading, digests[h.path, h.start_line])
+            for h in hits
+        }
+        return Bodies(self.read, places)
 
     def snippets(
         self,
