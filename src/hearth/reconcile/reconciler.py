@@ -35,6 +35,7 @@ process has changed them.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -52,7 +53,7 @@ from hearth.reconcile import listed, manifest
 from hearth.reconcile.differ import Changes, Differ
 from hearth.reconcile.listed import ListingDelta
 from hearth.reconcile.manifest import Manifest, ParkedFile
-from hearth.reconcile.prepare import PARALLEL_FROM
+from hearth.reconcile.prepare import MAX_INDEX_BYTES, PARALLEL_FROM
 from hearth.reconcile.refresh import ActiveRefresher, AttentionSource
 from hearth.reconcile.reports import ActiveState, IndexStatus, PassReport
 from hearth.reconcile.scan import Listing, Signature, scan_tree
@@ -91,7 +92,9 @@ class Reconciler:
         self.lock_timeout = lock_timeout
         #: The index the passes keep (its lifecycle and searching live there).
         self.index = index or LiveIndex(state_dir / state_files.INDEX_DIR, clock=clock)
-        self.index.read_from(files.read)
+        # Hits' bodies are read from the files; one grown past what a pass
+        # indexes (it parks it) is not read whole by a search.
+        self.index.read_from(functools.partial(files.read, limit=MAX_INDEX_BYTES))
         self.folder = self.index.folder
         self.active = ActiveRefresher(root, files, repo, attention)
         self._differ = Differ(root, files, bounds, IgnoreRules(repo, git_dir(repo)))

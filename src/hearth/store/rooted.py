@@ -85,12 +85,13 @@ class RootedFiles:
             raise PathRefused(f"{path!r} is not a regular file")
         return True
 
-    def read(self, path: str) -> bytes | None:
-        """The file's bytes, or None when it does not exist."""
+    def read(self, path: str, *, limit: int | None = None) -> bytes | None:
+        """The file's bytes, or None when it does not exist; PathRefused when
+        it holds more than ``limit`` bytes (of which at most ``limit`` + 1 are read)."""
         with self._parent(path, create=False) as parent:
             if parent is None:
                 return None
-            return self._read_at(parent[0], parent[1], path)
+            return self._read_at(parent[0], parent[1], path, limit)
 
     @contextmanager
     def batch_reader(self) -> Iterator[Callable[[str], bytes | None]]:
@@ -144,14 +145,17 @@ class RootedFiles:
         same = _identity(before) == _identity(after) and len(data) == before.st_size
         return data, before if same else None
 
-    def _read_at(self, folder: int, name: str, path: str) -> bytes | None:
+    def _read_at(self, folder: int, name: str, path: str, limit: int | None = None) -> bytes | None:
         if not self._refuse_non_regular(folder, name, path):
             return None
         fd = _open_at(folder, name, path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         if fd is None:
             return None
         with os.fdopen(fd, "rb") as handle:
-            return handle.read()
+            data = handle.read() if limit is None else handle.read(limit + 1)
+        if limit is not None and len(data) > limit:
+            raise PathRefused(f"{path!r} is larger than {limit} bytes")
+        return data
 
     def write(self, path: str, data: bytes) -> None:
         """Atomically replace (or create) the file with ``data``."""
