@@ -4,10 +4,10 @@ The index stores no body (schema version 7): a section's text is in its file,
 which is canonical, and the index keeps where it is (path, first line) and
 the digest of what was indexed (``digest``, the key of its vector). Storing
 every body made Tantivy's document store most of the index (195 of the
-100,000-file home's 282 MB; 121 MB without them), and a server that had answered a few hundred
-searches held most of it in memory: each hit's document is read from a
-compressed block, and the kernel maps 64 KB around each read
-(docs/performance.md, "The server's memory").
+100,000-file home's 282 MB; 121 MB without them), and a server that had
+answered a few hundred searches held most of it in memory: each hit's
+document is read from a compressed block, and the kernel maps 64 KB
+around each read (docs/performance.md, "The server's memory").
 
 A search asks for the bodies of the hits it returns (snippets) and judges
 (the relevance floor): each file is read and cut into sections once a
