@@ -246,8 +246,7 @@ def _ranked(
     # evaluated it three times: 1.15 against 0.87 ms on the 10,000-file home.)
     lowered = [([(Occur.Must, archive)], weights.archive)]
     if template:
-        keys = [digest_key(d) for d in sorted(template)]
-        held = _filter(_any_of(schema, DIGEST_KEY, keys))
+        held = _template_filter(schema, template)
         lowered.append(([(Occur.Must, held), (Occur.MustNot, archive)], weights.template))
     parts = [(Occur.Should, base)]
     for which, weight in lowered:
@@ -392,6 +391,23 @@ def _any_of(schema: tantivy.Schema, field: str, values: Sequence[int]) -> Query:
     not ``term_set_query``, which builds an automaton at every search (about
     0.2 ms each here, against 5 µs for a term query)."""
     return Query.boolean_query([(Occur.Should, Query.term_query(schema, field, v)) for v in values])
+
+
+#: The filter of the template's sections, by the template's digests: built
+#: once, not at every search (a term query a digest: 0.15 ms of a 1,000-file
+#: home's keyword search, where the template has 19 digests).
+_TEMPLATE_FILTERS: dict[frozenset[str], Query] = {}
+
+
+def _template_filter(schema: tantivy.Schema, template: frozenset[str]) -> Query:
+    found = _TEMPLATE_FILTERS.get(template)
+    if found is None:
+        keys = [digest_key(d) for d in sorted(template)]
+        found = _filter(_any_of(schema, DIGEST_KEY, keys))
+        if len(_TEMPLATE_FILTERS) >= 4:  # a process has one home, tests a few
+            _TEMPLATE_FILTERS.clear()
+        _TEMPLATE_FILTERS[template] = found
+    return found
 
 
 def _filter(query: Query) -> Query:

@@ -152,10 +152,10 @@ class RootedFiles:
         if fd is None:
             return None
         with os.fdopen(fd, "rb") as handle:
-            data = handle.read() if limit is None else handle.read(limit + 1)
-        if limit is not None and len(data) > limit:
-            raise PathRefused(f"{path!r} is larger than {limit} bytes")
-        return data
+            # Its size first: ``read(limit + 1)`` would allocate that much.
+            if limit is not None and os.fstat(fd).st_size > limit:
+                raise PathRefused(f"{path!r} is larger than {limit} bytes")
+            return handle.read()
 
     def write(self, path: str, data: bytes) -> None:
         """Atomically replace (or create) the file with ``data``."""
