@@ -97,3 +97,26 @@ def test_the_pieces_of_a_text_spell_it() -> None:
         ids = tokenizer.content(text)
         assert tokenizer.unk not in ids
         assert "".join(tokenizer.piece(i) for i in ids) == META + text.replace(" ", META)
+
+
+def test_a_querys_words_remembered_give_the_ids_of_the_whole_text() -> None:
+    # Queries remember each word's ids (a metaspace and what follows it): a
+    # text of known words is answered from them, and must get the ids the
+    # table gives the whole text, words in any order and company.
+    from hearth.embedding import tokenizer as module
+    from hearth.embedding.model_file import shared_weights
+
+    ours = shared_weights().tokenizer
+    assert ours.word_split  # no piece holds a metaspace past its first character
+    table = TableTokenizer(ours)
+    texts = _texts()
+    words = [word for text in texts for word in text.split(" ")]
+    rng = random.Random(8)
+    mixed = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 6))) for _ in range(150)]
+    ours._words.clear()
+    for text in [*texts, *mixed, *texts]:
+        assert ours.content(text, remember=True) == table.content(text), text
+    assert 0 < len(ours._words) <= module.REMEMBERED_WORDS
+    known = "the garden kettle"
+    ours.content(known, remember=True)
+    assert {"the", "garden", "kettle"} <= ours._words.keys()
