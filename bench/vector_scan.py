@@ -79,11 +79,12 @@ def main() -> None:
     stores = {n: made_store(args.work, real, n, args.noise) for n in sizes}
     texts = workload_queries(args.work, args.files, args.queries * 3)[: args.queries]
     asked = [embedder.query(text) for text in texts]
-    read: dict[int, list[int]] = {n: [] for n in sizes}
-    scan: dict[int, list[float]] = {n: [] for n in sizes}
-    exact_ms: dict[int, list[float]] = {n: [] for n in sizes}
-    whole: dict[int, list[float]] = {n: [] for n in sizes}
-    cpu = dict.fromkeys(sizes, 0.0)
+    runs = [(f"{n} rows", n) for n in sizes]
+    read: dict[str, list[int]] = {label: [] for label, *_ in runs}
+    scan: dict[str, list[float]] = {label: [] for label, *_ in runs}
+    exact_ms: dict[str, list[float]] = {label: [] for label, *_ in runs}
+    whole: dict[str, list[float]] = {label: [] for label, *_ in runs}
+    cpu = {label: 0.0 for label, *_ in runs}
     exact = vectors.VectorStore._exact
     now: dict[str, Any] = {"rows": 0, "ms": 0.0}
 
@@ -102,29 +103,29 @@ def main() -> None:
     load0 = os.getloadavg()[0]
     for _round in range(args.rounds):
         for query in asked:
-            for n, store in stores.items():
+            for label, n in runs:
                 now["rows"], now["ms"] = 0, 0.0
                 c0, t0 = time.process_time(), time.perf_counter()
-                store.nearest_in(query, 100)
+                stores[n].nearest_in(query, 100)
                 wall = time.perf_counter() - t0
-                cpu[n] += time.process_time() - c0
-                whole[n].append(wall)
-                read[n].append(int(now["rows"]))
-                exact_ms[n].append(float(now["ms"]))
-                scan[n].append(wall - float(now["ms"]))
+                cpu[label] += time.process_time() - c0
+                whole[label].append(wall)
+                read[label].append(int(now["rows"]))
+                exact_ms[label].append(float(now["ms"]))
+                scan[label].append(wall - float(now["ms"]))
     load1 = os.getloadavg()[0]
     print(
         f"{len(asked)} queries x {args.rounds}, nearest 100 (the semantic side's 2 x 50); "
         f"load {load0:.1f} -> {load1:.1f}, {os.cpu_count()} cores"
     )
-    for n in sizes:
-        calls = len(whole[n])
+    for label, *_ in runs:
+        calls = len(whole[label])
         print(
-            f"  {n:>7} rows: nearest_in p50 {1000 * statistics.median(whole[n]):6.3f} ms "
-            f"(scan {1000 * statistics.median(scan[n]):6.3f}, exact rows "
-            f"{1000 * statistics.median(exact_ms[n]):6.3f}); rows read again p50 "
-            f"{statistics.median(read[n]):.0f}, max {max(read[n])}; "
-            f"CPU {1000 * cpu[n] / calls:6.3f} ms a call"
+            f"  {label:>22}: nearest_in p50 {1000 * statistics.median(whole[label]):6.3f} ms "
+            f"(scan {1000 * statistics.median(scan[label]):6.3f}, exact rows "
+            f"{1000 * statistics.median(exact_ms[label]):6.3f}); rows read again p50 "
+            f"{statistics.median(read[label]):.0f}, max {max(read[label])}; "
+            f"CPU {1000 * cpu[label] / calls:6.3f} ms a call"
         )
 
 

@@ -195,34 +195,3 @@ def test_a_search_of_bunched_vectors_reads_again_few_exact_rows(tmp_path: Path) 
         got = store.nearest(query, 100)
         assert [int(d, 16) for d, _ in got] == _exact_nearest(stored, query, 100)
         assert 100 <= sum(read) < 400
-
-
-def test_a_large_store_scanned_in_two_halves_scores_every_row_as_one_pass(
-    tmp_path: Path,
-) -> None:
-    # From SPLIT rows on, the second half of the rough scan runs on another
-    # thread; every block holds the rows it holds in one pass, so each row's
-    # rough score, the background (mean and spread) and the answer are the
-    # same bits as a scan of the blocks one after the other.
-    from hearth.index import vector_scan
-
-    rng = np.random.default_rng(11)
-    dims = 64
-    count = vector_scan.SPLIT + 3 * vector_scan.BLOCK + 17  # halves of unequal blocks
-    centre = rng.normal(size=dims)
-    rows = centre / np.linalg.norm(centre) + rng.normal(scale=0.3, size=(count, dims))
-    rows = (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
-    store = open_store(tmp_path / "v", "m", dims)
-    store.add([f"{i:032x}" for i in range(count)], rows)
-    codes = store._codes[:count]
-    stored = shipped(rows)
-    for query in _rows(np.random.default_rng(12), 6).repeat(dims // DIMS, axis=1):
-        query = (query / np.linalg.norm(query)).astype(np.float32)
-        one_pass = np.empty(count, dtype=np.float32)
-        vector_scan._scan(codes, query, one_pass, 0, count)
-        halves = vector_scan.scanned(codes, query)
-        assert halves.tobytes() == one_pass.tobytes()
-        found = store.nearest_in(query, 100)
-        assert [int(d, 16) for d, _ in found.pairs] == _exact_nearest(stored, query, 100)
-        rough = one_pass * store._scale[:count]
-        assert (found.mean, found.spread) == (float(rough.mean()), float(rough.std()))

@@ -58,7 +58,6 @@ import numpy.typing as npt
 
 from hearth.index.ondisk import KEY_BYTES, KEYS_NAME, Nearest
 from hearth.index.vector_packs import shipped
-from hearth.index.vector_scan import BLOCK, scanned
 
 Vectors = npt.NDArray[np.float32]
 
@@ -70,8 +69,10 @@ _LOCK = "append.lock"
 _ON_REF = "on_ref"
 _PACKS_SEEN = "packs_seen"
 _KEY_BYTES = KEY_BYTES
-#: Rows read from the rows file at a time when codes are made.
-_BLOCK = BLOCK
+#: Rows of codes turned into floats at a time by a search, into one buffer
+#: (768 KB: under the size glibc gives a mapping of its own, so a search
+#: does not map and fault in fresh pages for it; ``hearth.heap``).
+_BLOCK = 512
 #: Added to every row's slack: more than float32 arithmetic can miss by in a
 #: score of unit vectors (the rough one, or the exact one either way), in
 #: proportion to the query's length.
@@ -121,7 +122,13 @@ class VectorStore:
             return Nearest([], 0.0, 0.0, 0)
         count = min(count, n)
         query = np.ascontiguousarray(query, dtype=np.float32)
-        rough = scanned(codes[:n], query)
+        rough = np.empty(n, dtype=np.float32)
+        block = np.empty((min(n, _BLOCK), self.dims), dtype=np.float32)
+        for start in range(0, n, _BLOCK):  # a block of codes as floats at a time
+            stop = min(n, start + _BLOCK)
+            floats = block[: stop - start]
+            np.copyto(floats, codes[start:stop], casting="unsafe")
+            np.matmul(floats, query, out=rough[start:stop])
         rough *= scale[:n]
         if count < n:
             rows, exact = self._kept(query, rough, (slack[:n] + _ROUNDING), count)
