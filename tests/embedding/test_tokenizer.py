@@ -100,9 +100,10 @@ def test_the_pieces_of_a_text_spell_it() -> None:
 
 
 def test_a_querys_words_remembered_give_the_ids_of_the_whole_text() -> None:
-    # Queries remember each word's ids (a metaspace and what follows it): a
-    # text of known words is answered from them, and must get the ids the
-    # table gives the whole text, words in any order and company.
+    # Queries remember each word's ids (a metaspace and what follows it): the
+    # known words are taken from them, the others tokenized together, and a
+    # text must get the ids the table gives the whole text, its words known,
+    # new or both, in any order and company.
     from hearth.embedding import tokenizer as module
     from hearth.embedding.model_file import shared_weights
 
@@ -120,3 +121,12 @@ def test_a_querys_words_remembered_give_the_ids_of_the_whole_text() -> None:
     known = "the garden kettle"
     ours.content(known, remember=True)
     assert {"the", "garden", "kettle"} <= ours._words.keys()
+    lines: list[str] = []
+    viterbi = ours._viterbi
+    ours._viterbi = lambda line: (lines.append(line), viterbi(line))[1]  # type: ignore[method-assign]
+    try:
+        asked = "the kettle teapot"
+        assert ours.content(asked, remember=True) == table.content(asked)
+    finally:
+        del ours._viterbi
+    assert lines == [META + "teapot"]  # only the new word went through Viterbi

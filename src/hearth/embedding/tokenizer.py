@@ -151,15 +151,15 @@ class Tokenizer:
         """Token ids of ``text`` without the sentence marks.
 
         ``remember`` (queries): the ids of each word (a metaspace and what
-        follows it up to the next) are kept, up to ``REMEMBERED_WORDS``, and a
-        text whose every word is known is answered from them. The same ids:
-        no piece holds a metaspace past its first character (``word_split``),
-        so every tokenization of a text cuts it at each metaspace and Viterbi
-        chooses each word's pieces alone; and each word's scores add up alike
-        from 0 as after the words before it (every score is a float32 of
-        magnitude 3.4 or more, or 0: their sums are exact in a float64 for
-        texts of fewer than 2**31 / 30 pieces, so every comparison is the
-        same)."""
+        follows it up to the next) are kept, up to ``REMEMBERED_WORDS``; the
+        words already known are taken from them, and only the others go
+        through Viterbi, together. The same ids: no piece holds a metaspace
+        past its first character (``word_split``), so every tokenization of a
+        text cuts it at each metaspace and Viterbi chooses each word's pieces
+        alone; and each word's scores add up alike from 0 as after the words
+        before it (every score is a float32 of magnitude 3.4 or more, or 0:
+        their sums are exact in a float64 for texts of fewer than 2**31 / 30
+        pieces, so every comparison is the same)."""
         norm = self.norm
         chars: list[str] = []
         for c in "".join(norm.get(c, c) for c in text):
@@ -170,12 +170,22 @@ class Tokenizer:
         if not line.startswith(" "):
             line = " " + line
         line = line.replace(" ", META)
-        remember = remember and self.word_split
-        if remember:
-            words = self._words
-            known = [words.get(word) for word in line[1:].split(META)]
-            if None not in known:
-                return [i for ids in known if ids is not None for i in ids]
+        if not (remember and self.word_split):
+            return self._viterbi(line)[0]
+        words = line[1:].split(META)
+        known = {word: self._words.get(word) for word in words}
+        new = [word for word, ids in known.items() if ids is None]
+        if new:
+            rest = META + META.join(new)
+            ids, begins = self._viterbi(rest)
+            known.update(self._remember(rest, begins, ids))
+        got = [known[word] for word in words]
+        if None in got:  # cannot happen when pieces split at each metaspace
+            return self._viterbi(line)[0]
+        return [i for ids in got if ids is not None for i in ids]
+
+    def _viterbi(self, line: str) -> tuple[list[int], list[int]]:
+        """The ids of ``line``'s best pieces, and where each starts in it."""
         n = len(line)
         best = [-1e30] * (n + 1)
         piece_at = [0] * (n + 1)
@@ -207,22 +217,25 @@ class Tokenizer:
             i = start_at[i]
             begins.append(i)
         out.reverse()
-        if remember:
-            self._remember(line, begins[::-1], out)
-        return out
+        begins.reverse()
+        return out, begins
 
-    def _remember(self, line: str, begins: list[int], ids: list[int]) -> None:
-        """Keep each word's ids (``begins``: where each of ``ids`` starts in ``line``)."""
+    def _remember(self, line: str, begins: list[int], ids: list[int]) -> dict[str, tuple[int, ...]]:
+        """Each word's ids (``begins``: where each of ``ids`` starts in ``line``),
+        kept for the next texts."""
         words = self._words
         if len(words) >= REMEMBERED_WORDS:
             words.clear()
+        learned: dict[str, tuple[int, ...]] = {}
         first = 0
         for k in range(1, len(ids) + 1):
             if k == len(ids) or line[begins[k]] == META:
                 start = begins[first]
                 end = begins[k] if k < len(ids) else len(line)
-                words[line[start + 1 : end]] = tuple(ids[first:k])
+                learned[line[start + 1 : end]] = tuple(ids[first:k])
                 first = k
+        words.update(learned)
+        return learned
 
 
 def _metaspace_leads(offsets: npt.NDArray[Any], blob: memoryview) -> bool:
