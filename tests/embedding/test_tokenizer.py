@@ -130,3 +130,22 @@ def test_a_querys_words_remembered_give_the_ids_of_the_whole_text() -> None:
     finally:
         del ours._viterbi
     assert lines == [META + "teapot"]  # only the new word went through Viterbi
+
+
+def test_remembered_words_are_let_go_when_full_and_the_ids_stay_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hearth.embedding import tokenizer as module
+    from hearth.embedding.model_file import shared_weights
+
+    ours = shared_weights().tokenizer
+    table = TableTokenizer(ours)
+    monkeypatch.setattr(module, "REMEMBERED_WORDS", 6)
+    ours._words.clear()
+    rng = random.Random(9)
+    words = ["the", "garden", "kettle", "moss", "fern", "rain", "Köln", "café", "西红柿", "tomato"]
+    for _ in range(60):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 4)))
+        assert ours.content(text, remember=True) == table.content(text), text
+        assert len(ours._words) <= 6 + 4  # at most one query's words past the bound
+    ours._words.clear()

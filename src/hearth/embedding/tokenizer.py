@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 META = "\u2581"
 #: Words whose ids a tokenizer keeps for queries (``Tokenizer.content``); all
 #: are let go when it is full.
-REMEMBERED_WORDS = 8192
+REMEMBERED_WORDS = 4096
 
 
 class Tokenizer:
