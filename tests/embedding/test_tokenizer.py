@@ -97,3 +97,55 @@ def test_the_pieces_of_a_text_spell_it() -> None:
         ids = tokenizer.content(text)
         assert tokenizer.unk not in ids
         assert "".join(tokenizer.piece(i) for i in ids) == META + text.replace(" ", META)
+
+
+def test_a_querys_words_remembered_give_the_ids_of_the_whole_text() -> None:
+    # Queries remember each word's ids (a metaspace and what follows it): the
+    # known words are taken from them, the others tokenized together, and a
+    # text must get the ids the table gives the whole text, its words known,
+    # new or both, in any order and company.
+    from hearth.embedding import tokenizer as module
+    from hearth.embedding.model_file import shared_weights
+
+    ours = shared_weights().tokenizer
+    assert ours.word_split  # no piece holds a metaspace past its first character
+    table = TableTokenizer(ours)
+    texts = _texts()
+    words = [word for text in texts for word in text.split(" ")]
+    rng = random.Random(8)
+    mixed = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 6))) for _ in range(150)]
+    ours._words.clear()
+    for text in [*texts, *mixed, *texts]:
+        assert ours.content(text, remember=True) == table.content(text), text
+    assert 0 < len(ours._words) <= module.REMEMBERED_WORDS
+    known = "the garden kettle"
+    ours.content(known, remember=True)
+    assert {"the", "garden", "kettle"} <= ours._words.keys()
+    lines: list[str] = []
+    viterbi = ours._viterbi
+    ours._viterbi = lambda line: (lines.append(line), viterbi(line))[1]  # type: ignore[method-assign]
+    try:
+        asked = "the kettle teapot"
+        assert ours.content(asked, remember=True) == table.content(asked)
+    finally:
+        del ours._viterbi
+    assert lines == [META + "teapot"]  # only the new word went through Viterbi
+
+
+def test_remembered_words_are_let_go_when_full_and_the_ids_stay_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hearth.embedding import tokenizer as module
+    from hearth.embedding.model_file import shared_weights
+
+    ours = shared_weights().tokenizer
+    table = TableTokenizer(ours)
+    monkeypatch.setattr(module, "REMEMBERED_WORDS", 6)
+    ours._words.clear()
+    rng = random.Random(9)
+    words = ["the", "garden", "kettle", "moss", "fern", "rain", "Köln", "café", "西红柿", "tomato"]
+    for _ in range(60):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 4)))
+        assert ours.content(text, remember=True) == table.content(text), text
+        assert len(ours._words) <= 6 + 4  # at most one query's words past the bound
+    ours._words.clear()

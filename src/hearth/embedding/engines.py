@@ -68,7 +68,8 @@ class OnnxE5:
         model = self.weights
         windows: list[tuple[int, list[int]]] = []  # (row, ids)
         for row, text in enumerate(texts):
-            windows += [(row, ids) for ids in model.windows(_PREFIX[is_query] + text)]
+            # A query's words are remembered: a person's queries share words.
+            windows += [(row, ids) for ids in model.windows(_PREFIX[is_query] + text, is_query)]
         total = np.zeros((len(texts), model.H), dtype=np.float64)
         for group in self._groups(windows):
             means = self._means([ids for _row, ids in group])

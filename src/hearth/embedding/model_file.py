@@ -78,9 +78,10 @@ class Weights:
         if file_map is not None and hasattr(mmap, "MADV_DONTNEED"):
             file_map.madvise(mmap.MADV_DONTNEED)
 
-    def windows(self, text: str) -> list[list[int]]:
-        """Token ids of ``text`` in windows of at most 512 with the sentence marks."""
-        ids = self.tokenizer.content(text)
+    def windows(self, text: str, remember: bool = False) -> list[list[int]]:
+        """Token ids of ``text`` in windows of at most 512 with the sentence marks
+        (``remember``: its words' ids are kept for the next texts, ``Tokenizer.content``)."""
+        ids = self.tokenizer.content(text, remember)
         width = self.max_positions - 2
         bos, eos = self.tokenizer.bos, self.tokenizer.eos
         return [[bos, *ids[at : at + width], eos] for at in range(0, max(len(ids), 1), width)]

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 #: SentencePiece's metaspace: a space, in the pieces.
 META = "\u2581"
+#: Words whose ids a tokenizer keeps for queries (``Tokenizer.content``); all
+#: are let go when it is full.
+REMEMBERED_WORDS = 4096
 
 
 class Tokenizer:
@@ -67,6 +70,11 @@ class Tokenizer:
         order = np.argsort(short[ids], kind="stable")  # equal hashes: smaller id first
         self._ids = ids[order].astype(np.int32)
         self._hashes = short[self._ids]
+        #: Whether every text's pieces split at each metaspace (no piece holds
+        #: one past its first character): then a word's ids are the same
+        #: wherever it stands, and words are remembered (``content``).
+        self.word_split = _metaspace_leads(self._offsets, self._blob)
+        self._words: dict[str, tuple[int, ...]] = {}
 
     def piece(self, idx: int) -> str:
         """The text of piece ``idx``."""
@@ -139,8 +147,19 @@ class Tokenizer:
         same &= ((ours == theirs) | ~inside).all(axis=1)
         return same
 
-    def content(self, text: str) -> list[int]:
-        """Token ids of ``text`` without the sentence marks."""
+    def content(self, text: str, remember: bool = False) -> list[int]:
+        """Token ids of ``text`` without the sentence marks.
+
+        ``remember`` (queries): the ids of each word (a metaspace and what
+        follows it up to the next) are kept, up to ``REMEMBERED_WORDS``; the
+        words already known are taken from them, and only the others go
+        through Viterbi, together. The same ids: no piece holds a metaspace
+        past its first character (``word_split``), so every tokenization of a
+        text cuts it at each metaspace and Viterbi chooses each word's pieces
+        alone; and each word's scores add up alike from 0 as after the words
+        before it (every score is a float32 of magnitude 3.4 or more, or 0:
+        their sums are exact in a float64 for texts of fewer than 2**31 / 30
+        pieces, so every comparison is the same)."""
         norm = self.norm
         chars: list[str] = []
         for c in "".join(norm.get(c, c) for c in text):
@@ -151,6 +170,22 @@ class Tokenizer:
         if not line.startswith(" "):
             line = " " + line
         line = line.replace(" ", META)
+        if not (remember and self.word_split):
+            return self._viterbi(line)[0]
+        words = line[1:].split(META)
+        known = {word: self._words.get(word) for word in words}
+        new = [word for word, ids in known.items() if ids is None]
+        if new:
+            rest = META + META.join(new)
+            ids, begins = self._viterbi(rest)
+            known.update(self._remember(rest, begins, ids))
+        got = [known[word] for word in words]
+        if None in got:  # cannot happen when pieces split at each metaspace
+            return self._viterbi(line)[0]
+        return [i for ids in got if ids is not None for i in ids]
+
+    def _viterbi(self, line: str) -> tuple[list[int], list[int]]:
+        """The ids of ``line``'s best pieces, and where each starts in it."""
         n = len(line)
         best = [-1e30] * (n + 1)
         piece_at = [0] * (n + 1)
@@ -175,9 +210,38 @@ class Tokenizer:
             if score > best[i + 1]:
                 best[i + 1], piece_at[i + 1], start_at[i + 1] = score, -1, i
         out: list[int] = []
+        begins: list[int] = []
         i = n
         while i > 0:
             out.append(self.unk if piece_at[i] < 0 else piece_at[i])
             i = start_at[i]
+            begins.append(i)
         out.reverse()
-        return out
+        begins.reverse()
+        return out, begins
+
+    def _remember(self, line: str, begins: list[int], ids: list[int]) -> dict[str, tuple[int, ...]]:
+        """Each word's ids (``begins``: where each of ``ids`` starts in ``line``),
+        kept for the next texts."""
+        words = self._words
+        if len(words) >= REMEMBERED_WORDS:
+            words.clear()
+        learned: dict[str, tuple[int, ...]] = {}
+        first = 0
+        for k in range(1, len(ids) + 1):
+            if k == len(ids) or line[begins[k]] == META:
+                start = begins[first]
+                end = begins[k] if k < len(ids) else len(line)
+                learned[line[start + 1 : end]] = tuple(ids[first:k])
+                first = k
+        words.update(learned)
+        return learned
+
+
+def _metaspace_leads(offsets: npt.NDArray[Any], blob: memoryview) -> bool:
+    """Whether every metaspace in the pieces (UTF-8 ``e2 96 81``) begins its piece."""
+    raw = np.frombuffer(blob, dtype=np.uint8)
+    if len(raw) < 3:
+        return True
+    at = np.flatnonzero((raw[:-2] == 0xE2) & (raw[1:-1] == 0x96) & (raw[2:] == 0x81))
+    return bool(np.isin(at, offsets).all())
