@@ -77,6 +77,7 @@ class Bodies(Mapping[Where, str]):
     def __init__(self, read: Reader | None, places: Mapping[Where, Place]) -> None:
         self._read = read
         self._places = places
+        self._texts: dict[str, str | None] = {}
         self._lines: dict[str, list[str] | None] = {}
         self._sections: dict[str, dict[int, Section]] = {}
 
@@ -93,13 +94,15 @@ class Bodies(Mapping[Where, str]):
                 return body
         found = self._sections.get(path)
         if found is None:
-            found = self._sections[path] = sections_at(self._read, path)
+            text = self._texts[path] or ""
+            found = {s.start_line: s for s in split_sections(path, text)}
+            self._sections[path] = found
         section = found.get(start_line)
         return section.body if section is not None else ""
 
     def _lines_of(self, path: str) -> list[str] | None:
         if path not in self._lines:
-            text = _text(self._read, path)
+            text = self._texts[path] = _text(self._read, path)
             self._lines[path] = None if text is None else text.split("\n")
         return self._lines[path]
 
