@@ -76,8 +76,11 @@ def test_a_big_pass_reads_its_first_files_while_the_workers_start(
     rec = workspace.app.reconciler
     rec.parallel_from = SERIAL
     rec.rebuild()
-    serial = snapshot(rec)
-    monkeypatch.setattr(prepare, "HEAD_START", 5)  # 46 files: a head of 5 is taken
+    for n in range(40):  # a pass over an indexed home that has many files to read
+        workspace.write(
+            f"memory/topics/t{n:02d}.md", f"# Topic {n}\n\n## Part\n\nheron {n} flies\n"
+        )
+    monkeypatch.setattr(prepare, "HEAD_START", 5)  # 40 files: a head of 5 is taken
     rec.parallel_from = 1
     read_here = []
     real_reader = rec.files.batch_reader
@@ -91,10 +94,51 @@ def test_a_big_pass_reads_its_first_files_while_the_workers_start(
             yield outcome, signature
 
     monkeypatch.setattr("hearth.reconcile.differ.outcomes", outcomes)
-    report = rec.rebuild()
+    report = rec.reconcile()
     assert read_here == [1]  # the head, read here; the workers read the rest
-    assert order == sorted(order) and len(set(order)) == len(order) >= 20  # in order, once
-    assert not report.errors and snapshot(rec) == serial
+    assert order == sorted(order) and len(set(order)) == len(order) >= 40  # in order, once
+    monkeypatch.undo()
+    in_workers = snapshot(rec)
+    rec.parallel_from = SERIAL
+    rec.rebuild()
+    assert not report.errors and report.indexed == 40 and snapshot(rec) == in_workers
+    assert rec.status().fresh
+
+
+def test_a_rebuild_starts_its_workers_before_asking_which_files_git_ignores(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fill(workspace, tmp_path)
+    workspace.write("memory/topics/skipped.md", "# Skipped\n\nheron skipped\n")
+    (workspace.root / ".gitignore").write_text("memory/topics/skipped.md\n")
+    rec = workspace.app.reconciler
+    rec.parallel_from = SERIAL
+    rec.rebuild()
+    serial = snapshot(rec)
+    rec.parallel_from = 1
+    steps: list[str] = []
+    real_readers = prepare.Readers.__init__
+    real_ignored = rec._differ.ignore.ignored
+
+    def readers(self: prepare.Readers, *args: object) -> None:
+        steps.append("workers")
+        real_readers(self, *args)  # type: ignore[arg-type]
+
+    def ignored(*args: object) -> set[str]:
+        steps.append("ignore rules")
+        return real_ignored(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(prepare.Readers, "__init__", readers)
+    monkeypatch.setattr(rec._differ.ignore, "ignored", ignored)
+    read_here = []
+    real_reader = rec.files.batch_reader
+    monkeypatch.setattr(rec.files, "batch_reader", lambda: read_here.append(1) or real_reader())
+    report = rec.rebuild()
+    assert steps == ["workers", "ignore rules"]
+    assert read_here == []  # no head start: the workers read every file
+    monkeypatch.undo()
+    assert not report.errors and snapshot(rec) == serial  # the ignored file's outcome passed over
+    assert "memory/topics/skipped.md" not in rec._manifest.files
     assert rec.status().fresh
 
 

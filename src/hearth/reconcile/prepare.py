@@ -113,10 +113,15 @@ def outcomes(
     to_read: Sequence[tuple[str, Signature]],
     known: Mapping[str, bytes],
     parallel_from: int = PARALLEL_FROM,
+    started: Readers | None = None,
 ) -> Iterator[tuple[Outcome, Signature]]:
     """Each file's outcome with its listed signature: from worker processes when
     there are ``parallel_from`` or more, else read here, through ``files``.
-    ``known`` holds the digests the manifest has (an unchanged file is not sectioned)."""
+    ``known`` holds the digests the manifest has (an unchanged file is not sectioned).
+
+    ``started``: workers already reading (``read_ahead``), in the same order, files
+    that include these (the others' outcomes are passed over); they are used
+    whatever the count, and closed at the end."""
     signatures = dict(to_read)
     limit = MAX_INDEX_BYTES // (1024 * 1024)
     for path, (size, _mtime) in to_read:
@@ -125,7 +130,17 @@ def outcomes(
             yield Outcome(path, "refused", reason=reason), signatures[path]
     items = [(path, known.get(path)) for path, (size, _m) in to_read if size <= MAX_INDEX_BYTES]
     done = 0
-    if len(items) >= parallel_from:
+    if started is not None:
+        try:
+            for outcome in started.outcomes():
+                if done < len(items) and outcome.path == items[done][0]:
+                    done += 1
+                    yield outcome, signatures[outcome.path]
+        except Exception:  # any failure of a worker or its pipe
+            pass  # the rest is read here
+        finally:
+            started.close()
+    elif len(items) >= parallel_from:
         # While the workers start (an interpreter and hearth's imports, a few
         # hundred milliseconds in which nothing else has work), the first files
         # of a big pass are read here.
@@ -158,6 +173,23 @@ def outcomes(
     with files.batch_reader() as read:
         for path, digest in items[done:]:
             yield read_file(read, path, digest, bounds), signatures[path]
+
+
+def read_ahead(root: Path, bounds: Bounds, listed: Mapping[str, Signature]) -> Readers | None:
+    """Workers started now on every listed file a pass may read (in path order,
+    the order ``outcomes`` asks for them), for a pass that will read nearly all of
+    them (a rebuild): they start and read while the pass decides which it wants
+    (``outcomes``' ``started``). None when none could be started."""
+    items = [(path, None) for path in sorted(listed) if listed[path][0] <= MAX_INDEX_BYTES]
+    readers = None
+    try:
+        readers = Readers(root, bounds, worker_count())
+        readers.submit(items)
+    except Exception:  # no worker could be started or sent its first files
+        if readers is not None:
+            readers.close()
+        return None
+    return readers
 
 
 def worker_count() -> int:
