@@ -25,7 +25,7 @@ import hashlib
 import os
 import pickle
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Literal
@@ -120,8 +120,9 @@ def outcomes(
     ``known`` holds the digests the manifest has (an unchanged file is not sectioned).
 
     ``started``: workers already reading (``read_ahead``), in the same order, files
-    that include these (the others' outcomes are passed over); they are used
-    whatever the count, and closed at the end."""
+    that include these: they are used whatever the count, told to leave out
+    the others that they have not been sent yet (the outcomes of those sent are
+    passed over), and closed at the end."""
     signatures = dict(to_read)
     limit = MAX_INDEX_BYTES // (1024 * 1024)
     for path, (size, _mtime) in to_read:
@@ -131,6 +132,7 @@ def outcomes(
     items = [(path, known.get(path)) for path, (size, _m) in to_read if size <= MAX_INDEX_BYTES]
     done = 0
     if started is not None:
+        started.narrow(signatures)
         try:
             for outcome in started.outcomes():
                 if done < len(items) and outcome.path == items[done][0]:
@@ -229,6 +231,12 @@ class Readers:
         self._sent = 0
         self._send_ahead()
 
+    def narrow(self, wanted: Container[str]) -> None:
+        """Leave the items not in ``wanted`` out of the requests not sent yet (those
+        sent are read all the same, and their outcomes come)."""
+        rest = [item for chunk in self._chunks[self._sent :] for item in chunk if item[0] in wanted]
+        self._chunks[self._sent :] = [rest[i : i + CHUNK] for i in range(0, len(rest), CHUNK)]
+
     def outcomes(self) -> Iterator[Outcome]:
         """Every submitted item's outcome, in order; raises OSError or EOFError if a
         worker fails (the items already yielded are done; the caller reads the rest)."""
@@ -264,14 +272,16 @@ class Readers:
         for proc in self._procs:
             if proc.stdin is not None:
                 proc.stdin.close()
+            if proc.stdout is not None:
+                # A worker still writing an answer that will not be read (the pass
+                # stopped early) then fails at once, instead of waiting for a reader.
+                proc.stdout.close()
         for proc in self._procs:
             try:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()
 
 
 def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
