@@ -76,8 +76,11 @@ def test_a_big_pass_reads_its_first_files_while_the_workers_start(
     rec = workspace.app.reconciler
     rec.parallel_from = SERIAL
     rec.rebuild()
-    serial = snapshot(rec)
-    monkeypatch.setattr(prepare, "HEAD_START", 5)  # 46 files: a head of 5 is taken
+    for n in range(40):  # a pass over an indexed home that has many files to read
+        workspace.write(
+            f"memory/topics/t{n:02d}.md", f"# Topic {n}\n\n## Part\n\nheron {n} flies\n"
+        )
+    monkeypatch.setattr(prepare, "HEAD_START", 5)  # 40 files: a head of 5 is taken
     rec.parallel_from = 1
     read_here = []
     real_reader = rec.files.batch_reader
@@ -91,10 +94,51 @@ def test_a_big_pass_reads_its_first_files_while_the_workers_start(
             yield outcome, signature
 
     monkeypatch.setattr("hearth.reconcile.differ.outcomes", outcomes)
-    report = rec.rebuild()
+    report = rec.reconcile()
     assert read_here == [1]  # the head, read here; the workers read the rest
-    assert order == sorted(order) and len(set(order)) == len(order) >= 20  # in order, once
-    assert not report.errors and snapshot(rec) == serial
+    assert order == sorted(order) and len(set(order)) == len(order) >= 40  # in order, once
+    monkeypatch.undo()
+    in_workers = snapshot(rec)
+    rec.parallel_from = SERIAL
+    rec.rebuild()
+    assert not report.errors and report.indexed == 40 and snapshot(rec) == in_workers
+    assert rec.status().fresh
+
+
+def test_a_rebuild_starts_its_workers_before_asking_which_files_git_ignores(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fill(workspace, tmp_path)
+    workspace.write("memory/topics/skipped.md", "# Skipped\n\nheron skipped\n")
+    (workspace.root / ".gitignore").write_text("memory/topics/skipped.md\n")
+    rec = workspace.app.reconciler
+    rec.parallel_from = SERIAL
+    rec.rebuild()
+    serial = snapshot(rec)
+    rec.parallel_from = 1
+    steps: list[str] = []
+    real_readers = prepare.Readers.__init__
+    real_ignored = rec._differ.ignore.ignored
+
+    def readers(self: prepare.Readers, *args: object) -> None:
+        steps.append("workers")
+        real_readers(self, *args)  # type: ignore[arg-type]
+
+    def ignored(*args: object) -> set[str]:
+        steps.append("ignore rules")
+        return real_ignored(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(prepare.Readers, "__init__", readers)
+    monkeypatch.setattr(rec._differ.ignore, "ignored", ignored)
+    read_here = []
+    real_reader = rec.files.batch_reader
+    monkeypatch.setattr(rec.files, "batch_reader", lambda: read_here.append(1) or real_reader())
+    report = rec.rebuild()
+    assert steps == ["workers", "ignore rules"]
+    assert read_here == []  # no head start: the workers read every file
+    monkeypatch.undo()
+    assert not report.errors and snapshot(rec) == serial  # the ignored file's outcome passed over
+    assert "memory/topics/skipped.md" not in rec._manifest.files
     assert rec.status().fresh
 
 
@@ -143,3 +187,46 @@ def test_a_worker_that_dies_leaves_the_files_to_the_pass(
     assert not report.errors and snapshot(rec) == serial
     assert len(rec.catch_up().search("heron", limit=200, everything=True).hits) == 41
     assert rec.status().fresh
+
+
+def test_a_rebuild_sends_its_workers_few_of_the_files_git_ignores(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fill(workspace, tmp_path)
+    for n in range(30):  # sorted before every other file: in the first requests
+        workspace.write(f"0-ignored/a{n:02d}.md", f"# Ignored {n}\n\nheron ignored\n")
+    (workspace.root / ".gitignore").write_text("0-ignored/\n")
+    rec = workspace.app.reconciler
+    rec.parallel_from = SERIAL
+    rec.rebuild()
+    serial = snapshot(rec)
+    monkeypatch.setattr(prepare, "CHUNK", 2)
+    sent: list[str] = []
+    real_send = prepare.Readers._send
+
+    def send(self: prepare.Readers, worker: int, chunk: list[tuple[str, bytes | None]]) -> None:
+        sent.extend(path for path, _known in chunk)
+        real_send(self, worker, chunk)
+
+    monkeypatch.setattr(prepare.Readers, "_send", send)
+    rec.parallel_from = 1
+    report = rec.rebuild()
+    ignored = [p for p in sent if p.startswith("0-ignored/")]
+    # Only the requests sent before the ignore rules were asked: AHEAD a worker.
+    assert len(ignored) <= prepare.AHEAD * prepare.worker_count() * 2
+    assert len(sent) - len(ignored) == report.hashed  # every file read, once
+    monkeypatch.undo()
+    assert not report.errors and snapshot(rec) == serial
+    assert not any(p.startswith("0-ignored/") for p in rec._manifest.files)
+
+
+def test_closing_workers_whose_answers_are_not_read_ends_them_without_a_kill(
+    workspace: Workspace,
+) -> None:
+    # Answers larger than a pipe holds: each worker blocks writing its first one.
+    workspace.write("memory/topics/big.md", "# Big\n\n" + "heron wades and waits\n" * 20_000)
+    readers = prepare.Readers(workspace.root, Bounds(), 1)
+    readers.submit([("memory/topics/big.md", None)] * 4)
+    procs = list(readers._procs)
+    readers.close()  # the pass stopped before reading any answer
+    assert [p.returncode for p in procs] == [1]  # its write failed: not killed after a wait

@@ -23,7 +23,7 @@ from hearth.domain.validation import Bounds
 from hearth.index.search_index import IndexUpdate
 from hearth.index.semantic import Progress
 from hearth.reconcile.manifest import FileEntry, Manifest, ParkedFile
-from hearth.reconcile.prepare import PARALLEL_FROM, Outcome, outcomes
+from hearth.reconcile.prepare import PARALLEL_FROM, Outcome, Readers, outcomes, read_ahead
 from hearth.reconcile.scan import Listing, Signature, is_inside, scan_tree, stat_paths
 from hearth.store.ignore import IgnoreRules
 from hearth.store.rooted import RootedFiles
@@ -140,6 +140,35 @@ class Differ:
         index while the next files are read.
         """
         changes = Changes(batch, keep_sections=keep_sections)
+        # Before any file is read (``RACY_WINDOW_NS``).
+        pass_start = time.time_ns()
+        started = None
+        fresh = scope is None and not state.files and not state.parked
+        if fresh and len(listing.files) >= parallel_from:
+            # A first pass or a rebuild reads every listed file but those git
+            # ignores: the workers start on them at once, and start up and read
+            # while libgit2 is asked about each file (10,000 files: 0.09 s of CPU).
+            started = read_ahead(self.root, self.bounds, listing.files)
+        try:
+            return self._diff(
+                listing, state, scope, changes, progress, parallel_from, started, pass_start
+            )
+        finally:
+            if started is not None:
+                started.close()  # closed already unless something failed before the reading
+
+    def _diff(
+        self,
+        listing: Listing,
+        state: Manifest,
+        scope: list[str] | None,
+        changes: Changes,
+        progress: Progress | None,
+        parallel_from: int,
+        started: Readers | None,
+        pass_start: int,
+    ) -> Changes:
+        batch = changes.batch
         before = state.ignore_signature
         present, state.ignore_signature = self.indexable(listing, state, scope is None)
         changes.rules_changed = before != state.ignore_signature
@@ -170,10 +199,9 @@ class Differ:
                 continue
             to_read.append((path, signature))
         batch.expect(len(to_read))
-        pass_start = time.time_ns()
         total = len(to_read)
         digests = {p: e.digest for p, _sig in to_read if (e := state.files.get(p)) is not None}
-        found = outcomes(self.files, self.bounds, to_read, digests, parallel_from)
+        found = outcomes(self.files, self.bounds, to_read, digests, parallel_from, started)
         for done, (outcome, signature) in enumerate(found, start=1):
             if state.parked.pop(outcome.path, None) is not None:
                 changes.touched.add(outcome.path)

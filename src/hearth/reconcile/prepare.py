@@ -25,7 +25,7 @@ import hashlib
 import os
 import pickle
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Literal
@@ -113,10 +113,16 @@ def outcomes(
     to_read: Sequence[tuple[str, Signature]],
     known: Mapping[str, bytes],
     parallel_from: int = PARALLEL_FROM,
+    started: Readers | None = None,
 ) -> Iterator[tuple[Outcome, Signature]]:
     """Each file's outcome with its listed signature: from worker processes when
     there are ``parallel_from`` or more, else read here, through ``files``.
-    ``known`` holds the digests the manifest has (an unchanged file is not sectioned)."""
+    ``known`` holds the digests the manifest has (an unchanged file is not sectioned).
+
+    ``started``: workers already reading (``read_ahead``), in the same order, files
+    that include these: they are used whatever the count, told to leave out
+    the others that they have not been sent yet (the outcomes of those sent are
+    passed over), and closed at the end."""
     signatures = dict(to_read)
     limit = MAX_INDEX_BYTES // (1024 * 1024)
     for path, (size, _mtime) in to_read:
@@ -125,7 +131,18 @@ def outcomes(
             yield Outcome(path, "refused", reason=reason), signatures[path]
     items = [(path, known.get(path)) for path, (size, _m) in to_read if size <= MAX_INDEX_BYTES]
     done = 0
-    if len(items) >= parallel_from:
+    if started is not None:
+        started.narrow(signatures)
+        try:
+            for outcome in started.outcomes():
+                if done < len(items) and outcome.path == items[done][0]:
+                    done += 1
+                    yield outcome, signatures[outcome.path]
+        except Exception:  # any failure of a worker or its pipe
+            pass  # the rest is read here
+        finally:
+            started.close()
+    elif len(items) >= parallel_from:
         # While the workers start (an interpreter and hearth's imports, a few
         # hundred milliseconds in which nothing else has work), the first files
         # of a big pass are read here.
@@ -158,6 +175,23 @@ def outcomes(
     with files.batch_reader() as read:
         for path, digest in items[done:]:
             yield read_file(read, path, digest, bounds), signatures[path]
+
+
+def read_ahead(root: Path, bounds: Bounds, listed: Mapping[str, Signature]) -> Readers | None:
+    """Workers started now on every listed file a pass may read (in path order,
+    the order ``outcomes`` asks for them), for a pass that will read nearly all of
+    them (a rebuild): they start and read while the pass decides which it wants
+    (``outcomes``' ``started``). None when none could be started."""
+    items = [(path, None) for path in sorted(listed) if listed[path][0] <= MAX_INDEX_BYTES]
+    readers = None
+    try:
+        readers = Readers(root, bounds, worker_count())
+        readers.submit(items)
+    except Exception:  # no worker could be started or sent its first files
+        if readers is not None:
+            readers.close()
+        return None
+    return readers
 
 
 def worker_count() -> int:
@@ -197,6 +231,12 @@ class Readers:
         self._sent = 0
         self._send_ahead()
 
+    def narrow(self, wanted: Container[str]) -> None:
+        """Leave the items not in ``wanted`` out of the requests not sent yet (those
+        sent are read all the same, and their outcomes come)."""
+        rest = [item for chunk in self._chunks[self._sent :] for item in chunk if item[0] in wanted]
+        self._chunks[self._sent :] = [rest[i : i + CHUNK] for i in range(0, len(rest), CHUNK)]
+
     def outcomes(self) -> Iterator[Outcome]:
         """Every submitted item's outcome, in order; raises OSError or EOFError if a
         worker fails (the items already yielded are done; the caller reads the rest)."""
@@ -232,14 +272,16 @@ class Readers:
         for proc in self._procs:
             if proc.stdin is not None:
                 proc.stdin.close()
+            if proc.stdout is not None:
+                # A worker still writing an answer that will not be read (the pass
+                # stopped early) then fails at once, instead of waiting for a reader.
+                proc.stdout.close()
         for proc in self._procs:
             try:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()
 
 
 def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
