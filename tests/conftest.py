@@ -224,7 +224,7 @@ def indexed_files(folder: Path, files: Mapping[str, str]) -> SearchIndex:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
     index = SearchIndex.create(folder / "live")
-    index.read = RootedFiles(home).read
+    index.read = RootedFiles(home).read_many
     index.apply({path: split_sections(path, text) for path, text in files.items()}, ())
     return index
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import tantivy
@@ -47,11 +48,11 @@ def test_a_snippet_shows_the_file_as_it_is_never_text_that_is_gone(tmp_path: Pat
 
 def test_bodies_are_read_once_a_file_and_only_when_asked(tmp_path: Path) -> None:
     index = indexed_files(tmp_path, FILES)
-    read: list[str] = []
+    read: list[list[str]] = []
 
-    def reading(path: str) -> bytes | None:
-        read.append(path)
-        return (tmp_path / "home" / path).read_bytes()
+    def reading(paths: Sequence[str]) -> dict[str, bytes | None]:
+        read.append(list(paths))
+        return {path: (tmp_path / "home" / path).read_bytes() for path in paths}
 
     index.read = reading
     ranked = index.ranked("gardens hives", limit=10)
@@ -61,7 +62,7 @@ def test_bodies_are_read_once_a_file_and_only_when_asked(tmp_path: Path) -> None
         "Planted the gardens with Sam.",
         "The hives are quiet.",
     }
-    assert read == ["memory/2026-11-20.md"]
+    assert read == [["memory/2026-11-20.md"]]
     assert bodies.get(("memory/topics/kestrel.md", 3)) is None  # not a hit of this ranking
 
 

@@ -44,16 +44,22 @@ def test_it_reads_what_read_reads_and_nothing_for_a_missing_file(files: RootedFi
     assert got["memory/topics/gone.md"] is None and got["nowhere/gone.md"] is None
 
 
-def test_a_read_with_a_limit_refuses_a_bigger_file(files: RootedFiles) -> None:
+def test_reading_many_with_a_limit_gives_nothing_for_a_bigger_file(files: RootedFiles) -> None:
     """A search reads hits' bodies with the limit of what a pass indexes: a
-    file grown past it since is refused, not read whole."""
+    file grown past it since is not read; neither is one it may not read."""
     (files.root / "memory/topics/big.md").write_bytes(b"x" * 1001)
     (files.root / "memory/topics/fits.md").write_bytes(b"x" * 1000)
-    assert files.read("memory/topics/fits.md", limit=1000) == b"x" * 1000
-    with pytest.raises(PathRefused, match="larger than 1000 bytes"):
-        files.read("memory/topics/big.md", limit=1000)
-    assert files.read("memory/topics/big.md") == b"x" * 1001
-    assert files.read("memory/topics/gone.md", limit=1000) is None
+    (files.root / "memory/topics/link.md").symlink_to(files.root / "memory/topics/fits.md")
+    paths = ["memory/topics/fits.md", "memory/topics/big.md", "memory/topics/link.md"]
+    assert files.read_many([*paths, "memory/topics/gone.md"], limit=1000) == {
+        "memory/topics/fits.md": b"x" * 1000,
+        "memory/topics/big.md": None,
+        "memory/topics/link.md": None,
+        "memory/topics/gone.md": None,
+    }
+    with files.batch_reader(1000) as read, pytest.raises(PathRefused, match="larger than 1000"):
+        read("memory/topics/big.md")
+    assert files.read_many(paths)["memory/topics/big.md"] == b"x" * 1001
 
 
 def test_it_refuses_symlinks_fifos_and_paths_normalize_refuses(

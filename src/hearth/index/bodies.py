@@ -21,7 +21,7 @@ text is still the one indexed, since a vector is stored under that digest.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from hearth.domain.sections import Section, split_sections
@@ -30,28 +30,31 @@ from hearth.index.schema import digest, passage
 
 #: ``(path, start_line)``: a section's place, as hits are keyed.
 Where = tuple[str, int]
-#: Reads a file of the home (relative path); None when it does not exist.
-Reader = Callable[[str], bytes | None]
+#: Reads files of the home (relative paths) at once: each one's bytes, None
+#: for one that does not exist or cannot be read (``RootedFiles.read_many``).
+Reader = Callable[[Sequence[str]], Mapping[str, bytes | None]]
+#: Files read at once by the vectors' listing.
+READ_AT_ONCE = 256
 
 
-def _text(read: Reader | None, path: str) -> str | None:
-    """The file's text (without a byte order mark, as it is sectioned); None
-    when it cannot be read (gone, refused, not UTF-8)."""
-    if read is None:
-        return None
+def texts(read: Reader | None, paths: Sequence[str]) -> dict[str, str | None]:
+    """Each file's text (without a byte order mark, as it is sectioned); None
+    for one that cannot be read (gone, refused, not UTF-8)."""
+    if read is None or not paths:
+        return dict.fromkeys(paths)
     try:
-        data = read(path)
-        text = None if data is None else data.decode("utf-8")
-    except (HearthError, OSError, UnicodeDecodeError):
-        return None
-    return text[1:] if text is not None and text.startswith("\ufeff") else text
-
-
-def sections_at(read: Reader | None, path: str) -> dict[int, Section]:
-    """The sections of the file at ``path`` now, by first line; empty when
-    it cannot be read (gone, refused, not text)."""
-    text = _text(read, path)
-    return {} if text is None else {s.start_line: s for s in split_sections(path, text)}
+        found = read(paths)
+    except (HearthError, OSError):
+        return dict.fromkeys(paths)
+    out: dict[str, str | None] = {}
+    for path in paths:
+        data = found.get(path)
+        try:
+            text = None if data is None else data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        out[path] = text[1:] if text is not None and text.startswith("\ufeff") else text
+    return out
 
 
 class Place(NamedTuple):
@@ -100,10 +103,17 @@ class Bodies(Mapping[Where, str]):
         section = found.get(start_line)
         return section.body if section is not None else ""
 
+    def load(self, wheres: Iterable[Where]) -> None:
+        """Read the files of ``wheres`` not read yet, at once (a search asks for
+        the bodies of the hits it judges and returns: one read of each folder)."""
+        paths = list(dict.fromkeys(p for p, _line in wheres if p not in self._texts))
+        for path, text in texts(self._read, paths).items():
+            self._texts[path] = text
+            self._lines[path] = None if text is None else text.split("\n")
+
     def _lines_of(self, path: str) -> list[str] | None:
         if path not in self._lines:
-            text = self._texts[path] = _text(self._read, path)
-            self._lines[path] = None if text is None else text.split("\n")
+            self.load([(path, 0)])
         return self._lines[path]
 
     def __iter__(self) -> Iterator[Where]:
@@ -122,9 +132,13 @@ def current(
     by_path: dict[str, list[tuple[int, str]]] = {}
     for path, start_line, key in wanted:
         by_path.setdefault(path, []).append((start_line, key))
-    for path, places in by_path.items():
-        found = sections_at(read, path)
-        for start_line, key in places:
-            section = found.get(start_line)
-            if section is not None and digest_of(section) == key:
-                yield path, start_line, key, section
+    paths = list(by_path)
+    for at in range(0, len(paths), READ_AT_ONCE):
+        for path, text in texts(read, paths[at : at + READ_AT_ONCE]).items():
+            if text is None:
+                continue
+            found = {s.start_line: s for s in split_sections(path, text)}
+            for start_line, key in by_path[path]:
+                section = found.get(start_line)
+                if section is not None and digest_of(section) == key:
+                    yield path, start_line, key, section

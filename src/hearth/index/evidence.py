@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -20,6 +20,7 @@ from hearth.index.terms import read_query, without_dates
 if TYPE_CHECKING:
     from tantivy import Query
 
+    from hearth.index.bodies import Bodies
     from hearth.index.hits import Hit
     from hearth.index.ondisk import Nearest
     from hearth.index.question import Question
@@ -33,7 +34,7 @@ _ANALYZER = shared_analyzer()
 class Gathered:
     """What a ranking knew of its hits, for the floor (``floor.py``)."""
 
-    bodies: Mapping[tuple[str, int], str]
+    bodies: Bodies
     ordinals: dict[tuple[str, int], int]
     #: The first candidates of each side, by ``(path, start_line)``.
     keyword_first: frozenset[tuple[str, int]]
@@ -97,6 +98,7 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
     meaning = gathered.meaning
     unique = floors.idf(1, max(total, 1))
     judged = []
+    gathered.bodies.load((hit.path, hit.start_line) for hit in hits)
     for hit in hits:
         key = (hit.path, hit.start_line)
         body = gathered.bodies.get(key, "")

@@ -215,6 +215,8 @@ class SearchIndex:
         """``hits`` (of ``ranked`` or ``ranked_digests``) with their snippets for
         ``text`` (plain text through the writer's fast analyzer: ``run_snippets``;
         ``matched``: ``Ranked.matched`` of ``text``, not parsed again)."""
+        if isinstance(bodies, Bodies):
+            bodies.load((hit.path, hit.start_line) for hit in hits)
         return run_snippets(self._index, self.schema, hits, bodies, text, self._in_step(), matched)
 
     def _in_step(self) -> tantivy.Index | None:

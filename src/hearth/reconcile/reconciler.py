@@ -94,7 +94,7 @@ class Reconciler:
         self.index = index or LiveIndex(state_dir / state_files.INDEX_DIR, clock=clock)
         # Hits' bodies are read from the files; one grown past what a pass
         # indexes (it parks it) is not read whole by a search.
-        self.index.read_from(functools.partial(files.read, limit=MAX_INDEX_BYTES))
+        self.index.read_from(functools.partial(files.read_many, limit=MAX_INDEX_BYTES))
         self.folder = self.index.folder
         self.active = ActiveRefresher(root, files, repo, attention)
         self._differ = Differ(root, files, bounds, IgnoreRules(repo, git_dir(repo)))

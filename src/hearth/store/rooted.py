@@ -14,7 +14,7 @@ import os
 import re
 import secrets
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -85,18 +85,33 @@ class RootedFiles:
             raise PathRefused(f"{path!r} is not a regular file")
         return True
 
-    def read(self, path: str, *, limit: int | None = None) -> bytes | None:
-        """The file's bytes, or None when it does not exist; PathRefused when
-        it holds more than ``limit`` bytes (of which at most ``limit`` + 1 are read)."""
+    def read(self, path: str) -> bytes | None:
+        """The file's bytes, or None when it does not exist."""
         with self._parent(path, create=False) as parent:
             if parent is None:
                 return None
-            return self._read_at(parent[0], parent[1], path, limit)
+            return self._read_at(parent[0], parent[1], path)
+
+    def read_many(
+        self, paths: Iterable[str], *, limit: int | None = None
+    ) -> dict[str, bytes | None]:
+        """Each of ``paths``' bytes, through one ``batch_reader`` (each folder opened
+        once): None for a file that does not exist or cannot be read (refused, more
+        than ``limit`` bytes, an error)."""
+        found: dict[str, bytes | None] = {}
+        with self.batch_reader(limit) as read:
+            for path in paths:
+                try:
+                    found[path] = read(path)
+                except (PathRefused, OSError):
+                    found[path] = None
+        return found
 
     @contextmanager
-    def batch_reader(self) -> Iterator[Callable[[str], bytes | None]]:
+    def batch_reader(self, limit: int | None = None) -> Iterator[Callable[[str], bytes | None]]:
         """``read`` for many files at once, the files a listing just found: each folder
-        is opened once, not once per file, and each file is opened before it is checked.
+        is opened once, not once per file, and each file is opened before it is checked
+        (``limit``: a file of more bytes is refused).
 
         The same refusals apply: every folder is opened ``O_NOFOLLOW`` from its
         parent's descriptor, every file ``O_NOFOLLOW`` from its folder's, and
@@ -118,7 +133,7 @@ class RootedFiles:
             plain = len(path) <= MAX_PATH_CHARS and _PLAIN_PATH.fullmatch(path) is not None
             folder, _, name = (path if plain else normalize(path)).rpartition("/")
             fd = folder_fd(folder) if folder else self._root_fd
-            return None if fd is None else _read_listed(fd, name, path)
+            return None if fd is None else _read_listed(fd, name, path, limit)
 
         try:
             yield read
@@ -145,16 +160,13 @@ class RootedFiles:
         same = _identity(before) == _identity(after) and len(data) == before.st_size
         return data, before if same else None
 
-    def _read_at(self, folder: int, name: str, path: str, limit: int | None = None) -> bytes | None:
+    def _read_at(self, folder: int, name: str, path: str) -> bytes | None:
         if not self._refuse_non_regular(folder, name, path):
             return None
         fd = _open_at(folder, name, path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         if fd is None:
             return None
         with os.fdopen(fd, "rb") as handle:
-            # Its size first: ``read(limit + 1)`` would allocate that much.
-            if limit is not None and os.fstat(fd).st_size > limit:
-                raise PathRefused(f"{path!r} is larger than {limit} bytes")
             return handle.read()
 
     def write(self, path: str, data: bytes) -> None:
@@ -240,9 +252,10 @@ def _open_at(folder: int, name: str, path: str, flags: int) -> int | None:
         raise
 
 
-def _read_listed(folder: int, name: str, path: str) -> bytes | None:
+def _read_listed(folder: int, name: str, path: str, limit: int | None = None) -> bytes | None:
     """The bytes of regular file ``name`` in ``folder``, None when it does not exist:
-    opened first, then checked (one ``fstat``), then read to its end."""
+    opened first, then checked (one ``fstat``; ``limit``: its size at most), then
+    read to its end."""
     fd = _open_at(folder, name, path, _LISTED_READ_FLAGS)
     if fd is None:
         return None
@@ -250,6 +263,8 @@ def _read_listed(folder: int, name: str, path: str) -> bytes | None:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise PathRefused(f"{path!r} is not a regular file")
+        if limit is not None and st.st_size > limit:
+            raise PathRefused(f"{path!r} is larger than {limit} bytes")
         # Read to the end (an empty read), whatever the size said: a file may
         # grow meanwhile, and a read may return less than was asked.
         data = os.read(fd, st.st_size + 1)
