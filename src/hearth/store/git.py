@@ -93,6 +93,20 @@ def _ref_contention(exc: Exception) -> str | None:
     return None
 
 
+#: What a plan will change: each path and the bytes it will hold (None: removed).
+Planned = tuple[tuple[str, bytes | None], ...]
+
+
+def _changed(snap: Snapshot, applies: list[_Apply]) -> Planned:
+    """The paths whose blob the commit changes, with their new work-tree bytes."""
+    changed = []
+    for apply in applies:
+        entry = snap.entry(apply.path)
+        if (entry.id if entry is not None else None) != apply.commit_oid:
+            changed.append((apply.path, apply.worktree))
+    return tuple(changed)
+
+
 def _object_folder_gone(exc: Exception) -> bool:
     """libgit2 lost a race with a person's ``git prune`` or ``gc``, which removes an
     empty folder of .git/objects between libgit2 making it and renaming a new
@@ -167,10 +181,15 @@ class GitStore:
         planner: Callable[[Snapshot], Plan],
         trailers: Trailers,
         progress: Callable[[int, int], None] | None = None,
+        planned: Callable[[Planned], None] | None = None,
     ) -> CommitResult:
         """Run ``planner`` against HEAD and land its plan as one commit;
         ``progress(done, total)`` is told as the plan's files are stored as blobs
-        (for a terminal: a first commit can hold a whole folder)."""
+        (for a terminal: a first commit can hold a whole folder). ``planned`` is
+        told the bytes each changed path will hold (None: removed) once the plan
+        is checked against the work tree, before the tree is built and the
+        commit made (again if the branch moved and the plan was made anew): the
+        served home indexes them meanwhile (``reconcile/ahead.py``)."""
         with write_lock(self.state_dir / state.WRITE_LOCK, self.lock_timeout):
             self._recover_locked()
             for _ in range(MOVED_TIP_RETRIES):
@@ -184,6 +203,10 @@ class GitStore:
                 base_tree = snap.tree
                 try:
                     applies = self._plan_work_tree(snap, plan, progress)
+                    if planned is not None:
+                        changed = _changed(snap, applies)
+                        if changed:
+                            planned(changed)
                     tree_id = self._build_tree(
                         base_tree, {a.path: (a.commit_oid, a.mode) for a in applies}
                     )
