@@ -229,7 +229,7 @@ class IndexAhead:
             state.put(path, unknown)
             state.retries.pop(path, None)
             self._marked.add(path)
-        manifest.save(r.folder, state, files)
+        manifest.journal(r.folder, state, files)
         r._manifest_sig = manifest.signature(r.folder)
 
     def _index(self, run: _Run) -> None:
