@@ -122,3 +122,22 @@ def test_a_process_killed_after_the_index_took_the_write_but_before_git_is_repai
     assert found(again, "kingfisher") == set()
     assert found(again, "weir") == {HERON}
     assert again.status().fresh
+
+
+def test_a_served_move_drops_one_path_and_indexes_the_other(workspace: Workspace) -> None:
+    """A rejected proposal moves to the archive: one path removed, one added, in
+    one commit; both reach the index beside it and the index reflects HEAD."""
+    served = wiring.open_service(workspace.root, workspace.home.clock)
+    served.start()
+    try:
+        key = served.propose("Garden", ["Sam grows parsnips"], "test").key or ""
+        proposed = {hit.path for hit in served.search("parsnips").hits}
+        served.reject(key, "not true", "test")
+        moved = {hit.path for hit in served.search("parsnips").hits}
+        assert len(proposed) == len(moved) == 1 and proposed != moved
+        assert not (workspace.root / next(iter(proposed))).exists()
+        status = served.reconciler.status()
+        assert status.fresh, status.stale_reasons
+        assert status.indexed_head == workspace.git("rev-parse", "HEAD").strip()
+    finally:
+        served.stop()
