@@ -9,7 +9,7 @@ import os
 import pytest
 
 from hearth import wiring
-from hearth.errors import Busy
+from hearth.errors import Busy, DirtyFile
 from hearth.reconcile import manifest
 from hearth.reconcile.ahead import IndexAhead
 from hearth.reconcile.reconciler import Reconciler
@@ -139,5 +139,25 @@ def test_a_served_move_drops_one_path_and_indexes_the_other(workspace: Workspace
         status = served.reconciler.status()
         assert status.fresh, status.stale_reasons
         assert status.indexed_head == workspace.git("rev-parse", "HEAD").strip()
+    finally:
+        served.stop()
+
+
+def test_a_write_refused_for_a_persons_edit_leaves_the_index_on_that_edit(
+    workspace: Workspace,
+) -> None:
+    """The plan went to the index before the work tree was checked; the file
+    holds a person's uncommitted edit, so the write is refused, and the index
+    holds the person's text again, not the refused plan."""
+    served = wiring.open_service(workspace.root, workspace.home.clock)
+    served.start()
+    try:
+        served.put(HERON, b"# Heron\n\nThe heron waited by the weir.\n", "test")
+        workspace.write(HERON, "# Heron\n\nThe heron caught an eel.\n")
+        with pytest.raises(DirtyFile):
+            served.put(HERON, b"# Heron\n\nA kingfisher dived for minnows.\n", "test")
+        assert found(served.reconciler, "kingfisher") == set()
+        assert found(served.reconciler, "eel") == {HERON}
+        assert served.reconciler.status().fresh
     finally:
         served.stop()

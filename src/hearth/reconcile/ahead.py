@@ -13,14 +13,16 @@ gets what an ordinary pass would read from it.
 
 Order, and why a crash or a failure leaves the index in step:
 
-- ``begin`` (the writing thread, inside the store's commit, before the tree
-  is built): takes the reconcile lock (kept until ``landed`` or
-  ``abandoned``), makes the index current, and gives each planned path an
-  *unknown* manifest entry (a digest no content has, an mtime no file has),
-  journaled before the index can hold the planned bytes. Whatever happens
-  after, the next pass that sees those entries reads the files as they are;
-  a crash between the index commit and the journal (document counts that
-  disagree) makes the next load rebuild, as for any pass.
+- ``begin`` (the writing thread, inside the store's commit, as soon as the
+  plan is made: before the work tree is checked and the tree built): takes
+  the reconcile lock (kept until ``landed`` or ``abandoned``), makes the
+  index current, and gives each planned path an *unknown* manifest entry (a
+  digest no content has, an mtime no file has), journaled before the index
+  can hold the planned bytes. Whatever happens after (the process killed at
+  any point), the next pass that sees those entries reads the files as they
+  are. The journal is not fsynced, as for any pass (``manifest.py``): a
+  record the machine's crash lost is caught only when the document counts
+  disagree at the next load.
 - the thread: sections the planned bytes and commits them to the index. It
   touches no pygit2 object (libgit2's objects are not shared between
   threads) and no file of the home.
@@ -29,11 +31,11 @@ Order, and why a crash or a failure leaves the index in step:
   now on disk, marks the index as reflecting HEAD when the write's own
   commit is HEAD on the HEAD it reflected (``Reconciler._own_commit_on``),
   saves the manifest, lets the lock go.
-- ``abandoned`` (no commit: it failed and the store put the files back, or
-  it changed nothing): joins the thread and lets the lock go; the caller then
-  runs an ordinary pass over the paths it gives, whose unknown entries make
-  it read the files as they are: the index is back in step before the
-  write's error is answered.
+- ``abandoned`` (no commit: it failed and the store put the files back, a
+  file was refused as dirty, or it changed nothing): joins the thread and
+  lets the lock go; the caller then runs an ordinary pass over the paths it
+  gives, whose unknown entries make it read the files as they are: the
+  index is back in step before the write's error is answered.
 
 Whatever this path does not take (a rebuild when the index is opened, a path
 that is not a plain markdown file, an ignored or parked one, a failure on

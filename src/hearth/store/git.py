@@ -97,13 +97,15 @@ def _ref_contention(exc: Exception) -> str | None:
 Planned = tuple[tuple[str, bytes | None], ...]
 
 
-def _changed(snap: Snapshot, applies: list[_Apply]) -> Planned:
-    """The paths whose blob the commit changes, with their new work-tree bytes."""
+def _changed(snap: Snapshot, plan: Plan) -> Planned:
+    """The paths whose blob the plan changes, with their new bytes (hashed, not
+    yet stored: the work tree is checked after)."""
     changed = []
-    for apply in applies:
-        entry = snap.entry(apply.path)
-        if (entry.id if entry is not None else None) != apply.commit_oid:
-            changed.append((apply.path, apply.worktree))
+    for change in plan.changes:
+        entry = snap.entry(change.path)
+        new = pygit2.hash(change.data) if change.data is not None else None
+        if (entry.id if entry is not None else None) != new:
+            changed.append((change.path, change.data))
     return tuple(changed)
 
 
@@ -186,10 +188,11 @@ class GitStore:
         """Run ``planner`` against HEAD and land its plan as one commit;
         ``progress(done, total)`` is told as the plan's files are stored as blobs
         (for a terminal: a first commit can hold a whole folder). ``planned`` is
-        told the bytes each changed path will hold (None: removed) once the plan
-        is checked against the work tree, before the tree is built and the
-        commit made (again if the branch moved and the plan was made anew): the
-        served home indexes them meanwhile (``reconcile/ahead.py``)."""
+        told the bytes each changed path will hold (None: removed) as soon as the
+        plan is made, before it is checked against the work tree, the tree is
+        built and the commit made (again if the branch moved and the plan was
+        made anew): the served home indexes them meanwhile (``reconcile/ahead.py``;
+        a plan refused after, a dirty file say, is taken out of the index again)."""
         with write_lock(self.state_dir / state.WRITE_LOCK, self.lock_timeout):
             self._recover_locked()
             for _ in range(MOVED_TIP_RETRIES):
@@ -201,12 +204,10 @@ class GitStore:
                 snap = Snapshot(self.repo, self.head_commit())
                 plan = planner(snap)
                 base_tree = snap.tree
+                if planned is not None and (changed := _changed(snap, plan)):
+                    planned(changed)
                 try:
                     applies = self._plan_work_tree(snap, plan, progress)
-                    if planned is not None:
-                        changed = _changed(snap, applies)
-                        if changed:
-                            planned(changed)
                     tree_id = self._build_tree(
                         base_tree, {a.path: (a.commit_oid, a.mode) for a in applies}
                     )
