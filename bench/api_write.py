@@ -154,8 +154,9 @@ def report(label: str, ours: list[float], theirs: list[float], cpu: list[float])
     g = [s * 1000 for s in theirs]
     p50, gp50 = statistics.median(w), statistics.median(g)
     print(
-        f"{label:<8} write p50 {p50:6.1f} ms p90 {percentile(w, 0.9):6.1f} ms | "
-        f"git p50 {gp50:6.1f} ms | ratio {p50 / gp50:.2f} | server CPU "
+        f"{label:<8} write p50 {p50:6.1f} ms p90 {percentile(w, 0.9):6.1f} ms "
+        f"min {min(w):5.1f} | git p50 {gp50:6.1f} ms min {min(g):5.1f} | "
+        f"ratio {p50 / gp50:.2f} | server CPU "
         f"{statistics.median(cpu) * 1000:5.1f} ms/write (n={len(w)})",
         flush=True,
     )

@@ -84,6 +84,27 @@ def test_a_saved_manifest_loads_as_it_was(tmp_path: Path) -> None:
     assert loaded.journal_records == 1 and loaded.ignore_signature == "rules"
 
 
+def test_a_journal_record_alone_leaves_the_pass_record_and_goes_past_the_limit(
+    tmp_path: Path,
+) -> None:
+    """``journal`` (a write's entries marked before its index commit) appends one
+    record even to a full journal, and leaves the pass record as it was."""
+    state = Manifest(indexed_head="a" * 40)
+    state.put("memory/topics/a.md", entry())
+    manifest.save(tmp_path, state)
+    state.journal_records = manifest.JOURNAL_LIMIT
+    state.indexed_head = "b" * 40
+    state.put("memory/topics/a.md", entry(mtime_ns=-1, racy=True))
+    manifest.journal(tmp_path, state, ["memory/topics/a.md"])
+    loaded = manifest.load(tmp_path)
+    assert loaded is not None
+    assert loaded.files["memory/topics/a.md"] == entry(mtime_ns=-1, racy=True)
+    assert loaded.indexed_head == "a" * 40 and loaded.journal_records == 1
+    manifest.save(tmp_path, state, ["memory/topics/a.md"])  # the next save folds it
+    assert not (tmp_path / manifest.JOURNAL_NAME).exists()
+    assert manifest.load(tmp_path).indexed_head == "b" * 40  # type: ignore[union-attr]
+
+
 def format_2(folder: Path) -> None:
     """Rewrite the manifest in ``folder`` (a base, no journal) as hearth wrote it
     before packed rows: one tuple of fields a file, hex digests."""

@@ -283,14 +283,7 @@ def save(folder: Path, state: Manifest, changed: Iterable[str] | None = None) ->
         (folder / JOURNAL_NAME).unlink(missing_ok=True)
         state.journal_records = 0
     elif paths:
-        record = marshal.dumps(
-            (_HEADER, state.ignore_signature, {path: _entry_row(path, state) for path in paths})
-        )
-        # Not fsynced: a record lost in a crash leaves the manifest behind the
-        # index, which the next open detects (document counts) and repairs.
-        with (folder / JOURNAL_NAME).open("ab") as handle:
-            handle.write(_LENGTH.pack(len(record)) + record)
-        state.journal_records += 1
+        _append(folder, state, paths)
     summary = {
         "indexed_head": state.indexed_head,
         "last_reconcile": state.last_reconcile,
@@ -300,6 +293,28 @@ def save(folder: Path, state: Manifest, changed: Iterable[str] | None = None) ->
         "active_head": state.active_head,
     }
     _write_atomic(folder / PASS_NAME, json.dumps(summary).encode(), durable=False)
+
+
+def journal(folder: Path, state: Manifest, changed: Iterable[str]) -> None:
+    """Record the entries of ``changed`` paths as one journal record, however
+    long the journal is (the next ``save`` folds it), and nothing else (the
+    pass record stays): one append, for a write's entries marked before its
+    index commit (``ahead.py``)."""
+    if not (folder / MANIFEST_NAME).exists():
+        save(folder, state, changed)
+        return
+    _append(folder, state, set(changed))
+
+
+def _append(folder: Path, state: Manifest, paths: set[str]) -> None:
+    record = marshal.dumps(
+        (_HEADER, state.ignore_signature, {path: _entry_row(path, state) for path in paths})
+    )
+    # Not fsynced: a record lost in a crash leaves the manifest behind the
+    # index, which the next open detects (document counts) and repairs.
+    with (folder / JOURNAL_NAME).open("ab") as handle:
+        handle.write(_LENGTH.pack(len(record)) + record)
+    state.journal_records += 1
 
 
 def _write_atomic(target: Path, data: bytes, *, durable: bool = True) -> None:

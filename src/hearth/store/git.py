@@ -93,6 +93,22 @@ def _ref_contention(exc: Exception) -> str | None:
     return None
 
 
+#: What a plan will change: each path and the bytes it will hold (None: removed).
+Planned = tuple[tuple[str, bytes | None], ...]
+
+
+def _changed(snap: Snapshot, plan: Plan) -> Planned:
+    """The paths whose blob the plan changes, with their new bytes (hashed, not
+    yet stored: the work tree is checked after)."""
+    changed = []
+    for change in plan.changes:
+        entry = snap.entry(change.path)
+        new = pygit2.hash(change.data) if change.data is not None else None
+        if (entry.id if entry is not None else None) != new:
+            changed.append((change.path, change.data))
+    return tuple(changed)
+
+
 def _object_folder_gone(exc: Exception) -> bool:
     """libgit2 lost a race with a person's ``git prune`` or ``gc``, which removes an
     empty folder of .git/objects between libgit2 making it and renaming a new
@@ -167,10 +183,16 @@ class GitStore:
         planner: Callable[[Snapshot], Plan],
         trailers: Trailers,
         progress: Callable[[int, int], None] | None = None,
+        planned: Callable[[Planned], None] | None = None,
     ) -> CommitResult:
         """Run ``planner`` against HEAD and land its plan as one commit;
         ``progress(done, total)`` is told as the plan's files are stored as blobs
-        (for a terminal: a first commit can hold a whole folder)."""
+        (for a terminal: a first commit can hold a whole folder). ``planned`` is
+        told the bytes each changed path will hold (None: removed) as soon as the
+        plan is made, before it is checked against the work tree, the tree is
+        built and the commit made (again if the branch moved and the plan was
+        made anew): the served home indexes them meanwhile (``reconcile/ahead.py``;
+        a plan refused after, a dirty file say, is taken out of the index again)."""
         with write_lock(self.state_dir / state.WRITE_LOCK, self.lock_timeout):
             self._recover_locked()
             for _ in range(MOVED_TIP_RETRIES):
@@ -182,6 +204,8 @@ class GitStore:
                 snap = Snapshot(self.repo, self.head_commit())
                 plan = planner(snap)
                 base_tree = snap.tree
+                if planned is not None and (changed := _changed(snap, plan)):
+                    planned(changed)
                 try:
                     applies = self._plan_work_tree(snap, plan, progress)
                     tree_id = self._build_tree(

@@ -23,16 +23,24 @@ from hearth.domain.settings import Settings
 from hearth.domain.text import decode_text
 from hearth.domain.validation import check_blob
 from hearth.errors import InvalidInput, StaleWrite, TooLarge, ValidationFailed
-from hearth.store.git import GitStore
+from hearth.store.git import GitStore, Planned
 from hearth.store.plans import CommitResult, Plan, Snapshot, Trailers
 from hearth.store.rooted import RootedFiles
 
 
 class AfterWrite(Protocol):
     """Told the paths of each commit a write made, and the commit (to index them
-    before the write returns); its failures never undo the commit."""
+    before the write returns); its failures never undo the commit.
+
+    ``planned`` is told, while the store commits, what the commit will change
+    (to start indexing it meanwhile); then exactly one of ``written`` (the
+    commit stands) or ``abandoned`` (no commit: it failed, or changed nothing)."""
+
+    def planned(self, files: Planned) -> None: ...
 
     def written(self, paths: tuple[str, ...], commit: str | None = None) -> None: ...
+
+    def abandoned(self) -> None: ...
 
 
 class Writer:
@@ -81,9 +89,18 @@ class Writer:
             return plan
 
         trailers = Trailers(op=op, actor=actor, record=record, more_records=records)
-        result = self.store.commit(validated, trailers)
-        if result.changed and result.paths and self._after_write is not None:
-            self._after_write.written(tuple(result.paths), result.commit)
+        after = self._after_write
+        if after is None:
+            return self.store.commit(validated, trailers)
+        try:
+            result = self.store.commit(validated, trailers, planned=after.planned)
+        except BaseException:
+            after.abandoned()
+            raise
+        if result.changed and result.paths:
+            after.written(tuple(result.paths), result.commit)
+        else:
+            after.abandoned()
         return result
 
     def _now(self) -> dt.datetime:
