@@ -223,7 +223,7 @@ def test_an_openclaw_turn_on_the_home(home: Path, claw_env: Path) -> None:
         assert turn.returncode == 0, turn.stdout[-2000:] + turn.stderr[-2000:]
         bodies = list(model.bodies)
         log = _committed(home, "memory/TODAY.md")
-        status = _served_status(home, url)
+        status = _counted(home, url)
     assert len(bodies) == 3, [tool_results(b) for b in bodies]
 
     # The persona: the home's SOUL.md, IDENTITY.md, USER.md and MEMORY.md.
@@ -253,6 +253,20 @@ def test_an_openclaw_turn_on_the_home(home: Path, claw_env: Path) -> None:
     assert "memory/TODAY.md" not in git(home, "status", "--porcelain")
     (writes,) = status["runtime_writes"]
     assert writes["runtime"] == "openclaw" and writes["commits"] >= 1, writes
+
+
+def _counted(home: Path, url: str) -> dict[str, Any]:
+    """The served status once it counts a runtime's commit: the commit is in
+    git's log before the write that made it has returned (it is indexed
+    first), and the count comes with the return."""
+    deadline = time.monotonic() + 10
+    status = _served_status(home, url)
+    while time.monotonic() < deadline and not any(
+        w.get("commits") for w in status.get("runtime_writes", [])
+    ):
+        time.sleep(0.1)
+        status = _served_status(home, url)
+    return status
 
 
 def _served_status(home: Path, url: str) -> dict[str, Any]:

@@ -200,9 +200,9 @@ def test_a_file_vanishing_between_listing_and_reading_is_skipped(
     real_reader = rec.files.batch_reader
 
     @contextmanager
-    def vanishing_reader() -> Iterator[Callable[[str], bytes | None]]:
+    def vanishing_reader(limit: int | None = None) -> Iterator[Callable[[str], bytes | None]]:
         """The file goes away after the listing, just before it is read."""
-        with real_reader() as read:
+        with real_reader(limit) as read:
 
             def vanishing_read(path: str) -> bytes | None:
                 if path == "memory/topics/ghost.md":
