@@ -83,8 +83,16 @@ class Bodies(Mapping[Where, str]):
         self._texts: dict[str, str | None] = {}
         self._lines: dict[str, list[str] | None] = {}
         self._sections: dict[str, dict[int, Section]] = {}
+        #: The bodies found (the floor and the snippets ask for the same ones).
+        self._found: dict[Where, str] = {}
 
     def __getitem__(self, where: Where) -> str:
+        found = self._found.get(where)
+        if found is None:
+            found = self._found[where] = self._body(where)
+        return found
+
+    def _body(self, where: Where) -> str:
         place = self._places[where]
         path, start_line = where
         lines = self._lines_of(path)
