@@ -12,6 +12,8 @@ history itself holds:
   carries a hearth path nor reverts one;
 - every commit of hearth's touches only the daily note (nothing the person
   staged rode along);
+- every acknowledged entry is found by a search made right after its answer
+  (a served write indexes its files beside its git commit: ``reconcile/ahead.py``);
 - no answer was a 5xx.
 
 The short form runs in ``make test``; ``make torture`` (``HEARTH_TORTURE=long``)
@@ -47,6 +49,7 @@ class Round:
     person_commits: dict[str, str] = field(default_factory=dict)  # subject -> path
     five_xx: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
+    unsearchable: list[str] = field(default_factory=list)
     person_failures: int = 0
 
 
@@ -68,9 +71,16 @@ def _run_round(root: Path) -> tuple[Round, str]:
                 return
             text = f"loadword{i} entry"
             reply = server.post("/v1/daily", {"text": text}, token="write")
+            found = None
+            if reply.status == 200:
+                found = server.get(f"/v1/search?q=loadword{i}&limit=5", token="write")
             with lock:
                 if reply.status == 200:
                     seen.acknowledged.append(text)
+                    assert found is not None
+                    hits = found.body.get("hits", []) if found.status == 200 else []
+                    if not any(f"loadword{i}" in h.get("snippet", "") for h in hits):
+                        seen.unsearchable.append(f"{text!r}: {found.status} {found.raw[:200]!r}")
                 elif reply.status >= 500:
                     seen.five_xx.append(f"{reply.status} {reply.raw[:300]!r}")
                 else:
@@ -123,6 +133,7 @@ def _commit_paths(root: Path) -> list[tuple[str, str, list[str]]]:
 
 def test_a_persons_git_beside_api_writers_never_reverts_or_carries(tmp_path: Path) -> None:
     totals = {"rounds": 0, "acknowledged": 0, "reverted": 0, "carried": 0, "swept": 0, "5xx": 0}
+    totals["unsearchable"] = 0
     problems: list[str] = []
     for n in range(ROUNDS):
         root = make_home(tmp_path / f"home{n}")
@@ -131,6 +142,8 @@ def test_a_persons_git_beside_api_writers_never_reverts_or_carries(tmp_path: Pat
         totals["acknowledged"] += len(seen.acknowledged)
         totals["5xx"] += len(seen.five_xx)
         problems += [f"round {n}: {x}" for x in seen.five_xx]
+        totals["unsearchable"] += len(seen.unsearchable)
+        problems += [f"round {n}: not found right after its write: {x}" for x in seen.unsearchable]
         if seen.five_xx and "Traceback" not in stderr:
             problems.append(f"round {n}: a 5xx was answered without its traceback in the log")
         dailies = [
