@@ -147,14 +147,7 @@ def outcomes(
         # hundred milliseconds in which nothing else has work), the first files
         # of a big pass are read here.
         head = HEAD_START if len(items) >= 4 * HEAD_START else 0
-        readers = None
-        try:
-            readers = Readers(files.root, bounds, worker_count())
-            readers.submit(items[head:])
-        except Exception:  # no worker could be started or sent its first files
-            if readers is not None:
-                readers.close()
-            readers = None
+        readers = _start_readers(files.root, bounds, items[head:])
         if readers is not None:
             try:
                 if head:
@@ -183,6 +176,13 @@ def read_ahead(root: Path, bounds: Bounds, listed: Mapping[str, Signature]) -> R
     them (a rebuild): they start and read while the pass decides which it wants
     (``outcomes``' ``started``). None when none could be started."""
     items = [(path, None) for path in sorted(listed) if listed[path][0] <= MAX_INDEX_BYTES]
+    return _start_readers(root, bounds, items)
+
+
+def _start_readers(
+    root: Path, bounds: Bounds, items: Sequence[tuple[str, bytes | None]]
+) -> Readers | None:
+    """Workers started and sent ``items``; None when none could be."""
     readers = None
     try:
         readers = Readers(root, bounds, worker_count())
