@@ -8,8 +8,7 @@ from pathlib import Path
 import tantivy
 
 from hearth.domain.sections import split_sections
-from hearth.index.schema import passage
-from hearth.index.search_index import section_digest
+from hearth.index.schema import passage, section_digest
 from tests.conftest import indexed_files, keyword_search
 
 FILES = {

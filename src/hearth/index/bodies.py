@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from hearth.domain.sections import Section, split_sections
 from hearth.errors import HearthError
-from hearth.index.schema import digest, passage
+from hearth.index.schema import digest, passage, section_digest
 
 #: ``(path, start_line)``: a section's place, as hits are keyed.
 Where = tuple[str, int]
@@ -132,7 +132,7 @@ class Bodies(Mapping[Where, str]):
 
 
 def current(
-    read: Reader | None, wanted: Iterable[tuple[str, int, str]], digest_of: Callable[[Section], str]
+    read: Reader | None, wanted: Iterable[tuple[str, int, str]]
 ) -> Iterator[tuple[str, int, str, Section]]:
     """For each ``(path, start_line, digest)`` of ``wanted`` (grouped by path),
     the section the file holds at that line if its digest is still ``digest``:
@@ -148,5 +148,5 @@ def current(
             found = {s.start_line: s for s in split_sections(path, text)}
             for start_line, key in by_path[path]:
                 section = found.get(start_line)
-                if section is not None and digest_of(section) == key:
+                if section is not None and section_digest(section) == key:
                     yield path, start_line, key, section

@@ -38,6 +38,7 @@ import hashlib
 import tantivy
 
 from hearth.domain.notes import ENTRY_STAMP
+from hearth.domain.sections import Section
 from hearth.index.ondisk import SCHEMA_VERSION as SCHEMA_VERSION  # noqa: PLC0414  (re-exported)
 
 ANALYZER = "hearth_text"
@@ -144,3 +145,8 @@ def digest_key(digest: str) -> int:
 def digest(text: str) -> str:
     """The key of a passage's vector: same text, same vector, whatever file holds it."""
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def section_digest(section: Section) -> str:
+    """The key of a section's vector: the digest of its passage."""
+    return digest(passage(section.heading, section.body))

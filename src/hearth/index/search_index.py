@@ -48,11 +48,11 @@ from hearth.index.schema import (
     SEARCH_FIELD,
     build_no_terms,
     build_schema,
-    digest,
     digest_key,
     passage,
     register_analyzer,
     search_text,
+    section_digest,
 )
 from hearth.index.weights import WEIGHTS, Weights
 
@@ -266,7 +266,7 @@ class SearchIndex:
         # The passages are read from the files: a section changed since it was
         # indexed is left out (its new text comes with the pass that indexes it).
         missing = []
-        for _path, _line, key, section in current(self.read, wanted, section_digest):
+        for _path, _line, key, section in current(self.read, wanted):
             missing.append((order[key], key, passage(section.heading, section.body)))
         missing.sort(key=lambda item: item[0])
         return Listing(live, [(key, text) for _order, key, text in missing])
@@ -381,11 +381,6 @@ def document(section: Section, ordinal: int = 0) -> tantivy.Document:
     for name, value in special:
         doc.add_pre_tokenized_text(name, value)
     return doc
-
-
-def section_digest(section: Section) -> str:
-    """The key of a section's vector: the digest of its passage."""
-    return digest(passage(section.heading, section.body))
 
 
 def read_generation(folder: Path) -> str | None:
