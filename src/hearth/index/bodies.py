@@ -80,7 +80,6 @@ class Bodies(Mapping[Where, str]):
     def __init__(self, read: Reader | None, places: Mapping[Where, Place]) -> None:
         self._read = read
         self._places = places
-        self._texts: dict[str, str | None] = {}
         self._lines: dict[str, list[str] | None] = {}
         self._sections: dict[str, dict[int, Section]] = {}
         #: The bodies found (the floor and the snippets ask for the same ones).
@@ -105,8 +104,7 @@ class Bodies(Mapping[Where, str]):
                 return body
         found = self._sections.get(path)
         if found is None:
-            text = self._texts[path] or ""
-            found = {s.start_line: s for s in split_sections(path, text)}
+            found = {s.start_line: s for s in split_sections(path, "\n".join(lines))}
             self._sections[path] = found
         section = found.get(start_line)
         return section.body if section is not None else ""
@@ -114,9 +112,8 @@ class Bodies(Mapping[Where, str]):
     def load(self, wheres: Iterable[Where]) -> None:
         """Read the files of ``wheres`` not read yet, at once (a search asks for
         the bodies of the hits it judges and returns: one read of each folder)."""
-        paths = list(dict.fromkeys(p for p, _line in wheres if p not in self._texts))
+        paths = list(dict.fromkeys(p for p, _line in wheres if p not in self._lines))
         for path, text in texts(self._read, paths).items():
-            self._texts[path] = text
             self._lines[path] = None if text is None else text.split("\n")
 
     def _lines_of(self, path: str) -> list[str] | None:
