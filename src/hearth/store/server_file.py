@@ -39,6 +39,8 @@ SERVER_LOG = "server.log"
 #: Longest socket path bound in place (the kernel's limit is 108 bytes).
 _MAX_SOCKET_PATH = 100
 LOCAL_TOKEN_PREFIX = "hearth-local"
+#: The hook key's prefix: the secret guard knows it (domain/secret_text.py).
+HOOK_KEY_PREFIX = "hthk_"
 _SCOPES = ("read", "write", "admin")
 
 
@@ -133,6 +135,13 @@ def socket_path(state_dir: Path) -> Path:
     folder = Path(tempfile.gettempdir()) / f"hearth-{os.getuid()}"
     folder.mkdir(mode=0o700, exist_ok=True)
     return folder / f"{digest}.sock"
+
+
+def new_hook_key() -> str:
+    """A new run's hook key: random, with a prefix the secret guard refuses."""
+    import secrets  # noqa: PLC0415  (the server's side)
+
+    return HOOK_KEY_PREFIX + secrets.token_urlsafe(32)
 
 
 def local_token(hook_key: str, scope: str, actor: str) -> str:
