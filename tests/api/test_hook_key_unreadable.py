@@ -112,6 +112,34 @@ def test_the_context_bundle_never_holds_the_hook_key(leaky: tuple[Server, str]) 
         assert b"hook_key" not in reply.raw
 
 
+def test_the_review_page_never_shows_the_hook_key(leaky: tuple[Server, str]) -> None:
+    """Hook key, the review page: its file and persona views."""
+    server, key = leaky
+    for path in [*("/ui/files/" + quote(p) for p in TRIES), "/ui/persona"]:
+        reply = server.get(path, token="admin")
+        assert reply.status in (200, 400, 404), (path, reply.status)
+        assert key.encode() not in reply.raw
+
+
+def test_mcp_resources_never_hold_the_hook_key(leaky: tuple[Server, str]) -> None:
+    """Hook key, MCP resources: USER.md, made a link to server.json, is an error."""
+    server, key = leaky
+
+    async def scenario() -> None:
+        async with http_client(server, "read") as client:
+            listed = (await client.list_resources()).resources
+            assert "hearth://home/USER.md" in {str(r.uri) for r in listed}
+            for resource in listed:
+                try:
+                    answer = await client.read_resource(resource.uri)
+                except Exception as exc:  # noqa: BLE001  (the SDK raises its own errors)
+                    assert key not in str(exc)
+                    continue
+                assert key not in answer.model_dump_json(), resource.uri
+
+    anyio.run(scenario)
+
+
 def test_the_key_file_is_the_owner_s_alone(leaky: tuple[Server, str]) -> None:
     """Hook key, the file itself: mode 0600 (no other user reads it)."""
     server, _key = leaky
