@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from hearth.domain import records
@@ -159,3 +161,37 @@ def test_old_keys_pass_and_wrong_ones_do_not() -> None:
     assert rules(f"continuity/proposals/memory/archive/merged/{legacy}--1.md", text) == set()
     unrelated = records.record_key("something else")
     assert rules(f"continuity/proposals/memory/{unrelated}.md", text) == {"record-key"}
+
+
+GH = "ghp_" + "x1Y2z3W4v5U6t7S8r9Q0p1O2n3M4l5K6j7I8"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "token: hth_" + "q3Jx_k9Lm2Np4Rs6Tv8Wx0Yz1Ab3Cd5Ef7Gh9Ij1Kl",
+        '{"hook_key": "hthk_' + "Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8Ba7Zy" + '"}',
+        "Bearer hearth-local.admin.bWU.hthk_Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0Fe9Dc8Ba7Zy",
+        "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "auth: " + base64.b64encode(f"bot:{GH}".encode()).decode(),
+        "auth: " + base64.urlsafe_b64encode(GH.encode()).decode(),
+        f"my token is {GH[:20]}\n{GH[20:]}\n",
+        f"key = {GH[:25]}\\\n    {GH[25:]}\n",
+        "-----BEGIN  RSA PRIVATE KEY-----\nMIIEow\n",
+        "-----BEGIN RSA  PRIVATE KEY-----\nMIIEow\n",
+        "-----begin openssh private key-----\nb3Bl\n",
+    ],
+)
+def test_the_secret_guard_refuses_what_issue_49_let_through(text: str) -> None:
+    """Issue 49 case 8: hearth's own tokens and hook key, an AWS secret key, a
+    base64-wrapped GitHub token, a key cut over two lines, a private-key header
+    with two spaces."""
+    assert "secret-text" in rules("memory/topics/keys.md", text)
+
+
+def test_a_served_home_s_hook_key_is_refused_as_a_secret() -> None:
+    """Issue 49 case 8: the hook key a server makes is in a format the guard knows."""
+    from hearth.store.server_file import new_hook_key
+
+    assert "secret-text" in rules("notes.md", f"the key was {new_hook_key()} yesterday")

@@ -8,10 +8,10 @@ import fnmatch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hearth.domain import secret_text
 from hearth.domain.text import with_article
 from hearth.domain.validation import (
     _SECRET_NAME_PATTERNS,
-    _SECRET_TEXT_PATTERNS,
     Bounds,
     check_path,
     check_text,
@@ -27,11 +27,8 @@ def reference(path: str, text: str) -> list[tuple[str, str]]:
     if any(fnmatch.fnmatchcase(name.lower(), p) for p in _SECRET_NAME_PATTERNS):
         message = f"files named like {name!r} hold credentials and must never enter history"
         found.append(("secret-file", message))
-    for what, _character, _literals, pattern in _SECRET_TEXT_PATTERNS:
-        match = pattern.search(text)
-        if match:
-            line = text.count("\n", 0, match.start()) + 1
-            found.append(("secret-text", f"line {line} looks like {with_article(what)}"))
+    for line, what in secret_text.find(text, prefilter=False):
+        found.append(("secret-text", f"line {line} looks like {with_article(what)}"))
     return found
 
 
@@ -71,6 +68,13 @@ FRAGMENT = st.one_of(
             "sk_live_" + "h" * 20,
             "rk_live_" + "i" * 19,
             "pk_live_" + "j" * 20,
+            "hth_",
+            "hthk_" + "k" * 43,
+            "hearth-local.admin.YQ.",
+            "AWS_SECRET_ACCESS_KEY=",
+            "aws",
+            "l" * 40,
+            "Z2hwX2FhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFh",
             "A",
             "_",
             "-",

@@ -36,6 +36,7 @@ from starlette.types import ASGIApp
 from hearth.api import fast_search, routes
 from hearth.api import hooks as hook_routes
 from hearth.api import problems as errors
+from hearth.api.admission import AuthBeforeBody
 from hearth.api.guard import HostOriginGuard
 from hearth.api.limits import BodyLimit
 from hearth.api.starting import StartGate
@@ -155,6 +156,8 @@ def create_app(
     app.add_middleware(BodyLimit)
     app.add_middleware(GzipPages)
     app.add_middleware(StartGate, service=service)
+    # Before anything reads a body: a stranger's is refused from its headers.
+    app.add_middleware(AuthBeforeBody, service=service)
     # Added last, so it runs first: nothing else sees a refused request.
     app.add_middleware(HostOriginGuard, allowed_hosts=tuple(allowed_hosts), unix=unix)
     app.state.service = service

@@ -120,7 +120,7 @@ def serve(
 
     from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
     from hearth.api.app import create_app  # noqa: PLC0415
-    from hearth.cli import serving  # noqa: PLC0415
+    from hearth.cli import connections, serving  # noqa: PLC0415
     from hearth.store import server_file  # noqa: PLC0415
 
     if uds is None and not allow_remote and not _is_loopback(host):
@@ -145,6 +145,7 @@ def serve(
             serving.bind_tcp("127.0.0.1", 0) if on_demand else serving.bind_tcp(host, port)
         )
     heap.for_long_runs()
+    connections.raise_open_files_limit()
     service = wiring.open_service(root)
     service.local_socket = str(home_socket)
     service.started_as = "on-demand" if on_demand else "serve"
@@ -163,6 +164,9 @@ def serve(
         # asking to upgrade gets a plain HTTP answer, and uvicorn logs a
         # warning that suggests installing a WebSocket library: not needed.
         ws="none",
+        # A deadline for each request and a bound on each listener (a client
+        # sending half a header would otherwise hold its descriptor for good).
+        http=connections.protocol(),
         server_header=False,
         timeout_graceful_shutdown=10,
     )

@@ -63,7 +63,7 @@ def find(root: Path) -> Server | None:
     import socket  # noqa: PLC0415  (start-up: only when a server runs)
 
     uds = data.get("uds")
-    if isinstance(uds, str) and uds:
+    if isinstance(uds, str) and uds and _own_socket(uds):
         # The home's own socket: no port, and nothing beyond this machine.
         return Server(url, key, socket.AF_UNIX, uds, "localhost")
     if url.startswith("unix:"):
@@ -79,6 +79,27 @@ def find(root: Path) -> Server | None:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     header = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
     return Server(url, key, family, (host, int(port)), header)
+
+
+def _own_socket(path: str) -> bool:
+    """Whether ``path`` is a socket of this user's in a folder no other user may
+    write to: the key is sent only there (another user's socket put in place of
+    the server's would receive it)."""
+    import stat  # noqa: PLC0415  (start-up: only when a server runs)
+
+    try:
+        sock = os.lstat(path)
+        folder = os.lstat(Path(path).parent)
+    except OSError:
+        return False
+    uid = os.getuid()
+    return (
+        stat.S_ISSOCK(sock.st_mode)
+        and sock.st_uid == uid
+        and stat.S_ISDIR(folder.st_mode)
+        and folder.st_uid == uid
+        and not folder.st_mode & 0o022
+    )
 
 
 def get(server: Server, path: str, timeout: float = TIMEOUT) -> dict[str, Any] | None:

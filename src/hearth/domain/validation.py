@@ -11,7 +11,7 @@ import fnmatch
 import re
 from dataclasses import dataclass
 
-from hearth.domain import layout
+from hearth.domain import layout, secret_text
 from hearth.domain.entries import Entry, list_entries
 from hearth.domain.text import first_not_text, with_article
 from hearth.errors import InvalidRecord, RuleFailure
@@ -33,39 +33,6 @@ _SECRET_NAME_PATTERNS = (".env*", "*.pem", "*.key", "*.p12", "*.pfx")
 #: The same, as one regex (``fnmatchcase`` is a match of ``fnmatch.translate``).
 _SECRET_NAME = re.compile("|".join(fnmatch.translate(p) for p in _SECRET_NAME_PATTERNS))
 
-# (what it is, a character every match contains, literals one of which every match
-# contains, pattern). Kept specific so ordinary prose never matches. The character
-# and the literals are cheap prefilters: most text holds none of the literals, and
-# ``in`` on a str is far faster than a regex scan; the three characters are looked
-# for first (a search for one character stops at its first hit), so a text without
-# ``_`` (say) is not searched for the seven literals that hold one.
-_SECRET_TEXT_PATTERNS = (
-    (
-        "private key block",
-        "-",
-        ("-----BEGIN ",),
-        re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
-    ),
-    ("AWS access key id", "A", ("AKIA", "ASIA"), re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
-    (
-        "GitHub token",
-        "_",
-        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{40,})"),
-    ),
-    ("GitLab token", "-", ("glpat-",), re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
-    ("Slack token", "-", ("xox",), re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("Google API key", "A", ("AIza",), re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    (
-        "OpenAI/Anthropic API key",
-        "-",
-        ("sk-",),
-        re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{32,}"),
-    ),
-    ("Stripe secret key", "_", ("k_live_",), re.compile(r"\b[rs]k_live_[A-Za-z0-9]{20,}")),
-)
-#: Every pattern's character, each looked for once a text.
-_SECRET_CHARACTERS = "".join(dict.fromkeys(c for _w, c, _l, _p in _SECRET_TEXT_PATTERNS))
 # ``**Name:** X`` or ``**Name**: X``, optionally as a list item, with the value on
 # the same line: only spaces and tabs may come between the label and the value.
 _IDENTITY_NAME = re.compile(
@@ -219,31 +186,16 @@ def check_blob(path: str, data: bytes, bounds: Bounds) -> list[RuleFailure]:
 
 
 def _secret_text(path: str, text: str) -> list[RuleFailure]:
-    failures: list[RuleFailure] = []
-    present = [c for c in _SECRET_CHARACTERS if c in text]
-    if not present:
-        return failures
-    for what, character, literals, pattern in _SECRET_TEXT_PATTERNS:
-        if character not in present:
-            continue
-        for literal in literals:
-            if literal in text:
-                break
-        else:
-            continue
-        match = pattern.search(text)
-        if match:
-            line = text.count("\n", 0, match.start()) + 1
-            failures.append(
-                RuleFailure(
-                    path,
-                    "secret-text",
-                    f"line {line} looks like {with_article(what)}",
-                    "remove the secret (and rotate it if it was ever shared); "
-                    "keep credentials outside the home",
-                )
-            )
-    return failures
+    return [
+        RuleFailure(
+            path,
+            "secret-text",
+            f"line {line} looks like {with_article(what)}",
+            "remove the secret (and rotate it if it was ever shared); "
+            "keep credentials outside the home",
+        )
+        for line, what in secret_text.find(text)
+    ]
 
 
 def _record_rules(path: str, text: str) -> list[RuleFailure]:

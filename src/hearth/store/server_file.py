@@ -9,9 +9,11 @@ One server per home: the serving process holds an flock on
 ``.git/hearth/server.lock`` for as long as it runs (the kernel lets go of it
 when the process dies, ``kill -9`` included), and only the lock's holder
 writes server.json or removes it. It also listens on a unix socket of the
-home's own (``server.sock`` beside it; a short path under the system's
-temporary folder when that one would be too long for a socket), mode 0600:
-the thin clients reach the server there with no port or token set-up.
+home's own (``server.sock`` beside it; when that path would be too long for
+a socket, a short one in ``$XDG_RUNTIME_DIR`` or in a folder hearth makes in
+the system's temporary folder and checks is the user's alone), mode 0600:
+the thin clients reach the server there with no port or token set-up, and
+find it in server.json's ``uds``.
 
 A thin client proves it may act for the home with a *local token*,
 ``hearth-local.<scope>.<actor>.<hook key>``: the hook key is the secret (new
@@ -24,10 +26,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import os
+import stat
 from pathlib import Path
 
+from hearth.errors import HearthError
 from hearth.store.state import SERVER
 
 #: The flock the serving process holds while it serves.
@@ -39,6 +44,8 @@ SERVER_LOG = "server.log"
 #: Longest socket path bound in place (the kernel's limit is 108 bytes).
 _MAX_SOCKET_PATH = 100
 LOCAL_TOKEN_PREFIX = "hearth-local"
+#: The hook key's prefix: the secret guard knows it (domain/secret_text.py).
+HOOK_KEY_PREFIX = "hthk_"
 _SCOPES = ("read", "write", "admin")
 
 
@@ -121,7 +128,11 @@ def hold_lock(state_dir: Path) -> int | None:
 
 
 def socket_path(state_dir: Path) -> Path:
-    """Where this home's server listens for its thin clients."""
+    """Where this home's server listens for its thin clients: ``server.sock`` in
+    ``state_dir``; when that path is too long for a socket, a short name in
+    ``$XDG_RUNTIME_DIR`` (a folder of the user's own), else in a folder of the
+    system's temporary folder that hearth makes and then verifies (its owner,
+    its mode, not a link). Raises ``HearthError`` for a folder that fails."""
     inside = state_dir / SOCKET
     if len(os.fsencode(inside)) <= _MAX_SOCKET_PATH:
         return inside
@@ -130,9 +141,48 @@ def socket_path(state_dir: Path) -> Path:
     import tempfile  # noqa: PLC0415
 
     digest = hashlib.sha256(os.fsencode(state_dir.resolve())).hexdigest()[:20]
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if runtime and Path(runtime).is_absolute() and private_folder_fault(Path(runtime)) is None:
+        candidate = Path(runtime) / f"hearth-{digest}.sock"
+        if len(os.fsencode(candidate)) <= _MAX_SOCKET_PATH:
+            return candidate
     folder = Path(tempfile.gettempdir()) / f"hearth-{os.getuid()}"
-    folder.mkdir(mode=0o700, exist_ok=True)
+    with contextlib.suppress(FileExistsError):
+        folder.mkdir(mode=0o700)
+    fault = private_folder_fault(folder)
+    if fault is not None:
+        raise HearthError(
+            f"the socket folder {folder} is not safe to use: {fault}, so another user "
+            f"could put a socket of their own in place of the server's; remove it "
+            f"('rm -r {folder}', as its owner or root) or set XDG_RUNTIME_DIR to a "
+            "folder of your own, then try again"
+        )
     return folder / f"{digest}.sock"
+
+
+def private_folder_fault(folder: Path) -> str | None:
+    """Why ``folder`` is not one only this user can reach (a folder, not a link,
+    owned by this user, mode 0700 or tighter); None when it is."""
+    try:
+        info = os.lstat(folder)
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror or exc})"
+    if stat.S_ISLNK(info.st_mode):
+        return "it is a symbolic link"
+    if not stat.S_ISDIR(info.st_mode):
+        return "it is not a folder"
+    if info.st_uid != os.getuid():
+        return f"it belongs to uid {info.st_uid}, not to you (uid {os.getuid()})"
+    if info.st_mode & 0o077:
+        return f"its mode is {stat.S_IMODE(info.st_mode):04o}, not 0700"
+    return None
+
+
+def new_hook_key() -> str:
+    """A new run's hook key: random, with a prefix the secret guard refuses."""
+    import secrets  # noqa: PLC0415  (the server's side)
+
+    return HOOK_KEY_PREFIX + secrets.token_urlsafe(32)
 
 
 def local_token(hook_key: str, scope: str, actor: str) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
-import secrets
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -163,7 +162,7 @@ class ServedHearth(Hearth):
         self._staged = StagedChecker(ops.root)
         #: What the pre-commit hook sends to ``/v1/hooks/pre-commit``; new each run,
         #: published in server.json (readable only by the home's owner).
-        self.hook_key = secrets.token_urlsafe(32)
+        self.hook_key = server_file.new_hook_key()
         #: The home's local socket when the server listens there (``hearth serve``
         #: sets it), and how the server was started: ``serve`` or ``on-demand``.
         self.local_socket: str | None = None
