@@ -10,8 +10,9 @@ word of the queries labelled absent: checked, the run stops if it does). Each
 of ``queries.jsonl``'s labelled queries is asked as a person searches (the
 default search, the relevance floor on) and as the prompt hook recalls (the
 context bundle's recall, its first ``RECALL_PASSAGES`` outside the session
-files). A hit answers when its lines hold one of the query's answer
-fragments; ``never`` fragments (or path prefixes) must be in no hit.
+files). A hit answers when its lines (or its title: a record's is in its
+front matter) hold one of the query's answer fragments; ``never`` fragments
+(or path prefixes) must be in no hit.
 
 Printed per home: present words found (a labelled answer among the hits),
 absent answered with nothing (no hit at all), questions and paraphrases
@@ -245,7 +246,10 @@ def run_home(
     tally = Tally()
     for q in queries:
         found = app.search(q["q"]).hits
-        shown = [(h.path, section_text(root, h.path, h.start_line, h.end_line)) for h in found]
+        shown = [
+            (h.path, f"{h.title}\n{section_text(root, h.path, h.start_line, h.end_line)}")
+            for h in found
+        ]
         bundle = app.context("main", q["q"])
         injected = [p for p in bundle.recall if p.path not in PRIORITY][:RECALL_PASSAGES]
         kind = q["type"]
