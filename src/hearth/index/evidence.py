@@ -39,6 +39,8 @@ class Gathered:
     #: The first candidates of each side, by ``(path, start_line)``.
     keyword_first: frozenset[tuple[str, int]]
     semantic_first: frozenset[tuple[str, int]] = frozenset()
+    #: The semantic side's candidates in its order (the first ``both_depth``).
+    semantic_order: tuple[tuple[str, int], ...] = ()
     #: Each hit's passage digest, and the semantic side's view (hybrid only).
     digests: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
     meaning: Meaning | None = None
@@ -97,11 +99,16 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
     df, total = index.frequencies(sorted(wanted))
     weights = {t: floors.idf(df.get(t, 0), total) for t in dict.fromkeys(words)}
     unknown = [n for n, ts in names.items() if not ts or any(df.get(t, 0) == 0 for t in ts)]
+    # A number the home never holds is as specific as a name it never mentions.
+    unknown += [t for t in weights if t.isdigit() and len(t) > 1 and df.get(t, 0) == 0]
     meaning = gathered.meaning
     unique = floors.idf(1, max(total, 1))
     asked_in = floors.tongue(text)
     judged = []
-    gathered.bodies.load((hit.path, hit.start_line) for hit in hits)
+    gathered.bodies.load([*((hit.path, hit.start_line) for hit in hits), *gathered.semantic_order])
+    # The semantic side's nearest passage with text (a bare heading's vector
+    # is of its heading alone).
+    nearest = next((k for k in gathered.semantic_order if gathered.bodies.get(k, "").strip()), None)
     for hit in hits:
         key = (hit.path, hit.start_line)
         body = gathered.bodies.get(key, "")
@@ -114,7 +121,10 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
         share = floors.word_share(held, weights)
         written_in = floors.tongue(body)
         foreign = floors.other_tongues(asked_in, written_in)
-        judged.append(Judged(share, rarest, weight, standing, both, bool(body.strip()), foreign))
+        has_text = bool(body.strip())
+        judged.append(
+            Judged(share, rarest, weight, standing, both, has_text, foreign, key == nearest)
+        )
     known = [n for n in names if n not in unknown]
     absent = bool(weights) and all(df.get(t, 0) == 0 for t in weights)
     return Signals(judged, unknown, bool(known and index.in_headings(known)), absent)

@@ -109,6 +109,10 @@ class Floor:
     #: sharing none of its words, is evidence (a translation of the same thing);
     #: None: such a hit is judged as any other.
     translation: float | None = -0.5
+    #: ...and only the semantic side's nearest passage: e5 ranks a passage in
+    #: the question's own language above one in another unless the other
+    #: says the same thing.
+    translation_nearest: bool = True
     #: A question none of whose words the home holds: only a translation passes.
     absent_words: bool = True
 
@@ -159,6 +163,8 @@ class Judged:
     text: bool = True
     #: Written in another language (script or letters) than the question.
     foreign: bool = False
+    #: The semantic side's nearest passage with text.
+    nearest: bool = False
 
 
 def inner_names(text: str) -> list[str]:
@@ -244,6 +250,7 @@ def is_translation(judged: Judged, floor: Floor) -> bool:
         and judged.foreign
         and judged.text
         and judged.words == 0
+        and (judged.nearest or not floor.translation_nearest)
         and judged.standing is not None
         and judged.standing >= floor.translation
     )

@@ -239,6 +239,7 @@ def hybrid_ranked(
         ordinals,
         frozenset((h.path, h.start_line) for h in keyword.hits[:first]),
         frozenset((h.path, h.start_line) for h in semantic.hits[:first]),
+        tuple((h.path, h.start_line) for h in semantic.hits[:first]),
         digests,
         evidence.meaning_of(store, meaning, keys),
         keyword.matched,
