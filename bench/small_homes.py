@@ -34,7 +34,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import floor_parts
 from hearth import wiring
+from hearth.index import live
 from hearth.index.floor import content_words
 from hearth.runtimes.agent_context import PRIORITY, RECALL_PASSAGES
 from homegen import use_git_identity
@@ -301,7 +303,14 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=48)
     parser.add_argument("--show", action="store_true", help="print every query's hits")
     parser.add_argument("--misses", action="store_true", help="print the queries that failed")
+    parser.add_argument(
+        "--without",
+        choices=sorted(floor_parts.variants()),
+        help="search with the floor without this part (floor_parts.py's variants)",
+    )
     args = parser.parse_args()
+    if args.without:
+        live.FLOOR = floor_parts.variants()[args.without]  # what every search is judged by
     use_git_identity(semantic=True)
     queries = [json.loads(line) for line in (DATA / "queries.jsonl").read_text().splitlines()]
     with tempfile.TemporaryDirectory(prefix="hearth-small-") as tmp:

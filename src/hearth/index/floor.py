@@ -22,12 +22,23 @@ What a hit is judged on (``Judged``, gathered by ``evidence.py``):
   passes on its own (the answer to a question asked in the entry before it;
   ``context.py`` says why neighbours rank at all);
 - **text**: a bare heading (nothing under it: a daily note's ``# DATE``
-  line) is no evidence as a neighbour; it passes only on its own (a title
-  that holds the question's words points at its note).
+  line, a record whose fields are all front matter) is no evidence as a
+  neighbour, and its vector (of the heading alone) says nothing of meaning;
+  it passes only on its words (a title that holds the question's words
+  points at its note);
+- **every word**: a hit holding every content word of the question (after
+  the analyzer's folding; function words, dates and small talk are no
+  content words) is evidence, whatever their weight: what a person typed and
+  the home holds is never "no matches";
+- **translation**: a hit written in another language than the question
+  (``tongue``), sharing none of its words, the semantic side's nearest
+  passage with text, standing at ``Floor.translation``.
 
 The question decides the bar (``Bar``): one naming something no section
 holds (a capitalized word not starting a sentence: ``Caroline``,
-``Kubernetes``) is about what the home does not know, and no hit passes; one
+``Kubernetes``; a number of two digits or more: ``4242``), or none of whose
+content words any section holds, is about what the home does not know, and
+only a translation passes; one
 naming what a heading holds (a daily entry's speaker, a topic's title) is
 about this home and gets the lower ``named`` bar; any other gets ``bar``
 (``keyword`` in keyword ranking, which has no meaning to weigh). The values
@@ -108,7 +119,7 @@ class Floor:
     #: Standing at which a hit written in another language than the question,
     #: sharing none of its words, is evidence (a translation of the same thing);
     #: None: such a hit is judged as any other.
-    translation: float | None = -0.5
+    translation: float | None = 0.0
     #: ...and only the semantic side's nearest passage: e5 ranks a passage in
     #: the question's own language above one in another unless the other
     #: says the same thing.
