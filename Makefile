@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test check torture lint bench bench-scale bench-workload bench-hybrid bench-vectors recall-bench silence-bench floor-parts install dev clean
+.PHONY: run test check torture lint bench bench-scale bench-workload bench-hybrid bench-vectors recall-bench silence-bench floor-parts small-homes install dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -102,6 +102,10 @@ silence-bench: install
 # The relevance floor with and without each of its parts (in-process, about a minute).
 floor-parts: install
 	$(BIN)/python bench/floor_parts.py $(LOCOMO) --questions $(QUESTIONS)
+
+# Search in small lived-in homes of 10, 100 and 1,000 files (labelled queries, issue 48).
+small-homes: install
+	$(BIN)/python bench/small_homes.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

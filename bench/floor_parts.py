@@ -54,6 +54,14 @@ def variants() -> dict[str, Floor | None]:
             FLOOR, bar=_without(FLOOR.bar, agreed=None), named=_without(both, agreed=None)
         ),
         "without neighbours": dataclasses.replace(FLOOR, neighbours=False),
+        "without every word": dataclasses.replace(
+            FLOOR,
+            bar=dataclasses.replace(FLOOR.bar, every_word=False),
+            named=dataclasses.replace(both, every_word=False),
+            keyword=dataclasses.replace(FLOOR.keyword, every_word=False),
+        ),
+        "without translations": dataclasses.replace(FLOOR, translation=None),
+        "without absent words": dataclasses.replace(FLOOR, absent_words=False),
     }
 
 
@@ -93,7 +101,13 @@ def run(locomo: Path, work: Path, sample: int, seed: int) -> None:
                     kept = hits[:RECALL_PASSAGES]
                 else:
                     ok = passing(
-                        hits, found.judged, gathered.ordinals, found.unknown, found.named, floor
+                        hits,
+                        found.judged,
+                        gathered.ordinals,
+                        found.unknown,
+                        found.named,
+                        floor,
+                        absent=found.absent,
                     )
                     kept = [h for h, passed in zip(hits, ok, strict=True) if passed]
                     kept = kept[:RECALL_PASSAGES]

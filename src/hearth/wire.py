@@ -128,6 +128,18 @@ class SearchHit(BaseModel):
     date: str
     score: float
     snippet: str
+    #: What became of an archived record: ``merged``, ``rejected``,
+    #: ``withdrawn``, ``resolved``; "" for any other section.
+    status: str = ""
+
+
+class LeftOut(BaseModel):
+    """The best-ranked hit the relevance floor left out, and why."""
+
+    path: str
+    start_line: int
+    end_line: int
+    reason: str
 
 
 class VectorCoverage(BaseModel):
@@ -147,6 +159,8 @@ class SearchResult(BaseModel):
     #: Hits of the first ``limit`` the relevance floor judged not to be evidence
     #: for the query, left out (0 when ``all`` was asked: every hit is answered).
     left_out: int = 0
+    #: The best-ranked hit left out and why; null when none was.
+    nearest: LeftOut | None = None
     #: False when the index may lag the files (a pass pending, a failed pass).
     fresh: bool = True
     #: Why the index is not fresh; null when it is.
@@ -163,6 +177,7 @@ def search_result(found: Found, fresh: bool, stale_reason: str | None) -> Search
             "ranking": found.ranking,
             "vectors": found.vectors,
             "left_out": found.left_out,
+            "nearest": found.nearest,
             "fresh": fresh,
             "stale_reason": stale_reason,
         },

@@ -36,3 +36,16 @@ def test_search_says_how_many_it_left_out_and_all_answers_them(shared_server: Se
     assert everything["left_out"] == 0
     nothing = _search(s, q="xylophonic")
     assert (nothing["hits"], nothing["left_out"]) == ([], 0)
+
+
+def test_search_names_the_nearest_left_out_and_why(shared_server: Server) -> None:
+    """Issue 48: a search that left hits out says which was nearest, and why."""
+    s = shared_server
+    content = "# Kettle\n\nDescaled the copper kettle with vinegar.\n"
+    assert s.put("/v1/files/memory/topics/kettle.md", {"content": content}).status == 200
+    found = _search(s, q="copper zzqx qqzx")
+    assert found["hits"] == []
+    nearest = found["nearest"]
+    assert isinstance(nearest, dict)
+    assert nearest["path"] == "memory/topics/kettle.md"
+    assert "of the question's words" in nearest["reason"]

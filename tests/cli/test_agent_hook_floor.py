@@ -85,3 +85,29 @@ def test_gibberish_a_coding_task_and_a_foreign_question_inject_nothing(
     home: Path, prompt: str
 ) -> None:
     assert _prompt(home, prompt) == ""
+
+
+def test_a_rejected_proposal_is_never_recalled(home: Path) -> None:
+    """Issue 48, "the rejected proposal not recalled": propose "Sam hates
+    gardening", reject it; neither the prompt hook nor ``hearth context
+    --query`` hands its line over as memory. Asked for by kind, search shows
+    it, marked rejected."""
+    made = hearth(
+        "--home",
+        str(root := home),
+        "propose",
+        "--title",
+        "Gardening",
+        "--entry",
+        "Sam hates gardening",
+    )
+    assert made.returncode == 0, made.stderr
+    key = made.stdout.strip().split()[-1]
+    done = hearth("--home", str(root), "reject", key, "--reason", "not true: Sam loves gardening")
+    assert done.returncode == 0, done.stderr
+    assert "Sam hates gardening" not in _prompt(root, "Does Sam hate gardening?")
+    ctx = hearth("--home", str(root), "context", "--query", "Does Sam hate gardening?", "--json")
+    assert ctx.returncode == 0, ctx.stderr
+    assert all("Sam hates gardening" not in p["text"] for p in json.loads(ctx.stdout)["recall"])
+    shown = hearth("--home", str(root), "search", "Sam hates gardening", "--kind", "archive")
+    assert "(rejected)" in shown.stdout, shown.stdout

@@ -57,3 +57,17 @@ def test_setup_dry_run_prints_the_changes_it_would_make(tmp_path: Path) -> None:
     assert "registered MCP" not in done.stdout.replace("would register MCP", "")
     assert "\n+" in done.stdout and "agent-hook gemini" in done.stdout, done.stdout
     assert list((tmp_path / "userhome").iterdir()) == []
+
+
+def test_no_matches_says_what_was_left_out_and_why(tmp_path: Path) -> None:
+    """Issue 48: the CLI's "no matches" says how many hits the relevance floor
+    left out and the nearest one's reason."""
+    env = isolated_env(tmp_path / "userhome")
+    root = make_home(tmp_path / "home", env)
+    added = _hearth("--home", str(root), "memory", "add", "MEMORY.md", "Likes espresso", env=env)
+    assert added.returncode == 0, added.stderr
+    done = _hearth("--home", str(root), "search", "espresso zzqx", env=env)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("no matches (1 below the relevance floor left out"), done.stdout
+    assert "nearest: MEMORY.md:" in done.stdout
+    assert "of the question's words" in done.stdout

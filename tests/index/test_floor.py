@@ -81,10 +81,10 @@ def test_a_bare_heading_is_no_evidence_as_a_neighbour() -> None:
 
 def test_a_hit_with_no_vector_yet_is_judged_by_its_words() -> None:
     """A note written a moment ago (or in a home whose vectors still fill) has no
-    vector: the one rare word it holds is evidence, as with keyword ranking."""
+    vector: the one rare word it holds (of two) is evidence, as with keyword ranking."""
     hit = Hit("memory/topics/new.md", 1, 3, "New", "New", "topic", "", 1.0, "")
-    rare = Judged(words=1.0, rarest=1.0, held=1.0, standing=None, both=False)
+    rare = Judged(words=0.6, rarest=1.0, held=1.0, standing=None, both=False)
     assert passing([hit], [rare], {("memory/topics/new.md", 1): 0}) == [True]
     # With a vector, the hybrid bar asks for meaning as well.
-    plain = Judged(words=1.0, rarest=1.0, held=1.0, standing=-3.0, both=False)
+    plain = Judged(words=0.6, rarest=1.0, held=1.0, standing=-3.0, both=False)
     assert passing([hit], [plain], {("memory/topics/new.md", 1): 0}) == [False]

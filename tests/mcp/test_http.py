@@ -314,3 +314,23 @@ def test_many_clients_writing_at_once_lose_nothing(shared_server: Server) -> Non
     for text in texts:
         assert text in log, text
     git(s.root, "fsck", "--no-progress")
+
+
+def test_a_rejected_proposal_is_no_context_recall(shared_server: Server) -> None:
+    """Issue 48, "the rejected proposal not recalled" by MCP ``context``: the
+    archived proposal holds every word of the prompt, and is still no memory."""
+    s = shared_server
+
+    async def run() -> dict[str, Any]:
+        async with http_client(s, "admin") as client:
+            made = await call(
+                client, "propose", {"title": "Gardening", "entries": ["Sam hates gardening"]}
+            )
+            await call(client, "reject", {"key": made["key"], "reason": "not true"})
+            result: dict[str, Any] = await call(
+                client, "context", {"q": "Does Sam hate gardening?"}
+            )
+            return result
+
+    recall = anyio.run(run)["recall"]
+    assert all("Sam hates gardening" not in p["text"] for p in recall), recall

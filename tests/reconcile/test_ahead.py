@@ -133,7 +133,7 @@ def test_a_served_move_drops_one_path_and_indexes_the_other(workspace: Workspace
         key = served.propose("Garden", ["Sam grows parsnips"], "test").key or ""
         proposed = {hit.path for hit in served.search("parsnips").hits}
         served.reject(key, "not true", "test")
-        moved = {hit.path for hit in served.search("parsnips").hits}
+        moved = {hit.path for hit in served.search("parsnips", "archive").hits}
         assert len(proposed) == len(moved) == 1 and proposed != moved
         assert not (workspace.root / next(iter(proposed))).exists()
         status = served.reconciler.status()

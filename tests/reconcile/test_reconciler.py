@@ -310,7 +310,10 @@ def test_writes_are_searchable_when_they_return(workspace: Workspace) -> None:
     home.merge(key, "test")
     found = {h.path: h.kind for h in rec.catch_up().search("colonies").hits}
     assert found["MEMORY.md"] == "persona"
-    assert [k for k in found.values() if k == "archive"] == ["archive"]
+    # The merged proposal's archive copy is found when asked for, not beside its entry.
+    assert [k for k in found.values() if k == "archive"] == []
+    archived = rec.catch_up().search("colonies", "archive").hits
+    assert [(h.kind, h.status) for h in archived] == [("archive", "merged")]
     assert not any(p.startswith("continuity/proposals/memory/heron") for p in found)
 
 

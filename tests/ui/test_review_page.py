@@ -260,6 +260,15 @@ def test_search_links_to_the_lines(person: Page, ui_server: Server) -> None:
     expect(person.locator("pre.file .hit").filter(has_text="Likes espresso")).to_have_count(1)
 
 
+def test_search_says_what_the_floor_left_out(ui_server: Server) -> None:
+    """Issue 48: the review page's search shows ``left_out``, and the nearest
+    hit left out with its reason ("zzqx" is in no section: half the words)."""
+    reply = ui_server.get("/ui/search?q=honesty+zzqx")
+    assert reply.status == 200
+    assert b"below the relevance floor left out; the nearest" in reply.raw
+    assert b"SOUL.md</a>: it holds" in reply.raw
+
+
 def test_health(person: Page, ui_server: Server) -> None:
     person.goto(ui_server.url + "/ui/health")
     expect(person.get_by_role("heading", name=re.compile("^Needs attention"))).to_be_visible()

@@ -365,10 +365,10 @@ class Hearth:
             return None
         if data is None:
             return None
-        lines = decode_text(data, hit.path).split("\n")[hit.start_line - 1 : hit.end_line]
-        return Passage(
-            hit.path, hit.start_line, hit.end_line, hit.heading, "\n".join(lines).strip()
-        )
+        # A record's title, status and reason are its front matter: never cut away.
+        start = 1 if layout.record_location(hit.path) is not None else hit.start_line
+        lines = decode_text(data, hit.path).split("\n")[start - 1 : hit.end_line]
+        return Passage(hit.path, start, hit.end_line, hit.heading, "\n".join(lines).strip())
 
     # -- keeping derived state and remotes in step ----------------------------------
 

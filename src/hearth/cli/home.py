@@ -252,7 +252,7 @@ def search(
         state,
         "search",
         params,
-        ("ranking", "vectors", "left_out", "hits"),
+        ("ranking", "vectors", "left_out", "nearest", "hits"),
         lambda: (
             state.app().search(query, kind, path_prefix, limit, everything=everything).as_dict()
         ),
@@ -264,9 +264,16 @@ def search(
 
     def human() -> str:
         if not hits:
-            return f"no matches ({more})" if more else "no matches"
+            if not more:
+                return "no matches"
+            near = data.get("nearest")
+            why = (
+                f"\nnearest: {near['path']}:{near['start_line']}: {near['reason']}" if near else ""
+            )
+            return f"no matches ({more}){why}"
         lines = [
             f"{h['path']}:{h['start_line']}-{h['end_line']}  [{h['kind']}] {h['title']}"
+            + (f" ({h['status']})" if h.get("status") else "")
             + (f" > {h['heading']}" if h["heading"] and h["heading"] != h["title"] else "")
             + f"\n    {h['snippet']}"
             for h in hits

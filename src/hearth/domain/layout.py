@@ -310,6 +310,33 @@ def record_location(path: str) -> tuple[RecordKind, bool] | None:
     return None
 
 
+#: The archive folders of records that are not memory: proposals merged
+#: (each became the entry it proposed) or rejected, and decisions withdrawn.
+#: Search leaves them out unless asked for by kind (``archive``) or path.
+SET_ASIDE_FOLDERS = (f"{PROPOSALS_DIR}/archive/", f"{DECISIONS_DIR}/archive/")
+
+
+def record_status(path: str) -> str:
+    """What became of an archived record, from its folder: ``merged`` or
+    ``rejected`` (proposals), ``withdrawn`` (decisions), ``resolved`` (loops);
+    "" for any other path."""
+    location = record_location(path)
+    if location is None or not location[1]:
+        return ""
+    kind = location[0]
+    if kind == "proposal":
+        return path.split("/")[-2]
+    return "withdrawn" if kind == "decision" else "resolved"
+
+
+def asks_for_set_aside(kind: str | None, path_prefix: str | None) -> bool:
+    """Whether a search's filters ask for the set-aside archives
+    (``SET_ASIDE_FOLDERS``): the ``archive`` kind, or a path inside an archive."""
+    if kind == "archive":
+        return True
+    return bool(path_prefix) and "/archive" in f"/{path_prefix}"
+
+
 def kind_of(path: str) -> Kind:
     """The kind of document a home path holds, from the layout alone."""
     if path in HOT_FILES:

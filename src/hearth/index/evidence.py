@@ -39,6 +39,8 @@ class Gathered:
     #: The first candidates of each side, by ``(path, start_line)``.
     keyword_first: frozenset[tuple[str, int]]
     semantic_first: frozenset[tuple[str, int]] = frozenset()
+    #: The semantic side's candidates in its order (the first ``both_depth``).
+    semantic_order: tuple[tuple[str, int], ...] = ()
     #: Each hit's passage digest, and the semantic side's view (hybrid only).
     digests: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
     meaning: Meaning | None = None
@@ -81,6 +83,8 @@ class Signals(NamedTuple):
     unknown: list[str]
     #: Whether a name it says is in some section's heading (or title).
     named: bool
+    #: The question has content words and the home holds none of them.
+    absent: bool = False
 
 
 def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gathered) -> Signals:
@@ -95,10 +99,16 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
     df, total = index.frequencies(sorted(wanted))
     weights = {t: floors.idf(df.get(t, 0), total) for t in dict.fromkeys(words)}
     unknown = [n for n, ts in names.items() if not ts or any(df.get(t, 0) == 0 for t in ts)]
+    # A number the home never holds is as specific as a name it never mentions.
+    unknown += [t for t in weights if t.isdigit() and len(t) > 1 and df.get(t, 0) == 0]
     meaning = gathered.meaning
     unique = floors.idf(1, max(total, 1))
+    asked_in = floors.tongue(text)
     judged = []
-    gathered.bodies.load((hit.path, hit.start_line) for hit in hits)
+    gathered.bodies.load([*((hit.path, hit.start_line) for hit in hits), *gathered.semantic_order])
+    # The semantic side's nearest passage with text (a bare heading's vector
+    # is of its heading alone).
+    nearest = next((k for k in gathered.semantic_order if gathered.bodies.get(k, "").strip()), None)
     for hit in hits:
         key = (hit.path, hit.start_line)
         body = gathered.bodies.get(key, "")
@@ -109,18 +119,42 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
         rarest = max((w for t, w in weights.items() if t in held), default=0.0) / unique
         weight = sum(w for t, w in weights.items() if t in held) / unique
         share = floors.word_share(held, weights)
-        judged.append(Judged(share, rarest, weight, standing, both, bool(body.strip())))
+        written_in = floors.tongue(body)
+        foreign = floors.other_tongues(asked_in, written_in)
+        has_text = bool(body.strip())
+        judged.append(
+            Judged(share, rarest, weight, standing, both, has_text, foreign, key == nearest)
+        )
     known = [n for n in names if n not in unknown]
-    return Signals(judged, unknown, bool(known and index.in_headings(known)))
+    absent = bool(weights) and all(df.get(t, 0) == 0 for t in weights)
+    return Signals(judged, unknown, bool(known and index.in_headings(known)), absent)
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """The best-ranked hit the floor left out, and why."""
+
+    path: str
+    start_line: int
+    end_line: int
+    reason: str
+
+
+class Passing(NamedTuple):
+    """Those of a ranking's hits above the floor, and the first left out."""
+
+    kept: list[Hit]
+    nearest: LeftOut | None
 
 
 def passing(
     index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gathered, floor: Floor
-) -> list[Hit]:
-    """Those of ``hits`` above the floor, in their order."""
+) -> Passing:
+    """Those of ``hits`` above the floor, in their order, and the first left out."""
     if not hits:
-        return []
+        return Passing([], None)
     found = signals(index, q, hits, gathered)
+    hybrid = gathered.meaning is not None
     ok = floors.passing(
         hits,
         found.judged,
@@ -128,6 +162,17 @@ def passing(
         found.unknown,
         found.named,
         floor,
-        hybrid=gathered.meaning is not None,
+        hybrid=hybrid,
+        absent=found.absent,
     )
-    return [hit for hit, passed in zip(hits, ok, strict=True) if passed]
+    nearest = None
+    for hit, judged, passed in zip(hits, found.judged, ok, strict=True):
+        if not passed:
+            bar = floors.bar_of(floor, named=found.named, hybrid=hybrid)
+            unknown = found.unknown if floor.names else ()
+            why = floors.why_not(
+                judged, unknown, absent=found.absent and floor.absent_words, bar=bar
+            )
+            nearest = LeftOut(hit.path, hit.start_line, hit.end_line, why)
+            break
+    return Passing([hit for hit, passed in zip(hits, ok, strict=True) if passed], nearest)

@@ -22,12 +22,23 @@ What a hit is judged on (``Judged``, gathered by ``evidence.py``):
   passes on its own (the answer to a question asked in the entry before it;
   ``context.py`` says why neighbours rank at all);
 - **text**: a bare heading (nothing under it: a daily note's ``# DATE``
-  line) is no evidence as a neighbour; it passes only on its own (a title
-  that holds the question's words points at its note).
+  line, a record whose fields are all front matter) is no evidence as a
+  neighbour, and its vector (of the heading alone) says nothing of meaning;
+  it passes only on its words (a title that holds the question's words
+  points at its note);
+- **every word**: a hit holding every content word of the question (after
+  the analyzer's folding; function words, dates and small talk are no
+  content words) is evidence, whatever their weight: what a person typed and
+  the home holds is never "no matches";
+- **translation**: a hit written in another language than the question
+  (``tongue``), sharing none of its words, the semantic side's nearest
+  passage with text, standing at ``Floor.translation``.
 
 The question decides the bar (``Bar``): one naming something no section
 holds (a capitalized word not starting a sentence: ``Caroline``,
-``Kubernetes``) is about what the home does not know, and no hit passes; one
+``Kubernetes``; a number of two digits or more: ``4242``), or none of whose
+content words any section holds, is about what the home does not know, and
+only a translation passes; one
 naming what a heading holds (a daily entry's speaker, a topic's title) is
 about this home and gets the lower ``named`` bar; any other gets ``bar``
 (``keyword`` in keyword ranking, which has no meaning to weigh). The values
@@ -58,6 +69,11 @@ _DATE_WORDS_TEXT = """today yesterday tomorrow tonight ago week weeks weekend mo
 years monday tuesday wednesday thursday friday saturday sunday january february march april
 may june july august september october november december"""
 _DATE_WORDS = frozenset(_DATE_WORDS_TEXT.split())
+#: Words of greetings, thanks and go-aheads: a prompt of these alone is small
+#: talk, and a conversation holds them everywhere; they are no content words.
+_SMALL_TALK_TEXT = """hi hello hey hiya howdy thanks thank thx cheers bye goodbye good morning
+afternoon evening night great nice cool ok okay yes yeah yep nope sure please continue fine"""
+_SMALL_TALK = frozenset(_SMALL_TALK_TEXT.split())
 
 
 @dataclass(frozen=True)
@@ -75,6 +91,9 @@ class Bar:
     #: ...and holding this share and weight of the question's words.
     agreed_words: float = 0.0
     agreed_held: float = 0.0
+    #: A hit holding every content word of the question (after the analyzer's
+    #: folding) is evidence, whatever their weight.
+    every_word: bool = True
 
 
 @dataclass(frozen=True)
@@ -95,8 +114,18 @@ class Floor:
     both_depth: int = 10
     #: A daily entry next to evidence is evidence.
     neighbours: bool = True
-    #: A name the home never mentions: nothing is evidence.
+    #: A name the home never mentions: nothing is evidence (but a translation).
     names: bool = True
+    #: Standing at which a hit written in another language than the question,
+    #: sharing none of its words, is evidence (a translation of the same thing);
+    #: None: such a hit is judged as any other.
+    translation: float | None = 0.0
+    #: ...and only the semantic side's nearest passage: e5 ranks a passage in
+    #: the question's own language above one in another unless the other
+    #: says the same thing.
+    translation_nearest: bool = True
+    #: A question none of whose words the home holds: only a translation passes.
+    absent_words: bool = True
 
 
 #: The floor hearth searches with.
@@ -140,8 +169,13 @@ class Judged:
     standing: float | None
     #: Among both sides' first candidates.
     both: bool
-    #: The section has text under its heading (a bare heading is no neighbour).
+    #: The section has text under its heading (a bare heading is no neighbour,
+    #: and its vector, of its heading alone, says nothing of meaning).
     text: bool = True
+    #: Written in another language (script or letters) than the question.
+    foreign: bool = False
+    #: The semantic side's nearest passage with text.
+    nearest: bool = False
 
 
 def inner_names(text: str) -> list[str]:
@@ -155,11 +189,13 @@ def inner_names(text: str) -> list[str]:
 
 def content_words(words: Sequence[str]) -> list[str]:
     """``words`` without function words, words of dates (the day lift weighs
-    those: ``ranking.py``) and edge punctuation."""
+    those: ``ranking.py``), of small talk, and edge punctuation."""
     out = []
     for word in words:
         low = word.lower().strip(_EDGE)
-        if low and low not in STOP_WORDS and low not in _DATE_WORDS:
+        if re.split(r"['’]", low, maxsplit=1)[0] in STOP_WORDS:  # that's, I'd, won't
+            continue
+        if low and low not in STOP_WORDS and low not in _DATE_WORDS and low not in _SMALL_TALK:
             out.append(low)
     return out
 
@@ -177,12 +213,68 @@ def word_share(held: Collection[str], weights: Mapping[str, float]) -> float:
     return sum(w for term, w in weights.items() if term in held) / total
 
 
+_LETTERS = re.compile(r"[^\W\d_]")
+_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
+#: English function words in at least this share of a Latin text's words: English.
+ENGLISH_SHARE = 0.15
+
+
+def tongue(text: str) -> str:
+    """What ``text`` is written in, as far as its letters tell: ``cjk`` (Han,
+    kana), ``hangul``, ``english`` (Latin letters, English function words),
+    ``latin`` (Latin letters with accents and few English function words:
+    German, French, Spanish), ``ascii`` (a few unaccented words: any of
+    those), or "" (no letters, or several scripts)."""
+    scripts = set()
+    for char in _LETTERS.findall(text):
+        if "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u9fff":
+            scripts.add("cjk")
+        elif "\uac00" <= char <= "\ud7af" or "\u1100" <= char <= "\u11ff":
+            scripts.add("hangul")
+    if len(scripts) == 1:
+        return scripts.pop()
+    if scripts:
+        return ""
+    words = [w.lower() for w in _LATIN_WORD.findall(text)]
+    if not words:
+        return ""
+    if sum(w in STOP_WORDS for w in words) >= ENGLISH_SHARE * len(words):
+        return "english"
+    return "latin" if any(not w.isascii() for w in words) else "ascii"
+
+
+def other_tongues(one: str, other: str) -> bool:
+    """Whether texts of these tongues (``tongue``) are in different languages:
+    different scripts, or English beside accented Latin; ``ascii`` (a few
+    unaccented words) tells only that it is not written in another script."""
+    if not one or not other or one == other:
+        return False
+    latin = {"english", "latin", "ascii"}
+    return not ("ascii" in (one, other) and one in latin and other in latin)
+
+
+def is_translation(judged: Judged, floor: Floor) -> bool:
+    """Whether a hit in another language, sharing none of the question's words,
+    stands out enough to be the same thing said there."""
+    return (
+        floor.translation is not None
+        and judged.foreign
+        and judged.text
+        and judged.words == 0
+        and (judged.nearest or not floor.translation_nearest)
+        and judged.standing is not None
+        and judged.standing >= floor.translation
+    )
+
+
 def is_evidence(judged: Judged, bar: Bar) -> bool:
     """Whether one hit clears ``bar`` on its own (not as a neighbour)."""
+    if bar.every_word and judged.words >= 1.0:
+        return True
     if bar.words is not None and judged.words >= bar.words and judged.held >= bar.words_held:
         return True
     standing = judged.standing
-    if standing is None:
+    if standing is None or not judged.text:
         return False
     if bar.meaning is not None and standing >= bar.meaning:
         return True
@@ -195,6 +287,31 @@ def is_evidence(judged: Judged, bar: Bar) -> bool:
     )
 
 
+def bar_of(floor: Floor, *, named: bool, hybrid: bool) -> Bar:
+    """The bar a hit of this question is judged at (``passing``)."""
+    if not hybrid:
+        return floor.keyword
+    return floor.named if named and floor.named is not None else floor.bar
+
+
+def why_not(
+    judged: Judged,
+    unknown_names: Collection[str] = (),
+    *,
+    absent: bool = False,
+    bar: Bar = FLOOR.bar,
+) -> str:
+    """Why a hit left out is no evidence, in a person's words."""
+    if unknown_names:
+        return f"the home never mentions {', '.join(sorted(unknown_names))}"
+    if absent:
+        return "the home holds none of the question's words"
+    said = f"it holds {judged.words:.0%} of the question's words (by weight)"
+    if judged.standing is None or not judged.text or bar.meaning is None:
+        return said
+    return f"{said}; its meaning stands {judged.standing:+.1f} (evidence from {bar.meaning:+.1f})"
+
+
 def passing(
     hits: Sequence[Hit],
     judged: Sequence[Judged],
@@ -204,19 +321,22 @@ def passing(
     floor: Floor = FLOOR,
     *,
     hybrid: bool = True,
+    absent: bool = False,
 ) -> list[bool]:
     """For each hit, whether it is evidence (``judged`` in the same order);
     ``named``: the question names what a heading of the home holds;
-    ``hybrid``: the ranking had the semantic side (else ``floor.keyword``)."""
-    if floor.names and unknown_names:
-        return [False] * len(hits)
-    bar = floor.named if named and floor.named is not None else floor.bar
-    if not hybrid:
-        bar = floor.keyword
+    ``hybrid``: the ranking had the semantic side (else ``floor.keyword``);
+    ``absent``: the home holds none of the question's words."""
+    if (floor.names and unknown_names) or (floor.absent_words and absent):
+        return [is_translation(j, floor) for j in judged]
+    bar = bar_of(floor, named=named, hybrid=hybrid)
     # A section with no vector yet (written a moment ago, or while the vectors
     # of a large home still fill) has only its words to show: the keyword bar,
     # as when semantic ranking is off, never the hybrid bar that expects meaning.
-    alone = [is_evidence(j, floor.keyword if j.standing is None else bar) for j in judged]
+    alone = [
+        is_evidence(j, floor.keyword if j.standing is None else bar) or is_translation(j, floor)
+        for j in judged
+    ]
     if not floor.neighbours:
         return alone
     at = {

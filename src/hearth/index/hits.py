@@ -22,6 +22,9 @@ class Hit:
     date: str
     score: float
     snippet: str
+    #: What became of an archived record (``layout.record_status``: ``merged``,
+    #: ``rejected``, ``withdrawn``, ``resolved``); "" for any other section.
+    status: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return asdict(self)

@@ -29,6 +29,7 @@ from typing import Any
 import tantivy
 from tantivy import Occur, Query
 
+from hearth.domain import layout
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.errors import InvalidInput
 from hearth.index.analysis import is_plain
@@ -268,6 +269,11 @@ def _within(
             raise InvalidInput(f"a path prefix is at most {MAX_PREFIX_CHARS} characters")
         pattern = _escape(path_prefix) + ".*"
         filters.append((Occur.Must, _filter(Query.regex_query(schema, "path", pattern))))
+    if not layout.asks_for_set_aside(kind, path_prefix):
+        # Merged and rejected proposals, withdrawn decisions: not memory.
+        for folder in layout.SET_ASIDE_FOLDERS:
+            aside = Query.regex_query(schema, "path", _escape(folder) + ".*")
+            filters.append((Occur.MustNot, aside))
     return Query.boolean_query(filters)
 
 
@@ -290,6 +296,7 @@ def _ranked_documents(docs: Sequence[tuple[float, tantivy.Document]]) -> Ranked:
             date=str(doc.get_first("date") or ""),
             score=round(float(score), 4),
             snippet="",
+            status=layout.record_status(str(doc.get_first("path"))),
         )
         hits.append(hit)
         ordinal = doc.get_first(ORDINAL)

@@ -33,6 +33,7 @@ fuses only the sections embedded so far, and says so (``SearchResult``).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 from collections.abc import Collection, Sequence
@@ -82,12 +83,15 @@ class SearchResult:
     #: Hits of the ranking's first ``limit`` below the relevance floor, left
     #: out (``floor.py``); 0 when everything was asked for.
     left_out: int = 0
+    #: The best-ranked hit left out, and why (None: nothing was).
+    nearest: evidence.LeftOut | None = None
 
     def as_dict(self) -> dict[str, object]:
         return {
             "ranking": self.ranking,
             "vectors": self.vectors.as_dict() if self.vectors else None,
             "left_out": self.left_out,
+            "nearest": dataclasses.asdict(self.nearest) if self.nearest else None,
             "hits": [h.as_dict() for h in self.hits],
         }
 
@@ -137,14 +141,15 @@ def search(
         hits, gathered = hybrid_ranked(index, store, vectors.embedder, q, weights, parallel)
         ranking = "hybrid"
     left_out = 0
+    nearest = None
     # Search syntax (quotes, +/-, fields, prefixes) asked for exact words: every
     # hit matches them, so each is evidence.
     if floor is not None and not wants_exact_words(q.text):
-        kept = evidence.passing(index, q, hits, gathered, floor)
+        kept, nearest = evidence.passing(index, q, hits, gathered, floor)
         left_out = len(hits) - len(kept)
         hits = kept
     snippets = index.snippets(hits, gathered.bodies, q.text, gathered.matched)
-    return SearchResult(snippets, ranking, coverage, left_out)
+    return SearchResult(snippets, ranking, coverage, left_out, nearest)
 
 
 def keyword_search(index: SearchIndex, q: Question, weights: Weights = WEIGHTS) -> list[Hit]:
@@ -234,6 +239,7 @@ def hybrid_ranked(
         ordinals,
         frozenset((h.path, h.start_line) for h in keyword.hits[:first]),
         frozenset((h.path, h.start_line) for h in semantic.hits[:first]),
+        tuple((h.path, h.start_line) for h in semantic.hits[:first]),
         digests,
         evidence.meaning_of(store, meaning, keys),
         keyword.matched,

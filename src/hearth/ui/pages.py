@@ -213,6 +213,8 @@ def search(
         total=len(hits),
         at_most=MAX_LIMIT,
         ranking=found.ranking if found is not None else None,
+        left_out=found.left_out if found is not None else 0,
+        nearest=found.nearest if found is not None else None,
     )
 
 
