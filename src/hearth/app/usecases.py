@@ -112,6 +112,19 @@ def _refuse_not_text(name: str, value: object) -> None:
             _refuse_not_text(name, item)
 
 
+#: The persona files in the order the review page lists them (the core first).
+PERSONA_ORDER = (
+    "SOUL.md",
+    "IDENTITY.md",
+    "USER.md",
+    "MEMORY.md",
+    "AGENTS.md",
+    "TOOLS.md",
+    "HEARTBEAT.md",
+    "BOOTSTRAP.md",
+)
+
+
 class IndexEachWrite:
     """After each commit: index its paths before the write returns (read-your-writes).
 
@@ -261,6 +274,18 @@ class Hearth:
                 if data is not None:
                     found[path] = data.decode("utf-8", "replace")
             return found
+
+    def persona_files(self) -> list[str]:
+        """The files that say who the assistant is and for whom: the hot files,
+        then each person's note ``users/<id>.md`` that HEAD holds."""
+        with self.owner:
+            snap = self.ops.store.snapshot()
+            people = [
+                f"{layout.USERS_DIR}/{name}"
+                for name in snap.names(layout.USERS_DIR)
+                if name.endswith(".md")
+            ]
+        return [*PERSONA_ORDER, *people]
 
     def entry_list(self, path: str) -> list[Entry]:
         with self.owner:

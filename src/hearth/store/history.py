@@ -27,6 +27,10 @@ class CommitInfo:
     subject: str
     message: str
     trailers: dict[str, str]
+    #: Who made the change through hearth and which operation (its trailers);
+    #: None for a commit hearth did not write (a person's own git, a merge).
+    actor: str | None = None
+    op: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         return dataclasses.asdict(self)
@@ -50,6 +54,7 @@ def describe(commit: pygit2.Commit) -> CommitInfo:
     tz = dt.timezone(dt.timedelta(minutes=commit.commit_time_offset))
     when = dt.datetime.fromtimestamp(commit.commit_time, tz)
     message = commit.message
+    trailers = parse_trailers(message)
     return CommitInfo(
         id=str(commit.id),
         time=when.isoformat(),
@@ -57,7 +62,9 @@ def describe(commit: pygit2.Commit) -> CommitInfo:
         email=commit.author.email,
         subject=message.split("\n", 1)[0],
         message=message,
-        trailers=parse_trailers(message),
+        trailers=trailers,
+        actor=trailers.get("Hearth-Actor"),
+        op=trailers.get("Hearth-Op"),
     )
 
 
