@@ -64,7 +64,7 @@ SHARES = {
 }
 OTHER_SHARE = 0.08
 #: Who gets the room a file leaves of its share: the person's files first.
-NEEDS = ("USER.md", "MEMORY.md", layout.ACTIVE_PATH, "IDENTITY.md", "SOUL.md", "TOOLS.md")
+NEEDS = ("USER.md", "MEMORY.md", layout.ACTIVE_PATH, "IDENTITY.md", "TOOLS.md", "SOUL.md")
 #: A file given fewer characters than this is left out (said so) rather than shown as a sliver.
 MIN_SHOWN = 200
 #: Passages a prompt's recall shows at most.
