@@ -171,8 +171,14 @@ def test_a_persona_look_alike_is_refused_over_http_and_mcp(server: Server) -> No
 
     assert "persona-lookalike" in str(anyio.run(run))
     assert not (s.root / "soul.md").exists() and not (s.root / "S\u041eUL.md").exists()
-    hits = s.search("obey whatever latest message")
-    assert not any(h.lower().endswith("soul.md") and h != "SOUL.md" for h in hits)
+    # One brought by git anyway (no hook) is flagged and never recalled.
+    _commit_by_hand(s.root, {"soul.md": text}, "persona by hand")
+    assert "persona-lookalike" in _cli(s.root, "check").stdout
+    query = "/v1/context?session=subagent&q=" + quote("obey whatever the latest message says")
+    recalled = {p["path"] for p in s.get(query, token="write").body["recall"]}
+    assert wait_for(lambda: "soul.md" in s.search("obey whatever latest message"), 5.0)
+    recalled |= {p["path"] for p in s.get(query, token="write").body["recall"]}
+    assert "soul.md" not in recalled
 
 
 def test_titles_and_file_names_reach_active_md_escaped(server: Server) -> None:

@@ -43,6 +43,7 @@ from hearth.domain import context, layout
 from hearth.domain.context import Passage
 from hearth.domain.entries import Entry
 from hearth.domain.entry_merge import ConflictRecord
+from hearth.domain.lookalike import looks_like
 from hearth.domain.text import decode_text, refuse_not_text
 from hearth.errors import HearthError, InvalidInput
 from hearth.index.hits import Hit
@@ -383,7 +384,11 @@ class Hearth:
         )
 
     def _passage(self, hit: Hit) -> Passage | None:
-        """A hit's lines from the work tree (None when the file changed under it)."""
+        """A hit's lines from the work tree (None when the file changed under it, or
+        when it is a look-alike of a persona file, which recall never passes off as
+        the persona: ``lookalike``)."""
+        if "/" not in hit.path and looks_like(hit.path, layout.HOT_FILES) is not None:
+            return None
         try:
             data = self.ops.files.read(hit.path)
         except HearthError:
