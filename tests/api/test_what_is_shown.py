@@ -94,7 +94,14 @@ def test_check_fails_and_every_view_escapes_a_yaml_escaped_title(server: Server)
     s = server
     _commit_by_hand(
         s.root,
-        {"continuity/open-loops/groceries-paid.md": YAML_ESCAPED.replace("(paid)", "paid")},
+        {
+            "continuity/open-loops/groceries-paid.md": YAML_ESCAPED.replace("(paid)", "paid"),
+            "continuity/decisions/tea.md": '---\ntitle: "Tea\\e]0;pwned\\a"\n'
+            "decision: green\ncreated: 2026-01-01\nupdated: 2026-01-01\n---\n",
+            "continuity/proposals/memory/coffee.md": '---\ntitle: "Coffee\\e[2J"\n'
+            "target: MEMORY.md\ncreated: 2026-01-01\nupdated: 2026-01-01\n---\n\n"
+            "- Sam takes coffee \x1b[8mblack\n",
+        },
         "loops: groceries",
     )
     checked = _cli(s.root, "check")
@@ -104,11 +111,23 @@ def test_check_fails_and_every_view_escapes_a_yaml_escaped_title(server: Server)
     active = _active(s, lambda t: "Groceries" in t)
     assert "Groceries\u241b[1A\u241b[2K" in _section(active, "Open loops")
     assert "\x1b" not in (s.root / "continuity/ACTIVE.md").read_text(encoding="utf-8")
-    for command in (("loops",), ("active",), ("status",), ("search", "Groceries")):
+    commands = (
+        ("loops",),
+        ("decisions",),
+        ("proposals",),
+        ("review",),
+        ("history", "continuity/decisions/tea.md"),
+        ("active",),
+        ("status",),
+        ("search", "Groceries"),
+    )
+    for command in commands:
         printed = _cli(s.root, *command)
         assert printed.returncode in (0, 1), printed.stderr
         assert "\x1b" not in printed.stdout + printed.stderr, command
     assert "Groceries\u241b" in _cli(s.root, "loops").stdout
+    assert "Tea\u241b]0;pwned\u2407" in _cli(s.root, "decisions").stdout
+    assert "Coffee\u241b[2J" in _cli(s.root, "proposals").stdout
 
 
 def test_an_agent_s_flood_and_dates_leave_the_person_s_records_in_sight(server: Server) -> None:
