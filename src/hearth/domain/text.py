@@ -110,12 +110,20 @@ def first_not_text(text: str) -> NotText | None:
 #: joiner or non-joiner at the start, after a letter of ASCII (which it never joins)
 #: or beside another; two variation selectors in a row (one is an emoji's or an
 #: ideograph's, a run carries hidden bytes); a byte-order mark after the start.
+#: The characters ``_HIDDEN`` can start at, as a class (a file without one is
+#: passed by one fast scan, and each match is tried only where one stands).
+_HIDDEN_START = (
+    "\U0001f3f4\u200c\u200d\ufe00-\ufe0f\ufeff\U000e0000-\U000e007f\U000e0100-\U000e01ef"
+)
+_SUSPECT = re.compile(f"[{_HIDDEN_START}]")
 _HIDDEN = re.compile(
+    "(?:"
     "(?P<flag>\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,6}\U000e007f)"
     "|[\U000e0000-\U000e007f]{2,}"
     "|(?:^|(?<=[\x00-\x7f]))[\u200c\u200d]|[\u200c\u200d]{2,}"
     "|[\ufe00-\ufe0f\U000e0100-\U000e01ef]{2,}"
     "|(?<!^)\ufeff"
+    ")"
 )
 
 
@@ -125,8 +133,11 @@ def first_hidden(text: str) -> NotText | None:
     text; this one the joiners, selectors and tags that legitimate text holds."""
     if text.isascii():
         return None
-    for match in _HIDDEN.finditer(text):
-        if match.group("flag"):
+    position = 0
+    while (suspect := _SUSPECT.search(text, position)) is not None:
+        match = _HIDDEN.match(text, suspect.start())
+        if match is None or match.group("flag"):
+            position = match.end() if match is not None else suspect.start() + 1
             continue
         start = match.start()
         line_start = text.rfind("\n", 0, start) + 1
