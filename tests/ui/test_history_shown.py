@@ -14,7 +14,7 @@ import anyio
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.api.conftest import BIN, Server
+from tests.api.conftest import BIN, Server, wait_for
 from tests.mcp.conftest import call, http_client
 from tests.ui.test_review_page import login
 
@@ -70,6 +70,8 @@ def test_history_over_http_mcp_and_cli_names_actor_and_op(
     ).stdout
     assert f"{agent_put} [file.put]: persona: update SOUL.md" in printed
     assert FORGED not in printed
+    line = f"persona: update SOUL.md (SOUL.md), by {agent_put} [file.put]"
+    assert wait_for(lambda: line in s.get("/v1/active", token="read").body["content"], 5.0)
 
 
 def test_history_page_shows_actor_and_op_not_the_agent_s_subject(

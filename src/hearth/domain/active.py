@@ -68,6 +68,8 @@ class PersonaChange:
     date: str
     subject: str
     paths: tuple[str, ...]
+    #: Who made it: ``Hearth-Actor [Hearth-Op]``, else ``git (author)``.
+    who: str = ""
 
 
 @dataclass(frozen=True)
@@ -136,6 +138,7 @@ def render_active(inputs: ActiveInputs) -> str:
         "Recent persona changes",
         [
             f"{c.date} `{c.commit[:12]}` {_md(c.subject)} ({', '.join(map(_md, c.paths))})"
+            + (f", by {_md(c.who)}" if c.who else "")
             for c in inputs.persona_changes
         ],
         "none in recent history",

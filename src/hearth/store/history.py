@@ -207,7 +207,16 @@ def _persona_change(commit: pygit2.Commit) -> PersonaChange | None:
     if not changed:
         return None
     when = dt.datetime.fromtimestamp(commit.commit_time, dt.UTC).date().isoformat()
-    return PersonaChange(str(commit.id), when, commit.message.split("\n", 1)[0], changed)
+    trailers = parse_trailers(commit.message)
+    who = trailers.get("Hearth-Actor") or f"git ({commit.author.name})"
+    op = trailers.get("Hearth-Op")
+    return PersonaChange(
+        str(commit.id),
+        when,
+        commit.message.split("\n", 1)[0],
+        changed,
+        f"{who} [{op}]" if op else who,
+    )
 
 
 def _blob_id(tree: pygit2.Tree | None, path: str) -> str | None:
