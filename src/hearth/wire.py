@@ -377,6 +377,12 @@ class Commit(BaseModel):
     subject: str
     message: str
     trailers: dict[str, str]
+    actor: str | None = Field(
+        default=None,
+        description="Hearth-Actor: who made the change through hearth (none: a commit "
+        "hearth did not write, such as a person's own git)",
+    )
+    op: str | None = Field(default=None, description="Hearth-Op: the operation hearth ran")
 
 
 class History(BaseModel):

@@ -119,7 +119,8 @@ def test_files_get_put_with_oid_and_dirty(shared_server: Server) -> None:
         "/v1/files/SOUL.md", {"content": new, "expected_oid": got["oid"], "message": "promises"}
     )
     assert ok.status == 200
-    assert git(s.root, "log", "-1", "--format=%s").strip() == "persona: promises"
+    assert git(s.root, "log", "-1", "--format=%s").strip() == "persona: update SOUL.md"
+    assert ": promises" in git(s.root, "log", "-1", "--format=%b")
     (s.root / "USER.md").write_text("# USER\n\nedited by hand, not committed\n")
     dirty = s.get("/v1/files/USER.md").body
     assert dirty["dirty"] is True

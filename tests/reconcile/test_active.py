@@ -42,7 +42,7 @@ def test_sections_in_fixed_order_with_content(workspace: Workspace) -> None:
     assert "Fix the fence" in text and "next, buy posts" in text
     assert "Sam's garden" in text and "2 entries for MEMORY.md" in text
     assert "Watered the tomatoes." in text and "Called Sam about the fence." in text
-    assert "persona: patience" in text
+    assert "persona: update SOUL.md" in text  # hearth composes the subject (issue 54 case 7)
     # Generated state never shows up as a change to commit.
     assert workspace.porcelain() == ""
 

@@ -144,7 +144,11 @@ def test_session_text_puts_who_first_and_stays_within_the_limit() -> None:
     bundle = _bundle(**{"AGENTS.md": 3000, "SOUL.md": 9000, "TOOLS.md": 2000, "USER.md": 500})
     text = ac.session_text(bundle, 6000, "/h")
     assert len(text) <= 6000
-    assert text.index("## SOUL.md") < text.index("## USER.md") < text.index("## AGENTS.md")
+    assert (
+        text.index("===== SOUL.md [")
+        < text.index("===== USER.md [")
+        < text.index("===== AGENTS.md [")
+    )
     assert "hearth cut" in text  # the cut is visible
     whole = ac.session_text(_bundle(**{"SOUL.md": 100, "MEMORY.md": -1}), 6000, "/h")
     assert "x" * 100 in whole and "not in the home: MEMORY.md" in whole
@@ -155,7 +159,7 @@ def test_recall_text_is_empty_without_hits_beyond_the_session_files() -> None:
     assert ac.recall_text({"recall": [hit]}, 2500) == ""
     note = {**hit, "path": "memory/2026-11-25.md", "text": "otters " * 1000}
     text = ac.recall_text({"recall": [note, note, note, note]}, 2500)
-    assert len(text) <= 2500 and "## memory/2026-11-25.md:1-3" in text
+    assert len(text) <= 2500 and "===== memory/2026-11-25.md:1-3 [hearth fence " in text
 
 
 def test_gemini_prompt_drops_the_repeated_session_context() -> None:

@@ -47,7 +47,9 @@ def test_each_operation_is_one_commit_with_trailers(workspace: Workspace) -> Non
 
     soul = ws.read("SOUL.md") + "\nLikes gardens.\n"
     home.put("SOUL.md", soul.encode(), ACTOR, message="add gardens")
-    assert ws.git("log", "-1", "--format=%s").strip() == "persona: add gardens"
+    # hearth composes the subject; the caller's message is the body's (issue 54 case 7).
+    assert ws.git("log", "-1", "--format=%s").strip() == "persona: update SOUL.md"
+    assert f"Message from {ACTOR}: add gardens" in ws.git("log", "-1", "--format=%b")
     home.restore("SOUL.md", "HEAD~1", ACTOR)
     assert trailer(ws, "Hearth-Op") == "file.restore"
 

@@ -204,7 +204,7 @@ def test_soul_history_diff_and_restore(person: Page, ui_server: Server) -> None:
     timeline = person.locator("ol.timeline")
     expect(timeline).to_contain_text("Hearth-Op")
     expect(timeline).to_contain_text("file.put")
-    timeline.get_by_role("link", name="persona: calmer").click()
+    timeline.get_by_role("link", name="persona: update SOUL.md").nth(1).click()
     diff = person.locator("pre.diff")
     expect(person.locator("ul.change.added")).to_contain_text("I am calm and brief.")
     expect(diff).to_contain_text("+I am calm and brief.", use_inner_text=False)
@@ -221,7 +221,7 @@ def test_soul_history_diff_and_restore(person: Page, ui_server: Server) -> None:
     message = last_commit(ui_server)
     assert message.startswith("persona: restore SOUL.md from " + calm_commit[:12])
     # history is kept: the loud version is still there
-    assert "louder" in git(ui_server.root, "log", "--format=%s", "--", "SOUL.md")
+    assert "louder" in git(ui_server.root, "log", "--format=%b", "--", "SOUL.md")
 
 
 def test_stale_page_is_refused_with_a_visible_conflict(person: Page, ui_server: Server) -> None:

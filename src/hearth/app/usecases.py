@@ -43,6 +43,7 @@ from hearth.domain import context, layout
 from hearth.domain.context import Passage
 from hearth.domain.entries import Entry
 from hearth.domain.entry_merge import ConflictRecord
+from hearth.domain.lookalike import looks_like
 from hearth.domain.text import decode_text, refuse_not_text
 from hearth.errors import HearthError, InvalidInput
 from hearth.index.hits import Hit
@@ -110,6 +111,19 @@ def _refuse_not_text(name: str, value: object) -> None:
         for key, item in value.items():
             _refuse_not_text(name, key)
             _refuse_not_text(name, item)
+
+
+#: The persona files in the order the review page lists them (the core first).
+PERSONA_ORDER = (
+    "SOUL.md",
+    "IDENTITY.md",
+    "USER.md",
+    "MEMORY.md",
+    "AGENTS.md",
+    "TOOLS.md",
+    "HEARTBEAT.md",
+    "BOOTSTRAP.md",
+)
 
 
 class IndexEachWrite:
@@ -262,6 +276,18 @@ class Hearth:
                     found[path] = data.decode("utf-8", "replace")
             return found
 
+    def persona_files(self) -> list[str]:
+        """The files that say who the assistant is and for whom: the hot files,
+        then each person's note ``users/<id>.md`` that HEAD holds."""
+        with self.owner:
+            snap = self.ops.store.snapshot()
+            people = [
+                f"{layout.USERS_DIR}/{name}"
+                for name in snap.names(layout.USERS_DIR)
+                if name.endswith(".md")
+            ]
+        return [*PERSONA_ORDER, *people]
+
     def entry_list(self, path: str) -> list[Entry]:
         with self.owner:
             return self.ops.entry_list(path)
@@ -358,7 +384,11 @@ class Hearth:
         )
 
     def _passage(self, hit: Hit) -> Passage | None:
-        """A hit's lines from the work tree (None when the file changed under it)."""
+        """A hit's lines from the work tree (None when the file changed under it, or
+        when it is a look-alike of a persona file, which recall never passes off as
+        the persona: ``lookalike``)."""
+        if "/" not in hit.path and looks_like(hit.path, layout.HOT_FILES) is not None:
+            return None
         try:
             data = self.ops.files.read(hit.path)
         except HearthError:

@@ -31,6 +31,7 @@ from hearth.cli import (  # noqa: F401  (each registers its commands on the grou
     tokens,
 )
 from hearth.cli.support import cli, is_light
+from hearth.domain.text import shown
 from hearth.errors import HearthError
 
 __all__ = ["cli", "git_main", "main"]
@@ -54,7 +55,7 @@ def _run(argv: Sequence[str] | None, default_map: dict[str, Any] | None = None) 
         exc.show()
         return exc.exit_code
     except HearthError as exc:
-        click.echo(f"hearth: {exc.message}", err=True)
+        click.echo(f"hearth: {shown(exc.message)}", err=True)
         return 1
     except OSError as exc:
         click.echo(f"hearth: {exc}", err=True)

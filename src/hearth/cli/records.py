@@ -286,10 +286,19 @@ def history(state: _State, path: str, limit: int, as_json: bool) -> None:
         as_json,
         {"path": path, "commits": [c.as_dict() for c in commits]},
         lambda: (
-            "\n".join(f"{c.id[:12]} {c.time} {c.author}: {c.subject}" for c in commits)
+            "\n".join(
+                f"{c.id[:12]} {c.time} {_who(c.actor, c.op, c.author)}: {c.subject}"
+                for c in commits
+            )
             or "no commits"
         ),
     )
+
+
+def _who(actor: str | None, op: str | None, author: str) -> str:
+    """Who made a commit, as history lists it: hearth's trailers (the actor that
+    wrote through hearth and the operation), else the git author's own commit."""
+    return f"{actor} [{op}]" if actor else f"git ({author})"
 
 
 @cli.command()

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from hearth.domain.text import counted
+from hearth.domain.text import counted, shown
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -103,7 +103,9 @@ def _emit(as_json: bool, data: Any, human: Callable[[], str] | str) -> None:
         return
     text = human() if callable(human) else human
     if text:
-        click.echo(text)
+        # What a command prints is read off files others write too: no control
+        # sequence reaches the terminal, no invisible character hides a word.
+        click.echo(shown(text))
 
 
 def _written(as_json: bool, result: WriteResult, done: str) -> None:

@@ -2,17 +2,29 @@
 
 The page is a pure function of its inputs, and the inputs are a function of
 the home's files and HEAD, so the same home gives byte-identical output: no
-clock, no machine name, nothing random. Sections come in a fixed order and
-each is bounded; a cut section says how many items it left out.
+clock, no machine name, nothing random (the one exception, the day: the gatherer
+names today's daily note, and a date past ``now`` counts for nothing). Sections
+come in a fixed order and each is bounded; a cut section says how many items it
+left out.
+
+What the page shows is written by others too, so nothing in it may hide or
+crowd: every text taken from a file is shown with its hidden characters made
+visible (``text.shown``) and its markdown escaped, so a title cannot open a
+heading, a link or raw HTML; and the records of a list are taken in turn from
+each writer (a record's ``source``, which hearth sets), so ten records of one
+agent leave the person's own in sight. A date later than ``now`` sorts as no
+date at all: a decision dated 2100 does not stay on top.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from hearth.domain.rollup import parse_daily_entries
-from hearth.domain.text import counted
+from hearth.domain.text import counted, shown
 
 SECTION_LIMIT = 10
 TODAY_LIMIT = 8
@@ -25,6 +37,8 @@ class LoopLine:
     title: str
     next_step: str
     created: str
+    #: Who wrote it (the record's ``source``): the lists take writers in turn.
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -34,6 +48,8 @@ class ProposalLine:
     target: str
     entries: int
     created: str
+    #: Who wrote it (the record's ``source``): the lists take writers in turn.
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -42,6 +58,8 @@ class DecisionLine:
     title: str
     decision: str
     updated: str
+    #: Who wrote it (the record's ``source``): the lists take writers in turn.
+    source: str = ""
 
 
 @dataclass(frozen=True)
@@ -50,6 +68,8 @@ class PersonaChange:
     date: str
     subject: str
     paths: tuple[str, ...]
+    #: Who made it: ``Hearth-Actor [Hearth-Op]``, else ``git (author)``.
+    who: str = ""
 
 
 @dataclass(frozen=True)
@@ -63,6 +83,11 @@ class ActiveInputs:
     daily_text: str = ""
     persona_changes: Sequence[PersonaChange] = ()
     outputs: Sequence[str] = field(default_factory=tuple)
+    #: The time of the render (ISO 8601, UTC): a record's date after it is no date.
+    now: str = ""
+
+
+_Line = TypeVar("_Line", LoopLine, ProposalLine, DecisionLine)
 
 
 def render_active(inputs: ActiveInputs) -> str:
@@ -72,44 +97,96 @@ def render_active(inputs: ActiveInputs) -> str:
         "it is rewritten from the home's files. -->",
         "# Active",
     ]
-    out += _section("Needs attention", sorted(set(inputs.attention)), "nothing")
-    loops = sorted(inputs.loops, key=lambda lp: (lp.created, lp.key))
+    out += _section("Needs attention", sorted({_md(a) for a in inputs.attention}), "nothing")
+    loops = _in_turn(sorted(inputs.loops, key=lambda lp: (_dated(lp.created, inputs.now), lp.key)))
     out += _section(
         "Open loops",
         [
-            f"{lp.title} (`{lp.key}`)" + (f": next, {lp.next_step}" if lp.next_step else "")
+            f"{_md(lp.title)} (`{lp.key}`)"
+            + (f": next, {_md(lp.next_step)}" if lp.next_step else "")
             for lp in loops
         ],
         "none",
     )
-    proposals = sorted(inputs.proposals, key=lambda p: (p.created, p.key))
+    proposals = _in_turn(
+        sorted(inputs.proposals, key=lambda p: (_dated(p.created, inputs.now), p.key))
+    )
     out += _section(
         "Pending proposals",
         [
-            f"{p.title} (`{p.key}`): {p.entries} "
-            f"{'entry' if p.entries == 1 else 'entries'} for {p.target}"
+            f"{_md(p.title)} (`{p.key}`): {p.entries} "
+            f"{'entry' if p.entries == 1 else 'entries'} for {_md(p.target)}"
             for p in proposals
         ],
         "none",
     )
     # Newest first: the one settled last is the likeliest to matter now.
-    decisions = sorted(inputs.decisions, key=lambda d: (d.updated, d.key), reverse=True)
+    decisions = _in_turn(
+        sorted(
+            inputs.decisions,
+            key=lambda d: (_dated(d.updated, inputs.now), d.key),
+            reverse=True,
+        )
+    )
     out += _section(
         "Decisions",
-        [f"{d.title} (`{d.key}`): {d.decision}" for d in decisions],
+        [f"{_md(d.title)} (`{d.key}`): {_md(d.decision)}" for d in decisions],
         "none",
     )
     out += _today(inputs.daily_path, inputs.daily_text)
     out += _section(
         "Recent persona changes",
         [
-            f"{c.date} `{c.commit[:12]}` {c.subject} ({', '.join(c.paths)})"
+            f"{c.date} `{c.commit[:12]}` {_md(c.subject)} ({', '.join(map(_md, c.paths))})"
+            + (f", by {_md(c.who)}" if c.who else "")
             for c in inputs.persona_changes
         ],
         "none in recent history",
     )
-    out += _section("Recent outputs", sorted(inputs.outputs, reverse=True), "none")
+    out += _section(
+        "Recent outputs", [_md(o) for o in sorted(inputs.outputs, reverse=True)], "none"
+    )
     return "\n".join(out) + "\n"
+
+
+#: What markdown reads as structure inside a line (CommonMark's backslash escapes).
+#: Only those that open structure or HTML are escaped (emphasis is harmless), so
+#: an agent reading the page raw reads it almost as written.
+_MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`<>&#"})
+#: A bracket opens a link only as ``](``, ``][`` or ``]:`` (a definition): the
+#: character after it is escaped, and a lone ``[rule]`` reads as written.
+_LINK = re.compile(r"\](?=[(\[:])")
+
+
+_UNESCAPE = re.compile(r"\\([\\`<>&#(\[:])")
+
+
+def _md(text: str) -> str:
+    """Text from a file as one line of markdown that shows it as written: hidden
+    characters made visible, line breaks as spaces, markdown's marks escaped."""
+    return _LINK.sub("]\\\\", shown(" ".join(text.split()), keep="").translate(_MARKDOWN))
+
+
+def _code(text: str) -> str:
+    """Text for inside a code span: hidden characters visible, no backtick."""
+    return shown(text, keep="").replace("`", "'")
+
+
+def _dated(stamp: str, now: str) -> str:
+    """A record's date for sorting: one after ``now`` (hearth's clock) is no date."""
+    return stamp if not now or stamp[:19] <= now[:19] else ""
+
+
+def _in_turn(items: Sequence[_Line]) -> list[_Line]:
+    """``items`` (each list already in its order) taken one writer at a time: the
+    first of each writer, then the second of each, so no writer crowds out another."""
+    queues: dict[str, list[_Line]] = {}
+    for item in items:
+        queues.setdefault(item.source, []).append(item)
+    out: list[_Line] = []
+    for depth in range(max((len(q) for q in queues.values()), default=0)):
+        out += [q[depth] for q in queues.values() if depth < len(q)]
+    return out
 
 
 def _clip(text: str) -> str:
@@ -131,16 +208,18 @@ def _today(path: str | None, text: str) -> list[str]:
     if path is None:
         return _section("Today", [], "no daily notes yet")
     entries = parse_daily_entries(text)
-    shown = entries[-TODAY_LIMIT:]
+    last = entries[-TODAY_LIMIT:]
     items = [
-        f"{e.time + ' ' if e.time else ''}{e.title}" + (f": {e.first_line}" if e.first_line else "")
-        for e in shown
+        f"{e.time + ' ' if e.time else ''}{_md(e.title)}"
+        + (f": {_md(e.first_line)}" if e.first_line else "")
+        for e in last
     ]
     lines = [
         "",
         "## Today",
         "",
-        f"From `{path}`, the last {len(shown)} of {counted(len(entries), 'entry', 'entries')}.",
+        f"From `{_code(path)}`, the last {len(last)} of "
+        f"{counted(len(entries), 'entry', 'entries')}.",
     ]
     if entries:
         lines.append("")
@@ -157,5 +236,5 @@ def needs_attention(text: str) -> list[str]:
                 break
             inside = line == "## Needs attention"
         elif inside and line.startswith("- "):
-            items.append(line[2:])
+            items.append(_UNESCAPE.sub(r"\1", line[2:]))
     return [] if items == ["nothing"] else items

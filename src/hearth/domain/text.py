@@ -7,6 +7,17 @@ from dataclasses import dataclass
 
 from hearth.errors import InvalidInput
 
+#: Invisible format characters that no language's writing needs, spelled for
+#: inside a regex character class: the zero-width space U+200B, the bidi
+#: embeddings and overrides U+202A to U+202E, the word joiner and invisible
+#: operators U+2060 to U+2064, the bidi isolates U+2066 to U+2069 and the
+#: deprecated format characters up to U+206F, the Hangul fillers U+3164 and
+#: U+FFA0 and the interlinear annotation marks U+FFF9 to U+FFFB. The marks that
+#: right-to-left writing does use (U+200E, U+200F, U+061C) and the joiners of
+#: emoji and of Arabic, Persian and Indic scripts (U+200C, U+200D) are text;
+#: ``first_hidden`` judges the joiners, variation selectors and tag characters
+#: by where they stand.
+INVISIBLE = r"\u200b\u202a-\u202e\u2060-\u206f\u3164\uffa0\ufff9-\ufffb"
 #: The characters that are not text in a home (docs/formats.md, "Plain text"),
 #: spelled for inside a regex character class: the C0 controls but tab, newline and
 #: carriage return, DEL, the C1 controls (U+0085, NEL, among them) and the line and
@@ -16,7 +27,12 @@ from hearth.errors import InvalidInput
 #: binary, or splits a line for some reader (``str.splitlines``, a markdown
 #: renderer) where hearth's own parsers see none, which would let text open a
 #: heading no one sees coming.
-CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029"
+#:
+#: The invisible format characters of ``INVISIBLE`` count as control characters
+#: too: a character that shows nothing yet changes what a reader sees (a
+#: right-to-left override turns "aet neerg" into "green tea") hides what a text
+#: says from the person who reviews it.
+CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029" + INVISIBLE
 _NOT_TEXT = re.compile(rf"[{CONTROL}\ud800-\udfff]|\r(?!\n)")
 #: The same without the carriage return's branch, for text that holds none:
 #: one character class is scanned three times faster than the alternation
@@ -88,9 +104,113 @@ def first_not_text(text: str) -> NotText | None:
     )
 
 
+#: What hides only by where it stands (``first_hidden``): a run of tag characters
+#: (U+E0000 to U+E007F, which can spell a whole instruction no one sees) that is not
+#: an emoji's subdivision flag, which the first alternative takes whole; a zero-width
+#: joiner or non-joiner at the start, after a letter of ASCII (which it never joins)
+#: or beside another; two variation selectors in a row (one is an emoji's or an
+#: ideograph's, a run carries hidden bytes); a byte-order mark after the start.
+#: The characters ``_HIDDEN`` can start at, as a class (a file without one is
+#: passed by one fast scan, and each match is tried only where one stands).
+_HIDDEN_START = (
+    "\U0001f3f4\u200c\u200d\ufe00-\ufe0f\ufeff\U000e0000-\U000e007f\U000e0100-\U000e01ef"
+)
+_SUSPECT = re.compile(f"[{_HIDDEN_START}]")
+_HIDDEN = re.compile(
+    "(?:"
+    "(?P<flag>\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,6}\U000e007f)"
+    "|[\U000e0000-\U000e007f]{2,}"
+    "|(?:^|(?<=[\x00-\x7f]))[\u200c\u200d]|[\u200c\u200d]{2,}"
+    "|[\ufe00-\ufe0f\U000e0100-\U000e01ef]{2,}"
+    "|(?<!^)\ufeff"
+    ")"
+)
+
+
+def first_hidden(text: str) -> NotText | None:
+    """The first character of ``text`` that hides by where it stands (see
+    ``_HIDDEN``), or None. ``first_not_text`` judges the characters that are never
+    text; this one the joiners, selectors and tags that legitimate text holds."""
+    if text.isascii():
+        return None
+    position = 0
+    while (suspect := _SUSPECT.search(text, position)) is not None:
+        match = _HIDDEN.match(text, suspect.start())
+        if match is None or match.group("flag"):
+            position = match.end() if match is not None else suspect.start() + 1
+            continue
+        start = match.start()
+        line_start = text.rfind("\n", 0, start) + 1
+        return NotText(
+            text.count("\n", 0, start) + 1, start - line_start + 1, f"U+{ord(text[start]):04X}"
+        )
+    return None
+
+
+#: How ``shown`` spells what it replaces: the C0 controls and DEL as their Unicode
+#: control pictures (ESC is U+241B), every other character as ``{U+XXXX}``.
+_PICTURES = {c: chr(0x2400 + c) for c in range(0x20)} | {0x7F: "\u2421"}
+
+
+def shown(text: str, keep: str = "\n\t") -> str:
+    """``text`` made safe to print on a terminal or into a generated page: every
+    character that is not text (``first_not_text``) or hides (``first_hidden``) is
+    replaced by a visible stand-in, except those of ``keep``; a text with none is
+    returned as it is."""
+    if first_not_text(text) is None and first_hidden(text) is None:
+        return text
+    hiding = {
+        index
+        for match in _HIDDEN.finditer(text)
+        if not match.group("flag")
+        for index in range(match.start(), match.end())
+    }
+    out: list[str] = []
+    for index, char in enumerate(text):
+        lone_return = char == "\r" and text[index + 1 : index + 2] != "\n"
+        if char not in keep and (
+            index in hiding or lone_return or _NOT_TEXT_CHAR.match(char) is not None
+        ):
+            code = ord(char)
+            out.append(_PICTURES.get(code) or f"{{U+{code:04X}}}")
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+_INVISIBLE_CHAR = re.compile(f"[{INVISIBLE}]")
+
+
+def first_hiding(text: str) -> NotText | None:
+    """The first character of ``text`` that is not text or hides, whichever comes first."""
+    found = [f for f in (first_not_text(text), first_hidden(text)) if f is not None]
+    return min(found, key=lambda f: (f.line, f.column)) if found else None
+
+
+def is_invisible(found: NotText) -> bool:
+    """Whether ``found`` is an invisible character (format, joiner, tag) rather than
+    a control character of the C0 or C1 sets or a line separator."""
+    char = chr(int(found.character[2:], 16))
+    if _INVISIBLE_CHAR.match(char):
+        return True
+    return _NOT_TEXT_CHAR.match(char) is None and char != "\r"
+
+
 def refuse_not_text(what: str, text: str) -> None:
-    """Raise InvalidInput when ``text`` (what the caller calls ``what``) is not text."""
-    found = first_not_text(text)
+    """Raise InvalidInput when ``text`` (what the caller calls ``what``) is not text,
+    or holds a character that hides what it says (``first_hidden``)."""
+    found = first_hiding(text)
+    if found is not None and is_invisible(found):
+        raise InvalidInput(
+            f"{what} holds an invisible character ({found.describe()}) that changes or "
+            "hides what a reader sees; hearth takes text that shows what it says",
+            detail={
+                "field": what,
+                "line": found.line,
+                "column": found.column,
+                "character": found.character,
+            },
+        )
     if found is not None:
         raise InvalidInput(
             f"{what} holds a control character ({found.describe()}); hearth writes plain "

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 from hearth.domain import layout, secret_text
 from hearth.domain.entries import Entry, list_entries
-from hearth.domain.text import first_not_text, with_article
+from hearth.domain.lookalike import looks_like
+from hearth.domain.text import NotText, first_hiding, is_invisible, with_article
 from hearth.errors import InvalidRecord, RuleFailure
 
 SOUL_MIN_CHARS = 100
@@ -58,6 +59,28 @@ def check_path(path: str) -> list[RuleFailure]:
                 "remove it from the home (or from the commit with 'git rm --cached')",
             )
         )
+    hiding = first_hiding(path)
+    if hiding is not None and is_invisible(hiding):
+        failures.append(
+            RuleFailure(
+                path,
+                "hidden-character",
+                f"its name holds {hiding.character}, an invisible character that changes "
+                "or hides what a reader sees",
+                "rename the file without it",
+            )
+        )
+    persona = looks_like(path, layout.HOT_FILES) if "/" not in path else None
+    if persona is not None:
+        failures.append(
+            RuleFailure(
+                path,
+                "persona-lookalike",
+                f"{path!r} reads as {persona} (it differs only by case or look-alike "
+                "letters), so a reader would take one file for the other",
+                f"write to {persona} itself, or give this file a name of its own",
+            )
+        )
     if path == layout.ACTIVE_PATH:
         failures.append(
             RuleFailure(
@@ -76,18 +99,8 @@ def check_text(path: str, text: str, bounds: Bounds) -> list[RuleFailure]:
     text = text.removeprefix("\ufeff")
     failures = check_path(path)
     failures += _secret_text(path, text)
-    found = first_not_text(text)
-    if found is not None:
-        failures.append(
-            RuleFailure(
-                path,
-                "control-character",
-                f"{found.describe()}, a control character; git and other tools then "
-                "take the file for binary",
-                "delete the character (tab and newline are the only control characters "
-                "allowed, a carriage return only before a newline)",
-            )
-        )
+    failures += _character_rules(path, "", first_hiding(text))
+    failures += _front_matter_characters(path, text)
     if path == "SOUL.md" and len(text.strip()) < SOUL_MIN_CHARS:
         failures.append(
             RuleFailure(
@@ -120,6 +133,69 @@ def check_text(path: str, text: str, bounds: Bounds) -> list[RuleFailure]:
         )
     failures += _record_rules(path, text)
     return failures
+
+
+def _character_rules(path: str, where: str, found: NotText | None) -> list[RuleFailure]:
+    """The failure for a character that is not text or hides (none: [])."""
+    if found is None:
+        return []
+    if is_invisible(found):
+        return [
+            RuleFailure(
+                path,
+                "hidden-character",
+                f"{where}{found.describe()}, an invisible character that changes or hides "
+                "what a reader sees (a bidi override, a zero-width or tag character)",
+                "delete the character; text in any language is written without it",
+            )
+        ]
+    return [
+        RuleFailure(
+            path,
+            "control-character",
+            f"{where}{found.describe()}, a control character; git and other tools then "
+            "take the file for binary",
+            "delete the character (tab and newline are the only control characters "
+            "allowed, a carriage return only before a newline)",
+        )
+    ]
+
+
+def _front_matter_characters(path: str, text: str) -> list[RuleFailure]:
+    """The characters rules on front matter values as YAML reads them: a double-quoted
+    scalar's escapes (``"\\e"``, ``"\\u202e"``) spell characters the file's own text
+    does not hold. Only front matter with a backslash can spell one."""
+    if not text.startswith("---"):
+        return []
+    end = text.find("\n---", 3)
+    if "\\" not in text[: end if end > 0 else len(text)]:
+        return []
+    from hearth.domain import records  # noqa: PLC0415  (see _record_rules)
+
+    try:
+        data, _body = records.split_front_matter(text)
+    except InvalidRecord:
+        return []  # the record rules name a front matter that does not parse
+    for name, value in _strings(data, ""):
+        found = first_hiding(value)
+        if found is not None:
+            return _character_rules(path, f"front matter field {name!r}, as YAML reads it: ", found)
+    return []
+
+
+def _strings(value: object, name: str) -> list[tuple[str, str]]:
+    """Every string (keys too) inside a parsed YAML value, each with its field name."""
+    if isinstance(value, str):
+        return [(name, value)]
+    if isinstance(value, dict):
+        found = []
+        for key, item in value.items():
+            label = str(key) if not name else f"{name}.{key}"
+            found += _strings(key, label) + _strings(item, label)
+        return found
+    if isinstance(value, list | tuple):
+        return [pair for item in value for pair in _strings(item, name)]
+    return []
 
 
 #: What a moved entry leaves behind: a one-line pointer to its topic note.

@@ -111,9 +111,19 @@ class Manifest:
             self._notable = {p for p in files if files.failing(p) or is_notable_path(p)}
         return self._notable
 
-    def newest_daily(self) -> str | None:
-        """The newest dated daily note of either layout; on the same day, the
-        larger path (the hearth layout's), so the choice never depends on order."""
+    def newest_daily(self, latest: dt.date | None = None) -> str | None:
+        """The newest dated daily note of either layout, of ``latest`` or before when
+        given; on the same day, the larger path (the hearth layout's), so the choice
+        never depends on order."""
+        if latest is not None:
+            self.newest_daily()
+            if self._newest is not None and self._newest[0] > latest:
+                # A note dated ahead (rare): look past it.
+                dated = ((layout.daily_note_date(p), p) for p in self.files)
+                found = max(
+                    ((d, p) for d, p in dated if d is not None and d <= latest), default=None
+                )
+                return None if found is None else found[1]
         if not self._newest_known:
             dated = ((layout.daily_note_date(p), p) for p in self.files)
             self._newest = max(((d, p) for d, p in dated if d is not None), default=None)

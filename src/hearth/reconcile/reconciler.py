@@ -96,7 +96,7 @@ class Reconciler:
         # indexes (it parks it) is not read whole by a search.
         self.index.read_from(functools.partial(files.read_many, limit=MAX_INDEX_BYTES))
         self.folder = self.index.folder
-        self.active = ActiveRefresher(root, files, repo, attention)
+        self.active = ActiveRefresher(root, files, repo, attention, clock)
         self._differ = Differ(root, files, bounds, IgnoreRules(repo, git_dir(repo)))
         self._manifest = Manifest()
         self._manifest_sig: tuple[object, ...] | None = None

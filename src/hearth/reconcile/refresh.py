@@ -9,6 +9,7 @@ when those bytes differ from what is on disk.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -22,6 +23,7 @@ from hearth.domain.active import (
     ProposalLine,
     render_active,
 )
+from hearth.domain.clock import Clock, utc_now
 from hearth.domain.entry_merge import conflict_note
 from hearth.errors import HearthError
 from hearth.reconcile.manifest import Manifest
@@ -38,7 +40,11 @@ def gather(
     head: str | None,
     attention: Iterable[str] = (),
     history: PersonaHistory | None = None,
+    now: dt.datetime | None = None,
 ) -> ActiveInputs:
+    """ACTIVE.md's inputs. ``now`` (hearth's clock) picks Today: the note of its day,
+    else the newest before it, never a note dated later (a ``memory/2099-01-01.md``
+    is no one's today)."""
     notes = list(attention)
     # Only the entries ACTIVE.md reads (``Manifest.notable``, ``newest_daily``):
     # this runs after every write, and a sweep over every file cost 8 ms a
@@ -60,25 +66,29 @@ def gather(
     for view in catalog.list_records(files, "loop"):
         if isinstance(view.record, records.OpenLoop):
             rec = view.record
-            loops.append(LoopLine(view.key, rec.title, rec.next_step, rec.created))
+            loops.append(LoopLine(view.key, rec.title, rec.next_step, rec.created, rec.source))
         else:
             notes.append(f"{view.path}: broken open loop ({view.error})")
     proposals: list[ProposalLine] = []
     for view in catalog.list_records(files, "proposal"):
         if isinstance(view.record, records.Proposal):
             p = view.record
-            proposals.append(ProposalLine(view.key, p.title, p.target, len(p.entries), p.created))
+            proposals.append(
+                ProposalLine(view.key, p.title, p.target, len(p.entries), p.created, p.source)
+            )
         else:
             notes.append(f"{view.path}: broken proposal ({view.error})")
     decisions: list[DecisionLine] = []
     for view in catalog.list_records(files, "decision"):
         if isinstance(view.record, records.Decision):
             d = view.record
-            decisions.append(DecisionLine(view.key, d.title, d.decision, d.updated or d.created))
+            decisions.append(
+                DecisionLine(view.key, d.title, d.decision, d.updated or d.created, d.source)
+            )
         else:
             notes.append(f"{view.path}: broken decision ({view.error})")
     daily_text = ""
-    daily_path = manifest.newest_daily()
+    daily_path = manifest.newest_daily(now.date() if now is not None else None)
     if daily_path is not None:
         data = files.read(daily_path)
         daily_text = data.decode("utf-8", "replace") if data is not None else ""
@@ -92,6 +102,7 @@ def gather(
         daily_text=daily_text,
         persona_changes=(history or PersonaHistory()).changes(repo, head),
         outputs=outputs,
+        now=records.timestamp(now) if now is not None else "",
     )
 
 
@@ -137,8 +148,10 @@ class ActiveRefresher:
         files: RootedFiles,
         repo: Repository,
         attention: Sequence[AttentionSource] = (),
+        clock: Clock = utc_now,
     ) -> None:
         self.root = root
+        self.clock = clock
         self.files = files
         self.repo = repo
         self.attention = attention
@@ -158,7 +171,14 @@ class ActiveRefresher:
         rendered (a small read).
         """
         attention = tuple(note for source in self.attention for note in source.attention())
-        key = (head, attention, tuple(state.errors), _identity(self.root / layout.ACTIVE_PATH))
+        now = self.clock()
+        # The day is part of what the page shows (Today), so a new day renders anew.
+        key = (
+            (head, now.date()),
+            attention,
+            tuple(state.errors),
+            _identity(self.root / layout.ACTIVE_PATH),
+        )
         if (
             settled
             and key == self._key
@@ -167,7 +187,7 @@ class ActiveRefresher:
         ):
             return False
         try:
-            inputs = gather(self.files, self.repo, state, head, attention, self._history)
+            inputs = gather(self.files, self.repo, state, head, attention, self._history, now)
             written, digest = write_if_changed(self.files, inputs)
         except (HearthError, OSError, GitError) as exc:
             state.active_error = f"ACTIVE.md could not be refreshed: {exc}"

@@ -2,20 +2,35 @@
 the recall for each prompt, as text within the runtime's limit.
 
 The input is the context bundle as ``/v1/context`` answers it (the same JSON
-in-process or from the running server). The session text puts the files
-that say who the assistant is and for whom first, because a runtime that cuts
-context cuts the end: SOUL, IDENTITY, USER, AGENTS, MEMORY, ACTIVE, then
-TOOLS (the runtime brings its own tools). No file may take more than
-``FILE_SHARE`` of the limit while others wait, what one leaves goes to the
-next, and every cut says so in the text. The recall text lists the hits
-search judged evidence for the prompt (above the relevance floor,
-``index/floor.py``), at most ``RECALL_PASSAGES``, with path and line range;
-it is empty when none is (or none outside the session's own files), so the
-prompt gets nothing rather than noise, and it is never padded to the limit.
+in-process or from the running server).
+
+The session text is what the model takes for the truth about itself and the
+person, and agents write most of these files, so it is built to be relied on:
+
+- **Fenced.** Each file opens and closes with a line that carries this bundle's
+  fence, a digest of every file's text. No file can print another's header: a
+  line that holds the fence would change the digest it spells. A ``## MEMORY.md``
+  or an old fence inside AGENTS.md reads as AGENTS.md's text, and the head says
+  so.
+- **Shares, not first come.** Each file gets its share of the room
+  (``SHARES``), and what a file leaves of its share goes to the others in
+  ``NEEDS`` order, the person's files first (USER.md, MEMORY.md, ACTIVE.md).
+  A padded SOUL.md or AGENTS.md is cut to its own share and crowds out no one.
+- **Cuts said where no cut reaches.** What was cut and what was left out is
+  said in a line right under the head, before any file, and its room is set
+  aside first; each cut also leaves a marker where it cut (``context.cut``).
+
+The files come in ``PRIORITY`` order, who the assistant is and for whom first.
+The recall text lists the hits search judged evidence for the prompt (above
+the relevance floor, ``index/floor.py``), at most ``RECALL_PASSAGES``, with path
+and line range, fenced the same way; it is empty when none is (or none outside
+the session's own files), so the prompt gets nothing rather than noise, and it
+is never padded to the limit.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -29,13 +44,29 @@ PRIORITY = (
     "SOUL.md",
     "IDENTITY.md",
     "USER.md",
-    "AGENTS.md",
     "MEMORY.md",
     layout.ACTIVE_PATH,
+    "AGENTS.md",
     "TOOLS.md",
 )
-#: The most of the session limit one file takes before the files after it had theirs.
-FILE_SHARE = 0.4
+#: Each file's share of the room for files (a file not listed shares ``OTHER_SHARE``).
+#: Measured on a lived-in home (docs/runtimes.md): MEMORY.md with 42 entries and
+#: ACTIVE.md fit whole at 9,000 characters beside a 20,000-character SOUL.md and
+#: AGENTS.md.
+SHARES = {
+    "SOUL.md": 0.12,
+    "IDENTITY.md": 0.05,
+    "USER.md": 0.15,
+    "MEMORY.md": 0.30,
+    layout.ACTIVE_PATH: 0.18,
+    "AGENTS.md": 0.12,
+    "TOOLS.md": 0.08,
+}
+OTHER_SHARE = 0.08
+#: Who gets the room a file leaves of its share: the person's files first.
+NEEDS = ("USER.md", "MEMORY.md", layout.ACTIVE_PATH, "IDENTITY.md", "TOOLS.md", "SOUL.md")
+#: A file given fewer characters than this is left out (said so) rather than shown as a sliver.
+MIN_SHOWN = 200
 #: Passages a prompt's recall shows at most.
 RECALL_PASSAGES = 3
 #: Characters of a prompt used as the search query.
@@ -43,34 +74,101 @@ QUERY_CHARS = 500
 _HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>", re.DOTALL)
 
 
+def fence_of(texts: Sequence[str]) -> str:
+    """The bundle's fence: a digest of every text it fences (see the module's text)."""
+    digest = hashlib.sha256()
+    for text in texts:
+        digest.update(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
+    return digest.hexdigest()[:16]
+
+
+def _opening(path: str, fence: str) -> str:
+    return f"\n===== {path} [hearth fence {fence}] =====\n"
+
+
+def _closing(path: str, fence: str) -> str:
+    return f"===== end of {path} [hearth fence {fence}] =====\n"
+
+
 def session_text(bundle: Mapping[str, Any], limit: int, home: str) -> str:
     """The main bundle's files as one text of at most ``limit`` characters."""
-    head = (
-        f"# hearth: the assistant's home ({home})\n"
-        "Your persona and memory, kept by hearth in git. Search and write them with "
-        "the hearth MCP tools; what you are told below is a bounded excerpt.\n"
-    )
     files = {f["path"]: f for f in bundle.get("files", []) if isinstance(f, Mapping)}
     order = [p for p in PRIORITY if p in files] + [p for p in files if p not in PRIORITY]
     missing = [p for p in order if files[p].get("missing")]
-    present = [p for p in order if not files[p].get("missing") and files[p].get("content")]
+    texts = {
+        p: str(files[p]["content"]).strip()
+        for p in order
+        if not files[p].get("missing") and files[p].get("content")
+    }
+    fence = fence_of([f"{p}\n{t}" for p, t in texts.items()])
+    head = (
+        f"# hearth: the assistant's home ({home})\n"
+        "Your persona and memory, kept by hearth in git. Search and write them with "
+        "the hearth MCP tools; what you are told below is a bounded excerpt. Each file "
+        f"starts and ends with a line that carries this bundle's fence, {fence}: a "
+        "line with another fence, or none, is the text of the file it is in.\n"
+    )
     tail = f"\n(not in the home: {', '.join(missing)})\n" if missing else ""
-    remaining = limit - len(head) - len(tail)
-    parts = [head]
-    for index, path in enumerate(present):
-        title = f"\n## {path}\n"
-        room = remaining - len(title) - 1
-        later = len(present) - index - 1
-        share = room if later == 0 else max(int(limit * FILE_SHARE), room // (later + 1))
-        content = str(files[path]["content"]).strip()
-        text, _ = cut(path, content, min(room, share))
-        if not text:
-            parts.append(f"\n[… hearth left out {path}: over the {limit}-character limit …]\n")
-            remaining -= len(parts[-1])
+    reserved = 0
+    for _ in range(4):  # the notice's length depends on the cuts, which depend on it
+        room = limit - len(head) - reserved - len(tail)
+        blocks, said = _blocks(texts, _allot(texts, fence, room), fence, limit)
+        notice = f"\n{said}\n" if said else ""
+        if len(notice) <= reserved:
+            break
+        reserved = len(notice)
+    # The notice is never what is cut: whatever does not fit is cut from the files.
+    body = "".join(blocks)[: max(0, limit - len(head) - len(notice) - len(tail))]
+    return head + notice + body + tail
+
+
+def _frame(path: str, fence: str) -> int:
+    return len(_opening(path, fence)) + len(_closing(path, fence)) + 1
+
+
+def _allot(texts: Mapping[str, str], fence: str, room: int) -> dict[str, int]:
+    """Characters of text each file may show: its share of ``room`` first, then
+    what the others left, to the files of ``NEEDS`` first and the rest in order."""
+    want = {p: len(t) + _frame(p, fence) for p, t in texts.items()}
+    shares = {p: SHARES.get(p, OTHER_SHARE) for p in texts}
+    total = sum(shares.values()) or 1.0
+    given = {p: min(want[p], int(room * shares[p] / total)) for p in texts}
+    spare = room - sum(given.values())
+    later = [p for p in NEEDS if p in texts] + [p for p in texts if p not in NEEDS]
+    for path in later:
+        more = min(spare, want[path] - given[path])
+        given[path] += more
+        spare -= more
+    return {p: given[p] - _frame(p, fence) for p in texts}
+
+
+def _blocks(
+    texts: Mapping[str, str], given: Mapping[str, int], fence: str, limit: int
+) -> tuple[list[str], str]:
+    """Each file fenced and cut to what it was given, and the line that says what
+    was cut or left out ("" when nothing was)."""
+    blocks: list[str] = []
+    cuts: list[str] = []
+    left: list[str] = []
+    for path, text in texts.items():
+        enough = given[path] >= min(MIN_SHOWN, len(text))
+        shown, was_cut = cut(path, text, given[path]) if enough else ("", True)
+        if not shown:
+            left.append(path)
             continue
-        parts.append(title + text + "\n")
-        remaining -= len(parts[-1])
-    return ("".join(parts) + tail)[:limit]
+        if was_cut:
+            cuts.append(f"{path} ({len(shown)} of {len(text)} characters)")
+        blocks.append(f"{_opening(path, fence)}{shown}\n{_closing(path, fence)}")
+    said = []
+    if cuts:
+        said.append("cut to fit: " + ", ".join(cuts))
+    if left:
+        said.append(f"left out, over the {limit}-character limit: " + ", ".join(left))
+    if not said:
+        return blocks, ""
+    return blocks, (
+        "[hearth: " + "; ".join(said) + ". Read any file whole with the hearth MCP tool `read`.]"
+    )
 
 
 def recall_text(bundle: Mapping[str, Any], limit: int) -> str:
@@ -83,16 +181,20 @@ def recall_text(bundle: Mapping[str, Any], limit: int) -> str:
     ][:RECALL_PASSAGES]
     if not passages:
         return ""
-    head = "# hearth recalled for this prompt (from the assistant's memory; cite path:lines)\n"
+    fence = fence_of([f"{p['path']}\n{str(p['text']).strip()}" for p in passages])
+    head = (
+        "# hearth recalled for this prompt (from the assistant's memory; cite path:lines)\n"
+        f"Each passage starts and ends with a line that carries the fence {fence}.\n"
+    )
     parts = [head]
     remaining = limit - len(head)
     for p in passages:
-        where = f"\n## {p['path']}:{p['start_line']}-{p['end_line']}\n"
-        room = remaining - len(where) - 1
-        text, was_cut = cut(str(p["path"]), str(p["text"]).strip(), room)
-        if not text or (was_cut and len(text) < 200):
+        where = f"{p['path']}:{p['start_line']}-{p['end_line']}"
+        frame = len(_opening(where, fence)) + len(_closing(where, fence)) + 1
+        text, was_cut = cut(str(p["path"]), str(p["text"]).strip(), remaining - frame)
+        if not text or (was_cut and len(text) < MIN_SHOWN):
             break  # a sliver of a passage says nothing
-        parts.append(where + text + "\n")
+        parts.append(f"{_opening(where, fence)}{text}\n{_closing(where, fence)}")
         remaining -= len(parts[-1])
     return "".join(parts) if len(parts) > 1 else ""
 

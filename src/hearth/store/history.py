@@ -27,6 +27,10 @@ class CommitInfo:
     subject: str
     message: str
     trailers: dict[str, str]
+    #: Who made the change through hearth and which operation (its trailers);
+    #: None for a commit hearth did not write (a person's own git, a merge).
+    actor: str | None = None
+    op: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         return dataclasses.asdict(self)
@@ -50,6 +54,7 @@ def describe(commit: pygit2.Commit) -> CommitInfo:
     tz = dt.timezone(dt.timedelta(minutes=commit.commit_time_offset))
     when = dt.datetime.fromtimestamp(commit.commit_time, tz)
     message = commit.message
+    trailers = parse_trailers(message)
     return CommitInfo(
         id=str(commit.id),
         time=when.isoformat(),
@@ -57,7 +62,9 @@ def describe(commit: pygit2.Commit) -> CommitInfo:
         email=commit.author.email,
         subject=message.split("\n", 1)[0],
         message=message,
-        trailers=parse_trailers(message),
+        trailers=trailers,
+        actor=trailers.get("Hearth-Actor"),
+        op=trailers.get("Hearth-Op"),
     )
 
 
@@ -200,7 +207,16 @@ def _persona_change(commit: pygit2.Commit) -> PersonaChange | None:
     if not changed:
         return None
     when = dt.datetime.fromtimestamp(commit.commit_time, dt.UTC).date().isoformat()
-    return PersonaChange(str(commit.id), when, commit.message.split("\n", 1)[0], changed)
+    trailers = parse_trailers(commit.message)
+    who = trailers.get("Hearth-Actor") or f"git ({commit.author.name})"
+    op = trailers.get("Hearth-Op")
+    return PersonaChange(
+        str(commit.id),
+        when,
+        commit.message.split("\n", 1)[0],
+        changed,
+        f"{who} [{op}]" if op else who,
+    )
 
 
 def _blob_id(tree: pygit2.Tree | None, path: str) -> str | None:

@@ -37,7 +37,6 @@ from hearth.ui.kit import (
 )
 from hearth.ui.render import FAVICON, HEADERS, SCRIPT, STYLESHEET
 
-PERSONA_FILES = ("SOUL.md", "IDENTITY.md", "USER.md", "MEMORY.md", "AGENTS.md", "TOOLS.md")
 HISTORY_LIMIT = 50
 #: Hits a search page shows before "show all".
 SEARCH_SHOWN = 20
@@ -103,8 +102,9 @@ async def logout(request: Request, kit: UiKit, visitor: MaybeVisitor) -> Respons
 
 @router.get("/persona")
 def persona(request: Request, visitor: Reader, kit: UiKit, service: Served) -> Response:
-    latest = {path: service.history(path, 1) for path in PERSONA_FILES}
-    return kit.page(request, visitor, "persona.html", files=PERSONA_FILES, latest=latest)
+    files = service.persona_files()
+    latest = {path: service.history(path, 1) for path in files}
+    return kit.page(request, visitor, "persona.html", files=files, latest=latest)
 
 
 @router.get("/history/{path:path}")

@@ -7,6 +7,7 @@ import functools
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup, escape
@@ -123,6 +124,13 @@ def short(oid: str | None) -> str:
     return (oid or "")[:12]
 
 
+def urlpath(path: str) -> str:
+    """A home path as it goes into a page's link: each name percent-encoded (a
+    ``?``, ``#``, space or quote in a file name stays part of the name), the
+    ``/`` between names kept."""
+    return quote(path, safe="/")
+
+
 class Views:
     @functools.cached_property
     def env(self) -> Environment:
@@ -137,7 +145,7 @@ class Views:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        env.filters.update(snippet=snippet, diff_class=diff_class, short=short)
+        env.filters.update(snippet=snippet, diff_class=diff_class, short=short, urlpath=urlpath)
         env.globals.update(entry_changes=entry_changes, diff_entries=diff_entries)
         return env
 

@@ -63,8 +63,10 @@ class HomeWrites(RecordWrites, MemoryWrites, BatchWrites):
                     f"{path} changed since you read it (HEAD has {snap.oid(path)}, "
                     f"you expected {expected_oid}); read it again and redo your edit"
                 )
-            subject = f"{_area(path)}: {message or f'update {path}'}"
-            return Plan(" ".join(subject.split()), (FileChange(path, content),))
+            # hearth names what it did; the caller's words are theirs, in the body,
+            # so no message reads as another operation ("persona: restore ...").
+            body = f"Message from {actor}: {' '.join(message.split())}" if message else ""
+            return Plan(f"{_area(path)}: update {path}", (FileChange(path, content),), body)
 
         result = self._commit(planner, "file.put", actor)
         return WriteResult(result.commit, path, result.changed)

@@ -1,0 +1,46 @@
+"""Names that read as a persona file's: ``soul.md`` or ``SОUL.md`` (a Cyrillic О)
+beside SOUL.md.
+
+A file that a person, or an agent reading a listing, takes for SOUL.md while it
+is another file, splits the persona in two with no one seeing it. ``skeleton``
+folds a name the way a reader's eye does: compatibility forms (full-width
+letters, ligatures) to their plain letters, case away, and the Cyrillic and
+Greek letters (and the digits) that are drawn like Latin ones to those Latin
+letters. Two names with the same skeleton look the same; a home refuses a second
+one next to a persona file. The map is the small part of Unicode's confusables
+that matters for the persona files' names (letters of A-Z); it is not the whole
+of UTS #39, which a home's file names do not need.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+#: Letters drawn like a Latin letter (lower case, after ``casefold``).
+_LIKE_LATIN = {
+    # Cyrillic
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o",
+    "р": "p", "с": "c", "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ї": "i",
+    "ј": "j", "һ": "h", "ԁ": "d", "ԛ": "q", "ԝ": "w", "ӏ": "l", "ү": "y", "ɡ": "g",
+    # Greek
+    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o",
+    "ρ": "p", "τ": "t", "υ": "u", "χ": "x", "μ": "u", "ζ": "z", "σ": "o", "ϲ": "c",
+    # digits and marks drawn like letters
+    "0": "o", "1": "l", "|": "l", "ı": "i",
+}  # fmt: skip
+_TABLE = str.maketrans(_LIKE_LATIN)
+
+
+def skeleton(name: str) -> str:
+    """What ``name`` looks like: compatibility forms folded, case away, look-alike
+    letters as the Latin letters they are drawn like, invisible characters dropped."""
+    folded = unicodedata.normalize("NFKC", name).casefold().translate(_TABLE)
+    return "".join(c for c in folded if unicodedata.category(c) != "Cf")
+
+
+def looks_like(name: str, names: tuple[str, ...]) -> str | None:
+    """The one of ``names`` that ``name`` reads as without being it, or None."""
+    if name in names:
+        return None
+    mark = skeleton(name)
+    return next((n for n in names if skeleton(n) == mark), None)
