@@ -24,6 +24,7 @@ from fastapi.responses import Response
 from hearth.app.reads.review_board import ReviewBoard
 from hearth.app.results import BatchResult
 from hearth.app.served.service import ServedHearth
+from hearth.catalogue import is_agent
 from hearth.domain import layout, records
 from hearth.errors import HearthError, InvalidInput
 from hearth.ui.auth import Visitor
@@ -255,7 +256,11 @@ async def resolve(
 ) -> Response:
     def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
         result = service.resolve_loop(
-            key, visitor.actor, first(form, "note"), expected=expected(form, ("path", "oid"))
+            key,
+            visitor.actor,
+            first(form, "note"),
+            expected=expected(form, ("path", "oid")),
+            agent=is_agent(visitor.info.scope),
         )
         return Done("Resolved the open loop", result.commit)
 
@@ -268,7 +273,11 @@ async def withdraw(
 ) -> Response:
     def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
         result = service.withdraw_decision(
-            key, first(form, "reason"), visitor.actor, expected=expected(form, ("path", "oid"))
+            key,
+            first(form, "reason"),
+            visitor.actor,
+            expected=expected(form, ("path", "oid")),
+            agent=is_agent(visitor.info.scope),
         )
         return Done("Withdrew the decision", result.commit)
 
