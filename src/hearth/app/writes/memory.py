@@ -10,6 +10,7 @@ from hearth.app.writes.plumbing import Writer, check_proposal_target, new_target
 from hearth.domain import entries, entry_merge, keys, layout, notes, records
 from hearth.domain.text import decode_text
 from hearth.errors import Conflict, HearthError, InvalidInput, NotFound
+from hearth.store import conflict_origin
 from hearth.store.plans import FileChange, Plan, Snapshot
 
 
@@ -89,12 +90,15 @@ class MemoryWrites(Writer):
         return WriteResult(result.commit, path, result.changed)
 
     def entry_conflicts(self) -> list[entry_merge.ConflictRecord]:
-        """The entry conflicts a merge left to settle (committed, or left in the work
-        tree by a plain ``git pull``), oldest file name first."""
+        """The entry conflicts hearth's sync left to settle, oldest file name first.
+        A record hearth's sync did not commit (forged, edited, or never committed)
+        is not one: it is never offered for settling (``store/conflict_origin.py``)."""
         found = []
         folder = self.root / layout.ENTRY_CONFLICTS_DIR
         for path in sorted(folder.rglob("*.md")) if folder.is_dir() else []:
             relative = path.relative_to(self.root).as_posix()
+            if not conflict_origin.written_by_sync(self.root, relative):
+                continue
             data = self.files.read(relative)
             record = entry_merge.parse_record(relative, decode_text(data, relative) if data else "")
             if record is not None:
