@@ -287,6 +287,11 @@ _DECLARED = (
         cli=("put",),
     ),
     Operation(
+        "changes.seen",
+        "admin",
+        "mark the agents' changes to persona and memory files as seen (the review page)",
+    ),
+    Operation(
         "put.records",
         "admin",
         "write a file under continuity/ by hand (records change through their operations)",

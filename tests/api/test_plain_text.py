@@ -33,6 +33,7 @@ NO_TEXT = {
     "merge.many": "the same, many at once",
     "restore": "copies an earlier revision (a revision name, no text)",
     "restore.persona": "the same, for a persona or memory file (or undoing an agent's change)",
+    "changes.seen": "marks the agents' changes as seen (.git/hearth, no file of the home)",
     "records.person": "a question of whose record it is, over the write operations above",
     "memory.settle": "puts one of two versions already in the home in place (an id, no text)",
     "reconcile": "writes no file of the home",

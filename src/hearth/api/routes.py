@@ -198,7 +198,9 @@ def put_file(
 ) -> models.Written:
     allowed(info, put_operation(normalize(path)))  # settings and git's own files: admin
     content = text_bytes("content", body.content)
-    result = service.put(path, content, actor(info), body.expected_oid, body.message)
+    result = service.put(
+        path, content, actor(info), body.expected_oid, body.message, agent=is_agent(info.scope)
+    )
     return written(result)
 
 
@@ -409,7 +411,7 @@ def memory_entries(service: Service, file: EntriesFile) -> dict[str, Any]:
 def memory_add(
     service: Service, file: EntriesFile, body: models.NewEntry, info: Caller
 ) -> models.Written:
-    return written(service.entry_add(file, body.entry, actor(info)))
+    return written(service.entry_add(file, body.entry, actor(info), agent=is_agent(info.scope)))
 
 
 @operation(
@@ -422,7 +424,8 @@ def memory_add(
 def memory_replace(
     service: Service, file: EntriesFile, body: models.EntryReplacement, info: Caller
 ) -> models.Written:
-    return written(service.entry_replace(file, body.old, body.new, actor(info)))
+    agent = is_agent(info.scope)
+    return written(service.entry_replace(file, body.old, body.new, actor(info), agent=agent))
 
 
 @operation(
@@ -441,7 +444,7 @@ def memory_remove(
     ],
     info: Caller,
 ) -> models.Written:
-    return written(service.entry_remove(file, entry, actor(info)))
+    return written(service.entry_remove(file, entry, actor(info), agent=is_agent(info.scope)))
 
 
 @operation("post", "/v1/reconcile", "reconcile", response_model=models.PassResult, tags=["admin"])

@@ -208,7 +208,7 @@ def write(
     """
     require(scope, put_operation(normalize(path)))  # settings and git's files: admin
     data = text_bytes("content", content)
-    return written(service.put(path, data, actor, expected_oid, message))
+    return written(service.put(path, data, actor, expected_oid, message, agent=is_agent(scope)))
 
 
 @WRITE_TOOLS.tool("memory.list", REPLACES)
@@ -248,14 +248,15 @@ def memory(
     require(scope, f"memory.{op}")
     if entry is None:
         raise _missing("entry", op)
+    agent = is_agent(scope)
     if op == "add":
-        result = service.entry_add(file, entry, actor)
+        result = service.entry_add(file, entry, actor, agent=agent)
     elif op == "remove":
-        result = service.entry_remove(file, entry, actor)
+        result = service.entry_remove(file, entry, actor, agent=agent)
     else:
         if new_entry is None:
             raise _missing("new_entry", op)
-        result = service.entry_replace(file, entry, new_entry, actor)
+        result = service.entry_replace(file, entry, new_entry, actor, agent=agent)
     return models.MemoryResult(
         op=op, path=result.path, commit=result.commit, changed=result.changed
     )

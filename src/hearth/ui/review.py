@@ -70,6 +70,7 @@ def review_page(
         key=lambda v: (getattr(v.record, "updated", ""), v.key),
         reverse=True,
     )
+    changes = service.agent_changes()
     form = form or {}
     return kit.page(
         request,
@@ -84,7 +85,8 @@ def review_page(
         titles={v.key: v.record.title if v.record is not None else v.key for v in views},
         loops=loops,
         decisions=decisions,
-        oids=service.head_oids([v.path for v in (*loops, *decisions)]),
+        oids=service.head_oids([v.path for v in (*loops, *decisions)] + [c.path for c in changes]),
+        changes=changes,
         refusal=refusal,
         ticked=set(form.get("keys", [])),
         typed={k: v[0] for k, v in form.items() if k.startswith("reason") and v},
