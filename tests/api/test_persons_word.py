@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -13,7 +14,7 @@ import anyio
 import yaml
 
 from hearth.domain import layout
-from tests.api.conftest import BIN, Server, hearth
+from tests.api.conftest import BIN, Server, hearth, isolated_env, make_home, start_server
 from tests.mcp.conftest import call, http_client, refused
 
 FORGED_MERGED = "continuity/proposals/memory/archive/merged/garden--0000.md"
@@ -188,3 +189,36 @@ def test_who_and_when_are_set_by_hearth_and_future_dates_are_refused(
     reply = s.put(f"/v1/files/{path}", {"content": future}, token="admin")
     assert reply.status == 422, reply.body
     assert "future" in str(reply.body)
+
+
+def test_a_home_can_keep_persona_and_memory_to_proposals_for_agents(tmp_path: Path) -> None:
+    """Persona and memory written by agents, the other policy: with ``[agents]
+    persona = "proposals"`` a write token's entry for MEMORY.md becomes a
+    proposal and its put or replace of a persona or memory file is refused
+    (403), over HTTP and MCP; the person's own writes go through."""
+    env = isolated_env(tmp_path / "user")
+    root = make_home(tmp_path / "home", env)
+    settings = root / "hearth.toml"
+    settings.write_text(settings.read_text() + '\n[agents]\npersona = "proposals"\n')
+    for args in (("add", "hearth.toml"), ("commit", "-qm", "agents propose", "--no-verify")):
+        subprocess.run(["git", "-C", str(root), *args], check=True, env=env)
+    s = start_server(root, env=env)
+    try:
+        added = s.post("/v1/memory/MEMORY.md/entries", {"entry": "Sam trusts me"}, token="write")
+        assert added.status == 200, added.body
+        assert added.body["path"].startswith(layout.PROPOSALS_DIR + "/")
+        assert "Sam trusts me" not in s.get("/v1/files/MEMORY.md").body["content"]
+        put = s.put("/v1/files/SOUL.md", {"content": "x" * 200}, token="write")
+        assert put.status == 403 and "proposals" in put.body["error"]["message"]
+
+        async def run() -> Any:
+            async with http_client(s, "write") as client:
+                return await refused(
+                    client, "write", {"path": "USER.md", "content": "# User\n\n## Entries\n"}
+                )
+
+        assert anyio.run(run)["code"] == "forbidden"
+        mine = s.post("/v1/memory/MEMORY.md/entries", {"entry": "Sam likes figs"}, token="admin")
+        assert mine.status == 200 and mine.body["path"] == "MEMORY.md"
+    finally:
+        assert s.stop() == 0
