@@ -46,9 +46,12 @@ class RecordWrites(Writer):
         source: str = "",
         *,
         agent: bool = False,
+        origin: str | None = None,
     ) -> WriteResult:
         """Propose entries for a person to review (an upsert by title). ``agent``:
-        the caller is write-scoped (the record says so; see ``records.WHO``)."""
+        the caller is write-scoped (the record says so; see ``records.WHO``);
+        ``origin``: hearth's own word for who wrote it when that is not the actor
+        (``reflection``, a job hearth ran)."""
         title = records.clean_title(title)
         cleaned = tuple(dict.fromkeys(records.clean_entry(e) for e in entries))
         if not cleaned:
@@ -65,7 +68,8 @@ class RecordWrites(Writer):
                 target=checked_target or layout.DEFAULT_PROPOSAL_TARGET,
             )
 
-        return self._save_record("proposal", title, build, actor, who(actor, source, agent))
+        by = who(origin or actor, source, agent)
+        return self._save_record("proposal", title, build, actor, by)
 
     def _save_record(
         self,
