@@ -25,7 +25,24 @@ def test_an_agent_writes_and_proposes_but_only_markdown() -> None:
     assert put_operation("SOUL.md") == "put" and may("write", "put")
     assert put_operation("hearth.toml") == "put.other" and not may("write", "put.other")
     assert put_operation(".gitignore", "restore") == "put.other"
-    assert put_operation("MEMORY.md", "restore") == "restore"
+    assert put_operation("memory/topics/x.md", "restore") == "restore"
+
+
+def test_records_under_continuity_and_restoring_the_persons_files_are_admin() -> None:
+    """Issue 54 case 1 and case 3: a write token cannot PUT a file under
+    continuity/ (a forged merged archive, a forged conflict record), and
+    restoring a persona or memory file is the person's act."""
+    for path in (
+        "continuity/proposals/memory/archive/merged/x--y.md",
+        "continuity/conflicts/entries/USER.md--0f0f0f0f0f.md",
+        "continuity/decisions/x.md",
+        "continuity/ACTIVE.md",
+    ):
+        assert put_operation(path) == "put.records" and not may("write", "put.records")
+    for path in ("MEMORY.md", "USER.md", "SOUL.md", "IDENTITY.md", "AGENTS.md", "users/sam.md"):
+        assert put_operation(path, "restore") == "restore.persona"
+    assert not may("write", "restore.persona") and may("admin", "restore.persona")
+    assert not may("write", "records.person")
 
 
 def test_every_read_is_open_to_every_token() -> None:

@@ -8,19 +8,23 @@ over HTTP: there is one answer. The docs' table of operations and scopes
 test.
 
 Scopes are ordered: ``read`` searches and reads everything; ``write`` also
-writes (daily notes, markdown files, entries, topics, person notes, proposals,
-loops and their resolution, decisions and their withdrawal, restores of
-markdown files); ``admin`` alone accepts or declines a change to the
-assistant's long-term memory or persona on the person's behalf (merge,
-reject), reconciles, syncs, writes files that are not markdown and manages
-tokens. A person's own token is ``admin``; an agent's is ``write``: the agent
-proposes, the person approves.
+writes (daily notes, markdown files outside ``continuity/``, entries, topics,
+person notes, proposals, loops and decisions of its own and their resolution
+or withdrawal, restores of other markdown files); ``admin`` alone accepts or
+declines a change to the assistant's long-term memory or persona on the
+person's behalf (merge, reject), restores a persona or memory file, resolves,
+withdraws or supersedes the person's own loops and decisions, writes a record
+file under ``continuity/`` by hand, settles conflicts, reconciles, syncs,
+writes files that are not markdown and manages tokens. A person's own token is
+``admin``; an agent's is ``write``: the agent proposes, the person approves.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+from hearth.domain.layout import CONTINUITY_DIR, is_persons_file
 
 Scope = Literal["read", "write", "admin"]
 SCOPES: tuple[Scope, ...] = ("read", "write", "admin")
@@ -229,6 +233,14 @@ _DECLARED = (
     Operation(
         "restore", "write", "restore a markdown file from an earlier revision", cli=("restore",)
     ),
+    Operation(
+        "restore.persona",
+        "admin",
+        "restore a persona or memory file (or a record) from an earlier revision, "
+        "or undo an agent's change to one",
+        cli=("restore",),
+        persons_call=True,
+    ),
     Operation("edit", "write", "edit a pending proposal's entries before review"),
     Operation(
         "merge",
@@ -275,6 +287,33 @@ _DECLARED = (
         cli=("put",),
     ),
     Operation(
+        "changes.seen",
+        "admin",
+        "mark the agents' changes to persona and memory files as seen (the review page)",
+    ),
+    Operation(
+        "put.records",
+        "admin",
+        "write a file under continuity/ by hand (records change through their operations)",
+        http=("PUT /v1/files/{path}",),
+        mcp="write",
+        cli=("put",),
+        persons_call=True,
+    ),
+    Operation(
+        "records.person",
+        "admin",
+        "resolve, withdraw or supersede the person's own loops and decisions",
+        http=(
+            "POST /v1/loops/{key}/resolve",
+            "POST /v1/decisions/{key}/withdraw",
+            "POST /v1/decisions",
+        ),
+        mcp="resolve_loop",
+        cli=("loop resolve", "decision withdraw", "decide"),
+        persons_call=True,
+    ),
+    Operation(
         "reconcile",
         "admin",
         "run a reconcile pass",
@@ -314,12 +353,28 @@ def may(held: Scope, operation: str) -> bool:
     return allows(held, scope_of(operation))
 
 
+def is_agent(held: Scope) -> bool:
+    """Whether a caller of scope ``held`` acts as an agent: its records are marked
+    as an agent's, and the person's own loops and decisions are not its to
+    resolve, withdraw or supersede (``records.person``)."""
+    return not may(held, "records.person")
+
+
 def put_operation(path: str, markdown: str = "put") -> str:
     """The operation that writes (or, with ``markdown="restore"``, restores)
     ``path``: ``markdown`` for a markdown file; any other file (settings,
     .gitignore, .gitattributes) steers hearth and git themselves and is
-    ``put.other``."""
-    return markdown if path.endswith(".md") else "put.other"
+    ``put.other``. A file under ``continuity/`` (records, their archives,
+    conflict copies, rollups) changes through its operations, so writing one
+    whole is ``put.records``; restoring a persona or memory file (or a record)
+    is the person's ``restore.persona``."""
+    if not path.endswith(".md"):
+        return "put.other"
+    if path.startswith(CONTINUITY_DIR + "/"):
+        return "restore.persona" if markdown == "restore" else "put.records"
+    if markdown == "restore" and is_persons_file(path):
+        return "restore.persona"
+    return markdown
 
 
 def refusal(held: Scope, operation: str) -> str:

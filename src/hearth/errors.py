@@ -12,6 +12,7 @@ error body every surface sends (HTTP, MCP, the hooks' server check) is
     ├── PathRefused          a path is absolute, climbs out, enters .git, is a symlink
     ├── NotFound             no such file, record or revision
     ├── NotAHome             the folder is not an initialized home
+    ├── Forbidden            the caller may not do this to this record (the person's own)
     ├── Conflict             the operation would overwrite or lose someone's work
     │   ├── DirtyFile        a target file holds uncommitted edits
     │   ├── StaleWrite       the caller's expected blob id is not HEAD's any more
@@ -68,6 +69,13 @@ class NotFound(HearthError):
 
 class NotAHome(HearthError):
     code = "not_a_home"
+
+
+class Forbidden(HearthError):
+    """An agent asked to change a record that is the person's (a loop or decision
+    the person made): the API's 403, as a scope refusal is."""
+
+    code = "forbidden"
 
 
 class Conflict(HearthError):

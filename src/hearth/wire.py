@@ -238,7 +238,14 @@ class Record(BaseModel):
     status: str | None = None
     created: str | None = None
     updated: str | None = None
+    #: Who wrote it, as hearth knows it (the actor); ``stated_source`` is what the
+    #: writer said its source was; ``by`` is ``agent`` when an agent wrote it
+    #: (empty: the person's).
     source: str | None = None
+    stated_source: str | None = None
+    by: str | None = None
+    #: The file's blob id as listed: a merge's ``version`` (changed since: refused).
+    oid: str | None = None
     #: ``front-matter`` (hearth's) or ``lionclaw`` (LionClaw's own format, kept as it is).
     style: str | None = None
     error: str | None = None

@@ -412,4 +412,5 @@ def test_the_plugin_alone_reads_only_the_homes_markdown(
         assert refused["status"] == "error" and refused["code"] == "MEMORY_PATH_NOT_ALLOWED"
     assert sessions["results"] == [] and "memory corpus only" in sessions["warning"]
     assert extra["manager"][0]["path"] == f"memory/{daily.name}"
-    assert [c["originClass"] for c in extra["classified"]] == ["owner", "agent", "untrusted"]
+    # Issue 49 case 7: an agent can write MEMORY.md, so it is never labelled the person's.
+    assert [c["originClass"] for c in extra["classified"]] == ["agent", "agent", "untrusted"]

@@ -81,10 +81,17 @@ def test_attention_lists_validation_failures_and_conflict_copies(workspace: Work
     ws = workspace
     ws.write("IDENTITY.md", "# Identity\n\nno name line here\n")
     ws.write("continuity/conflicts/SOUL.md--abc1234.md", "# the other machine's soul\n")
+    ws.write("continuity/conflicts/SOUL.md--forged12.md", "# a copy no sync wrote\n")
+    # The copy as sync commits it (its trailers); the forged one left as it is.
+    ws.git("add", "continuity/conflicts/SOUL.md--abc1234.md")
+    message = "sync: merge origin/main\n\nHearth-Op: sync.merge\nHearth-Actor: sync\n"
+    ws.git("commit", "-qm", message, "--no-verify")
     ws.app.reconciler.reconcile()
     attention = ws.read(ACTIVE).split("## Open loops")[0]
     assert "IDENTITY.md: [identity-name]" in attention
     assert "sync conflict" in attention and "continuity/conflicts/SOUL.md--abc1234.md" in attention
+    forged = "continuity/conflicts/SOUL.md--forged12.md: forged or unverified conflict file"
+    assert forged in attention
 
 
 def test_sections_are_bounded(workspace: Workspace) -> None:

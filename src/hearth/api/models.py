@@ -148,6 +148,15 @@ class Rejection(Strict):
     reason: Reason
 
 
+class MergeVersion(Strict):
+    version: str | None = Field(
+        None,
+        pattern=r"^[0-9a-f]{12,40}$",
+        description="The proposal's oid as it was read (GET /v1/proposals, GET /v1/files): "
+        "a proposal changed since is refused with 409 stale_write",
+    )
+
+
 class NewEntry(Strict):
     entry: EntryLine
 

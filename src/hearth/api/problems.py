@@ -20,6 +20,7 @@ from starlette.routing import Match
 from hearth.errors import (
     Busy,
     Conflict,
+    Forbidden,
     HearthError,
     InvalidInput,
     NotAHome,
@@ -35,6 +36,7 @@ STATUS: tuple[tuple[type[HearthError], int], ...] = (
     (PathRefused, 400),
     (NotFound, 404),
     (NotAHome, 404),
+    (Forbidden, 403),
     (Conflict, 409),
     (TooLarge, 413),
     (ValidationFailed, 422),

@@ -20,7 +20,7 @@ from hearth.api import models
 from hearth.api.problems import ApiError
 from hearth.app.results import ActiveView, Diff
 from hearth.app.served.service import ServedHearth
-from hearth.catalogue import may, put_operation, refusal
+from hearth.catalogue import is_agent, may, put_operation, refusal
 from hearth.domain.entries import MAX_ENTRY_CHARS
 from hearth.domain.layout import MAX_USER_ID_CHARS, Kind
 from hearth.domain.paths import normalize
@@ -198,7 +198,9 @@ def put_file(
 ) -> models.Written:
     allowed(info, put_operation(normalize(path)))  # settings and git's own files: admin
     content = text_bytes("content", body.content)
-    result = service.put(path, content, actor(info), body.expected_oid, body.message)
+    result = service.put(
+        path, content, actor(info), body.expected_oid, body.message, agent=is_agent(info.scope)
+    )
     return written(result)
 
 
@@ -242,7 +244,13 @@ def proposals(service: Service) -> dict[str, Any]:
 @operation("post", "/v1/proposals", "propose", response_model=models.Written, tags=["write"])
 def propose(service: Service, body: models.NewProposal, info: Caller) -> models.Written:
     result = service.propose(
-        body.title, body.entries, actor(info), body.target, body.rationale, body.source
+        body.title,
+        body.entries,
+        actor(info),
+        body.target,
+        body.rationale,
+        body.source,
+        agent=is_agent(info.scope),
     )
     return written(result)
 
@@ -250,8 +258,13 @@ def propose(service: Service, body: models.NewProposal, info: Caller) -> models.
 @operation(
     "post", "/v1/proposals/{key}/merge", "merge", response_model=models.Written, tags=["review"]
 )
-def merge(service: Service, key: Key, info: Caller) -> models.Written:
-    return written(service.merge(key, actor(info)))
+def merge(
+    service: Service, key: Key, info: Caller, body: models.MergeVersion | None = None
+) -> models.Written:
+    """Merge a proposal; ``version`` (the ``oid`` the proposals list gave) refuses
+    a proposal changed since it was read (409 stale_write)."""
+    version = body.version if body is not None else None
+    return written(service.merge(key, actor(info), version=version))
 
 
 @operation(
@@ -303,7 +316,14 @@ def loops(service: Service) -> dict[str, Any]:
 
 @operation("post", "/v1/loops", "loop.add", response_model=models.Written, tags=["write"])
 def add_loop(service: Service, body: models.NewLoop, info: Caller) -> models.Written:
-    result = service.add_loop(body.title, actor(info), body.summary, body.next_step, body.source)
+    result = service.add_loop(
+        body.title,
+        actor(info),
+        body.summary,
+        body.next_step,
+        body.source,
+        agent=is_agent(info.scope),
+    )
     return written(result)
 
 
@@ -318,7 +338,7 @@ def resolve_loop(
     service: Service, key: Key, info: Caller, body: models.Resolution | None = None
 ) -> models.Written:
     note = body.note if body is not None else ""
-    return written(service.resolve_loop(key, actor(info), note))
+    return written(service.resolve_loop(key, actor(info), note, agent=is_agent(info.scope)))
 
 
 @operation("get", "/v1/decisions", "decisions", response_model=models.Decisions, tags=["read"])
@@ -329,7 +349,9 @@ def decisions(service: Service) -> dict[str, Any]:
 
 @operation("post", "/v1/decisions", "decide", response_model=models.Written, tags=["write"])
 def decide(service: Service, body: models.NewDecision, info: Caller) -> models.Written:
-    result = service.decide(body.title, body.decision, actor(info), body.why, body.source)
+    result = service.decide(
+        body.title, body.decision, actor(info), body.why, body.source, agent=is_agent(info.scope)
+    )
     return written(result)
 
 
@@ -343,7 +365,8 @@ def decide(service: Service, body: models.NewDecision, info: Caller) -> models.W
 def withdraw_decision(
     service: Service, key: Key, body: models.Withdrawal, info: Caller
 ) -> models.Written:
-    return written(service.withdraw_decision(key, body.reason, actor(info)))
+    agent = is_agent(info.scope)
+    return written(service.withdraw_decision(key, body.reason, actor(info), agent=agent))
 
 
 @operation(
@@ -388,7 +411,7 @@ def memory_entries(service: Service, file: EntriesFile) -> dict[str, Any]:
 def memory_add(
     service: Service, file: EntriesFile, body: models.NewEntry, info: Caller
 ) -> models.Written:
-    return written(service.entry_add(file, body.entry, actor(info)))
+    return written(service.entry_add(file, body.entry, actor(info), agent=is_agent(info.scope)))
 
 
 @operation(
@@ -401,7 +424,8 @@ def memory_add(
 def memory_replace(
     service: Service, file: EntriesFile, body: models.EntryReplacement, info: Caller
 ) -> models.Written:
-    return written(service.entry_replace(file, body.old, body.new, actor(info)))
+    agent = is_agent(info.scope)
+    return written(service.entry_replace(file, body.old, body.new, actor(info), agent=agent))
 
 
 @operation(
@@ -420,7 +444,7 @@ def memory_remove(
     ],
     info: Caller,
 ) -> models.Written:
-    return written(service.entry_remove(file, entry, actor(info)))
+    return written(service.entry_remove(file, entry, actor(info), agent=is_agent(info.scope)))
 
 
 @operation("post", "/v1/reconcile", "reconcile", response_model=models.PassResult, tags=["admin"])

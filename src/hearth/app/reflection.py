@@ -134,8 +134,16 @@ class Reflector:
             # Checked whole above; only now is anything written.
             actor = Path(self.settings.command[0]).name
             for item in kept:
+                # hearth ran the command: "reflection" is hearth's word for who
+                # wrote the proposal (its source), and it is not the person's.
                 result = self.home.propose(
-                    item.title, item.entries, actor, item.target, item.rationale, "reflection"
+                    item.title,
+                    item.entries,
+                    actor,
+                    item.target,
+                    item.rationale,
+                    agent=True,
+                    origin="reflection",
                 )
                 run.proposed.append(result.key or result.path)
         except HearthError as exc:

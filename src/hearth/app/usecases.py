@@ -52,6 +52,8 @@ from hearth.index.semantic import Progress
 from hearth.reconcile.ahead import IndexAhead
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
+from hearth.store import agent_changes
+from hearth.store.agent_changes import AgentChange
 from hearth.store.catalog import RecordView
 from hearth.store.git import Planned
 from hearth.store.history import CommitInfo
@@ -458,3 +460,18 @@ class Hearth:
     entry_remove = _under_lock(HomeWrites.entry_remove)
     entry_settle = _under_lock(HomeWrites.entry_settle)
     topic = _under_lock(HomeWrites.topic)
+    undo_agent_change = _under_lock(HomeWrites.undo_agent_change)
+
+    def agent_changes(self, since: str | None = None) -> list[AgentChange]:
+        """Agents' changes to the persona and memory files since the person last
+        marked them as seen (``since`` None: since that mark)."""
+        with self.owner:
+            mark = since or agent_changes.seen(self.ops.store.state_dir)
+            return agent_changes.agent_changes(self.ops.root, mark)
+
+    def mark_agent_changes_seen(self) -> None:
+        """The person has seen every agent change up to HEAD."""
+        with self.owner:
+            head = self.ops.store.snapshot().head
+            if head is not None:
+                agent_changes.mark_seen(self.ops.store.state_dir, head)

@@ -85,17 +85,24 @@ def proposals(state: _State, as_json: bool) -> None:
     _emit(as_json, board.answer(views), lambda: _review_lines(views, board))
 
 
+def proposal_lines(view: RecordView) -> list[str]:
+    """A proposal as a person must see it before merging: its title, its target,
+    every entry, and the version (what ``hearth merge KEY --version`` carries)."""
+    from hearth.domain import records  # noqa: PLC0415  (start-up: YAML only when listing)
+
+    p = view.record
+    if not isinstance(p, records.Proposal):
+        return [f"{view.key}  (broken: {view.error})"]
+    head = f"{view.key}  {p.title} ({counted(len(p.entries), 'entry', 'entries')} -> {p.target})"
+    by = f"; by {p.source}{' (an agent)' if records.is_agents(p) else ''}" if p.source else ""
+    lines = [f"{head}  [version {(view.oid or '')[:12]}{by}]"]
+    return lines + [f"    - {entry}" for entry in p.entries]
+
+
 def _review_lines(views: list[RecordView], board: ReviewBoard) -> str:
     lines = []
     for view in views:
-        lines.append(
-            _record_lines(
-                [view],
-                lambda p: (
-                    f"{p.title} ({counted(len(p.entries), 'entry', 'entries')} -> {p.target})"
-                ),
-            )
-        )
+        lines += proposal_lines(view)
         found = board.proposals.get(view.key)
         if found is None:
             continue
@@ -127,14 +134,31 @@ def _review_lines(views: list[RecordView], board: ReviewBoard) -> str:
 
 @cli.command()
 @click.argument("keys", nargs=-1, required=True)
+@click.option(
+    "--version",
+    default=None,
+    help="The version 'hearth proposals' printed: refuse the merge if the proposal changed since.",
+)
 @json_option
 @click.pass_obj
-def merge(state: _State, keys: tuple[str, ...], as_json: bool) -> None:
+def merge(state: _State, keys: tuple[str, ...], version: str | None, as_json: bool) -> None:
     """Merge proposal KEY into its target and archive it, in one commit; several
-    KEYs are merged together in one commit (all or none)."""
+    KEYs are merged together in one commit (all or none). One KEY is read and
+    shown first (its target and every entry), and exactly the version shown (or
+    the one --version names, as 'hearth proposals' printed it) is merged: a
+    proposal changed since is refused."""
     if len(keys) == 1:
-        _written(as_json, state.app().merge(keys[0], state.actor), f"merged {keys[0]}")
+        app = state.app()
+        view = next((v for v in app.records("proposal") if v.key == keys[0]), None)
+        if view is not None and version is None:
+            version = view.oid
+            if not as_json:
+                click.echo("merging:\n" + "\n".join(proposal_lines(view)))
+        result = app.merge(keys[0], state.actor, version=version)
+        _written(as_json, result, f"merged {keys[0]}")
         return
+    if version is not None:
+        raise click.UsageError("--version names the version of one proposal; give one KEY")
     _batch(as_json, state.app().merge_many(keys, state.actor))
 
 

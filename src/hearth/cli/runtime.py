@@ -309,15 +309,14 @@ def sync(state: _State, as_json: bool) -> None:
 @click.pass_obj
 def review(state: _State, as_json: bool) -> None:
     """What waits for a person: pending proposals and open loops, with their keys."""
+    from hearth.cli.records import proposal_lines  # noqa: PLC0415  (start-up)
+
     found = state.app().review()
     proposals, loops = found.proposals, found.loops
 
     def human() -> str:
         lines = [f"pending proposals ({len(proposals)}):"]
-        lines += [
-            f"  {v.key}  {v.record.title if v.record else '(broken: ' + str(v.error) + ')'}"
-            for v in proposals
-        ]
+        lines += [f"  {line}" for v in proposals for line in proposal_lines(v)]
         lines.append(f"open loops ({len(loops)}):")
         lines += [
             f"  {v.key}  {v.record.title if v.record else '(broken: ' + str(v.error) + ')'}"

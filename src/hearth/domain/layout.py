@@ -127,6 +127,20 @@ def is_daily_note(path: str) -> bool:
     return bool(_DAILY_NOTE.match(path))
 
 
+#: The persona and memory files that are the person's word about themselves and
+#: the assistant (with ``users/<id>.md``): restoring one is the person's act, and
+#: every agent's change to one is listed for the person to see and undo.
+PERSONS_FILES = ("SOUL.md", "IDENTITY.md", "AGENTS.md", "USER.md", "MEMORY.md")
+
+
+def is_persons_file(path: str) -> bool:
+    """Whether the normalized ``path`` is a persona or memory file (``PERSONS_FILES``
+    or a person note ``users/<id>.md``)."""
+    return path in PERSONS_FILES or (
+        path.startswith("users/") and path.endswith(".md") and path.count("/") == 1
+    )
+
+
 #: Files that never take memory entries (nor a proposal's): the persona's core.
 NO_ENTRY_FILES = ("SOUL.md", "IDENTITY.md")
 

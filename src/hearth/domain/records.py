@@ -36,6 +36,8 @@ __all__ = [
     "archived_text",
     "clean_entry",
     "clean_title",
+    "future_date",
+    "is_agents",
     "is_key",
     "key_of_archive_stem",
     "legacy_record_key",
@@ -82,6 +84,48 @@ def clean_entry(entry: str) -> str:
     return cleaned
 
 
+#: The fields that say who wrote a record, set by hearth on every write (never
+#: taken from the caller): ``source``, the actor of the write (a token's name,
+#: ``cli``, ``reflection``); ``stated_source``, what the caller said its source
+#: was, kept as said; ``by``, ``agent`` when a write-scoped caller (an agent)
+#: wrote it, empty when the person did. Agents cannot write record files
+#: directly (``catalogue.put_operation``), so ``by`` is hearth's word: a record
+#: without it is the person's.
+WHO: tuple[str, ...] = ("source", "stated_source", "by")
+
+#: ``by`` of a record an agent wrote.
+AGENT = "agent"
+
+
+def is_agents(record: Record) -> bool:
+    """Whether an agent (a write-scoped caller) wrote ``record`` last; else it is
+    the person's (theirs to resolve, withdraw or supersede)."""
+    return record.by == AGENT
+
+
+#: How far past now a record's ``created`` or ``updated`` may lie (two clocks'
+#: skew); later is refused, so a date cannot keep a record on top of a list.
+FUTURE_SLACK = dt.timedelta(days=1)
+
+
+def future_date(record: Record, now: dt.datetime) -> str | None:
+    """The first of ``created``/``updated`` that lies in the future (past the
+    slack), as ``field value``; None when both are sane or unreadable."""
+    for name in ("created", "updated"):
+        value = getattr(record, name)
+        try:
+            moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
+        except ValueError:
+            continue
+        if moment is None:
+            continue
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=dt.UTC)
+        if moment > now + FUTURE_SLACK:
+            return f"{name} {value}"
+    return None
+
+
 # Each record type declares, as data, what its file holds: the front-matter fields
 # in the order they are written (``FIELDS``), the field its body holds (``BODY``),
 # the field an archive's note goes to (``NOTE``), and the fields a same-title write
@@ -96,19 +140,23 @@ class Proposal:
         "created",
         "updated",
         "source",
+        "stated_source",
+        "by",
         "target",
         "rationale",
         "reason",
     )
     BODY: ClassVar[str] = "entries"
     NOTE: ClassVar[str] = "reason"
-    REPLACED: ClassVar[tuple[str, ...]] = ()
+    REPLACED: ClassVar[tuple[str, ...]] = WHO
 
     title: str
     entries: tuple[str, ...]
     created: str
     updated: str
     source: str = ""
+    stated_source: str = ""
+    by: str = ""
     target: str = DEFAULT_PROPOSAL_TARGET
     rationale: str = ""
     status: str = "pending"
@@ -127,12 +175,14 @@ class OpenLoop:
         "created",
         "updated",
         "source",
+        "stated_source",
+        "by",
         "next_step",
         "resolution",
     )
     BODY: ClassVar[str] = "summary"
     NOTE: ClassVar[str] = "resolution"
-    REPLACED: ClassVar[tuple[str, ...]] = ()
+    REPLACED: ClassVar[tuple[str, ...]] = WHO
 
     title: str
     created: str
@@ -140,6 +190,8 @@ class OpenLoop:
     summary: str = ""
     next_step: str = ""
     source: str = ""
+    stated_source: str = ""
+    by: str = ""
     status: str = "open"
     resolution: str = ""
     style: RecordStyle = "front-matter"
@@ -154,10 +206,19 @@ class Decision:
     """What the person and the assistant settled; active until withdrawn, and
     superseded by a decision with the same title (its text and why replaced)."""
 
-    FIELDS: ClassVar[tuple[str, ...]] = ("status", "created", "updated", "source", "why", "reason")
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "status",
+        "created",
+        "updated",
+        "source",
+        "stated_source",
+        "by",
+        "why",
+        "reason",
+    )
     BODY: ClassVar[str] = "decision"
     NOTE: ClassVar[str] = "reason"
-    REPLACED: ClassVar[tuple[str, ...]] = ("decision", "why")
+    REPLACED: ClassVar[tuple[str, ...]] = ("decision", "why", *WHO)
 
     title: str
     created: str
@@ -165,6 +226,8 @@ class Decision:
     decision: str = ""
     why: str = ""
     source: str = ""
+    stated_source: str = ""
+    by: str = ""
     status: str = "active"
     reason: str = ""
     style: RecordStyle = "front-matter"

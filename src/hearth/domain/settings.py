@@ -132,6 +132,12 @@ class Settings:
     server: ServerSettings = field(default_factory=ServerSettings)
     #: ``[runtimes.<name>]``: committing what a runtime's agent writes itself.
     runtime_writes: tuple[RuntimeWrites, ...] = ()
+    #: ``[agents] persona``: how a write-scoped agent changes the persona and memory
+    #: files (``layout.PERSONS_FILES``, ``users/<id>.md``): ``direct`` (written,
+    #: each change listed on the review page with one click to undo it) or
+    #: ``proposals`` (refused; an entry it adds becomes a proposal). See
+    #: docs/security.md for the default.
+    agent_persona: str = "direct"
 
     def committed_writes(self) -> tuple[RuntimeWrites, ...]:
         """The runtimes whose own writes this home commits (``commit_writes = true``)."""
@@ -221,7 +227,22 @@ def parse_settings(text: str) -> Settings:
         review=_review(_table(data, "review")),
         server=_server(_table(data, "server")),
         runtime_writes=parse_runtime_writes(_table(data, "runtimes")),
+        agent_persona=_agent_persona(_table(data, "agents")),
     )
+
+
+#: The values of ``[agents] persona``.
+AGENT_PERSONA_POLICIES = ("direct", "proposals")
+
+
+def _agent_persona(table: dict[str, Any]) -> str:
+    value = table.get("persona", Settings.agent_persona)
+    if value not in AGENT_PERSONA_POLICIES:
+        raise InvalidInput(
+            "hearth.toml: [agents] persona must be 'direct' (agents write persona and "
+            "memory files, each change listed for the person to undo) or 'proposals'"
+        )
+    return str(value)
 
 
 def _server(table: dict[str, Any]) -> ServerSettings:

@@ -7,6 +7,7 @@ failure names the file, the rule and how to fix it.
 
 from __future__ import annotations
 
+import datetime as dt
 import fnmatch
 import re
 from dataclasses import dataclass
@@ -305,6 +306,17 @@ def _record_rules(path: str, text: str) -> list[RuleFailure]:
                 "record-key",
                 f"the file name does not match its title (expected {record.key}.md)",
                 "rename the file to match the title, or restore the original title",
+            )
+        ]
+    future = records.future_date(record, dt.datetime.now(dt.UTC))
+    if future is not None:
+        return [
+            RuleFailure(
+                path,
+                "record-date",
+                f"its {future} lies in the future",
+                "hearth sets a record's dates when it writes it; remove the field "
+                "or give the date it was really written",
             )
         ]
     if record.style == "lionclaw":

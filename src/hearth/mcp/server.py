@@ -39,7 +39,11 @@ what happened with `note`; keep USER.md and MEMORY.md current one line at a time
 with `memory`; put longer notes in `topic`; track unfinished threads with \
 `add_loop` / `resolve_loop`; record what the person and you settled with \
 `decide` (check `decisions` first). Changes to who the assistant is go through \
-`propose`: a person merges them. Errors are JSON {"error": {"code", "message"}}; \
+`propose`: a person merges them. What you write into a persona or memory file \
+yourself is recorded as an agent's change, which the person sees and can undo \
+(a home may keep those files to proposals for agents); the person's own loops \
+and decisions are theirs: you cannot resolve or withdraw them, and `decide` on \
+the title of one of theirs proposes the change. Errors are JSON {"error": {"code", "message"}}; \
 read the message, it says what to do."""
 
 #: The resources: each file of the main bundle (ACTIVE.md included) by its path.

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from hearth.app.served.service import ServedHearth
 from hearth.app.writes.batch import MAX_BATCH
-from hearth.catalogue import Scope, put_operation
+from hearth.catalogue import Scope, is_agent, put_operation
 from hearth.domain.paths import normalize
 from hearth.domain.records import MAX_TITLE_CHARS
 from hearth.domain.text import NOT_BLANK, text_bytes
@@ -87,6 +87,7 @@ def propose(
     source: Annotated[
         str, Field(max_length=MAX_SOURCE_CHARS, description="Where it came from")
     ] = "",
+    scope: Scope = "write",
 ) -> models.Written:
     """Propose entries for long-term memory or the persona (MEMORY.md by
     default, or USER.md, SOUL.md, ...) for a person to review. Nothing changes
@@ -94,7 +95,8 @@ def propose(
     assistant changes who it is. Check `review` first to avoid duplicates.
     Answers the proposal's key.
     """
-    return written(service.propose(title, entries, actor, target, rationale, source))
+    agent = is_agent(scope)
+    return written(service.propose(title, entries, actor, target, rationale, source, agent=agent))
 
 
 @WRITE_TOOLS.tool("loop.add", ADDS)
@@ -106,12 +108,14 @@ def add_loop(
         str, Field(max_length=MAX_RECORD_TEXT_CHARS, description="Where it stands")
     ] = "",
     next_step: Annotated[str, Field(max_length=MAX_LINE_CHARS, description="What to do next")] = "",
+    scope: Scope = "write",
 ) -> models.Written:
     """Open a loop: an unfinished thread to pick up in a later session (a
     promise made, a question waiting for an answer, work half done). Open
-    loops show in continuity/ACTIVE.md and in `review`. Answers its key.
+    loops show in continuity/ACTIVE.md and in `review`. Answers its key. A
+    loop the person opened is theirs: you cannot change it (forbidden).
     """
-    return written(service.add_loop(title, actor, summary, next_step))
+    return written(service.add_loop(title, actor, summary, next_step, agent=is_agent(scope)))
 
 
 @WRITE_TOOLS.tool("loop.resolve", REPLACES)
@@ -120,10 +124,13 @@ def resolve_loop(
     key: Key,
     actor: str,
     note: Annotated[str, Field(max_length=MAX_REASON_CHARS, description="How it ended")] = "",
+    scope: Scope = "write",
 ) -> models.Written:
     """Close an open loop (by the key `review` shows) once it is done or moot,
-    with an optional note on how it ended. One commit."""
-    return written(service.resolve_loop(key, actor, note))
+    with an optional note on how it ended. One commit. Only a loop an agent
+    opened (`by: agent`); the person's own loops are theirs to close
+    (forbidden: say it is done in a `note` instead)."""
+    return written(service.resolve_loop(key, actor, note, agent=is_agent(scope)))
 
 
 @WRITE_TOOLS.tool("decide", SETS)
@@ -144,14 +151,18 @@ def decide(
     source: Annotated[
         str, Field(max_length=MAX_SOURCE_CHARS, description="Where it was settled")
     ] = "",
+    scope: Scope = "write",
 ) -> models.Written:
     """Record a decision the person and the assistant settled (a choice of tool,
     a convention, a standing answer), so later sessions keep to it. A decision
     with the same title supersedes the earlier one (its text and why are
     replaced). Active decisions show in continuity/ACTIVE.md and in
-    `decisions`. Answers its key.
+    `decisions`. Answers its key. On the title of a decision the person made
+    (no `by: agent`), nothing is replaced: it answers the key of a proposal to
+    change it, for the person to merge or reject.
     """
-    return written(service.decide(title, decision, actor, why, source))
+    agent = is_agent(scope)
+    return written(service.decide(title, decision, actor, why, source, agent=agent))
 
 
 @WRITE_TOOLS.tool("decision.withdraw", REPLACES)
@@ -160,10 +171,12 @@ def withdraw_decision(
     key: Key,
     reason: Annotated[Reason, Field(description="Why")],
     actor: str,
+    scope: Scope = "write",
 ) -> models.Written:
     """Withdraw a decision (by the key `decisions` shows) that no longer holds,
-    with the reason; it is archived, its history kept. One commit."""
-    return written(service.withdraw_decision(key, reason, actor))
+    with the reason; it is archived, its history kept. One commit. Only a
+    decision an agent made; the person's own are theirs (forbidden)."""
+    return written(service.withdraw_decision(key, reason, actor, agent=is_agent(scope)))
 
 
 @WRITE_TOOLS.tool("put", SETS)
@@ -195,7 +208,7 @@ def write(
     """
     require(scope, put_operation(normalize(path)))  # settings and git's files: admin
     data = text_bytes("content", content)
-    return written(service.put(path, data, actor, expected_oid, message))
+    return written(service.put(path, data, actor, expected_oid, message, agent=is_agent(scope)))
 
 
 @WRITE_TOOLS.tool("memory.list", REPLACES)
@@ -235,14 +248,15 @@ def memory(
     require(scope, f"memory.{op}")
     if entry is None:
         raise _missing("entry", op)
+    agent = is_agent(scope)
     if op == "add":
-        result = service.entry_add(file, entry, actor)
+        result = service.entry_add(file, entry, actor, agent=agent)
     elif op == "remove":
-        result = service.entry_remove(file, entry, actor)
+        result = service.entry_remove(file, entry, actor, agent=agent)
     else:
         if new_entry is None:
             raise _missing("new_entry", op)
-        result = service.entry_replace(file, entry, new_entry, actor)
+        result = service.entry_replace(file, entry, new_entry, actor, agent=agent)
     return models.MemoryResult(
         op=op, path=result.path, commit=result.commit, changed=result.changed
     )
@@ -274,11 +288,24 @@ ADMIN_TOOLS = ToolSet()
 
 
 @ADMIN_TOOLS.tool("merge", REPLACES)
-def merge(service: ServedHearth, key: Key, actor: str) -> models.Written:
+def merge(
+    service: ServedHearth,
+    key: Key,
+    actor: str,
+    version: Annotated[
+        str | None,
+        Field(
+            pattern=r"^[0-9a-f]{12,40}$",
+            description="The proposal's oid as the person read it (`review`): "
+            "a proposal changed since is refused (stale_write)",
+        ),
+    ] = None,
+) -> models.Written:
     """Accept a pending proposal: its entries go into the target file and the
     proposal is archived, in one commit. A person's decision: call it only
-    when the person asked for this very proposal to be merged."""
-    return written(service.merge(key, actor))
+    when the person asked for this very proposal to be merged, and pass the
+    `oid` of the version they read as `version`."""
+    return written(service.merge(key, actor, version=version))
 
 
 @ADMIN_TOOLS.tool("reject", REPLACES)

@@ -390,13 +390,16 @@ function searchManager(settings) {
   };
 }
 
-const PERSON_FILES = new Set(["MEMORY.md", "USER.md", "SOUL.md", "IDENTITY.md", "AGENTS.md"]);
-
+// No file of the home is vouched for as the person's ("owner"): an agent writes
+// MEMORY.md, USER.md and the persona files too (OpenClaw's own file tools, whose
+// writes hearth commits, and a write-scoped token where [agents] persona is
+// "direct"), and hearth lists each such change for the person to undo. So every
+// file of the home is the agent's word; anything outside it is untrusted.
 function originOf(home, workspaceDir, relativePath) {
   const absolute = path.resolve(workspaceDir || home, relativePath);
   const relative = path.relative(home, absolute).split(path.sep).join("/");
   if (!relative || relative.startsWith("..") || path.isAbsolute(relative)) return "untrusted";
-  return PERSON_FILES.has(relative) ? "owner" : "agent";
+  return "agent";
 }
 
 function promptSection(params) {
@@ -434,9 +437,9 @@ export default {
         async authorizeSearchHits(params) {
           return params.hits.filter((hit) => hit.source === "memory");
         },
-        // OpenClaw loads MEMORY.md and USER.md at session start only when the memory
-        // runtime vouches for them: in a hearth home the hot files are the person's
-        // (proposals merge only with a person's approval), the rest the agent's notes.
+        // OpenClaw asks the memory runtime whose word each workspace file is: in a
+        // hearth home every file is one an agent can write (see originOf), so none
+        // is presented as the person's.
         supportsWorkspaceMemoryReadSources: true,
         async classifyWorkspaceMemoryPaths(params) {
           return params.relativePaths.map((relativePath) => ({

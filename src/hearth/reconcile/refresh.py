@@ -27,10 +27,17 @@ from hearth.domain.clock import Clock, utc_now
 from hearth.domain.entry_merge import conflict_note
 from hearth.errors import HearthError
 from hearth.reconcile.manifest import Manifest
-from hearth.store import catalog
+from hearth.store import catalog, conflict_origin
 from hearth.store.history import PersonaHistory
 from hearth.store.repository import GitError, Repository
 from hearth.store.rooted import RootedFiles
+
+#: What ACTIVE.md says of a file under continuity/conflicts/ that hearth's sync
+#: did not write: named, never offered for settling.
+FORGED_NOTE = (
+    "forged or unverified conflict file: hearth's sync did not write it, so it is "
+    "no conflict to settle; look at it, then delete it"
+)
 
 
 def gather(
@@ -57,6 +64,9 @@ def gather(
     for path in sorted(manifest.notable):
         notes += [f.describe() for f in failures.get(path, ())]
         if path.startswith(conflicts_dir):
+            if not conflict_origin.written_by_sync(files.root, path):
+                notes.append(f"{path}: {FORGED_NOTE}")
+                continue
             record = files.read(path) if path.startswith(entry_conflicts) else None
             notes.append(conflict_note(path, record.decode("utf-8", "replace") if record else None))
         elif path.startswith(output_dirs):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,9 +20,12 @@ class RecordView:
     error: str | None = None
     #: The file's text as it was parsed (review reads its entries' lines from it).
     text: str = ""
+    #: The git blob id of what was read: the version a person was shown, which a
+    #: merge carries (``version``) so a proposal changed since is refused.
+    oid: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"key": self.key, "path": self.path}
+        data: dict[str, Any] = {"key": self.key, "path": self.path, "oid": self.oid}
         if self.record is None:
             data["error"] = self.error
             return data
@@ -44,10 +48,17 @@ def list_records(files: RootedFiles, kind: layout.RecordKind) -> list[RecordView
             data = files.read(path)
             if data is None:
                 continue  # vanished since listing
+            oid = blob_id(data)
             text = decode_text(data, path)
             record = records.parse(kind, text)
         except HearthError as exc:
             views.append(RecordView(name[:-3], path, None, exc.message, text))
             continue
-        views.append(RecordView(name[:-3], path, record, text=text))
+        views.append(RecordView(name[:-3], path, record, text=text, oid=oid))
     return sorted(views, key=lambda v: (v.record.created if v.record else "", v.key))
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a blob of these bytes (without libgit2: lean readers list
+    records too)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()

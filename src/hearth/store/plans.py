@@ -38,9 +38,18 @@ class Trailers:
     record: str | None = None
     #: More records the write changed (a batch of proposals): one trailer each.
     more_records: tuple[str, ...] = ()
+    #: ``agent`` when a write-scoped caller (an agent) made the write: the review
+    #: page lists such changes to persona and memory files for the person to undo.
+    by: str = ""
+    #: ``<commit> <path>``: the agent's change this commit undoes.
+    undoes: str = ""
 
     def render(self) -> str:
         lines = [f"Hearth-Op: {self.op}", f"Hearth-Actor: {self.actor}"]
+        if self.by:
+            lines.append(f"Hearth-By: {self.by}")
+        if self.undoes:
+            lines.append(f"Hearth-Undoes: {self.undoes}")
         if self.record:
             lines.append(f"Hearth-Record: {self.record}")
         lines += [f"Hearth-Record: {key}" for key in self.more_records]

@@ -8,7 +8,7 @@ docs/ui.md.
 from fastapi import FastAPI
 
 from hearth.app.served.service import ServedHearth
-from hearth.ui import pages, review
+from hearth.ui import changes, pages, review
 from hearth.ui.kit import GzipPages, Kit, StatusOf
 
 __all__ = ["GzipPages", "install"]
@@ -20,3 +20,4 @@ def install(app: FastAPI, service: ServedHearth, status_of: StatusOf) -> None:
     app.state.ui_kit = Kit.for_home(service, status_of)
     app.include_router(pages.router)
     app.include_router(review.router)
+    app.include_router(changes.router)

@@ -24,6 +24,7 @@ from fastapi.responses import Response
 from hearth.app.reads.review_board import ReviewBoard
 from hearth.app.results import BatchResult
 from hearth.app.served.service import ServedHearth
+from hearth.catalogue import is_agent
 from hearth.domain import layout, records
 from hearth.errors import HearthError, InvalidInput
 from hearth.ui.auth import Visitor
@@ -69,6 +70,7 @@ def review_page(
         key=lambda v: (getattr(v.record, "updated", ""), v.key),
         reverse=True,
     )
+    changes = service.agent_changes()
     form = form or {}
     return kit.page(
         request,
@@ -83,7 +85,8 @@ def review_page(
         titles={v.key: v.record.title if v.record is not None else v.key for v in views},
         loops=loops,
         decisions=decisions,
-        oids=service.head_oids([v.path for v in (*loops, *decisions)]),
+        oids=service.head_oids([v.path for v in (*loops, *decisions)] + [c.path for c in changes]),
+        changes=changes,
         refusal=refusal,
         ticked=set(form.get("keys", [])),
         typed={k: v[0] for k, v in form.items() if k.startswith("reason") and v},
@@ -255,7 +258,11 @@ async def resolve(
 ) -> Response:
     def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
         result = service.resolve_loop(
-            key, visitor.actor, first(form, "note"), expected=expected(form, ("path", "oid"))
+            key,
+            visitor.actor,
+            first(form, "note"),
+            expected=expected(form, ("path", "oid")),
+            agent=is_agent(visitor.info.scope),
         )
         return Done("Resolved the open loop", result.commit)
 
@@ -268,7 +275,11 @@ async def withdraw(
 ) -> Response:
     def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
         result = service.withdraw_decision(
-            key, first(form, "reason"), visitor.actor, expected=expected(form, ("path", "oid"))
+            key,
+            first(form, "reason"),
+            visitor.actor,
+            expected=expected(form, ("path", "oid")),
+            agent=is_agent(visitor.info.scope),
         )
         return Done("Withdrew the decision", result.commit)
 

@@ -199,7 +199,7 @@ class RuntimeWriteCommits(Writer):
             return Plan(subject, tuple(changes))
 
         try:
-            result = self._commit(planner, "runtime.write", self.rules.actor)
+            result = self._commit(planner, "runtime.write", self.rules.actor, agent=True)
         except Conflict as exc:
             # A file changed again between the read and the commit, or a merge or
             # rebase is in progress: nothing was written; look again later.

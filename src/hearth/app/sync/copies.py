@@ -6,10 +6,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from hearth.domain import layout
+from hearth.store import conflict_origin
 
 
 def conflict_copies(root: Path) -> list[str]:
-    """The conflict copies a sync left for a person to resolve."""
+    """The conflict copies and records hearth's sync left for a person to resolve
+    (``store/conflict_origin.py``: a forged one is not listed here)."""
+    return conflict_origin.split(root, _all(root))[0]
+
+
+def forged_copies(root: Path) -> list[str]:
+    """Files under continuity/conflicts/ that hearth's sync did not write."""
+    return conflict_origin.split(root, _all(root))[1]
+
+
+def _all(root: Path) -> list[str]:
     folder = root / layout.CONFLICTS_DIR
     if not folder.is_dir():
         return []

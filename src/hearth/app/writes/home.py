@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from hearth.app.results import Expected, WriteResult
 from hearth.app.writes.batch import BatchWrites
-from hearth.app.writes.memory import MemoryWrites
-from hearth.app.writes.plumbing import AfterWrite, check_expected
+from hearth.app.writes.memory import MemoryWrites, entry_file
+from hearth.app.writes.plumbing import AfterWrite, check_agent_persona, check_expected
 from hearth.app.writes.records import RecordWrites
-from hearth.domain import layout, notes, rollup
+from hearth.app.writes.undo import UndoWrites
+from hearth.domain import entries, layout, notes, rollup
 from hearth.domain.clock import Clock
 from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
@@ -20,8 +21,18 @@ from hearth.store.plans import FileChange, Plan, Snapshot
 __all__ = ["AfterWrite", "Clock", "HomeWrites"]
 
 
-class HomeWrites(RecordWrites, MemoryWrites, BatchWrites):
+class HomeWrites(RecordWrites, MemoryWrites, BatchWrites, UndoWrites):
     """Every write of a home (and the reads they share)."""
+
+    def entry_add(self, path: str, entry: str, actor: str, *, agent: bool = False) -> WriteResult:
+        """Add an entry; ``agent``: a write-scoped caller. Where the home keeps
+        persona and memory files to proposals for agents (``[agents] persona``),
+        an agent's entry becomes a proposal for the person (the answer names it)."""
+        target = entry_file(path)
+        if agent and self.settings.agent_persona == "proposals" and layout.is_persons_file(target):
+            text = entries.clean_entry(entry)
+            return self.propose(f"Add to {target}: {text[:60]}", [text], actor, target, agent=True)
+        return super().entry_add(path, entry, actor, agent=agent)
 
     def note(self, text: str, title: str | None, actor: str) -> WriteResult:
         if len(text) > self.settings.daily_text:
@@ -53,9 +64,14 @@ class HomeWrites(RecordWrites, MemoryWrites, BatchWrites):
         actor: str,
         expected_oid: str | None = None,
         message: str | None = None,
+        *,
+        agent: bool = False,
     ) -> WriteResult:
+        """Write a whole file; ``agent``: a write-scoped caller (its commit is marked
+        ``Hearth-By: agent``; a persona or memory file may be kept to proposals)."""
         path = normalize(path)
         decode_text(content, path)
+        check_agent_persona(self.settings, path, agent)
 
         def planner(snap: Snapshot) -> Plan:
             if expected_oid is not None and snap.oid(path) != expected_oid:
@@ -68,7 +84,7 @@ class HomeWrites(RecordWrites, MemoryWrites, BatchWrites):
             body = f"Message from {actor}: {' '.join(message.split())}" if message else ""
             return Plan(f"{_area(path)}: update {path}", (FileChange(path, content),), body)
 
-        result = self._commit(planner, "file.put", actor)
+        result = self._commit(planner, "file.put", actor, agent=agent)
         return WriteResult(result.commit, path, result.changed)
 
     def restore(

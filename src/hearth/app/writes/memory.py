@@ -6,10 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hearth.app.results import WriteResult
-from hearth.app.writes.plumbing import Writer, check_proposal_target, new_target_text
+from hearth.app.writes.plumbing import (
+    Writer,
+    check_agent_persona,
+    check_proposal_target,
+    new_target_text,
+)
 from hearth.domain import entries, entry_merge, keys, layout, notes, records
 from hearth.domain.text import decode_text
 from hearth.errors import Conflict, HearthError, InvalidInput, NotFound
+from hearth.store import conflict_origin
 from hearth.store.plans import FileChange, Plan, Snapshot
 
 
@@ -20,35 +26,44 @@ class MemoryWrites(Writer):
         data = self.store.snapshot().read(path)
         return entries.list_entries(decode_text(data, path)) if data is not None else []
 
-    def entry_add(self, path: str, entry: str, actor: str) -> WriteResult:
+    def entry_add(self, path: str, entry: str, actor: str, *, agent: bool = False) -> WriteResult:
+        """Add an entry; ``agent``: a write-scoped caller (its commit is marked)."""
         path = entry_file(path)
         text = entries.clean_entry(entry)
 
         def change(current: str) -> str:
             return entries.add_entry(current, text)
 
-        return self._edit_entries(path, change, f"add {_quote(text)}", "memory.add", actor)
+        return self._edit_entries(
+            path, change, f"add {_quote(text)}", "memory.add", actor, agent=agent
+        )
 
-    def entry_replace(self, path: str, old: str, new: str, actor: str) -> WriteResult:
+    def entry_replace(
+        self, path: str, old: str, new: str, actor: str, *, agent: bool = False
+    ) -> WriteResult:
         path = entry_file(path)
+        check_agent_persona(self.settings, path, agent)
         text = entries.clean_entry(new)
 
         def change(current: str) -> str:
             return entries.replace_entry(current, old, text)
 
         return self._edit_entries(
-            path, change, f"replace with {_quote(text)}", "memory.replace", actor
+            path, change, f"replace with {_quote(text)}", "memory.replace", actor, agent=agent
         )
 
-    def entry_remove(self, path: str, old: str, actor: str) -> WriteResult:
+    def entry_remove(self, path: str, old: str, actor: str, *, agent: bool = False) -> WriteResult:
         path = entry_file(path)
+        check_agent_persona(self.settings, path, agent)
         removed: list[str] = []
 
         def change(current: str) -> str:
             removed[:] = [entries.find_entry(current, old).text]
             return entries.remove_entry(current, old)
 
-        return self._edit_entries(path, change, "remove {}", "memory.remove", actor, removed)
+        return self._edit_entries(
+            path, change, "remove {}", "memory.remove", actor, removed, agent=agent
+        )
 
     def _edit_entries(
         self,
@@ -58,6 +73,8 @@ class MemoryWrites(Writer):
         op: str,
         actor: str,
         removed: list[str] | None = None,
+        *,
+        agent: bool = False,
     ) -> WriteResult:
         """One entry change as one commit, computed from HEAD's version of the file.
 
@@ -85,16 +102,19 @@ class MemoryWrites(Writer):
             what = summary.format(_quote(removed[0])) if removed else summary
             return Plan(f"memory: {path}: {what}", (FileChange(path, updated.encode()),))
 
-        result = self._commit(planner, op, actor)
+        result = self._commit(planner, op, actor, agent=agent)
         return WriteResult(result.commit, path, result.changed)
 
     def entry_conflicts(self) -> list[entry_merge.ConflictRecord]:
-        """The entry conflicts a merge left to settle (committed, or left in the work
-        tree by a plain ``git pull``), oldest file name first."""
+        """The entry conflicts hearth's sync left to settle, oldest file name first.
+        A record hearth's sync did not commit (forged, edited, or never committed)
+        is not one: it is never offered for settling (``store/conflict_origin.py``)."""
         found = []
         folder = self.root / layout.ENTRY_CONFLICTS_DIR
         for path in sorted(folder.rglob("*.md")) if folder.is_dir() else []:
             relative = path.relative_to(self.root).as_posix()
+            if not conflict_origin.written_by_sync(self.root, relative):
+                continue
             data = self.files.read(relative)
             record = entry_merge.parse_record(relative, decode_text(data, relative) if data else "")
             if record is not None:

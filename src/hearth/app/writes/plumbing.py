@@ -22,7 +22,7 @@ from hearth.domain.paths import normalize
 from hearth.domain.settings import Settings
 from hearth.domain.text import decode_text
 from hearth.domain.validation import check_blob
-from hearth.errors import InvalidInput, StaleWrite, TooLarge, ValidationFailed
+from hearth.errors import Forbidden, InvalidInput, StaleWrite, TooLarge, ValidationFailed
 from hearth.store.git import GitStore, Planned
 from hearth.store.plans import CommitResult, Plan, Snapshot, Trailers
 from hearth.store.rooted import RootedFiles
@@ -71,6 +71,8 @@ class Writer:
         record: str | None = None,
         *,
         records: tuple[str, ...] = (),
+        agent: bool = False,
+        undoes: str = "",
     ) -> CommitResult:
         def validated(snap: Snapshot) -> Plan:
             plan = planner(snap)
@@ -88,7 +90,14 @@ class Writer:
                 raise ValidationFailed(failures)
             return plan
 
-        trailers = Trailers(op=op, actor=actor, record=record, more_records=records)
+        trailers = Trailers(
+            op=op,
+            actor=actor,
+            record=record,
+            more_records=records,
+            by="agent" if agent else "",
+            undoes=undoes,
+        )
         after = self._after_write
         if after is None:
             return self.store.commit(validated, trailers)
@@ -105,6 +114,17 @@ class Writer:
 
     def _now(self) -> dt.datetime:
         return self.clock().astimezone(dt.UTC)
+
+
+def check_agent_persona(settings: Settings, path: str, agent: bool) -> None:
+    """Refuse an agent's direct change to a persona or memory file when the home
+    keeps those to proposals for agents (``[agents] persona = "proposals"``)."""
+    if agent and settings.agent_persona == "proposals" and layout.is_persons_file(path):
+        raise Forbidden(
+            f"this home keeps {path} to proposals for agents "
+            '([agents] persona = "proposals" in hearth.toml): propose the change '
+            "for the person to merge"
+        )
 
 
 def check_proposal_target(target: str) -> str:

@@ -4,13 +4,16 @@ merged target's text, a reason given for a rejection or a withdrawal."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
 
 from hearth.domain import entries, layout, notes, records
 from hearth.domain.text import decode_text
-from hearth.errors import InvalidInput, NotFound
+from hearth.errors import InvalidInput, NotFound, StaleWrite
 from hearth.store.plans import FileChange, Snapshot
 
 
@@ -93,3 +96,91 @@ def require_record(
     if found is None:
         raise NotFound(f"no {layout.RECORD_KINDS[kind].active_name} with key {key}")
     return found
+
+
+#: The title of a proposal to change the person's decision of the same title.
+CHANGE_PREFIX = "Change decision: "
+
+
+def decision_change(decision: records.Decision, target: str) -> records.Proposal:
+    """An agent's ``decision`` on the title of the person's own, as a proposal
+    whose target is that decision's file: its entries are the new text's lines,
+    its rationale the new why."""
+    lines = [" ".join(line.split()) for line in decision.decision.splitlines()]
+    return records.Proposal(
+        title=records.clean_title(CHANGE_PREFIX + decision.title),
+        entries=tuple(dict.fromkeys(line for line in lines if line)),
+        created=decision.created,
+        updated=decision.updated,
+        rationale=decision.why,
+        target=target,
+    )
+
+
+def changes_decision(proposal: records.Proposal) -> bool:
+    """Whether ``proposal`` proposes a change to a decision (see ``decision_change``)."""
+    return layout.record_location(proposal.target) == ("decision", False)
+
+
+def superseded(
+    snap: Snapshot, proposal: records.Proposal, now: dt.datetime, by: Who
+) -> tuple[str, str, FileChange]:
+    """Merging a ``decision_change``: the decision's text before and after, and
+    its new file (the text and why replaced, ``created`` kept, ``by`` the merger)."""
+    path = proposal.target
+    found = existing_record(snap, "decision", path)
+    if found is None or not isinstance(found[0], records.Decision):
+        raise NotFound(f"the decision {path} this proposal would change is gone; reject it")
+    decision = found[0]
+    text = "\n".join(proposal.entries)
+    new = by.stamp(
+        dataclasses.replace(
+            decision,
+            decision=text,
+            why=proposal.rationale or decision.why,
+            updated=records.timestamp(now),
+        )
+    )
+    key = path.rsplit("/", 1)[-1][: -len(".md")]
+    return decision.decision, text, FileChange(path, records.render(new, key).encode())
+
+
+def check_version(snap: Snapshot, path: str, version: str | None) -> None:
+    """Refuse a merge of a proposal changed since the person read it: ``version``
+    is the blob id (or its first twelve or more hex digits) the person was shown."""
+    if version is None:
+        return
+    now = snap.oid(path) or ""
+    wanted = version.strip().lower()
+    if len(wanted) < 12 or not now.startswith(wanted):
+        raise StaleWrite(
+            f"{path} changed since you read it (you read version {wanted[:12]}, "
+            f"{'it is gone now' if not now else f'it is {now[:12]} now'}); "
+            "list it again, read what it holds now and decide again",
+            detail={"path": path, "read": wanted, "now": now or None},
+        )
+
+
+R = TypeVar("R", bound=records.Record)
+
+
+@dataclass(frozen=True)
+class Who:
+    """The fields that say who wrote a record (``records.WHO``), as hearth knows
+    it: the actor as ``source``, what the caller said as ``stated_source``,
+    ``by`` the agent's mark."""
+
+    source: str
+    stated_source: str
+    by: str
+
+    def stamp(self, record: R) -> R:
+        return dataclasses.replace(
+            record, source=self.source, stated_source=self.stated_source, by=self.by
+        )
+
+
+def who(actor: str, source: str, agent: bool) -> Who:
+    """Who writes: ``actor``, having said ``source``; ``agent`` a write-scoped caller."""
+    stated = " ".join(source.split())
+    return Who(actor, stated if stated != actor else "", records.AGENT if agent else "")

@@ -16,16 +16,22 @@ from hearth.app.writes.plumbing import (
     target_text,
 )
 from hearth.app.writes.record_files import (
+    Who,
     archive_moves,
+    changes_decision,
+    check_version,
     checked_reason,
+    decision_change,
     existing_record,
     merged_text,
     record_path_of,
     require_record,
+    superseded,
+    who,
 )
 from hearth.domain import layout, notes, records
 from hearth.domain.text import counted, decode_text
-from hearth.errors import InvalidInput
+from hearth.errors import Forbidden, InvalidInput
 from hearth.store.plans import FileChange, Plan, Snapshot
 
 
@@ -38,7 +44,14 @@ class RecordWrites(Writer):
         target: str | None = None,
         rationale: str = "",
         source: str = "",
+        *,
+        agent: bool = False,
+        origin: str | None = None,
     ) -> WriteResult:
+        """Propose entries for a person to review (an upsert by title). ``agent``:
+        the caller is write-scoped (the record says so; see ``records.WHO``);
+        ``origin``: hearth's own word for who wrote it when that is not the actor
+        (``reflection``, a job hearth ran)."""
         title = records.clean_title(title)
         cleaned = tuple(dict.fromkeys(records.clean_entry(e) for e in entries))
         if not cleaned:
@@ -51,12 +64,12 @@ class RecordWrites(Writer):
                 entries=cleaned,
                 created=stamp,
                 updated=stamp,
-                source=" ".join(source.split()),
                 rationale=" ".join(rationale.split()),
                 target=checked_target or layout.DEFAULT_PROPOSAL_TARGET,
             )
 
-        return self._save_record("proposal", title, build, actor)
+        by = who(origin or actor, source, agent)
+        return self._save_record("proposal", title, build, actor, by)
 
     def _save_record(
         self,
@@ -64,8 +77,13 @@ class RecordWrites(Writer):
         title: str,
         build: Callable[[str], records.Record],
         actor: str,
+        by: Who,
+        persons: Callable[[records.Record], tuple[str, Plan]] | None = None,
     ) -> WriteResult:
-        """Create the record for ``title``, or update the one with the same key."""
+        """Create the record for ``title``, or update the one with the same key,
+        with hearth's ``by`` fields (``who``). An agent's write over the person's
+        record is refused (``Forbidden``), or, given ``persons``, becomes what
+        ``persons`` makes of it (a proposal to change it: its key and plan)."""
         spec = layout.RECORD_KINDS[kind]
         key = records.record_key(title)
         legacy = records.legacy_record_key(title)
@@ -79,15 +97,38 @@ class RecordWrites(Writer):
             # update that file rather than start a second one.
             key = legacy
         path = layout.record_path(kind, key)
+        written = [key]
 
         def planner(snap: Snapshot) -> Plan:
+            written[:] = [key]
             found = existing_record(snap, kind, path)
             existing = found[0] if found else None
-            record = records.upsert(existing, build(records.timestamp(self._now())))
+            fresh = by.stamp(build(records.timestamp(self._now())))
+            if (
+                existing is not None
+                and records.is_agents(fresh)
+                and not records.is_agents(existing)
+            ):
+                if persons is None:
+                    raise Forbidden(
+                        f"{spec.active_name} {title!r} is the person's; an agent cannot "
+                        "change it (propose the change instead)"
+                    )
+                proposed, plan = persons(fresh)
+                written[:] = [proposed, "proposal"]
+                return plan
+            record = records.upsert(existing, fresh)
             subject = f"{spec.plural}: {'update' if existing else spec.create_verb} {title}"
             return Plan(subject, (FileChange(path, records.render(record, key).encode()),))
 
         result = self._commit(planner, f"{kind}.create", actor, key)
+        if len(written) == 2:  # the person's record stands; a proposal to change it was made
+            return WriteResult(
+                result.commit,
+                layout.record_path("proposal", written[0]),
+                result.changed,
+                written[0],
+            )
         return WriteResult(result.commit, path, result.changed, key)
 
     def merge(
@@ -98,26 +139,38 @@ class RecordWrites(Writer):
         expected: Expected | None = None,
         leave_out: Sequence[str] = (),
         replace: Mapping[str, str] | None = None,
+        version: str | None = None,
     ) -> WriteResult:
         """Append the proposal's entries to its target and archive it, one commit.
 
-        ``leave_out``: entries of the proposal not to add (the review page leaves
-        out what the home already holds in other words); ``replace``: proposed
-        entry -> the target's entry it replaces in place (a person's choice to
-        reword a known entry). Both must name the proposal's own entries."""
+        ``version``: the blob id of the proposal the person was shown (``hearth
+        proposals``, the page, the API's list); a proposal changed since is
+        refused (``StaleWrite``, "changed since you read it"). ``leave_out``:
+        entries of the proposal not to add (the review page leaves out what the
+        home already holds in other words); ``replace``: proposed entry -> the
+        target's entry it replaces in place (a person's choice to reword a known
+        entry). Both must name the proposal's own entries. A proposal to change
+        a decision (``decision_change``) supersedes that decision."""
         path = record_path_of("proposal", key)
 
         def planner(snap: Snapshot) -> Plan:
             check_expected(snap, expected)
+            check_version(snap, path, version)
             proposal, original = require_record(snap, "proposal", path, key)
             assert isinstance(proposal, records.Proposal)
+            archived = archive_moves("proposal", key, proposal, original, self._now(), "merged")
+            if changes_decision(proposal):
+                by = who(actor, "", agent=False)
+                _before, _after, change = superseded(snap, proposal, self._now(), by)
+                return Plan(
+                    f"decisions: supersede {proposal.target} from {proposal.title}",
+                    (change, *archived),
+                )
             target = check_proposal_target(proposal.target)
             new_text, added, note = merged_text(
                 target_text(snap, target), proposal, leave_out, replace
             )
-            changes = list(
-                archive_moves("proposal", key, proposal, original, self._now(), "merged")
-            )
+            changes = list(archived)
             if new_text != target_text(snap, target):
                 changes.insert(0, FileChange(target, new_text.encode()))
             return Plan(
@@ -146,6 +199,7 @@ class RecordWrites(Writer):
         expected: Expected | None,
         *,
         reason: bool = True,
+        agent: bool = False,
     ) -> WriteResult:
         """Move an active record to its archive with ``how``'s outcome (the verb of
         the commit subject, the status), ``note`` kept in its note field and, when
@@ -157,6 +211,11 @@ class RecordWrites(Writer):
         def planner(snap: Snapshot) -> Plan:
             check_expected(snap, expected)
             record, original = require_record(snap, kind, path, key)
+            if agent and not records.is_agents(record):
+                raise Forbidden(
+                    f"{spec.active_name} {record.title!r} is the person's: only they can "
+                    f"{verb} it (an admin token); an agent may say so in a note or a loop"
+                )
             return Plan(
                 f"{spec.plural}: {verb} {record.title}",
                 archive_moves(kind, key, record, original, self._now(), status, note),
@@ -217,6 +276,19 @@ class RecordWrites(Writer):
         snap = self.store.snapshot()
         proposal, _original = require_record(snap, "proposal", path, key)
         assert isinstance(proposal, records.Proposal)
+        if changes_decision(proposal):
+            before, after, _change = superseded(snap, proposal, self._now(), who("", "", False))
+            return MergePreview(
+                key,
+                path,
+                snap.oid(path),
+                proposal.target,
+                snap.oid(proposal.target),
+                before,
+                after,
+                proposal.entries,
+                (),
+            )
         target = check_proposal_target(proposal.target)
         current = snap.read(target)
         before = decode_text(current, target) if current is not None else ""
@@ -271,7 +343,14 @@ class RecordWrites(Writer):
         return WriteResult(result.commit, path, result.changed, key)
 
     def add_loop(
-        self, title: str, actor: str, summary: str = "", next_step: str = "", source: str = ""
+        self,
+        title: str,
+        actor: str,
+        summary: str = "",
+        next_step: str = "",
+        source: str = "",
+        *,
+        agent: bool = False,
     ) -> WriteResult:
         title = records.clean_title(title)
 
@@ -282,24 +361,46 @@ class RecordWrites(Writer):
                 updated=stamp,
                 summary=summary.strip(),
                 next_step=" ".join(next_step.split()),
-                source=" ".join(source.split()),
             )
 
-        return self._save_record("loop", title, build, actor)
+        return self._save_record("loop", title, build, actor, who(actor, source, agent))
 
     def resolve_loop(
-        self, key: str, actor: str, note: str = "", *, expected: Expected | None = None
+        self,
+        key: str,
+        actor: str,
+        note: str = "",
+        *,
+        expected: Expected | None = None,
+        agent: bool = False,
     ) -> WriteResult:
+        """Archive an open loop; ``agent``: only a loop an agent opened."""
         resolution = " ".join(note.split())
         return self._archive(
-            "loop", key, ("resolve", "resolved"), resolution, actor, expected, reason=False
+            "loop",
+            key,
+            ("resolve", "resolved"),
+            resolution,
+            actor,
+            expected,
+            reason=False,
+            agent=agent,
         )
 
     def decide(
-        self, title: str, decision: str, actor: str, why: str = "", source: str = ""
+        self,
+        title: str,
+        decision: str,
+        actor: str,
+        why: str = "",
+        source: str = "",
+        *,
+        agent: bool = False,
     ) -> WriteResult:
         """Record a decision, or supersede the one with the same title (its text
-        and why replaced, ``created`` kept)."""
+        and why replaced, ``created`` kept). An agent's decision on the title of
+        the person's own becomes a proposal to change it, for the person to merge
+        or reject; the decision stays as it is meanwhile."""
         title = records.clean_title(title)
         text = decision.strip()
         if not text:
@@ -314,14 +415,38 @@ class RecordWrites(Writer):
                 updated=stamp,
                 decision=text,
                 why=" ".join(why.split()),
-                source=" ".join(source.split()),
             )
 
-        return self._save_record("decision", title, build, actor)
+        by = who(actor, source, agent)
+        return self._save_record(
+            "decision", title, build, actor, by, lambda fresh: self._change_plan(fresh, by)
+        )
+
+    def _change_plan(self, fresh: records.Record, by: Who) -> tuple[str, Plan]:
+        """The plan that proposes ``fresh`` (an agent's decision) as a change to the
+        person's decision of the same title: a proposal whose target is the
+        decision's file, merged by ``merge`` as a supersede."""
+        assert isinstance(fresh, records.Decision)
+        proposal = by.stamp(decision_change(fresh, layout.record_path("decision", fresh.key)))
+        key = proposal.key
+        path = layout.record_path("proposal", key)
+        return key, Plan(
+            f"proposals: propose a change to the decision {fresh.title}",
+            (FileChange(path, records.render(proposal).encode()),),
+        )
 
     def withdraw_decision(
-        self, key: str, reason: str, actor: str, *, expected: Expected | None = None
+        self,
+        key: str,
+        reason: str,
+        actor: str,
+        *,
+        expected: Expected | None = None,
+        agent: bool = False,
     ) -> WriteResult:
+        """Archive a decision with a reason; ``agent``: only a decision an agent made."""
         record_path_of("decision", key)  # a malformed key is not found, whatever the reason
         reason = checked_reason(reason, "withdrawing the decision")
-        return self._archive("decision", key, ("withdraw", "withdrawn"), reason, actor, expected)
+        return self._archive(
+            "decision", key, ("withdraw", "withdrawn"), reason, actor, expected, agent=agent
+        )
