@@ -144,14 +144,18 @@ def test_an_agent_s_flood_and_dates_leave_the_person_s_records_in_sight(server: 
         assert s.post("/v1/decisions", body, token="write").status < 300
         loop = {"title": f"Agent errand {n}", "source": "agent chat"}
         assert s.post("/v1/loops", loop, token="write").status < 300
+    # The records brought by hand carry the agent's own ``source`` (the one hearth
+    # set on its decisions), so the dates are judged within that writer's turn.
+    agents = next(s.root.glob("continuity/decisions/agent-rule-0--*.md")).read_text("utf-8")
+    source = next(x for x in agents.splitlines() if x.startswith("source: "))
     dated = {
         "continuity/decisions/agent-forever.md": "---\ntitle: Agent forever\ncreated: "
         "'2100-01-01T00:00:00Z'\nupdated: '2100-01-01T00:00:00Z'\ndecision: first\n"
-        "source: agent chat\n---\n",
+        f"{source}\n---\n",
         **{
             f"continuity/open-loops/agent-old-{n}.md": f"---\ntitle: Agent old {n}\ncreated: "
             f"'2000-01-0{n + 1}T00:00:00Z'\nupdated: '2000-01-01T00:00:00Z'\n"
-            "source: agent chat\n---\n"
+            f"{source}\n---\n"
             for n in range(6)
         },
     }
