@@ -53,24 +53,32 @@ def test_a_removal_or_a_replacement_on_one_side_applies_in_place() -> None:
     ]
 
 
-def test_two_different_changes_of_one_entry_keep_both() -> None:
-    result = merge_entry_files(BASE, with_entries("a", "b1", "c"), with_entries("a", "b2", "c"))
-    assert result is not None
-    assert entries_of(result.text) == ["a", "b1", "c"]
-    assert result.conflicts == (EntryConflict("b", "b1", "b2", "ours"),)
-    removed = merge_entry_files(BASE, with_entries("a", "c"), with_entries("a", "b2", "c"))
-    assert removed is not None and entries_of(removed.text) == ["a", "b2", "c"]
-    assert removed.conflicts == (EntryConflict("b", "b2", None, "theirs"),)
+def test_two_different_changes_of_one_entry_keep_both_in_the_file() -> None:
+    base = with_entries("a", "Sam lives in Porto", "c")
+    ours, theirs = base.replace("Porto", "Braga"), base.replace("Porto", "Lisbon")
+    result = merge_entry_files(base, ours, theirs)
+    assert entries_of(result.text) == ["a", "Sam lives in Braga", "Sam lives in Lisbon", "c"]
+    assert result.conflicts == (
+        EntryConflict("Sam lives in Porto", "Sam lives in Braga", "Sam lives in Lisbon", "ours"),
+    )
+    removed = merge_entry_files(base, with_entries("a", "c"), theirs)
+    assert entries_of(removed.text) == ["a", "Sam lives in Lisbon", "c"]
+    assert removed.conflicts == (
+        EntryConflict("Sam lives in Porto", "Sam lives in Lisbon", None, "theirs"),
+    )
 
 
-def test_the_text_around_the_entries_follows_the_whole_file_rule() -> None:
+def test_the_text_around_the_entries_merges_as_git_merges_lines() -> None:
     ours = BASE.replace("A preamble", "My preamble") + "- mine\n"
     merged_text = merge_entry_files(BASE, ours, BASE + "- theirs\n")
-    assert merged_text is not None
     assert merged_text.text.startswith("# Memory\n\nMy preamble")
     assert entries_of(merged_text.text) == ["a", "b", "c", "mine", "theirs"]
+    assert not merged_text.frame_conflict
     both = BASE.replace("A preamble", "Their preamble")
-    assert merge_entry_files(BASE, ours, both) is None
+    marked = merge_entry_files(BASE, ours, both)
+    assert marked.frame_conflict and "<<<<<<< ours\nMy preamble" in marked.text
+    assert "=======\nTheir preamble" in marked.text
+    assert entries_of(merge_entry_files(BASE, ours, both, markers=False).text)[-1] == "mine"
 
 
 def test_adopted_bullets_stay_in_their_sections() -> None:
