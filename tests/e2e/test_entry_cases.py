@@ -301,13 +301,14 @@ def test_case12_a_plain_pull_leaves_nothing_untracked(ab: list[Machine]) -> None
 
 
 def test_case12_an_aborted_pull_leaves_no_record_for_a_later_sync(ab: list[Machine]) -> None:
-    """Case 12 (aborted pull): a pull stopped on a frame conflict and aborted
-    leaves nothing that a later, unrelated sync would commit."""
+    """Case 12 (aborted pull): a pull that merged an entry changed two ways,
+    stopped on another file's conflict and was aborted leaves nothing that a
+    later, unrelated sync would commit."""
     a, b = ab
     _two_ways(a, b)
-    edit(a, lambda t: _title(t, "# Memory of the laptop"))
+    edit(a, lambda t: t + "\nThe laptop's line.\n", path="SOUL.md")
     a.sync()
-    edit(b, lambda t: _title(t, "# Memory of the desktop"))
+    edit(b, lambda t: t + "\nThe desktop's line.\n", path="SOUL.md")
     assert run_git(b.root, "pull", "--no-rebase", "--no-edit").returncode != 0
     git(b.root, "merge", "--abort")
     assert untracked(b) == ""
@@ -342,6 +343,7 @@ def test_case12_settle_leaves_exactly_the_version_chosen(ab: list[Machine]) -> N
     result = b.sync()
     (record,) = [c for c in result.conflicts if c.startswith(layout.ENTRY_CONFLICTS_DIR)]
     assert git(b.root, "ls-files", record).strip() == record
+    assert b.entries() == ["Sam lives in Braga", "Sam lives in Lisbon"]  # both, side by side
     (found,) = b.app.entry_conflicts()
     b.app.entry_settle(found.id, "other", "person")
     assert b.entries() == [found.other] and records(b) == []
