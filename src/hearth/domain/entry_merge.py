@@ -267,6 +267,27 @@ def _settled(
     return final
 
 
+def _rendered(items: Sequence[Item]) -> list[str]:
+    """The items' lines. An entry set right below an entry that stands less
+    deep (one side re-indented, the other added) would read as its sub-bullet:
+    it is brought level with the entry above, so it stays an entry of its own."""
+    lines: list[str] = []
+    above: int | None = None  # the head's indent of the entry just above
+    for item in items:
+        raw = list(item.raw)
+        if item.entry:
+            depth = len(raw[0]) - len(raw[0].lstrip())
+            if above is not None and depth > above:
+                cut = depth - above
+                raw = [line[cut:] if line[:cut].isspace() else line for line in raw]
+                depth = above
+            above = depth
+        else:
+            above = None
+        lines += raw
+    return lines
+
+
 def merge_entry_files(base: str, ours: str, theirs: str, *, markers: bool = True) -> EntryMerge:
     """The three-way, entry-by-entry merge. Frame lines changed two ways are a
     ``frame_conflict``: between git's markers in the text, or, with ``markers``
@@ -280,9 +301,7 @@ def merge_entry_files(base: str, ours: str, theirs: str, *, markers: bool = True
     toks = (outcome.tokens(parsed[0]), outcome.tokens(parsed[1]), outcome.tokens(parsed[2], True))
     placed, conflict = _placed(toks, markers)
     final = _settled(placed, toks, outcome)
-    lines: list[str] = []
-    for norm, item in final:
-        lines += outcome.survivors[norm].raw if item.entry else item.raw
+    lines = _rendered([outcome.survivors[n] if item.entry else item for n, item in final])
     styles = [is_crlf(text) for text in (base, ours, theirs)]
     crlf = styles[1] if styles[1] != styles[0] else styles[2]
     text = ("\r\n" if crlf else "\n").join(lines)

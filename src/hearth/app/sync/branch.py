@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 from hearth.app.sync.copies import conflict_copies
 from hearth.domain import layout
 from hearth.domain.entries import has_entries_section
-from hearth.domain.entry_merge import merge_entry_files, render_record
+from hearth.domain.entry_merge import EntryMerge, merge_entry_files, render_record
 from hearth.domain.text import counted
 from hearth.errors import Conflict, HearthError, NoUpstream, StoreError, SyncBlocked
 from hearth.store import state
@@ -350,11 +350,13 @@ class Syncer:
         Any other file keeps ours in place and theirs as a copy."""
         git = self.remote.git
         base, ours, theirs = (self.remote.stage(path, n) for n in (1, 2, 3))
-        if base is not None and ours is not None and theirs is not None:
-            entries_merged = _entry_merge(path, base, ours, theirs)
+        if ours is not None and theirs is not None:
+            entries_merged = _entry_merge(path, base or b"", ours, theirs)
             if entries_merged is not None:
-                files.write(path, entries_merged)
+                files.write(path, entries_merged.text.encode("utf-8"))
                 git("add", "--", path)
+                if not entries_merged.frame_conflict:
+                    return []
                 return [self._copy(files, path, theirs, theirs_short)]
         kept, other, other_short = ours, theirs, theirs_short
         if base is not None and (ours is None or theirs is None):
@@ -424,17 +426,17 @@ def _merged_by_entries(path: str, texts: list[str]) -> bool:
     if not layout.takes_entries(path):
         return False
     named = path in ("USER.md", "MEMORY.md") or (path.startswith("users/") and path.count("/") == 1)
-    return named or all(has_entries_section(t) for t in texts)
+    return named or all(has_entries_section(t) for t in texts if t)
 
 
-def _entry_merge(path: str, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
-    """An entry file git could not merge (its frame changed two ways, or one the
-    driver is not named for), merged entry by entry with ours' frame; None when
-    it is not an entry file on all three sides."""
+def _entry_merge(path: str, base: bytes, ours: bytes, theirs: bytes) -> EntryMerge | None:
+    """An entry file git could not merge (its frame changed two ways, added on
+    both sides, or one the driver is not named for), merged entry by entry with
+    ours' frame; None when it is not an entry file on every side."""
     try:
         texts = [data.decode("utf-8") for data in (base, ours, theirs)]
     except UnicodeDecodeError:
         return None
     if not _merged_by_entries(path, texts):
         return None
-    return merge_entry_files(*texts, markers=False).text.encode("utf-8")
+    return merge_entry_files(*texts, markers=False)
