@@ -209,8 +209,9 @@ def add_entries(target: str, new: Sequence[str]) -> tuple[str, list[str]]:
     present = {text for _i, text in entry_lines(lines)}
     added: list[str] = []
     for entry in new:
-        if entry not in present:
-            present.add(entry)
+        said = " ".join(entry.split())  # as entries are read back: spaces collapsed
+        if said not in present:
+            present.add(said)
             added.append(entry)
     if not added:
         return _styled(target, crlf), []
