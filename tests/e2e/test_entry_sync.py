@@ -346,7 +346,7 @@ def test_an_entry_conflict_is_settled_with_hearth_memory(pair: list[Machine]) ->
     desktop.sync()  # replaced against removed: the replacement stays in the file
     laptop.sync()
     listed = hearth("--home", str(laptop.root), "memory", "conflicts")
-    assert "in the file: «Sam lives in Lisbon»" in listed.stdout, listed.stdout
+    assert "--keep file:  «Sam lives in Lisbon»" in listed.stdout, listed.stdout
     assert "(removed there)" in listed.stdout
     (record,) = laptop.app.entry_conflicts()
     settled = hearth("--home", str(laptop.root), "memory", "settle", record.id, "--keep", "other")

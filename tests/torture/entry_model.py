@@ -303,7 +303,8 @@ class Model:
         elif kind == "reindent":
             if not entries.has_entries_section(raw):
                 return False  # a file of plain bullets: an indented bullet is no entry
-            deeper = not lines[blocks[0].start].startswith(" ")
+            every = [i for b in blocks for i in range(b.start, b.end)]
+            deeper = not all(lines[i].startswith("  ") for i in every)
             for block in blocks:
                 for i in range(block.start, block.end):
                     lines[i] = "  " + lines[i] if deeper else lines[i].removeprefix("  ")
