@@ -382,3 +382,28 @@ def test_check_refuses_a_committed_marker(tmp_path: Path, clock: FakeClock) -> N
     git(root, "commit", "-qam", "markers", "--no-verify")
     checked = hearth("--home", str(root), "check")
     assert checked.returncode == 1 and "conflict-markers" in checked.stdout + checked.stderr
+
+
+def test_a_cherry_pick_keeps_both_versions(ab: list[Machine]) -> None:
+    """git's own verbs: a cherry-pick of an entry's replacement onto a branch
+    that replaced it otherwise completes with both versions in the file."""
+    a, b = ab
+    _two_ways(a, b)
+    git(b.root, "fetch", "-q")
+    picked = run_git(b.root, "cherry-pick", "origin/main")
+    assert picked.returncode == 0, picked.stdout + picked.stderr
+    assert sorted(b.entries()) == ["Sam lives in Braga", "Sam lives in Lisbon"]
+    assert untracked(b) == ""
+
+
+def test_a_person_note_made_on_both_machines_merges_entry_by_entry(ab: list[Machine]) -> None:
+    """Two machines each make users/ana.md: ``hearth sync`` keeps every entry of
+    both in the file (and, their frames differing, the other machine's file as a copy)."""
+    a, b = ab
+    a.app.entry_add("users/ana.md", "Ana plays chess", "agent")
+    a.sync()
+    b.app.entry_add("users/ana.md", "Ana lives in Lyon", "agent")
+    edit(b, lambda t: t.replace("\n", "\n\nAbout Ana.\n", 1), path="users/ana.md")
+    b.sync()
+    held = sorted(e.text for e in entries.list_entries((b.root / "users/ana.md").read_text()))
+    assert held == ["Ana lives in Lyon", "Ana plays chess"]
