@@ -146,6 +146,10 @@ class Model:
             self.roots.append(clone)
         self.apps = [wiring.open_app(root, self.clock) for root in self.roots]
         self.round_changes: list[tuple[int, str, str | None]] = []
+        #: What each step did, for a failure's message.
+        self.log: list[str] = []
+        #: (machine, path) renamed away this round.
+        self.renamed_away: set[tuple[int, str]] = set()
 
     # -- what a machine holds ------------------------------------------------------
 
@@ -187,6 +191,11 @@ class Model:
             kinds += ["delete-file", "rename-file"]
         kind = self.rng.choice(kinds)
         path = self.rng.choice(["MEMORY.md", "MEMORY.md", "USER.md", *PERSONS])
+        if (n, path) in self.renamed_away:
+            # A name reused in the round that renamed it away: git then sees an
+            # added file, not a rename, and a deletion on another machine cannot
+            # follow it (docs/sync.md says so); left out of the model.
+            path = "MEMORY.md"
         held = [e.text for e in app.entry_list(path)] if (root / path).exists() else []
         changed_to: str | None = None
         if kind == "add" or (not held and kind in ("remove", "replace", "sub-bullet")):
@@ -217,6 +226,9 @@ class Model:
             self.round_changes.append((n, old_key, replaced))
         self.figures.steps += 1
         self.figures.kinds[kind] += 1
+        self.log.append(
+            f"r{self.figures.rounds} m{n} {kind} {path}: -{sorted(gone)} +{sorted(new)}"
+        )
 
     def _whole_file(self, root: Path, kind: str, path: str) -> bool:
         if path not in PERSONS or not (root / path).exists():
@@ -232,6 +244,7 @@ class Model:
                 return False
             git(root, "mv", path, other)
             git(root, "commit", "-qm", f"rename {path}")
+            self.renamed_away.add((self.roots.index(root), path))
         return True
 
     def _edit(self, root: Path, n: int, kind: str, path: str) -> bool:
@@ -377,6 +390,7 @@ class Model:
 
     def round(self, steps: int) -> None:
         self.round_changes = []
+        self.renamed_away = set()
         for n in range(len(self.roots)):
             for _ in range(steps):
                 self.step(n)
@@ -393,6 +407,7 @@ class Model:
         self.figures.lost += len(expected - set(live) - copies)
         self.figures.set_aside += len((expected & copies) - set(live))
         self.figures.resurrected += len(self.removed & set(live))
+        self.log.append(f"check: resurrected {sorted(self.removed & set(live))}")
         self.figures.doubled += sum(count - 1 for count in live.values() if count > 1)
         for path in self.files(self.roots[0]):
             data = (self.roots[0] / path).read_bytes()
