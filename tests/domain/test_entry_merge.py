@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hearth.domain.entries import list_entries
+from hearth.domain.entries import entry_blocks, list_entries
 from hearth.domain.entry_merge import (
     EntryConflict,
     conflict_note,
@@ -162,3 +162,79 @@ def test_nothing_added_is_lost_and_nothing_removed_comes_back(
     assert len(held) == len(set(held))  # no duplicate entry
     # Merging a side with the base gives that side back.
     assert entries_of(merge_entry_files(b, o, b).text) == ours  # type: ignore[union-attr]
+
+
+# -- a person's edits: moves, wraps, sub-bullets, re-indents, CRLF -------------------
+
+_EDIT = st.sampled_from(["keep", "remove", "replace", "move", "wrap", "sub", "indent"])
+
+
+def _keys(text: str) -> list[str]:
+    return [b.key for b in entry_blocks([line.removesuffix("\r") for line in text.split("\n")])]
+
+
+def _edited(
+    base: list[str], edits: list[str], tag: str, added: int, crlf: bool
+) -> tuple[str, set[str], set[str]]:
+    """A side's MEMORY.md after its edits, with what it removed and wrote (by key)."""
+    blocks: list[list[str]] = []
+    removed: set[str] = set()
+    written: set[str] = set()
+    moved: list[list[str]] = []
+    for text, edit in zip(base, edits, strict=False):
+        if edit == "remove":
+            removed.add(text)
+        elif edit == "replace":
+            removed.add(text)
+            written.add(f"{text} said {tag}")
+            blocks.append([f"- {text} said {tag}"])
+        elif edit == "move":
+            moved.append([f"- {text}"])
+        elif edit == "wrap":
+            head, _, tail = text.rpartition(" ")
+            blocks.append([f"- {head}", f"  {tail}"])
+        elif edit == "sub":
+            removed.add(text)
+            written.add(f"{text}\n- note by {tag}")
+            blocks.append([f"- {text}", f"  - note by {tag}"])
+        elif edit == "indent":  # a re-indent of the whole list (below)
+            blocks.append([f"- {text}"])
+        else:
+            blocks.append([f"- {text}"])
+    blocks = moved + blocks if tag == "ours" else blocks + moved
+    for n in range(added):
+        written.add(f"new {n} by {tag}")
+        blocks.append([f"- new {n} by {tag}"])
+    lines = [line for block in blocks for line in block]
+    if "indent" in edits:
+        lines = ["  " + line for line in lines]
+    text = with_entries() + "".join(line + "\n" for line in lines)
+    return (text.replace("\n", "\r\n") if crlf else text), removed, written
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    _BASE,
+    st.lists(_EDIT, min_size=5, max_size=5),
+    st.lists(_EDIT, min_size=5, max_size=5),
+    st.integers(0, 2),
+    st.integers(0, 2),
+    st.booleans(),
+)
+def test_a_persons_edits_lose_nothing_bring_nothing_back_and_double_nothing(
+    base: list[str], eo: list[str], et: list[str], add_o: int, add_t: int, crlf: bool
+) -> None:
+    """Each side removes, replaces, moves, wraps, indents or adds a sub-bullet to
+    each base entry, and may add entries (one side in CRLF): every entry written
+    and not removed is in the merge once, nothing removed is back, whoever merges."""
+    b = with_entries(*base)
+    ours, removed_o, written_o = _edited(base, eo, "ours", add_o, crlf)
+    theirs, removed_t, written_t = _edited(base, et, "theirs", add_t, False)
+    expected = (set(base) | written_o | written_t) - removed_o - removed_t
+    for one, two in ((ours, theirs), (theirs, ours)):
+        result = merge_entry_files(b, one, two)
+        held = _keys(result.text)
+        assert not result.frame_conflict
+        assert sorted(held) == sorted(expected)  # nothing lost, back, or twice
+        text = result.text
+        assert text.count("\r\n") in (0, text.count("\n"))  # one line-ending style

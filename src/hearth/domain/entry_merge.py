@@ -383,10 +383,14 @@ def conflict_note(path: str, text: str | None) -> str:
     first, since ACTIVE.md cuts a line at 200 characters."""
     record = parse_record(path, text) if text is not None else None
     if record is not None:
-        other = f"other: «{record.other}»" if record.other is not None else "other: removed"
+        versions = (
+            f"both in the file: «{record.kept}» and «{record.other}»"
+            if record.other is not None
+            else f"«{record.kept}» in the file, removed on one side"
+        )
         return (
             f"entry conflict {record.id} in {record.path}: settle with "
-            f"'hearth memory settle {record.id}'; kept «{record.kept}», {other}"
+            f"'hearth memory settle {record.id}'; {versions}"
         )
     commit = path.removesuffix(".md").rpartition("--")[2]
     return (
