@@ -182,15 +182,17 @@ class Model:
 
     # -- steps ---------------------------------------------------------------------
 
-    def step(self, n: int) -> None:
+    def step(self, n: int, forced: tuple[str, str, str] | None = None) -> None:
+        """One step of machine ``n``: drawn, or ``forced`` (kind, path, entry)."""
         root, app = self.roots[n], self.apps[n]
         before = self.keys(root)
         kinds = ["add", "add", "remove", "replace", "reorder", "wrap", "sub-bullet"]
         kinds += ["subheading", "blank", "crlf", "trailing", "reindent", "preamble"]
         if self.verb == "sync":
             kinds += ["delete-file", "rename-file"]
-        kind = self.rng.choice(kinds)
+        kind = self.rng.choice(kinds) if forced is None else forced[0]
         path = self.rng.choice(["MEMORY.md", "MEMORY.md", "USER.md", *PERSONS])
+        path = path if forced is None else forced[1]
         if (n, path) in self.renamed_away:
             # A name reused in the round that renamed it away: git then sees an
             # added file, not a rename, and a deletion on another machine cannot
@@ -202,9 +204,9 @@ class Model:
             kind = "add"
             app.entry_add(path, self._text(f"m{n}"), "agent")
         elif kind == "remove":
-            app.entry_remove(path, self.rng.choice(held), "agent")
+            app.entry_remove(path, forced[2] if forced else self.rng.choice(held), "agent")
         elif kind == "replace":
-            old = self.rng.choice(held)
+            old = forced[2] if forced else self.rng.choice(held)
             changed_to = f"{old.split(' (', 1)[0]} (now r{self.figures.rounds} m{n})"
             app.entry_replace(path, old, changed_to, "agent")
         elif kind in ("delete-file", "rename-file"):
@@ -391,12 +393,27 @@ class Model:
     def round(self, steps: int) -> None:
         self.round_changes = []
         self.renamed_away = set()
+        self._contest()
         for n in range(len(self.roots)):
             for _ in range(steps):
                 self.step(n)
         self.meet()
         self.check()
         self.figures.rounds += 1
+
+    def _contest(self) -> None:
+        """Now and then two machines change one shared entry two ways (replaced
+        against replaced, or against removed): a true two-way change."""
+        if len(self.roots) < 2 or self.rng.random() < 0.4:
+            return
+        mine = {e.text for e in self.apps[1].entry_list("MEMORY.md")}
+        shared = [e.text for e in self.apps[0].entry_list("MEMORY.md") if e.text in mine]
+        if not shared:
+            return
+        target = self.rng.choice(shared)
+        second = "remove" if self.rng.random() < 0.3 else "replace"
+        self.step(0, ("replace", "MEMORY.md", target))
+        self.step(1, (second, "MEMORY.md", target))
 
     def check(self) -> None:
         heads = {git(root, "rev-parse", "HEAD").stdout for root in self.roots}
