@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hearth.domain.entries import list_entries
+from hearth.domain.entries import entry_blocks, list_entries
 from hearth.domain.entry_merge import (
     EntryConflict,
     conflict_note,
@@ -53,24 +53,32 @@ def test_a_removal_or_a_replacement_on_one_side_applies_in_place() -> None:
     ]
 
 
-def test_two_different_changes_of_one_entry_keep_both() -> None:
-    result = merge_entry_files(BASE, with_entries("a", "b1", "c"), with_entries("a", "b2", "c"))
-    assert result is not None
-    assert entries_of(result.text) == ["a", "b1", "c"]
-    assert result.conflicts == (EntryConflict("b", "b1", "b2", "ours"),)
-    removed = merge_entry_files(BASE, with_entries("a", "c"), with_entries("a", "b2", "c"))
-    assert removed is not None and entries_of(removed.text) == ["a", "b2", "c"]
-    assert removed.conflicts == (EntryConflict("b", "b2", None, "theirs"),)
+def test_two_different_changes_of_one_entry_keep_both_in_the_file() -> None:
+    base = with_entries("a", "Sam lives in Porto", "c")
+    ours, theirs = base.replace("Porto", "Braga"), base.replace("Porto", "Lisbon")
+    result = merge_entry_files(base, ours, theirs)
+    assert entries_of(result.text) == ["a", "Sam lives in Braga", "Sam lives in Lisbon", "c"]
+    assert result.conflicts == (
+        EntryConflict("Sam lives in Porto", "Sam lives in Braga", "Sam lives in Lisbon", "ours"),
+    )
+    removed = merge_entry_files(base, with_entries("a", "c"), theirs)
+    assert entries_of(removed.text) == ["a", "Sam lives in Lisbon", "c"]
+    assert removed.conflicts == (
+        EntryConflict("Sam lives in Porto", "Sam lives in Lisbon", None, "theirs"),
+    )
 
 
-def test_the_text_around_the_entries_follows_the_whole_file_rule() -> None:
+def test_the_text_around_the_entries_merges_as_git_merges_lines() -> None:
     ours = BASE.replace("A preamble", "My preamble") + "- mine\n"
     merged_text = merge_entry_files(BASE, ours, BASE + "- theirs\n")
-    assert merged_text is not None
     assert merged_text.text.startswith("# Memory\n\nMy preamble")
     assert entries_of(merged_text.text) == ["a", "b", "c", "mine", "theirs"]
+    assert not merged_text.frame_conflict
     both = BASE.replace("A preamble", "Their preamble")
-    assert merge_entry_files(BASE, ours, both) is None
+    marked = merge_entry_files(BASE, ours, both)
+    assert marked.frame_conflict and "<<<<<<< ours\nMy preamble" in marked.text
+    assert "=======\nTheir preamble" in marked.text
+    assert entries_of(merge_entry_files(BASE, ours, both, markers=False).text)[-1] == "mine"
 
 
 def test_adopted_bullets_stay_in_their_sections() -> None:
@@ -154,3 +162,79 @@ def test_nothing_added_is_lost_and_nothing_removed_comes_back(
     assert len(held) == len(set(held))  # no duplicate entry
     # Merging a side with the base gives that side back.
     assert entries_of(merge_entry_files(b, o, b).text) == ours  # type: ignore[union-attr]
+
+
+# -- a person's edits: moves, wraps, sub-bullets, re-indents, CRLF -------------------
+
+_EDIT = st.sampled_from(["keep", "remove", "replace", "move", "wrap", "sub", "indent"])
+
+
+def _keys(text: str) -> list[str]:
+    return [b.key for b in entry_blocks([line.removesuffix("\r") for line in text.split("\n")])]
+
+
+def _edited(
+    base: list[str], edits: list[str], tag: str, added: int, crlf: bool
+) -> tuple[str, set[str], set[str]]:
+    """A side's MEMORY.md after its edits, with what it removed and wrote (by key)."""
+    blocks: list[list[str]] = []
+    removed: set[str] = set()
+    written: set[str] = set()
+    moved: list[list[str]] = []
+    for text, edit in zip(base, edits, strict=False):
+        if edit == "remove":
+            removed.add(text)
+        elif edit == "replace":
+            removed.add(text)
+            written.add(f"{text} said {tag}")
+            blocks.append([f"- {text} said {tag}"])
+        elif edit == "move":
+            moved.append([f"- {text}"])
+        elif edit == "wrap":
+            head, _, tail = text.rpartition(" ")
+            blocks.append([f"- {head}", f"  {tail}"])
+        elif edit == "sub":
+            removed.add(text)
+            written.add(f"{text}\n- note by {tag}")
+            blocks.append([f"- {text}", f"  - note by {tag}"])
+        elif edit == "indent":  # a re-indent of the whole list (below)
+            blocks.append([f"- {text}"])
+        else:
+            blocks.append([f"- {text}"])
+    blocks = moved + blocks if tag == "ours" else blocks + moved
+    for n in range(added):
+        written.add(f"new {n} by {tag}")
+        blocks.append([f"- new {n} by {tag}"])
+    lines = [line for block in blocks for line in block]
+    if "indent" in edits:
+        lines = ["  " + line for line in lines]
+    text = with_entries() + "".join(line + "\n" for line in lines)
+    return (text.replace("\n", "\r\n") if crlf else text), removed, written
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    _BASE,
+    st.lists(_EDIT, min_size=5, max_size=5),
+    st.lists(_EDIT, min_size=5, max_size=5),
+    st.integers(0, 2),
+    st.integers(0, 2),
+    st.booleans(),
+)
+def test_a_persons_edits_lose_nothing_bring_nothing_back_and_double_nothing(
+    base: list[str], eo: list[str], et: list[str], add_o: int, add_t: int, crlf: bool
+) -> None:
+    """Each side removes, replaces, moves, wraps, indents or adds a sub-bullet to
+    each base entry, and may add entries (one side in CRLF): every entry written
+    and not removed is in the merge once, nothing removed is back, whoever merges."""
+    b = with_entries(*base)
+    ours, removed_o, written_o = _edited(base, eo, "ours", add_o, crlf)
+    theirs, removed_t, written_t = _edited(base, et, "theirs", add_t, False)
+    expected = (set(base) | written_o | written_t) - removed_o - removed_t
+    for one, two in ((ours, theirs), (theirs, ours)):
+        result = merge_entry_files(b, one, two)
+        held = _keys(result.text)
+        assert not result.frame_conflict
+        assert sorted(held) == sorted(expected)  # nothing lost, back, or twice
+        text = result.text
+        assert text.count("\r\n") in (0, text.count("\n"))  # one line-ending style

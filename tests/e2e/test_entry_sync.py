@@ -136,8 +136,8 @@ def test_two_different_changes_of_one_entry_keep_both_and_say_so(pair: list[Mach
     assert len(result.conflicts) == 1 and result.conflicts[0].startswith(layout.ENTRY_CONFLICTS_DIR)
     assert laptop.sync().action == "fast-forward"
     for machine in pair:
-        # One version in the file (the merging machine's), the other in the record.
-        assert machine.entries() == ["Sam lives in Braga"]
+        # Both versions in the file (the merging machine's first), named by the record.
+        assert machine.entries() == ["Sam lives in Braga", "Sam lives in Lisbon"]
         (record_file,) = machine.records()
         record = parse_record(str(record_file.relative_to(machine.root)), record_file.read_text())
         assert record is not None
@@ -235,7 +235,7 @@ def _rounds(machines: list[Machine], rounds: int, seed: int, meet: str) -> tuple
             tally.planted_conflicts += 1
             tally.changed += 3
             tally.gone.add(shared)
-            # Either version may stay in the file; which one is the merging machine's.
+            # Both versions stay in the file.
             tally.live[f"{shared} by ?"] = "both"
         _meet(machines, meet)
     _meet(machines, meet, writing=False)
@@ -293,10 +293,13 @@ def test_rounds_of_entry_work_on_several_machines_lose_nothing(
             assert machine.entries() == final
         assert figures["entries lost"] == 0
         assert figures["removals resurrected"] == 0
-        assert figures["conflicts reported"] == figures["conflicts planted"]
-        for planted in (e for e, owner in tally.live.items() if owner == "both"):
-            stem = planted.removesuffix(" by ?")
-            assert sum(1 for e in final if e.startswith(stem + " by ")) == 1
+        # hearth sync names each conflict in a record; a plain git pull names none,
+        # and under both the two versions stand side by side in the file.
+        planted = figures["conflicts planted"] if meet == "sync" else 0
+        assert figures["conflicts reported"] == planted
+        for both in (e for e, owner in tally.live.items() if owner == "both"):
+            stem = both.removesuffix(" by ?")
+            assert sum(1 for e in final if e.startswith(stem + " by ")) == 2
         results[meet] = [e for e in final if not e.startswith("shared ")]
     # The same entries whichever way the machines met (a planted conflict keeps
     # the merging machine's version, which is the same machine both ways).
@@ -343,7 +346,7 @@ def test_an_entry_conflict_is_settled_with_hearth_memory(pair: list[Machine]) ->
     desktop.sync()  # replaced against removed: the replacement stays in the file
     laptop.sync()
     listed = hearth("--home", str(laptop.root), "memory", "conflicts")
-    assert "in the file: «Sam lives in Lisbon»" in listed.stdout, listed.stdout
+    assert "--keep file:  «Sam lives in Lisbon»" in listed.stdout, listed.stdout
     assert "(removed there)" in listed.stdout
     (record,) = laptop.app.entry_conflicts()
     settled = hearth("--home", str(laptop.root), "memory", "settle", record.id, "--keep", "other")
@@ -430,4 +433,5 @@ def test_a_home_from_before_the_entry_driver_is_told_and_moved_over(
     installed = hearth("--home", str(root), "hooks", "install")
     assert "updated .gitattributes" in installed.stdout
     assert "/MEMORY.md merge=hearth-entries" in attributes.read_text()
-    assert git(root, "config", "merge.hearth-entries.driver").strip().endswith("%O %A %B %P")
+    driver = git(root, "config", "merge.hearth-entries.driver")
+    assert "-m hearth.mergedriver %O %A %B %P" in driver

@@ -343,11 +343,7 @@ def test_old_gitattributes_are_migrated_in_one_commit(tmp_path: Path) -> None:
     assert "merge=hearth-daily" in text
     assert git(root, "show", "--stat", "--format=%B", "HEAD").count(".gitattributes") == 1
     assert "Hearth-Op: home.attributes" in git(root, "log", "-1", "--format=%B")
-    assert (
-        git(root, "config", "merge.hearth-daily.driver")
-        .strip()
-        .endswith("-m hearth.mergedriver %O %A %B %P")
-    )
+    assert "-m hearth.mergedriver %O %A %B %P" in git(root, "config", "merge.hearth-daily.driver")
     # Running it again changes nothing; init agrees.
     again = hearth("--home", str(root), "hooks", "install")
     assert again.returncode == 0 and "updated" not in again.stdout

@@ -18,7 +18,10 @@ from tests.ui.test_review_page import login
 def _plant(server: Server) -> str:
     root = server.root
     memory = root / "MEMORY.md"
-    memory.write_text(memory.read_text().rstrip("\n") + "\n- Sam lives in Braga\n")
+    both = (
+        "\n- Sam lives in Braga\n- Sam lives in Lisbon\n"  # both versions, as a merge leaves them
+    )
+    memory.write_text(memory.read_text().rstrip("\n") + both)
     record, text = render_record(
         "MEMORY.md",
         EntryConflict("Sam lives in Porto", "Sam lives in Braga", "Sam lives in Lisbon", "ours"),
@@ -42,7 +45,7 @@ def test_the_person_settles_an_entry_conflict_on_the_health_page(
     reader_context.close()
     context, page = login(browser, ui_server, ui_server.tokens["admin"])
     page.goto(ui_server.url + "/ui/health")
-    expect(page.get_by_text("In the file: «Sam lives in Braga»")).to_be_visible()
+    expect(page.get_by_text("One version: «Sam lives in Braga»")).to_be_visible()
     page.get_by_role("button", name="Use the other version").click()
     expect(page.get_by_text("Settled the entry conflict")).to_be_visible()
     memory = (ui_server.root / "MEMORY.md").read_text()

@@ -82,8 +82,8 @@ def memory_conflicts(state: _State, as_json: bool) -> None:
             other = f"«{r.other}»" if r.other is not None else "(removed there)"
             lines += [
                 f"{r.id}  {r.path}",
-                f"    in the file: «{r.kept}»",
-                f"    other:       {other}",
+                f"    --keep file:  «{r.kept}»",
+                f"    --keep other: {other}",
             ]
         return "\n".join(lines) or "no entry conflicts"
 
@@ -96,7 +96,8 @@ def memory_conflicts(state: _State, as_json: bool) -> None:
     "--keep",
     type=click.Choice(["file", "other"]),
     required=True,
-    help="file: the version in the file stays; other: the other version replaces it.",
+    help="file: the version listed first stays; other: the other version stays "
+    "(or the entry goes, when the other side removed it).",
 )
 @json_option
 @click.pass_obj

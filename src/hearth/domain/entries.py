@@ -1,7 +1,8 @@
 """Entries of a memory file: one ``- `` line each.
 
 USER.md, MEMORY.md, ``users/<id>.md`` and any markdown file with an
-``## Entries`` section keep their durable facts as one line each. Where the
+``## Entries`` section keep their durable facts as entries: a ``- `` bullet,
+with the lines a person wrapped it onto and its sub-bullets (``entry_blocks``). Where the
 file has an ``## Entries`` section, its ``- `` lines are the entries; a file
 without one (a workspace adopted from OpenClaw or Lemon, whose MEMORY.md is
 plain bullets) has every top-level ``- `` line outside a code fence as an
@@ -109,26 +110,72 @@ def _entry_text(line: str) -> str | None:
     return None
 
 
-def entry_lines(lines: Sequence[str]) -> list[tuple[int, str]]:
-    """(line index, entry text) of every entry among ``lines`` (a file split on "\\n").
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
-    The ``- `` lines of the ``## Entries`` section when there is one; else the
-    adopted form: every ``- `` line that starts at the margin, outside code fences.
+
+@dataclass(frozen=True)
+class Block:
+    """One entry as written: its bullet line, the continuation lines that wrap
+    it, and its sub-bullets (with their own continuations), lines
+    ``start``..``end`` (end excluded) of the file."""
+
+    start: int
+    #: End of the bullet's own text (bullet line and its continuation lines).
+    head_end: int
+    end: int
+    #: The bullet's text, wrapped lines joined by one space.
+    text: str
+    #: What the entry says, whatever its indentation, wrapping or line endings:
+    #: its text, then each sub-bullet's as ``\n- sub``. Entries are known by it.
+    key: str
+
+
+def entry_blocks(lines: Sequence[str]) -> list[Block]:
+    """Every entry among ``lines`` (a file split on "\\n"), as blocks.
+
+    The bullets of the ``## Entries`` section when there is one; else the
+    adopted form: every ``- `` line that starts at the margin, outside code
+    fences. A line indented deeper than the bullet that starts an entry, with
+    no blank line before it, belongs to that entry: a continuation of its text,
+    or a sub-bullet. A bullet no deeper than the entry's starts the next one.
     """
     outside = _unfenced(lines)
     found = _section(lines, outside)
-    if found is not None:
-        start, end = found
-        return [
-            (i, text)
-            for i in range(start + 1, end)
-            if outside[i] and (text := _entry_text(lines[i])) is not None
-        ]
-    return [
-        (i, text)
-        for i, line in enumerate(lines)
-        if outside[i] and line.startswith("- ") and (text := _entry_text(line)) is not None
-    ]
+    start, end = (found[0] + 1, found[1]) if found is not None else (0, len(lines))
+    blocks: list[Block] = []
+    i = start
+    while i < end:
+        line = lines[i]
+        text = _entry_text(line) if outside[i] else None
+        if text is None or (found is None and not line.startswith("- ")):
+            i += 1
+            continue
+        depth = _indent(line)
+        parts = [text]
+        subs: list[str] = []
+        j = i + 1
+        head_end = None
+        while j < end and outside[j] and lines[j].strip() and _indent(lines[j]) > depth:
+            sub = _entry_text(lines[j])
+            if sub is not None:
+                head_end = j if head_end is None else head_end
+                subs.append(sub)
+            elif subs:
+                subs[-1] += " " + lines[j].strip()
+            else:
+                parts.append(lines[j].strip())
+            j += 1
+        joined = " ".join(" ".join(parts).split())
+        key = joined + "".join("\n- " + " ".join(s.split()) for s in subs)
+        blocks.append(Block(i, j if head_end is None else head_end, j, joined, key))
+        i = j
+    return blocks
+
+
+def entry_lines(lines: Sequence[str]) -> list[tuple[int, str]]:
+    """(line index, entry text) of every entry among ``lines`` (``entry_blocks``)."""
+    return [(b.start, b.text) for b in entry_blocks(lines)]
 
 
 def has_entries_section(text: str) -> bool:
@@ -152,6 +199,7 @@ def add_entries(target: str, new: Sequence[str]) -> tuple[str, list[str]]:
     there (or repeated within ``new``) are skipped. Returns the new text and
     the entries added.
     """
+    crlf, target = _lf(target)
     lines = target.split("\n")
     while len(lines) > 1 and not lines[-1].strip():
         lines.pop()
@@ -161,14 +209,15 @@ def add_entries(target: str, new: Sequence[str]) -> tuple[str, list[str]]:
     present = {text for _i, text in entry_lines(lines)}
     added: list[str] = []
     for entry in new:
-        if entry not in present:
-            present.add(entry)
+        said = " ".join(entry.split())  # as entries are read back: spaces collapsed
+        if said not in present:
+            present.add(said)
             added.append(entry)
     if not added:
-        return target, []
+        return _styled(target, crlf), []
     new_lines = [f"- {e}" for e in added]
     found = _section(lines, outside)
-    held = entry_lines(lines)
+    held = entry_blocks(lines)
     if found is not None:
         start, end = found
         insert_at = end
@@ -180,11 +229,11 @@ def add_entries(target: str, new: Sequence[str]) -> tuple[str, list[str]]:
             new_lines.append("")
         lines[insert_at:end] = new_lines
     elif held:
-        after = held[-1][0] + 1
+        after = held[-1].end
         lines[after:after] = new_lines
     else:
         lines += [*([""] if lines else []), ENTRIES_HEADING, "", *new_lines]
-    return "\n".join(lines).rstrip("\n") + "\n", added
+    return _styled("\n".join(lines).rstrip("\n") + "\n", crlf), added
 
 
 def find_entry(text: str, ref: str) -> Entry:
@@ -222,6 +271,9 @@ def add_entry(text: str, entry: str) -> str:
 
 
 def replace_entry(text: str, ref: str, new_entry: str) -> str:
+    """``text`` with the entry ``ref`` names reading ``new_entry`` (its wrapped
+    lines replaced by the one line; its sub-bullets stay)."""
+    crlf, text = _lf(text)
     entry = find_entry(text, ref)
     replacement = clean_entry(new_entry)
     if replacement != entry.text and any(e.text == replacement for e in list_entries(text)):
@@ -229,12 +281,36 @@ def replace_entry(text: str, ref: str, new_entry: str) -> str:
     lines = text.split("\n")
     line = lines[entry.line - 1]
     indent = line[: len(line) - len(line.lstrip())]
-    lines[entry.line - 1] = f"{indent}- {replacement}"
-    return "\n".join(lines)
+    block = _block_at(lines, entry.line - 1)
+    lines[block.start : block.head_end] = [f"{indent}- {replacement}"]
+    return _styled("\n".join(lines), crlf)
 
 
 def remove_entry(text: str, ref: str) -> str:
+    """``text`` without the entry ``ref`` names: its bullet, wrapped lines and sub-bullets."""
+    crlf, text = _lf(text)
     entry = find_entry(text, ref)
     lines = text.split("\n")
-    del lines[entry.line - 1]
-    return "\n".join(lines)
+    block = _block_at(lines, entry.line - 1)
+    del lines[block.start : block.end]
+    return _styled("\n".join(lines), crlf)
+
+
+def _block_at(lines: Sequence[str], start: int) -> Block:
+    return next(b for b in entry_blocks(lines) if b.start == start)
+
+
+def is_crlf(text: str) -> bool:
+    """Whether most of ``text``'s lines end with CRLF (its line-ending style)."""
+    ends = text.count("\n")
+    return ends > 0 and text.count("\r\n") * 2 > ends
+
+
+def _lf(text: str) -> tuple[bool, str]:
+    crlf = is_crlf(text)
+    return crlf, text.replace("\r\n", "\n") if crlf else text
+
+
+def _styled(text: str, crlf: bool) -> str:
+    """hearth's own writes keep the file's line endings."""
+    return text.replace("\n", "\r\n") if crlf else text

@@ -1,53 +1,55 @@
 """Merging two machines' versions of an entry file (USER.md, MEMORY.md, ...), entry by entry.
 
-An entry file is entries (its ``- `` lines, as ``entries.entry_lines`` finds
-them) set in a frame: every other line (the title, a preamble a person wrote,
-section headings, blank lines). Git's line merge of such a file drops an entry
-when both machines appended one at the end (a conflict, and one side ends up a
-whole-file copy) and can bring back an entry one machine removed. This merges
-three-way against the merge base:
+An entry file is entries (``entries.entry_blocks``: a bullet with its wrapped
+lines and sub-bullets) set in a frame: every other line (the title, a
+preamble, headings, blank lines). The merge is three-way against the base:
 
-- the frame follows the whole-file rule: taken from the side that changed it;
-  when both changed it differently there is no safe answer, and the merge
-  reports a conflict (``None``), which sync turns into a whole-file copy;
-- each side's entries are aligned with the base's (a line diff of the entry
-  lists; an entry in a changed run counts as edited when its text is still
-  alike the old one, else as removed beside an addition), so every base entry
-  is kept, removed or replaced on each side;
-- kept on one side and removed or replaced on the other: the change applies;
-  the same change on both sides applies once;
+- an entry is known by what it says, not where it stands: a move, a
+  re-indent, a wrapped line, CRLF or trailing spaces change no entry;
+- each side's fate of each base entry (kept, removed, replaced) comes from
+  ``entry_fates.py``; kept on one side and removed or replaced on the other,
+  the change applies, wherever the other side moved it;
 - changed two different ways (replaced against replaced, or replaced against
-  removed): the changed text stays in the file (ours when both replaced) and
-  the other version is returned as an ``EntryConflict`` for a person to settle;
-- an entry added on either side is kept, once when both added the same text,
-  right after the base entry it followed on its side (ours before theirs);
-- entries stay in the part of the frame they were in: an entry is placed after
-  the frame line it followed on its side.
+  removed): every changed version stays in the file, side by side, and the
+  merge names it as an ``EntryConflict`` for a person to settle;
+- an entry added on either side is kept, once when both added it;
+- where everything stands comes from a three-way line merge (``diff3.py``,
+  git's rule) of the files with each entry folded into one item, so the frame
+  merges as git merges it, and a move on one side carries the other side's
+  edit with it. Entries that land in a region both sides changed are all
+  kept; frame lines changed two ways are a frame conflict: git's markers,
+  or (for ``hearth sync``, which must commit) ours.
 
-A merge never drops an entry to stay within a bound: bounds are checked and
-reported elsewhere. Nothing here reads files or knows about git.
+The merged file keeps one line-ending style: the one a side changed to, else
+the base's. Unchanged lines keep the indentation and wrapping a side gave
+them. A merge never drops an entry to stay within a bound: bounds are checked
+and reported elsewhere. Nothing here reads files or knows about git.
 """
 
 from __future__ import annotations
 
-import difflib
 import hashlib
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hearth.domain.entries import entry_lines
+from hearth.domain.diff3 import Chunk, diff3
+from hearth.domain.entries import entry_blocks, is_crlf
+from hearth.domain.entry_fates import Fates, Item, fates
 from hearth.domain.layout import ENTRY_CONFLICTS_DIR
+
+MARKERS = ("<<<<<<< ours", "=======", ">>>>>>> theirs")
 
 
 @dataclass(frozen=True)
 class EntryConflict:
-    """One entry changed two different ways; ``kept`` is in the file."""
+    """One entry changed two different ways; ``kept`` and ``other`` are both in the file."""
 
     base: str
     kept: str
     #: The other side's text, or None when the other side removed the entry.
     other: str | None
-    #: Which side's change is in the file: "ours" or "theirs".
+    #: Which side's change is ``kept``: "ours" or "theirs".
     kept_side: str
 
 
@@ -55,166 +57,255 @@ class EntryConflict:
 class EntryMerge:
     text: str
     conflicts: tuple[EntryConflict, ...] = ()
+    #: Frame lines changed two ways: marked in ``text``, or resolved as ours.
+    frame_conflict: bool = False
 
 
-@dataclass(frozen=True)
-class _Entry:
-    gap: int  # how many frame lines precede it
-    text: str
-    line: str  # the line as written
+def _parse(text: str) -> list[Item]:
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    items: list[Item] = []
+    seen: Counter[str] = Counter()
+    at = 0
+    for block in entry_blocks(lines):
+        items += [Item(line.rstrip(), (line,)) for line in lines[at : block.start]]
+        seen[block.key] += 1
+        norm = f"\0{seen[block.key]}\0{block.key}"
+        items.append(Item(norm, tuple(lines[block.start : block.end]), block.key))
+        at = block.end
+    items += [Item(line.rstrip(), (line,)) for line in lines[at:]]
+    return items
 
 
-@dataclass(frozen=True)
-class _Parsed:
-    frame: tuple[str, ...]
-    entries: tuple[_Entry, ...]
+def _shown(item: Item) -> str:
+    """An entry's text as a record shows it: its key, sub-bullets after ' / '."""
+    return (item.key or "").replace("\n", " / ")
 
 
-def _parse(text: str) -> _Parsed:
-    lines = text.split("\n")
-    found = dict(entry_lines(lines))
-    frame: list[str] = []
-    held: list[_Entry] = []
-    for i, line in enumerate(lines):
-        if i in found:
-            held.append(_Entry(len(frame), found[i], line))
-        else:
-            frame.append(line)
-    return _Parsed(tuple(frame), tuple(held))
+class _Outcome:
+    """Which entries survive, what each side's base entries are called now, and
+    which conflict version stands right after which."""
+
+    def __init__(self, base: list[Item], ours: list[Item], theirs: list[Item]) -> None:
+        self.survivors: dict[str, Item] = {}
+        self.renamed: dict[str, str] = {}  # base and kept-side norm -> replacement
+        self.renamed_theirs: dict[str, str] = {}  # theirs' conflict version -> ours'
+        self.follow: dict[str, Item] = {}
+        self.conflicts: list[EntryConflict] = []
+        fa, fb = fates(base, ours), fates(base, theirs)
+        by_ours = {it.norm: it for it in ours if it.entry}
+        by_theirs = {it.norm: it for it in theirs if it.entry}
+        for item in base:
+            if item.entry:
+                self._decide(item, fa, fb, by_ours, by_theirs)
+        for added in (*fa.added, *fb.added):
+            self.survivors.setdefault(added.norm, added)
+
+    def _decide(
+        self, item: Item, fa: Fates, fb: Fates, by_ours: dict[str, Item], by_theirs: dict[str, Item]
+    ) -> None:
+        norm = item.norm
+        a, b = fa.changed.get(norm, item), fb.changed.get(norm, item)
+        if a is item and b is item:
+            mine, yours = by_ours[norm], by_theirs[norm]
+            self.survivors[norm] = yours if mine.raw == item.raw else mine
+        elif a is item or b is item:
+            change = b if a is item else a
+            if change is not None:
+                self._replace(norm, change)
+        elif a is not None and b is not None and a.norm == b.norm:
+            self._replace(norm, a)
+        elif a is not None or b is not None:
+            kept = a if a is not None else b
+            assert kept is not None
+            self._replace(norm, kept)
+            other: Item | None = b if a is not None else None
+            if other is not None:
+                self.survivors.setdefault(other.norm, other)
+                self.renamed_theirs[other.norm] = kept.norm
+                self.follow[kept.norm] = other
+            side = "ours" if a is not None else "theirs"
+            shown = None if other is None else _shown(other)
+            self.conflicts.append(EntryConflict(_shown(item), _shown(kept), shown, side))
+
+    def _replace(self, norm: str, change: Item) -> None:
+        self.survivors.setdefault(change.norm, change)
+        self.renamed[norm] = change.norm
+
+    def tokens(self, items: list[Item], theirs: bool = False) -> list[tuple[str, Item]]:
+        """``items`` as the placing merge sees them: renamed, and without entries
+        that do not survive."""
+        found = []
+        for item in items:
+            if not item.entry:
+                found.append((item.norm, item))
+                continue
+            norm = self.renamed_theirs.get(item.norm, item.norm) if theirs else item.norm
+            norm = self.renamed.get(norm, norm)
+            if norm in self.survivors:
+                found.append((norm, item))
+        return found
 
 
-def _gap_map(side: Sequence[str], frame: Sequence[str]) -> list[int]:
-    """For each gap of ``side``'s frame (0..len), the gap of ``frame`` it maps to:
-    right after the frame line that the side line before the gap matches."""
-    if tuple(side) == tuple(frame):
-        return list(range(len(side) + 1))
-    matched: dict[int, int] = {}
-    matcher = difflib.SequenceMatcher(None, list(side), list(frame), autojunk=False)
-    for block in matcher.get_matching_blocks():
-        for k in range(block.size):
-            matched[block.a + k] = block.b + k
-    gaps = [0]
-    for i in range(len(side)):
-        gaps.append(matched[i] + 1 if i in matched else gaps[-1])
-    return gaps
+_Token = tuple[str, Item]
 
 
-_KEEP = "keep"
-_REMOVE = "remove"
+def _frames(part: Sequence[_Token]) -> list[str]:
+    return [norm for norm, item in part if not item.entry]
 
 
-@dataclass(frozen=True)
-class _Side:
-    #: For each base entry: _KEEP, _REMOVE, or the entry that replaced it.
-    fates: tuple[str | _Entry, ...]
-    #: Entries added after base entry i (key i + 1; key 0: before the first).
-    added: dict[int, list[_Entry]]
-
-
-def _align(base: Sequence[_Entry], side: Sequence[_Entry]) -> _Side:
-    fates: list[str | _Entry] = [_REMOVE] * len(base)
-    added: dict[int, list[_Entry]] = {}
-    keys_base = [(e.gap, e.text) for e in base]
-    keys_side = [(e.gap, e.text) for e in side]
-    matcher = difflib.SequenceMatcher(None, keys_base, keys_side, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            fates[i1:i2] = [_KEEP] * (i2 - i1)
+def _union(primary: Sequence[_Token], other: Sequence[_Token]) -> list[_Token]:
+    """``primary``'s region, with the entries only ``other`` holds set after the
+    entry they followed there (at the region's start when they led it)."""
+    result = list(primary)
+    front = 0
+    for i, (norm, item) in enumerate(other):
+        if not item.entry or any(n == norm for n, _ in result):
             continue
-        # In a changed run, a side entry is the edit of the most alike base entry
-        # still unpaired (in order), when it is alike enough (``memory replace``,
-        # a person's edit); else it is an addition beside removals.
-        next_base = i1
-        for j in range(j1, j2):
-            ratios = [(_likeness(base[i].text, side[j].text), i) for i in range(next_base, i2)]
-            best = max(ratios, key=lambda r: (r[0], -r[1]), default=None)
-            if tag == "replace" and best is not None and best[0] >= ALIKE:
-                fates[best[1]] = side[j]
-                next_base = best[1] + 1
-            else:
-                added.setdefault(next_base if next_base < i2 else i2, []).append(side[j])
-    return _Side(tuple(fates), added)
+        before = [n for n, it in other[:i] if it.entry and any(n == m for m, _ in result)]
+        if before:
+            at = next(k for k, (m, _) in enumerate(result) if m == before[-1]) + 1
+        elif all(it.entry for _, it in other[:i]):
+            at, front = front, front + 1
+        else:
+            at = len(result)
+        result.insert(at, (norm, item))
+    return result
 
 
-#: How alike (difflib's ratio) an edited entry is to what it was.
-ALIKE = 0.5
+def _marked(ours: Sequence[_Token], theirs: Sequence[_Token], markers: bool) -> list[_Token]:
+    """A region whose frame lines both sides changed: ours' leading entries, the
+    two frames between git's markers (or ours alone), then every entry left."""
+    lead = 0
+    while lead < len(ours) and ours[lead][1].entry:
+        lead += 1
+    found = list(ours[:lead])
+    mine = [t for t in ours if not t[1].entry]
+    if markers:
+        fence = [Item("\0marker", (line,)) for line in MARKERS]
+        found += [(f.norm, f) for f in fence[:1]] + mine + [(fence[1].norm, fence[1])]
+        found += [t for t in theirs if not t[1].entry] + [(fence[2].norm, fence[2])]
+    else:
+        found += mine
+    entries = [t for t in ours[lead:] if t[1].entry] + [t for t in theirs if t[1].entry]
+    return found + entries
 
 
-def _likeness(before: str, after: str) -> float:
-    return difflib.SequenceMatcher(None, before, after, autojunk=False).ratio()
+def _region(chunk: Chunk[str], toks: Sequence[Sequence[_Token]]) -> list[_Token]:
+    o, a, b = toks
+    return [
+        *o[chunk.base_at : chunk.base_at + len(chunk.base)],
+        *a[chunk.ours_at : chunk.ours_at + len(chunk.ours)],
+        *b[chunk.theirs_at : chunk.theirs_at + len(chunk.theirs)],
+    ]
 
 
-def _placed(
-    base: _Entry, ours: str | _Entry, theirs: str | _Entry
-) -> tuple[_Entry | None, EntryConflict | None]:
-    """What a base entry becomes, and the conflict when both sides changed it differently."""
-    if _KEEP in (ours, theirs):
-        fate = theirs if ours == _KEEP else ours
-        return (fate if isinstance(fate, _Entry) else base if fate == _KEEP else None), None
-    if isinstance(ours, _Entry):
-        if isinstance(theirs, _Entry) and theirs.text == ours.text:
-            return ours, None
-        other = theirs.text if isinstance(theirs, _Entry) else None
-        return ours, EntryConflict(base.text, ours.text, other, "ours")
-    if isinstance(theirs, _Entry):
-        return theirs, EntryConflict(base.text, theirs.text, None, "theirs")
-    return None, None  # removed on both sides
+def _placed(toks: Sequence[Sequence[_Token]], markers: bool) -> tuple[list[_Token], bool]:
+    """Every item in its merged place (entries possibly twice or missing: see ``_settled``)."""
+    o, a, b = toks
+    out: list[_Token] = []
+    conflict = False
+    for chunk in diff3([t[0] for t in o], [t[0] for t in a], [t[0] for t in b]):
+        ours = a[chunk.ours_at : chunk.ours_at + len(chunk.ours)]
+        theirs = b[chunk.theirs_at : chunk.theirs_at + len(chunk.theirs)]
+        base = o[chunk.base_at : chunk.base_at + len(chunk.base)]
+        if chunk.stable:
+            for (norm, mine), (_, other), (_, old) in zip(ours, theirs, base, strict=True):
+                out.append((norm, other if mine.raw == old.raw else mine))
+        elif chunk.clean is not None:
+            out += ours if chunk.clean is chunk.ours else theirs
+        elif _frames(ours) == _frames(base):
+            out += _union(theirs, ours)
+        elif _frames(theirs) in (_frames(base), _frames(ours)):
+            out += _union(ours, theirs)
+        else:
+            conflict = True
+            out += _marked(ours, theirs, markers)
+    return out, conflict
 
 
-def merge_entry_files(base: str, ours: str, theirs: str) -> EntryMerge | None:
-    """The three-way, entry-by-entry merge; None when the text around the entries
-    was changed two different ways (the whole-file rule applies)."""
+def _settled(
+    placed: list[_Token], toks: Sequence[Sequence[_Token]], outcome: _Outcome
+) -> list[_Token]:
+    """Each surviving entry exactly once: a duplicate dropped, one the placing
+    left out set after what it followed on its side, a conflict's other version
+    right after the version it stands beside."""
+    final: list[_Token] = []
+    seen: set[str] = set()
+    for norm, item in placed:
+        if item.entry:
+            if norm in seen or norm not in outcome.survivors:
+                continue
+            seen.add(norm)
+        final.append((norm, item))
+    followers = {it.norm for it in outcome.follow.values()}
+
+    def index_of(norm: str) -> int | None:
+        return next((k for k, (n, _) in enumerate(final) if n == norm), None)
+
+    for side in toks[1:]:
+        for i, (norm, item) in enumerate(side):
+            if not item.entry or norm in seen or norm in followers:
+                continue
+            at = 0
+            for prior, _item in reversed(side[:i]):
+                found = index_of(prior) if prior.strip() else None
+                if found is not None:
+                    at = found + 1
+                    break
+            final.insert(at, (norm, item))
+            seen.add(norm)
+    for kept, other in outcome.follow.items():
+        if other.norm not in seen:
+            found = index_of(kept)
+            final.insert(len(final) if found is None else found + 1, (other.norm, other))
+            seen.add(other.norm)
+    for norm, item in outcome.survivors.items():
+        if norm not in seen:  # never expected: nothing written is lost, whatever the placing did
+            last = max((k for k, (_, it) in enumerate(final) if it.entry), default=len(final) - 1)
+            final.insert(last + 1, (norm, item))
+            seen.add(norm)
+    return final
+
+
+def _rendered(items: Sequence[Item]) -> list[str]:
+    """The items' lines. An entry set right below an entry that stands less
+    deep (one side re-indented, the other added) would read as its sub-bullet:
+    it is brought level with the entry above, so it stays an entry of its own."""
+    lines: list[str] = []
+    above: int | None = None  # the head's indent of the entry just above
+    for item in items:
+        raw = list(item.raw)
+        if item.entry:
+            depth = len(raw[0]) - len(raw[0].lstrip())
+            if above is not None and depth > above:
+                cut = depth - above
+                raw = [line[cut:] if line[:cut].isspace() else line for line in raw]
+                depth = above
+            above = depth
+        else:
+            above = None
+        lines += raw
+    return lines
+
+
+def merge_entry_files(base: str, ours: str, theirs: str, *, markers: bool = True) -> EntryMerge:
+    """The three-way, entry-by-entry merge. Frame lines changed two ways are a
+    ``frame_conflict``: between git's markers in the text, or, with ``markers``
+    off, resolved as ours (the caller keeps theirs elsewhere)."""
     if theirs in (ours, base):
         return EntryMerge(ours)
     if ours == base:
         return EntryMerge(theirs)
-    o, a, b = _parse(base), _parse(ours), _parse(theirs)
-    if a.frame in (o.frame, b.frame):
-        frame = b.frame
-    elif b.frame == o.frame:
-        frame = a.frame
-    else:
-        return None
-
-    def framed(parsed: _Parsed) -> list[_Entry]:
-        gaps = _gap_map(parsed.frame, frame)
-        return [_Entry(gaps[e.gap], e.text, e.line) for e in parsed.entries]
-
-    base_entries, ours_entries, theirs_entries = framed(o), framed(a), framed(b)
-    side_a = _align(base_entries, ours_entries)
-    side_b = _align(base_entries, theirs_entries)
-    merged: list[tuple[_Entry, bool]] = []  # (entry, a base entry both sides kept)
-    conflicts: list[EntryConflict] = []
-    for i in range(len(base_entries) + 1):
-        if i > 0:
-            base_entry = base_entries[i - 1]
-            entry, conflict = _placed(base_entry, side_a.fates[i - 1], side_b.fates[i - 1])
-            if entry is not None:
-                merged.append((entry, entry is base_entry))
-            if conflict is not None:
-                conflicts.append(conflict)
-        merged += [(e, False) for e in side_a.added.get(i, [])]
-        merged += [(e, False) for e in side_b.added.get(i, [])]
-    # The same text reached on both sides (added twice, or a replacement on one
-    # side that the other added or reached from another entry) appears once.
-    seen = {e.text for e, unchanged in merged if unchanged}
-    kept: list[_Entry] = []
-    for entry, unchanged in merged:
-        if not unchanged:
-            if entry.text in seen:
-                continue
-            seen.add(entry.text)
-        kept.append(entry)
-    kept.sort(key=lambda e: e.gap)  # stable: the order above within a gap
-    lines: list[str] = []
-    at = 0
-    for g, frame_line in enumerate((*frame, None)):
-        while at < len(kept) and kept[at].gap == g:
-            lines.append(kept[at].line)
-            at += 1
-        if frame_line is not None:
-            lines.append(frame_line)
-    return EntryMerge("\n".join(lines), tuple(conflicts))
+    parsed = [_parse(text) for text in (base, ours, theirs)]
+    outcome = _Outcome(*parsed)
+    toks = (outcome.tokens(parsed[0]), outcome.tokens(parsed[1]), outcome.tokens(parsed[2], True))
+    placed, conflict = _placed(toks, markers)
+    final = _settled(placed, toks, outcome)
+    lines = _rendered([outcome.survivors[n] if item.entry else item for n, item in final])
+    styles = [is_crlf(text) for text in (base, ours, theirs)]
+    crlf = styles[1] if styles[1] != styles[0] else styles[2]
+    text = ("\r\n" if crlf else "\n").join(lines)
+    return EntryMerge(text, tuple(outcome.conflicts), conflict)
 
 
 # -- entry conflicts as files --------------------------------------------------
@@ -256,10 +347,10 @@ def render_record(path: str, conflict: EntryConflict) -> tuple[str, str]:
     other = conflict.other if conflict.other is not None else _REMOVED
     text = (
         f"# Entry conflict in {path}\n\n"
-        f"Two machines changed one entry of {path} in different ways. The file keeps\n"
-        "one version; the other is below, so nothing is lost. Settle it with\n"
-        f"`hearth memory settle {record_id} --keep file` (or `--keep other`), or edit\n"
-        f"{path} yourself and delete this file in the same commit.\n\n"
+        f"Two machines changed one entry of {path} in different ways. Both versions\n"
+        "are in the file, side by side, so nothing is lost. Settle it with\n"
+        f"`hearth memory settle {record_id} --keep file` (the first below) or\n"
+        f"`--keep other`, or edit {path} yourself and delete this file in the same commit.\n\n"
         f"- File: {path}\n"
         f"- Before: {conflict.base}\n"
         f"- In the file: {conflict.kept}\n"
@@ -292,10 +383,14 @@ def conflict_note(path: str, text: str | None) -> str:
     first, since ACTIVE.md cuts a line at 200 characters."""
     record = parse_record(path, text) if text is not None else None
     if record is not None:
-        other = f"other: «{record.other}»" if record.other is not None else "other: removed"
+        versions = (
+            f"both in the file: «{record.kept}» and «{record.other}»"
+            if record.other is not None
+            else f"«{record.kept}» in the file, removed on one side"
+        )
         return (
             f"entry conflict {record.id} in {record.path}: settle with "
-            f"'hearth memory settle {record.id}'; kept «{record.kept}», {other}"
+            f"'hearth memory settle {record.id}'; {versions}"
         )
     commit = path.removesuffix(".md").rpartition("--")[2]
     return (

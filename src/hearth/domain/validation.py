@@ -94,6 +94,20 @@ def check_path(path: str) -> list[RuleFailure]:
     return failures
 
 
+def has_conflict_markers(text: str) -> bool:
+    """Whether ``text`` holds an unresolved merge conflict: git's opening,
+    middle and closing marker lines, in that order."""
+    wanted = ("<<<<<<< ", "=======", ">>>>>>> ")
+    at = 0
+    for raw in text.split("\n"):
+        line = raw.rstrip("\r")
+        if line.startswith(wanted[at]) and (at != 1 or line == wanted[1]):
+            at += 1
+            if at == len(wanted):
+                return True
+    return False
+
+
 def check_text(path: str, text: str, bounds: Bounds) -> list[RuleFailure]:
     """Rules on one file's content (path rules included)."""
     # A byte-order mark is an encoding detail, never content a rule should see.
@@ -102,6 +116,17 @@ def check_text(path: str, text: str, bounds: Bounds) -> list[RuleFailure]:
     failures += _secret_text(path, text)
     failures += _character_rules(path, "", first_hiding(text))
     failures += _front_matter_characters(path, text)
+    if has_conflict_markers(text):
+        failures.append(
+            RuleFailure(
+                path,
+                "conflict-markers",
+                "the file holds a merge's conflict markers ('<<<<<<<', '=======', "
+                "'>>>>>>>'): two versions of its text are still side by side",
+                "keep what you want from each version, delete the marker lines, "
+                "then 'git add' the file",
+            )
+        )
     if path == "SOUL.md" and len(text.strip()) < SOUL_MIN_CHARS:
         failures.append(
             RuleFailure(

@@ -50,8 +50,16 @@ _DRIVER_NAMES = {
 
 def merge_driver_config(interpreter: str) -> dict[str, str]:
     """The git config naming hearth's merge drivers, run by ``interpreter`` (one
-    command for both: it tells a daily note from an entry file by the path)."""
-    command = f"{shlex.quote(interpreter)} -m hearth.mergedriver %O %A %B %P"
+    command for both: it tells a daily note from an entry file by the path).
+
+    When the interpreter is gone (a removed virtual environment), the command
+    falls back to git's own line merge, which leaves markers where the sides
+    differ, rather than failing with ours left in place and nothing shown."""
+    python = shlex.quote(interpreter)
+    command = (
+        f"if test -x {python}; then exec {python} -m hearth.mergedriver %O %A %B %P; "
+        "else git merge-file -L ours -L base -L theirs %A %O %B; fi"
+    )
     config: dict[str, str] = {}
     for driver in layout.MERGE_DRIVERS:
         config[f"merge.{driver}.name"] = _DRIVER_NAMES[driver]

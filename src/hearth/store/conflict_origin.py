@@ -4,12 +4,14 @@ A conflict is acted on (listed to settle, shown with buttons, counted in
 status) only when hearth's sync wrote it: anything else there is a forgery
 (an agent's or anyone's file made to look like one) and is named as such,
 never offered for settling. The sign is in history, where an agent cannot
-write: the commit that added the file (going back along the first parents from
-HEAD) carries a ``Hearth-Op`` trailer of sync's (``sync.merge``, or any
-``sync.`` op sync commits records with); when that commit is a merge, the file
-was not already on its other side (so this merge made it, rather than brought
-it in); and the file as it is now, in HEAD and in the work tree, is the blob
-that commit added. A file never committed is not hearth's.
+write: the first commit that added the file (the oldest in HEAD's whole
+history, each merge compared with its first parent, so a record that another
+machine's sync made and this machine's merge brought in is judged by the
+commit that made it) carries a ``Hearth-Op`` trailer of sync's (``sync.merge``,
+or any ``sync.`` op sync commits records with); when that commit is a merge,
+the file was not already on its other side (so this merge made it, rather than
+brought it in); and the file as it is now, in HEAD and in the work tree, is the
+blob that commit added. A file never committed is not hearth's.
 
 One ``git log`` and a few ``rev-parse`` calls per file, through the git CLI
 (the lean status reads it too); conflicts are few, and each answer is kept
@@ -66,19 +68,17 @@ def _verdict(root: Path, path: str, now: str) -> bool:
         "-c",
         "core.quotePath=false",
         "log",
-        "--first-parent",
         "--diff-merges=first-parent",
         "--diff-filter=A",
-        "-n",
-        "1",
         _FORMAT,
         "HEAD",
         "--",
         path,
     )
-    if not line or line.count("\0") != 2:
+    lines = [x for x in (line or "").splitlines() if x.count("\0") == 2]
+    if not lines:
         return False
-    commit, parents, ops = line.split("\0")
+    commit, parents, ops = lines[-1].split("\0")
     if not any(op.strip().startswith(SYNC_OPS) for op in ops.split(",")):
         return False
     others = parents.split()[1:]

@@ -242,7 +242,7 @@ async def settle(
     def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
         keep = first(form, "keep")
         result = service.entry_settle(conflict_id, keep, visitor.actor)
-        which = "the version in the file" if keep == "file" else "the other version"
+        which = "the first version" if keep == "file" else "the other version"
         return Done(
             f"Settled the entry conflict {conflict_id} in {result.path}: kept {which}",
             result.commit if result.changed else None,

@@ -43,13 +43,14 @@ from typing import TYPE_CHECKING
 from hearth.app.sync.copies import conflict_copies
 from hearth.domain import layout
 from hearth.domain.entries import has_entries_section
-from hearth.domain.entry_merge import merge_entry_files, render_record
+from hearth.domain.entry_merge import EntryMerge, merge_entry_files, render_record
 from hearth.domain.text import counted
 from hearth.errors import Conflict, HearthError, NoUpstream, StoreError, SyncBlocked
 from hearth.store import state
 from hearth.store.lock import write_lock
 from hearth.store.plans import Trailers
 from hearth.store.remote import Remote
+from hearth.store.rooted import RootedFiles
 
 if TYPE_CHECKING:
     from hearth.app.sync.vectors import VectorExchange
@@ -289,9 +290,22 @@ class Syncer:
             )
 
     def _merge(self, tracking: str) -> list[str]:
-        """Merge ``tracking`` in one commit: entry files entry by entry (their
-        conflicts kept as records), and any other file changed on both sides
-        kept as ours in place and theirs as a copy. Returns the copies and records."""
+        """Merge ``tracking`` in one commit (``_merge_steps``). A merge that fails
+        for any reason is aborted, so no merge is left in progress, and the
+        error says why."""
+        try:
+            return self._merge_steps(tracking)
+        except (HearthError, OSError) as exc:
+            why = exc.message if isinstance(exc, HearthError) else str(exc)
+            if self.remote.operation_in_progress():
+                self.remote.git("merge", "--abort", check=False)
+            raise StoreError(f"the merge of {tracking} stopped and was undone: {why}") from exc
+
+    def _merge_steps(self, tracking: str) -> list[str]:
+        """Entry files entry by entry (both versions of an entry changed two ways
+        stay in the file, and a record names them), and any other file changed
+        on both sides kept as ours in place and theirs as a copy. Returns the
+        copies and records, all written through the rooted file layer."""
         git = self.remote.git
         merged = git(
             "merge", "--no-ff", "--no-commit", tracking,
@@ -303,88 +317,126 @@ class Syncer:
             raise StoreError(f"git merge failed: {merged.stderr.decode(errors='replace').strip()}")
         theirs_short = self.remote.text("rev-parse", "--short=7", "MERGE_HEAD")
         ours_short = self.remote.text("rev-parse", "--short=7", "HEAD")
-        copies: list[str] = []
-        for path in conflicted:
-            copies += self._settle_conflicted(path, ours_short, theirs_short)
-        records = self._entry_records()
+        files = RootedFiles(self.root)
+        try:
+            copies: list[str] = []
+            for path in conflicted:
+                copies += self._settle_conflicted(files, path, ours_short, theirs_short)
+            records = self._entry_records(files)
+        finally:
+            files.close()
         lines = [f"sync: merge {tracking}"]
         if copies:
             lines[0] += f" (kept both sides of {counted(len(copies), 'file')})"
             lines.append("Kept one version in place; the other is at:\n" + _listed(copies))
         if records:
             lines.append(
-                "Entries changed two ways; the other versions are at:\n" + _listed(records)
+                "Entries changed two ways; both versions are in the file, named at:\n"
+                + _listed(records)
             )
         message = "\n\n".join([*lines, _TRAILERS]) + "\n"
         git("commit", "--no-verify", "--quiet", "-m", message)
         return copies + records
 
-    def _settle_conflicted(self, path: str, ours_short: str, theirs_short: str) -> list[str]:
-        """Resolve one path git could not merge; returns the copies it kept."""
+    def _settle_conflicted(
+        self, files: RootedFiles, path: str, ours_short: str, theirs_short: str
+    ) -> list[str]:
+        """Resolve one path git could not merge; returns the copies it kept.
+
+        An entry file whose frame changed two ways keeps every entry of both
+        sides in place (ours' frame) and theirs whole as a copy. A file deleted
+        on one side and changed on the other stays deleted, and the changed
+        version is kept as a copy: the same outcome whichever machine merges.
+        Any other file keeps ours in place and theirs as a copy."""
         git = self.remote.git
         base, ours, theirs = (self.remote.stage(path, n) for n in (1, 2, 3))
-        target = self.root / path
-        if base is not None and ours is not None and theirs is not None:
-            entries_merged = _entry_merge(path, base, ours, theirs)
+        if ours is not None and theirs is not None:
+            entries_merged = _entry_merge(path, base or b"", ours, theirs)
             if entries_merged is not None:
-                text, records = entries_merged
-                target.write_bytes(text)
-                for record, record_text in records:
-                    (self.root / record).parent.mkdir(parents=True, exist_ok=True)
-                    (self.root / record).write_text(record_text, encoding="utf-8")
+                files.write(path, entries_merged.text.encode("utf-8"))
                 git("add", "--", path)
-                return []
+                if not entries_merged.frame_conflict:
+                    return []
+                return [self._copy(files, path, theirs, theirs_short)]
         kept, other, other_short = ours, theirs, theirs_short
-        if layout.is_active_record(path) and (ours is None or theirs is None):
-            # Resolved (archived) on one side, edited on the other: the
-            # resolution stands, and the edit is kept as a copy.
+        if base is not None and (ours is None or theirs is None):
             kept, other = None, ours if theirs is None else theirs
             other_short = ours_short if theirs is None else theirs_short
         if kept is not None:
-            target.write_bytes(kept)
+            files.write(path, kept)
             git("add", "--", path)
         else:
             git("rm", "--cached", "--quiet", "--ignore-unmatch", "--", path)
-            target.unlink(missing_ok=True)
+            files.delete(path)
         if other is None:
             return []
-        copy = f"{layout.CONFLICTS_DIR}/{path}--{other_short}.md"
-        (self.root / copy).parent.mkdir(parents=True, exist_ok=True)
-        (self.root / copy).write_bytes(other)
-        git("add", "--", copy)
-        return [copy]
+        return [self._copy(files, path, other, other_short)]
 
-    def _entry_records(self) -> list[str]:
-        """Entry-conflict records in the work tree that are not committed yet (the
-        merge driver's, this merge's or a plain ``git pull``'s): staged for the commit."""
-        folder = self.root / layout.ENTRY_CONFLICTS_DIR
-        if not folder.is_dir():
+    def _copy(self, files: RootedFiles, path: str, data: bytes, short: str) -> str:
+        copy = f"{layout.CONFLICTS_DIR}/{path}--{short}.md"
+        files.write(copy, data)
+        self.remote.git("add", "--", copy)
+        return copy
+
+    def _entry_records(self, files: RootedFiles) -> list[str]:
+        """Records of the entries this merge found changed two ways (both versions
+        are in the file), written and staged for the merge commit: the entry
+        files both sides changed, merged again from their three versions."""
+        base = self.remote.git("merge-base", "HEAD", "MERGE_HEAD", check=False)
+        if base.returncode != 0:
             return []
-        listed = self.remote.git(
-            "ls-files", "-z", "--others", "--exclude-standard", "--", layout.ENTRY_CONFLICTS_DIR
-        ).stdout
-        records = sorted(p.decode() for p in listed.split(b"\0") if p)
-        if records:
-            self.remote.git("add", "--", *records)
+        base_commit = base.stdout.decode().split()[0]
+        changed = []
+        for side in ("HEAD", "MERGE_HEAD"):
+            listed = self.remote.git("diff", "--name-only", "-z", base_commit, side).stdout
+            changed.append({p.decode() for p in listed.split(b"\0") if p})
+        records = []
+        for path in sorted(changed[0] & changed[1]):
+            if not layout.takes_entries(path):
+                continue
+            texts = [self._version(rev, path) for rev in (base_commit, "HEAD", "MERGE_HEAD")]
+            found = [t for t in texts if t is not None]
+            if len(found) < 3 or not _merged_by_entries(path, found):
+                continue
+            for conflict in merge_entry_files(*found).conflicts:
+                record, text = render_record(path, conflict)
+                if files.read(record) is None:
+                    files.write(record, text.encode("utf-8"))
+                    self.remote.git("add", "--", record)
+                    records.append(record)
         return records
+
+    def _version(self, rev: str, path: str) -> str | None:
+        shown = self.remote.git("show", f"{rev}:{path}", check=False)
+        if shown.returncode != 0:
+            return None
+        try:
+            return shown.stdout.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
 
 
 def _listed(paths: list[str]) -> str:
     return "\n".join(f"  {p}" for p in paths)
 
 
-def _entry_merge(
-    path: str, base: bytes, ours: bytes, theirs: bytes
-) -> tuple[bytes, list[tuple[str, str]]] | None:
-    """A file with an ``## Entries`` section on all three sides that git could not
-    merge (one the merge driver is not named for), merged entry by entry."""
+def _merged_by_entries(path: str, texts: list[str]) -> bool:
+    """Whether ``path`` merges entry by entry: a file the entry driver is named
+    for, or one with an ``## Entries`` section on every side."""
+    if not layout.takes_entries(path):
+        return False
+    named = path in ("USER.md", "MEMORY.md") or (path.startswith("users/") and path.count("/") == 1)
+    return named or all(has_entries_section(t) for t in texts if t)
+
+
+def _entry_merge(path: str, base: bytes, ours: bytes, theirs: bytes) -> EntryMerge | None:
+    """An entry file git could not merge (its frame changed two ways, added on
+    both sides, or one the driver is not named for), merged entry by entry with
+    ours' frame; None when it is not an entry file on every side."""
     try:
         texts = [data.decode("utf-8") for data in (base, ours, theirs)]
     except UnicodeDecodeError:
         return None
-    if layout.is_daily_note(path) or not all(has_entries_section(t) for t in texts):
+    if not _merged_by_entries(path, texts):
         return None
-    result = merge_entry_files(*texts)
-    if result is None:
-        return None
-    return result.text.encode("utf-8"), [render_record(path, c) for c in result.conflicts]
+    return merge_entry_files(*texts, markers=False)

@@ -14,7 +14,7 @@ from hearth.app.writes.plumbing import (
 )
 from hearth.domain import entries, entry_merge, keys, layout, notes, records
 from hearth.domain.text import decode_text
-from hearth.errors import Conflict, HearthError, InvalidInput, NotFound
+from hearth.errors import Conflict, EntryMissing, HearthError, InvalidInput, NotFound
 from hearth.store import conflict_origin
 from hearth.store.plans import FileChange, Plan, Snapshot
 
@@ -122,9 +122,10 @@ class MemoryWrites(Writer):
         return found
 
     def entry_settle(self, record_id: str, keep: str, actor: str) -> WriteResult:
-        """Settle an entry conflict: keep the file's version (``file``) or put the other
-        version in its place (``other``; an entry the other side removed goes), and
-        remove the record, in one commit."""
+        """Settle an entry conflict: keep the version the record names as kept
+        (``file``) or the other one (``other``; an entry the other side removed
+        goes). Both versions stand in the file after the merge; settling leaves
+        exactly the one chosen, and removes the record, in one commit."""
         if keep not in ("file", "other"):
             raise InvalidInput("keep 'file' (the version in the file) or 'other'")
         matches = [r for r in self.entry_conflicts() if r.id == record_id.strip()]
@@ -137,27 +138,20 @@ class MemoryWrites(Writer):
             changes = []
             if snap.read(record_file) is not None:
                 changes.append(FileChange(record_file, None))
-            if keep == "other":
-                data = snap.read(record.path)
-                current = decode_text(data, record.path) if data is not None else ""
-                try:
-                    updated = (
-                        entries.replace_entry(current, record.kept, record.other)
-                        if record.other is not None
-                        else entries.remove_entry(current, record.kept)
-                    )
-                except HearthError as exc:
-                    raise Conflict(
-                        f"{record.path} no longer holds «{record.kept}» ({exc.message}); "
-                        f"edit it by hand, then delete {record_file}"
-                    ) from exc
+            data = snap.read(record.path)
+            current = decode_text(data, record.path) if data is not None else ""
+            try:
+                updated = _settled(current, record, keep)
+            except HearthError as exc:
+                raise Conflict(
+                    f"{record.path} no longer holds the versions of entry conflict {record.id} "
+                    f"({exc.message}); edit it by hand, then delete {record_file}"
+                ) from exc
+            if updated != current:
                 changes.append(FileChange(record.path, updated.encode()))
             return Plan(f"memory: {record.path}: settle entry conflict {record.id}", tuple(changes))
 
         result = self._commit(planner, "memory.settle", actor)
-        # A record a plain ``git pull`` left in the work tree was never committed.
-        if self.files.read(record_file) is not None:
-            self.files.delete(record_file)
         return WriteResult(result.commit, record.path, result.changed)
 
     def topic(
@@ -206,6 +200,28 @@ class MemoryWrites(Writer):
 
 
 _BOUNDED_FILES = ("USER.md", "MEMORY.md")
+
+
+def _held(text: str, shown: str) -> str | None:
+    """The entry a record's text names (an entry with sub-bullets is shown as
+    ``text / sub``), as ``find_entry`` takes it; None when it is not there."""
+    for entry in entries.list_entries(text):
+        if entry.text in (shown, shown.split(" / ", 1)[0]):
+            return entry.text
+    return None
+
+
+def _settled(text: str, record: entry_merge.ConflictRecord, keep: str) -> str:
+    """``text`` holding only the chosen version of a conflict's entry."""
+    chosen, dropped = (record.kept, record.other) if keep == "file" else (record.other, record.kept)
+    gone = _held(text, dropped) if dropped is not None else None
+    if chosen is not None and _held(text, chosen) is None:
+        if gone is None:
+            raise EntryMissing(f"neither «{record.kept}» nor «{record.other}» is there")
+        return entries.replace_entry(text, gone, chosen)
+    if gone is not None:
+        return entries.remove_entry(text, gone)
+    return text
 
 
 def _topic_slug(title: str) -> str:
