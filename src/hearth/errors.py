@@ -12,6 +12,7 @@ error body every surface sends (HTTP, MCP, the hooks' server check) is
     ├── PathRefused          a path is absolute, climbs out, enters .git, is a symlink
     ├── NotFound             no such file, record or revision
     ├── NotAHome             the folder is not an initialized home
+    │   └── HomeGone         the home a process opened was deleted or replaced
     ├── Conflict             the operation would overwrite or lose someone's work
     │   ├── DirtyFile        a target file holds uncommitted edits
     │   ├── StaleWrite       the caller's expected blob id is not HEAD's any more
@@ -68,6 +69,12 @@ class NotFound(HearthError):
 
 class NotAHome(HearthError):
     code = "not_a_home"
+
+
+class HomeGone(NotAHome):
+    """The home a long-running process opened is deleted or replaced: it stops."""
+
+    code = "home_gone"
 
 
 class Conflict(HearthError):
