@@ -295,7 +295,7 @@ class Reconciler:
                 self._touched.update(scope)
             with live.update() as batch:
                 changes = self._diff(listing, state, scope, batch)
-            self.index.noted(changes.sections)
+            self.index.noted(changes.sections, changes.replaced)
             changes.scanned, changes.errors = len(listing.files), list(listing.errors)
             if paths is None:
                 state.errors = list(changes.errors)
