@@ -16,6 +16,7 @@ from hearth.cli.support import (
     _State,
     _written,
     cli,
+    home_path,
     json_option,
     progress_line,
     served_or_local,
@@ -215,7 +216,13 @@ def _status(state: _State) -> tuple[dict[str, Any], str]:
 @cli.command(cls=LightCommand)
 @click.argument("query")
 @click.option("--kind", type=click.Choice(KINDS), default=None, help="Only this kind of file.")
-@click.option("--path", "path_prefix", default=None, help="Only paths starting with this.")
+@click.option(
+    "--path",
+    "path_prefix",
+    default=None,
+    callback=home_path,
+    help="Only paths starting with this.",
+)
 @click.option(
     "--limit", type=click.IntRange(1, MAX_LIMIT), default=10, show_default=True, help="Most hits."
 )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
-from hearth.cli.support import _emit, _State, _written, cli, json_option
+from hearth.cli.support import _emit, _State, _written, cli, home_path, json_option
 from hearth.domain.text import counted
 from hearth.errors import HearthError
 
@@ -210,7 +210,7 @@ def loops(state: _State, as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("path")
+@click.argument("path", callback=home_path)
 @click.option(
     "--from-file", "source", type=click.File("rb"), required=True, help="File to read; - is stdin."
 )
@@ -234,7 +234,7 @@ def put(
 
 
 @cli.command()
-@click.argument("path")
+@click.argument("path", callback=home_path)
 @click.option("--rev", default=None, help="Read the file as of this revision.")
 @json_option
 @click.pass_obj
@@ -248,7 +248,7 @@ def get(state: _State, path: str, rev: str | None, as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("path")
+@click.argument("path", callback=home_path)
 @click.argument("rev", required=False)
 @click.option(
     "--rev",
@@ -275,7 +275,7 @@ def restore(
 
 
 @cli.command()
-@click.argument("path")
+@click.argument("path", callback=home_path)
 @click.option("--limit", default=20, show_default=True, help="Most commits to list.")
 @json_option
 @click.pass_obj
