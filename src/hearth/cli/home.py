@@ -126,6 +126,16 @@ def status(state: _State, as_json: bool, verbose: bool) -> None:
             f"{counted(index['documents'], 'section')}, last reconcile {index['last_reconcile']}",
         ]
         lines += [f"  stale: {why}" for why in index.get("stale_reasons", [])]
+        vectors = index.get("vectors")
+        if vectors:
+            done, sections = vectors["embedded"], vectors["sections"]
+            lines.append(
+                f"  vectors: all {counted(sections, 'section')} embedded ({vectors['model']})"
+                if vectors["complete"]
+                else f"  vectors: {done} of {counted(sections, 'section')} embedded "
+                f"({done * 100 // max(1, sections)}%; the rest fill in the background, "
+                "or with 'hearth reindex')"
+            )
         lines += [f"  parked: {p['path']}: {p['reason']}" for p in index["parked"]]
         lines += [f"  error: {e}" for e in index["errors"]]
         if index["active_error"]:
