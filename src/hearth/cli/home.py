@@ -29,6 +29,15 @@ from hearth.domain.searching import MAX_LIMIT
 from hearth.domain.text import counted
 
 
+#: What ``init`` says when git knows no one to sign a person's commits.
+IDENTITY_ADVICE = [
+    "git has no name and email for your own commits yet (hearth's commits sign as",
+    "hearth, but your first 'git commit' in the home would fail); set them once with:",
+    '  git config --global user.name "Your Name"',
+    '  git config --global user.email "you@example.com"',
+]
+
+
 @cli.command()
 @click.argument("path", required=False)
 @json_option
@@ -78,6 +87,8 @@ def init(state: _State, path: str | None, as_json: bool) -> None:
             lines += [f"  {path}" for path in result.untracked]
         for failure in result.warnings:
             lines.append(f"warning: {failure.describe()}")
+        if result.identity_missing:
+            lines += IDENTITY_ADVICE
         return "\n".join(lines)
 
     _emit(as_json, result.as_dict(), human)
