@@ -28,7 +28,6 @@ from hearth.domain.layout import KINDS
 from hearth.domain.searching import MAX_LIMIT
 from hearth.domain.text import counted
 
-
 #: What ``init`` says when git knows no one to sign a person's commits.
 IDENTITY_ADVICE = [
     "git has no name and email for your own commits yet (hearth's commits sign as",
