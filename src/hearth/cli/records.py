@@ -179,8 +179,23 @@ def loop_add(
 ) -> None:
     """Open a loop (or update the one with the same title); prints the key."""
     result = state.app().add_loop(title, state.actor, summary, next_step, source)
+    if result.updated and not as_json:
+        # The key alone goes to stdout (scripts read it); what happened, to stderr.
+        done = "updated" if result.changed else "found, unchanged,"
+        click.echo(
+            f"hearth: {done} the open loop {result.key} of that title (the same title "
+            "updates the same loop; resolve it first to open a new one)",
+            err=True,
+        )
     _emit(
-        as_json, {"key": result.key, "path": result.path, "commit": result.commit}, result.key or ""
+        as_json,
+        {
+            "key": result.key,
+            "path": result.path,
+            "commit": result.commit,
+            "updated": bool(result.updated),
+        },
+        result.key or "",
     )
 
 

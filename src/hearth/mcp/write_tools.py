@@ -1,4 +1,4 @@
-"""The MCP tools that write (DESIGN.md section 9): notes, proposals, loops,
+"""The MCP tools that write (docs/mcp.md): notes, proposals, loops,
 decisions, files, memory entries, topics; and the person's calls (merge,
 reject and their batches), which the policy gives the admin scope only.
 

@@ -79,16 +79,18 @@ class RecordWrites(Writer):
             # update that file rather than start a second one.
             key = legacy
         path = layout.record_path(kind, key)
+        updated = [False]
 
         def planner(snap: Snapshot) -> Plan:
             found = existing_record(snap, kind, path)
             existing = found[0] if found else None
+            updated[0] = existing is not None
             record = records.upsert(existing, build(records.timestamp(self._now())))
             subject = f"{spec.plural}: {'update' if existing else spec.create_verb} {title}"
             return Plan(subject, (FileChange(path, records.render(record, key).encode()),))
 
         result = self._commit(planner, f"{kind}.create", actor, key)
-        return WriteResult(result.commit, path, result.changed, key)
+        return WriteResult(result.commit, path, result.changed, key, updated=updated[0])
 
     def merge(
         self,
