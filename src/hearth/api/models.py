@@ -150,6 +150,8 @@ class Rejection(Strict):
 
 class NewEntry(Strict):
     entry: EntryLine
+    #: A file of named sections (USER.md): the ``## <section>`` it goes under.
+    section: str | None = Field(None, min_length=1, max_length=200)
 
 
 class EntryReplacement(Strict):

@@ -388,7 +388,7 @@ def memory_entries(service: Service, file: EntriesFile) -> dict[str, Any]:
 def memory_add(
     service: Service, file: EntriesFile, body: models.NewEntry, info: Caller
 ) -> models.Written:
-    return written(service.entry_add(file, body.entry, actor(info)))
+    return written(service.entry_add(file, body.entry, actor(info), body.section))
 
 
 @operation(

@@ -40,11 +40,18 @@ def memory_list(state: _State, file: str, as_json: bool) -> None:
 @memory.command("add")
 @click.argument("file", callback=home_path)
 @click.argument("text")
+@click.option(
+    "--section",
+    default=None,
+    metavar="NAME",
+    help="In a file of named sections (USER.md: Preferences, Context), add under '## NAME'.",
+)
 @json_option
 @click.pass_obj
-def memory_add(state: _State, file: str, text: str, as_json: bool) -> None:
+def memory_add(state: _State, file: str, text: str, section: str | None, as_json: bool) -> None:
     """Add the entry TEXT to FILE."""
-    _written(as_json, state.app().entry_add(file, text, state.actor), f"added to {file}")
+    result = state.app().entry_add(file, text, state.actor, section)
+    _written(as_json, result, f"added to {file}" + (f" under '## {section}'" if section else ""))
 
 
 @memory.command("replace")

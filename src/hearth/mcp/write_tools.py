@@ -212,6 +212,15 @@ def memory(
     new_entry: Annotated[
         EntryLine | None, Field(description="replace: the entry's new text")
     ] = None,
+    section: Annotated[
+        str | None,
+        Field(
+            description="add, in a file of named sections (USER.md: Preferences, Context): "
+            "the '## ' section it goes under",
+            min_length=1,
+            max_length=200,
+        ),
+    ] = None,
 ) -> models.MemoryResult:
     """Keep the bounded memory files one entry at a time: USER.md (about the
     person), MEMORY.md (the assistant's long-term notes), users/<id>.md, or any
@@ -236,7 +245,7 @@ def memory(
     if entry is None:
         raise _missing("entry", op)
     if op == "add":
-        result = service.entry_add(file, entry, actor)
+        result = service.entry_add(file, entry, actor, section)
     elif op == "remove":
         result = service.entry_remove(file, entry, actor)
     else:
