@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hearth.domain import entries
-from hearth.errors import InvalidInput
+from hearth.errors import Conflict
 
 TEMPLATE = (Path(__file__).resolve().parents[2] / "home_template" / "USER.md").read_text()
 #: USER.md as hearth's template wrote it before (2d32b4d).
@@ -49,5 +49,5 @@ def test_an_entry_goes_under_the_section_named(text: str) -> None:
     assert prefs < lines.index("- Likes short answers") < context
     assert context < lines.index("- Works on the Kestrel project")
     assert "(how they like answers" not in twice  # an older placeholder gives way
-    with pytest.raises(InvalidInput, match="no '## Hobbies' section"):
+    with pytest.raises(Conflict, match="no '## Hobbies' section"):
         entries.add_entry(twice, "Climbs", "Hobbies")

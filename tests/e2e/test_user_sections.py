@@ -37,7 +37,7 @@ def test_user_entries_go_to_the_section_named_on_every_surface(tmp_path: Path) -
         plain = server.post(url, {"entry": "Works on the Kestrel project"}, token="write")
         assert plain.status == 200, plain.body
         missing = server.post(url, {"entry": "Climbs", "section": "Hobbies"}, token="write")
-        assert missing.status == 422 and "Hobbies" in str(missing.body), missing.body
+        assert missing.status == 409 and "Hobbies" in str(missing.body), missing.body
 
         async def by_mcp() -> None:
             async with http_client(server, "write") as client:

@@ -252,7 +252,9 @@ def _add_to_section(text: str, entry: str, section: str) -> str:
     lines = text.split("\n")
     outside = _unfenced(lines)
     if _section(lines, outside) is not None:
-        raise InvalidInput(
+        # The file as it is now, not the request: 409, as for a file without
+        # an entries section.
+        raise Conflict(
             f"this file keeps its entries under '{ENTRIES_HEADING}': add without a section"
         )
     start = next(
@@ -265,7 +267,7 @@ def _add_to_section(text: str, entry: str, section: str) -> str:
     )
     if start is None:
         named = ", ".join(sections_of(text)) or "none"
-        raise InvalidInput(f"there is no '## {section}' section here (its sections: {named})")
+        raise Conflict(f"there is no '## {section}' section here (its sections: {named})")
     if any(e.text == entry for e in list_entries(text)):
         raise Conflict(f"the entry {entry!r} is already there")
     end = next(
