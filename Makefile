@@ -22,11 +22,21 @@ install: $(VENV)/.installed
 dev: $(VENV)/.dev-installed
 
 # Initialize the default home (HEARTH_HOME, else ~/.hearth/home) if none
-# exists, then serve it on loopback (PORT, default 8979) until Ctrl-C.
+# exists, then serve it on loopback (PORT, default 8979) until Ctrl-C. It says
+# how to put hearth and git-hearth on PATH (the README's commands use them
+# bare), and, for a home that exists, when git has no identity for a person's
+# commits (hearth init says so itself).
 PORT ?= 8979
 run: install
 	@home="$${HEARTH_HOME:-$$HOME/.hearth/home}"; \
-	if [ ! -d "$$home/.git" ]; then $(BIN)/hearth init "$$home"; fi; \
+	if [ ! -d "$$home/.git" ]; then $(BIN)/hearth init "$$home"; \
+	elif ! git -C "$$home" var GIT_COMMITTER_IDENT >/dev/null 2>&1; then \
+	  echo "git has no name and email for your own commits yet; set them once with:"; \
+	  echo '  git config --global user.name "Your Name"'; \
+	  echo '  git config --global user.email "you@example.com"'; \
+	fi; \
+	echo "hearth: to use hearth and 'git hearth' as the README prints them, in another shell:"; \
+	echo '  export PATH="$(abspath $(BIN)):$$PATH"'; \
 	exec $(BIN)/hearth --home "$$home" serve --port $(PORT)
 
 lint: dev

@@ -1,4 +1,4 @@
-"""The one scope policy (DESIGN section 5): which scope each operation needs.
+"""The one scope policy (docs/api.md, "Operations and scopes"): which scope each operation needs.
 
 Every surface that acts for a token (the HTTP routes, the MCP tools, the review
 page) names the operation it runs and asks this table; none of them states a
@@ -50,7 +50,7 @@ class Operation:
     does: str
     #: HTTP routes, ``"METHOD /path"`` as the OpenAPI document spells them.
     http: tuple[str, ...] = ()
-    #: The MCP tool's name (DESIGN section 9).
+    #: The MCP tool's name (docs/mcp.md).
     mcp: str | None = None
     #: ``hearth`` subcommands (on the home, or asking its server).
     cli: tuple[str, ...] = ()
@@ -145,7 +145,7 @@ _DECLARED = (
     Operation(
         "put",
         "write",
-        "write a markdown file (other files: put.other)",
+        "write a markdown file (any other file needs admin)",
         http=("PUT /v1/files/{path}",),
         mcp="write",
         cli=("put",),
@@ -377,11 +377,19 @@ def put_operation(path: str, markdown: str = "put") -> str:
     return markdown
 
 
-def refusal(held: Scope, operation: str) -> str:
-    """What a refused caller is told."""
+def refusal(held: Scope, operation: str, *, session: bool = False) -> str:
+    """What a refused caller is told: a token's holder, or (``session``) a
+    ``hearth mcp`` session, whose scope is the ``--scope`` it was started with."""
     needed = scope_of(operation)
+    persons = "accepting a change to the assistant's memory or persona is the person's call"
+    if session:
+        return (
+            f"{operation} needs the {needed} scope, and this hearth mcp session was "
+            f"started with --scope {held}; "
+            + (persons if OPERATIONS[operation].persons_call else f"start it with --scope {needed}")
+        )
     return f"{operation} needs a token with the {needed} scope (this one is {held}); " + (
-        "accepting a change to the assistant's memory or persona is the person's call"
+        persons
         if OPERATIONS[operation].persons_call
         else f"create one with: hearth token create --name NAME --scope {needed}"
     )
@@ -412,12 +420,14 @@ def scope_sentences() -> dict[Scope, str]:
     these (checked by a test), so neither can drift from the policy."""
     sentences: dict[Scope, str] = {}
     for scope in SCOPES:
-        names = ", ".join(adds(scope))
+        # In words (each operation's ``does``), not the catalogue's names: a
+        # person reads these, and ``merge.many`` or ``put.other`` says nothing.
+        words = "; ".join(OPERATIONS[name].does for name in adds(scope))
         if scope == "read":
-            sentences[scope] = f"A read token searches and reads: {names}."
+            sentences[scope] = f"A read token searches and reads: {words}."
         else:
             article = "An" if scope[0] in "aeiou" else "A"
-            sentences[scope] = f"{article} {scope} token can also: {names}."
+            sentences[scope] = f"{article} {scope} token can also: {words}."
     return sentences
 
 

@@ -12,9 +12,10 @@ error body every surface sends (HTTP, MCP, the hooks' server check) is
     ├── PathRefused          a path is absolute, climbs out, enters .git, is a symlink
     ├── NotFound             no such file, record or revision
     ├── NotAHome             the folder is not an initialized home
+    │   └── HomeGone         the home a process opened was deleted or replaced
     ├── Forbidden            the caller may not do this to this record (the person's own)
     ├── Conflict             the operation would overwrite or lose someone's work
-    │   ├── DirtyFile        a target file holds uncommitted edits
+    │   ├── DirtyFile        a target file holds uncommitted edits (or an editor's buffer)
     │   ├── StaleWrite       the caller's expected blob id is not HEAD's any more
     │   ├── Busy             a lock stayed held past the retry budget
     │   ├── EntryMissing     the memory entry to replace or remove is not there
@@ -30,7 +31,7 @@ error body every surface sends (HTTP, MCP, the hooks' server check) is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -78,6 +79,12 @@ class Forbidden(HearthError):
     code = "forbidden"
 
 
+class HomeGone(NotAHome):
+    """The home a long-running process opened is deleted or replaced: it stops."""
+
+    code = "home_gone"
+
+
 class Conflict(HearthError):
     code = "conflict"
 
@@ -85,15 +92,24 @@ class Conflict(HearthError):
 class DirtyFile(Conflict):
     code = "dirty_file"
 
-    def __init__(self, paths: Sequence[str]) -> None:
-        listed = ", ".join(paths)
+    def __init__(self, paths: Sequence[str], editors: Mapping[str, str] | None = None) -> None:
+        held = dict(editors or {})
+        edited = [p for p in paths if p not in held]
+        said = []
+        if edited:
+            said.append(f"uncommitted edits in {', '.join(edited)}")
+        if held:
+            named = ", ".join(f"{p} (its lock: {lock})" for p, lock in held.items())
+            said.append(f"an editor holds unsaved changes to {named}")
         super().__init__(
-            f"uncommitted edits in {listed}; hearth never rewrites a file you are "
-            "editing: save and commit your edit, or discard it (git commit / git "
-            "restore), and try again",
-            detail={"paths": list(paths)},
+            f"{'; '.join(said)}; hearth never rewrites a file you are editing: save "
+            "and commit your edit, or discard it (git commit / git restore; in the "
+            "editor, save or quit), and try again",
+            detail={"paths": list(paths), "editor_locks": held},
         )
         self.paths = tuple(paths)
+        #: The editor's lock of each file an editor holds (vim's swap, emacs's link).
+        self.editors = held
 
 
 class StaleWrite(Conflict):

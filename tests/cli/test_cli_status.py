@@ -169,3 +169,31 @@ def test_a_server_that_refuses_or_is_gone_leaves_it_to_the_command(tmp_path: Pat
     record.write_text(json.dumps({**data, "pid": int(dead.stdout)}))
     answer, how = status(root)
     assert "server" not in how and set(answer) == STATUS_KEYS
+
+
+def test_human_status_shows_how_far_embedding_has_got(tmp_path: Path) -> None:
+    """Issue 50, case 5: the human ``hearth status`` says how many sections have
+    vectors (on 2d32b4d only ``--json`` did)."""
+    root = make_home(tmp_path / "home")
+    env = {**os.environ, "HEARTH_SEMANTIC": "on"}
+    proc = subprocess.run(
+        [str(BIN / "hearth"), "--home", str(root), "status"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    as_json = subprocess.run(
+        [str(BIN / "hearth"), "--home", str(root), "status", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    vectors = json.loads(as_json.stdout)["index"]["vectors"]
+    line = next(x for x in proc.stdout.splitlines() if x.strip().startswith("vectors:"))
+    assert f"{vectors['sections']} sections" in line, line
+    assert ("all " in line) == vectors["complete"], line
+    if not vectors["complete"]:
+        assert f"{vectors['embedded']} of " in line, line

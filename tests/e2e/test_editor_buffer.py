@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.conftest import BIN, isolated_env, make_home
+from tests.api.conftest import BIN, isolated_env, make_home, start_server
 from tests.conftest import git
 
 pytestmark = pytest.mark.skipif(shutil.which("vim") is None, reason="needs vim")
@@ -90,3 +90,62 @@ def test_a_note_while_vim_holds_the_daily_note_rewrites_nothing(tmp_path: Path) 
     assert again.returncode == 0, again.stderr
     assert path.read_text().startswith(final.rstrip("\n"))
     assert path.read_text().rstrip().endswith("second entry")
+
+
+def test_an_agent_write_behind_vims_unsaved_buffer_is_refused_naming_the_swap_file(
+    tmp_path: Path,
+) -> None:
+    """Issue 50, case 3: vim has MEMORY.md open with a typed line it has not
+    saved (its swap file says so); an agent's memory add answers 409
+    ``dirty_file`` naming ``.MEMORY.md.swp``, over HTTP and from the CLI, and
+    the buffer saved afterwards loses nothing (on 2d32b4d the add answered 200
+    and vim's save dropped it)."""
+    env = isolated_env(tmp_path / "userhome")
+    root = make_home(tmp_path / "home", env)
+    server = start_server(root, env=env)
+    hearth = str(BIN / "hearth")
+    api_said, cli_said = tmp_path / "api.json", tmp_path / "cli.txt"
+    body = tmp_path / "body.json"
+    body.write_text(json.dumps({"entry": "The agent learned Sam likes figs."}))
+    url = f"{server.url}/v1/memory/MEMORY.md/entries"
+    script = tmp_path / "edit.vim"
+    script.write_text(
+        "\n".join(
+            [
+                # Typed, not saved: the swap file's "modified" flag is written at once.
+                "$put ='- person typing here, not saved yet'",
+                f"silent !curl -s -o {api_said} -w '\\%{{http_code}}' -X POST"
+                f" -H 'Authorization: Bearer {server.tokens['write']}'"
+                f" -H 'Content-Type: application/json' --data @{body} {url}"
+                f" > {api_said}.status",
+                f"silent !{hearth} --home {root} memory add MEMORY.md 'figs again'"
+                f' > {cli_said} 2>&1; echo "exit $?" >> {cli_said}',
+                "write",
+                "quit",
+            ]
+        )
+        + "\n"
+    )
+    try:
+        vim = subprocess.run(
+            ["vim", "-N", "-u", "NONE", "-i", "NONE", "-es", "-S", str(script), "MEMORY.md"],
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**env, "HEARTH_SERVER": "off"},
+            timeout=120,
+            cwd=root,
+        )
+    finally:
+        assert server.stop() == 0
+    assert vim.returncode == 0, vim.stdout + vim.stderr
+    assert (tmp_path / "api.json.status").read_text() == "409"
+    answer = json.loads(api_said.read_text())["error"]
+    assert answer["code"] == "dirty_file", answer
+    assert ".MEMORY.md.swp" in answer["message"], answer
+    assert answer["detail"]["editor_locks"] == {"MEMORY.md": ".MEMORY.md.swp"}
+    said = cli_said.read_text()
+    assert "exit 1" in said and ".MEMORY.md.swp" in said, said
+    final = (root / "MEMORY.md").read_text()
+    assert "person typing here, not saved yet" in final
+    assert "figs" not in final and "figs" not in git(root, "log", "-p", "-1")

@@ -21,7 +21,7 @@ import pytest
 
 from hearth import wiring
 from hearth.app.usecases import Hearth
-from hearth.index.schema import digest
+from hearth.index.schema import digest, file_digests
 from hearth.index.vector_packs import make_pack
 from hearth.store.vector_ref import LOCAL_REF
 from tests.conftest import FakeClock, git
@@ -157,7 +157,8 @@ def test_diverged_vector_stores_merge_as_a_union(
     remote.rename(tmp_path / "away.git")
     exchange = c.app.syncer.vectors
     assert exchange is not None
-    offline = exchange.exchange("origin", lambda _step: None)
+    head = git(c.root, "rev-parse", "HEAD").strip()
+    offline = exchange.exchange("origin", lambda _step: None, head)
     assert offline.error and offline.exported >= 1 and not offline.pushed
     (tmp_path / "away.git").rename(remote)
     b.sync()  # ...while the second pushes its own
@@ -316,3 +317,39 @@ def test_a_second_machine_embeds_nothing_after_hearth_sync(
     assert again["embedded"] == 0
     status = json.loads(hearth("--home", str(second), "status", "--json").stdout)
     assert status["index"]["vectors"]["complete"] is True
+
+
+def test_a_sync_pushes_no_vector_of_text_in_no_file_of_the_pushed_commit(
+    tmp_path: Path, remote: Path, clock: FakeClock
+) -> None:
+    """Issue 50, case 2: a note committed then removed, and a draft never
+    committed, were embedded here; the sync pushes neither's vectors (on
+    2d32b4d it pushed every vector the store held)."""
+    a = _first(tmp_path, remote, clock)
+    a.note("Sam planted tomatoes along the fence.")
+    topics = a.root / "memory/topics"
+    removed, plan = (
+        "memory/topics/old-plan.md",
+        b"# Old plan\n\nThe secret trip to Lisbon in May.\n",
+    )
+    topics.mkdir(parents=True, exist_ok=True)
+    (a.root / removed).write_bytes(plan)
+    git(a.root, "add", removed)
+    git(a.root, "commit", "-q", "-m", "memory: old plan")
+    a.reindex()
+    git(a.root, "rm", "-q", removed)
+    git(a.root, "commit", "-q", "-m", "memory: the plan is off")
+    draft = "memory/topics/draft.md"
+    topics.mkdir(parents=True, exist_ok=True)
+    (a.root / draft).write_text("# Draft\n\nA surprise party for Maria, not written down yet.\n")
+    a.reindex()
+    never_pushed = file_digests(removed, plan) | file_digests(draft, (a.root / draft).read_bytes())
+    assert never_pushed <= a.stored()  # embedded here, before the sync
+    sent = a.sync()
+    assert sent["pushed"] and not sent["error"]
+    b = _clone(tmp_path, remote, clock, "m1")
+    b.sync()
+    arrived = b.stored()
+    note = (a.root / git(a.root, "ls-files", "memory/*.md").split()[0]).read_bytes()
+    assert file_digests("memory/x.md", note) & arrived  # the committed note's vectors came
+    assert not never_pushed & arrived

@@ -61,14 +61,15 @@ def test_an_english_question_finds_the_note_in_another_language_first(
 def test_template_text_ranks_below_a_note_and_weighs_fully_once_edited(
     workspace: Workspace,
 ) -> None:
-    # Keyword ranking: USER.md's placeholder "(work, projects, people and
-    # places that come up often)" holds "projects"; the note holds "project".
+    # Keyword ranking: USER.md's placeholder "work, projects, people and
+    # places that come up often" holds "projects"; the note holds "project".
     workspace.write("memory/topics/plan.md", "# Plan\n\nThe project review is on Friday.\n")
     reconciler = workspace.app.reconciler  # HEARTH_SEMANTIC=off in tests
     reconciler.reconcile()
     assert reconciler.catch_up().search("work projects").hits[0].path == "memory/topics/plan.md"
     user = (workspace.root / "USER.md").read_text()
-    edited = user.replace("(work, projects, people", "(projects: the Kestrel projects, people")
+    edited = user.replace("work, projects, people", "projects: the Kestrel projects, people")
+    assert edited != user
     workspace.write("USER.md", edited)
     reconciler.reconcile()
     assert reconciler.catch_up().search("work projects").hits[0].path == "USER.md"

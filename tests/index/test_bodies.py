@@ -72,13 +72,13 @@ def test_the_vectors_listing_leaves_out_text_changed_since_it_was_indexed(tmp_pa
         for path, text in FILES.items()
         for s in split_sections(path, text)
     }
-    listed = dict(index.listing().missing)
+    listed = {d: text for d, text, _path in index.listing().missing}
     assert listed == expected
     (tmp_path / "home" / "memory/topics/kestrel.md").write_text("# Kestrel\n\nA falcon.\n")
     after = index.listing()
     # The kestrel's passage is no longer the one its digest names: no vector
     # is made under that digest; it is still live (the index holds it).
-    assert set(dict(after.missing)) == set(listed) - {
+    assert {d for d, _text, _path in after.missing} == set(listed) - {
         section_digest(s)
         for s in split_sections("memory/topics/kestrel.md", FILES["memory/topics/kestrel.md"])
     }

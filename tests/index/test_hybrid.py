@@ -287,7 +287,7 @@ def parts(
     folder = tmp_path_factory.mktemp("hybrid-parts")
     index = indexed_files(folder, files)
     store = open_store(folder / "vectors", embedder.name, embedder.dims)
-    digests, texts = zip(*index.listing().missing, strict=True)
+    digests, texts, _paths = zip(*index.listing().missing, strict=True)
     store.add(list(digests), embedder.passages(list(texts)))
     return index, store
 

@@ -172,7 +172,7 @@ def test_a_passage_is_its_heading_without_the_time_stamp_and_its_body() -> None:
 def test_sections_are_found_by_their_passage_digests_in_the_order_asked(
     index: SearchIndex,
 ) -> None:
-    by_digest = dict(index.listing().missing)
+    by_digest = {d: text for d, text, _path in index.listing().missing}
     bees = next(d for d, text in by_digest.items() if text.startswith("Bees:"))
     kestrel = next(d for d, text in by_digest.items() if "Hovering" in text)
     hits = index.ranked_digests([kestrel, bees]).hits
@@ -194,15 +194,15 @@ def test_sections_are_found_by_their_passage_digests_in_the_order_asked(
 
 def test_a_listing_makes_only_the_passages_without_a_vector(index: SearchIndex) -> None:
     everything = index.listing()
-    assert everything.live == {d for d, _ in everything.missing}
+    assert everything.live == {d for d, _, _ in everything.missing}
     assert len(everything.missing) == len(everything.live)  # one passage a digest
-    stored = {d for d, text in everything.missing if "Hovering" not in text}
+    stored = {d for d, text, _ in everything.missing if "Hovering" not in text}
     listed = index.listing(stored)
     assert listed.live == everything.live  # every section's digest, stored or not
-    assert [text for _, text in listed.missing] == [
-        text for d, text in everything.missing if d not in stored
+    assert [text for _, text, _ in listed.missing] == [
+        text for d, text, _ in everything.missing if d not in stored
     ]
-    assert listed.missing and all("Hovering" in text for _, text in listed.missing)
+    assert listed.missing and all("Hovering" in text for _, text, _ in listed.missing)
 
 
 @pytest.mark.parametrize(

@@ -92,6 +92,7 @@ def test_both_paths_serve_and_tools_are_listed_with_schemas(shared_server: Serve
         "file",
         "entry",
         "new_entry",
+        "section",
     }
     # The inputs HTTP takes too are declared once (hearth.wire): the same patterns.
     tools = {name: tool.input_schema["properties"] for name, tool in listed["/mcp"].items()}

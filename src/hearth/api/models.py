@@ -159,6 +159,8 @@ class MergeVersion(Strict):
 
 class NewEntry(Strict):
     entry: EntryLine
+    #: A file of named sections (USER.md): the ``## <section>`` it goes under.
+    section: str | None = Field(None, min_length=1, max_length=200)
 
 
 class EntryReplacement(Strict):

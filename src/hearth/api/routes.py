@@ -411,7 +411,11 @@ def memory_entries(service: Service, file: EntriesFile) -> dict[str, Any]:
 def memory_add(
     service: Service, file: EntriesFile, body: models.NewEntry, info: Caller
 ) -> models.Written:
-    return written(service.entry_add(file, body.entry, actor(info), agent=is_agent(info.scope)))
+    return written(
+        service.entry_add(
+            file, body.entry, actor(info), body.section, agent=is_agent(info.scope)
+        )
+    )
 
 
 @operation(

@@ -72,6 +72,9 @@ class InitResult:
     bootstrap_skipped: str = ""
     #: The remote branch whose home an empty clone checked out (``origin/main``), or "".
     from_remote: str = ""
+    #: git has no identity for the person's commits here (hearth's own commits
+    #: sign as hearth, but a person's first ``git commit`` would fail).
+    identity_missing: bool = False
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -86,6 +89,7 @@ class InitResult:
             "daily_layout": self.daily_layout,
             "bootstrap_skipped": self.bootstrap_skipped,
             "from_remote": self.from_remote,
+            "identity_missing": self.identity_missing,
         }
 
 
@@ -284,6 +288,7 @@ def init_home(
         daily_layout=daily_layout,
         bootstrap_skipped="" if had_bootstrap else bootstrap_skipped,
         from_remote=from_remote,
+        identity_missing=not Remote(root).has_identity(),
     )
 
 

@@ -20,6 +20,9 @@ class WriteResult:
     path: str
     changed: bool = True
     key: str | None = None
+    #: A record saved by title: True when one of that title was there and was
+    #: updated, False when a new one was made (None for other writes).
+    updated: bool | None = None
 
     def as_dict(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -29,6 +32,8 @@ class WriteResult:
         }
         if self.key is not None:
             data["key"] = self.key
+        if self.updated is not None:
+            data["updated"] = self.updated
         return data
 
 

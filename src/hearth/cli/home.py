@@ -16,6 +16,7 @@ from hearth.cli.support import (
     _State,
     _written,
     cli,
+    home_path,
     json_option,
     progress_line,
     served_or_local,
@@ -26,6 +27,14 @@ from hearth.domain import layout
 from hearth.domain.layout import KINDS
 from hearth.domain.searching import MAX_LIMIT
 from hearth.domain.text import counted
+
+#: What ``init`` says when git knows no one to sign a person's commits.
+IDENTITY_ADVICE = [
+    "git has no name and email for your own commits yet (hearth's commits sign as",
+    "hearth, but your first 'git commit' in the home would fail); set them once with:",
+    '  git config --global user.name "Your Name"',
+    '  git config --global user.email "you@example.com"',
+]
 
 
 @cli.command()
@@ -77,6 +86,8 @@ def init(state: _State, path: str | None, as_json: bool) -> None:
             lines += [f"  {path}" for path in result.untracked]
         for failure in result.warnings:
             lines.append(f"warning: {failure.describe()}")
+        if result.identity_missing:
+            lines += IDENTITY_ADVICE
         return "\n".join(lines)
 
     _emit(as_json, result.as_dict(), human)
@@ -125,6 +136,16 @@ def status(state: _State, as_json: bool, verbose: bool) -> None:
             f"{counted(index['documents'], 'section')}, last reconcile {index['last_reconcile']}",
         ]
         lines += [f"  stale: {why}" for why in index.get("stale_reasons", [])]
+        vectors = index.get("vectors")
+        if vectors:
+            done, sections = vectors["embedded"], vectors["sections"]
+            lines.append(
+                f"  vectors: all {counted(sections, 'section')} embedded ({vectors['model']})"
+                if vectors["complete"]
+                else f"  vectors: {done} of {counted(sections, 'section')} embedded "
+                f"({done * 100 // max(1, sections)}%; the rest fill in the background, "
+                "or with 'hearth reindex')"
+            )
         lines += [f"  parked: {p['path']}: {p['reason']}" for p in index["parked"]]
         lines += [f"  error: {e}" for e in index["errors"]]
         if index["active_error"]:
@@ -215,7 +236,13 @@ def _status(state: _State) -> tuple[dict[str, Any], str]:
 @cli.command(cls=LightCommand)
 @click.argument("query")
 @click.option("--kind", type=click.Choice(KINDS), default=None, help="Only this kind of file.")
-@click.option("--path", "path_prefix", default=None, help="Only paths starting with this.")
+@click.option(
+    "--path",
+    "path_prefix",
+    default=None,
+    callback=home_path,
+    help="Only paths starting with this.",
+)
 @click.option(
     "--limit", type=click.IntRange(1, MAX_LIMIT), default=10, show_default=True, help="Most hits."
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from hearth.cli.support import _emit, _State, _written, cli, json_option
+from hearth.cli.support import _emit, _State, _written, cli, home_path, json_option
 from hearth.domain.text import counted
 from hearth.errors import HearthError
 
@@ -24,7 +24,7 @@ def memory() -> None:
 
 
 @memory.command("list")
-@click.argument("file")
+@click.argument("file", callback=home_path)
 @json_option
 @click.pass_obj
 def memory_list(state: _State, file: str, as_json: bool) -> None:
@@ -38,17 +38,24 @@ def memory_list(state: _State, file: str, as_json: bool) -> None:
 
 
 @memory.command("add")
-@click.argument("file")
+@click.argument("file", callback=home_path)
 @click.argument("text")
+@click.option(
+    "--section",
+    default=None,
+    metavar="NAME",
+    help="In a file of named sections (USER.md: Preferences, Context), add under '## NAME'.",
+)
 @json_option
 @click.pass_obj
-def memory_add(state: _State, file: str, text: str, as_json: bool) -> None:
+def memory_add(state: _State, file: str, text: str, section: str | None, as_json: bool) -> None:
     """Add the entry TEXT to FILE."""
-    _written(as_json, state.app().entry_add(file, text, state.actor), f"added to {file}")
+    result = state.app().entry_add(file, text, state.actor, section)
+    _written(as_json, result, f"added to {file}" + (f" under '## {section}'" if section else ""))
 
 
 @memory.command("replace")
-@click.argument("file")
+@click.argument("file", callback=home_path)
 @click.argument("old")
 @click.argument("new")
 @json_option
@@ -60,7 +67,7 @@ def memory_replace(state: _State, file: str, old: str, new: str, as_json: bool) 
 
 
 @memory.command("remove")
-@click.argument("file")
+@click.argument("file", callback=home_path)
 @click.argument("text")
 @json_option
 @click.pass_obj

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
-from hearth.cli.support import _emit, _State, _written, cli, json_option
+from hearth.cli.support import _emit, _State, _written, cli, home_path, json_option
 from hearth.domain.text import counted
 from hearth.errors import HearthError
 
@@ -203,8 +203,23 @@ def loop_add(
 ) -> None:
     """Open a loop (or update the one with the same title); prints the key."""
     result = state.app().add_loop(title, state.actor, summary, next_step, source)
+    if result.updated and not as_json:
+        # The key alone goes to stdout (scripts read it); what happened, to stderr.
+        done = "updated" if result.changed else "found, unchanged,"
+        click.echo(
+            f"hearth: {done} the open loop {result.key} of that title (the same title "
+            "updates the same loop; resolve it first to open a new one)",
+            err=True,
+        )
     _emit(
-        as_json, {"key": result.key, "path": result.path, "commit": result.commit}, result.key or ""
+        as_json,
+        {
+            "key": result.key,
+            "path": result.path,
+            "commit": result.commit,
+            "updated": bool(result.updated),
+        },
+        result.key or "",
     )
 
 
@@ -234,7 +249,7 @@ def loops(state: _State, as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("path")
+@click.argument("path", callback=home_path)
 @click.option(
     "--from-file", "source", type=click.File("rb"), required=True, help="File to read; - is stdin."
 )
@@ -258,7 +273,7 @@ def put(
 
 
 @cli.command()
-@click.argument("path")
+@click.argument("path", callback=home_path)
 @click.option("--rev", default=None, help="Read the file as of this revision.")
 @json_option
 @click.pass_obj
@@ -272,7 +287,7 @@ def get(state: _State, path: str, rev: str | None, as_json: bool) -> None:
 
 
 @cli.command()
-@click.argument("path")
+@click.argument("path", callback=home_path)
 @click.argument("rev", required=False)
 @click.option(
     "--rev",
@@ -299,7 +314,7 @@ def restore(
 
 
 @cli.command()
-@click.argument("path")
+@click.argument("path", callback=home_path)
 @click.option("--limit", default=20, show_default=True, help="Most commits to list.")
 @json_option
 @click.pass_obj

@@ -68,6 +68,9 @@ def watch(state: _State) -> None:
     click.echo(f"watching {service.ops.root} (Ctrl-C to stop)")
     try:
         while not stop.wait(HEALTH_CHECK_SECONDS):
+            if service.reconciler.presence.gone():
+                click.echo("the home folder is gone; stopping", err=True)
+                break
             if service.watcher.ensure_running():
                 why = service.watcher.last_error or "it stopped delivering"
                 click.echo(f"watcher re-armed: {why}")
@@ -189,7 +192,7 @@ def serve(
 
     server = Server(config)
     idle = serving.idle_seconds(service.ops.settings.server.idle_minutes) if on_demand else None
-    serving.watch_idle(server, activity, root, idle)
+    serving.watch_idle(server, activity, service.reconciler.presence.gone, idle)
     try:
         server.run(sockets=sockets)
     finally:

@@ -16,17 +16,19 @@ takes the home's server lock (``store/server_file.py``):
 Then it binds its sockets (the home's unix socket always; TCP unless started
 on demand) and only then says it serves: a port in use is an error before any
 "serving" line, and server.json names only the live server. A server started
-on demand stops after ``[server] idle_minutes`` without a request, and at once
-when its home folder is gone.
+on demand stops after ``[server] idle_minutes`` without a request; any server
+stops at once when its home folder is gone (``store/presence.py``).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 
 #: Seconds a foreground server waits for a server started on demand to hand over.
 TAKE_OVER_SECONDS = 20.0
+#: Seconds between two looks at the home and the idle time.
+WATCH_SECONDS = 0.25
 #: Overrides ``[server] idle_minutes`` for tests and scripts (seconds).
 IDLE_ENV = "HEARTH_IDLE_SECONDS"
 
@@ -138,16 +142,28 @@ def idle_seconds(minutes: int) -> float:
         return minutes * 60.0
 
 
-def watch_idle(server: Any, activity: Activity, root: Path, idle: float | None) -> None:
+def watch_idle(
+    server: Any, activity: Activity, gone: Callable[[], bool], idle: float | None
+) -> None:
     """Stop ``server`` (a uvicorn Server) once it is idle for ``idle`` seconds (None:
-    never) or its home folder is gone; runs on a daemon thread."""
+    never) or its home is gone (``gone``: deleted or replaced, whoever started the
+    server); runs on a daemon thread.
+
+    A home that is gone stops the server at once (the requests in flight end,
+    and the service stops its passes as on SIGTERM): nothing it could still
+    answer is true, and its passes would refuse to touch the deleted tree."""
 
     def run() -> None:
         while not server.should_exit:
-            time.sleep(0.5)
-            gone = not (root / ".git").exists()
+            time.sleep(WATCH_SECONDS)
+            if gone():
+                logging.getLogger("uvicorn.error").warning(
+                    "hearth: the home folder is gone; the server stops"
+                )
+                server.should_exit = True
+                return
             quiet = activity.in_flight == 0 and time.monotonic() - activity.last > (idle or 0)
-            if gone or (idle is not None and quiet):
+            if idle is not None and quiet:
                 server.should_exit = True
 
     threading.Thread(target=run, name="hearth-idle", daemon=True).start()

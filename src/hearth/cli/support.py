@@ -95,6 +95,39 @@ class _State:
         return self._app
 
 
+def home_path(ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """A click callback: a path argument as the home names it. Run inside the
+    home, a path is relative to the working folder, as git reads one
+    (``hearth history ../SOUL.md`` in ``memory/``, ``hearth get garden.md`` in
+    ``memory/topics/``); outside it, relative to the home. An absolute path
+    inside the home becomes home-relative; what still climbs out of the home
+    stays so, and is refused (truly) by the path rules."""
+    import os  # noqa: PLC0415  (start-up: only commands that take a path)
+    from pathlib import Path  # noqa: PLC0415  (as above)
+
+    state = ctx.find_object(_State)
+    if not value or state is None:
+        return value
+    root = str(state.root.resolve())
+    try:
+        here = str(Path.cwd().resolve())
+    except OSError:  # the working folder was deleted
+        return value
+    folder = value.endswith("/")
+    if Path(value).is_absolute():
+        full = os.path.normpath(value)
+    elif here == root or here.startswith(root + os.sep):
+        full = os.path.normpath(Path(here) / value)
+    else:
+        return value
+    if full != root and not full.startswith(root + os.sep):
+        return value  # outside the home: refused, naming it as given
+    named = os.path.relpath(full, root).replace(os.sep, "/")
+    if named == ".":
+        return "" if folder else value
+    return named + "/" if folder else named
+
+
 def _emit(as_json: bool, data: Any, human: Callable[[], str] | str) -> None:
     if as_json:
         import json  # noqa: PLC0415  (start-up: only commands that print JSON)

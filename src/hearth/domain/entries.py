@@ -30,6 +30,18 @@ from dataclasses import dataclass
 from hearth.errors import Conflict, EntryMissing, InvalidInput
 
 ENTRIES_HEADING = "## Entries"
+#: Where an entry goes in a file of named sections when none is named: USER.md
+#: keeps "## Preferences" and "## Context" (hearth's template), and an add went
+#: under Context before sections could be named.
+DEFAULT_SECTIONS = {"USER.md": "Context"}
+#: The placeholder bullets of older home templates' USER.md: instructions to the
+#: person, not entries (today's template writes them as comments).
+TEMPLATE_PLACEHOLDERS = frozenset(
+    {
+        "(how they like answers: brief or detailed, formal or casual)",
+        "(work, projects, people and places that come up often)",
+    }
+)
 
 #: Longest entry, in characters: an entry is a line, detail goes to a topic note.
 MAX_ENTRY_CHARS = 2000
@@ -106,7 +118,8 @@ def _section(lines: Sequence[str], outside: Sequence[bool]) -> tuple[int, int] |
 def _entry_text(line: str) -> str | None:
     stripped = line.strip()
     if stripped.startswith("- ") and stripped[2:].strip():
-        return stripped[2:].strip()
+        text = stripped[2:].strip()
+        return None if text in TEMPLATE_PLACEHOLDERS else text
     return None
 
 
@@ -262,12 +275,72 @@ def find_entry(text: str, ref: str) -> Entry:
     )
 
 
-def add_entry(text: str, entry: str) -> str:
-    """``text`` with ``entry`` appended to its ``## Entries`` section."""
-    new, added = add_entries(text, [clean_entry(entry)])
+def add_entry(text: str, entry: str, section: str | None = None) -> str:
+    """``text`` with ``entry`` appended to its ``## Entries`` section, or (a file
+    of plain bullets under named sections, as USER.md) to the end of
+    ``## <section>``."""
+    cleaned = clean_entry(entry)
+    if section is not None and section.strip().lower() != ENTRIES_HEADING[3:].lower():
+        return _add_to_section(text, cleaned, section.strip())
+    new, added = add_entries(text, [cleaned])
     if not added:
-        raise Conflict(f"the entry {clean_entry(entry)!r} is already there")
+        raise Conflict(f"the entry {cleaned!r} is already there")
     return new
+
+
+def sections_of(text: str) -> list[str]:
+    """The names of the file's ``## `` sections, in order (outside code fences)."""
+    lines = text.split("\n")
+    outside = _unfenced(lines)
+    return [
+        line[3:].strip() for i, line in enumerate(lines) if outside[i] and line.startswith("## ")
+    ]
+
+
+def _add_to_section(text: str, entry: str, section: str) -> str:
+    lines = text.split("\n")
+    outside = _unfenced(lines)
+    if _section(lines, outside) is not None:
+        # The file as it is now, not the request: 409, as for a file without
+        # an entries section.
+        raise Conflict(
+            f"this file keeps its entries under '{ENTRIES_HEADING}': add without a section"
+        )
+    start = next(
+        (
+            i
+            for i, line in enumerate(lines)
+            if outside[i] and line.startswith("## ") and line[3:].strip().lower() == section.lower()
+        ),
+        None,
+    )
+    if start is None:
+        named = ", ".join(sections_of(text)) or "none"
+        raise Conflict(f"there is no '## {section}' section here (its sections: {named})")
+    if any(e.text == entry for e in list_entries(text)):
+        raise Conflict(f"the entry {entry!r} is already there")
+    end = next(
+        (
+            i
+            for i in range(start + 1, len(lines))
+            if outside[i] and lines[i].startswith(("# ", "## "))
+        ),
+        len(lines),
+    )
+    # An older template's placeholder gives way to the section's first entry.
+    body = [
+        line
+        for line in lines[start + 1 : end]
+        if line.strip()[2:].strip() not in TEMPLATE_PLACEHOLDERS
+        or not line.strip().startswith("- ")
+    ]
+    while body and not body[-1].strip():
+        body.pop()
+    body.append(f"- {entry}")
+    if end < len(lines):
+        body.append("")
+    lines[start + 1 : end] = body
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def replace_entry(text: str, ref: str, new_entry: str) -> str:

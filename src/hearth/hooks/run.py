@@ -56,8 +56,8 @@ def post(name: str, root: Path, lock_seconds: float = HOOK_LOCK_SECONDS) -> str:
 def _post(root: Path, lock_seconds: float) -> str:
     home = wiring.open_home(root)
     counts = (
-        f"{len(catalog.list_records(home.files, 'proposal'))} pending proposals, "
-        f"{len(catalog.list_records(home.files, 'loop'))} open loops"
+        f"{counted(len(catalog.list_records(home.files, 'proposal')), 'pending proposal')}, "
+        f"{counted(len(catalog.list_records(home.files, 'loop')), 'open loop')}"
     )
     url = server_running(home.store.state_dir)
     if url is not None:

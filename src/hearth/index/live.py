@@ -126,10 +126,11 @@ class LiveIndex:
         if self.semantic is not None:
             self.semantic.index_replaced(sections)
 
-    def noted(self, sections: Iterable[Section]) -> None:
-        """A pass put ``sections`` in the open index (vectors follow)."""
+    def noted(self, sections: Iterable[Section], replaced: Iterable[str] = ()) -> None:
+        """A pass re-indexed or removed the files ``replaced`` and put ``sections``
+        in the open index (vectors follow)."""
         if self.semantic is not None:
-            self.semantic.note(sections)
+            self.semantic.note(sections, replaced)
 
     def documents(self) -> int:
         assert self._index is not None

@@ -38,7 +38,7 @@ import hashlib
 import tantivy
 
 from hearth.domain.notes import ENTRY_STAMP
-from hearth.domain.sections import Section
+from hearth.domain.sections import Section, split_sections
 from hearth.index.ondisk import SCHEMA_VERSION as SCHEMA_VERSION  # noqa: PLC0414  (re-exported)
 
 ANALYZER = "hearth_text"
@@ -150,3 +150,12 @@ def digest(text: str) -> str:
 def section_digest(section: Section) -> str:
     """The key of a section's vector: the digest of its passage."""
     return digest(passage(section.heading, section.body))
+
+
+def file_digests(path: str, data: bytes) -> frozenset[str]:
+    """The passage digests of a markdown file's sections (none: not UTF-8)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return frozenset()
+    return frozenset(section_digest(s) for s in split_sections(path, text))

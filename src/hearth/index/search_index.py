@@ -71,8 +71,9 @@ class Listing(NamedTuple):
 
     #: The passage digest of every section.
     live: set[str]
-    #: ``(digest, passage)`` of the sections without a stored vector, most useful first.
-    missing: list[tuple[str, str]]
+    #: ``(digest, passage, path)`` of the sections without a stored vector, most
+    #: useful first.
+    missing: list[tuple[str, str, str]]
 
 
 class SearchIndex:
@@ -266,10 +267,10 @@ class SearchIndex:
         # The passages are read from the files: a section changed since it was
         # indexed is left out (its new text comes with the pass that indexes it).
         missing = []
-        for _path, _line, key, section in current(self.read, wanted):
-            missing.append((order[key], key, passage(section.heading, section.body)))
+        for path, _line, key, section in current(self.read, wanted):
+            missing.append((order[key], key, passage(section.heading, section.body), path))
         missing.sort(key=lambda item: item[0])
-        return Listing(live, [(key, text) for _order, key, text in missing])
+        return Listing(live, [(key, text, path) for _order, key, text, path in missing])
 
     def documents(self) -> int:
         return int(self._index.searcher().num_docs)

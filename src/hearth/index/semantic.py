@@ -59,12 +59,65 @@ def _passage_workers(embedder: Embedder) -> int:
     return int(workers()) if callable(workers) else 1
 
 
+class Waiting:
+    """Passages noted and not embedded yet, each with the files that hold it.
+
+    A file a pass re-indexes or removes takes its passages with it
+    (``forget``): nothing is embedded for text that no file holds any more,
+    and the coverage a status reports counts live sections only. A passage
+    two files share waits until both let it go. What was embedded is
+    dropped from ``texts`` at once; the files' lists are cleared when
+    nothing waits any more.
+    """
+
+    def __init__(self) -> None:
+        #: Passage by digest: what waits.
+        self.texts: dict[str, str] = {}
+        #: The digests noted for each file since it was last forgotten.
+        self._of_path: dict[str, list[str]] = {}
+        #: How many of those lists hold each digest.
+        self._holders: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.texts
+
+    def add(self, key: str, text: str, path: str) -> None:
+        self.texts[key] = text
+        self._of_path.setdefault(path, []).append(key)
+        self._holders[key] = self._holders.get(key, 0) + 1
+
+    def forget(self, paths: Iterable[str]) -> None:
+        """The files ``paths`` were re-indexed or removed: what they held waits no more."""
+        for path in paths:
+            for key in self._of_path.pop(path, ()):
+                left = self._holders.get(key, 0) - 1
+                if left > 0:
+                    self._holders[key] = left
+                else:
+                    self._holders.pop(key, None)
+                    self.texts.pop(key, None)
+
+    def done(self, key: str) -> None:
+        """``key`` has a vector now."""
+        self.texts.pop(key, None)
+        if not self.texts:
+            self.clear()
+
+    def clear(self) -> None:
+        self.texts.clear()
+        self._of_path.clear()
+        self._holders.clear()
+
+
 class SemanticRanking:
     def __init__(self, folder: Path, embedder: Embedder) -> None:
         self.folder = folder
         self.embedder = embedder
         self._store: VectorStore | None = None
-        self._pending: dict[str, str] = {}
+        self._pending = Waiting()
         self._listed = False
         self._lock = threading.Lock()
         self.wake = threading.Event()
@@ -77,8 +130,10 @@ class SemanticRanking:
             self._store = open_store(self.folder, self.embedder.name, self.embedder.dims)
         return self._store
 
-    def note(self, sections: Iterable[Section]) -> None:
-        """Sections a pass put in the index (cheap: nothing is read or embedded).
+    def note(self, sections: Iterable[Section], replaced: Iterable[str] = ()) -> None:
+        """Sections a pass put in the index (cheap: nothing is read or embedded),
+        after it re-indexed or removed the files ``replaced``: what those held
+        before waits no more.
 
         Passages the store already holds are not noted: a write re-indexes its
         whole daily note, and counting every entry of it as waiting made the
@@ -87,13 +142,14 @@ class SemanticRanking:
         added = False
         store = self._store  # None until loaded: then the next fill sorts them out
         with self._lock:
+            self._pending.forget(replaced)
             for section in sections:
                 text = passage(section.heading, section.body)
                 if not text:
                     continue
                 key = digest(text)
                 if store is None or key not in store:
-                    self._pending[key] = text
+                    self._pending.add(key, text, section.path)
                     added = True
         if added:
             self.wake.set()
@@ -116,8 +172,8 @@ class SemanticRanking:
         cover no longer waits, so coverage says so before the next fill."""
         store = self.store
         with self._lock:
-            for d in [d for d in self._pending if d in store]:
-                del self._pending[d]
+            for d in [d for d in self._pending.texts if d in store]:
+                self._pending.done(d)
 
     def fill(
         self,
@@ -125,13 +181,23 @@ class SemanticRanking:
         progress: Progress | None = None,
         stop: threading.Event | None = None,
     ) -> int:
-        """Embed every noted passage without a vector; returns how many were embedded."""
+        """Embed every noted passage without a vector; returns how many were embedded.
+
+        A passage whose file a pass re-indexed or removed meanwhile is left out
+        of the rounds still to come (``Waiting.forget``); a store whose dead
+        rows pass ``1 - COMPACT_BELOW`` of it is listed again and compacted."""
         store = self.store
         store.refresh()
+        if self._listed and len(store) * COMPACT_BELOW > index.documents():
+            # More rows than twice the sections: most are of text no file holds.
+            with self._lock:
+                self._listed = False
         if not self._listed:
             live, missing = index.listing(store)
             with self._lock:
-                self._pending.update(missing)
+                self._pending.clear()
+                for key, text, path in missing:
+                    self._pending.add(key, text, path)
                 self._listed = True
             if live and store.live_share(len(live)) < COMPACT_BELOW:
                 from hearth.index.vectors import compacted  # noqa: PLC0415  (see imports)
@@ -139,12 +205,12 @@ class SemanticRanking:
                 self._store = store = compacted(store, live)
             del live, missing
         with self._lock:
-            todo = [(d, t) for d, t in self._pending.items() if d not in store]
-            for d in [d for d in self._pending if d in store]:
-                del self._pending[d]
+            todo = [(d, t) for d, t in self._pending.texts.items() if d not in store]
+            for d in [d for d in self._pending.texts if d in store]:
+                self._pending.done(d)
         chunks = [todo[start : start + BATCH] for start in range(0, len(todo), BATCH)]
         workers = min(_passage_workers(self.embedder), len(chunks)) if chunks else 1
-        done = 0
+        done = dropped = 0
         # ``workers`` chunks are embedded at once (one per core with ONNX
         # Runtime), then stored in order by this thread; ``stop`` is checked
         # between rounds. Threads made here inherit this thread's priority.
@@ -152,7 +218,14 @@ class SemanticRanking:
             for start in range(0, len(chunks), workers):
                 if stop is not None and stop.is_set():
                     break
-                round_ = chunks[start : start + workers]
+                with self._lock:
+                    asked = chunks[start : start + workers]
+                    round_ = [
+                        kept
+                        for chunk in asked
+                        if (kept := [(d, t) for d, t in chunk if d in self._pending])
+                    ]
+                dropped += sum(map(len, asked)) - sum(map(len, round_))
                 texts = [[text for _d, text in chunk] for chunk in round_]
                 for chunk, vectors in zip(
                     round_, pool.map(self.embedder.passages, texts), strict=True
@@ -160,10 +233,10 @@ class SemanticRanking:
                     store.add([d for d, _t in chunk], vectors)
                     with self._lock:
                         for d, _t in chunk:
-                            self._pending.pop(d, None)
+                            self._pending.done(d)
                     done += len(chunk)
                     if progress is not None:
-                        progress(done, len(todo))
+                        progress(done + dropped, len(todo))
         return done
 
     def coverage(self, index: SearchIndex) -> VectorCoverage:

@@ -47,6 +47,9 @@ class Caller:
 
     actor: str
     scope: Scope
+    #: A ``hearth mcp`` session (stdio, in-process or relayed): its scope is the
+    #: one it was started with (``--scope``), not a token's.
+    session: bool = False
 
 
 #: Resolves the caller of the current request (the bearer token's, or stdio's fixed one).
@@ -71,18 +74,23 @@ def error_result(code: str, message: str, detail: object = None) -> CallToolResu
 
 
 class Refused(Exception):
-    """The caller's scope does not allow this call (the API's 403)."""
+    """The caller's scope does not allow this call (the API's 403); worded for
+    the caller when it is answered (a token's scope, or a session's)."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, held: Scope, operation: str) -> None:
+        super().__init__(refusal(held, operation))
+        self.held = held
+        self.operation = operation
+
+    def message_for(self, caller: Caller) -> str:
+        return refusal(self.held, self.operation, session=caller.session)
 
 
 def require(held: Scope, operation: str) -> None:
     """Raise the API's 403, word for word, unless the one policy lets a caller of
     scope ``held`` run ``operation`` (``catalogue.py``)."""
     if not may(held, operation):
-        raise Refused(refusal(held, operation))
+        raise Refused(held, operation)
 
 
 def _result(model: BaseModel) -> CallToolResult:
@@ -210,7 +218,7 @@ class Tools:
                 else:
                     model = fn(**arguments)
             except Refused as exc:
-                return error_result("forbidden", exc.message)
+                return error_result("forbidden", exc.message_for(caller))
             except HearthError as exc:
                 return error_result(exc.code, exc.message, exc.detail)
             return _result(model)

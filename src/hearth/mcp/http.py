@@ -51,8 +51,9 @@ def _who() -> Caller | None:
     if scope is None:
         return None
     # A stdio session relayed by 'hearth mcp' keeps its own actor, as in-process.
-    who = token.client_id if _LOCAL in token.scopes else f"mcp:{token.client_id}"
-    return Caller(who, scope)
+    local = _LOCAL in token.scopes
+    who = token.client_id if local else f"mcp:{token.client_id}"
+    return Caller(who, scope, session=local)
 
 
 def build(service: ServedHearth, url: str | None) -> tuple[MCPServer, ASGIApp]:

@@ -17,6 +17,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from pydantic import Field
 
+from hearth import package_version
 from hearth.app.served.service import ServedHearth
 from hearth.domain import layout
 from hearth.domain.context import MAIN_FILES
@@ -64,7 +65,7 @@ def build_server(
         NAME,
         title="hearth: the assistant's home",
         instructions=INSTRUCTIONS,
-        version="1",
+        version=package_version(),
         token_verifier=token_verifier,
         auth=auth,
         # The SDK logs at INFO by default (each refused call): a serving process's
@@ -79,7 +80,7 @@ def build_server(
 
 def fixed_caller(actor: str, scope: Literal["read", "write", "admin"]) -> WhoCalls:
     """The caller over stdio: one person's runtime with the scope it was started with."""
-    caller = Caller(actor, scope)
+    caller = Caller(actor, scope, session=True)
     return lambda: caller
 
 

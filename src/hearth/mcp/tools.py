@@ -1,4 +1,4 @@
-"""The MCP tools of DESIGN.md section 9 that read, and what every tool shares;
+"""The MCP tools (docs/mcp.md) that read, and what every tool shares;
 the tools that write are ``write_tools.py``. Each is one call on the served home.
 
 The names and arguments are fixed by the design; each docstring is the

@@ -1,4 +1,4 @@
-"""The MCP tools that write (DESIGN.md section 9): notes, proposals, loops,
+"""The MCP tools that write (docs/mcp.md): notes, proposals, loops,
 decisions, files, memory entries, topics; and the person's calls (merge,
 reject and their batches), which the policy gives the admin scope only.
 
@@ -225,6 +225,15 @@ def memory(
     new_entry: Annotated[
         EntryLine | None, Field(description="replace: the entry's new text")
     ] = None,
+    section: Annotated[
+        str | None,
+        Field(
+            description="add, in a file of named sections (USER.md: Preferences, Context): "
+            "the '## ' section it goes under",
+            min_length=1,
+            max_length=200,
+        ),
+    ] = None,
 ) -> models.MemoryResult:
     """Keep the bounded memory files one entry at a time: USER.md (about the
     person), MEMORY.md (the assistant's long-term notes), users/<id>.md, or any
@@ -250,7 +259,7 @@ def memory(
         raise _missing("entry", op)
     agent = is_agent(scope)
     if op == "add":
-        result = service.entry_add(file, entry, actor, agent=agent)
+        result = service.entry_add(file, entry, actor, section, agent=agent)
     elif op == "remove":
         result = service.entry_remove(file, entry, actor, agent=agent)
     else:

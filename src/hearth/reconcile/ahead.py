@@ -292,7 +292,7 @@ class IndexAhead:
         manifest.save(r.folder, state, run.files)
         r._manifest_sig = manifest.signature(r.folder)
         if r.index.semantic is not None:
-            r.index.noted(sections)
+            r.index.noted(sections, paths)
         if r._touched is not None:
             r._touched.update(paths)
         self._marked.clear()

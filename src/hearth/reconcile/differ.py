@@ -58,14 +58,18 @@ class Changes:
     #: 4.6 KB a file that a build's memory grows by, docs/performance.md).
     sections: list[Section] = field(default_factory=list)
     keep_sections: bool = True
+    #: Paths re-indexed or removed: what they held before waits for no vector.
+    replaced: set[str] = field(default_factory=set)
 
     def remove(self, path: str) -> None:
         self.touched.add(path)
+        self.replaced.add(path)
         self.delete.add(path)
         self.batch.delete(path)
 
     def put(self, path: str, sections: list[Section]) -> None:
         self.touched.add(path)
+        self.replaced.add(path)
         self.indexed += 1
         self.batch.replace(path, sections)
         if self.keep_sections:

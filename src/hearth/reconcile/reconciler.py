@@ -38,6 +38,7 @@ import datetime as dt
 import functools
 import time
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 
 from hearth.domain import layout
@@ -60,6 +61,7 @@ from hearth.reconcile.scan import Listing, Signature, scan_tree
 from hearth.store import state as state_files
 from hearth.store.ignore import IgnoreRules
 from hearth.store.lock import write_lock
+from hearth.store.presence import HomePresence
 from hearth.store.repository import Repository, git_dir, head_id, parent_ids
 from hearth.store.rooted import RootedFiles
 from hearth.store.tree_diff import changed_paths
@@ -107,6 +109,15 @@ class Reconciler:
         #: What the passes looked at since ``take_touched`` was last called:
         #: their scopes, or None once one looked at everything (see there).
         self._touched: set[str] | None = None
+        #: The home as this reconciler opened it (``store/presence.py``).
+        self.presence = HomePresence(root, git_dir(repo))
+
+    def _locked(self) -> AbstractContextManager[None]:
+        """The reconcile lock, taken only while the home is there: a pass (or a
+        look at the index) in a home deleted under a long-running process
+        raises ``HomeGone`` instead of making its state folder again."""
+        self.presence.check()
+        return write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout)
 
     # -- passes --------------------------------------------------------------
 
@@ -131,7 +142,7 @@ class Reconciler:
         """
         started = time.monotonic()
         wanted = None if paths is None else list(paths)
-        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
+        with self._locked():
             self._progress = progress
             rebuilt = self._open()
             if wanted is not None and HEAD_MOVED in wanted:
@@ -179,7 +190,7 @@ class Reconciler:
         ``progress(done, total)`` is called as files are read (for a terminal).
         """
         started = time.monotonic()
-        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
+        with self._locked():
             self._progress = progress
             report = self._pass(None, self._rebuild())
         give_back()
@@ -189,7 +200,7 @@ class Reconciler:
         """The index, made current with what other processes did to it and the
         files (under the reconcile lock): for a process whose own passes do not
         keep it current (the CLI, a hook). The server searches ``index`` as is."""
-        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
+        with self._locked():
             self._open()
         return self.index
 
@@ -284,7 +295,7 @@ class Reconciler:
                 self._touched.update(scope)
             with live.update() as batch:
                 changes = self._diff(listing, state, scope, batch)
-            self.index.noted(changes.sections)
+            self.index.noted(changes.sections, changes.replaced)
             changes.scanned, changes.errors = len(listing.files), list(listing.errors)
             if paths is None:
                 state.errors = list(changes.errors)
@@ -352,7 +363,7 @@ class Reconciler:
         ``name/``), and start counting again; None when one of them (or another
         process's) looked at everything, or before the first call. For the
         status snapshot, which re-reads only those paths when it can."""
-        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
+        with self._locked():
             self._open()  # another process's pass since: everything
             touched, self._touched = self._touched, set()
         return touched
@@ -376,7 +387,7 @@ class Reconciler:
     def status(self, listing: Listing | None = None) -> IndexStatus:
         """Compare the files on disk with the manifest by signature, reading nothing
         (``listing``: a ``scan_tree`` of the home taken just before, without the lock)."""
-        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
+        with self._locked():
             self._open()
             return self._compare(scan_tree(self.root) if listing is None else listing)
 
@@ -396,7 +407,7 @@ class Reconciler:
         """``status`` of the listing ``delta`` stands for (``listing_delta``),
         comparing only the paths it names: the manifest's other files are
         listed with the manifest's own signatures, so none of them moved."""
-        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
+        with self._locked():
             self._open()
             state = self._manifest
             named = Listing(delta.files, delta.refused, delta.errors, delta.ignore_files)
@@ -433,7 +444,7 @@ class Reconciler:
     def active_state(self) -> ActiveState:
         """HEAD, the last pass and ACTIVE.md's state, without listing the tree
         (``status`` compares every file: 125 ms at 10,000 files)."""
-        with write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout):
+        with self._locked():
             self._open()
             state = self._manifest
             head = head_id(self.repo)

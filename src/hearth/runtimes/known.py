@@ -1,5 +1,5 @@
 """Agent runtimes as data: where each keeps its MCP servers and hooks, and how
-hearth's entries look there (section 11 of the design, docs/runtimes.md).
+hearth's entries look there (docs/runtimes.md).
 
 One ``Runtime`` declaration per runtime; ``hearth setup`` and ``hearth
 agent-hook`` loop over what these declare and never ask "which runtime is

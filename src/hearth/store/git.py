@@ -44,6 +44,7 @@ from hearth.errors import (
     StoreError,
 )
 from hearth.store import porcelain, state
+from hearth.store.editors import editor_lock
 from hearth.store.git_index import GitIndexFile, index_entry, stat_data
 from hearth.store.lock import backoff, write_lock
 from hearth.store.plans import CommitResult, Plan, Snapshot, Trailers
@@ -322,6 +323,7 @@ class GitStore:
         index = self.index_file.current()
         applies: list[_Apply] = []
         dirty: list[str] = []
+        held: dict[str, str] = {}
         for done, change in enumerate(plan.changes, start=1):
             if progress is not None:
                 progress(done, len(plan.changes))
@@ -339,6 +341,13 @@ class GitStore:
                 disk_oid == head_oid and self._lost_to_a_race(change.path, staged_oid)
             )
             if disk_clean and staged_clean:
+                # The same bytes as HEAD on disk, but perhaps not in an editor's
+                # buffer: its lock says so, and the buffer would be saved over
+                # the change as surely as an uncommitted edit.
+                lock = editor_lock(self.root, change.path)
+                if lock is not None:
+                    held[change.path] = lock
+                    continue
                 if new_oid is not None and disk_oid == new_oid:
                     # Nothing to undo either: no second copy of the file is kept
                     # (init adopting a folder would hold every file twice).
@@ -358,8 +367,8 @@ class GitStore:
             assert isinstance(staged, pygit2.Blob)
             apply.index_oid = self.repo.create_blob(change.rebase(staged.data))
             applies.append(apply)
-        if dirty:
-            raise DirtyFile(dirty)
+        if dirty or held:
+            raise DirtyFile([*dirty, *held], editors=held)
         return applies
 
     def _lost_to_a_race(self, path: str, staged_oid: pygit2.Oid | None) -> bool:

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from hearth.errors import Busy
+from hearth.errors import Busy, HomeGone
 
 #: Seconds between polls while a lock is held by someone else.
 POLL_STEPS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1)
@@ -43,7 +43,12 @@ def backoff(timeout: float) -> Iterator[float]:
 
 @contextmanager
 def write_lock(path: Path, timeout: float) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    # The lock's folder (``.git/hearth``) is made if missing, but never the
+    # git folder above it: a home deleted under a running process stays deleted.
+    try:
+        path.parent.mkdir(exist_ok=True)
+    except FileNotFoundError as exc:
+        raise HomeGone(f"{path.parent.parent} is gone; hearth makes nothing in it again") from exc
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
         for _ in backoff(timeout):

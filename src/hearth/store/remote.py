@@ -75,6 +75,12 @@ class Remote:
             )
         return proc
 
+    def has_identity(self) -> bool:
+        """Whether git can name the person's commits here (``user.name`` and
+        ``user.email``, or the variables that stand for them): what a person's
+        ``git commit`` needs."""
+        return self.git("var", "GIT_COMMITTER_IDENT", check=False).returncode == 0
+
     def text(self, *args: str) -> str:
         return self.git(*args).stdout.decode().strip()
 

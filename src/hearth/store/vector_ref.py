@@ -103,6 +103,36 @@ class VectorRef:
             return None
         return bytes(obj.data)
 
+    def markdown_blobs(self, commit: str) -> dict[str, str]:
+        """``{path: blob id}`` of every markdown file of ``commit``'s tree: the
+        files whose passages a push of ``commit`` may carry vectors for."""
+        repo = self._repo()
+        try:
+            tree = repo[commit].peel(pygit2.Tree)
+        except (KeyError, ValueError, pygit2.GitError):
+            return {}
+        found: dict[str, str] = {}
+        stack: list[tuple[pygit2.Tree, str]] = [(tree, "")]
+        while stack:
+            folder, prefix = stack.pop()
+            for entry in folder:
+                path = f"{prefix}{entry.name}"
+                if entry.type_str == "tree":
+                    stack.append((repo[entry.id].peel(pygit2.Tree), f"{path}/"))
+                elif entry.type_str == "blob" and path.endswith(".md"):
+                    found[path] = str(entry.id)
+        return found
+
+    def file_bytes(self, oid: str, limit: int) -> bytes | None:
+        """A file's blob, or None when it is missing or over ``limit`` bytes."""
+        try:
+            obj = self._repo()[oid]
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+        if not isinstance(obj, pygit2.Blob) or obj.size > limit:
+            return None
+        return bytes(obj.data)
+
     def is_ancestor(self, older: str, newer: str) -> bool:
         repo = self._repo()
         try:

@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse
 from markupsafe import Markup, escape
 
 from hearth.catalogue import scope_sentences
+from hearth.domain.text import counted
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -145,7 +146,9 @@ class Views:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        env.filters.update(snippet=snippet, diff_class=diff_class, short=short, urlpath=urlpath)
+        env.filters.update(
+            snippet=snippet, diff_class=diff_class, short=short, urlpath=urlpath, counted=counted
+        )
         env.globals.update(entry_changes=entry_changes, diff_entries=diff_entries)
         return env
 

@@ -99,12 +99,17 @@ def require_home(root: Path) -> None:
 
     if is_hearth_home(root):
         return
-    if (root / ".git").exists():
+    git = root / ".git"
+    if git.is_file() or (git / "HEAD").exists():
         raise NotAHome(
             f"{root} is a git repository but not a hearth home (it has no {SETTINGS_PATH}); "
             f"to make it one, adopt it on purpose with 'hearth init {root}'"
         )
-    message = f"{root} is not a hearth home; create it with 'hearth init {root}'"
+    message = (
+        f"{root} is not a hearth home; create it with 'hearth init {root}'"
+        if root.exists()
+        else f"{root} does not exist; create a home there with 'hearth init {root}'"
+    )
     if root == DEFAULT_HOME.expanduser().absolute():
         from hearth.store.discovery import enclosing_work_tree
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from hearth.app.reflection import ReflectionRun, Reflector
-from hearth.app.results import ActiveView, ServedStatus
+from hearth.app.results import ActiveView, HomeStatus, ServedStatus
 from hearth.app.served.agent_writes import RuntimeWriteCommits
 from hearth.app.served.jobs import JobState, ScheduledJobs
 from hearth.app.served.precommit import StagedChecker
@@ -343,6 +343,7 @@ class ServedHearth(Hearth):
         """The snapshot (``snapshot.as_of``) with what must be live added; it is
         ``current`` while no pass is due or running and the watcher runs."""
         home, snapshot = self.board.view(self.worker.idle() and self.watcher.healthy())
+        home = self._as_search_sees_it(home, snapshot.current)
         if home.index is not None and home.index.vectors is not None:
             # Live, not the snapshot's: vectors fill in the background after the
             # pass that asked for the snapshot, and no pass follows to renew it.
@@ -376,6 +377,26 @@ class ServedHearth(Hearth):
                 "recovery_error": self.recovery_error,
             },
         )
+
+    def _as_search_sees_it(self, home: HomeStatus, current: bool) -> HomeStatus:
+        """The snapshot's index freshness made to agree with a search's
+        (``index_freshness``), and never stale without a reason: stale when a
+        search would say so (its reason first), else as the snapshot compared
+        the files when it covers every pass; a snapshot older than the last
+        pass (a write's, a save's) compared files that pass has indexed since,
+        so it says nothing a search would not."""
+        index = home.index
+        if index is None:
+            return home
+        fresh, why = self.index_freshness()
+        if not fresh:
+            earlier = index.stale_reasons if current else ()
+            index = dataclasses.replace(
+                index, fresh=False, stale_reasons=(why, *earlier) if why else earlier
+            )
+        elif not current:
+            index = dataclasses.replace(index, fresh=True, stale_reasons=())
+        return dataclasses.replace(home, index=index)
 
     # -- what changes the status snapshot asks for a new one ----------------------
 

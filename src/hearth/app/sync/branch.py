@@ -261,7 +261,7 @@ class Syncer:
             )
         result.head = self.remote.head()
         if self.vectors is not None:
-            result.vectors = self.vectors.exchange(remote, step).as_dict()
+            result.vectors = self.vectors.exchange(remote, step, result.head).as_dict()
         return result
 
     def _no_upstream_advice(self) -> str:

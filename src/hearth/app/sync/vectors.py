@@ -16,7 +16,9 @@ write lock, after the branch is synced:
    this machine writes, so its passages are embedded here as if no machine had;
    packs of another model are carried on unread;
 3. **export** what this machine embedded that is not on the ref yet, as new
-   packs (one blob per 8,192 rows, float16);
+   packs (one blob per 8,192 rows, float16): only vectors of passages that a
+   markdown file of the pushed commit holds, so text that was removed (or
+   never committed) sends no vector to other machines;
 4. **union**: a new commit whose tree is both sides' packs (less the refused)
    and ours, with both tips as parents, moved onto the local ref;
 5. **push** it with an explicit refspec, never forced; when the remote moved
@@ -78,12 +80,19 @@ class VectorExchange:
         self.ref = ref
         self.semantic = semantic
         self.clock = clock
+        #: The passage digests of each markdown blob sectioned so far.
+        self._blob_passages: dict[str, frozenset[str]] = {}
 
-    def exchange(self, remote: str, step: Callable[[str], None]) -> VectorSyncResult:
+    def exchange(
+        self, remote: str, step: Callable[[str], None], commit: str | None = None
+    ) -> VectorSyncResult:
+        """Fetch, import, export and push the vectors; ``commit``: the branch's
+        commit just pushed (None: nothing is exported)."""
         result = VectorSyncResult()
         try:
             # Recorded on the local ref first: a remote out of reach gets them next time.
-            self._export(result)
+            if commit is not None:
+                self._export(result, commit)
             for _attempt in range(PUSH_ATTEMPTS):
                 step(f"fetching vectors from {remote}")
                 self.ref.fetch(remote)
@@ -95,14 +104,18 @@ class VectorExchange:
             result.error = f"vectors not synced: {exc}"
         return result
 
-    def _export(self, result: VectorSyncResult) -> None:
-        """Commit what this machine embedded and the ref lacks, as new packs."""
+    def _export(self, result: VectorSyncResult, commit: str) -> None:
+        """Commit what this machine embedded and the ref lacks, of passages
+        ``commit``'s files hold, as new packs."""
         from hearth.index.vector_packs import PACK_ROWS, make_pack  # noqa: PLC0415  (numpy)
 
         store = self.semantic.store
         store.refresh()
         on_ref = store.on_ref()
         todo = [d for d in store.digests() if d not in on_ref]
+        if todo:
+            held = self._passages_of(commit)
+            todo = [d for d in todo if d in held]
         if not todo:
             return
         local = self.ref.tip(LOCAL_REF)
@@ -119,6 +132,21 @@ class VectorExchange:
         store.mark_on_ref(todo)
         store.mark_packs_seen(written)
         result.exported += len(todo)
+
+    def _passages_of(self, commit: str) -> set[str]:
+        """The passage digests of every markdown file of ``commit`` (each blob
+        sectioned once per process: a sync after a write sections one file)."""
+        from hearth.index.schema import file_digests  # noqa: PLC0415  (tantivy: syncs only)
+        from hearth.reconcile.prepare import MAX_INDEX_BYTES  # noqa: PLC0415  (as above)
+
+        held: set[str] = set()
+        known = self._blob_passages
+        for path, oid in self.ref.markdown_blobs(commit).items():
+            if oid not in known:
+                data = self.ref.file_bytes(oid, MAX_INDEX_BYTES)
+                known[oid] = frozenset() if data is None else file_digests(path, data)
+            held |= known[oid]
+        return held
 
     def _merge_and_push(self, remote: str, result: VectorSyncResult) -> bool:
         """Import the remote's packs, union both sides, push; False when the push

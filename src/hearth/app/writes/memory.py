@@ -26,13 +26,33 @@ class MemoryWrites(Writer):
         data = self.store.snapshot().read(path)
         return entries.list_entries(decode_text(data, path)) if data is not None else []
 
-    def entry_add(self, path: str, entry: str, actor: str, *, agent: bool = False) -> WriteResult:
-        """Add an entry; ``agent``: a write-scoped caller (its commit is marked)."""
+    def entry_add(
+        self,
+        path: str,
+        entry: str,
+        actor: str,
+        section: str | None = None,
+        *,
+        agent: bool = False,
+    ) -> WriteResult:
+        """Add ``entry`` to ``path``: under ``## Entries``, or (a file of named
+        sections, as USER.md) at the end of ``## <section>``; none named, USER.md's
+        go under its default section when it has one (``DEFAULT_SECTIONS``).
+        ``agent``: a write-scoped caller (its commit is marked)."""
         path = entry_file(path)
         text = entries.clean_entry(entry)
 
         def change(current: str) -> str:
-            return entries.add_entry(current, text)
+            named = section
+            default = entries.DEFAULT_SECTIONS.get(path)
+            if (
+                named is None
+                and default is not None
+                and not entries.has_entries_section(current)
+                and default in entries.sections_of(current)
+            ):
+                named = default
+            return entries.add_entry(current, text, named)
 
         return self._edit_entries(
             path, change, f"add {_quote(text)}", "memory.add", actor, agent=agent

@@ -98,6 +98,7 @@ class RecordWrites(Writer):
             key = legacy
         path = layout.record_path(kind, key)
         written = [key]
+        updated = [False]
 
         def planner(snap: Snapshot) -> Plan:
             written[:] = [key]
@@ -117,6 +118,7 @@ class RecordWrites(Writer):
                 proposed, plan = persons(fresh)
                 written[:] = [proposed, "proposal"]
                 return plan
+            updated[0] = existing is not None
             record = records.upsert(existing, fresh)
             subject = f"{spec.plural}: {'update' if existing else spec.create_verb} {title}"
             return Plan(subject, (FileChange(path, records.render(record, key).encode()),))
@@ -129,7 +131,7 @@ class RecordWrites(Writer):
                 result.changed,
                 written[0],
             )
-        return WriteResult(result.commit, path, result.changed, key)
+        return WriteResult(result.commit, path, result.changed, key, updated=updated[0])
 
     def merge(
         self,
