@@ -39,6 +39,7 @@ def _configure(root: Path, command: str, every: str = "4h", timeout: str = "20s"
         + f'\n[reflection]\ncommand = "{command}"\nevery = "{every}"\ntimeout = "{timeout}"\n'
     )
     git(root, "commit", "-qam", "settings: reflection")
+    ok("--home", str(root), "reflect", "--approve")  # this machine's person trusts it
 
 
 def _proposals(root: Path) -> list[dict[str, object]]:

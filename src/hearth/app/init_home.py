@@ -34,6 +34,7 @@ from hearth.domain.validation import Bounds, check_blob, has_identity_name
 from hearth.errors import Conflict, PathRefused, RuleFailure, StoreError
 from hearth.store.git import GitStore
 from hearth.store.plans import FileChange, Plan, Snapshot, Trailers
+from hearth.store.private import exposure, private_dir
 from hearth.store.remote import Remote
 from hearth.store.repository import (
     Repository,
@@ -72,6 +73,8 @@ class InitResult:
     bootstrap_skipped: str = ""
     #: The remote branch whose home an empty clone checked out (``origin/main``), or "".
     from_remote: str = ""
+    #: Who else can read the folder, and the command that stops it (None: nobody).
+    exposed: tuple[str, str] | None = None
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -86,6 +89,9 @@ class InitResult:
             "daily_layout": self.daily_layout,
             "bootstrap_skipped": self.bootstrap_skipped,
             "from_remote": self.from_remote,
+            "exposed": (
+                {"message": self.exposed[0], "fix": self.exposed[1]} if self.exposed else None
+            ),
         }
 
 
@@ -203,10 +209,13 @@ def init_home(
     is told as the files to adopt are read and checked, ``storing`` as the
     commit's files are stored in git (both for a terminal: a large folder takes
     a while)."""
+    if not root.exists() or (root.is_dir() and not any(root.iterdir())):
+        private_dir(root)  # a new home, private as ~/.ssh is
     root.mkdir(parents=True, exist_ok=True)
     created = not (root / ".git").exists()
     if created:
         init_repository(root)
+        private_dir(root / ".git")  # git made it as the umask says
     from_remote = _remote_home(root)
     files = RootedFiles(root)
     try:
@@ -284,6 +293,7 @@ def init_home(
         daily_layout=daily_layout,
         bootstrap_skipped="" if had_bootstrap else bootstrap_skipped,
         from_remote=from_remote,
+        exposed=exposure(root),
     )
 
 

@@ -77,6 +77,8 @@ def init(state: _State, path: str | None, as_json: bool) -> None:
             lines += [f"  {path}" for path in result.untracked]
         for failure in result.warnings:
             lines.append(f"warning: {failure.describe()}")
+        if result.exposed is not None:
+            lines.append(f"warning: {result.exposed[0]}; make it private with: {result.exposed[1]}")
         return "\n".join(lines)
 
     _emit(as_json, result.as_dict(), human)
@@ -145,7 +147,9 @@ def status(state: _State, as_json: bool, verbose: bool) -> None:
             for c in data["conflicts"]
         ]
         last = data["reflection"]["last"]
-        if data["reflection"]["enabled"] or last:
+        if data["reflection"].get("waiting"):
+            lines.append(f"reflection: waiting: {data['reflection']['waiting']}")
+        elif data["reflection"]["enabled"] or last:
             outcome = (
                 "never"
                 if not last
@@ -361,6 +365,7 @@ def check(state: _State, fix_keys: bool, as_json: bool) -> None:
                 "'hearth check --fix-keys' renames them to LionClaw's keys:"
             )
             lines += [f"  {old} -> {new}" for old, new in legacy]
+        lines += [f"warning: {w.message}; fix: {w.fix}" for w in result.warnings]
         return "\n".join(lines)
 
     _emit(as_json, result.as_dict(), human)

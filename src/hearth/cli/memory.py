@@ -130,14 +130,32 @@ def topic(
 
 
 @cli.command()
+@click.option(
+    "--approve",
+    is_flag=True,
+    help="Approve the [reflection] command in hearth.toml on this machine (nothing runs).",
+)
 @json_option
 @click.pass_obj
-def reflect(state: _State, as_json: bool) -> None:
+def reflect(state: _State, approve: bool, as_json: bool) -> None:
     """Run the [reflection] command once: its proposals wait for review.
 
-    Exit 1 (with the reason) when no command is configured or the run failed;
+    hearth.toml travels with the home, so its command runs only once the person
+    on this machine approved that exact command with --approve (again after any
+    change to it, or to a file of the home it names). Exit 1 (with the reason)
+    when no command is configured, it is not approved here, or the run failed;
     a failed run leaves nothing behind and shows in status and ACTIVE.md.
     """
+    if approve:
+        from hearth.domain.reflection import shown_command  # noqa: PLC0415
+
+        command = state.app().approve_reflection()
+        _emit(
+            as_json,
+            {"approved": list(command)},
+            lambda: f"approved on this machine: {shown_command(command)}",
+        )
+        return
     run = state.app().reflect()
     data = run.as_dict()
     if run.error is not None:
