@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tests.api.conftest import start_server, wait_for
 from tests.conftest import FakeClock, git
+from tests.e2e.run import hearth
 from tests.e2e.test_cli_e2e import ok, refused
 from tests.e2e.test_entry_sync import clones
 
@@ -94,3 +95,34 @@ def test_a_script_of_the_home_the_command_runs_is_part_of_the_approval(
     ok(*h, "sync")
     assert "not been approved" in refused(*h, "reflect")
     assert not owned.exists()
+
+
+def test_a_committed_symlink_is_named_by_check_and_status_with_the_fix(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    """Issue 49 (tracked symlinks): symlinks a commit from the remote brings, to a
+    file of ``.git`` and to a folder outside the home, are each reported by name
+    with how to fix them, by ``hearth check`` (exit 1) and ``hearth status``."""
+    attacker, victim = clones(tmp_path, clock, 2)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (attacker / "cfg.md").symlink_to(".git/config")
+    (attacker / "shared").symlink_to(outside)
+    git(attacker, "add", "cfg.md", "shared")
+    git(attacker, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "links")
+    git(attacker, "push", "-q", "origin", "main")
+    h = ["--home", str(victim)]
+    ok(*h, "sync")
+    assert (victim / "shared").is_symlink()
+
+    checked = hearth(*h, "check")
+    assert checked.returncode == 1
+    for name in ("cfg.md", "shared"):
+        line = next(x for x in checked.stdout.splitlines() if x.startswith(f"{name}: "))
+        assert "[symlink]" in line and f"git rm {name}" in line
+    shown = ok(*h, "status")
+    for name in ("cfg.md", "shared"):
+        line = next(x for x in shown.splitlines() if f" {name}: " in x)
+        assert "symlink" in line and "git rm" in line
+    parked = json.loads(ok(*h, "status", "--json"))["index"]["parked"]
+    assert {p["path"] for p in parked if "git rm" in p["reason"]} >= {"cfg.md", "shared"}
