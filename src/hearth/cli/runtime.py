@@ -135,9 +135,11 @@ def serve(
     if lock is None:
         return  # started on demand, but another server already serves the home
     home_socket = server_file.socket_path(state_dir)
-    sockets = [serving.bind_unix(home_socket)]
-    if uds:
-        sockets.append(serving.bind_unix(Path(uds)))
+    # --uds first: a path it refuses leaves nothing of this server behind.
+    named = serving.bind_unix(Path(uds)) if uds else None
+    sockets = [serving.bind_unix(home_socket, held=True)]
+    if named is not None:
+        sockets.append(named)
     else:
         # Started on demand: a free loopback port too, for the git hooks' shell
         # shims (they speak HTTP over TCP); clients use the home's socket.
