@@ -411,6 +411,13 @@ class Hearth:
         with self.owner:
             return self.reflector.run()
 
+    def reflection_waiting(self) -> tuple[str, ...]:
+        """The [reflection] command when one is set that this machine has not
+        approved, else ()."""
+        if self.reflector.settings.enabled and not self.reflector.log.approved():
+            return self.reflector.settings.command
+        return ()
+
     def approve_reflection(self) -> tuple[str, ...]:
         """Approve the [reflection] command on this machine (as it and the home's
         files it names are now); the command approved. ACTIVE.md is refreshed, so

@@ -4,6 +4,8 @@ one commit, and reflection that only ever proposes."""
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from hearth.cli.support import _emit, _State, _written, cli, json_option
@@ -146,17 +148,25 @@ def reflect(state: _State, approve: bool, as_json: bool) -> None:
     when no command is configured, it is not approved here, or the run failed;
     a failed run leaves nothing behind and shows in status and ACTIVE.md.
     """
-    if approve:
-        from hearth.domain.reflection import shown_command  # noqa: PLC0415
+    from hearth.domain.reflection import shown_command  # noqa: PLC0415
 
-        command = state.app().approve_reflection()
+    app = state.app()
+    if approve:
+        command = app.approve_reflection()
         _emit(
             as_json,
             {"approved": list(command)},
             lambda: f"approved on this machine: {shown_command(command)}",
         )
         return
-    run = state.app().reflect()
+    command = app.reflection_waiting() if not as_json and sys.stdin.isatty() else ()
+    if command:
+        # A person at a terminal (who may just have set the command in an editor)
+        # approves it here; nothing is assumed.
+        click.echo(f"hearth.toml's [reflection] command: {shown_command(command)}")
+        if click.confirm("run this command on this machine, now and on schedule?", default=False):
+            app.approve_reflection()
+    run = app.reflect()
     data = run.as_dict()
     if run.error is not None:
         _emit(as_json, data, "")
