@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import socket
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from hearth import wiring
-from tests.e2e.test_cli_e2e import refused
+from tests.e2e.run import BIN
 
 
 @pytest.mark.parametrize("kind", ["file", "symlink", "folder", "live socket"])
@@ -33,11 +34,22 @@ def test_serve_refuses_a_uds_path_that_is_not_a_stale_socket(tmp_path: Path, kin
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(str(path))
         listener.listen(1)
+    proc = subprocess.Popen(
+        [str(BIN / "hearth"), "--home", str(home), "serve", "--uds", str(path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
-        said = refused("--home", str(home), "serve", "--uds", str(path))
+        _, said = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:  # it served: PATH was taken over
+        proc.terminate()
+        proc.communicate(timeout=30)
+        raise AssertionError(f"hearth serve took over {kind} at --uds PATH") from None
     finally:
         if listener is not None:
             listener.close()
+    assert proc.returncode == 1 and said.startswith("hearth: ") and "Traceback" not in said
     assert str(path) in said
     assert ("another process listens" if listener else "is not a socket") in said
     assert precious.read_text() == "keep me\n"
