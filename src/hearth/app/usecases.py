@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
+import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -51,6 +52,7 @@ from hearth.index.semantic import Progress
 from hearth.reconcile.ahead import IndexAhead
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
+from hearth.store import state
 from hearth.store.catalog import RecordView
 from hearth.store.git import Planned
 from hearth.store.history import CommitInfo
@@ -425,6 +427,10 @@ class Hearth:
         with self.owner:
             self.reflector.approve()
         self._freshen()
+        # A server serving the home refreshes its status and ACTIVE.md too (its
+        # watcher takes the nudge as the git hooks' "files may have changed").
+        with contextlib.suppress(OSError):
+            (self.ops.store.state_dir / state.NUDGE).write_text(str(os.getpid()))
         return self.reflector.settings.command
 
     # -- writing: every call is one commit of ``HomeWrites``, under the lock -----------
