@@ -125,13 +125,22 @@ class Reflector:
 
     # -- a run -----------------------------------------------------------------
 
-    def approve(self) -> str:
-        """Approve the configured command on this machine, as it is now; its key."""
+    def waiting(self) -> tuple[str, ...]:
+        """The command when one is set that this machine has not approved, else ()."""
+        return self.settings.command if self.settings.enabled and not self.log.approved() else ()
+
+    def approve(self) -> tuple[str, ...]:
+        """Approve the configured command on this machine, as it is now; the command."""
         if not self.settings.enabled:
             raise InvalidInput(
                 "no reflection command is configured; set [reflection] command in hearth.toml"
             )
-        return self.log.trust.approve(self.settings.command, self.home.clock())
+        self.log.trust.approve(self.settings.command, self.home.clock())
+        # A server serving the home refreshes its status and ACTIVE.md too (its
+        # watcher takes the nudge as the git hooks' "files may have changed").
+        with contextlib.suppress(OSError):
+            (self.log.record_path.parent / state.NUDGE).write_text(str(os.getpid()))
+        return self.settings.command
 
     def run(self) -> ReflectionRun:
         """One run; refused (nothing runs, nothing is recorded) while the command is

@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import inspect
-import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -52,7 +51,6 @@ from hearth.index.semantic import Progress
 from hearth.reconcile.ahead import IndexAhead
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
-from hearth.store import state
 from hearth.store.catalog import RecordView
 from hearth.store.git import Planned
 from hearth.store.history import CommitInfo
@@ -414,24 +412,16 @@ class Hearth:
             return self.reflector.run()
 
     def reflection_waiting(self) -> tuple[str, ...]:
-        """The [reflection] command when one is set that this machine has not
-        approved, else ()."""
-        if self.reflector.settings.enabled and not self.reflector.log.approved():
-            return self.reflector.settings.command
-        return ()
+        """The [reflection] command when this machine has not approved it, else ()."""
+        return self.reflector.waiting()
 
     def approve_reflection(self) -> tuple[str, ...]:
-        """Approve the [reflection] command on this machine (as it and the home's
-        files it names are now); the command approved. ACTIVE.md is refreshed, so
-        its Needs attention stops asking."""
+        """Approve the [reflection] command here; the command approved. ACTIVE.md
+        is refreshed, so its Needs attention stops asking."""
         with self.owner:
-            self.reflector.approve()
+            command = self.reflector.approve()
         self._freshen()
-        # A server serving the home refreshes its status and ACTIVE.md too (its
-        # watcher takes the nudge as the git hooks' "files may have changed").
-        with contextlib.suppress(OSError):
-            (self.ops.store.state_dir / state.NUDGE).write_text(str(os.getpid()))
-        return self.reflector.settings.command
+        return command
 
     # -- writing: every call is one commit of ``HomeWrites``, under the lock -----------
 
