@@ -116,10 +116,7 @@ def serve(
     import shlex  # noqa: PLC0415
     import signal  # noqa: PLC0415
 
-    import uvicorn  # noqa: PLC0415
-
     from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
-    from hearth.api.app import create_app  # noqa: PLC0415
     from hearth.cli import serving  # noqa: PLC0415
     from hearth.store import server_file  # noqa: PLC0415
 
@@ -146,6 +143,10 @@ def serve(
         sockets.append(
             serving.bind_tcp("127.0.0.1", 0) if on_demand else serving.bind_tcp(host, port)
         )
+    import uvicorn  # noqa: PLC0415  (after the sockets: a refused --uds exits at once)
+
+    from hearth.api.app import create_app  # noqa: PLC0415
+
     heap.for_long_runs()
     service = wiring.open_service(root)
     service.local_socket = str(home_socket)
