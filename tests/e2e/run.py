@@ -26,8 +26,9 @@ def hearth(
     )
 
 
-def on_terminal(*args: str) -> tuple[int, str]:
-    """Run ``hearth args`` with stdin, stdout and stderr on a pseudo-terminal."""
+def on_terminal(*args: str, typed: str = "") -> tuple[int, str]:
+    """Run ``hearth args`` with stdin, stdout and stderr on a pseudo-terminal
+    (``typed``: what a person types there, read when the command asks)."""
     primary, secondary = pty.openpty()
     proc = subprocess.Popen(
         [str(BIN / "hearth"), *args],
@@ -37,6 +38,8 @@ def on_terminal(*args: str) -> tuple[int, str]:
         env=os.environ.copy(),
     )
     os.close(secondary)
+    if typed:
+        os.write(primary, typed.encode())
     shown = b""
     while True:
         try:

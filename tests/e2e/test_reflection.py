@@ -12,6 +12,7 @@ from hearth.domain.reflection import parse_output, parse_reflection_settings
 from hearth.errors import InvalidInput
 from tests.api.conftest import start_server, wait_for
 from tests.conftest import git
+from tests.e2e.run import on_terminal
 from tests.e2e.test_cli_e2e import home, ok, refused  # noqa: F401  (fixture)
 
 REFLECTOR = """\
@@ -39,6 +40,7 @@ def _configure(root: Path, command: str, every: str = "4h", timeout: str = "20s"
         + f'\n[reflection]\ncommand = "{command}"\nevery = "{every}"\ntimeout = "{timeout}"\n'
     )
     git(root, "commit", "-qam", "settings: reflection")
+    ok("--home", str(root), "reflect", "--approve")  # this machine's person trusts it
 
 
 def _proposals(root: Path) -> list[dict[str, object]]:
@@ -185,3 +187,29 @@ def test_the_threshold_is_a_setting(home: Path, tmp_path: Path) -> None:  # noqa
     git(home, "commit", "-qam", "settings: a bad threshold")
     message = refused(*h, "proposals")
     assert "[review] threshold" in message
+
+
+def test_a_command_set_in_an_editor_is_approved_at_the_terminal(
+    home: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """Issue 49 case 1: a command the person set with an editor still needs this
+    machine's approval; 'hearth reflect' on a terminal shows it and asks (no by
+    default), and only a yes runs it."""
+    marker = tmp_path / "ran"
+    body = (
+        f"import json\nopen({str(marker)!r}, 'w').write('x')\n"
+        "print(json.dumps({'proposals': []}))\n"
+    )
+    script = _script(tmp_path, "mine", body)
+    settings = home / "hearth.toml"
+    settings.write_text(settings.read_text() + f'\n[reflection]\ncommand = "{script}"\n')
+    git(home, "commit", "-qam", "settings: my reflector")
+    code, shown = on_terminal("--home", str(home), "reflect", typed="n\n")
+    assert code == 1 and str(script) in shown and "not been approved" in shown
+    assert not marker.exists()
+    code, shown = on_terminal("--home", str(home), "reflect", typed="y\n")
+    assert code == 0, shown
+    assert marker.exists()
+    status = json.loads(ok("--home", str(home), "status", "--json"))
+    assert status["reflection"]["approved"] is True

@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -135,6 +136,35 @@ def test_every_shim_names_the_interpreter_and_its_hook() -> None:
         else:
             assert text.startswith("#!/bin/sh\n") and f"hearth.hooks.background {name}" in text
     assert shim_text("pre-commit", python, None).startswith("#!/bin/sh\n")
+
+
+NASTY_PATHS = (
+    "/opt/it's/python3",
+    '/opt/say "hi"/python3',
+    "/opt/$(touch owned)/python3",
+    "/opt/`touch owned` $HOME/python3",
+    "/opt/a b\\c/python3",
+)
+
+
+@pytest.mark.parametrize("python", NASTY_PATHS)
+def test_a_shim_parses_and_runs_nothing_from_its_interpreters_path(
+    python: str, tmp_path: Path
+) -> None:
+    """Issue 49 case 9: a path holding a quote, a space, a '$' or a backquote is
+    quoted: each shim parses under its shell, and when that Python is gone it
+    says so with the path as it is, runs nothing from it and lets git go on."""
+    for name in HOOK_NAMES:
+        shim = tmp_path / name
+        shim.write_text(shim_text(name, python, shutil.which("bash")))
+        shim.chmod(0o755)
+        (tmp_path / ".git" / "hearth" / "index").mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(
+            [str(shim)], cwd=tmp_path, capture_output=True, text=True, check=False, timeout=60
+        )
+        assert done.returncode == 0, (name, done.stderr)
+        assert f"skipped: {python} is gone" in done.stderr, (name, done.stderr)
+        assert not (tmp_path / "owned").exists()
 
 
 def _background(root: Path) -> subprocess.CompletedProcess[str]:

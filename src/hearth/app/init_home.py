@@ -34,6 +34,7 @@ from hearth.domain.validation import Bounds, check_blob, has_identity_name
 from hearth.errors import Conflict, PathRefused, RuleFailure, StoreError
 from hearth.store.git import GitStore
 from hearth.store.plans import FileChange, Plan, Snapshot, Trailers
+from hearth.store.private import exposure, private_dir
 from hearth.store.remote import Remote
 from hearth.store.repository import (
     Repository,
@@ -75,6 +76,8 @@ class InitResult:
     #: git has no identity for the person's commits here (hearth's own commits
     #: sign as hearth, but a person's first ``git commit`` would fail).
     identity_missing: bool = False
+    #: Who else can read the folder, and the command that stops it (None: nobody).
+    exposed: tuple[str, str] | None = None
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -90,6 +93,9 @@ class InitResult:
             "bootstrap_skipped": self.bootstrap_skipped,
             "from_remote": self.from_remote,
             "identity_missing": self.identity_missing,
+            "exposed": (
+                {"message": self.exposed[0], "fix": self.exposed[1]} if self.exposed else None
+            ),
         }
 
 
@@ -207,10 +213,13 @@ def init_home(
     is told as the files to adopt are read and checked, ``storing`` as the
     commit's files are stored in git (both for a terminal: a large folder takes
     a while)."""
+    if not root.exists() or (root.is_dir() and not any(root.iterdir())):
+        private_dir(root)  # a new home, private as ~/.ssh is
     root.mkdir(parents=True, exist_ok=True)
     created = not (root / ".git").exists()
     if created:
         init_repository(root)
+        private_dir(root / ".git")  # git made it as the umask says
     from_remote = _remote_home(root)
     files = RootedFiles(root)
     try:
@@ -289,6 +298,7 @@ def init_home(
         bootstrap_skipped="" if had_bootstrap else bootstrap_skipped,
         from_remote=from_remote,
         identity_missing=not Remote(root).has_identity(),
+        exposed=exposure(root),
     )
 
 

@@ -29,13 +29,18 @@ from hearth.domain import entries, layout, records
 from hearth.domain.likeness import Held
 from hearth.domain.reflection import (
     MAX_OUTPUT_BYTES,
+    WAITING_ATTENTION,
     ProposedMemory,
     ReflectionSettings,
     parse_output,
+    reflection_status,
+    waiting_note,
 )
 from hearth.domain.text import decode_text
 from hearth.errors import HearthError, InvalidInput
 from hearth.store import catalog, state
+from hearth.store.private import private_dir, write_file
+from hearth.store.trust import CommandTrust
 
 #: The daily notes looked at when the last run is older than this (or there is none).
 MAX_LOOKBACK_DAYS = 7
@@ -63,17 +68,24 @@ class ReflectionLog:
     """The record of reflection runs (``.git/hearth/reflection.json``): what status
     shows and what ACTIVE.md's Needs attention says after a failed run."""
 
-    def __init__(self, state_dir: Path, settings: ReflectionSettings) -> None:
+    def __init__(self, state_dir: Path, settings: ReflectionSettings, trust: CommandTrust) -> None:
         self.settings = settings
         self.record_path = state_dir / state.REFLECTION_RECORD
+        #: This machine's approvals: the command runs only when they hold it.
+        self.trust = trust
 
     def last(self) -> dict[str, object]:
         return state.read_record(self.record_path)
 
+    def approved(self) -> bool:
+        return self.settings.enabled and self.trust.approved(self.settings.command)
+
     def status(self) -> dict[str, object]:
-        return {"enabled": self.settings.enabled, "last": self.last() or None}
+        return reflection_status(self.settings, self.approved(), self.last())
 
     def attention(self) -> list[str]:
+        if self.settings.enabled and not self.approved():
+            return [WAITING_ATTENTION]
         last = self.last()
         if last.get("error"):
             return [f"reflection failed at {last.get('time')}: {last['error']}"]
@@ -86,10 +98,8 @@ class ReflectionLog:
         data["next_since"] = (
             run.time if run.error is None else (self.last().get("next_since") or run.since or None)
         )
-        self.record_path.parent.mkdir(parents=True, exist_ok=True)
-        temp = self.record_path.with_name(f".{self.record_path.name}.tmp")
-        temp.write_text(json.dumps(data))
-        temp.replace(self.record_path)
+        private_dir(self.record_path.parent)
+        write_file(self.record_path, json.dumps(data).encode())
 
 
 class Reflector:
@@ -115,11 +125,32 @@ class Reflector:
 
     # -- a run -----------------------------------------------------------------
 
-    def run(self) -> ReflectionRun:
+    def waiting(self) -> tuple[str, ...]:
+        """The command when one is set that this machine has not approved, else ()."""
+        return self.settings.command if self.settings.enabled and not self.log.approved() else ()
+
+    def approve(self) -> tuple[str, ...]:
+        """Approve the configured command on this machine, as it is now; the command."""
         if not self.settings.enabled:
             raise InvalidInput(
                 "no reflection command is configured; set [reflection] command in hearth.toml"
             )
+        self.log.trust.approve(self.settings.command, self.home.clock())
+        # A server serving the home refreshes its status and ACTIVE.md too (its
+        # watcher takes the nudge as the git hooks' "files may have changed").
+        with contextlib.suppress(OSError):
+            (self.log.record_path.parent / state.NUDGE).write_text(str(os.getpid()))
+        return self.settings.command
+
+    def run(self) -> ReflectionRun:
+        """One run; refused (nothing runs, nothing is recorded) while the command is
+        unset or not approved on this machine."""
+        if not self.settings.enabled:
+            raise InvalidInput(
+                "no reflection command is configured; set [reflection] command in hearth.toml"
+            )
+        if not self.log.approved():
+            raise InvalidInput(waiting_note(self.settings.command))
         now = self.home.clock().astimezone(dt.UTC)
         run = ReflectionRun(time=now.isoformat(timespec="seconds"))
         started = time.monotonic()

@@ -109,6 +109,8 @@ class CheckResult:
     failures: list[RuleFailure]
     legacy: list[tuple[str, str]]
     fixed: KeyFix | None = None
+    #: What is wrong around the files without failing the check (others can read the home).
+    warnings: list[RuleFailure] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -119,6 +121,7 @@ class CheckResult:
             "ok": self.ok,
             "failures": [f.as_dict() for f in self.failures],
             "legacy_keys": [{"path": old, "lionclaw_path": new} for old, new in self.legacy],
+            "warnings": [w.as_dict() for w in self.warnings],
         }
         if self.fixed is not None:
             data["fixed"] = self.fixed.as_dict()

@@ -45,7 +45,7 @@ from hearth.domain.entries import Entry
 from hearth.domain.entry_merge import ConflictRecord
 from hearth.domain.lookalike import looks_like
 from hearth.domain.text import decode_text, refuse_not_text
-from hearth.errors import HearthError, InvalidInput
+from hearth.errors import HearthError, InvalidInput, RuleFailure
 from hearth.index.hits import Hit
 from hearth.index.ranking import SearchResult
 from hearth.index.semantic import Progress
@@ -57,6 +57,7 @@ from hearth.store.agent_changes import AgentChange
 from hearth.store.catalog import RecordView
 from hearth.store.git import Planned
 from hearth.store.history import CommitInfo
+from hearth.store.private import exposure
 
 if TYPE_CHECKING:
     from hearth.app.reads.queries import FileView
@@ -307,7 +308,11 @@ class Hearth:
         records still named with hearth's old keys (one commit)."""
         with self.owner:
             fixed = self.ops.fix_keys(actor) if fix_keys else None
-            return CheckResult(queries.check(self.ops), queries.legacy_key_records(self.ops), fixed)
+            exposed = exposure(self.ops.root)
+            warnings = [RuleFailure(".", "readable-by-others", *exposed)] if exposed else []
+            return CheckResult(
+                queries.check(self.ops), queries.legacy_key_records(self.ops), fixed, warnings
+            )
 
     def search(
         self,
@@ -437,6 +442,18 @@ class Hearth:
     def reflect(self) -> ReflectionRun:
         with self.owner:
             return self.reflector.run()
+
+    def reflection_waiting(self) -> tuple[str, ...]:
+        """The [reflection] command when this machine has not approved it, else ()."""
+        return self.reflector.waiting()
+
+    def approve_reflection(self) -> tuple[str, ...]:
+        """Approve the [reflection] command here; the command approved. ACTIVE.md
+        is refreshed, so its Needs attention stops asking."""
+        with self.owner:
+            command = self.reflector.approve()
+        self._freshen()
+        return command
 
     # -- writing: every call is one commit of ``HomeWrites``, under the lock -----------
 

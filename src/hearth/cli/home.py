@@ -88,6 +88,8 @@ def init(state: _State, path: str | None, as_json: bool) -> None:
             lines.append(f"warning: {failure.describe()}")
         if result.identity_missing:
             lines += IDENTITY_ADVICE
+        if result.exposed is not None:
+            lines.append(f"warning: {result.exposed[0]}; make it private with: {result.exposed[1]}")
         return "\n".join(lines)
 
     _emit(as_json, result.as_dict(), human)
@@ -166,7 +168,9 @@ def status(state: _State, as_json: bool, verbose: bool) -> None:
             for c in data["conflicts"]
         ]
         last = data["reflection"]["last"]
-        if data["reflection"]["enabled"] or last:
+        if data["reflection"].get("waiting"):
+            lines.append(f"reflection: waiting: {data['reflection']['waiting']}")
+        elif data["reflection"]["enabled"] or last:
             outcome = (
                 "never"
                 if not last
@@ -395,6 +399,7 @@ def check(state: _State, fix_keys: bool, as_json: bool) -> None:
                 "'hearth check --fix-keys' renames them to LionClaw's keys:"
             )
             lines += [f"  {old} -> {new}" for old, new in legacy]
+        lines += [f"warning: {w.message}; fix: {w.fix}" for w in result.warnings]
         return "\n".join(lines)
 
     _emit(as_json, result.as_dict(), human)

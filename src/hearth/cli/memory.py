@@ -4,6 +4,8 @@ one commit, and reflection that only ever proposes."""
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from hearth.cli.support import _emit, _State, _written, cli, home_path, json_option
@@ -138,15 +140,41 @@ def topic(
 
 
 @cli.command()
+@click.option(
+    "--approve",
+    is_flag=True,
+    help="Approve the [reflection] command in hearth.toml on this machine (nothing runs).",
+)
 @json_option
 @click.pass_obj
-def reflect(state: _State, as_json: bool) -> None:
+def reflect(state: _State, approve: bool, as_json: bool) -> None:
     """Run the [reflection] command once: its proposals wait for review.
 
-    Exit 1 (with the reason) when no command is configured or the run failed;
+    hearth.toml travels with the home, so its command runs only once the person
+    on this machine approved that exact command with --approve (again after any
+    change to it, or to a file of the home it names). Exit 1 (with the reason)
+    when no command is configured, it is not approved here, or the run failed;
     a failed run leaves nothing behind and shows in status and ACTIVE.md.
     """
-    run = state.app().reflect()
+    from hearth.domain.reflection import shown_command  # noqa: PLC0415
+
+    app = state.app()
+    if approve:
+        command = app.approve_reflection()
+        _emit(
+            as_json,
+            {"approved": list(command)},
+            lambda: f"approved on this machine: {shown_command(command)}",
+        )
+        return
+    command = app.reflection_waiting() if not as_json and sys.stdin.isatty() else ()
+    if command:
+        # A person at a terminal (who may just have set the command in an editor)
+        # approves it here; nothing is assumed.
+        click.echo(f"hearth.toml's [reflection] command: {shown_command(command)}")
+        if click.confirm("run this command on this machine, now and on schedule?", default=False):
+            app.approve_reflection()
+    run = app.reflect()
     data = run.as_dict()
     if run.error is not None:
         _emit(as_json, data, "")

@@ -119,10 +119,7 @@ def serve(
     import shlex  # noqa: PLC0415
     import signal  # noqa: PLC0415
 
-    import uvicorn  # noqa: PLC0415
-
     from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
-    from hearth.api.app import create_app  # noqa: PLC0415
     from hearth.cli import connections, serving  # noqa: PLC0415
     from hearth.store import server_file  # noqa: PLC0415
 
@@ -138,15 +135,21 @@ def serve(
     if lock is None:
         return  # started on demand, but another server already serves the home
     home_socket = server_file.socket_path(state_dir)
-    sockets = [serving.bind_unix(home_socket)]
-    if uds:
-        sockets.append(serving.bind_unix(Path(uds)))
+    # --uds first: a path it refuses leaves nothing of this server behind.
+    named = serving.bind_unix(Path(uds)) if uds else None
+    sockets = [serving.bind_unix(home_socket, held=True)]
+    if named is not None:
+        sockets.append(named)
     else:
         # Started on demand: a free loopback port too, for the git hooks' shell
         # shims (they speak HTTP over TCP); clients use the home's socket.
         sockets.append(
             serving.bind_tcp("127.0.0.1", 0) if on_demand else serving.bind_tcp(host, port)
         )
+    import uvicorn  # noqa: PLC0415  (after the sockets: a refused --uds exits at once)
+
+    from hearth.api.app import create_app  # noqa: PLC0415
+
     heap.for_long_runs()
     connections.raise_open_files_limit()
     service = wiring.open_service(root)

@@ -26,6 +26,7 @@ import logging
 import os
 import signal
 import socket
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -85,11 +86,26 @@ def claim(state_dir: Path, on_demand: bool) -> int | None:
     )
 
 
-def bind_unix(path: Path) -> socket.socket:
-    """A listening unix socket at ``path``, readable and writable by its owner only
-    (the caller holds the server lock, so a file left there by a killed server is
-    stale and replaced)."""
-    path.unlink(missing_ok=True)
+def bind_unix(path: Path, *, held: bool = False) -> socket.socket:
+    """A listening unix socket at ``path``, readable and writable by its owner only.
+
+    Only a socket is ever replaced, never a file, a folder or a symlink (``--uds``
+    names any path). ``held``: the caller holds the home's server lock, so a
+    socket left there is a killed server's; otherwise one that still answers
+    belongs to a live process and is refused."""
+    try:
+        mode = path.lstat().st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None:
+        if not stat.S_ISSOCK(mode):
+            raise HearthError(
+                f"{path} exists and is not a socket; hearth never deletes it to listen "
+                "there: remove it yourself or choose another path"
+            )
+        if not held and _answers(path):
+            raise HearthError(f"another process listens on {path}; choose another path")
+        path.unlink()
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old = os.umask(0o177)
     try:
@@ -99,6 +115,18 @@ def bind_unix(path: Path) -> socket.socket:
     path.chmod(0o600)
     sock.listen(128)
     return sock
+
+
+def _answers(path: Path) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(1)
+    try:
+        probe.connect(str(path))
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
 
 
 def bind_tcp(host: str, port: int) -> socket.socket:

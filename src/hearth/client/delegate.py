@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hearth.store import server_file, state
+from hearth.store import private, server_file, state
 
 if TYPE_CHECKING:
     import socket
@@ -177,8 +177,7 @@ def find_or_start(root: Path, start: bool) -> Server | None:
     found = find(root)
     if found is not None or not start or not (root / "hearth.toml").is_file():
         return found  # only a home gets a server (a plain repository is refused later)
-    state_dir = root / ".git" / state.FOLDER
-    state_dir.mkdir(parents=True, exist_ok=True)
+    state_dir = private.private_dir(root / ".git" / state.FOLDER)
     _spawn_detached(
         [sys.executable, "-m", "hearth", "--home", str(root), "serve", "--on-demand"],
         state_dir / server_file.SERVER_LOG,
@@ -200,7 +199,7 @@ def _spawn_detached(argv: list[str], log_path: Path) -> None:
     # subprocess costs a light command (status) as much as git's own run.
     import subprocess  # noqa: PLC0415
 
-    with log_path.open("ab") as log:
+    with os.fdopen(private.open_log(log_path), "ab") as log:
         child = os.fork()
         if child == 0:  # pragma: no cover  (the intermediate process)
             try:

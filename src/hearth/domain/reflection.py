@@ -54,6 +54,47 @@ class ReflectionSettings:
         return bool(self.command)
 
 
+#: How a person approves the command on this machine (``store/trust.py``).
+APPROVE_COMMAND = "hearth reflect --approve"
+
+
+def shown_command(argv: tuple[str, ...]) -> str:
+    """``argv`` as one line a person can read: shell-quoted, control characters
+    escaped (it came from a file a remote may have written)."""
+    text = shlex.join(argv)
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def waiting_note(argv: tuple[str, ...]) -> str:
+    """What status says while the command waits for this machine's approval."""
+    return (
+        f"the [reflection] command in hearth.toml ({shown_command(argv)}) has not been approved "
+        f"on this machine, so it does not run; if you trust it, run '{APPROVE_COMMAND}'"
+    )
+
+
+#: ACTIVE.md's line: the command itself stays out (agents read ACTIVE.md, and a
+#: remote wrote the command).
+WAITING_ATTENTION = (
+    "the [reflection] command in hearth.toml has not been approved on this machine and "
+    f"does not run ('hearth status' shows it; '{APPROVE_COMMAND}' approves it)"
+)
+
+
+def reflection_status(
+    settings: ReflectionSettings, approved: bool, last: dict[str, object]
+) -> dict[str, object]:
+    """``status``'s ``reflection``: whether a command is set, whether this machine
+    approved it (``approved``; while not, what to do), and the last run."""
+    return {
+        "enabled": settings.enabled,
+        "command": list(settings.command) or None,
+        "approved": approved,
+        "waiting": waiting_note(settings.command) if settings.enabled and not approved else None,
+        "last": last or None,
+    }
+
+
 @dataclass(frozen=True)
 class ProposedMemory:
     title: str

@@ -71,7 +71,8 @@ threshold = 0.56
 
 # [reflection]
 # A command that distils recent daily entries into proposed memory (JSON on
-# stdin and stdout; see docs/reflection.md). Nothing runs while it is unset.
+# stdin and stdout; see docs/reflection.md). Nothing runs while it is unset, and
+# each machine runs it only once its person approved it: 'hearth reflect --approve'.
 # command = "my-reflector --model local"
 # every = "4h"
 # timeout = "120s"

@@ -83,13 +83,36 @@ def shim_text(name: str, interpreter: str, shell: str | None) -> str:
     """The shim for hook ``name``, starting hearth with ``interpreter``; the
     pre-commit shim runs under ``shell`` (bash for the server path), else sh."""
     template = "pre-commit" if name == "pre-commit" else "post"
+    if not shell or not shell.startswith("/") or any(c.isspace() for c in shell):
+        shell = "/bin/sh"  # a #! line cannot hold a space; the shim works under sh
     return (
         (SHIMS / template)
         .read_text()
-        .replace("@SHELL@", shell or "/bin/sh")
+        .replace("@SHELL@", shell)
         .replace("@NAME@", name)
         .replace("@PYTHON@", shlex.quote(interpreter))
     )
+
+
+def _check_parses(name: str, text: str) -> None:
+    """Refuse a shim its shell would not parse: a broken pre-commit shim would
+    block every commit, so nothing is installed instead."""
+    import subprocess  # noqa: PLC0415  (install only)
+
+    first = text.split("\n", 1)[0]
+    shell = first[2:] if first.startswith("#!") else "/bin/sh"
+    try:
+        proc = subprocess.run(
+            [shell, "-n"], input=text.encode(), capture_output=True, check=False, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise Conflict(f"the {name} hook shim could not be checked with {shell}: {exc}") from exc
+    if proc.returncode != 0:
+        said = proc.stderr.decode(errors="replace").strip()
+        raise Conflict(
+            f"the {name} hook shim would not parse under {shell} ({said}); no hook was "
+            "installed. Run hearth from a Python whose path the shell can read"
+        )
 
 
 def install_hooks(root: Path, interpreter: str, shell: str | None = None) -> list[str]:
@@ -104,8 +127,10 @@ def install_hooks(root: Path, interpreter: str, shell: str | None = None) -> lis
     folder = hooks_folder(root)
     folder.mkdir(parents=True, exist_ok=True)
     installed = []
-    for name in HOOK_NAMES:
-        text = shim_text(name, interpreter, shell)
+    texts = {name: shim_text(name, interpreter, shell) for name in HOOK_NAMES}
+    for name, text in texts.items():
+        _check_parses(name, text)
+    for name, text in texts.items():
         target = folder / name
         if target.exists() or target.is_symlink():
             current = target.read_bytes() if target.is_file() else b""

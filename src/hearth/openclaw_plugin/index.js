@@ -11,11 +11,13 @@
 //   `hearth --home HOME search --json`. Each hit is hearth's path and line range,
 //   with the text of those lines as the snippet.
 // - memory_get reads a markdown file of the home from the work tree (the files
-//   are the truth), a line range of it as OpenClaw's own memory_get does.
+//   are the truth), a line range of it as OpenClaw's own memory_get does. Like
+//   hearth's own reads it never enters .git and never follows a symlink.
 //
 // No dependency beyond Node's own modules: the folder installs offline.
 
 import { execFile } from "node:child_process";
+import { constants as fsConstants } from "node:fs";
 import fs from "node:fs/promises";
 import http from "node:http";
 import path from "node:path";
@@ -184,23 +186,47 @@ async function insideHome(home, relPath) {
   return { absolute, relative: parts.join("/") };
 }
 
+const notAllowed = (why) => Object.assign(new Error(why), { code: "MEMORY_PATH_NOT_ALLOWED" });
+
+/**
+ * The lines of a markdown file of the home, read as hearth's own read path reads:
+ * no component of the path may be a symlink (a commit can bring one that names
+ * `.git/config` or the server's key in `.git/hearth/`), and the file is opened
+ * with O_NOFOLLOW and checked to be a regular file. `lines` is null when it is
+ * not there.
+ */
 async function readLines(home, relPath) {
-  const { absolute, relative } = await insideHome(home, relPath);
-  let real;
+  const { relative } = await insideHome(home, relPath);
+  const realHome = await fs.realpath(home);
+  let current = realHome;
+  for (const part of relative.split("/")) {
+    current = path.join(current, part);
+    let info;
+    try {
+      info = await fs.lstat(current);
+    } catch (error) {
+      if (error.code === "ENOENT" || error.code === "ENOTDIR") return { relative, lines: null };
+      throw error;
+    }
+    if (info.isSymbolicLink()) throw notAllowed(`${relative} goes through a symlink; hearth does not follow symlinks`);
+  }
+  let handle;
   try {
-    real = await fs.realpath(absolute);
+    handle = await fs.open(current, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
   } catch (error) {
+    if (error.code === "ELOOP") throw notAllowed(`${relative} is a symlink; hearth does not follow symlinks`);
     if (error.code === "ENOENT" || error.code === "ENOTDIR") return { relative, lines: null };
     throw error;
   }
-  const realHome = await fs.realpath(home);
-  if (path.relative(realHome, real).startsWith("..")) {
-    throw Object.assign(new Error("path leads outside the hearth home"), { code: "MEMORY_PATH_NOT_ALLOWED" });
+  try {
+    if (!(await handle.stat()).isFile()) throw notAllowed(`${relative} is not a regular file`);
+    const text = await handle.readFile("utf8");
+    const lines = text.split("\n");
+    if (lines.at(-1) === "") lines.pop();
+    return { relative, lines };
+  } finally {
+    await handle.close();
   }
-  const text = await fs.readFile(real, "utf8");
-  const lines = text.split("\n");
-  if (lines.at(-1) === "") lines.pop();
-  return { relative, lines };
 }
 
 async function readRange(home, relPath, from, count) {

@@ -123,7 +123,10 @@ def _walk(folder: Path, prefix: str, listing: Listing) -> None:
         _stat_into(listing, rel, entry)
 
 
-SYMLINK_REASON = "a symlink; hearth does not follow symlinks inside the home"
+SYMLINK_REASON = (
+    "a symlink; hearth never follows one (one that came by sync can point outside the home):"
+    " replace it with a regular file, or remove it with 'git rm'"
+)
 
 
 def _refuse(listing: Listing, rel: str, entry: os.DirEntry[str], reason: str) -> None:

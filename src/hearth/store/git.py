@@ -48,6 +48,7 @@ from hearth.store.editors import editor_lock
 from hearth.store.git_index import GitIndexFile, index_entry, stat_data
 from hearth.store.lock import backoff, write_lock
 from hearth.store.plans import CommitResult, Plan, Snapshot, Trailers
+from hearth.store.private import private_dir
 from hearth.store.recovery import blob_mode, clear_dead_ref_lock, finish_interrupted_write
 from hearth.store.rooted import RootedFiles
 
@@ -139,6 +140,8 @@ class GitStore:
         self.lock_timeout = lock_timeout
         self.git_dir = Path(self.repo.path)
         self.state_dir = state.state_dir(self.git_dir)
+        with contextlib.suppress(OSError):  # a read-only home is still read
+            private_dir(self.state_dir)
         self.index_file = GitIndexFile(self.git_dir, self.state_dir)
         #: When the hearth that died holding git's index lock took it, if one did.
         self._dead_since: float | None = None

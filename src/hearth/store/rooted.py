@@ -230,9 +230,18 @@ class RootedFiles:
         for folder, dirs, names in os.walk(self.root):
             rel = os.path.relpath(folder, self.root)
             prefix = "" if rel == "." else rel.replace(os.sep, "/") + "/"
-            dirs[:] = sorted(d for d in dirs if d != ".git")
-            found += [prefix + n for n in sorted(names) if not is_temporary(n)]
+            # A symlink to a folder is listed (os.walk does not enter it), never entered.
+            links = {d for d in dirs if (Path(folder) / d).is_symlink()}
+            dirs[:] = sorted(d for d in dirs if d != ".git" and d not in links)
+            found += [prefix + n for n in sorted([*names, *links]) if not is_temporary(n)]
         return found
+
+    def symlink_target(self, path: str) -> str | None:
+        """Where the symlink at ``path`` points (as written), None when it is no symlink."""
+        try:
+            return str((self.root / path).readlink())
+        except OSError:
+            return None
 
 
 def _identity(st: os.stat_result) -> tuple[int, ...]:

@@ -33,6 +33,7 @@ import stat
 from pathlib import Path
 
 from hearth.errors import HearthError
+from hearth.store.private import private_dir
 from hearth.store.state import SERVER
 
 #: The flock the serving process holds while it serves.
@@ -60,8 +61,7 @@ def publish(
 ) -> None:
     """Say that this process serves the home at ``url`` (and on the socket ``uds``);
     ``mode``: ``serve`` (in the foreground, never idles out) or ``on-demand``."""
-    path = state_dir / SERVER
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = private_dir(state_dir) / SERVER
     temp = path.with_name(f".{SERVER}.tmp")
     data = {
         "url": url,
@@ -117,7 +117,7 @@ def hold_lock(state_dir: Path) -> int | None:
     as this process serves), or None when another process holds it."""
     import fcntl  # noqa: PLC0415  (the server's; clients stay lean)
 
-    state_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(state_dir)
     fd = os.open(state_dir / SERVER_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

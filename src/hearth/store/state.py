@@ -30,6 +30,8 @@ TOKENS = "tokens.json"
 SYNC_RECORD = "sync.json"
 #: The last reflection run's outcome.
 REFLECTION_RECORD = "reflection.json"
+#: The commands this machine's person approved (``store/trust.py``).
+TRUSTED_COMMANDS = "trusted-commands.json"
 #: hearth's scratch copy of git's index, renamed over it after a commit.
 SCRATCH_INDEX = "index.scratch"
 #: Present while hearth holds git's index.lock; left behind only by a hearth

@@ -260,6 +260,14 @@ def open_home(root: Path, clock: Clock = utc_now) -> HomeWrites:
     return _operations(_parts(root, clock), None)
 
 
+def _reflection_log(parts: _Parts) -> ReflectionLog:
+    from hearth.app.reflection import ReflectionLog
+    from hearth.store.trust import CommandTrust
+
+    state_dir = parts.store.state_dir
+    return ReflectionLog(state_dir, parts.settings.reflection, CommandTrust(parts.root, state_dir))
+
+
 def open_app(
     root: Path,
     clock: Clock = utc_now,
@@ -272,13 +280,13 @@ def open_app(
     or ACTIVE.md runs a reconcile pass first (waiting at most ``lock_timeout``
     for another process's pass). ``embedder``: semantic ranking with that model
     whatever the settings say (tests and benchmarks)."""
-    from hearth.app.reflection import ReflectionLog, Reflector
+    from hearth.app.reflection import Reflector
     from hearth.app.usecases import Hearth, IndexEachWrite
 
     parts = _parts(root, clock)
     semantic = _semantic(parts, embedder)
     syncer = _syncer(parts, semantic)
-    log = ReflectionLog(parts.store.state_dir, parts.settings.reflection)
+    log = _reflection_log(parts)
     reconciler = _reconciler(parts, syncer, log, semantic=semantic, lock_timeout=lock_timeout)
     ops = _operations(parts, IndexEachWrite(reconciler))
     return Hearth(ops, reconciler, syncer, Reflector(ops, log, _matcher(parts, semantic)))
@@ -294,7 +302,7 @@ def open_service(
     file watcher, with the scheduled jobs' and recovery's notices in ACTIVE.md."""
     import threading
 
-    from hearth.app.reflection import ReflectionLog, Reflector
+    from hearth.app.reflection import Reflector
     from hearth.app.served.service import OwnedPasses, RuntimeNotices, ServedHearth
     from hearth.app.status.progress import PassProgress
     from hearth.app.status.snapshot import board_for
@@ -308,7 +316,7 @@ def open_service(
     owner = threading.RLock()
     semantic = _semantic(parts)
     syncer = _syncer(parts, semantic)
-    log = ReflectionLog(parts.store.state_dir, parts.settings.reflection)
+    log = _reflection_log(parts)
     notices = RuntimeNotices(parts.store.index_lock)
     reconciler = _reconciler(parts, notices, syncer, log, semantic=semantic)
     # The status snapshot reads through operations of its own (reads need no indexing).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from dataclasses import dataclass
 
 from hearth.app.parts import HomeParts
@@ -191,6 +192,10 @@ def check(home: HomeParts) -> list[RuleFailure]:
     for path in home.files.walk():
         if is_ignored(repo, path):
             continue
+        target = home.files.symlink_target(path)
+        if target is not None:
+            failures.append(symlink_failure(path, target))
+            continue
         try:
             data = home.files.read(path)
         except HearthError as exc:
@@ -204,6 +209,18 @@ def check(home: HomeParts) -> list[RuleFailure]:
     if head.entry(layout.ACTIVE_PATH) is not None:
         failures += [f for f in check_path(layout.ACTIVE_PATH) if f.rule == "active-generated"]
     return failures
+
+
+def symlink_failure(path: str, target: str) -> RuleFailure:
+    """A symlink in the home: hearth never follows one, and one that a commit
+    brought may point anywhere (``.git/config``, a folder outside the home)."""
+    return RuleFailure(
+        path,
+        "symlink",
+        f"a symlink (to {target!r}); hearth never follows it, and one that came by sync "
+        "can point outside the home",
+        f"replace it with a regular file, or remove it: git rm {shlex.quote(path)}",
+    )
 
 
 def legacy_key_records(home: HomeParts) -> list[tuple[str, str]]:

@@ -98,7 +98,11 @@ class ScheduledJobs:
             raise HearthError(f"the file watcher had stopped and was re-armed ({why})")
 
     def reflection(self) -> None:
-        """Run the reflection command; a failed run raises, so the job records it."""
+        """Run the reflection command; a failed run raises, so the job records it.
+        A command this machine has not approved never runs (hearth.toml comes by
+        sync): status and ACTIVE.md say it waits, and the job does nothing."""
+        if not self._reflector.log.approved():
+            return
         with self._owned():
             run = self._reflector.run()
         self._board.request()  # the reflection state is in the snapshot

@@ -30,6 +30,7 @@ from typing import Any
 
 from hearth.app.sync.copies import conflict_copies
 from hearth.domain import layout
+from hearth.domain.reflection import reflection_status
 from hearth.domain.settings import Settings
 from hearth.errors import Busy, HearthError
 from hearth.index import ondisk
@@ -41,6 +42,7 @@ from hearth.store import porcelain, state
 from hearth.store.ignore import rules_signature
 from hearth.store.lock import write_lock
 from hearth.store.rooted import RootedFiles
+from hearth.store.trust import CommandTrust
 
 
 def status(
@@ -86,7 +88,12 @@ def status(
             "last_vectors": last_sync.get("vectors"),
         },
         "conflicts": conflict_copies(root),
-        "reflection": {"enabled": settings.reflection.enabled, "last": reflection or None},
+        "reflection": reflection_status(
+            settings.reflection,
+            settings.reflection.enabled
+            and CommandTrust(root, git_dir / state.FOLDER).approved(settings.reflection.command),
+            reflection,
+        ),
     }
 
 
@@ -184,7 +191,8 @@ def _active_as_rendered(root: Path, saved: Manifest, head: str) -> bool:
 
 def _attention_moved(root: Path, git_dir: Path, folder: Path) -> bool:
     """Whether what ACTIVE.md's Needs attention reports beyond the files (the last
-    sync and reflection run, ``.gitattributes``) changed since the last pass ended."""
+    sync and reflection run, this machine's approved commands, ``.gitattributes``)
+    changed since the last pass ended."""
     try:
         last_pass = (folder / manifests.PASS_NAME).stat().st_mtime_ns
     except OSError:
@@ -192,6 +200,7 @@ def _attention_moved(root: Path, git_dir: Path, folder: Path) -> bool:
     for path in (
         git_dir / state.FOLDER / state.SYNC_RECORD,
         git_dir / state.FOLDER / state.REFLECTION_RECORD,
+        git_dir / state.FOLDER / state.TRUSTED_COMMANDS,
         root / ".gitattributes",
     ):
         try:

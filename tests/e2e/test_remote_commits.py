@@ -1,0 +1,128 @@
+"""What a hostile commit that arrives by sync can make this machine do (issue 49).
+
+The attacker is another machine of the same bare remote: it commits whatever it
+likes and pushes; the victim syncs with ``hearth sync`` and serves as usual.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from tests.api.conftest import start_server, wait_for
+from tests.conftest import FakeClock, git
+from tests.e2e.run import hearth
+from tests.e2e.test_cli_e2e import ok, refused
+from tests.e2e.test_entry_sync import clones
+
+
+def _push_command(attacker: Path, command: str) -> None:
+    settings = attacker / "hearth.toml"
+    text = settings.read_text()
+    if "\n[reflection]\n" in text:
+        text = text[: text.index("\n[reflection]\n")]
+    settings.write_text(text + f'\n[reflection]\ncommand = "{command}"\nevery = "1s"\n')
+    git(attacker, "commit", "-qam", "settings: reflection")
+    git(attacker, "push", "-q", "origin", "main")
+
+
+def test_a_synced_reflection_command_never_runs_until_approved_here(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    """Issue 49 case 1: hearth.toml's [reflection] command, set by a commit from the
+    remote, runs neither by hand nor on schedule until this machine approves that
+    exact command; a changed command waits for approval again."""
+    attacker, victim = clones(tmp_path, clock, 2)
+    owned = tmp_path / "owned"
+    _push_command(attacker, f"sh -c 'id > {owned}'")
+    h = ["--home", str(victim)]
+    ok(*h, "sync")
+    assert "id > " in (victim / "hearth.toml").read_text()
+
+    said = refused(*h, "reflect")
+    assert "not been approved on this machine" in said and "hearth reflect --approve" in said
+    status = json.loads(ok(*h, "status", "--json"))["reflection"]
+    assert status["approved"] is False and "hearth reflect --approve" in status["waiting"]
+    assert "hearth reflect --approve" in ok(*h, "status")
+    attention = ok(*h, "active").split("## Needs attention", 1)[1]
+    assert "has not been approved on this machine" in attention.split("\n## ", 1)[0]
+    server = start_server(victim)  # the reflection job is due every second
+    try:
+        time.sleep(2.5)
+        assert not owned.exists()
+        jobs = {j["name"]: j for j in server.get("/v1/status").body["scheduler"]["jobs"]}
+        assert jobs["reflection"]["last_error"] is None  # waiting is not a failure
+        # The person reads the command and approves it: the served job runs it now.
+        assert f"id > {owned}" in ok(*h, "reflect", "--approve")
+        assert wait_for(owned.exists, 15)
+    finally:
+        assert server.stop() == 0
+    assert json.loads(ok(*h, "status", "--json"))["reflection"]["approved"] is True
+    assert "has not been approved" not in ok(*h, "active")
+    owned.unlink()
+    refused(*h, "reflect")  # it runs by hand too (and prints no JSON)
+    assert owned.exists()
+
+    # A new command from the remote waits again.
+    again = tmp_path / "again"
+    _push_command(attacker, f"sh -c 'id > {again}'")
+    ok(*h, "sync")
+    assert "not been approved" in refused(*h, "reflect")
+    assert not again.exists()
+    status = json.loads(ok(*h, "status", "--json"))["reflection"]
+    assert status["approved"] is False
+
+
+def test_a_script_of_the_home_the_command_runs_is_part_of_the_approval(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    """Issue 49 case 1: an approved command that runs a script kept in the home stops
+    running when a commit from the remote rewrites that script."""
+    attacker, victim = clones(tmp_path, clock, 2)
+    (attacker / "reflect.sh").write_text("echo '{\"proposals\": []}'\n")
+    git(attacker, "add", "reflect.sh")
+    _push_command(attacker, "sh reflect.sh")
+    h = ["--home", str(victim)]
+    ok(*h, "sync")
+    ok(*h, "reflect", "--approve")
+    assert json.loads(ok(*h, "reflect", "--json"))["error"] is None
+
+    owned = tmp_path / "owned"
+    (attacker / "reflect.sh").write_text(f"id > {owned}\necho '{{\"proposals\": []}}'\n")
+    git(attacker, "commit", "-qam", "a better reflector")
+    git(attacker, "push", "-q", "origin", "main")
+    ok(*h, "sync")
+    assert "not been approved" in refused(*h, "reflect")
+    assert not owned.exists()
+
+
+def test_a_committed_symlink_is_named_by_check_and_status_with_the_fix(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    """Issue 49 (tracked symlinks): symlinks a commit from the remote brings, to a
+    file of ``.git`` and to a folder outside the home, are each reported by name
+    with how to fix them, by ``hearth check`` (exit 1) and ``hearth status``."""
+    attacker, victim = clones(tmp_path, clock, 2)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (attacker / "cfg.md").symlink_to(".git/config")
+    (attacker / "shared").symlink_to(outside)
+    git(attacker, "add", "cfg.md", "shared")
+    git(attacker, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "links")
+    git(attacker, "push", "-q", "origin", "main")
+    h = ["--home", str(victim)]
+    ok(*h, "sync")
+    assert (victim / "shared").is_symlink()
+
+    checked = hearth(*h, "check")
+    assert checked.returncode == 1
+    for name in ("cfg.md", "shared"):
+        line = next(x for x in checked.stdout.splitlines() if x.startswith(f"{name}: "))
+        assert "[symlink]" in line and f"git rm {name}" in line
+    shown = ok(*h, "status")
+    for name in ("cfg.md", "shared"):
+        line = next(x for x in shown.splitlines() if f" {name}: " in x)
+        assert "symlink" in line and "git rm" in line
+    parked = json.loads(ok(*h, "status", "--json"))["index"]["parked"]
+    assert {p["path"] for p in parked if "git rm" in p["reason"]} >= {"cfg.md", "shared"}
