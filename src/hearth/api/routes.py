@@ -412,9 +412,7 @@ def memory_add(
     service: Service, file: EntriesFile, body: models.NewEntry, info: Caller
 ) -> models.Written:
     return written(
-        service.entry_add(
-            file, body.entry, actor(info), body.section, agent=is_agent(info.scope)
-        )
+        service.entry_add(file, body.entry, actor(info), body.section, agent=is_agent(info.scope))
     )
 
 

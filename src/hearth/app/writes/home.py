@@ -24,15 +24,24 @@ __all__ = ["AfterWrite", "Clock", "HomeWrites"]
 class HomeWrites(RecordWrites, MemoryWrites, BatchWrites, UndoWrites):
     """Every write of a home (and the reads they share)."""
 
-    def entry_add(self, path: str, entry: str, actor: str, *, agent: bool = False) -> WriteResult:
-        """Add an entry; ``agent``: a write-scoped caller. Where the home keeps
-        persona and memory files to proposals for agents (``[agents] persona``),
-        an agent's entry becomes a proposal for the person (the answer names it)."""
+    def entry_add(
+        self,
+        path: str,
+        entry: str,
+        actor: str,
+        section: str | None = None,
+        *,
+        agent: bool = False,
+    ) -> WriteResult:
+        """Add an entry (under ``## <section>`` when named); ``agent``: a
+        write-scoped caller. Where the home keeps persona and memory files to
+        proposals for agents (``[agents] persona``), an agent's entry becomes a
+        proposal for the person (the answer names it)."""
         target = entry_file(path)
         if agent and self.settings.agent_persona == "proposals" and layout.is_persons_file(target):
             text = entries.clean_entry(entry)
             return self.propose(f"Add to {target}: {text[:60]}", [text], actor, target, agent=True)
-        return super().entry_add(path, entry, actor, agent=agent)
+        return super().entry_add(path, entry, actor, section, agent=agent)
 
     def note(self, text: str, title: str | None, actor: str) -> WriteResult:
         if len(text) > self.settings.daily_text:
