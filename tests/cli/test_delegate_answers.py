@@ -141,7 +141,14 @@ def test_a_current_answer_is_printed_as_the_command_would(home: Path, peer: Peer
         "snippet": "Back at the **river**.",
     }
     # Fields in another order, and one this hearth does not print: taken in its order.
-    served = {"hits": [hit], "extra": 1, "vectors": None, "left_out": 2, "ranking": "keyword"}
+    served = {
+        "hits": [hit],
+        "extra": 1,
+        "vectors": None,
+        "left_out": 2,
+        "nearest": None,
+        "ranking": "keyword",
+    }
     peer.answers = {"/v1/status": CURRENT, "/v1/search": (200, served)}
     found, how = search(home)
     assert how == f"hearth: search answered by the server at http://127.0.0.1:{peer.server_port}\n"
@@ -149,7 +156,7 @@ def test_a_current_answer_is_printed_as_the_command_would(home: Path, peer: Peer
     assert (
         found
         == json.dumps(
-            {"ranking": "keyword", "vectors": None, "left_out": 2, "hits": [hit]},
+            {"ranking": "keyword", "vectors": None, "left_out": 2, "nearest": None, "hits": [hit]},
             indent=2,
             ensure_ascii=False,
         )

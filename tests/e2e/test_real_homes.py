@@ -75,8 +75,16 @@ def test_a_lionclaw_home_is_adopted_and_passes_check(lionclaw_home: Path) -> Non
     assert result["bootstrap_skipped"] == "IDENTITY.md already names the assistant"
     assert not (lionclaw_home / "BOOTSTRAP.md").exists()
     assert 'layout = "lionclaw"' in (lionclaw_home / "hearth.toml").read_text()
+    # The adopted folder others can read: init warned, and check says so too,
+    # with the command that fixes it (a warning, not a failure).
+    assert result["exposed"]["fix"] == f"chmod 700 {lionclaw_home}"
     checked = json.loads(ok("--home", str(lionclaw_home), "check", "--json"))
+    warnings = checked.pop("warnings")
     assert checked == {"ok": True, "failures": [], "legacy_keys": []}
+    assert [w["fix"] for w in warnings] == [f"chmod 700 {lionclaw_home}"]
+    lionclaw_home.chmod(0o700)
+    checked = json.loads(ok("--home", str(lionclaw_home), "check", "--json"))
+    assert checked == {"ok": True, "failures": [], "legacy_keys": [], "warnings": []}
     assert git(lionclaw_home, "status", "--porcelain") == ""
 
 
@@ -306,13 +314,13 @@ def test_discovery_order_is_option_env_folder_default(
     plain.mkdir()
     git(plain, "init", "-q", "-b", "main")
     message = refused("status", cwd=plain)
-    assert ".hearth/home is not a hearth home" in message
+    assert ".hearth/home does not exist" in message and "hearth init" in message
     # The walk stops at the first repository, as git's does: a plain repository
     # inside a home hides the home.
     nested = here / "vendor/plain"
     nested.mkdir(parents=True)
     git(nested, "init", "-q", "-b", "main")
-    assert ".hearth/home is not a hearth home" in refused("status", cwd=nested)
+    assert ".hearth/home does not exist" in refused("status", cwd=nested)
 
 
 # -- a home made with older keys -----------------------------------------------------------
