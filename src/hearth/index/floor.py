@@ -126,6 +126,12 @@ class Floor:
     translation_nearest: bool = True
     #: A question none of whose words the home holds: only a translation passes.
     absent_words: bool = True
+    #: The crossing (``crossing.py``: cosine less the question's and the
+    #: passage's crowding) at which the question's translation candidate is a
+    #: translation, and how far it must stand above the best passage in the
+    #: question's own language; None: only the nearest at ``translation``.
+    crossing: float | None = -0.05
+    crossing_margin: float = 0.035
 
 
 #: The floor hearth searches with.
@@ -176,6 +182,10 @@ class Judged:
     foreign: bool = False
     #: The semantic side's nearest passage with text.
     nearest: bool = False
+    #: The question's translation candidate's crossing and its margin
+    #: (``crossing.py``; None: this hit is not the candidate).
+    crossing: float | None = None
+    crossing_margin: float | None = None
 
 
 def inner_names(text: str) -> list[str]:
@@ -256,11 +266,17 @@ def other_tongues(one: str, other: str) -> bool:
 def is_translation(judged: Judged, floor: Floor) -> bool:
     """Whether a hit in another language, sharing none of the question's words,
     stands out enough to be the same thing said there."""
-    return (
+    if not (judged.foreign and judged.text and judged.words == 0):
+        return False
+    crossed = (
+        floor.crossing is not None
+        and judged.crossing is not None
+        and judged.crossing_margin is not None
+        and judged.crossing >= floor.crossing
+        and judged.crossing_margin >= floor.crossing_margin
+    )
+    return crossed or (
         floor.translation is not None
-        and judged.foreign
-        and judged.text
-        and judged.words == 0
         and (judged.nearest or not floor.translation_nearest)
         and judged.standing is not None
         and judged.standing >= floor.translation

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from hearth.embedding import Embedder
-from hearth.index import context, evidence
+from hearth.index import context, crossing, evidence
 from hearth.index.evidence import Gathered
 from hearth.index.floor import FLOOR, Floor
 from hearth.index.hits import Hit, Ranked
@@ -230,8 +230,24 @@ def hybrid_ranked(
     unscored = [h.scored(0.0) for h in near.hits]
     hits = context.spread(fused, unscored, ordinals, q.limit, q.names, weights)
     digests.update(near.digests)
-    # Bodies are read only for the hits judged and returned.
-    bodies = index.bodies([*near.hits, *semantic.hits, *keyword.hits], digests)
+    # The semantic side's nearest passages, past its margin: where a note in
+    # another language saying what the question asks stands (``crossing.py``).
+    wide = index.ranked_digests(
+        [d for d, _ in meaning.found.pairs], q.kind, q.path_prefix, 2 * DEPTH, weights
+    )
+    digests.update(wide.digests)
+    # Bodies are read only for the hits judged and returned, and the wide
+    # side's (their language is told by their text).
+    bodies = index.bodies([*near.hits, *semantic.hits, *keyword.hits, *wide.hits], digests)
+    bodies.load([(h.path, h.start_line) for h in wide.hits])
+    across = crossing.candidate(
+        q.text, wide.hits, wide.digests, bodies, dict(meaning.found.pairs), store
+    )
+    if across is not None and crossing.admitted(across, FLOOR):
+        hits = _with(
+            hits, next(h for h in wide.hits if (h.path, h.start_line) == across.key), q.limit
+        )
+        ordinals.update(wide.ordinals)
     first = FLOOR.both_depth
     keys = [digests.get((h.path, h.start_line), "") for h in hits]
     return hits, Gathered(
@@ -243,7 +259,15 @@ def hybrid_ranked(
         digests,
         evidence.meaning_of(store, meaning, keys),
         keyword.matched,
+        across,
     )
+
+
+def _with(hits: list[Hit], hit: Hit, limit: int) -> list[Hit]:
+    """``hits`` holding ``hit`` (last, in the place of the last one at the limit)."""
+    if any((h.path, h.start_line) == (hit.path, hit.start_line) for h in hits):
+        return hits
+    return [*hits[: max(limit - 1, 0)], hit.scored(0.0)]
 
 
 def semantic_candidates(
