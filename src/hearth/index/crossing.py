@@ -24,6 +24,7 @@ nothing.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
     from hearth.index.floor import Floor
     from hearth.index.hits import Hit
     from hearth.index.vectors import VectorStore
+
+#: The languages of passages read lately (the same ones come back search after search).
+_tongue = functools.lru_cache(maxsize=4096)(floors.tongue)
 
 #: Neighbours whose mean cosine is a passage's (or the question's) crowding.
 NEIGHBOURS = 10
@@ -82,6 +86,7 @@ def candidate(
     asked_in = floors.tongue(text)
     if not asked_in:
         return None
+    latin = asked_in in ("english", "ascii")
     foreign: list[tuple[tuple[str, int], str]] = []
     rivals: list[str] = []
     for hit in hits:
@@ -90,7 +95,9 @@ def candidate(
         digest = digests.get(key, "")
         if not body.strip() or digest not in cosines or digest not in store:
             continue
-        if floors.other_tongues(asked_in, floors.tongue(body)):
+        # Text of ASCII letters alone is never in another language than a
+        # question in Latin letters (``floor.other_tongues``): not read again.
+        if not (latin and body.isascii()) and floors.other_tongues(asked_in, _tongue(body)):
             if len(foreign) < CANDIDATES:
                 foreign.append((key, digest))
         elif len(rivals) < RIVALS:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from hearth.index.bodies import Bodies
     from hearth.index.crossing import Crossing
-    from hearth.index.hits import Hit
+    from hearth.index.hits import Hit, Ranked
     from hearth.index.ondisk import Nearest
     from hearth.index.question import Question
     from hearth.index.search_index import SearchIndex
@@ -52,10 +52,12 @@ class Gathered:
 
 
 class Asked(NamedTuple):
-    """The semantic side's question: its vector and what the store found."""
+    """The semantic side's question: its vector, what the store found, and
+    the sections of all it found (past the semantic side's margin)."""
 
     vector: Vectors
     found: Nearest
+    wide: Ranked
 
 
 @functools.lru_cache(maxsize=8192)

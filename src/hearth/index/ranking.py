@@ -230,11 +230,7 @@ def hybrid_ranked(
     unscored = [h.scored(0.0) for h in near.hits]
     hits = context.spread(fused, unscored, ordinals, q.limit, q.names, weights)
     digests.update(near.digests)
-    # The semantic side's nearest passages, past its margin: where a note in
-    # another language saying what the question asks stands (``crossing.py``).
-    wide = index.ranked_digests(
-        [d for d, _ in meaning.found.pairs], q.kind, q.path_prefix, 2 * DEPTH, weights
-    )
+    wide = meaning.wide
     digests.update(wide.digests)
     # Bodies are read only for the hits judged and returned, and the wide
     # side's (their language is told by their text).
@@ -296,9 +292,21 @@ def _semantic(
     if nearest:
         lowest = nearest[0][1] - SEMANTIC_MARGIN
         nearest = [(d, score) for d, score in nearest if score >= lowest]
-    digests = [d for d, _ in nearest]
-    ranked = index.ranked_digests(digests, q.kind, q.path_prefix, DEPTH, weights)
-    return ranked, evidence.Asked(vector, found)
+    # The sections of all the nearest passages, past the margin, are read at
+    # once: where a note in another language saying what the question asks
+    # stands (``crossing.py``); the semantic side is those within it.
+    wide = index.ranked_digests(
+        [d for d, _ in found.pairs], q.kind, q.path_prefix, 2 * DEPTH, weights
+    )
+    within = {d for d, _ in nearest}
+    hits = [h for h in wide.hits if wide.digests[h.path, h.start_line] in within][:DEPTH]
+    keys = {(h.path, h.start_line) for h in hits}
+    ranked = Ranked(
+        hits,
+        {k: v for k, v in wide.ordinals.items() if k in keys},
+        {k: v for k, v in wide.digests.items() if k in keys},
+    )
+    return ranked, evidence.Asked(vector, found, wide)
 
 
 def semantic_text(text: str, names: Collection[str] = ()) -> str:
