@@ -32,7 +32,10 @@ What a hit is judged on (``Judged``, gathered by ``evidence.py``):
   the home holds is never "no matches";
 - **translation**: a hit written in another language than the question
   (``tongue``), sharing none of its words, the semantic side's nearest
-  passage with text, standing at ``Floor.translation``.
+  passage with text, standing at ``Floor.translation``; or the question's
+  translation candidate (``crossing.py``: the cosine weighed by how crowded
+  the question and the passage are) at ``Floor.crossing``, standing
+  ``Floor.crossing_margin`` above the passages in the question's language.
 
 The question decides the bar (``Bar``): one naming something no section
 holds (a capitalized word not starting a sentence: ``Caroline``,
