@@ -60,7 +60,8 @@ def variants() -> dict[str, Floor | None]:
             named=dataclasses.replace(both, every_word=False),
             keyword=dataclasses.replace(FLOOR.keyword, every_word=False),
         ),
-        "without translations": dataclasses.replace(FLOOR, translation=None),
+        "without translations": dataclasses.replace(FLOOR, translation=None, crossing=None),
+        "without crossing": dataclasses.replace(FLOOR, crossing=None),
         "without absent words": dataclasses.replace(FLOOR, absent_words=False),
     }
 

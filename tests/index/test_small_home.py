@@ -124,9 +124,14 @@ def test_a_word_the_home_never_holds_finds_nothing(home: Hearth, query: str) -> 
 
 
 #: Found across languages with the floor on (Tokyo as a translation, the
-#: association's note by both sides, on "association"); the others stand below
-#: it in a home this small (docs/search.md, "What it misses").
-TRANSLATED = {"what did I eat in Tokyo?", "where is the tenants' association meeting?"}
+#: association's note by both sides, on "association", grandma's by its
+#: crossing, ``crossing.py``); the others stand below it in a home this small
+#: (docs/search.md, "What it misses").
+TRANSLATED = {
+    "what did I eat in Tokyo?",
+    "where is the tenants' association meeting?",
+    "what does grandma want for her birthday?",
+}
 
 
 @pytest.mark.parametrize(

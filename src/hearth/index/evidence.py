@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from tantivy import Query
 
     from hearth.index.bodies import Bodies
-    from hearth.index.hits import Hit
+    from hearth.index.crossing import Crossing
+    from hearth.index.hits import Hit, Ranked
     from hearth.index.ondisk import Nearest
     from hearth.index.question import Question
     from hearth.index.search_index import SearchIndex
@@ -46,13 +47,17 @@ class Gathered:
     meaning: Meaning | None = None
     #: The keyword side's ``Ranked.matched`` (its snippets highlight it).
     matched: Query | None = None
+    #: The question's translation candidate (``crossing.py``; hybrid only).
+    crossing: Crossing | None = None
 
 
 class Asked(NamedTuple):
-    """The semantic side's question: its vector and what the store found."""
+    """The semantic side's question: its vector, what the store found, and
+    the sections of all it found (past the semantic side's margin)."""
 
     vector: Vectors
     found: Nearest
+    wide: Ranked
 
 
 @functools.lru_cache(maxsize=8192)
@@ -109,6 +114,7 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
     # The semantic side's nearest passage with text (a bare heading's vector
     # is of its heading alone).
     nearest = next((k for k in gathered.semantic_order if gathered.bodies.get(k, "").strip()), None)
+    across = gathered.crossing
     for hit in hits:
         key = (hit.path, hit.start_line)
         body = gathered.bodies.get(key, "")
@@ -123,7 +129,18 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
         foreign = floors.other_tongues(asked_in, written_in)
         has_text = bool(body.strip())
         judged.append(
-            Judged(share, rarest, weight, standing, both, has_text, foreign, key == nearest)
+            Judged(
+                share,
+                rarest,
+                weight,
+                standing,
+                both,
+                has_text,
+                foreign,
+                key == nearest,
+                across.score if across is not None and across.key == key else None,
+                across.margin if across is not None and across.key == key else None,
+            )
         )
     known = [n for n in names if n not in unknown]
     absent = bool(weights) and all(df.get(t, 0) == 0 for t in weights)

@@ -32,7 +32,10 @@ What a hit is judged on (``Judged``, gathered by ``evidence.py``):
   the home holds is never "no matches";
 - **translation**: a hit written in another language than the question
   (``tongue``), sharing none of its words, the semantic side's nearest
-  passage with text, standing at ``Floor.translation``.
+  passage with text, standing at ``Floor.translation``; or the question's
+  translation candidate (``crossing.py``: the cosine weighed by how crowded
+  the question and the passage are) at ``Floor.crossing``, standing
+  ``Floor.crossing_margin`` above the passages in the question's language.
 
 The question decides the bar (``Bar``): one naming something no section
 holds (a capitalized word not starting a sentence: ``Caroline``,
@@ -126,6 +129,12 @@ class Floor:
     translation_nearest: bool = True
     #: A question none of whose words the home holds: only a translation passes.
     absent_words: bool = True
+    #: The crossing (``crossing.py``: cosine less the question's and the
+    #: passage's crowding) at which the question's translation candidate is a
+    #: translation, and how far it must stand above the best passage in the
+    #: question's own language; None: only the nearest at ``translation``.
+    crossing: float | None = -0.05
+    crossing_margin: float = 0.035
 
 
 #: The floor hearth searches with.
@@ -176,6 +185,10 @@ class Judged:
     foreign: bool = False
     #: The semantic side's nearest passage with text.
     nearest: bool = False
+    #: The question's translation candidate's crossing and its margin
+    #: (``crossing.py``; None: this hit is not the candidate).
+    crossing: float | None = None
+    crossing_margin: float | None = None
 
 
 def inner_names(text: str) -> list[str]:
@@ -256,11 +269,17 @@ def other_tongues(one: str, other: str) -> bool:
 def is_translation(judged: Judged, floor: Floor) -> bool:
     """Whether a hit in another language, sharing none of the question's words,
     stands out enough to be the same thing said there."""
-    return (
+    if not (judged.foreign and judged.text and judged.words == 0):
+        return False
+    crossed = (
+        floor.crossing is not None
+        and judged.crossing is not None
+        and judged.crossing_margin is not None
+        and judged.crossing >= floor.crossing
+        and judged.crossing_margin >= floor.crossing_margin
+    )
+    return crossed or (
         floor.translation is not None
-        and judged.foreign
-        and judged.text
-        and judged.words == 0
         and (judged.nearest or not floor.translation_nearest)
         and judged.standing is not None
         and judged.standing >= floor.translation

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from hearth.embedding import Embedder
-from hearth.index import context, evidence
+from hearth.index import context, crossing, evidence
 from hearth.index.evidence import Gathered
 from hearth.index.floor import FLOOR, Floor
 from hearth.index.hits import Hit, Ranked
@@ -230,8 +230,20 @@ def hybrid_ranked(
     unscored = [h.scored(0.0) for h in near.hits]
     hits = context.spread(fused, unscored, ordinals, q.limit, q.names, weights)
     digests.update(near.digests)
-    # Bodies are read only for the hits judged and returned.
-    bodies = index.bodies([*near.hits, *semantic.hits, *keyword.hits], digests)
+    wide = meaning.wide
+    digests.update(wide.digests)
+    # Bodies are read only for the hits judged and returned, and the wide
+    # side's (their language is told by their text).
+    bodies = index.bodies([*near.hits, *semantic.hits, *keyword.hits, *wide.hits], digests)
+    bodies.load([(h.path, h.start_line) for h in wide.hits])
+    across = crossing.candidate(
+        q.text, wide.hits, wide.digests, bodies, dict(meaning.found.pairs), store
+    )
+    if across is not None and crossing.admitted(across, FLOOR):
+        hits = _with(
+            hits, next(h for h in wide.hits if (h.path, h.start_line) == across.key), q.limit
+        )
+        ordinals.update(wide.ordinals)
     first = FLOOR.both_depth
     keys = [digests.get((h.path, h.start_line), "") for h in hits]
     return hits, Gathered(
@@ -243,7 +255,15 @@ def hybrid_ranked(
         digests,
         evidence.meaning_of(store, meaning, keys),
         keyword.matched,
+        across,
     )
+
+
+def _with(hits: list[Hit], hit: Hit, limit: int) -> list[Hit]:
+    """``hits`` holding ``hit`` (last, in the place of the last one at the limit)."""
+    if any((h.path, h.start_line) == (hit.path, hit.start_line) for h in hits):
+        return hits
+    return [*hits[: max(limit - 1, 0)], hit.scored(0.0)]
 
 
 def semantic_candidates(
@@ -272,9 +292,21 @@ def _semantic(
     if nearest:
         lowest = nearest[0][1] - SEMANTIC_MARGIN
         nearest = [(d, score) for d, score in nearest if score >= lowest]
-    digests = [d for d, _ in nearest]
-    ranked = index.ranked_digests(digests, q.kind, q.path_prefix, DEPTH, weights)
-    return ranked, evidence.Asked(vector, found)
+    # The sections of all the nearest passages, past the margin, are read at
+    # once: where a note in another language saying what the question asks
+    # stands (``crossing.py``); the semantic side is those within it.
+    wide = index.ranked_digests(
+        [d for d, _ in found.pairs], q.kind, q.path_prefix, 2 * DEPTH, weights
+    )
+    within = {d for d, _ in nearest}
+    hits = [h for h in wide.hits if wide.digests[h.path, h.start_line] in within][:DEPTH]
+    keys = {(h.path, h.start_line) for h in hits}
+    ranked = Ranked(
+        hits,
+        {k: v for k, v in wide.ordinals.items() if k in keys},
+        {k: v for k, v in wide.digests.items() if k in keys},
+    )
+    return ranked, evidence.Asked(vector, found, wide)
 
 
 def semantic_text(text: str, names: Collection[str] = ()) -> str:

@@ -139,6 +139,27 @@ class VectorStore:
         pairs = [(keys.hex(int(rows[i])), float(scores[i])) for i in top]
         return Nearest(pairs, float(rough.mean()), float(rough.std()), n)
 
+    def crowding(self, digests: Sequence[str], count: int) -> list[float]:
+        """For each of ``digests``, the mean of its rough cosine to its
+        ``count`` nearest other rows: how close the home's passages crowd
+        around it (``crossing.py``)."""
+        n = self._count
+        if n < 2 or not digests:
+            return [0.0] * len(digests)
+        rows = self.rows_of(digests).T
+        own = np.array([self._digests.row(d) for d in digests], dtype=np.intp)
+        rough = np.empty((n, len(own)), dtype=np.float32)
+        block = np.empty((min(n, _BLOCK), self.dims), dtype=np.float32)
+        for start in range(0, n, _BLOCK):
+            stop = min(n, start + _BLOCK)
+            np.copyto(block[: stop - start], self._codes[start:stop], casting="unsafe")
+            np.matmul(block[: stop - start], rows, out=rough[start:stop])
+        rough *= self._scale[:n, None]
+        rough[own, np.arange(len(own))] = -np.inf  # not itself
+        count = max(1, min(count, n - 1))
+        top = np.partition(rough, n - count, axis=0)[n - count :]
+        return [float(v) for v in top.mean(axis=0)]
+
     def _kept(
         self, query: Vectors, rough: Vectors, slack: Vectors, count: int
     ) -> tuple[npt.NDArray[np.intp], Vectors]:

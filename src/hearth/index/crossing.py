@@ -1,0 +1,117 @@
+"""Across languages: the passage in another language that says what the question asks.
+
+An English question and its note in Korean share no word, and e5's cosine
+between them is barely above that of unrelated text: a translation is rarely
+the semantic side's nearest passage, nor stands out of the question's
+background. Part of what buries it is crowding ("hubness"): some passages sit
+close to many others and so to any question (a short note in Spanish stood
+nearest to "Who is Ruiz?", "hello" and "tell me a joke" alike), while a note
+about one thing sits apart. Cross-domain similarity local scaling (CSLS,
+from word translation) weighs that out:
+
+    crossing(q, p) = 2 cos(q, p) - crowd(q) - crowd(p)
+
+where ``crowd`` is the mean cosine to the ``NEIGHBOURS`` nearest passages
+(the question's from its own ranking, a passage's from the store). Among the
+semantic side's candidates written in another language than the question
+(``floor.tongue``), the one of highest crossing is the question's
+translation candidate; the floor lets it through above ``Floor.crossing``
+(``floor.is_translation``), and the ranking makes room for it among the hits
+(``ranking.hybrid_ranked``). Only candidates in another language are weighed
+(the store is read once more for them), so a home in one language pays
+nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, NamedTuple
+
+from hearth.index import floor as floors
+
+if TYPE_CHECKING:
+    from hearth.index.floor import Floor
+    from hearth.index.hits import Hit
+    from hearth.index.vectors import VectorStore
+
+#: The languages of passages read lately (the same ones come back search after search).
+_tongue = functools.lru_cache(maxsize=4096)(floors.tongue)
+
+#: Neighbours whose mean cosine is a passage's (or the question's) crowding.
+NEIGHBOURS = 10
+#: Passages in the question's language whose crossing the candidate is weighed
+#: against (the nearest by cosine), and candidates in another language weighed.
+RIVALS = 20
+CANDIDATES = 30
+
+
+class Crossing(NamedTuple):
+    """A question's translation candidate."""
+
+    key: tuple[str, int]
+    #: ``2 cos - crowd(question) - crowd(passage)``...
+    score: float
+    #: ...and how far above the best crossing of a passage in the question's
+    #: own language (or of no language told) among the nearest.
+    margin: float
+
+
+def admitted(found: Crossing, floor: Floor) -> bool:
+    """Whether ``floor`` lets the translation candidate ``found`` through."""
+    return (
+        floor.crossing is not None
+        and found.score >= floor.crossing
+        and found.margin >= floor.crossing_margin
+    )
+
+
+def crowd(cosines: Sequence[float]) -> float:
+    """The question's crowding: the mean of its ``NEIGHBOURS`` best cosines."""
+    best = sorted(cosines, reverse=True)[:NEIGHBOURS]
+    return sum(best) / len(best) if best else 0.0
+
+
+def candidate(
+    text: str,
+    hits: Sequence[Hit],
+    digests: Mapping[tuple[str, int], str],
+    bodies: Mapping[tuple[str, int], str],
+    cosines: Mapping[str, float],
+    store: VectorStore,
+) -> Crossing | None:
+    """Of the semantic side's ``hits`` (nearest first) with text, in another
+    language than ``text``, the one of highest crossing (None: there is none);
+    ``cosines``: the question's nearest passages, by digest."""
+    asked_in = floors.tongue(text)
+    if not asked_in:
+        return None
+    latin = asked_in in ("english", "ascii")
+    foreign: list[tuple[tuple[str, int], str]] = []
+    rivals: list[str] = []
+    for hit in hits:
+        key = (hit.path, hit.start_line)
+        body = bodies.get(key, "")
+        digest = digests.get(key, "")
+        if not body.strip() or digest not in cosines or digest not in store:
+            continue
+        # Text of ASCII letters alone is never in another language than a
+        # question in Latin letters (``floor.other_tongues``): not read again.
+        if not (latin and body.isascii()) and floors.other_tongues(asked_in, _tongue(body)):
+            if len(foreign) < CANDIDATES:
+                foreign.append((key, digest))
+        elif len(rivals) < RIVALS:
+            rivals.append(digest)
+    if not foreign:
+        return None
+    question = crowd(list(cosines.values()))
+    weighed = [*dict.fromkeys([*(d for _, d in foreign), *rivals])]
+    crowding = dict(zip(weighed, store.crowding(weighed, NEIGHBOURS), strict=True))
+
+    def crossing(digest: str) -> float:
+        return 2 * cosines[digest] - question - crowding[digest]
+
+    key, digest = max(foreign, key=lambda pair: crossing(pair[1]))
+    score = crossing(digest)
+    rival = max((crossing(d) for d in rivals), default=None)
+    return Crossing(key, score, score - rival if rival is not None else 0.0)

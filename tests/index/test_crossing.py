@@ -1,0 +1,89 @@
+"""Across languages (issue 48): a passage's crowding in the store, the
+question's translation candidate weighed by it, and the floor letting the
+candidate through only above both of its bars."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+from hearth.index import crossing
+from hearth.index.floor import FLOOR, Judged, is_translation
+from hearth.index.hits import Hit
+from hearth.index.vectors import open_store
+
+DIMS = 8
+
+
+def _unit(*values: float) -> np.ndarray:  # type: ignore[type-arg]
+    row = np.array(values + (0.0,) * (DIMS - len(values)), dtype=np.float32)
+    return row / np.linalg.norm(row)
+
+
+def _hit(path: str) -> Hit:
+    return Hit(path, 1, 2, path, "", "daily", "", 0.0, "")
+
+
+def test_crowding_is_the_mean_cosine_to_a_passage_s_nearest_others(tmp_path: Path) -> None:
+    """A passage among many like it is crowded; one apart is not (itself left out)."""
+    store = open_store(tmp_path / "v", "m", DIMS)
+    rows = [_unit(1, 0.1 * i) for i in range(5)] + [_unit(0, 0, 1)]
+    store.add([f"{i:032x}" for i in range(6)], np.stack(rows))
+    crowded, apart = store.crowding([f"{0:032x}", f"{5:032x}"], 2)
+    assert crowded > 0.95  # its two nearest are near copies, not itself (1.0)
+    assert crowded < 0.999
+    assert abs(apart) < 0.02  # orthogonal to everything else
+
+
+def test_the_candidate_is_the_foreign_passage_least_crowded_for_its_cosine(
+    tmp_path: Path,
+) -> None:
+    """Of two notes in other languages at the same cosine, the one crowded by
+    many like it (a hub, near any question) is not the candidate; the English
+    passages are its rivals, not candidates."""
+    store = open_store(tmp_path / "v", "m", DIMS)
+    hub = [_unit(1, 0.05 * i, 0, 1) for i in range(6)]
+    apart = _unit(0, 0, 0, 0, 0, 1)
+    english = _unit(0, 0, 1)
+    digests = [f"{i:032x}" for i in range(8)]
+    store.add(digests, np.stack([*hub, apart, english]))
+    hits = [_hit("hub.md"), _hit("apart.md"), _hit("english.md")]
+    keys = {("hub.md", 1): digests[0], ("apart.md", 1): digests[6], ("english.md", 1): digests[7]}
+    bodies = {
+        ("hub.md", 1): "Mañana llamo a mi hermana para la cena",
+        ("apart.md", 1): "다음 주 화요일 오후 세 시에 치과 예약이 있어요.",
+        ("english.md", 1): "We went to the dentist and it was fine.",
+    }
+    cosines = {digests[0]: 0.84, digests[6]: 0.84, digests[7]: 0.80}
+    found = crossing.candidate(
+        "when is my dentist appointment?", hits, keys, bodies, cosines, store
+    )
+    assert found is not None
+    assert found.key == ("apart.md", 1)
+    assert found.margin > 0  # above the English rival's crossing
+    # A question with no letters to tell its language has no candidate.
+    assert crossing.candidate("4242", hits, keys, bodies, cosines, store) is None
+
+
+def test_the_floor_lets_the_candidate_through_above_both_bars() -> None:
+    """The crossing part: a hit in another language, sharing no word, that is
+    the question's candidate at the crossing and margin bars passes; below
+    either, or without the part, it is judged as before (not the nearest: no)."""
+    at = Judged(
+        words=0.0,
+        rarest=0.0,
+        held=0.0,
+        standing=-1.2,
+        both=False,
+        foreign=True,
+        crossing=FLOOR.crossing or 0.0,
+        crossing_margin=FLOOR.crossing_margin,
+    )
+    assert is_translation(at, FLOOR)
+    assert not is_translation(dataclasses.replace(at, crossing_margin=0.0), FLOOR)
+    assert not is_translation(dataclasses.replace(at, crossing=-0.2), FLOOR)
+    assert not is_translation(dataclasses.replace(at, words=0.5), FLOOR)
+    assert not is_translation(dataclasses.replace(at, foreign=False), FLOOR)
+    assert not is_translation(at, dataclasses.replace(FLOOR, crossing=None))
