@@ -24,6 +24,7 @@ conflict (someone else changed the file since it was read).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -139,8 +140,10 @@ class Block:
     end: int
     #: The bullet's text, wrapped lines joined by one space.
     text: str
-    #: What the entry says, whatever its indentation, wrapping or line endings:
-    #: its text, then each sub-bullet's as ``\n- sub``. Entries are known by it.
+    #: What the entry says, whatever its indentation, wrapping, line endings or
+    #: Unicode form (composed, NFC: an accent typed on one machine and saved
+    #: decomposed on another is the same letter): its text, then each
+    #: sub-bullet's as ``\n- sub``. Entries are known by it.
     key: str
 
 
@@ -181,6 +184,7 @@ def entry_blocks(lines: Sequence[str]) -> list[Block]:
             j += 1
         joined = " ".join(" ".join(parts).split())
         key = joined + "".join("\n- " + " ".join(s.split()) for s in subs)
+        key = unicodedata.normalize("NFC", key)
         blocks.append(Block(i, j if head_end is None else head_end, j, joined, key))
         i = j
     return blocks

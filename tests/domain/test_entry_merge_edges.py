@@ -1,0 +1,47 @@
+"""The entry merge against edits a hostile tester found people make (pure).
+
+Each test names the scenario it came from: the merge either kept what both
+sides meant, or lost, doubled or brought back an entry.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from hearth.domain.entries import list_entries
+from hearth.domain.entry_merge import merge_entry_files
+
+HEAD = "# Memory\n\n## Entries\n\n"
+
+
+def entries_of(text: str) -> list[str]:
+    return [unicodedata.normalize("NFC", e.text) for e in list_entries(text)]
+
+
+def nfd(text: str) -> str:
+    return unicodedata.normalize("NFD", text)
+
+
+def test_an_entry_typed_composed_on_one_machine_and_decomposed_on_the_other_is_one_entry() -> None:
+    """Unicode, NFC against NFD: both machines add "café au lait", one composed
+    (é as one code point, as Linux types it), one decomposed (e + combining
+    accent, as a macOS file system or editor may write it). It is one entry,
+    not two that look the same."""
+    base = HEAD + "- a\n"
+    ours = base + "- café au lait\n"
+    theirs = base + nfd("- café au lait\n")
+    result = merge_entry_files(base, ours, theirs)
+    assert entries_of(result.text) == ["a", "café au lait"]
+    assert not result.conflicts
+
+
+def test_an_editor_that_rewrites_the_file_decomposed_brings_back_no_removed_entry() -> None:
+    """Unicode, a whole file saved NFD: one machine's editor writes every accent
+    decomposed (no word changed); the other removes "Bea mora em Évora". The
+    removal stands: re-encoding an entry is not writing it again."""
+    base = HEAD + "- Sam likes café\n- Bea mora em Évora\n- plain\n"
+    ours = nfd(base)
+    theirs = HEAD + "- Sam likes café\n- plain\n"
+    result = merge_entry_files(base, ours, theirs)
+    assert entries_of(result.text) == ["Sam likes café", "plain"]
+    assert not result.conflicts
