@@ -45,3 +45,17 @@ def test_an_editor_that_rewrites_the_file_decomposed_brings_back_no_removed_entr
     result = merge_entry_files(base, ours, theirs)
     assert entries_of(result.text) == ["Sam likes café", "plain"]
     assert not result.conflicts
+
+
+def test_an_entry_kept_against_a_removal_keeps_the_blank_line_above_it() -> None:
+    """A tab-indented sub-bullet against a removal: one machine adds a sub-bullet
+    (a tab before its "- ") to the first entry, the other removes that entry.
+    The entry stays (a conflict), where it stood: under the blank line that
+    follows "## Entries", not above it, so the frame no side changed is kept."""
+    base = HEAD + "- Alpha one\n- Beta two\n"
+    ours = HEAD + "- Alpha one\n\t- since 2020\n- Beta two\n"
+    theirs = HEAD + "- Beta two\n- Gamma three\n"
+    result = merge_entry_files(base, ours, theirs)
+    assert result.text == HEAD + "- Alpha one\n\t- since 2020\n- Beta two\n- Gamma three\n"
+    (conflict,) = result.conflicts
+    assert (conflict.kept, conflict.other) == ("Alpha one / - since 2020", None)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hearth.domain.diff3 import Chunk, diff3
@@ -246,13 +246,7 @@ def _settled(
         for i, (norm, item) in enumerate(side):
             if not item.entry or norm in seen or norm in followers:
                 continue
-            at = 0
-            for prior, _item in reversed(side[:i]):
-                found = index_of(prior) if prior.strip() else None
-                if found is not None:
-                    at = found + 1
-                    break
-            final.insert(at, (norm, item))
+            final.insert(_after_prior(final, side[:i], index_of), (norm, item))
             seen.add(norm)
     for kept, other in outcome.follow.items():
         if other.norm not in seen:
@@ -265,6 +259,28 @@ def _settled(
             final.insert(last + 1, (norm, item))
             seen.add(norm)
     return final
+
+
+def _after_prior(
+    final: Sequence[_Token], before: Sequence[_Token], index_of: Callable[[str], int | None]
+) -> int:
+    """Where an entry the placing left out goes: after the nearest line that
+    stood above it on its side and stands in ``final`` (a blank line is found
+    by what it follows), then past the blank lines that stood between them."""
+    blanks = 0
+    for prior, _item in reversed(before):
+        if not prior.strip():
+            blanks += 1
+            continue
+        found = index_of(prior)
+        if found is None:
+            blanks = 0
+            continue
+        at = found + 1
+        while blanks and at < len(final) and not final[at][0].strip():
+            at, blanks = at + 1, blanks - 1
+        return at
+    return 0
 
 
 def _rendered(items: Sequence[Item]) -> list[str]:
