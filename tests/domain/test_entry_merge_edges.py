@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import unicodedata
 
+import pytest
+
 from hearth.domain.entries import list_entries
 from hearth.domain.entry_merge import merge_entry_files
 
@@ -59,3 +61,39 @@ def test_an_entry_kept_against_a_removal_keeps_the_blank_line_above_it() -> None
     assert result.text == HEAD + "- Alpha one\n\t- since 2020\n- Beta two\n- Gamma three\n"
     (conflict,) = result.conflicts
     assert (conflict.kept, conflict.other) == ("Alpha one / - since 2020", None)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="an entry is a '- ' bullet only: '* ' and '+ ' bullets are frame lines, so "
+    "two machines appending to a list of them is a frame conflict (markers under git "
+    "pull, a whole-file copy under hearth sync)",
+)
+def test_star_and_plus_bullets_appended_on_both_machines_merge_as_entries() -> None:
+    """'*' and '+' bullets: a person note written with '* ' bullets, one machine
+    appends '* Ana has a dog', the other '+ Ana runs marathons'. Both are facts
+    added at the end of a list: both kept, no conflict."""
+    base = "# Ana\n\n* Ana likes jazz\n* Ana is a nurse\n"
+    ours = base + "* Ana has a dog\n"
+    theirs = base + "+ Ana runs marathons\n"
+    result = merge_entry_files(base, ours, theirs)
+    assert not result.frame_conflict
+    assert result.text == base + "* Ana has a dog\n+ Ana runs marathons\n"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="which lines are entries is decided per version: renaming '## Entries' turns "
+    "the preamble's margin bullets into entries on that side only, so an edit of one "
+    "on the other side is a false frame conflict that doubles the preamble's bullets",
+)
+def test_renaming_the_entries_heading_leaves_the_preamble_bullets_to_git() -> None:
+    """A heading renamed on one side while the other edits around it: one
+    machine renames '## Entries' to '## Facts'; the other edits a bullet of the
+    preamble's rules and adds an entry. Both changes, once each."""
+    base = "# Memory\n\nRules:\n- keep it lean\n- one line each\n\n## Entries\n\n- A one\n- B two\n"
+    ours = base.replace("## Entries", "## Facts")
+    theirs = base.replace("- keep it lean", "- keep it very lean") + "- C three\n"
+    result = merge_entry_files(base, ours, theirs)
+    assert not result.frame_conflict
+    assert result.text == theirs.replace("## Entries", "## Facts")
