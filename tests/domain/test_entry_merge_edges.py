@@ -81,16 +81,13 @@ def test_star_and_plus_bullets_appended_on_both_machines_merge_as_entries() -> N
     assert result.text == base + "* Ana has a dog\n+ Ana runs marathons\n"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="which lines are entries is decided per version: renaming '## Entries' turns "
-    "the preamble's margin bullets into entries on that side only, so an edit of one "
-    "on the other side is a false frame conflict that doubles the preamble's bullets",
-)
-def test_renaming_the_entries_heading_leaves_the_preamble_bullets_to_git() -> None:
+def test_renaming_the_entries_heading_makes_no_false_frame_conflict() -> None:
     """A heading renamed on one side while the other edits around it: one
     machine renames '## Entries' to '## Facts'; the other edits a bullet of the
-    preamble's rules and adds an entry. Both changes, once each."""
+    preamble's rules and adds an entry. Both changes, once each. (Which lines
+    were entries was decided per version: the rename made the preamble's
+    bullets entries on that side only, a false frame conflict that doubled
+    them.)"""
     base = "# Memory\n\nRules:\n- keep it lean\n- one line each\n\n## Entries\n\n- A one\n- B two\n"
     ours = base.replace("## Entries", "## Facts")
     theirs = base.replace("- keep it lean", "- keep it very lean") + "- C three\n"

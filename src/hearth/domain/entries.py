@@ -147,17 +147,17 @@ class Block:
     key: str
 
 
-def entry_blocks(lines: Sequence[str]) -> list[Block]:
+def entry_blocks(lines: Sequence[str], *, adopted: bool = False) -> list[Block]:
     """Every entry among ``lines`` (a file split on "\\n"), as blocks.
 
-    The bullets of the ``## Entries`` section when there is one; else the
-    adopted form: every ``- `` line that starts at the margin, outside code
-    fences. A line indented deeper than the bullet that starts an entry, with
+    The bullets of the ``## Entries`` section when there is one; else (or with
+    ``adopted``) the adopted form: every ``- `` line that starts at the margin,
+    outside code fences. A line indented deeper than the bullet that starts an entry, with
     no blank line before it, belongs to that entry: a continuation of its text,
     or a sub-bullet. A bullet no deeper than the entry's starts the next one.
     """
     outside = _unfenced(lines)
-    found = _section(lines, outside)
+    found = None if adopted else _section(lines, outside)
     start, end = (found[0] + 1, found[1]) if found is not None else (0, len(lines))
     blocks: list[Block] = []
     i = start

@@ -34,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hearth.domain.diff3 import Chunk, diff3
-from hearth.domain.entries import entry_blocks, is_crlf
+from hearth.domain.entries import entry_blocks, has_entries_section, is_crlf
 from hearth.domain.entry_fates import Fates, Item, fates
 from hearth.domain.layout import ENTRY_CONFLICTS_DIR
 
@@ -61,12 +61,12 @@ class EntryMerge:
     frame_conflict: bool = False
 
 
-def _parse(text: str) -> list[Item]:
+def _parse(text: str, adopted: bool) -> list[Item]:
     lines = [line.removesuffix("\r") for line in text.split("\n")]
     items: list[Item] = []
     seen: Counter[str] = Counter()
     at = 0
-    for block in entry_blocks(lines):
+    for block in entry_blocks(lines, adopted=adopted):
         items += [Item(line.rstrip(), (line,)) for line in lines[at : block.start]]
         seen[block.key] += 1
         norm = f"\0{seen[block.key]}\0{block.key}"
@@ -312,7 +312,12 @@ def merge_entry_files(base: str, ours: str, theirs: str, *, markers: bool = True
         return EntryMerge(ours)
     if ours == base:
         return EntryMerge(theirs)
-    parsed = [_parse(text) for text in (base, ours, theirs)]
+    # Which lines are entries is decided alike for the three versions: when
+    # they disagree on having an ``## Entries`` section (one side renamed or
+    # removed its heading), every margin bullet is an entry in all three, so a
+    # bullet is never an entry on one side and a frame line on another.
+    adopted = len({has_entries_section(text) for text in (base, ours, theirs)}) > 1
+    parsed = [_parse(text, adopted) for text in (base, ours, theirs)]
     outcome = _Outcome(*parsed)
     toks = (outcome.tokens(parsed[0]), outcome.tokens(parsed[1]), outcome.tokens(parsed[2], True))
     placed, conflict = _placed(toks, markers)
