@@ -7,7 +7,9 @@ kept: merged as two plain removals, the entry would be gone from the file with
 no conflict left to say so. ``settled_apart`` finds such a conflict (its record
 deleted on both sides, each side holding a different one of its versions) and
 merges the file again with both versions counted as additions, so both stay,
-and names them as a new entry conflict.
+and names them as a new entry conflict. A version against a removal settled
+both ways (one side keeps the version, the other removes it) keeps the version
+the same way, and names the conflict again.
 """
 
 from __future__ import annotations
@@ -16,7 +18,13 @@ from collections.abc import Callable, Sequence
 
 from hearth.domain import layout
 from hearth.domain.entries import entry_blocks, has_entries_section
-from hearth.domain.entry_merge import EntryConflict, EntryMerge, merge_entry_files, parse_record
+from hearth.domain.entry_merge import (
+    ConflictRecord,
+    EntryConflict,
+    EntryMerge,
+    merge_entry_files,
+    parse_record,
+)
 
 #: (revision, path) -> the file's text at that revision, or None when absent.
 Version = Callable[[str, str], str | None]
@@ -53,22 +61,37 @@ def settled_apart(
         if version("MERGE_HEAD", path) is not None:
             continue
         record = parse_record(path, old)
-        if record is None or record.other is None:
+        if record is None:
             continue
         texts = [version(rev, record.path) for rev in (base, "HEAD", "MERGE_HEAD")]
         if any(text is None for text in texts):
             continue
         base_text, ours, theirs = (t or "" for t in texts)
-        versions = {record.kept, record.other}
-        mine, yours = versions & _shown(ours), versions & _shown(theirs)
-        if len(mine) != 1 or len(yours) != 1 or mine == yours:
+        conflict = _disagreement(record, _shown(ours), _shown(theirs))
+        if conflict is None:
             continue
+        versions = {record.kept} | ({record.other} if record.other is not None else set())
         merged = merge_entry_files(_without(base_text, versions), ours, theirs, markers=False)
         if merged.frame_conflict:
             continue
-        conflict = EntryConflict(record.base, mine.pop(), yours.pop(), "ours")
         found.append((record.path, merged.text, conflict))
     return found
+
+
+def _disagreement(record: ConflictRecord, ours: set[str], theirs: set[str]) -> EntryConflict | None:
+    """The conflict again when the two sides settled ``record`` differently:
+    each keeping a different version, or (a version against a removal) one
+    side keeping it and the other removing it."""
+    if record.other is None:
+        mine, yours = record.kept in ours, record.kept in theirs
+        if mine == yours:
+            return None
+        return EntryConflict(record.base, record.kept, None, "ours" if mine else "theirs")
+    versions = {record.kept, record.other}
+    held, other = versions & ours, versions & theirs
+    if len(held) != 1 or len(other) != 1 or held == other:
+        return None
+    return EntryConflict(record.base, held.pop(), other.pop(), "ours")
 
 
 def merged_by_entries(path: str, texts: list[str]) -> bool:
