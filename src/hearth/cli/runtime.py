@@ -380,7 +380,8 @@ def hook(state: _State, name: str, args: tuple[str, ...]) -> None:
 
 def _sync_conflict_line(path: str) -> str:
     if path.startswith(layout.ENTRY_CONFLICTS_DIR + "/"):
-        return f"entry conflict: an entry changed two ways, the other version kept at {path}"
+        # Both versions are in the file; the record only names them.
+        return f"entry conflict: an entry changed two ways, both versions in the file; see {path}"
     return f"conflict: the remote's version kept at {path}"
 
 

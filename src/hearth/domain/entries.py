@@ -24,6 +24,7 @@ conflict (someone else changed the file since it was read).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -139,22 +140,24 @@ class Block:
     end: int
     #: The bullet's text, wrapped lines joined by one space.
     text: str
-    #: What the entry says, whatever its indentation, wrapping or line endings:
-    #: its text, then each sub-bullet's as ``\n- sub``. Entries are known by it.
+    #: What the entry says, whatever its indentation, wrapping, line endings or
+    #: Unicode form (composed, NFC: an accent typed on one machine and saved
+    #: decomposed on another is the same letter): its text, then each
+    #: sub-bullet's as ``\n- sub``. Entries are known by it.
     key: str
 
 
-def entry_blocks(lines: Sequence[str]) -> list[Block]:
+def entry_blocks(lines: Sequence[str], *, adopted: bool = False) -> list[Block]:
     """Every entry among ``lines`` (a file split on "\\n"), as blocks.
 
-    The bullets of the ``## Entries`` section when there is one; else the
-    adopted form: every ``- `` line that starts at the margin, outside code
-    fences. A line indented deeper than the bullet that starts an entry, with
+    The bullets of the ``## Entries`` section when there is one; else (or with
+    ``adopted``) the adopted form: every ``- `` line that starts at the margin,
+    outside code fences. A line indented deeper than the bullet that starts an entry, with
     no blank line before it, belongs to that entry: a continuation of its text,
     or a sub-bullet. A bullet no deeper than the entry's starts the next one.
     """
     outside = _unfenced(lines)
-    found = _section(lines, outside)
+    found = None if adopted else _section(lines, outside)
     start, end = (found[0] + 1, found[1]) if found is not None else (0, len(lines))
     blocks: list[Block] = []
     i = start
@@ -181,6 +184,7 @@ def entry_blocks(lines: Sequence[str]) -> list[Block]:
             j += 1
         joined = " ".join(" ".join(parts).split())
         key = joined + "".join("\n- " + " ".join(s.split()) for s in subs)
+        key = _nfc(key)
         blocks.append(Block(i, j if head_end is None else head_end, j, joined, key))
         i = j
     return blocks
@@ -219,10 +223,10 @@ def add_entries(target: str, new: Sequence[str]) -> tuple[str, list[str]]:
     if lines == [""]:
         lines = []
     outside = _unfenced(lines)
-    present = {text for _i, text in entry_lines(lines)}
+    present = {_nfc(text) for _i, text in entry_lines(lines)}
     added: list[str] = []
     for entry in new:
-        said = " ".join(entry.split())  # as entries are read back: spaces collapsed
+        said = _nfc(" ".join(entry.split()))  # as entries are read back: spaces collapsed
         if said not in present:
             present.add(said)
             added.append(entry)
@@ -250,7 +254,8 @@ def add_entries(target: str, new: Sequence[str]) -> tuple[str, list[str]]:
 
 
 def find_entry(text: str, ref: str) -> Entry:
-    """The entry ``ref`` names: ``#N``, or its exact text (spaces collapsed)."""
+    """The entry ``ref`` names: ``#N``, or its exact text (spaces collapsed, in
+    either Unicode form)."""
     entries = list_entries(text)
     number = _NUMBER.match(ref.strip())
     if number:
@@ -267,7 +272,7 @@ def find_entry(text: str, ref: str) -> Entry:
     wanted = clean_entry(ref)
     for named in dict.fromkeys((exact, wanted)):
         for entry in entries:
-            if entry.text == named:
+            if _nfc(entry.text) == _nfc(named):
                 return entry
     raise EntryMissing(
         f"no entry reads {wanted!r}; it may have been changed or removed since you read it "
@@ -317,7 +322,7 @@ def _add_to_section(text: str, entry: str, section: str) -> str:
     if start is None:
         named = ", ".join(sections_of(text)) or "none"
         raise Conflict(f"there is no '## {section}' section here (its sections: {named})")
-    if any(e.text == entry for e in list_entries(text)):
+    if any(_nfc(e.text) == _nfc(entry) for e in list_entries(text)):
         raise Conflict(f"the entry {entry!r} is already there")
     end = next(
         (
@@ -349,7 +354,9 @@ def replace_entry(text: str, ref: str, new_entry: str) -> str:
     crlf, text = _lf(text)
     entry = find_entry(text, ref)
     replacement = clean_entry(new_entry)
-    if replacement != entry.text and any(e.text == replacement for e in list_entries(text)):
+    if _nfc(replacement) != _nfc(entry.text) and any(
+        _nfc(e.text) == _nfc(replacement) for e in list_entries(text)
+    ):
         raise Conflict(f"the entry {replacement!r} is already there")
     lines = text.split("\n")
     line = lines[entry.line - 1]
@@ -371,6 +378,11 @@ def remove_entry(text: str, ref: str) -> str:
 
 def _block_at(lines: Sequence[str], start: int) -> Block:
     return next(b for b in entry_blocks(lines) if b.start == start)
+
+
+def _nfc(text: str) -> str:
+    """An accent typed composed and one saved decomposed are the same letter."""
+    return unicodedata.normalize("NFC", text)
 
 
 def is_crlf(text: str) -> bool:

@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hearth.domain.diff3 import Chunk, diff3
-from hearth.domain.entries import entry_blocks, is_crlf
+from hearth.domain.entries import entry_blocks, has_entries_section, is_crlf
 from hearth.domain.entry_fates import Fates, Item, fates
 from hearth.domain.layout import ENTRY_CONFLICTS_DIR
 
@@ -61,12 +61,12 @@ class EntryMerge:
     frame_conflict: bool = False
 
 
-def _parse(text: str) -> list[Item]:
+def _parse(text: str, adopted: bool) -> list[Item]:
     lines = [line.removesuffix("\r") for line in text.split("\n")]
     items: list[Item] = []
     seen: Counter[str] = Counter()
     at = 0
-    for block in entry_blocks(lines):
+    for block in entry_blocks(lines, adopted=adopted):
         items += [Item(line.rstrip(), (line,)) for line in lines[at : block.start]]
         seen[block.key] += 1
         norm = f"\0{seen[block.key]}\0{block.key}"
@@ -246,13 +246,7 @@ def _settled(
         for i, (norm, item) in enumerate(side):
             if not item.entry or norm in seen or norm in followers:
                 continue
-            at = 0
-            for prior, _item in reversed(side[:i]):
-                found = index_of(prior) if prior.strip() else None
-                if found is not None:
-                    at = found + 1
-                    break
-            final.insert(at, (norm, item))
+            final.insert(_after_prior(final, side[:i], index_of), (norm, item))
             seen.add(norm)
     for kept, other in outcome.follow.items():
         if other.norm not in seen:
@@ -265,6 +259,28 @@ def _settled(
             final.insert(last + 1, (norm, item))
             seen.add(norm)
     return final
+
+
+def _after_prior(
+    final: Sequence[_Token], before: Sequence[_Token], index_of: Callable[[str], int | None]
+) -> int:
+    """Where an entry the placing left out goes: after the nearest line that
+    stood above it on its side and stands in ``final`` (a blank line is found
+    by what it follows), then past the blank lines that stood between them."""
+    blanks = 0
+    for prior, _item in reversed(before):
+        if not prior.strip():
+            blanks += 1
+            continue
+        found = index_of(prior)
+        if found is None:
+            blanks = 0
+            continue
+        at = found + 1
+        while blanks and at < len(final) and not final[at][0].strip():
+            at, blanks = at + 1, blanks - 1
+        return at
+    return 0
 
 
 def _rendered(items: Sequence[Item]) -> list[str]:
@@ -296,7 +312,12 @@ def merge_entry_files(base: str, ours: str, theirs: str, *, markers: bool = True
         return EntryMerge(ours)
     if ours == base:
         return EntryMerge(theirs)
-    parsed = [_parse(text) for text in (base, ours, theirs)]
+    # Which lines are entries is decided alike for the three versions: when
+    # they disagree on having an ``## Entries`` section (one side renamed or
+    # removed its heading), every margin bullet is an entry in all three, so a
+    # bullet is never an entry on one side and a frame line on another.
+    adopted = len({has_entries_section(text) for text in (base, ours, theirs)}) > 1
+    parsed = [_parse(text, adopted) for text in (base, ours, theirs)]
     outcome = _Outcome(*parsed)
     toks = (outcome.tokens(parsed[0]), outcome.tokens(parsed[1]), outcome.tokens(parsed[2], True))
     placed, conflict = _placed(toks, markers)

@@ -41,9 +41,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hearth.app.sync.copies import conflict_copies
+from hearth.app.sync.settled import entry_merge, merged_by_entries, settled_apart
 from hearth.domain import layout
-from hearth.domain.entries import has_entries_section
-from hearth.domain.entry_merge import EntryMerge, merge_entry_files, render_record
+from hearth.domain.entry_merge import EntryConflict, merge_entry_files, render_record
 from hearth.domain.text import counted
 from hearth.errors import Conflict, HearthError, NoUpstream, StoreError, SyncBlocked
 from hearth.store import state
@@ -351,7 +351,7 @@ class Syncer:
         git = self.remote.git
         base, ours, theirs = (self.remote.stage(path, n) for n in (1, 2, 3))
         if ours is not None and theirs is not None:
-            entries_merged = _entry_merge(path, base or b"", ours, theirs)
+            entries_merged = entry_merge(path, base or b"", ours, theirs)
             if entries_merged is not None:
                 files.write(path, entries_merged.text.encode("utf-8"))
                 git("add", "--", path)
@@ -381,7 +381,8 @@ class Syncer:
     def _entry_records(self, files: RootedFiles) -> list[str]:
         """Records of the entries this merge found changed two ways (both versions
         are in the file), written and staged for the merge commit: the entry
-        files both sides changed, merged again from their three versions."""
+        files both sides changed, merged again from their three versions, and
+        a conflict both sides settled, each its own way (``settled_apart``)."""
         base = self.remote.git("merge-base", "HEAD", "MERGE_HEAD", check=False)
         if base.returncode != 0:
             return []
@@ -390,21 +391,29 @@ class Syncer:
         for side in ("HEAD", "MERGE_HEAD"):
             listed = self.remote.git("diff", "--name-only", "-z", base_commit, side).stdout
             changed.append({p.decode() for p in listed.split(b"\0") if p})
-        records = []
+        records: list[str] = []
         for path in sorted(changed[0] & changed[1]):
             if not layout.takes_entries(path):
                 continue
             texts = [self._version(rev, path) for rev in (base_commit, "HEAD", "MERGE_HEAD")]
             found = [t for t in texts if t is not None]
-            if len(found) < 3 or not _merged_by_entries(path, found):
+            if len(found) < 3 or not merged_by_entries(path, found):
                 continue
             for conflict in merge_entry_files(*found).conflicts:
-                record, text = render_record(path, conflict)
-                if files.read(record) is None:
-                    files.write(record, text.encode("utf-8"))
-                    self.remote.git("add", "--", record)
-                    records.append(record)
+                records += self._write_record(files, path, conflict)
+        for path, text, conflict in settled_apart(self._version, base_commit, changed):
+            files.write(path, text.encode("utf-8"))
+            self.remote.git("add", "--", path)
+            records += self._write_record(files, path, conflict)
         return records
+
+    def _write_record(self, files: RootedFiles, path: str, conflict: EntryConflict) -> list[str]:
+        record, text = render_record(path, conflict)
+        if files.read(record) is not None:
+            return []
+        files.write(record, text.encode("utf-8"))
+        self.remote.git("add", "--", record)
+        return [record]
 
     def _version(self, rev: str, path: str) -> str | None:
         shown = self.remote.git("show", f"{rev}:{path}", check=False)
@@ -418,25 +427,3 @@ class Syncer:
 
 def _listed(paths: list[str]) -> str:
     return "\n".join(f"  {p}" for p in paths)
-
-
-def _merged_by_entries(path: str, texts: list[str]) -> bool:
-    """Whether ``path`` merges entry by entry: a file the entry driver is named
-    for, or one with an ``## Entries`` section on every side."""
-    if not layout.takes_entries(path):
-        return False
-    named = path in ("USER.md", "MEMORY.md") or (path.startswith("users/") and path.count("/") == 1)
-    return named or all(has_entries_section(t) for t in texts if t)
-
-
-def _entry_merge(path: str, base: bytes, ours: bytes, theirs: bytes) -> EntryMerge | None:
-    """An entry file git could not merge (its frame changed two ways, added on
-    both sides, or one the driver is not named for), merged entry by entry with
-    ours' frame; None when it is not an entry file on every side."""
-    try:
-        texts = [data.decode("utf-8") for data in (base, ours, theirs)]
-    except UnicodeDecodeError:
-        return None
-    if not _merged_by_entries(path, texts):
-        return None
-    return merge_entry_files(*texts, markers=False)
