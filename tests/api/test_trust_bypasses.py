@@ -1,0 +1,103 @@
+"""Ways around issue 54's rules that its own cases did not try, played by an
+agent holding a write token against a real server (a hostile tester's round):
+each test names the route it takes and what it must not reach."""
+
+from __future__ import annotations
+
+import http.client
+import re
+import subprocess
+import urllib.parse
+
+import pytest
+
+from tests.api.conftest import Server
+
+
+class _Page:
+    """A browser's part in the review page, by hand: a cookie jar and forms
+    posted as Chromium posts them (the same Host and Origin)."""
+
+    def __init__(self, server: Server) -> None:
+        self.port = server.port
+        self.cookies: dict[str, str] = {}
+
+    def request(self, method: str, path: str, form: dict[str, str] | None = None) -> int:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        origin = f"127.0.0.1:{self.port}"
+        headers = {"Host": origin, "Origin": f"http://{origin}"}
+        if self.cookies:
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        body = None
+        if form is not None:
+            body = urllib.parse.urlencode(form).encode()
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        try:
+            conn.request(method, path, body=body, headers=headers)
+            response = conn.getresponse()
+            self.text = response.read().decode(errors="replace")
+            for name, value in response.getheaders():
+                if name.lower() == "set-cookie":
+                    key, _, rest = value.split(";")[0].partition("=")
+                    self.cookies[key] = rest
+            return response.status
+        finally:
+            conn.close()
+
+    def login(self, token: str) -> str:
+        """Log in with ``token``; the session's form nonce."""
+        self.request("GET", "/ui/login")
+        nonce = re.search(r'name="login_csrf" value="([^"]+)"', self.text)
+        assert nonce is not None
+        status = self.request(
+            "POST", "/ui/login", {"login_csrf": nonce.group(1), "next": "/ui/", "token": token}
+        )
+        assert status in (302, 303)
+        self.request("GET", "/ui/")
+        csrf = re.search(r'name="csrf" value="([^"]+)"', self.text)
+        assert csrf is not None
+        return csrf.group(1)
+
+
+def _git(server: Server, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(server.root), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+@pytest.mark.parametrize(
+    "spelled",
+    [".%2FMEMORY.md", "%2E/MEMORY.md", "notes/..%2FMEMORY.md", ".%2Fcontinuity/decisions/{key}"],
+)
+def test_a_write_token_cannot_restore_memory_or_records_through_another_spelling(
+    shared_server: Server, spelled: str
+) -> None:
+    """Restore is the person's act for MEMORY.md and records (issue 54 case 3).
+    The page judged the path as the URL spelled it, and the restore wrote its
+    canonical form: ``./MEMORY.md`` on ``/ui/restore/`` was a plain ``restore``
+    (write) that rolled MEMORY.md back to the first commit, and posting no
+    ``oid`` passed the stale-page check, which looked under the spelled name."""
+    s = shared_server
+    first = _git(s, "rev-list", "--max-parents=0", "HEAD").strip()
+    memory = s.get("/v1/files/MEMORY.md").body["content"]
+    added = s.put(
+        "/v1/files/MEMORY.md", {"content": memory + "\n- Sam is allergic to penicillin\n"}
+    )
+    assert added.status == 200, added.body
+    decided = s.post("/v1/decisions", {"title": "Share medical data", "decision": "Freely."})
+    assert decided.status in (200, 201), decided.body
+    key, old_text = decided.body["key"], decided.body["commit"]
+    changed = s.post("/v1/decisions", {"title": "Share medical data", "decision": "Never."})
+    assert changed.status in (200, 201), changed.body
+    record = s.root / "continuity" / "decisions" / f"{key}.md"
+    kept = record.read_text()
+    path = spelled.format(key=key + ".md")
+    rev = old_text if "continuity" in path else first
+    before = _git(s, "rev-parse", "HEAD").strip()
+    page = _Page(s)
+    csrf = page.login(s.tokens["write"])
+    status = page.request("POST", f"/ui/restore/{path}", {"csrf": csrf, "rev": rev})
+    assert status == 403, page.text[:300]
+    assert _git(s, "rev-parse", "HEAD").strip() == before
+    assert "penicillin" in (s.root / "MEMORY.md").read_text()
+    assert record.read_text() == kept
