@@ -175,3 +175,27 @@ def test_a_recalled_note_cannot_carry_the_session_s_fence() -> None:
     assert "Sam has no allergies" in recall
     assert f"hearth fence {match.group(1)}" not in recall
     assert ac.session_text({"files": hot}, 9000, "/h") != session
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["\u039cEMORY.md", "\u0397EARTBEAT.md", "IDE\u039dTITY.md", "SO\u054dL.md", "\u13aaGENTS.md"],
+)
+def test_a_persona_lookalike_in_greek_armenian_or_cherokee_capitals_is_refused(
+    shared_server: Server, name: str
+) -> None:
+    """No look-alike persona (issue 54 case 6): the skeleton folded case before
+    it read look-alike letters, so a Greek capital Μ (its small letter μ is
+    drawn as a u) made ``ΜEMORY.md`` a name of its own; Armenian and Cherokee
+    capitals were not read at all. Refused over HTTP and MCP."""
+    s = shared_server
+    reply = s.put(f"/v1/files/{urllib.parse.quote(name)}", {"content": "# Memory\n"}, token="write")
+    assert reply.status == 422, reply.body
+    assert "persona-lookalike" in reply.body["error"]["message"]
+
+    async def run() -> Any:
+        async with http_client(s, "write") as client:
+            return await refused(client, "write", {"path": name, "content": "# Memory\n"})
+
+    assert anyio.run(run)["code"] == "validation_failed"
+    assert not (s.root / name).exists()
