@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from hearth.cli.support import _emit, _State, _written, cli, home_path, json_option
-from hearth.domain.text import counted
+from hearth.domain.text import counted, shown
 from hearth.errors import HearthError
 
 if TYPE_CHECKING:
@@ -282,8 +282,13 @@ def get(state: _State, path: str, rev: str | None, as_json: bool) -> None:
     view = state.app().get_file(path, rev)
     if as_json:
         _emit(True, view.as_dict(), "")
+    elif click.get_text_stream("stdout").isatty():
+        # On a terminal the text is read, not stored: a file brought by git can
+        # hold escape sequences (a clipboard write, a retitled window) that would
+        # reach the terminal; shown visibly, as every other command prints.
+        click.echo(shown(view.content), nl=False)
     else:
-        click.echo(view.content, nl=False)
+        click.echo(view.content, nl=False)  # to a file or pipe: the bytes as they are
 
 
 @cli.command()
