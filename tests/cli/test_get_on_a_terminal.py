@@ -58,4 +58,3 @@ def test_hearth_get_shows_escapes_visibly_on_a_terminal(tmp_path: Path) -> None:
     assert done.returncode == 0
     assert b"\x1b" not in out and b"\x07" not in out
     assert "\u241b]52;c;".encode() in out
-
