@@ -3,6 +3,7 @@ and their history. Each write is one commit."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -282,7 +283,7 @@ def get(state: _State, path: str, rev: str | None, as_json: bool) -> None:
     view = state.app().get_file(path, rev)
     if as_json:
         _emit(True, view.as_dict(), "")
-    elif click.get_text_stream("stdout").isatty():
+    elif sys.stdout.isatty():
         # On a terminal the text is read, not stored: a file brought by git can
         # hold escape sequences (a clipboard write, a retitled window) that would
         # reach the terminal; shown visibly, as every other command prints.
