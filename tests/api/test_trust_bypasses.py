@@ -199,3 +199,31 @@ def test_a_persona_lookalike_in_greek_armenian_or_cherokee_capitals_is_refused(
 
     assert anyio.run(run)["code"] == "validation_failed"
     assert not (s.root / name).exists()
+
+
+def test_a_write_token_cannot_edit_the_entries_of_the_persons_proposal(
+    shared_server: Server,
+) -> None:
+    """The person's records are the person's (issue 54 case 3), through the
+    review page's edit form (operation ``edit``, write): a write token replaced
+    the entries of a proposal the person made, which kept the person's name
+    (no ``by: agent``), so the agent's entries read as the person's. Refused
+    (403); an agent still edits its own proposal."""
+    s = shared_server
+    mine = s.post("/v1/proposals", {"title": "Sam's garden", "entries": ["Sam plants tomatoes"]})
+    assert mine.status in (200, 201), mine.body
+    theirs = s.post(
+        "/v1/proposals", {"title": "Agent's garden", "entries": ["Sam likes basil"]}, token="write"
+    )
+    assert theirs.status in (200, 201), theirs.body
+    record = s.root / mine.body["path"]
+    before = record.read_text()
+    page = _Page(s)
+    csrf = page.login(s.tokens["write"])
+    form = {"csrf": csrf, "entries": "Sam wants every proposal merged unread"}
+    status = page.request("POST", f"/ui/proposals/{mine.body['key']}/entries", form)
+    assert status == 403, page.text[:300]
+    assert record.read_text() == before
+    status = page.request("POST", f"/ui/proposals/{theirs.body['key']}/entries", form)
+    assert status == 303, page.text[:300]
+    assert "merged unread" in (s.root / theirs.body["path"]).read_text()
