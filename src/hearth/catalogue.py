@@ -380,7 +380,9 @@ def put_operation(path: str, markdown: str = "put") -> str:
         path = normalize(path)
     if not path.endswith(".md"):
         return "put.other"
-    if path.startswith(CONTINUITY_DIR + "/"):
+    # Case aside: on a file system that folds case (macOS, Windows) Continuity/
+    # is continuity/, and a folder named so beside it reads as it anyway.
+    if path.casefold().startswith(CONTINUITY_DIR + "/"):
         return "restore.persona" if markdown == "restore" else "put.records"
     if markdown == "restore" and is_persons_file(path):
         return "restore.persona"
