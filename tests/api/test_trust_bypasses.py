@@ -227,3 +227,25 @@ def test_a_write_token_cannot_edit_the_entries_of_the_persons_proposal(
     status = page.request("POST", f"/ui/proposals/{theirs.body['key']}/entries", form)
     assert status == 303, page.text[:300]
     assert "merged unread" in (s.root / theirs.body["path"]).read_text()
+
+
+def test_a_write_tokens_restore_on_the_page_is_marked_as_the_agents(
+    shared_server: Server,
+) -> None:
+    """Whatever a write-scoped agent changes is never labelled the person's
+    (issue 54, provenance): a write token may restore a topic note on the
+    review page, and that commit carried no ``Hearth-By: agent``, unlike its
+    put of the same file."""
+    s = shared_server
+    path = "memory/topics/birds.md"
+    first = s.put(f"/v1/files/{path}", {"content": "# Birds\n\nWrens.\n"}, token="admin")
+    assert first.status == 200, first.body
+    assert s.put(f"/v1/files/{path}", {"content": "# Birds\n\nRobins.\n"}).status == 200
+    oid = s.get(f"/v1/files/{path}").body["oid"]
+    page = _Page(s)
+    csrf = page.login(s.tokens["write"])
+    form = {"csrf": csrf, "rev": first.body["commit"], "oid": oid}
+    assert page.request("POST", f"/ui/restore/{path}", form) == 303, page.text[:300]
+    assert "Wrens" in (s.root / path).read_text()
+    message = _git(s, "log", "-1", "--format=%B")
+    assert "Hearth-Op: file.restore" in message and "Hearth-By: agent" in message

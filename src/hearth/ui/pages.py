@@ -18,7 +18,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
-from hearth.catalogue import put_operation
+from hearth.catalogue import is_agent, put_operation
 from hearth.domain.active import needs_attention
 from hearth.domain.layout import ACTIVE_PATH, KINDS
 from hearth.domain.paths import normalize
@@ -153,7 +153,11 @@ async def restore(
         # writes, under its canonical name (``./MEMORY.md`` is MEMORY.md).
         canonical = normalize(path)
         result = service.restore(
-            canonical, rev, visitor.actor, expected={canonical: first(form, "oid") or None}
+            canonical,
+            rev,
+            visitor.actor,
+            expected={canonical: first(form, "oid") or None},
+            agent=is_agent(visitor.info.scope),
         )
         if not result.changed:
             return Done(
