@@ -249,3 +249,30 @@ def test_a_write_tokens_restore_on_the_page_is_marked_as_the_agents(
     assert "Wrens" in (s.root / path).read_text()
     message = _git(s, "log", "-1", "--format=%B")
     assert "Hearth-Op: file.restore" in message and "Hearth-By: agent" in message
+
+
+_KEY = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"{_KEY[:12]}\n{_KEY[12:24]}\n{_KEY[24:]}\n",
+        f"token {_KEY[:20]}\r\n{_KEY[20:]}\r\n",
+    ],
+    ids=["three-lines", "crlf"],
+)
+def test_a_key_wrapped_over_three_lines_or_cut_at_a_crlf_is_refused(
+    shared_server: Server, text: str
+) -> None:
+    """Secrets stay out of history (issue 49 case 8, "a key split over two
+    lines"): the guard joined a cut line with the next line's first word only,
+    so a key wrapped at a narrow width (three lines) passed, and a CRLF cut
+    left the cut line's word empty (its carriage return counted as space)."""
+    s = shared_server
+    reply = s.put(
+        "/v1/files/memory/topics/keys.md", {"content": "# Keys\n\n" + text}, token="write"
+    )
+    assert reply.status == 422, reply.body
+    assert "secret-text" in reply.body["error"]["message"]
+    assert not (s.root / "memory/topics/keys.md").exists()
