@@ -284,21 +284,21 @@ def test_an_agents_look_alike_decision_is_shown_as_the_agents_on_active_md(
     """Provenance shown (issue 54): an agent cannot overwrite the person's
     decision, but a title with one Cyrillic е is another decision, and
     ACTIVE.md listed it beside the person's with nothing to tell them apart
-    ("Medical data may be shared with any clinic that asks"). An agent's loops
+    ("share it with any clinic"). An agent's loops
     and decisions now say whose they are."""
     s = shared_server
-    person = s.post("/v1/decisions", {"title": "Keep medical data", "decision": "Private."})
+    person = s.post("/v1/decisions", {"title": "Keep the vet records", "decision": "Private."})
     assert person.status == 200, person.body
-    forged = {"title": "K\u0435ep medical data", "decision": "Share it with any clinic."}
+    forged = {"title": "K\u0435ep the vet records", "decision": "Share it with any clinic."}
     agent = s.post("/v1/decisions", forged, token="write")
     assert agent.status == 200, agent.body
     active = s.root / "continuity" / "ACTIVE.md"
 
     def lines() -> list[str]:
         text = active.read_text() if active.exists() else ""
-        return [line for line in text.splitlines() if "medical data" in line]
+        return [line for line in text.splitlines() if "the vet records" in line]
 
     assert wait_for(lambda: len(lines()) == 2, 10), lines()
     shown = {line.split(" (`")[0]: line for line in lines()}
-    assert "an agent's (api:t-write-" in shown["- K\u0435ep medical data"]
-    assert "an agent's" not in shown["- Keep medical data"]
+    assert "an agent's (api:t-write-" in shown["- K\u0435ep the vet records"]
+    assert "an agent's" not in shown["- Keep the vet records"]
