@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 from hearth.runtimes import agent_context as ac
-from tests.api.conftest import Server, wait_for
+from tests.api.conftest import BIN, Server, wait_for
 from tests.mcp.conftest import http_client, refused
 
 
@@ -302,3 +302,23 @@ def test_an_agents_look_alike_decision_is_shown_as_the_agents_on_active_md(
     shown = {line.split(" (`")[0]: line for line in lines()}
     assert "an agent's (api:t-write-" in shown["- K\u0435ep the vet records"]
     assert "an agent's" not in shown["- Keep the vet records"]
+
+
+def test_hearth_decisions_says_which_are_an_agents(shared_server: Server) -> None:
+    """The same in the terminal: ``hearth decisions`` listed an agent's
+    look-alike decision as it lists the person's."""
+    s = shared_server
+    assert s.post("/v1/decisions", {"title": "Feed the cat", "decision": "At six."}).status == 200
+    forged = {"title": "F\u0435ed the cat", "decision": "Never."}
+    assert s.post("/v1/decisions", forged, token="write").status == 200
+    listed = subprocess.run(
+        [str(BIN / "hearth"), "--home", str(s.root), "decisions"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    mine = next(line for line in listed.splitlines() if "Feed the cat" in line)
+    theirs = next(line for line in listed.splitlines() if "F\u0435ed the cat" in line)
+    assert "an agent's" not in mine
+    assert "(an agent's: api:t-write-" in theirs

@@ -69,9 +69,20 @@ def _record_lines(views: list[RecordView], describe: Callable[[Any], str]) -> st
     if not views:
         return "none"
     return "\n".join(
-        f"{v.key}  {describe(v.record)}" if v.record else f"{v.key}  (broken: {v.error})"
+        f"{v.key}  {describe(v.record)}{_whose(v.record)}"
+        if v.record
+        else f"{v.key}  (broken: {v.error})"
         for v in views
     )
+
+
+def _whose(record: Any) -> str:
+    """``  (an agent's: SOURCE)`` for a record an agent wrote (``by: agent``): a
+    title an agent spells like the person's reads as theirs else."""
+    if getattr(record, "by", "") != "agent":
+        return ""
+    source = getattr(record, "source", "")
+    return f"  (an agent's: {source})" if source else "  (an agent's)"
 
 
 @cli.command()
