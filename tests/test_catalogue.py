@@ -49,3 +49,15 @@ def test_every_read_is_open_to_every_token() -> None:
     reads = [op for op in OPERATIONS.values() if op.scope == "read"]
     assert {"search", "read", "context", "status"} <= {op.name for op in reads}
     assert all(may("read", op.name) for op in reads)
+
+
+def test_a_path_is_judged_as_the_write_will_name_it() -> None:
+    """A hostile tester's round: ``./MEMORY.md``, ``x/../`` and ``./continuity/``
+    took the scope of the spelling (the write normalized them afterwards), and
+    ``Continuity/`` (the same folder where case folds) was a plain put."""
+    assert put_operation("./MEMORY.md", "restore") == "restore.persona"
+    assert put_operation("notes/../USER.md", "restore") == "restore.persona"
+    assert put_operation("./continuity/decisions/x.md") == "put.records"
+    assert put_operation("Continuity/decisions/x.md") == "put.records"
+    assert put_operation("CONTINUITY/proposals/memory/x.md") == "put.records"
+    assert put_operation("notes/continuity.md") == "put"

@@ -21,10 +21,13 @@ writes files that are not markdown and manages tokens. A person's own token is
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Literal
 
 from hearth.domain.layout import CONTINUITY_DIR, is_persons_file
+from hearth.domain.paths import normalize
+from hearth.errors import PathRefused
 
 Scope = Literal["read", "write", "admin"]
 SCOPES: tuple[Scope, ...] = ("read", "write", "admin")
@@ -367,10 +370,19 @@ def put_operation(path: str, markdown: str = "put") -> str:
     ``put.other``. A file under ``continuity/`` (records, their archives,
     conflict copies, rollups) changes through its operations, so writing one
     whole is ``put.records``; restoring a persona or memory file (or a record)
-    is the person's ``restore.persona``."""
+    is the person's ``restore.persona``.
+
+    ``path`` is judged in its canonical form (``./MEMORY.md`` is MEMORY.md),
+    whatever the caller did: the write itself normalizes it, so judging the
+    spelling it came in would let ``./`` or ``x/../`` choose the scope. A path
+    that does not normalize is refused by the write; it is judged as given."""
+    with contextlib.suppress(PathRefused):
+        path = normalize(path)
     if not path.endswith(".md"):
         return "put.other"
-    if path.startswith(CONTINUITY_DIR + "/"):
+    # Case aside: on a file system that folds case (macOS, Windows) Continuity/
+    # is continuity/, and a folder named so beside it reads as it anyway.
+    if path.casefold().startswith(CONTINUITY_DIR + "/"):
         return "restore.persona" if markdown == "restore" else "put.records"
     if markdown == "restore" and is_persons_file(path):
         return "restore.persona"

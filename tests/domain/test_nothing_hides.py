@@ -39,12 +39,34 @@ def test_a_yaml_escape_in_a_record_s_title_is_refused() -> None:
         "two\u200c\u200djoiners",
         "selectors a\ufe00\ufe01\ufe02",
         "mid\ufefftext",
+        # One tag or selector after each visible letter (a hostile tester's round).
+        "".join(v + t for v, t in zip("Sam takes coffee black", TAGS, strict=False)),
+        "".join(c + "\ufe0f" for c in "Sam likes tea"),
+        "".join(c + "\U000e0101" for c in "Sam likes tea"),
+        "Sam\u034fx likes tea",
+        "Sam \u115f\u1160 likes \u17b4\u17b5 tea \u180e",
+        "Sam likes tea\U0001d173\U0001d174\U0001bca0",
     ],
 )
 def test_invisible_and_bidi_characters_are_refused(text: str) -> None:
     """Case 4: tag characters, bidi overrides and isolates, zero-width characters."""
     assert "hidden-character" in _rules("MEMORY.md", f"# Memory\n\n## Entries\n\n- {text}\n")
     assert first_hiding(text) is not None
+
+
+def test_keycaps_ideograph_variants_and_the_grapheme_joiner_stay_text() -> None:
+    """What the single-selector and grapheme-joiner rules must leave alone: a
+    keycap (``1``, ``#``, ``*`` with U+FE0F), a zero with its short-stroke
+    variant, an emoji's presentation selector, an ideograph's variant and the
+    joiner before a combining mark (German's ``u͏̈``)."""
+    for text in (
+        "1\ufe0f\u20e3 #\ufe0f\u20e3 *\ufe0f\u20e3",
+        "0\ufe00",
+        "\u263a\ufe0f",
+        "\u845b\U000e0100",
+        "u\u034f\u0308ber",
+    ):
+        assert first_hiding(text) is None, text
 
 
 def test_writing_in_every_language_is_taken() -> None:

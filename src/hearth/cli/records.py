@@ -3,13 +3,14 @@ and their history. Each write is one commit."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
 from hearth.cli.support import _emit, _State, _written, cli, home_path, json_option
-from hearth.domain.text import counted
+from hearth.domain.text import counted, shown
 from hearth.errors import HearthError
 
 if TYPE_CHECKING:
@@ -68,9 +69,20 @@ def _record_lines(views: list[RecordView], describe: Callable[[Any], str]) -> st
     if not views:
         return "none"
     return "\n".join(
-        f"{v.key}  {describe(v.record)}" if v.record else f"{v.key}  (broken: {v.error})"
+        f"{v.key}  {describe(v.record)}{_whose(v.record)}"
+        if v.record
+        else f"{v.key}  (broken: {v.error})"
         for v in views
     )
+
+
+def _whose(record: Any) -> str:
+    """``  (an agent's: SOURCE)`` for a record an agent wrote (``by: agent``): a
+    title an agent spells like the person's reads as theirs else."""
+    if getattr(record, "by", "") != "agent":
+        return ""
+    source = getattr(record, "source", "")
+    return f"  (an agent's: {source})" if source else "  (an agent's)"
 
 
 @cli.command()
@@ -282,8 +294,13 @@ def get(state: _State, path: str, rev: str | None, as_json: bool) -> None:
     view = state.app().get_file(path, rev)
     if as_json:
         _emit(True, view.as_dict(), "")
+    elif sys.stdout.isatty():
+        # On a terminal the text is read, not stored: a file brought by git can
+        # hold escape sequences (a clipboard write, a retitled window) that would
+        # reach the terminal; shown visibly, as every other command prints.
+        click.echo(shown(view.content), nl=False)
     else:
-        click.echo(view.content, nl=False)
+        click.echo(view.content, nl=False)  # to a file or pipe: the bytes as they are
 
 
 @cli.command()

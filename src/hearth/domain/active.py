@@ -39,6 +39,8 @@ class LoopLine:
     created: str
     #: Who wrote it (the record's ``source``): the lists take writers in turn.
     source: str = ""
+    #: Written by an agent (``by: agent``): shown as the agent's, never as the person's.
+    agent: bool = False
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,8 @@ class DecisionLine:
     updated: str
     #: Who wrote it (the record's ``source``): the lists take writers in turn.
     source: str = ""
+    #: Written by an agent (``by: agent``): shown as the agent's, never as the person's.
+    agent: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,7 @@ def render_active(inputs: ActiveInputs) -> str:
         "Open loops",
         [
             f"{_md(lp.title)} (`{lp.key}`)"
+            + _whose(lp)
             + (f": next, {_md(lp.next_step)}" if lp.next_step else "")
             for lp in loops
         ],
@@ -130,7 +135,7 @@ def render_active(inputs: ActiveInputs) -> str:
     )
     out += _section(
         "Decisions",
-        [f"{_md(d.title)} (`{d.key}`): {_md(d.decision)}" for d in decisions],
+        [f"{_md(d.title)} (`{d.key}`){_whose(d)}: {_md(d.decision)}" for d in decisions],
         "none",
     )
     out += _today(inputs.daily_path, inputs.daily_text)
@@ -159,6 +164,14 @@ _LINK = re.compile(r"\](?=[(\[:])")
 
 
 _UNESCAPE = re.compile(r"\\([\\`<>&#(\[:])")
+
+
+def _whose(line: LoopLine | DecisionLine) -> str:
+    """``, an agent's (its source)`` for an agent's record: an agent's decision
+    titled like the person's (a look-alike letter) reads as the person's else."""
+    if not line.agent:
+        return ""
+    return f", an agent's ({_md(line.source)})" if line.source else ", an agent's"
 
 
 def _md(text: str) -> str:

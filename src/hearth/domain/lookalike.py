@@ -28,13 +28,32 @@ _LIKE_LATIN = {
     # digits and marks drawn like letters
     "0": "o", "1": "l", "|": "l", "ı": "i",
 }  # fmt: skip
+#: Capitals drawn like a Latin capital whose small letter is drawn otherwise
+#: (Greek Μ is an M, its μ a u), so they are read before case goes: Greek,
+#: Cyrillic, Armenian and Cherokee capitals, and Armenian small letters.
+_LIKE_LATIN_CAPITAL = {
+    # Greek
+    "Α": "a", "Β": "b", "Ε": "e", "Ζ": "z", "Η": "h", "Ι": "i", "Κ": "k", "Μ": "m",
+    "Ν": "n", "Ο": "o", "Ρ": "p", "Τ": "t", "Υ": "y", "Χ": "x",
+    # Cyrillic
+    "А": "a", "В": "b", "Е": "e", "К": "k", "М": "m", "Н": "h", "О": "o", "Р": "p",
+    "С": "c", "Т": "t", "У": "y", "Х": "x", "Ѕ": "s", "І": "i", "Ј": "j", "Ү": "y",
+    # Armenian
+    "Ս": "u", "Օ": "o", "օ": "o", "ս": "u", "հ": "h", "ո": "n",
+    # Cherokee
+    "Ꭺ": "a", "Ᏼ": "b", "Ꮯ": "c", "Ꭰ": "d", "Ꭼ": "e", "Ꮐ": "g", "Ꮋ": "h", "Ꭵ": "i",
+    "Ꭻ": "j", "Ꮶ": "k", "Ꮮ": "l", "Ꮇ": "m", "Ꮲ": "p", "Ꮪ": "s", "Ꭲ": "t", "Ꮩ": "v",
+    "Ꮃ": "w", "Ꮓ": "z",
+}  # fmt: skip
+_CAPITALS = str.maketrans(_LIKE_LATIN_CAPITAL)
 _TABLE = str.maketrans(_LIKE_LATIN)
 
 
 def skeleton(name: str) -> str:
     """What ``name`` looks like: compatibility forms folded, case away, look-alike
     letters as the Latin letters they are drawn like, invisible characters dropped."""
-    folded = unicodedata.normalize("NFKC", name).casefold().translate(_TABLE)
+    plain = unicodedata.normalize("NFKC", name).translate(_CAPITALS)
+    folded = plain.casefold().translate(_TABLE)
     return "".join(c for c in folded if unicodedata.category(c) != "Cf")
 
 

@@ -131,15 +131,42 @@ def _joined_lines(text: str, lower: str) -> list[tuple[int, str]]:
                 start = where.find(literal, start + 1)
     joined = []
     for end in sorted(ends):
-        head = end
+        stop = end  # before a CRLF's carriage return or a continuation backslash
+        while stop > 0 and text[stop - 1] in "\r\\":
+            stop -= 1
+        head = stop
         while head > 0 and not text[head - 1].isspace():
             head -= 1
-        word = text[head:end].rstrip("\r\\")
+        word = text[head:stop]
+        if word:
+            rest = _continued(text, end)
+            if rest:
+                joined.append((text.count("\n", 0, end) + 1, word + rest))
+    return joined
+
+
+#: How many lines a credential is followed over (a key wrapped at a narrow width).
+_WRAPPED_LINES = 4
+
+
+def _continued(text: str, end: int) -> str:
+    """The words that carry on a credential cut at the newline at ``end``: the
+    next line's first word, and while a word is all its line holds, the one
+    after it too (up to ``_WRAPPED_LINES`` lines in all)."""
+    out = ""
+    for _ in range(_WRAPPED_LINES - 1):
         after = _LEADING_SPACE.match(text, end + 1)
         rest = _TOKEN_CHARS.match(text, after.end() if after else end + 1)
-        if word and rest:
-            joined.append((text.count("\n", 0, end) + 1, word + rest.group()))
-    return joined
+        if rest is None:
+            break
+        out += rest.group()
+        tail = rest.end()
+        while tail < len(text) and text[tail] in "\r\\":
+            tail += 1
+        if tail >= len(text) or text[tail] != "\n":
+            break
+        end = tail
+    return out
 
 
 def _decoded_runs(text: str) -> list[tuple[int, str]]:

@@ -11,13 +11,18 @@ from hearth.errors import InvalidInput
 #: inside a regex character class: the zero-width space U+200B, the bidi
 #: embeddings and overrides U+202A to U+202E, the word joiner and invisible
 #: operators U+2060 to U+2064, the bidi isolates U+2066 to U+2069 and the
-#: deprecated format characters up to U+206F, the Hangul fillers U+3164 and
-#: U+FFA0 and the interlinear annotation marks U+FFF9 to U+FFFB. The marks that
+#: deprecated format characters up to U+206F, the Hangul fillers U+115F,
+#: U+1160, U+3164 and U+FFA0, the Khmer vowels U+17B4 and U+17B5 that Unicode
+#: advises against (they show nothing), the Mongolian vowel separator U+180E
+#: (a format character since Unicode 6.3) and the interlinear annotation marks
+#: U+FFF9 to U+FFFB. The marks that
 #: right-to-left writing does use (U+200E, U+200F, U+061C) and the joiners of
 #: emoji and of Arabic, Persian and Indic scripts (U+200C, U+200D) are text;
 #: ``first_hidden`` judges the joiners, variation selectors and tag characters
 #: by where they stand.
-INVISIBLE = r"\u200b\u202a-\u202e\u2060-\u206f\u3164\uffa0\ufff9-\ufffb"
+INVISIBLE = (
+    r"\u115f\u1160\u17b4\u17b5\u180e\u200b\u202a-\u202e\u2060-\u206f\u3164\uffa0\ufff9-\ufffb"
+)
 #: The characters that are not text in a home (docs/formats.md, "Plain text"),
 #: spelled for inside a regex character class: the C0 controls but tab, newline and
 #: carriage return, DEL, the C1 controls (U+0085, NEL, among them) and the line and
@@ -106,23 +111,33 @@ def first_not_text(text: str) -> NotText | None:
 
 #: What hides only by where it stands (``first_hidden``): a run of tag characters
 #: (U+E0000 to U+E007F, which can spell a whole instruction no one sees) that is not
-#: an emoji's subdivision flag, which the first alternative takes whole; a zero-width
-#: joiner or non-joiner at the start, after a letter of ASCII (which it never joins)
-#: or beside another; two variation selectors in a row (one is an emoji's or an
-#: ideograph's, a run carries hidden bytes); a byte-order mark after the start.
+#: an emoji's subdivision flag, which the first alternative takes whole (one tag
+#: character alone is hidden too: one after each visible letter spells an
+#: instruction as well as a run does); a zero-width joiner or non-joiner at the
+#: start, after a letter of ASCII (which it never joins) or beside another; two
+#: variation selectors in a row (one is an emoji's or an ideograph's, a run carries
+#: hidden bytes), or one at the start or after an ASCII character other than a
+#: keycap's digit, ``#`` or ``*`` (no ASCII letter has a variant, so one after each
+#: letter carries a byte apiece); a combining grapheme joiner before ASCII or at
+#: the end (it is text only before a combining mark); a byte-order mark after the
+#: start; the musical and shorthand format controls, which show nothing.
 #: The characters ``_HIDDEN`` can start at, as a class (a file without one is
 #: passed by one fast scan, and each match is tried only where one stands).
 _HIDDEN_START = (
-    "\U0001f3f4\u200c\u200d\ufe00-\ufe0f\ufeff\U000e0000-\U000e007f\U000e0100-\U000e01ef"
+    "\U0001f3f4\u034f\u200c\u200d\ufe00-\ufe0f\ufeff\U000e0000-\U000e007f\U000e0100-\U000e01ef"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
 )
 _SUSPECT = re.compile(f"[{_HIDDEN_START}]")
 _HIDDEN = re.compile(
     "(?:"
     "(?P<flag>\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,6}\U000e007f)"
-    "|[\U000e0000-\U000e007f]{2,}"
+    "|[\U000e0000-\U000e007f]+"
     "|(?:^|(?<=[\x00-\x7f]))[\u200c\u200d]|[\u200c\u200d]{2,}"
     "|[\ufe00-\ufe0f\U000e0100-\U000e01ef]{2,}"
+    "|(?:^|(?<=[\x00-\x22$-)+-/:-\x7f]))[\ufe00-\ufe0f\U000e0100-\U000e01ef]"
+    "|\u034f(?=[\x00-\x7f]|$)"
     "|(?<!^)\ufeff"
+    "|[\U0001bca0-\U0001bca3\U0001d173-\U0001d17a]+"
     ")"
 )
 

@@ -39,6 +39,16 @@ def hooks_folder(root: Path) -> Path:
             "its git hooks there. Unset it for this repository "
             "(git config core.hooksPath .git/hooks) and run 'hearth hooks install'"
         )
+    inside_git = git_dir(repo).resolve()
+    if resolved != inside_git and inside_git not in resolved.parents:
+        # A folder of the work tree is committed content: a commit from the
+        # remote could add or rewrite a hook there, which git then runs.
+        raise Conflict(
+            f"core.hooksPath points to {folder}, in the home's work tree, where a commit "
+            "from the remote could rewrite a hook that git then runs; hearth did not "
+            "install its git hooks there. Unset it for this repository "
+            "(git config core.hooksPath .git/hooks) and run 'hearth hooks install'"
+        )
     return folder
 
 

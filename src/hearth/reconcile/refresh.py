@@ -76,7 +76,16 @@ def gather(
     for view in catalog.list_records(files, "loop"):
         if isinstance(view.record, records.OpenLoop):
             rec = view.record
-            loops.append(LoopLine(view.key, rec.title, rec.next_step, rec.created, rec.source))
+            loops.append(
+                LoopLine(
+                    view.key,
+                    rec.title,
+                    rec.next_step,
+                    rec.created,
+                    rec.source,
+                    records.is_agents(rec),
+                )
+            )
         else:
             notes.append(f"{view.path}: broken open loop ({view.error})")
     proposals: list[ProposalLine] = []
@@ -93,7 +102,14 @@ def gather(
         if isinstance(view.record, records.Decision):
             d = view.record
             decisions.append(
-                DecisionLine(view.key, d.title, d.decision, d.updated or d.created, d.source)
+                DecisionLine(
+                    view.key,
+                    d.title,
+                    d.decision,
+                    d.updated or d.created,
+                    d.source,
+                    records.is_agents(d),
+                )
             )
         else:
             notes.append(f"{view.path}: broken decision ({view.error})")

@@ -8,8 +8,10 @@ The session text is what the model takes for the truth about itself and the
 person, and agents write most of these files, so it is built to be relied on:
 
 - **Fenced.** Each file opens and closes with a line that carries this bundle's
-  fence, a digest of every file's text. No file can print another's header: a
-  line that holds the fence would change the digest it spells. A ``## MEMORY.md``
+  fence, a digest of every file's text and of a number drawn for this text
+  alone. No file can print another's header: a line that holds the fence
+  would change the digest it spells, and no file written before (a note
+  recalled later in the session) can know it. A ``## MEMORY.md``
   or an old fence inside AGENTS.md reads as AGENTS.md's text, and the head says
   so.
 - **Shares, not first come.** Each file gets its share of the room
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -74,9 +77,13 @@ QUERY_CHARS = 500
 _HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>", re.DOTALL)
 
 
-def fence_of(texts: Sequence[str]) -> str:
-    """The bundle's fence: a digest of every text it fences (see the module's text)."""
-    digest = hashlib.sha256()
+def fence_of(texts: Sequence[str], salt: bytes = b"") -> str:
+    """The bundle's fence: a digest of ``salt`` and of every text it fences (see
+    the module's text). The texts hearth hands a runtime draw ``salt`` afresh:
+    without it the fence of the next session is a function of files an agent
+    reads, so a note it writes now (recalled later, under the recall's own
+    fence) could hold the session's fence around a forged ``MEMORY.md``."""
+    digest = hashlib.sha256(salt)
     for text in texts:
         digest.update(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
     return digest.hexdigest()[:16]
@@ -100,7 +107,7 @@ def session_text(bundle: Mapping[str, Any], limit: int, home: str) -> str:
         for p in order
         if not files[p].get("missing") and files[p].get("content")
     }
-    fence = fence_of([f"{p}\n{t}" for p, t in texts.items()])
+    fence = fence_of([f"{p}\n{t}" for p, t in texts.items()], secrets.token_bytes(16))
     head = (
         f"# hearth: the assistant's home ({home})\n"
         "Your persona and memory, kept by hearth in git. Search and write them with "
@@ -181,7 +188,9 @@ def recall_text(bundle: Mapping[str, Any], limit: int) -> str:
     ][:RECALL_PASSAGES]
     if not passages:
         return ""
-    fence = fence_of([f"{p['path']}\n{str(p['text']).strip()}" for p in passages])
+    fence = fence_of(
+        [f"{p['path']}\n{str(p['text']).strip()}" for p in passages], secrets.token_bytes(16)
+    )
     head = (
         "# hearth recalled for this prompt (from the assistant's memory; cite path:lines)\n"
         f"Each passage starts and ends with a line that carries the fence {fence}.\n"

@@ -18,9 +18,10 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
-from hearth.catalogue import put_operation
+from hearth.catalogue import is_agent, put_operation
 from hearth.domain.active import needs_attention
 from hearth.domain.layout import ACTIVE_PATH, KINDS
+from hearth.domain.paths import normalize
 from hearth.domain.searching import MAX_LIMIT
 from hearth.errors import NotFound
 from hearth.ui.auth import COOKIE_PATH, LOGIN_COOKIE, SESSION_COOKIE, Visitor
@@ -148,8 +149,15 @@ async def restore(
 ) -> Response:
     def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
         rev = first(form, "rev")
+        # The oid the page was made from is checked against the file the restore
+        # writes, under its canonical name (``./MEMORY.md`` is MEMORY.md).
+        canonical = normalize(path)
         result = service.restore(
-            path, rev, visitor.actor, expected={path: first(form, "oid") or None}
+            canonical,
+            rev,
+            visitor.actor,
+            expected={canonical: first(form, "oid") or None},
+            agent=is_agent(visitor.info.scope),
         )
         if not result.changed:
             return Done(

@@ -192,7 +192,11 @@ async def edit_entries(
     def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
         entries = first(form, "entries").splitlines()
         result = service.revise_proposal(
-            key, entries, visitor.actor, expected=expected(form, ("path", "oid"))
+            key,
+            entries,
+            visitor.actor,
+            expected=expected(form, ("path", "oid")),
+            agent=is_agent(visitor.info.scope),
         )
         title = title_of(service, key)
         return Done(

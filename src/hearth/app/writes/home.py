@@ -97,8 +97,16 @@ class HomeWrites(RecordWrites, MemoryWrites, BatchWrites, UndoWrites):
         return WriteResult(result.commit, path, result.changed)
 
     def restore(
-        self, path: str, rev: str, actor: str, *, expected: Expected | None = None
+        self,
+        path: str,
+        rev: str,
+        actor: str,
+        *,
+        expected: Expected | None = None,
+        agent: bool = False,
     ) -> WriteResult:
+        """Bring ``path`` back as of ``rev``; ``agent``: a write-scoped caller
+        (the review page's), whose commit is marked ``Hearth-By: agent``."""
         path = normalize(path)
         old = self.store.snapshot(rev)
         data = old.read(path)
@@ -114,7 +122,7 @@ class HomeWrites(RecordWrites, MemoryWrites, BatchWrites, UndoWrites):
                 body=f"Restored from commit {old.head}.",
             )
 
-        result = self._commit(planner, "file.restore", actor)
+        result = self._commit(planner, "file.restore", actor, agent=agent)
         return WriteResult(result.commit, path, result.changed)
 
     def rollup(self, week: str | None, actor: str) -> WriteResult:

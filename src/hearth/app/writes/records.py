@@ -318,11 +318,15 @@ class RecordWrites(Writer):
         actor: str,
         *,
         expected: Expected | None = None,
+        agent: bool = False,
     ) -> WriteResult:
         """Replace a pending proposal's entries (a person's edit before merging).
 
         ``propose`` with the same title only ever adds entries; this one sets
-        them, so an entry can be reworded or dropped. One commit.
+        them, so an entry can be reworded or dropped. One commit. ``agent``: a
+        write-scoped caller, who may edit only a proposal an agent made (as
+        ``propose`` may not add to the person's), since the proposal keeps its
+        ``by`` and would show the agent's entries as the person's.
         """
         path = record_path_of("proposal", key)
         cleaned = tuple(dict.fromkeys(records.clean_entry(e) for e in new_entries if e.strip()))
@@ -333,6 +337,11 @@ class RecordWrites(Writer):
             check_expected(snap, expected)
             proposal, _original = require_record(snap, "proposal", path, key)
             assert isinstance(proposal, records.Proposal)
+            if agent and not records.is_agents(proposal):
+                raise Forbidden(
+                    f"the proposal {proposal.title!r} is the person's: only they can edit "
+                    "it (an admin token); an agent may propose its own"
+                )
             revised = dataclasses.replace(
                 proposal, entries=cleaned, updated=records.timestamp(self._now())
             )
