@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from hearth.cli.support import _emit, _State, _written, cli, json_option
+from hearth.cli.support import _emit, _State, _written, cli, json_option, quoted, served_write
 from hearth.domain.text import counted
 from hearth.errors import HearthError
 
@@ -44,7 +44,8 @@ def memory_list(state: _State, file: str, as_json: bool) -> None:
 @click.pass_obj
 def memory_add(state: _State, file: str, text: str, as_json: bool) -> None:
     """Add the entry TEXT to FILE."""
-    _written(as_json, state.app().entry_add(file, text, state.actor), f"added to {file}")
+    served = served_write(state, "POST", _entries(file), {"entry": text})
+    _written(as_json, served or state.app().entry_add(file, text, state.actor), f"added to {file}")
 
 
 @memory.command("replace")
@@ -55,7 +56,8 @@ def memory_add(state: _State, file: str, text: str, as_json: bool) -> None:
 @click.pass_obj
 def memory_replace(state: _State, file: str, old: str, new: str, as_json: bool) -> None:
     """Replace the entry OLD (its exact text, or #N) of FILE with NEW."""
-    result = state.app().entry_replace(file, old, new, state.actor)
+    served = served_write(state, "PUT", _entries(file), {"old": old, "new": new})
+    result = served or state.app().entry_replace(file, old, new, state.actor)
     _written(as_json, result, f"replaced in {file}")
 
 
@@ -66,7 +68,16 @@ def memory_replace(state: _State, file: str, old: str, new: str, as_json: bool) 
 @click.pass_obj
 def memory_remove(state: _State, file: str, text: str, as_json: bool) -> None:
     """Remove the entry TEXT (its exact text, or #N) from FILE."""
-    _written(as_json, state.app().entry_remove(file, text, state.actor), f"removed from {file}")
+    from hearth.client import delegate  # noqa: PLC0415  (start-up: only this command)
+
+    served = served_write(state, "DELETE", delegate.query(_entries(file), {"entry": text}))
+    result = served or state.app().entry_remove(file, text, state.actor)
+    _written(as_json, result, f"removed from {file}")
+
+
+def _entries(file: str) -> str:
+    """The route of FILE's entries."""
+    return f"/v1/memory/{quoted(file)}/entries"
 
 
 @memory.command("conflicts")

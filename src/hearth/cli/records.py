@@ -8,7 +8,16 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
-from hearth.cli.support import _emit, _State, _written, cli, json_option
+from hearth.cli.support import (
+    _emit,
+    _State,
+    _written,
+    cli,
+    json_option,
+    keyed,
+    quoted,
+    served_write,
+)
 from hearth.domain.text import counted
 from hearth.errors import HearthError
 
@@ -58,9 +67,11 @@ def propose(
     as_json: bool,
 ) -> None:
     """Propose memory entries for a person to review; prints the key."""
-    result = state.app().propose(title, entries, state.actor, target, rationale, source)
-    _emit(
-        as_json, {"key": result.key, "path": result.path, "commit": result.commit}, result.key or ""
+    body = {"title": title, "entries": list(entries), "rationale": rationale, "source": source}
+    served = served_write(state, "POST", "/v1/proposals", {**body, "target": target})
+    keyed(
+        as_json,
+        served or state.app().propose(title, entries, state.actor, target, rationale, source),
     )
 
 
@@ -178,10 +189,9 @@ def loop_add(
     state: _State, title: str, summary: str, next_step: str, source: str, as_json: bool
 ) -> None:
     """Open a loop (or update the one with the same title); prints the key."""
-    result = state.app().add_loop(title, state.actor, summary, next_step, source)
-    _emit(
-        as_json, {"key": result.key, "path": result.path, "commit": result.commit}, result.key or ""
-    )
+    body = {"title": title, "summary": summary, "next_step": next_step, "source": source}
+    served = served_write(state, "POST", "/v1/loops", body)
+    keyed(as_json, served or state.app().add_loop(title, state.actor, summary, next_step, source))
 
 
 @loop.command("resolve")
@@ -191,7 +201,8 @@ def loop_add(
 @click.pass_obj
 def loop_resolve(state: _State, key: str, note: str, as_json: bool) -> None:
     """Resolve loop KEY and archive it."""
-    _written(as_json, state.app().resolve_loop(key, state.actor, note), f"resolved {key}")
+    served = served_write(state, "POST", f"/v1/loops/{quoted(key)}/resolve", {"note": note})
+    _written(as_json, served or state.app().resolve_loop(key, state.actor, note), f"resolved {key}")
 
 
 @cli.command()
@@ -301,10 +312,9 @@ def history(state: _State, path: str, limit: int, as_json: bool) -> None:
 @click.pass_obj
 def decide(state: _State, title: str, decision: str, why: str, source: str, as_json: bool) -> None:
     """Record a decision (or supersede the one with the same title); prints the key."""
-    result = state.app().decide(title, decision, state.actor, why, source)
-    _emit(
-        as_json, {"key": result.key, "path": result.path, "commit": result.commit}, result.key or ""
-    )
+    body = {"title": title, "decision": decision, "why": why, "source": source}
+    served = served_write(state, "POST", "/v1/decisions", body)
+    keyed(as_json, served or state.app().decide(title, decision, state.actor, why, source))
 
 
 @cli.command()
@@ -332,4 +342,7 @@ def decision() -> None:
 @click.pass_obj
 def decision_withdraw(state: _State, key: str, reason: str, as_json: bool) -> None:
     """Withdraw decision KEY and archive it with the reason."""
-    _written(as_json, state.app().withdraw_decision(key, reason, state.actor), f"withdrew {key}")
+    path = f"/v1/decisions/{quoted(key)}/withdraw"
+    served = served_write(state, "POST", path, {"reason": reason})
+    result = served or state.app().withdraw_decision(key, reason, state.actor)
+    _written(as_json, result, f"withdrew {key}")
