@@ -126,3 +126,21 @@ def test_with_the_server_turned_off_a_write_works_alone(home: Path) -> None:
     assert done.stdout.startswith("added to MEMORY.md (commit ")
     assert "pygit2" in loaded(done.stderr)
     assert transport.find(home) is None
+
+
+def test_merge_and_reject_beside_a_server_are_the_servers(server: Server) -> None:
+    """Case: the person's review writes (one key, and many in one commit) too."""
+    keys = []
+    for n in range(3):
+        done = run(server.root, "propose", "--title", f"Otter fact {n}", "--entry", f"Fact {n}")
+        assert done.returncode == 0, answer(done.stderr)
+        keys.append(done.stdout.strip())
+    merged = run(server.root, "merge", keys[0])
+    rejected = run(server.root, "reject", keys[1], keys[2], "--reason", "not so", "--json")
+    for done in (merged, rejected):
+        assert done.returncode == 0, answer(done.stderr)
+        assert "pygit2" not in loaded(done.stderr)
+    assert merged.stdout.startswith(f"merged {keys[0]} (commit ")
+    batch = json.loads(rejected.stdout)
+    assert list(batch) == ["commit", "changed", "keys", "outcome", "added", "skipped"]
+    assert (batch["keys"], batch["outcome"]) == (keys[1:], "rejected")

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import click
 
 from hearth.cli.support import (
+    BATCH_WRITTEN,
     _emit,
     _State,
     _written,
@@ -144,9 +145,12 @@ def merge(state: _State, keys: tuple[str, ...], as_json: bool) -> None:
     """Merge proposal KEY into its target and archive it, in one commit; several
     KEYs are merged together in one commit (all or none)."""
     if len(keys) == 1:
-        _written(as_json, state.app().merge(keys[0], state.actor), f"merged {keys[0]}")
+        served = served_write(state, "POST", f"/v1/proposals/{quoted(keys[0])}/merge")
+        _written(as_json, served or state.app().merge(keys[0], state.actor), f"merged {keys[0]}")
         return
-    _batch(as_json, state.app().merge_many(keys, state.actor))
+    body = {"keys": list(keys)}
+    served = served_write(state, "POST", "/v1/proposals/merge", body, BATCH_WRITTEN)
+    _batch(as_json, served or state.app().merge_many(keys, state.actor))
 
 
 @cli.command()
@@ -158,19 +162,24 @@ def reject(state: _State, keys: tuple[str, ...], reason: str, as_json: bool) -> 
     """Reject proposal KEY and archive it with the reason; several KEYs are
     rejected together in one commit (all or none)."""
     if len(keys) == 1:
-        _written(as_json, state.app().reject(keys[0], reason, state.actor), f"rejected {keys[0]}")
+        path = f"/v1/proposals/{quoted(keys[0])}/reject"
+        served = served_write(state, "POST", path, {"reason": reason})
+        result = served or state.app().reject(keys[0], reason, state.actor)
+        _written(as_json, result, f"rejected {keys[0]}")
         return
-    _batch(as_json, state.app().reject_many(keys, reason, state.actor))
+    body = {"keys": list(keys), "reason": reason}
+    served = served_write(state, "POST", "/v1/proposals/reject", body, BATCH_WRITTEN)
+    _batch(as_json, served or state.app().reject_many(keys, reason, state.actor))
 
 
-def _batch(as_json: bool, result: BatchResult) -> None:
-    short = (result.commit or "")[:12]
-    done = f"{result.outcome} {counted(len(result.keys), 'proposal')}"
-    if result.outcome == "merged":
-        done += (
-            f" ({counted(result.added, 'entry', 'entries')} added, {result.skipped} already there)"
-        )
-    _emit(as_json, result.as_dict(), f"{done} in one commit {short}")
+def _batch(as_json: bool, result: BatchResult | dict[str, Any]) -> None:
+    data: dict[str, Any] = result if isinstance(result, dict) else result.as_dict()
+    short = str(data["commit"] or "")[:12]
+    done = f"{data['outcome']} {counted(len(data['keys']), 'proposal')}"
+    if data["outcome"] == "merged":
+        added, skipped = data["added"], data["skipped"]
+        done += f" ({counted(added, 'entry', 'entries')} added, {skipped} already there)"
+    _emit(as_json, data, f"{done} in one commit {short}")
 
 
 @cli.group()
@@ -251,11 +260,16 @@ def put(
 @click.pass_obj
 def get(state: _State, path: str, rev: str | None, as_json: bool) -> None:
     """Print a file of the home (from the work tree, or as of --rev)."""
-    view = state.app().get_file(path, rev)
+    from hearth.client import delegate  # noqa: PLC0415  (start-up: only this command)
+
+    asked = delegate.query(f"/v1/files/{quoted(path)}", {"rev": rev})
+    data = served_write(state, "GET", asked, fields=None)
+    if data is None or not isinstance(data.get("content"), str):
+        data = state.app().get_file(path, rev).as_dict()
     if as_json:
-        _emit(True, view.as_dict(), "")
+        _emit(True, data, "")
     else:
-        click.echo(view.content, nl=False)
+        click.echo(data["content"], nl=False)
 
 
 @cli.command()

@@ -174,20 +174,31 @@ def _written(as_json: bool, result: WriteResult | dict[str, Any], done: str) -> 
 _SAID_HERE = (400, 413, 422)
 
 
+#: The fields of a write's answer (``WriteResult.as_dict``; a key when it has one).
+WRITTEN = ("commit", "path", "changed")
+#: ...and of a batch's (``BatchResult.as_dict``).
+BATCH_WRITTEN = ("commit", "changed", "keys", "outcome", "added", "skipped")
+
+
 def served_write(
-    state: _State, method: str, path: str, body: dict[str, Any] | None = None
+    state: _State,
+    method: str,
+    path: str,
+    body: dict[str, Any] | None = None,
+    fields: tuple[str, ...] | None = WRITTEN,
 ) -> dict[str, Any] | None:
     """A write asked of the home's one running server (started on demand, as the
     reads do), as ``--actor`` with the person's scope, so that it takes the
     server's lock and index instead of opening a second copy of the home here.
-    Its answer as ``WriteResult.as_dict`` has it; None when no server could be
+    Its answer's ``fields`` as the result's ``as_dict`` has them (None: all of
+    it, for a read); None when no server could be
     reached (``HEARTH_SERVER=off``, starting turned off, not a home), so the
     command writes itself (also when the server refuses the input: ``_SAID_HERE``).
     Any other refusal raises ``HearthError`` with the server's message."""
     from hearth.client import delegate  # noqa: PLC0415  (start-up: only commands that write)
     from hearth.errors import HearthError  # noqa: PLC0415
 
-    served = delegate.send(state.root, method, path, body or {}, state.actor)
+    served = delegate.send(state.root, method, path, body, state.actor)
     if served is None:
         return None
     status, data = served
@@ -195,12 +206,10 @@ def served_write(
         return None
     if status != 200:
         raise HearthError(delegate.refusal(data, status))
-    result = {
-        "commit": data.get("commit"),
-        "path": data.get("path"),
-        "changed": data.get("changed"),
-    }
-    if data.get("key") is not None:
+    if fields is None:
+        return data
+    result = {key: data.get(key) for key in fields}
+    if fields == WRITTEN and data.get("key") is not None:
         result["key"] = data["key"]
     return result
 

@@ -141,11 +141,12 @@ def ask(root: Path, path: str, keys: tuple[str, ...]) -> tuple[dict[str, Any] | 
 
 
 def send(
-    root: Path, method: str, path: str, body: dict[str, Any], actor: str
+    root: Path, method: str, path: str, body: dict[str, Any] | None, actor: str
 ) -> tuple[int, dict[str, Any]] | None:
     """A write asked of the home's server (started on demand when none runs), as
     ``actor`` with the person's scope: (status, JSON body); None when no server
-    could be reached, so the command does the work itself. A server that took
+    could be reached, so the command does the work itself (``body`` None: a
+    request without one, as a read's). A server that took
     the request and then did not answer is an error, never a second try here:
     the write may have landed."""
     try:
@@ -156,10 +157,11 @@ def send(
         return None
     headers = {
         "Authorization": "Bearer " + server_file.local_token(server.key, "admin", actor),
-        "Content-Type": "application/json",
         "Accept": "application/json",
     }
-    payload = json.dumps(body).encode()
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+    payload = json.dumps(body).encode() if body is not None else b""
     try:
         status, _headers, raw = exchange(server, method, path, headers, payload, 600.0)
     except (ConnectionRefusedError, FileNotFoundError):
