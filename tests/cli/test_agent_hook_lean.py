@@ -11,6 +11,8 @@ import json
 import os
 import subprocess
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,7 @@ import pytest
 from hearth.client import transport
 from hearth.store import state
 from tests.api.conftest import Server
-from tests.cli.test_delegate_answers import Peer, home, peer  # noqa: F401  (fixtures)
+from tests.cli.test_delegate_answers import KEY, Peer, _Handler, home  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.e2e  # the installed executable in subprocesses
 
@@ -110,25 +112,64 @@ def test_input_that_is_not_json_is_refused_as_before_beside_a_server(server: Ser
     assert done.stderr.startswith("hearth agent-hook: JSONDecodeError(")
 
 
+@pytest.mark.parametrize(
+    ("hook_status", "asked_again"),
+    [(404, True), (503, False)],
+    ids=["no hook route (an older server)", "not current (503)"],
+)
 def test_a_server_that_does_not_answer_the_hook_leaves_it_to_the_command(
     home: Path,  # noqa: F811
-    peer: Peer,  # noqa: F811
+    peer: Peer,
+    hook_status: int,
+    asked_again: bool,
 ) -> None:
-    """Case: fallback. Another hearth's server (no hook route: 404) is asked, and
-    the command answers with the home opened here, from the same input."""
-    (home / "memory/topics/otters.md").write_text(
-        "# Otters\n\nLanterns for the otter fundraiser.\n"
-    )
-    peer.answers = {"/v1/status": (200, {"snapshot": {"current": False}})}
+    """Case: fallback. A server without the hook's route (an older hearth's still
+    running after an upgrade) is asked the old way; one that said it has no
+    current answer (503) is not asked again. Either way the command answers from
+    the same input, here with the home opened itself (the peer's status is not
+    current)."""
+    (home / "memory/topics/otters.md").write_text(LANTERNS)
+    peer.answers = {
+        "/v1/hooks/agent/": (hook_status, {"error": {"code": "x", "message": "x"}}),
+        "/v1/status": (200, {"snapshot": {"current": False}}),
+    }
     done = run("--home", str(home), "agent-hook", "claude-code", "prompt", stdin=PROMPT)
     assert done.returncode == 0, done.stderr
-    assert (
-        "Lanterns for the otter fundraiser"
-        in json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
-    )
-    # The lean path asked it (a POST it could not answer); the command did not
-    # ask it again (no GET) before answering itself.
-    assert peer.asked == []
+    answer = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Lanterns for the otter fundraiser" in answer
+    assert peer.asked[0] == "POST /v1/hooks/agent/claude-code/prompt"
+    assert ("/v1/status" in peer.asked) == asked_again
+
+
+class _Posts(_Handler):
+    """The peer's handler, answering POSTs from the same table (and noting them)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.server.asked.append(f"POST {self.path}")
+        status, body = next(
+            (a for prefix, a in self.server.answers.items() if self.path.startswith(prefix)),
+            (404, {}),
+        )
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture
+def peer(home: Path) -> Iterator[Peer]:  # noqa: F811
+    server = Peer(("127.0.0.1", 0), _Posts)
+    server.answers, server.asked = {}, []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    record = {"pid": os.getpid(), "url": f"http://127.0.0.1:{server.server_port}", "hook_key": KEY}
+    (home / ".git" / state.FOLDER / state.SERVER).write_text(json.dumps(record))
+    yield server
+    server.shutdown()
+    server.server_close()
 
 
 def test_no_server_leaves_stdin_to_the_command(tmp_path: Path) -> None:

@@ -112,5 +112,5 @@ async def agent_hook(
     try:
         line = await run_in_threadpool(hook_answer.answer, runtime, event, body.input, bundle, home)
     except ValueError as exc:
-        raise ApiError(422, f"the hook input: {exc}") from exc
+        raise ApiError(422, str(exc)) from exc
     return AgentHookAnswer(output=line)

@@ -27,14 +27,16 @@ TIMEOUT = 10.0
 
 
 class _Run:
-    #: Whether the lean path already asked the running server in this process.
+    #: Whether the running server already said it has no current answer.
     asked = False
 
 
 def asked() -> bool:
     """Whether this process already asked the running server for the hook's
-    answer and got none: the command (``cli/agents.py``) then answers it
-    itself rather than asking again."""
+    answer and it had none to give (503: starting, or its index still catching
+    up after waiting): the command (``cli/agents.py``) then answers it itself
+    rather than wait for the server again. A server without the hook's route
+    (an older hearth's, still running after an upgrade) is asked the old way."""
     return _Run.asked
 
 
@@ -57,6 +59,8 @@ def ask(
         data = json.loads(answer) if status == 200 else None
     except (OSError, ValueError):
         return None
+    if status == 503:
+        _Run.asked = True
     if not isinstance(data, dict) or "output" not in data:
         return None
     output = data["output"]
@@ -88,7 +92,6 @@ def run(home: str, runtime: str, event: str) -> bool:
     except ValueError:
         raw = None  # the command says why
     if raw is not None:
-        _Run.asked = True
         line = ask(server, runtime, event, raw, home if event == "session-start" else None)
     if line is None:
         sys.stdin = again()
