@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import click
 
-from hearth.cli.support import _emit, _State, _written, cli, json_option, quoted, served_write
+from hearth.cli.support import (
+    LightCommand,
+    _emit,
+    _State,
+    _written,
+    cli,
+    json_option,
+    quoted,
+    served_write,
+)
 from hearth.domain.text import counted
 from hearth.errors import HearthError
 
@@ -37,7 +46,7 @@ def memory_list(state: _State, file: str, as_json: bool) -> None:
     )
 
 
-@memory.command("add")
+@memory.command("add", cls=LightCommand)
 @click.argument("file")
 @click.argument("text")
 @json_option
@@ -48,7 +57,7 @@ def memory_add(state: _State, file: str, text: str, as_json: bool) -> None:
     _written(as_json, served or state.app().entry_add(file, text, state.actor), f"added to {file}")
 
 
-@memory.command("replace")
+@memory.command("replace", cls=LightCommand)
 @click.argument("file")
 @click.argument("old")
 @click.argument("new")
@@ -61,7 +70,7 @@ def memory_replace(state: _State, file: str, old: str, new: str, as_json: bool) 
     _written(as_json, result, f"replaced in {file}")
 
 
-@memory.command("remove")
+@memory.command("remove", cls=LightCommand)
 @click.argument("file")
 @click.argument("text")
 @json_option

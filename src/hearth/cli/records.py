@@ -10,6 +10,7 @@ import click
 
 from hearth.cli.support import (
     BATCH_WRITTEN,
+    LightCommand,
     _emit,
     _State,
     _written,
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from hearth.store.catalog import RecordView
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.argument("text")
 @click.option("--title", default=None, help="Heading for the entry.")
 @json_option
@@ -50,7 +51,7 @@ def note(state: _State, text: str, title: str | None, as_json: bool) -> None:
     _written(as_json, result, f"appended to {result.path}")
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.option("--title", required=True, help="Short title; the same title updates the same file.")
 @click.option("--entry", "entries", multiple=True, required=True, help="A memory entry (repeat).")
 @click.option("--target", default=None, help="File to merge into (default MEMORY.md).")
@@ -137,7 +138,7 @@ def _review_lines(views: list[RecordView], board: ReviewBoard) -> str:
     return "\n".join(lines) if lines else "none"
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.argument("keys", nargs=-1, required=True)
 @json_option
 @click.pass_obj
@@ -153,7 +154,7 @@ def merge(state: _State, keys: tuple[str, ...], as_json: bool) -> None:
     _batch(as_json, served or state.app().merge_many(keys, state.actor))
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.argument("keys", nargs=-1, required=True)
 @click.option("--reason", required=True, help="Why it is rejected (kept in the archive).")
 @json_option
@@ -187,7 +188,7 @@ def loop() -> None:
     """Open loops: add one, or resolve one."""
 
 
-@loop.command("add")
+@loop.command("add", cls=LightCommand)
 @click.option("--title", required=True, help="Short title; the same title updates the same loop.")
 @click.option("--summary", default="", help="What is open.")
 @click.option("--next", "next_step", default="", help="The next step.")
@@ -203,7 +204,7 @@ def loop_add(
     keyed(as_json, served or state.app().add_loop(title, state.actor, summary, next_step, source))
 
 
-@loop.command("resolve")
+@loop.command("resolve", cls=LightCommand)
 @click.argument("key")
 @click.option("--note", default="", help="How it was resolved.")
 @json_option
@@ -253,7 +254,7 @@ def put(
     _written(as_json, result, f"wrote {result.path}")
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.argument("path")
 @click.option("--rev", default=None, help="Read the file as of this revision.")
 @json_option
@@ -317,7 +318,7 @@ def history(state: _State, path: str, limit: int, as_json: bool) -> None:
     )
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.option("--title", required=True, help="Short title; the same title supersedes it.")
 @click.option("--decision", required=True, help="What was settled.")
 @click.option("--why", default="", help="The reason, in a line.")
@@ -349,7 +350,7 @@ def decision() -> None:
     """Decisions: withdraw one."""
 
 
-@decision.command("withdraw")
+@decision.command("withdraw", cls=LightCommand)
 @click.argument("key")
 @click.option("--reason", required=True, help="Why it no longer holds (kept in the archive).")
 @json_option
