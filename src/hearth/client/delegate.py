@@ -113,7 +113,7 @@ def ask(root: Path, path: str, keys: tuple[str, ...]) -> tuple[dict[str, Any] | 
     the command will explain itself), does not answer, or answers without one
     of ``keys``: None, with a note for ``--verbose``."""
     try:
-        server = find_or_start(root, on_demand(root))
+        server = find(root) or find_or_start(root, on_demand(root))
     except RuntimeError:
         server = None
     if server is None:
@@ -150,7 +150,7 @@ def send(
     the request and then did not answer is an error, never a second try here:
     the write may have landed."""
     try:
-        server = find_or_start(root, on_demand(root))
+        server = find(root) or find_or_start(root, on_demand(root))
     except RuntimeError:
         server = None
     if server is None:
