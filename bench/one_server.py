@@ -16,8 +16,10 @@ the same hour. Prints:
   and the total against the server alone;
 - a stdio session's ``initialize`` when no server runs (it starts one, unless the
   checkout has no such thing);
-- ``agent-hook claude-code prompt`` p50, process start included, server running;
-- ``hearth search`` right after a hand edit, and ``hearth note``, p50, server running.
+- ``agent-hook claude-code prompt`` p50 and p95, process start included, server running;
+- ``hearth search`` right after a hand edit, and ``hearth note``, p50, server running;
+- the CLI's reads (``status``, ``get``, ``context``, ``search``) and writes
+  (``memory add``, ``loop add``, ``decide``, ``propose``), p50, server running.
 
 Figures, not assertions. Every process it starts is stopped at the end.
 """
@@ -63,6 +65,11 @@ def relay_pids(root: Path) -> list[int]:
 
 def p50(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
+
+
+def p95(samples: list[float]) -> float:
+    ordered = sorted(samples)
+    return ordered[max(0, round(len(ordered) * 0.95) - 1)] * 1000
 
 
 def session(root: Path, env: dict[str, str]) -> Client:
@@ -117,6 +124,31 @@ def stop_on_demand(root: Path) -> None:
     time.sleep(1.0)
 
 
+#: The CLI's reads and writes timed beside the server ({n}: the round).
+READS = {
+    "status": ["status"],
+    "get": ["get", "SOUL.md"],
+    "context": ["context", "--session", "subagent", "--query", "garden lantern"],
+    "search": ["search", "garden lantern"],
+}
+WRITES = {
+    "memory add": ["memory", "add", "MEMORY.md", "bench entry {n}"],
+    "loop add": ["loop", "add", "--title", "bench loop {n}"],
+    "decide": ["decide", "--title", "bench decision {n}", "--decision", "yes"],
+    "propose": ["propose", "--title", "bench proposal {n}", "--entry", "bench fact {n}"],
+}
+
+
+def cli_rows(root: Path, env: dict[str, str], rounds: int) -> None:
+    for name, argv in {**READS, **WRITES}.items():
+        samples = [
+            timed([HEARTH, "--home", str(root), *(a.format(n=n) for a in argv)], env)
+            for n in range(rounds)
+        ]
+        kind = "read" if name in READS else "write"
+        print(f"hearth {name} ({kind}), server running: p50 {p50(samples):.0f} ms")
+
+
 def run(root: Path, args: argparse.Namespace) -> None:
     env = use_git_identity(semantic=not args.keyword)
     env["HEARTH_SERVER"] = "on"
@@ -146,7 +178,10 @@ def run(root: Path, args: argparse.Namespace) -> None:
         timed([HEARTH, "--home", str(root), "agent-hook", "claude-code", "prompt"], env, hook)
         for _ in range(args.rounds)
     ]
-    print(f"agent-hook claude-code prompt, server running: p50 {p50(hooks):.0f} ms")
+    print(
+        f"agent-hook claude-code prompt, server running: p50 {p50(hooks):.0f} ms, "
+        f"p95 {p95(hooks):.0f} ms"
+    )
     searches, found = [], 0
     for n in range(args.rounds):
         note = root / "memory/topics" / f"edited-{n}.md"
@@ -166,6 +201,7 @@ def run(root: Path, args: argparse.Namespace) -> None:
         for n in range(args.rounds)
     ]
     print(f"hearth note: p50 {p50(notes):.0f} ms")
+    cli_rows(root, env, args.rounds)
     server.send_signal(signal.SIGTERM)  # type: ignore[attr-defined]
     server.wait(timeout=60)  # type: ignore[attr-defined]
     cold = asyncio.run(one_cold_session(root, env))

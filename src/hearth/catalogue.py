@@ -91,7 +91,7 @@ _DECLARED = (
         "context",
         "read",
         "the hot files and recall for a turn",
-        http=("GET /v1/context",),
+        http=("GET /v1/context", "POST /v1/hooks/agent/{runtime}/{event}"),
         mcp="context",
         cli=("context", "agent-hook"),
     ),

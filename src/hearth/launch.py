@@ -1,29 +1,37 @@
-"""The ``hearth`` command's entry point: the thin relay without the CLI, else the CLI.
+"""The ``hearth`` command's entry point: the thin clients without the CLI, else the CLI.
 
-A runtime starts ``hearth --home H [--actor A] mcp [--scope S]`` for every
-session (``hearth setup`` writes exactly that). When the home's server runs, or
-may be started on demand, that session is only a relay (``client/relay.py``),
-and loading click and every command to parse four arguments would make each
-one twice the size. So those exact shapes (``--home`` given, or
-``HEARTH_HOME``) go straight to the relay; anything else, and a relay that
-cannot be used (``HEARTH_SERVER=off``, not a home, no server and none may be
-started), goes to the CLI as before.
+Two commands are run by agent runtimes often enough that loading click and
+every command to parse a few arguments is most of their cost:
+
+- ``hearth --home H [--actor A] mcp [--scope S]``, started for every session
+  (``hearth setup`` writes exactly that): when the home's server runs, or may
+  be started on demand, that session is only a relay (``client/relay.py``);
+- ``hearth --home H agent-hook RUNTIME EVENT``, run before every prompt: when
+  the home's server runs, one request to it (``client/hook.py``).
+
+So those exact shapes (``--home`` given, or ``HEARTH_HOME``) go straight to the
+thin client; anything else, and a thin client that cannot answer
+(``HEARTH_SERVER=off`` for the relay, not a home, no server, a server that does
+not answer), goes to the CLI as before.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
+
+TYPE_CHECKING = False  # typing's own costs the hook's start-up
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
-def _relay_shape(args: list[str]) -> tuple[Path, str, str | None] | None:
-    """(home, scope, actor) when ``args`` ask for nothing but a stdio MCP session."""
+def _global_options(args: list[str]) -> tuple[str | None, str | None, list[str]] | None:
+    """(home, actor, the rest) of ``args`` when they start with nothing but
+    ``--home`` and ``--actor`` (home: ``HEARTH_HOME`` when not given)."""
     home: str | None = os.environ.get("HEARTH_HOME") or None
     actor: str | None = None
-    scope = "write"
     rest = list(args)
-    while rest and rest[0] != "mcp":
+    while rest and rest[0].startswith("-"):
         flag = rest.pop(0)
         if flag in ("--home", "--actor") and rest:
             value = rest.pop(0)
@@ -35,7 +43,17 @@ def _relay_shape(args: list[str]) -> tuple[Path, str, str | None] | None:
             home = value
         else:
             actor = value
-    if not rest or home is None:
+    return home, actor, rest
+
+
+def _relay_shape(args: list[str]) -> tuple[Path, str, str | None] | None:
+    """(home, scope, actor) when ``args`` ask for nothing but a stdio MCP session."""
+    parsed = _global_options(args)
+    if parsed is None:
+        return None
+    home, actor, rest = parsed
+    scope = "write"
+    if not rest or rest[0] != "mcp" or home is None:
         return None
     rest.pop(0)
     if rest and rest[0] == "--scope" and len(rest) == 2:
@@ -46,11 +64,40 @@ def _relay_shape(args: list[str]) -> tuple[Path, str, str | None] | None:
         return None
     if scope not in ("read", "write", "admin"):
         return None
+    from pathlib import Path  # noqa: PLC0415  (not on the hook's path)
+
     return Path(home).expanduser().absolute(), scope, actor
 
 
+def _hook_shape(args: list[str]) -> tuple[str, str, str] | None:
+    """(home, runtime, event) when ``args`` ask for nothing but ``agent-hook
+    RUNTIME EVENT`` (the names are checked by whoever answers)."""
+    parsed = _global_options(args)
+    if parsed is None:
+        return None
+    home, _actor, rest = parsed
+    if home is None or len(rest) != 3 or rest[0] != "agent-hook":
+        return None
+    if rest[2] not in ("session-start", "prompt") or rest[1].startswith("-"):
+        return None
+    home = os.path.expanduser(home)  # noqa: PTH111  (no pathlib on the prompt's path)
+    if rest[2] == "session-start":
+        # Named in the session text: spelled as the command spells the home.
+        from pathlib import Path  # noqa: PLC0415  (not on the prompt's path)
+
+        home = str(Path(home).absolute())
+    return home, rest[1], rest[2]
+
+
 def main() -> None:
-    shape = _relay_shape(sys.argv[1:])
+    args = sys.argv[1:]
+    hook = _hook_shape(args)
+    if hook is not None:
+        from hearth.client import hook as lean  # noqa: PLC0415  (only the request: lean)
+
+        if lean.run(*hook):
+            _leave()
+    shape = _relay_shape(args) if hook is None else None
     if shape is not None:
         from hearth.client import relay  # noqa: PLC0415  (only the relay: lean)
 
@@ -60,3 +107,14 @@ def main() -> None:
     from hearth.cli import main as cli_main  # noqa: PLC0415  (click and every command)
 
     cli_main()
+
+
+def _leave() -> None:
+    """Exit 0 once the output is out, without the interpreter's teardown (the
+    command's light runs do the same: ``cli._leave``)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        sys.exit(0)  # a closed pipe: reported as the interpreter always does
+    os._exit(0)

@@ -33,7 +33,13 @@ DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 # Path parameters and bodies that reach the use case (which may then refuse with
 # a 4xx of its own: only 401/403 are the gate's answers).
-_SAMPLE_PATH = {"path": "notes/x.md", "key": "no-such-key", "file": "MEMORY.md"}
+_SAMPLE_PATH = {
+    "path": "notes/x.md",
+    "key": "no-such-key",
+    "file": "MEMORY.md",
+    "runtime": "codex",
+    "event": "prompt",
+}
 _SAMPLE_QUERY = {"q": "x", "path": "SOUL.md", "entry": "x"}
 
 

@@ -5,7 +5,8 @@ Each command parses its arguments, makes one call on the use cases
 0 done, 1 refused (validation, conflict, not found, bad path) with the reason
 on stderr, 2 usage. Every command that prints data takes ``--json``. This
 package and ``api/problems.py`` are the only places that turn errors into
-statuses. The commands live by topic: ``home`` (the home as a whole),
+statuses. The commands live by topic (each imported only when it runs:
+``support.COMMAND_MODULES``): ``home`` (the home as a whole),
 ``records`` (notes, proposals, loops, files), ``memory`` (entries, topics,
 reflection), ``runtime`` (serve, watch, context, tokens, sync, hooks) and
 ``mcp``; ``support`` holds the group and what they share.
@@ -21,25 +22,26 @@ from typing import Any, NoReturn
 
 import click
 
-from hearth.cli import (  # noqa: F401  (each registers its commands on the group)
-    agents,
-    home,
-    mcp,
-    memory,
-    records,
-    runtime,
-    tokens,
-)
-from hearth.cli.support import cli, is_light
+from hearth.cli import support
+from hearth.cli.support import is_light
 from hearth.domain.text import shown
 from hearth.errors import HearthError
 
 __all__ = ["cli", "git_main", "main"]
 
 
+def __getattr__(name: str) -> click.Group:
+    """``cli``: the group with every command registered (a run registers only its
+    own: ``support.COMMAND_MODULES``)."""
+    if name != "cli":
+        raise AttributeError(name)
+    support.load_commands()
+    return support.cli
+
+
 def _run(argv: Sequence[str] | None, default_map: dict[str, Any] | None = None) -> int:
     try:
-        cli.main(
+        support.cli.main(
             args=list(argv) if argv is not None else None,
             prog_name="hearth",
             standalone_mode=False,

@@ -17,8 +17,9 @@ from hearth.cli.support import LightCommand, _emit, _State, cli, json_option
 from hearth.runtimes.known import EVENTS, RUNTIMES
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from hearth.domain.context import Session
-    from hearth.runtimes.known import Event
 
 _HOOKED = [name for name, r in RUNTIMES.items() if r.hooks]
 
@@ -95,43 +96,35 @@ def agent_hook(state: _State, runtime: str, event: str) -> None:
     Reads the runtime's hook JSON on stdin and prints its answer on stdout;
     on any error prints nothing and exits 0 (the reason on stderr)."""
     import contextlib  # noqa: PLC0415
-    import json  # noqa: PLC0415
 
     out = sys.stdout
     try:
         with contextlib.redirect_stdout(sys.stderr):
-            answer = _answer(state, runtime, event, sys.stdin.read())
+            line = _answer(state, runtime, event, sys.stdin.read())
     except Exception as exc:  # never fail the runtime's turn
         click.echo(f"hearth agent-hook: {getattr(exc, 'message', None) or exc!r}", err=True)
         return
-    if answer is not None:
-        out.write(json.dumps(answer, ensure_ascii=False) + "\n")
+    if line:
+        out.write(line)
 
 
-def _answer(state: _State, runtime: str, event: str, raw: str) -> dict[str, Any] | None:
-    import json  # noqa: PLC0415
+def _answer(state: _State, runtime: str, event: str, raw: str) -> str | None:
+    """The line to print, from the bundle the running server has (started on
+    demand) unless the launcher already asked it (``client/hook.py``), else from
+    the home opened here."""
+    from hearth.catalogue import route_of  # noqa: PLC0415
+    from hearth.client import delegate, hook  # noqa: PLC0415
+    from hearth.runtimes import hook_answer  # noqa: PLC0415
 
-    from hearth.client import delegate  # noqa: PLC0415
-    from hearth.runtimes import agent_context as ac  # noqa: PLC0415
-
-    spec = RUNTIMES[runtime]
-    chosen: Event = "session-start" if event == "session-start" else "prompt"
-    hook_input = json.loads(raw) if raw.strip() else {}
-    if not isinstance(hook_input, dict):
-        raise ValueError("the hook input is not a JSON object")
-    query = ac.prompt_of(spec, hook_input) if chosen == "prompt" else ""
-    if chosen == "prompt" and len(query) < 3:
-        return None
-    path, params = ac.request_for(chosen, query)
-    keys = ("files", "recall")
     root = state.root
-    found, _ = delegate.ask(root, delegate.query(path, params), keys)
-    if found is None:
-        session: Session = "main" if params["session"] == "main" else "subagent"
-        found = state.app().context(session, query or None).as_dict()
-    limit = ac.limit_for(spec, chosen)
-    if chosen == "session-start":
-        text = ac.session_text(found, limit, str(root))
-    else:
-        text = ac.recall_text(found, limit)
-    return ac.hook_output(spec, chosen, text)
+
+    def bundle(session: str, query: str | None) -> Mapping[str, Any]:
+        if not hook.asked():
+            asked = delegate.query(route_of("context"), {"session": session, "q": query})
+            found, _ = delegate.ask(root, asked, ("files", "recall"))
+            if found is not None:
+                return found
+        chosen: Session = "main" if session == "main" else "subagent"
+        return state.app().context(chosen, query).as_dict()
+
+    return hook_answer.answer(runtime, event, raw, bundle, str(root))

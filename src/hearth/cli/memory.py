@@ -8,7 +8,17 @@ import sys
 
 import click
 
-from hearth.cli.support import _emit, _State, _written, cli, home_path, json_option
+from hearth.cli.support import (
+    LightCommand,
+    _emit,
+    _State,
+    _written,
+    cli,
+    home_path,
+    json_option,
+    quoted,
+    served_write,
+)
 from hearth.domain.text import counted
 from hearth.errors import HearthError
 
@@ -39,7 +49,7 @@ def memory_list(state: _State, file: str, as_json: bool) -> None:
     )
 
 
-@memory.command("add")
+@memory.command("add", cls=LightCommand)
 @click.argument("file", callback=home_path)
 @click.argument("text")
 @click.option(
@@ -52,11 +62,13 @@ def memory_list(state: _State, file: str, as_json: bool) -> None:
 @click.pass_obj
 def memory_add(state: _State, file: str, text: str, section: str | None, as_json: bool) -> None:
     """Add the entry TEXT to FILE."""
-    result = state.app().entry_add(file, text, state.actor, section)
+    body = {"entry": text, **({"section": section} if section else {})}
+    served = served_write(state, "POST", _entries(file), body)
+    result = served or state.app().entry_add(file, text, state.actor, section)
     _written(as_json, result, f"added to {file}" + (f" under '## {section}'" if section else ""))
 
 
-@memory.command("replace")
+@memory.command("replace", cls=LightCommand)
 @click.argument("file", callback=home_path)
 @click.argument("old")
 @click.argument("new")
@@ -64,18 +76,28 @@ def memory_add(state: _State, file: str, text: str, section: str | None, as_json
 @click.pass_obj
 def memory_replace(state: _State, file: str, old: str, new: str, as_json: bool) -> None:
     """Replace the entry OLD (its exact text, or #N) of FILE with NEW."""
-    result = state.app().entry_replace(file, old, new, state.actor)
+    served = served_write(state, "PUT", _entries(file), {"old": old, "new": new})
+    result = served or state.app().entry_replace(file, old, new, state.actor)
     _written(as_json, result, f"replaced in {file}")
 
 
-@memory.command("remove")
+@memory.command("remove", cls=LightCommand)
 @click.argument("file", callback=home_path)
 @click.argument("text")
 @json_option
 @click.pass_obj
 def memory_remove(state: _State, file: str, text: str, as_json: bool) -> None:
     """Remove the entry TEXT (its exact text, or #N) from FILE."""
-    _written(as_json, state.app().entry_remove(file, text, state.actor), f"removed from {file}")
+    from hearth.client import delegate  # noqa: PLC0415  (start-up: only this command)
+
+    served = served_write(state, "DELETE", delegate.query(_entries(file), {"entry": text}))
+    result = served or state.app().entry_remove(file, text, state.actor)
+    _written(as_json, result, f"removed from {file}")
+
+
+def _entries(file: str) -> str:
+    """The route of FILE's entries."""
+    return f"/v1/memory/{quoted(file)}/entries"
 
 
 @memory.command("conflicts")

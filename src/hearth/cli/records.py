@@ -9,7 +9,19 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 
 import click
 
-from hearth.cli.support import _emit, _State, _written, cli, home_path, json_option
+from hearth.cli.support import (
+    BATCH_WRITTEN,
+    LightCommand,
+    _emit,
+    _State,
+    _written,
+    cli,
+    home_path,
+    json_option,
+    keyed,
+    quoted,
+    served_write,
+)
 from hearth.domain.text import counted, shown
 from hearth.errors import HearthError
 
@@ -19,7 +31,7 @@ if TYPE_CHECKING:
     from hearth.store.catalog import RecordView
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.argument("text")
 @click.option("--title", default=None, help="Heading for the entry.")
 @json_option
@@ -41,7 +53,7 @@ def note(state: _State, text: str, title: str | None, as_json: bool) -> None:
     _written(as_json, result, f"appended to {result.path}")
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.option("--title", required=True, help="Short title; the same title updates the same file.")
 @click.option("--entry", "entries", multiple=True, required=True, help="A memory entry (repeat).")
 @click.option("--target", default=None, help="File to merge into (default MEMORY.md).")
@@ -59,9 +71,11 @@ def propose(
     as_json: bool,
 ) -> None:
     """Propose memory entries for a person to review; prints the key."""
-    result = state.app().propose(title, entries, state.actor, target, rationale, source)
-    _emit(
-        as_json, {"key": result.key, "path": result.path, "commit": result.commit}, result.key or ""
+    body = {"title": title, "entries": list(entries), "rationale": rationale, "source": source}
+    served = served_write(state, "POST", "/v1/proposals", {**body, "target": target})
+    keyed(
+        as_json,
+        served or state.app().propose(title, entries, state.actor, target, rationale, source),
     )
 
 
@@ -144,7 +158,7 @@ def _review_lines(views: list[RecordView], board: ReviewBoard) -> str:
     return "\n".join(lines) if lines else "none"
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.argument("keys", nargs=-1, required=True)
 @click.option(
     "--version",
@@ -171,10 +185,12 @@ def merge(state: _State, keys: tuple[str, ...], version: str | None, as_json: bo
         return
     if version is not None:
         raise click.UsageError("--version names the version of one proposal; give one KEY")
-    _batch(as_json, state.app().merge_many(keys, state.actor))
+    body = {"keys": list(keys)}
+    served = served_write(state, "POST", "/v1/proposals/merge", body, BATCH_WRITTEN)
+    _batch(as_json, served or state.app().merge_many(keys, state.actor))
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.argument("keys", nargs=-1, required=True)
 @click.option("--reason", required=True, help="Why it is rejected (kept in the archive).")
 @json_option
@@ -183,19 +199,24 @@ def reject(state: _State, keys: tuple[str, ...], reason: str, as_json: bool) -> 
     """Reject proposal KEY and archive it with the reason; several KEYs are
     rejected together in one commit (all or none)."""
     if len(keys) == 1:
-        _written(as_json, state.app().reject(keys[0], reason, state.actor), f"rejected {keys[0]}")
+        path = f"/v1/proposals/{quoted(keys[0])}/reject"
+        served = served_write(state, "POST", path, {"reason": reason})
+        result = served or state.app().reject(keys[0], reason, state.actor)
+        _written(as_json, result, f"rejected {keys[0]}")
         return
-    _batch(as_json, state.app().reject_many(keys, reason, state.actor))
+    body = {"keys": list(keys), "reason": reason}
+    served = served_write(state, "POST", "/v1/proposals/reject", body, BATCH_WRITTEN)
+    _batch(as_json, served or state.app().reject_many(keys, reason, state.actor))
 
 
-def _batch(as_json: bool, result: BatchResult) -> None:
-    short = (result.commit or "")[:12]
-    done = f"{result.outcome} {counted(len(result.keys), 'proposal')}"
-    if result.outcome == "merged":
-        done += (
-            f" ({counted(result.added, 'entry', 'entries')} added, {result.skipped} already there)"
-        )
-    _emit(as_json, result.as_dict(), f"{done} in one commit {short}")
+def _batch(as_json: bool, result: BatchResult | dict[str, Any]) -> None:
+    data: dict[str, Any] = result if isinstance(result, dict) else result.as_dict()
+    short = str(data["commit"] or "")[:12]
+    done = f"{data['outcome']} {counted(len(data['keys']), 'proposal')}"
+    if data["outcome"] == "merged":
+        added, skipped = data["added"], data["skipped"]
+        done += f" ({counted(added, 'entry', 'entries')} added, {skipped} already there)"
+    _emit(as_json, data, f"{done} in one commit {short}")
 
 
 @cli.group()
@@ -203,7 +224,7 @@ def loop() -> None:
     """Open loops: add one, or resolve one."""
 
 
-@loop.command("add")
+@loop.command("add", cls=LightCommand)
 @click.option("--title", required=True, help="Short title; the same title updates the same loop.")
 @click.option("--summary", default="", help="What is open.")
 @click.option("--next", "next_step", default="", help="The next step.")
@@ -235,14 +256,15 @@ def loop_add(
     )
 
 
-@loop.command("resolve")
+@loop.command("resolve", cls=LightCommand)
 @click.argument("key")
 @click.option("--note", default="", help="How it was resolved.")
 @json_option
 @click.pass_obj
 def loop_resolve(state: _State, key: str, note: str, as_json: bool) -> None:
     """Resolve loop KEY and archive it."""
-    _written(as_json, state.app().resolve_loop(key, state.actor, note), f"resolved {key}")
+    served = served_write(state, "POST", f"/v1/loops/{quoted(key)}/resolve", {"note": note})
+    _written(as_json, served or state.app().resolve_loop(key, state.actor, note), f"resolved {key}")
 
 
 @cli.command()
@@ -284,23 +306,28 @@ def put(
     _written(as_json, result, f"wrote {result.path}")
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.argument("path", callback=home_path)
 @click.option("--rev", default=None, help="Read the file as of this revision.")
 @json_option
 @click.pass_obj
 def get(state: _State, path: str, rev: str | None, as_json: bool) -> None:
     """Print a file of the home (from the work tree, or as of --rev)."""
-    view = state.app().get_file(path, rev)
+    from hearth.client import delegate  # noqa: PLC0415  (start-up: only this command)
+
+    asked = delegate.query(f"/v1/files/{quoted(path)}", {"rev": rev})
+    data = served_write(state, "GET", asked, fields=None)
+    if data is None or not isinstance(data.get("content"), str):
+        data = state.app().get_file(path, rev).as_dict()
     if as_json:
-        _emit(True, view.as_dict(), "")
+        _emit(True, data, "")
     elif sys.stdout.isatty():
         # On a terminal the text is read, not stored: a file brought by git can
         # hold escape sequences (a clipboard write, a retitled window) that would
         # reach the terminal; shown visibly, as every other command prints.
-        click.echo(shown(view.content), nl=False)
+        click.echo(shown(str(data["content"])), nl=False)
     else:
-        click.echo(view.content, nl=False)  # to a file or pipe: the bytes as they are
+        click.echo(data["content"], nl=False)  # to a file or pipe: the bytes as they are
 
 
 @cli.command()
@@ -357,7 +384,7 @@ def _who(actor: str | None, op: str | None, author: str) -> str:
     return f"{actor} [{op}]" if actor else f"git ({author})"
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.option("--title", required=True, help="Short title; the same title supersedes it.")
 @click.option("--decision", required=True, help="What was settled.")
 @click.option("--why", default="", help="The reason, in a line.")
@@ -366,10 +393,9 @@ def _who(actor: str | None, op: str | None, author: str) -> str:
 @click.pass_obj
 def decide(state: _State, title: str, decision: str, why: str, source: str, as_json: bool) -> None:
     """Record a decision (or supersede the one with the same title); prints the key."""
-    result = state.app().decide(title, decision, state.actor, why, source)
-    _emit(
-        as_json, {"key": result.key, "path": result.path, "commit": result.commit}, result.key or ""
-    )
+    body = {"title": title, "decision": decision, "why": why, "source": source}
+    served = served_write(state, "POST", "/v1/decisions", body)
+    keyed(as_json, served or state.app().decide(title, decision, state.actor, why, source))
 
 
 @cli.command()
@@ -390,11 +416,14 @@ def decision() -> None:
     """Decisions: withdraw one."""
 
 
-@decision.command("withdraw")
+@decision.command("withdraw", cls=LightCommand)
 @click.argument("key")
 @click.option("--reason", required=True, help="Why it no longer holds (kept in the archive).")
 @json_option
 @click.pass_obj
 def decision_withdraw(state: _State, key: str, reason: str, as_json: bool) -> None:
     """Withdraw decision KEY and archive it with the reason."""
-    _written(as_json, state.app().withdraw_decision(key, reason, state.actor), f"withdrew {key}")
+    path = f"/v1/decisions/{quoted(key)}/withdraw"
+    served = served_write(state, "POST", path, {"reason": reason})
+    result = served or state.app().withdraw_decision(key, reason, state.actor)
+    _written(as_json, result, f"withdrew {key}")

@@ -64,6 +64,60 @@ class _Group(click.Group):
     group_class = type  # subgroups are _Groups, their commands _Commands
 
 
+#: The module of this package that defines each command. A run imports only its
+#: command's module: the others (and what they import) are start-up for nothing
+#: (docs/cli.md, "Start-up"). ``--help``, a name not listed here and
+#: ``hearth.cli.cli`` import them all (tests/cli/test_lazy_commands.py holds
+#: this table against what each module defines).
+COMMAND_MODULES = {
+    "agents": ("setup", "agent-hook"),
+    "home": ("init", "status", "search", "reindex", "active", "rollup", "check"),
+    "mcp": ("mcp",),
+    "memory": ("memory", "topic", "reflect"),
+    "records": (
+        "note",
+        "propose",
+        "proposals",
+        "merge",
+        "reject",
+        "loop",
+        "loops",
+        "put",
+        "get",
+        "restore",
+        "history",
+        "decide",
+        "decisions",
+        "decision",
+    ),
+    "runtime": ("watch", "serve", "context", "sync", "review", "hooks", "hook"),
+    "tokens": ("token",),
+}
+_MODULE_OF = {name: module for module, names in COMMAND_MODULES.items() for name in names}
+
+
+def load_commands(names: tuple[str, ...] | None = None) -> None:
+    """Register the commands of the modules defining ``names`` (all when None)."""
+    modules = COMMAND_MODULES if names is None else {_MODULE_OF[n] for n in names}
+    for module in modules:
+        # The import statement's own path, which ``python -X importtime`` reports
+        # (importlib.import_module's is not).
+        __import__(f"hearth.cli.{module}")
+
+
+class _Root(_Group):
+    """The ``hearth`` group: each command's module is imported when it is asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        load_commands()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            load_commands((cmd_name,) if cmd_name in _MODULE_OF else None)
+        return super().get_command(ctx, cmd_name)
+
+
 class _State:
     def __init__(self, home_option: str | None, actor: str | None) -> None:
         self.home_option = home_option
@@ -141,10 +195,73 @@ def _emit(as_json: bool, data: Any, human: Callable[[], str] | str) -> None:
         click.echo(shown(text))
 
 
-def _written(as_json: bool, result: WriteResult, done: str) -> None:
-    short = (result.commit or "")[:12]
-    message = f"{done} (commit {short})" if result.changed else f"{done}: nothing changed"
-    _emit(as_json, result.as_dict(), message)
+def _written(as_json: bool, result: WriteResult | dict[str, Any], done: str) -> None:
+    """A write's answer: ``WriteResult.as_dict``'s JSON, or a line saying it."""
+    data = result if isinstance(result, dict) else result.as_dict()
+    short = str(data.get("commit") or "")[:12]
+    message = f"{done} (commit {short})" if data.get("changed") else f"{done}: nothing changed"
+    _emit(as_json, data, message)
+
+
+#: A write the server refuses as input it does not take (bounds of the API's
+#: schema, a rule of the home) is done here: nothing was written, and the
+#: command's own checks say why in their words, as before.
+_SAID_HERE = (400, 413, 422)
+
+
+#: The fields of a write's answer (``WriteResult.as_dict``; a key when it has one).
+WRITTEN = ("commit", "path", "changed")
+#: ...and of a batch's (``BatchResult.as_dict``).
+BATCH_WRITTEN = ("commit", "changed", "keys", "outcome", "added", "skipped")
+
+
+def served_write(
+    state: _State,
+    method: str,
+    path: str,
+    body: dict[str, Any] | None = None,
+    fields: tuple[str, ...] | None = WRITTEN,
+) -> dict[str, Any] | None:
+    """A write asked of the home's one running server (started on demand, as the
+    reads do), as ``--actor`` with the person's scope, so that it takes the
+    server's lock and index instead of opening a second copy of the home here.
+    Its answer's ``fields`` as the result's ``as_dict`` has them (None: all of
+    it, for a read); None when no server could be
+    reached (``HEARTH_SERVER=off``, starting turned off, not a home), so the
+    command writes itself (also when the server refuses the input: ``_SAID_HERE``).
+    Any other refusal raises ``HearthError`` with the server's message."""
+    from hearth.client import delegate  # noqa: PLC0415  (start-up: only commands that write)
+    from hearth.errors import HearthError  # noqa: PLC0415
+
+    served = delegate.send(state.root, method, path, body, state.actor)
+    if served is None:
+        return None
+    status, data = served
+    if status in _SAID_HERE:
+        return None
+    if status != 200:
+        raise HearthError(delegate.refusal(data, status))
+    if fields is None:
+        return data
+    result = {key: data.get(key) for key in fields}
+    if fields == WRITTEN and data.get("key") is not None:
+        result["key"] = data["key"]
+    return result
+
+
+def keyed(as_json: bool, result: WriteResult | dict[str, Any]) -> None:
+    """A new record's answer: its key (``--json``: key, path and commit)."""
+    data = result if isinstance(result, dict) else result.as_dict()
+    key = data.get("key")
+    shown = {"key": key, "path": data.get("path"), "commit": data.get("commit")}
+    _emit(as_json, shown, str(key) if key else "")
+
+
+def quoted(path: str) -> str:
+    """``path`` as a URL's path (a home's path may hold spaces or any letter)."""
+    from urllib.parse import quote  # noqa: PLC0415  (start-up: only commands that write)
+
+    return quote(path, safe="/")
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -181,7 +298,7 @@ def served_or_local(
     return data
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Root, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--home",
     "home_option",

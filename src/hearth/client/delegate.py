@@ -7,7 +7,7 @@ only by the home's owner; see docs/hooks.md). A command whose answer the server
 has asks it over loopback (or its unix socket) with that key: one small request
 instead of opening the home. Any failure (no server, a stale file, a refusal, a
 timeout, an answer not understood) answers None and the command does the work
-itself. Plain sockets: ``http.client`` would bring ``ssl`` into every start-up.
+itself. Finding the server and the exchange itself are ``transport``'s.
 """
 
 from __future__ import annotations
@@ -16,137 +16,16 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from hearth.client.transport import TIMEOUT, Server, exchange, find, get
 from hearth.store import private, server_file, state
 
-if TYPE_CHECKING:
-    import socket
+__all__ = ["TIMEOUT", "Server", "ask", "exchange", "find", "find_or_start", "get", "send"]
 
-#: Seconds to connect and to wait for the answer before doing the work here.
-TIMEOUT = 5.0
 #: Seconds a read waits for the server's index to catch up with the files.
 FRESH_SECONDS = 3.0
-#: The largest answer read (a status of a big home is tens of kilobytes).
-MAX_ANSWER = 16 * 1024 * 1024
-_LOOPBACK = {"127.0.0.1": "127.0.0.1", "localhost": "127.0.0.1", "::1": "::1"}
-#: A server bound to every address is asked on loopback.
-_ANY_ADDRESS = {"0.0.0.0": "127.0.0.1", "::": "::1"}
-
-
-@dataclass(frozen=True)
-class Server:
-    """Where this home's live server listens."""
-
-    url: str
-    key: str
-    #: (family, address) to connect to: a loopback (host, port) or a socket path.
-    family: int
-    address: Any
-    host_header: str
-
-
-def find(root: Path) -> Server | None:
-    """This home's live server, from ``server.json``; None when none runs."""
-    try:
-        data = json.loads((root / ".git" / state.FOLDER / state.SERVER).read_text())
-        pid = int(data["pid"])
-        url, key = str(data["url"]), str(data["hook_key"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    if not server_file.alive(pid):
-        return None
-    if not key:
-        return None
-    import socket  # noqa: PLC0415  (start-up: only when a server runs)
-
-    uds = data.get("uds")
-    if isinstance(uds, str) and uds and _own_socket(uds):
-        # The home's own socket: no port, and nothing beyond this machine.
-        return Server(url, key, socket.AF_UNIX, uds, "localhost")
-    if url.startswith("unix:"):
-        return Server(url, key, socket.AF_UNIX, url.removeprefix("unix:"), "localhost")
-    if not url.startswith("http://"):
-        return None
-    hostport = url.removeprefix("http://").split("/", 1)[0]
-    host, _, port = hostport.rpartition(":")
-    host = host.removeprefix("[").removesuffix("]")
-    host = _LOOPBACK.get(host) or _ANY_ADDRESS.get(host) or ""
-    if not host or not port.isdigit():
-        return None  # never send the key beyond this machine
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    header = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    return Server(url, key, family, (host, int(port)), header)
-
-
-def _own_socket(path: str) -> bool:
-    """Whether ``path`` is a socket of this user's in a folder no other user may
-    write to: the key is sent only there (another user's socket put in place of
-    the server's would receive it)."""
-    import stat  # noqa: PLC0415  (start-up: only when a server runs)
-
-    try:
-        sock = os.lstat(path)
-        folder = os.lstat(Path(path).parent)
-    except OSError:
-        return False
-    uid = os.getuid()
-    return (
-        stat.S_ISSOCK(sock.st_mode)
-        and sock.st_uid == uid
-        and stat.S_ISDIR(folder.st_mode)
-        and folder.st_uid == uid
-        and not folder.st_mode & 0o022
-    )
-
-
-def get(server: Server, path: str, timeout: float = TIMEOUT) -> dict[str, Any] | None:
-    """``GET path`` of the server, its JSON object on a 200; None otherwise."""
-    try:
-        answer = exchange(
-            server, "GET", path, {"Authorization": f"Bearer {server.key}"}, b"", timeout
-        )
-    except OSError:
-        return None
-    status, _headers, body = answer
-    if status != 200:
-        return None
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def exchange(
-    server: Server,
-    method: str,
-    path: str,
-    headers: dict[str, str],
-    body: bytes,
-    timeout: float = TIMEOUT,
-) -> tuple[int, dict[str, str], bytes]:
-    """One HTTP/1.1 request to the server: (status, headers with lower-case names,
-    body). Raises OSError when the server cannot be reached or the answer is cut
-    short or not HTTP."""
-    import socket  # noqa: PLC0415  (start-up: only when a server runs)
-
-    lines = [f"{method} {path} HTTP/1.1", f"Host: {server.host_header}", "Connection: close"]
-    lines += [f"{name}: {value}" for name, value in headers.items()]
-    if body or method != "GET":
-        lines.append(f"Content-Length: {len(body)}")
-    request = ("\r\n".join(lines) + "\r\n\r\n").encode() + body
-    with socket.socket(server.family, socket.SOCK_STREAM) as sock:
-        sock.settimeout(timeout)
-        sock.connect(server.address)
-        sock.sendall(request)
-        answer = _read_all(sock)
-    parsed = _parse_answer(answer)
-    if parsed is None:
-        raise OSError("the server's answer was cut short or not HTTP")
-    return parsed
 
 
 #: Turns starting a server on demand on or off for this process (on|off).
@@ -233,7 +112,7 @@ def ask(root: Path, path: str, keys: tuple[str, ...]) -> tuple[dict[str, Any] | 
     the command will explain itself), does not answer, or answers without one
     of ``keys``: None, with a note for ``--verbose``."""
     try:
-        server = find_or_start(root, on_demand(root))
+        server = find(root) or find_or_start(root, on_demand(root))
     except RuntimeError:
         server = None
     if server is None:
@@ -261,25 +140,27 @@ def ask(root: Path, path: str, keys: tuple[str, ...]) -> tuple[dict[str, Any] | 
 
 
 def send(
-    root: Path, method: str, path: str, body: dict[str, Any], actor: str
+    root: Path, method: str, path: str, body: dict[str, Any] | None, actor: str
 ) -> tuple[int, dict[str, Any]] | None:
     """A write asked of the home's server (started on demand when none runs), as
     ``actor`` with the person's scope: (status, JSON body); None when no server
-    could be reached, so the command does the work itself. A server that took
+    could be reached, so the command does the work itself (``body`` None: a
+    request without one, as a read's). A server that took
     the request and then did not answer is an error, never a second try here:
     the write may have landed."""
     try:
-        server = find_or_start(root, on_demand(root))
+        server = find(root) or find_or_start(root, on_demand(root))
     except RuntimeError:
         server = None
     if server is None:
         return None
     headers = {
         "Authorization": "Bearer " + server_file.local_token(server.key, "admin", actor),
-        "Content-Type": "application/json",
         "Accept": "application/json",
     }
-    payload = json.dumps(body).encode()
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+    payload = json.dumps(body).encode() if body is not None else b""
     try:
         status, _headers, raw = exchange(server, method, path, headers, payload, 600.0)
     except (ConnectionRefusedError, FileNotFoundError):
@@ -309,59 +190,3 @@ def query(path: str, params: dict[str, str | int | None]) -> str:
 
     given = {name: value for name, value in params.items() if value is not None}
     return f"{path}?{urlencode(given)}" if given else path
-
-
-def _read_all(sock: socket.socket) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while size <= MAX_ANSWER:
-        chunk = sock.recv(65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        size += len(chunk)
-    return b"".join(chunks)
-
-
-def _parse_answer(answer: bytes) -> tuple[int, dict[str, str], bytes] | None:
-    head, sep, body = answer.partition(b"\r\n\r\n")
-    if not sep:
-        return None
-    lines = head.decode("latin-1").split("\r\n")
-    status_line = lines[0].split(" ", 2)
-    if (
-        len(status_line) < 2
-        or not status_line[0].startswith("HTTP/1.")
-        or not status_line[1].isdigit()
-    ):
-        return None
-    headers = {}
-    for line in lines[1:]:
-        name, _, value = line.partition(":")
-        headers[name.strip().lower()] = value.strip()
-    if headers.get("transfer-encoding", "").lower() == "chunked":
-        body = _unchunk(body)
-    elif "content-length" in headers:
-        try:
-            length = int(headers["content-length"])
-        except ValueError:
-            return None
-        if len(body) != length:
-            return None  # cut short
-    return int(status_line[1]), headers, body
-
-
-def _unchunk(body: bytes) -> bytes:
-    out: list[bytes] = []
-    while True:
-        size_line, sep, rest = body.partition(b"\r\n")
-        if not sep:
-            return b""
-        try:
-            size = int(size_line.split(b";", 1)[0], 16)
-        except ValueError:
-            return b""
-        if size == 0:
-            return b"".join(out)
-        out.append(rest[:size])
-        body = rest[size + 2 :]

@@ -1,0 +1,149 @@
+"""Does ``hearth agent-hook`` answer the same bytes as another checkout's? (issue 52)
+
+    .venv/bin/python bench/hook_answers.py LOCOMO_DIR --before OTHER/.venv/bin/python
+        [--work DIR] [--questions N (0: all)] [--seed S] [--runtime claude-code]
+
+The prompts of the silence benchmark (``bench/recall_silence.py``: each
+conversation's own questions, as many foreign ones, and the no-memory
+prompts), on the same homes it builds (every turn a daily entry, every
+passage's vector). For each home, each side in turn (``--before``'s checkout,
+then this one) serves the home with its own ``hearth serve`` (semantic ranking
+on) and answers every prompt with its own ``hearth agent-hook RUNTIME
+prompt``, one process each, as a runtime runs it; then the session-start
+hook. Prints how many answers differ (and the first differences), and each
+side's hook p50 and p90 wall-clock time. Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from hearth import wiring
+from homegen import use_git_identity, wait_answering
+from recall import build_home, load, locate
+from recall_silence import NO_MEMORY, chosen, ready
+
+START = {"hook_event_name": "SessionStart", "source": "startup"}
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def ask(
+    hearth: str, root: Path, runtime: str, event: str, sent: dict[str, str]
+) -> tuple[str, float]:
+    started = time.perf_counter()
+    done = subprocess.run(
+        [hearth, "--home", str(root), "agent-hook", runtime, event],
+        input=json.dumps(sent),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    took = time.perf_counter() - started
+    if done.returncode != 0 or done.stderr.strip():
+        raise SystemExit(f"{hearth} agent-hook failed: {done.stderr}")
+    return done.stdout, took
+
+
+def side(
+    python: str, root: Path, prompts: list[str], runtime: str, env: dict[str, str]
+) -> tuple[list[str], list[float]]:
+    """One checkout's server and hooks on ``root``: (answers, seconds of each)."""
+    hearth = str(Path(python).parent / "hearth")
+    port = free_port()
+    server = subprocess.Popen(
+        [hearth, "--home", str(root), "serve", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    try:
+        wait_answering(port)
+        ready(root)
+        ask(hearth, root, runtime, "prompt", {"prompt": prompts[0]})  # warm the caches
+        answers, seconds = [], []
+        for prompt in prompts:
+            sent = {"hook_event_name": "UserPromptSubmit", "prompt": prompt}
+            text, took = ask(hearth, root, runtime, "prompt", sent)
+            answers.append(text)
+            seconds.append(took)
+        answers.append(ask(hearth, root, runtime, "session-start", START)[0])
+        return answers, seconds
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)
+
+
+def run(locomo: Path, work: Path, args: argparse.Namespace, env: dict[str, str]) -> None:
+    rng = random.Random(args.seed)
+    conversations = {p.stem: load(p) for p in sorted(locomo.glob("*.json"))}
+    differ, asked = 0, 0
+    times: dict[str, list[float]] = {"before": [], "after": []}
+    for stem, (turns, _questions) in conversations.items():
+        root = work / stem
+        build_home(root, turns)
+        where = locate(root, turns)
+        app = wiring.open_app(root)
+        app.reconciler.catch_up()
+        app.reconciler.index.fill_vectors()
+        app.reconciler.close()
+        (root / ".hearth-bench-done").touch()
+        own, foreign = chosen(conversations, stem, where, rng, args.questions)
+        prompts = [q.text for q in own] + [q.text for q in foreign] + list(NO_MEMORY)
+        before, took_before = side(args.before, root, prompts, args.runtime, env)
+        after, took_after = side(sys.executable, root, prompts, args.runtime, env)
+        times["before"] += took_before
+        times["after"] += took_after
+        for prompt, one, other in zip([*prompts, "(session start)"], before, after, strict=True):
+            asked += 1
+            if one != other:
+                differ += 1
+                if differ <= 3:
+                    print(f"{stem}: {prompt!r}\n  before {one[:300]!r}\n  after  {other[:300]!r}")
+        silent = sum(1 for text in after[:-1] if not text)
+        print(f"{stem}: {len(prompts)} prompts + session start, {silent} silent", file=sys.stderr)
+    print(f"answers that differ: {differ} of {asked}")
+    for name, seconds in times.items():
+        ms = sorted(s * 1000 for s in seconds)
+        print(
+            f"{name}: hook p50 {statistics.median(ms):.0f} ms, "
+            f"p90 {ms[int(len(ms) * 0.9) - 1]:.0f} ms over {len(ms)} calls"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("locomo", type=Path)
+    parser.add_argument("--before", required=True, help="the other checkout's python")
+    parser.add_argument("--work", type=Path, default=None)
+    parser.add_argument("--questions", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=38)
+    parser.add_argument("--runtime", default="claude-code")
+    args = parser.parse_args()
+    env = use_git_identity(semantic=True)
+    env["HEARTH_SERVER"] = "off"
+    if args.work is not None:
+        args.work.mkdir(parents=True, exist_ok=True)
+        run(args.locomo, args.work, args, env)
+        return
+    with tempfile.TemporaryDirectory(prefix="hearth-hook-answers-") as tmp:
+        run(args.locomo, Path(tmp), args, env)
+
+
+if __name__ == "__main__":
+    main()

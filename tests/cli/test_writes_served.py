@@ -1,0 +1,146 @@
+"""Every CLI write goes through the home's one server when one runs (issue 52):
+the command sends it and prints the answer as it printed its own, without
+opening the home (no libgit2 binding, no second index reader). With no server
+it starts one on demand, as the reads do; with ``HEARTH_SERVER=off`` it works
+alone (the rest of the suite runs so)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hearth.client import transport
+from tests.api.conftest import Server, make_home
+
+pytestmark = pytest.mark.e2e  # the installed executable in subprocesses
+
+#: (arguments after --home, the line printed, or None for a record's key).
+WRITES = [
+    (("memory", "add", "MEMORY.md", "Otters sleep holding hands"), "added to MEMORY.md"),
+    (
+        ("memory", "replace", "MEMORY.md", "Otters sleep holding hands", "Otters hold hands"),
+        "replaced in MEMORY.md",
+    ),
+    (("memory", "remove", "MEMORY.md", "Otters hold hands"), "removed from MEMORY.md"),
+    (("loop", "add", "--title", "Otter lanterns", "--summary", "buy wicks"), None),
+    (("decide", "--title", "Otter day", "--decision", "Saturdays"), None),
+    (("propose", "--title", "Otter facts", "--entry", "Otters use tools"), None),
+]
+
+
+def run(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "hearth", "--home", str(root), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, **env},
+    )
+
+
+def loaded(stderr: str) -> set[str]:
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+
+
+def answer(stderr: str) -> str:
+    return "\n".join(line for line in stderr.splitlines() if not line.startswith("import time:"))
+
+
+def test_each_write_beside_a_server_is_the_servers(server: Server) -> None:
+    """Case: every CLI write goes through the one server when one runs, answering
+    as the command did: the command loads neither libgit2 nor the application."""
+    for args, said in WRITES:
+        done = run(server.root, *args)
+        assert done.returncode == 0, answer(done.stderr)
+        modules = loaded(done.stderr)
+        assert "pygit2" not in modules and "hearth.app" not in modules, args
+        line = done.stdout.strip()
+        if said is None:
+            assert line.startswith("otter-") and "--" in line, line
+        else:
+            assert line.startswith(f"{said} (commit "), line
+    keys = {args[0]: run(server.root, *args, "--json") for args, _ in WRITES[3:]}
+    for name, done in keys.items():
+        assert done.returncode == 0, answer(done.stderr)
+        assert list(json.loads(done.stdout)) == ["key", "path", "commit"], name
+    loop_key = json.loads(keys["loop"].stdout)["key"]
+    done = run(server.root, "loop", "resolve", loop_key, "--note", "done", "--json")
+    assert done.returncode == 0, answer(done.stderr)
+    assert "pygit2" not in loaded(done.stderr)
+    assert json.loads(done.stdout)["key"] == loop_key
+
+
+def test_a_refusal_is_said_as_before(server: Server) -> None:
+    """Case: answering as now. A key that is no record's, and an entry of two
+    lines (which the API's schema refuses: the command says why itself)."""
+    done = run(server.root, "loop", "resolve", "no-such-key")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert answer(done.stderr).startswith("hearth: 'no-such-key' is not a record key")
+    done = run(server.root, "memory", "add", "MEMORY.md", "two\nlines")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert answer(done.stderr) == (
+        "hearth: an entry is one line; put longer notes in memory/topics/<topic>.md and "
+        "leave a one-line pointer here"
+    )
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Iterator[Path]:
+    root = make_home(tmp_path / "home")
+    yield root
+    found = transport.find(root)
+    record = json.loads((root / transport.RECORD).read_text()) if found else None
+    if record is not None:
+        os.kill(int(record["pid"]), signal.SIGTERM)
+        deadline = time.monotonic() + 20
+        while transport.alive(int(record["pid"])) and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+
+def test_with_no_server_a_write_starts_one_on_demand(home: Path) -> None:
+    """Case: when no server runs, the write starts one, as reads do."""
+    assert transport.find(home) is None
+    done = run(home, "memory", "add", "MEMORY.md", "Herons nest by the mill", HEARTH_SERVER="on")
+    assert done.returncode == 0, answer(done.stderr)
+    assert done.stdout.startswith("added to MEMORY.md (commit ")
+    assert "pygit2" not in loaded(done.stderr)
+    assert transport.find(home) is not None
+
+
+def test_with_the_server_turned_off_a_write_works_alone(home: Path) -> None:
+    """Case: ``HEARTH_SERVER=off``: no server is started, the command writes itself."""
+    done = run(home, "memory", "add", "MEMORY.md", "Herons nest by the mill", HEARTH_SERVER="off")
+    assert done.returncode == 0, answer(done.stderr)
+    assert done.stdout.startswith("added to MEMORY.md (commit ")
+    assert "pygit2" in loaded(done.stderr)
+    assert transport.find(home) is None
+
+
+def test_merge_and_reject_beside_a_server_are_the_servers(server: Server) -> None:
+    """Case: the person's review writes (one key, and many in one commit) too."""
+    keys = []
+    for n in range(3):
+        done = run(server.root, "propose", "--title", f"Otter fact {n}", "--entry", f"Fact {n}")
+        assert done.returncode == 0, answer(done.stderr)
+        keys.append(done.stdout.strip())
+    merged = run(server.root, "merge", keys[0])
+    rejected = run(server.root, "reject", keys[1], keys[2], "--reason", "not so", "--json")
+    for done in (merged, rejected):
+        assert done.returncode == 0, answer(done.stderr)
+        assert "pygit2" not in loaded(done.stderr)
+    assert merged.stdout.startswith(f"merged {keys[0]} (commit ")
+    batch = json.loads(rejected.stdout)
+    assert list(batch) == ["commit", "changed", "keys", "outcome", "added", "skipped"]
+    assert (batch["keys"], batch["outcome"]) == (keys[1:], "rejected")
