@@ -34,6 +34,10 @@ WRITES = [
     (("decide", "--title", "Otter day", "--decision", "Saturdays"), None),
     (("propose", "--title", "Otter facts", "--entry", "Otters use tools"), None),
 ]
+#: Writes that stay in the command's own process beside a server: ``loop add``
+#: says whether it updated a loop of that title (the API's answer does not), and
+#: a one-key ``merge`` shows the proposal and merges the version it showed.
+IN_PROCESS = {("loop", "add")}
 
 
 def run(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -65,7 +69,8 @@ def test_each_write_beside_a_server_is_the_servers(server: Server) -> None:
         done = run(server.root, *args)
         assert done.returncode == 0, answer(done.stderr)
         modules = loaded(done.stderr)
-        assert "pygit2" not in modules and "hearth.app" not in modules, args
+        if args[:2] not in IN_PROCESS:
+            assert "pygit2" not in modules and "hearth.app" not in modules, args
         line = done.stdout.strip()
         if said is None:
             assert line.startswith("otter-") and "--" in line, line
@@ -74,7 +79,8 @@ def test_each_write_beside_a_server_is_the_servers(server: Server) -> None:
     keys = {args[0]: run(server.root, *args, "--json") for args, _ in WRITES[3:]}
     for name, done in keys.items():
         assert done.returncode == 0, answer(done.stderr)
-        assert list(json.loads(done.stdout)) == ["key", "path", "commit"], name
+        extra = ["updated"] if name == "loop" else []
+        assert list(json.loads(done.stdout)) == ["key", "path", "commit", *extra], name
     loop_key = json.loads(keys["loop"].stdout)["key"]
     done = run(server.root, "loop", "resolve", loop_key, "--note", "done", "--json")
     assert done.returncode == 0, answer(done.stderr)
@@ -129,7 +135,8 @@ def test_with_the_server_turned_off_a_write_works_alone(home: Path) -> None:
 
 
 def test_merge_and_reject_beside_a_server_are_the_servers(server: Server) -> None:
-    """Case: the person's review writes (one key, and many in one commit) too."""
+    """Case: the person's review writes: many in one commit through the server;
+    one key merged as shown (in-process, see ``IN_PROCESS``)."""
     keys = []
     for n in range(3):
         done = run(server.root, "propose", "--title", f"Otter fact {n}", "--entry", f"Fact {n}")
@@ -139,8 +146,8 @@ def test_merge_and_reject_beside_a_server_are_the_servers(server: Server) -> Non
     rejected = run(server.root, "reject", keys[1], keys[2], "--reason", "not so", "--json")
     for done in (merged, rejected):
         assert done.returncode == 0, answer(done.stderr)
-        assert "pygit2" not in loaded(done.stderr)
-    assert merged.stdout.startswith(f"merged {keys[0]} (commit ")
+    assert "pygit2" not in loaded(rejected.stderr)  # one key: see IN_PROCESS
+    assert f"merged {keys[0]} (commit " in merged.stdout
     batch = json.loads(rejected.stdout)
     assert list(batch) == ["commit", "changed", "keys", "outcome", "added", "skipped"]
     assert (batch["keys"], batch["outcome"]) == (keys[1:], "rejected")
