@@ -407,3 +407,26 @@ def test_a_person_note_made_on_both_machines_merges_entry_by_entry(ab: list[Mach
     b.sync()
     held = sorted(e.text for e in entries.list_entries((b.root / "users/ana.md").read_text()))
     assert held == ["Ana lives in Lyon", "Ana plays chess"]
+
+
+def test_a_record_another_machines_sync_made_is_hearths_after_a_merge(
+    ab: list[Machine],
+) -> None:
+    """A conflict record is acted on only when hearth's sync wrote it. B's sync
+    makes the record; A, with a commit of its own, merges B's history (no fast
+    forward): the merge that brings the record in did not make it, yet the
+    record is B's sync's, so A lists it and can settle it (it was named forged)."""
+    a, b = ab
+    seed(a, b, "Sam likes tea", "Works from home")
+    a.app.entry_replace("MEMORY.md", "Sam likes tea", "Sam likes green tea", "agent")
+    b.app.entry_replace("MEMORY.md", "Sam likes tea", "Sam likes black tea", "agent")
+    a.sync()  # pushed (only ahead)
+    b.sync()  # diverged: B merges and commits the record
+    assert len(b.app.entry_conflicts()) == 1
+    a.app.entry_add("MEMORY.md", "Reads on Sundays", "agent")
+    a.sync()  # diverged again: A merges B's history, record and all
+    assert git(a.root, "rev-list", "--parents", "-n", "1", "HEAD").count(" ") == 2
+    (found,) = a.app.entry_conflicts()
+    assert {found.kept, found.other} == {"Sam likes green tea", "Sam likes black tea"}
+    a.app.entry_settle(found.id, "file", "person")
+    assert "Reads on Sundays" in a.entries() and len(a.app.entry_conflicts()) == 0
