@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from hearth.domain import layout
-from hearth.store.porcelain import _git
+from hearth.store.porcelain import run_git
 
 #: The file in ``.git/hearth/`` that holds the commit the person last marked as seen.
 SEEN_FILE = "agent-changes-seen"
@@ -75,7 +75,7 @@ def agent_changes(root: Path, since: str | None) -> list[AgentChange]:
     None), newest first, each file of a commit its own change."""
     span = f"{since}..HEAD" if since else "HEAD"
     args = ["-c", "core.quotePath=false", "log", "-n", str(LIMIT * 4), "--name-only", _FORMAT]
-    done = _git(root, [*args, span, "--", *PATHSPECS], b"")
+    done = run_git(root, [*args, span, "--", *PATHSPECS], b"")
     if done is None or done[0] != 0:
         return []
     found: list[AgentChange] = []

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from hearth.store.porcelain import _git
+from hearth.store.porcelain import run_git
 
 #: ``Hearth-Op`` values of the commits sync makes start with this.
 SYNC_OPS = "sync."
@@ -38,7 +38,7 @@ def _blob_id(data: bytes) -> str:
 
 
 def _out(root: Path, *args: str) -> str | None:
-    done = _git(root, list(args), b"")
+    done = run_git(root, list(args), b"")
     if done is None or done[0] != 0:
         return None
     return done[1].decode("utf-8", "replace").strip()

@@ -65,7 +65,7 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def _git(root: Path, args: list[str], stdin: bytes) -> tuple[int, bytes] | None:
+def run_git(root: Path, args: list[str], stdin: bytes) -> tuple[int, bytes] | None:
     """``git args`` in ``root`` fed ``stdin``: its exit status and standard output."""
     import subprocess  # noqa: PLC0415  (start-up: status itself spawns git directly)
 
@@ -260,7 +260,7 @@ def ignored(root: Path, paths: Iterable[str]) -> set[str] | None:
     wanted = list(paths)
     if not wanted:
         return set()
-    done = _git(
+    done = run_git(
         root,
         ["check-ignore", "--no-index", "-z", "--stdin"],
         stdin=b"".join(p.encode() + b"\0" for p in wanted),

@@ -18,7 +18,7 @@ from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
 from hearth.errors import Conflict, InvalidInput, NotFound
 from hearth.store.plans import FileChange, Plan, Snapshot
-from hearth.store.porcelain import _git
+from hearth.store.porcelain import run_git
 
 
 class UndoWrites(Writer):
@@ -56,7 +56,7 @@ class UndoWrites(Writer):
 
 
 def _agents_commit(writer: Writer, commit: str) -> bool:
-    done = _git(
+    done = run_git(
         writer.root,
         ["log", "-1", "--format=%(trailers:key=Hearth-By,valueonly)", commit, "--"],
         b"",
