@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hearth.app.writes.plumbing import check_proposal_target, new_target_text
+from hearth.app.writes.supersede import restatements
 from hearth.domain import entries, layout, notes, records
+from hearth.domain.facts import Restatement, restates
 from hearth.domain.likeness import (
     EntryMatches,
     Held,
@@ -56,17 +58,23 @@ class ProposalReview:
     #: The key of the group's first proposal, when it is in a group.
     group: str | None = None
     over_bound: OverBound | None = None
+    #: Its entries that restate a fact of the target with a new value: a merge
+    #: replaces that entry (``app/writes/supersede.py``).
+    replaces: tuple[Restatement, ...] = ()
 
     @property
     def known(self) -> tuple[str, ...]:
         """Its entries the home already holds (the same or nearly): a merge from
-        the review page leaves them out unless the person asks otherwise."""
-        return tuple(m.entry for m in self.matches if m.known)
+        the review page leaves them out unless the person asks otherwise. An
+        entry that replaces a fact with a new value is news, not known."""
+        new = {r.new for r in self.replaces}
+        return tuple(m.entry for m in self.matches if m.known and m.entry not in new)
 
     def as_dict(self) -> dict[str, object]:
         return {
             "matches": [m.as_dict() for m in self.matches if m.matches],
-            "known_entries": sum(m.known for m in self.matches),
+            "known_entries": len(self.known),
+            "replaces": [r.as_dict() for r in self.replaces],
             "group": self.group,
             "over_bound": self.over_bound.as_dict() if self.over_bound else None,
         }
@@ -202,7 +210,12 @@ class ReviewMatcher:
                 over = self._over(
                     target, file_texts.get(target), held_in(target), new, held_files, topic_texts
                 )
-            reviews[key] = ProposalReview(key, entry_matches, group_of.get(key), over)
+            restated = (
+                restatements(file_texts.get(target) or "", proposal, (), {}) if target else []
+            )
+            reviews[key] = ProposalReview(
+                key, entry_matches, group_of.get(key), over, tuple(restated)
+            )
         proposals = {key: proposal for key, _path, proposal in pending}
         group_over = {}
         for group in found_groups:
@@ -297,8 +310,12 @@ class ReviewMatcher:
         pool += pending
         subject = self._subject_of(_read(snap, "USER.md"))
         scored = self._score([("", entry, _everything) for entry in proposed], pool, subject)
+        # A held entry the proposed one restates with a new value is not "known":
+        # the proposal replaces it.
         return [
-            best_matches(entry, found, self.threshold)
+            best_matches(
+                entry, [(h, v) for h, v in found if restates(entry, h.text) is None], self.threshold
+            )
             for entry, found in zip(proposed, scored, strict=True)
         ]
 

@@ -1,0 +1,137 @@
+"""A proposal's merge that replaces the facts it restates.
+
+An entry of a proposal that restates an entry of its target with another value
+(``domain/facts.py``: a labelled field, or the same sentence with one value
+changed) replaces that entry in place rather than standing beside it; the
+replaced entry leaves the file and is kept as a record under
+``continuity/superseded/`` with the dates between which it held (from the
+commit that last wrote its line, as ``git blame`` finds it, to the merge), in
+the merge's one commit. Search sets those records aside as it does archives
+(``kind=archive`` finds them, status ``superseded``), so recall hands only the
+current version.
+
+A person's own edit is never overwritten behind their back: an entry whose
+line a commit other than a merge changed after the proposal was made (the
+person edited it in their editor, or with ``hearth memory``) is not replaced;
+the merge is refused and says so, for the person to reject or edit the
+proposal.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from hearth.app.writes.record_files import merged_text
+from hearth.domain import entries, facts, records
+from hearth.domain.text import counted
+from hearth.errors import Conflict
+from hearth.store.history import parse_trailers
+from hearth.store.plans import FileChange, Snapshot
+
+#: Hearth-Op of the commits whose lines a merge may replace whenever they were made.
+_MERGES = ("proposal.merge",)
+
+
+@dataclass(frozen=True)
+class MergedEntries:
+    """A target's text after a merge, and what the merge replaced."""
+
+    text: str
+    added: list[str]
+    note: str
+    replaced: tuple[facts.Restatement, ...] = ()
+    #: The records of the replaced entries (``continuity/superseded/``).
+    records: tuple[FileChange, ...] = ()
+
+    def body(self, target: str) -> str:
+        """The merge commit's body: what was added, skipped, replaced."""
+        added = counted(len(self.added), "entry", "entries")
+        return f"Added {added} to {target}; {self.note}." + "".join(
+            f"\nReplaced {r.old!r} with {r.new!r} ({r.rule}: {r.was} -> {r.now})"
+            for r in self.replaced
+        )
+
+
+def restatements(
+    text: str, proposal: records.Proposal, leave_out: Sequence[str], replace: Mapping[str, str]
+) -> list[facts.Restatement]:
+    """The entries of ``text`` that ``proposal``'s entries (less ``leave_out`` and
+    those the person chose to ``replace``) restate with another value; each held
+    entry replaced once."""
+    held = [(e.text, e.line) for e in entries.list_entries(text) if e.text not in replace.values()]
+    found = []
+    for entry in proposal.entries:
+        if entry in leave_out or entry in replace:
+            continue
+        restated = facts.restated_in(entry, held)
+        if restated is None:
+            continue
+        found.append(restated)
+        held = [(t, n) for t, n in held if t != restated.old]
+    return found
+
+
+def preview_entries(
+    start: str, proposal: records.Proposal, leave_out: Sequence[str]
+) -> tuple[str, list[str], tuple[str, ...]]:
+    """The target's text after the merge, the entries added and those skipped as
+    already there. A restated fact replaces its entry in place, as the merge
+    will: it is neither added nor skipped, and the diff shows the replacement."""
+    restated = {r.new: r.old for r in restatements(start, proposal, leave_out, {})}
+    after, added, _note = merged_text(start, proposal, leave_out, restated)
+    wanted = [e for e in proposal.entries if e not in leave_out]
+    return after, added, tuple(e for e in wanted if e not in added and e not in restated)
+
+
+def merge_entries(
+    snap: Snapshot,
+    target: str,
+    before: str,
+    proposal: records.Proposal,
+    now: dt.datetime,
+    leave_out: Sequence[str] = (),
+    replace: Mapping[str, str] | None = None,
+    key: str = "",
+) -> MergedEntries:
+    """``merged_text`` with every restated fact replaced and recorded (see the
+    module's text); refused (``Conflict``) when that would overwrite a person's
+    edit made after the proposal."""
+    chosen = dict(replace or {})
+    found = restatements(before, proposal, leave_out, chosen)
+    kept: list[FileChange] = []
+    for restated in found:
+        since = snap.line_since(target, restated.line)
+        _check_not_newer(since, proposal, target, restated)
+        held_from = dt.datetime.fromtimestamp(since[0], dt.UTC).date().isoformat() if since else ""
+        day = now.astimezone(dt.UTC).date().isoformat()
+        path = facts.superseded_path(day, restated.old, str(uuid.uuid4()))
+        text = facts.superseded_record(target, restated, held_from, day, key)
+        kept.append(FileChange(path, text.encode()))
+    auto = {r.new: r.old for r in found}
+    text, added, note = merged_text(before, proposal, leave_out, {**chosen, **auto})
+    return MergedEntries(text, added, note, tuple(found), tuple(kept))
+
+
+def _check_not_newer(
+    since: tuple[int, str] | None,
+    proposal: records.Proposal,
+    target: str,
+    restated: facts.Restatement,
+) -> None:
+    if since is None or parse_trailers(since[1]).get("Hearth-Op") in _MERGES:
+        return
+    try:
+        made = dt.datetime.fromisoformat(proposal.updated.replace("Z", "+00:00"))
+    except ValueError:
+        return
+    if made.tzinfo is None:
+        made = made.replace(tzinfo=dt.UTC)
+    if since[0] > made.timestamp():
+        raise Conflict(
+            f"{target}'s entry {restated.old!r} was changed after this proposal was made, "
+            f"and merging it would replace that entry with {restated.new!r}; "
+            "reject the proposal, or edit its entries, then merge"
+        )
