@@ -82,7 +82,15 @@ class BatchWrites(Writer):
                 if target not in texts:
                     texts[target] = target_text(snap, target)
                 merged = merge_entries(
-                    snap, target, texts[target], proposal, self._now(), leave.get(key, ()), {}, key
+                    snap,
+                    target,
+                    texts[target],
+                    proposal,
+                    self._now(),
+                    leave.get(key, ()),
+                    {},
+                    key,
+                    target_text(snap, target),
                 )
                 texts[target], added = merged.text, merged.added
                 superseded += merged.records

@@ -56,12 +56,23 @@ class MergedEntries:
 
 
 def restatements(
-    text: str, proposal: records.Proposal, leave_out: Sequence[str], replace: Mapping[str, str]
+    text: str,
+    proposal: records.Proposal,
+    leave_out: Sequence[str],
+    replace: Mapping[str, str],
+    committed: str | None = None,
 ) -> list[facts.Restatement]:
     """The entries of ``text`` that ``proposal``'s entries (less ``leave_out`` and
     those the person chose to ``replace``) restate with another value; each held
-    entry replaced once."""
-    held = [(e.text, e.line) for e in entries.list_entries(text) if e.text not in replace.values()]
+    entry replaced once. ``committed``: the target as HEAD holds it, when ``text``
+    already holds other proposals of the same merge: only what HEAD held is
+    replaced (two proposals merged at once are of one moment, neither newer)."""
+    kept = None if committed is None else {e.text for e in entries.list_entries(committed)}
+    held = [
+        (e.text, e.line)
+        for e in entries.list_entries(text)
+        if e.text not in replace.values() and (kept is None or e.text in kept)
+    ]
     found = []
     for entry in proposal.entries:
         if entry in leave_out or entry in replace:
@@ -95,15 +106,18 @@ def merge_entries(
     leave_out: Sequence[str] = (),
     replace: Mapping[str, str] | None = None,
     key: str = "",
+    committed: str | None = None,
 ) -> MergedEntries:
     """``merged_text`` with every restated fact replaced and recorded (see the
     module's text); refused (``Conflict``) when that would overwrite a person's
-    edit made after the proposal."""
+    edit made after the proposal. ``committed``: the target at HEAD, when
+    ``before`` holds what other proposals of one batch added (``restatements``)."""
     chosen = dict(replace or {})
-    found = restatements(before, proposal, leave_out, chosen)
+    found = restatements(before, proposal, leave_out, chosen, committed)
+    head_lines = {e.text: e.line for e in entries.list_entries(committed or before)}
     kept: list[FileChange] = []
     for restated in found:
-        since = snap.line_since(target, restated.line)
+        since = snap.line_since(target, head_lines.get(restated.old, restated.line))
         _check_not_newer(since, proposal, target, restated)
         held_from = dt.datetime.fromtimestamp(since[0], dt.UTC).date().isoformat() if since else ""
         day = now.astimezone(dt.UTC).date().isoformat()
