@@ -11,17 +11,19 @@ Two rules, both over the words of the two entries (no model):
   middle (at most ``MAX_SPAN`` words on each side: ``Sam lives in Braga`` and
   ``Sam lives in New York``), that span is a value on both sides (a number, a
   name written with a capital, or words of a script without capitals: CJK,
-  Thai, Arabic, Hebrew...), it is no date (two dated events are two facts), and
-  the words they share are most of each (``MIN_SHARED``). ``Sam likes tea`` and
-  ``Sam likes coffee`` are two likes, not one fact changed, and are not paired.
+  Thai, Arabic, Hebrew...; there, two characters at least), neither entry
+  carries a date (a dated entry tells an event: two events of one shape are
+  two facts), and the words they share are most of each (``MIN_SHARED``).
+  ``Sam likes tea`` and ``Sam likes coffee`` are two likes, not one fact
+  changed, and are not paired.
 
 What they miss (docs/formats.md says so too): a change told in other words
 (``Sam moved to Lisbon`` beside ``Sam lives in Braga``), a negation
 (``Sam is vegan`` and ``Sam is not vegan``: one side has no span), a value in
 lower case (``favourite colour is blue``/``green``), and a pair held in two
-files. What they may pair wrongly: two facts that differ only by a name
-(``Lunch with Ana on Fridays``/``Lunch with Rui on Fridays``), German nouns
-(all capitalised). The review page shows every replacement before it is made.
+files. What they may pair wrongly: two facts that differ only by a name or a
+title (``Sam speaks Portuguese``/``Sam speaks German``), German nouns (all
+capitalised). The review page shows every replacement before it is made.
 
 Pure: text in, a ``Restatement`` (or None) out.
 """
@@ -206,8 +208,12 @@ def field_of(text: str) -> tuple[str, str] | None:
 def _is_value(words: Sequence[str], at: int) -> bool:
     """Whether the span ``words`` (starting at word ``at`` of its entry) is a value:
     each word a number, a capitalised name (not the entry's first word), a word
-    of a script without capitals, or a short joining word between such (``de``)."""
+    of a script without capitals, or a short joining word between such (``de``).
+    In a script written without spaces a one-character span is no value: it is
+    as often a word of the sentence (``爱`` for ``喜欢``, love for like)."""
     if not words:
+        return False
+    if len(words) == 1 and len(words[0]) == 1 and _unspaced(words[0]):
         return False
     valued = False
     for i, word in enumerate(words):
@@ -223,7 +229,7 @@ def _is_value(words: Sequence[str], at: int) -> bool:
 
 
 def _dated(words: Sequence[str]) -> bool:
-    return any(_key(w) in _MONTHS_DAYS or _DATE.match(w) for w in words)
+    return any(_key(w).removesuffix("s") in _MONTHS_DAYS or _DATE.match(w) for w in words)
 
 
 def _value_change(new: str, old: str) -> tuple[str, str] | None:
@@ -251,10 +257,9 @@ def _value_change(new: str, old: str) -> tuple[str, str] | None:
         return None
     if not (_is_value(span_a, prefix) and _is_value(span_b, prefix)):
         return None
-    # A date, or a number beside a month or a weekday (``on 7 May``), dates an event.
-    if _dated(a[max(0, prefix - 1) : len(a) - suffix + 1]) or _dated(
-        b[max(0, prefix - 1) : len(b) - suffix + 1]
-    ):
+    # An entry that carries a date (a month, a weekday, a year, ``2026-03-04``)
+    # tells an event: two events of one shape are two facts, not one changed.
+    if _dated(a) or _dated(b):
         return None
     joiner = "" if all(_unspaced(w) for w in (*span_a, *span_b)) else " "
     return joiner.join(span_b), joiner.join(span_a)
