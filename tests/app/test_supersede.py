@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from hearth.app.reads.review_board import ReviewMatcher
 from hearth.domain import entries
+from hearth.domain.likeness import DEFAULT_THRESHOLD
+from hearth.domain.validation import Bounds
 from hearth.errors import Conflict
+from hearth.index.likeness import EntryLikeness
 from tests.conftest import Workspace, git
 
 ACTOR = "test"
@@ -34,7 +39,7 @@ def person_commits(workspace: Workspace, path: str, text: str, when: str) -> Non
     (workspace.root / path).write_bytes(text.encode())
     env = {**os.environ, "GIT_COMMITTER_DATE": when, "GIT_AUTHOR_DATE": when}
     for args in (["add", path], ["commit", "-q", "-m", "my edit"]):
-        proc = __import__("subprocess").run(
+        proc = subprocess.run(
             ["git", *args], cwd=workspace.root, env=env, capture_output=True, check=False
         )
         assert proc.returncode == 0, proc.stderr
@@ -215,3 +220,17 @@ def test_a_batch_merge_replaces_too(workspace: Workspace) -> None:
     assert len(superseded_files(workspace)) == 1
     assert re.search(r"\nHearth-Op: proposal.merge\n", workspace.git("log", "-1", "--format=%B"))
     git(workspace.root, "fsck", "--no-progress")
+
+
+def test_reflection_keeps_a_new_value_it_would_have_dropped_as_known(workspace: Workspace) -> None:
+    """Case: an entry that replaces a fact is news, not "already known": the
+    matcher reflection asks before proposing does not drop it (a paraphrase it does)."""
+    app = workspace.app
+    app.entry_add("MEMORY.md", "Sam lives in Braga", ACTOR)
+    app.entry_add("MEMORY.md", "Sam is allergic to cats", ACTOR)
+    matcher = ReviewMatcher(EntryLikeness(), DEFAULT_THRESHOLD, Bounds())
+    snap = workspace.home.store.snapshot()
+    found = matcher.known(
+        snap, "MEMORY.md", ["Sam lives in Lisbon", "Sam has an allergy to cats"], []
+    )
+    assert [f.matches != () for f in found] == [False, True]
