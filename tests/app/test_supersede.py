@@ -234,3 +234,25 @@ def test_reflection_keeps_a_new_value_it_would_have_dropped_as_known(workspace: 
         snap, "MEMORY.md", ["Sam lives in Lisbon", "Sam has an allergy to cats"], []
     )
     assert [f.matches != () for f in found] == [False, True]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"), [("Sam lives in Braga", "Sam lives in Lisbon"), ("Home: Braga", "Home: Porto")]
+)
+def test_a_replacement_at_the_bound_is_not_refused_as_an_addition(
+    workspace: Workspace, old: str, new: str
+) -> None:
+    """Case: a file at its bound takes a new value for a held fact (it replaces,
+    it does not add): the board shows no over-bound card and the merge goes through."""
+    app = workspace.app
+    app.entry_add("MEMORY.md", old, ACTOR)
+    room = len(workspace.read("MEMORY.md")) + 5
+    settings = workspace.root / "hearth.toml"
+    settings.write_text(settings.read_text().replace("memory_md = 20000", f"memory_md = {room}"))
+    git(workspace.root, "commit", "-qam", "settings: a small MEMORY.md")
+    app = workspace.reopen()
+    key = app.propose("Moved", [new], ACTOR).key
+    assert key is not None
+    assert app.review_board().proposals[key].over_bound is None
+    app.merge(key, ACTOR)
+    assert memory_entries(workspace) == [new]

@@ -204,15 +204,22 @@ class ReviewMatcher:
             target = _target(proposal)
             over = None
             entry_matches = tuple(by_key.get(key, ()))
-            if target is not None:
-                known = {m.entry for m in entry_matches if m.known}
-                new = [e for e in proposal.entries if e not in known]
-                over = self._over(
-                    target, file_texts.get(target), held_in(target), new, held_files, topic_texts
-                )
             restated = (
                 restatements(file_texts.get(target) or "", proposal, (), {}) if target else []
             )
+            if target is not None:
+                swapped = {r.new: r.old for r in restated}
+                known = {m.entry for m in entry_matches if m.known} - set(swapped)
+                new = [e for e in proposal.entries if e not in known]
+                over = self._over(
+                    target,
+                    file_texts.get(target),
+                    held_in(target),
+                    new,
+                    held_files,
+                    topic_texts,
+                    swapped,
+                )
             reviews[key] = ProposalReview(
                 key, entry_matches, group_of.get(key), over, tuple(restated)
             )
@@ -269,7 +276,9 @@ class ReviewMatcher:
         proposed: Sequence[str],
         held_files: Mapping[str, list[Held]],
         topic_texts: _Once,
+        swapped: Mapping[str, str] | None = None,
     ) -> OverBound | None:
+        """``swapped``: proposed entries that take a held entry's place (new -> old)."""
         bound = bound_of(target, self.bounds)
         if bound is None:
             return None
@@ -277,7 +286,10 @@ class ReviewMatcher:
         # A merge adds at most each entry's line and a heading: well inside, no diff needed.
         if len(before) + sum(len(e) + 3 for e in proposed) + 20 <= bound:
             return None
-        after, _added = notes.add_entries(before, proposed)
+        start = before
+        for new, old in (swapped or {}).items():
+            start = entries.replace_entry(start, old, new)
+        after, _added = notes.add_entries(start, [e for e in proposed if e not in (swapped or {})])
         if len(after) <= bound:
             return None
         held = [(h.text, h.line) for h in found]
