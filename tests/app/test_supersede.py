@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from hearth.app.reads.review_board import ReviewMatcher
-from hearth.domain import entries
+from hearth.domain import entries, records
 from hearth.domain.likeness import DEFAULT_THRESHOLD
 from hearth.domain.validation import Bounds
 from hearth.errors import Conflict
@@ -36,6 +36,7 @@ def memory_entries(workspace: Workspace, path: str = "MEMORY.md") -> list[str]:
 
 def person_commits(workspace: Workspace, path: str, text: str, when: str) -> None:
     """The person edits ``path`` in their editor and commits it with plain git at ``when``."""
+    (workspace.root / path).parent.mkdir(parents=True, exist_ok=True)
     (workspace.root / path).write_bytes(text.encode())
     env = {**os.environ, "GIT_COMMITTER_DATE": when, "GIT_AUTHOR_DATE": when}
     for args in (["add", path], ["commit", "-q", "-m", "my edit"]):
@@ -256,3 +257,26 @@ def test_a_replacement_at_the_bound_is_not_refused_as_an_addition(
     assert app.review_board().proposals[key].over_bound is None
     app.merge(key, ACTOR)
     assert memory_entries(workspace) == [new]
+
+
+def test_a_persons_edit_after_a_lionclaw_proposal_is_not_overwritten(
+    workspace: Workspace,
+) -> None:
+    """Case: a person's own edit is never silently overwritten, for a proposal in
+    LionClaw's format too (its time is ``...:00.123456789+00:00 UTC``)."""
+    app = workspace.app
+    app.entry_add("MEMORY.md", "Sam lives in Braga", ACTOR)
+    key = records.record_key("Moved")
+    proposal = (
+        "# Memory Proposal: Moved\n\n- Status: proposed\n"
+        f"- Key: {key}.md\n- Proposed: 2026-11-23T09:30:00.123456789+00:00 UTC\n"
+        "- Source: session:main\n\n## Candidate Entries\n- Sam lives in Lisbon\n\n"
+    )
+    person_commits(
+        workspace, f"continuity/proposals/memory/{key}.md", proposal, "2026-11-23T09:30:00Z"
+    )
+    text = workspace.read("MEMORY.md").replace("Sam lives in Braga", "Sam lives in Porto")
+    person_commits(workspace, "MEMORY.md", text, "2026-11-24T10:00:00Z")
+    with pytest.raises(Conflict, match="changed after this proposal"):
+        app.merge(key, ACTOR)
+    assert "- Sam lives in Porto" in workspace.read("MEMORY.md")

@@ -20,6 +20,7 @@ proposal.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -137,8 +138,10 @@ def _check_not_newer(
 ) -> None:
     if since is None or parse_trailers(since[1]).get("Hearth-Op") in _MERGES:
         return
+    # hearth's ``2026-11-22T09:30:00Z`` or LionClaw's ``...09:30:00.123456789+00:00 UTC``.
+    stamp = proposal.updated.removesuffix(" UTC").replace("Z", "+00:00")
     try:
-        made = dt.datetime.fromisoformat(proposal.updated.replace("Z", "+00:00"))
+        made = dt.datetime.fromisoformat(re.sub(r"(\.\d{6})\d+", r"\1", stamp))
     except ValueError:
         return
     if made.tzinfo is None:
