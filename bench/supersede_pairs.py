@@ -35,6 +35,7 @@ import argparse
 import itertools
 import json
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
@@ -43,7 +44,7 @@ from hearth.app.writes.plumbing import new_target_text
 from hearth.app.writes.record_files import merged_text
 from hearth.app.writes.supersede import restatements
 from hearth.domain import entries, records
-from hearth.domain.facts import restates
+from hearth.domain.facts import restated_in, restates
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -135,6 +136,28 @@ def _material() -> list[str]:
     return list(dict.fromkeys(" ".join(t.split()) for t in texts))
 
 
+def cost(folder: Path) -> tuple[int, int, float]:
+    """What the review board pays: each of up to 1,000 observations against the
+    first 250 held (two rounds, the second with the words kept per text, as a
+    served home keeps them); microseconds a pair in the second round."""
+    texts: list[str] = []
+    for path in sorted(folder.glob("*.json")):
+        conversation = json.loads(path.read_text())
+        for number in _sessions(conversation):
+            observed = conversation[f"session_{number}_observation"]
+            assert isinstance(observed, dict)
+            texts += [" ".join(str(f[0]).split()) for found in observed.values() for f in found]
+    held = [(t, n) for n, t in enumerate(texts[:250], 1)]
+    asked = texts[250:1250]
+    elapsed = 0.0
+    for _round in range(2):
+        start = time.perf_counter()
+        for text in asked:
+            restated_in(text, held)
+        elapsed = time.perf_counter() - start
+    return len(asked), len(held), elapsed / max(1, len(asked) * len(held)) * 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("locomo", type=Path, help="the LoCoMo folder (../shared/locomo-dev)")
@@ -152,6 +175,8 @@ def main() -> None:
         f"paired; {changes['other_fact_paired']} of {changes['other_fact']} pairs of two "
         "facts paired wrongly"
     )
+    asked, held, micros = cost(args.locomo)
+    print(f"cost: {asked} entries against {held} held, {micros:.2f} us a pair")
     pairs, paired = _labelled(args.show)
     print(f"labelled pairs (never one fact with a new value): {paired} of {pairs} paired")
     texts = _material()

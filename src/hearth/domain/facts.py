@@ -30,6 +30,7 @@ Pure: text in, a ``Restatement`` (or None) out.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -183,6 +184,7 @@ def _weight(words: Sequence[str]) -> float:
     return sum(0.5 if len(w) == 1 and _uncased(w) else 1.0 for w in words)
 
 
+@functools.lru_cache(maxsize=16384)
 def field_of(text: str) -> tuple[str, str] | None:
     """``(label key, value)`` of a labelled field entry, else None."""
     match = _FIELD.match(_EMPHASIS.sub("", text).strip())
@@ -232,12 +234,25 @@ def _dated(words: Sequence[str]) -> bool:
     return any(_key(w).removesuffix("s") in _MONTHS_DAYS or _DATE.match(w) for w in words)
 
 
+@functools.lru_cache(maxsize=16384)
+def _shape(text: str) -> tuple[tuple[str, ...], tuple[str, ...], bool]:
+    """An entry's words, their keys, and whether it carries a date; kept per text,
+    since the review board compares each held entry with every proposed one."""
+    words = tuple(_tokens(text))
+    return words, tuple(_key(w) for w in words), _dated(words)
+
+
 def _value_change(new: str, old: str) -> tuple[str, str] | None:
     """The one span in which ``old`` and ``new`` differ, when that is all that
     differs and it is a value on both sides; else None."""
-    a, b = _tokens(new), _tokens(old)
-    ka, kb = [_key(w) for w in a], [_key(w) for w in b]
-    if ka == kb:
+    (a, ka, a_dated), (b, kb, b_dated) = _shape(new), _shape(old)
+    # Cheap refusals first: the same words, or no shared first or last word (the
+    # shared part is a prefix and a suffix). An entry that carries a date (a month,
+    # a weekday, a year, ``2026-03-04``) tells an event: two events of one shape
+    # are two facts, not one changed.
+    if ka == kb or not ka or not kb or (ka[0] != kb[0] and ka[-1] != kb[-1]):
+        return None
+    if a_dated or b_dated:
         return None
     prefix = 0
     while prefix < min(len(ka), len(kb)) and ka[prefix] == kb[prefix]:
@@ -257,10 +272,6 @@ def _value_change(new: str, old: str) -> tuple[str, str] | None:
         return None
     if not (_is_value(span_a, prefix) and _is_value(span_b, prefix)):
         return None
-    # An entry that carries a date (a month, a weekday, a year, ``2026-03-04``)
-    # tells an event: two events of one shape are two facts, not one changed.
-    if _dated(a) or _dated(b):
-        return None
     joiner = "" if all(_unspaced(w) for w in (*span_a, *span_b)) else " "
     return joiner.join(span_b), joiner.join(span_a)
 
@@ -268,7 +279,7 @@ def _value_change(new: str, old: str) -> tuple[str, str] | None:
 def restates(new: str, old: str, held: Sequence[str] = ()) -> tuple[str, str, str] | None:
     """``(rule, was, now)`` when ``new`` restates ``old`` with another value;
     ``held``: the file's entries (a label held twice or more is a list)."""
-    if _key(" ".join(new.split())) == _key(" ".join(old.split())):
+    if _shape(new)[1] == _shape(old)[1]:  # the same words: a duplicate, not a change
         return None
     field, old_field = field_of(new), field_of(old)
     if field is not None and old_field is not None:
@@ -289,13 +300,21 @@ def restates(new: str, old: str, held: Sequence[str] = ()) -> tuple[str, str, st
 
 def restated_in(new: str, held: Sequence[tuple[str, int]]) -> Restatement | None:
     """The held entry (text, line) that ``new`` restates with another value: none
-    when ``new`` is held word for word; of several, the last (the newest)."""
+    when ``new`` is held word for word (punctuation aside); of several, the last
+    (the newest)."""
     texts = [text for text, _line in held]
-    wanted = _key(" ".join(new.split()))
-    if any(_key(" ".join(t.split())) == wanted for t in texts):
+    wanted = _shape(new)[1]
+    if any(_shape(t)[1] == wanted for t in texts):
         return None
     found = None
+    labelled = field_of(new) is not None
     for text, line in held:
+        keys = _shape(text)[1]
+        # Neither rule can pair these (no label, no shared first or last word):
+        # skip them without the full look.
+        ends = bool(keys) and bool(wanted) and (keys[0] == wanted[0] or keys[-1] == wanted[-1])
+        if not labelled and not ends:
+            continue
         pair = restates(new, text, texts)
         if pair is not None:
             found = Restatement(new, text, line, *pair)
