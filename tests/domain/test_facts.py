@@ -103,3 +103,22 @@ def test_the_superseded_record_names_the_entry_its_file_and_dates() -> None:
 def test_an_entry_never_restates_itself(text: str) -> None:
     assert restates(text, text) is None
     assert restated_in(text, [(text, 1)]) is None
+
+
+@given(st.text(min_size=1, max_size=40), st.text(min_size=1, max_size=40))
+def test_pairing_is_symmetric_and_never_raises(a: str, b: str) -> None:
+    """Any two texts: a pair one way round is a pair the other way round, with
+    the values swapped."""
+    there, back = restates(a, b), restates(b, a)
+    assert (there is None) == (back is None)
+    if there is not None and back is not None:
+        assert (there[0], there[1], there[2]) == (back[0], back[2], back[1])
+
+
+names = st.sampled_from(["Braga", "Lisbon", "New York", "Porto", "Rio", "São Paulo", "Kyiv"])
+
+
+@given(names, names)
+def test_a_name_changed_in_one_sentence_always_pairs(old: str, new: str) -> None:
+    pair = restates(f"Sam lives in {new}", f"Sam lives in {old}")
+    assert (pair is None) == (old == new)
