@@ -280,3 +280,21 @@ def test_a_persons_edit_after_a_lionclaw_proposal_is_not_overwritten(
     with pytest.raises(Conflict, match="changed after this proposal"):
         app.merge(key, ACTOR)
     assert "- Sam lives in Porto" in workspace.read("MEMORY.md")
+
+
+def test_two_new_values_before_the_person_looked_leave_the_latest(workspace: Workspace) -> None:
+    """Case: an agent gives a fact two new values before the person merges (one
+    proposal, by title): the latest stands, each older one is kept with its dates."""
+    app = workspace.app
+    app.entry_add("MEMORY.md", "Location: Braga", ACTOR)
+    first = app.entry_add("MEMORY.md", "Location: Porto", "agent", agent=True)
+    second = app.entry_add("MEMORY.md", "Location: Faro", "agent", agent=True)
+    assert first.key == second.key is not None
+    app.merge(first.key, ACTOR)
+    assert memory_entries(workspace) == ["Location: Faro"]
+    kept = sorted(f.read_text() for f in superseded_files(workspace))
+    assert len(kept) == 2
+    assert any("- Entry: Location: Braga\n" in t and "Held: 2026-11-22 to" in t for t in kept)
+    assert any(
+        "- Entry: Location: Porto\n" in t and "Replaced by: Location: Faro" in t for t in kept
+    )

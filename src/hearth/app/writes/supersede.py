@@ -82,7 +82,9 @@ def restatements(
         if restated is None:
             continue
         found.append(restated)
-        held = [(t, n) for t, n in held if t != restated.old]
+        # The new value stands where the old one stood: a later entry of the same
+        # proposal (an agent's second new value before the person looked) replaces it.
+        held = [(t, n) for t, n in held if t != restated.old] + [(entry, restated.line)]
     return found
 
 
@@ -118,10 +120,14 @@ def merge_entries(
     head_lines = {e.text: e.line for e in entries.list_entries(committed or before)}
     kept: list[FileChange] = []
     for restated in found:
-        since = snap.line_since(target, head_lines.get(restated.old, restated.line))
+        line = head_lines.get(restated.old)
+        # An entry of this very merge that a later one replaces held for no commit.
+        since = snap.line_since(target, line) if line is not None else None
         _check_not_newer(since, proposal, target, restated)
-        held_from = dt.datetime.fromtimestamp(since[0], dt.UTC).date().isoformat() if since else ""
         day = now.astimezone(dt.UTC).date().isoformat()
+        held_from = dt.datetime.fromtimestamp(since[0], dt.UTC).date().isoformat() if since else ""
+        if line is None:
+            held_from = day
         path = facts.superseded_path(day, restated.old, str(uuid.uuid4()))
         text = facts.superseded_record(target, restated, held_from, day, key)
         kept.append(FileChange(path, text.encode()))
