@@ -298,6 +298,17 @@ class OverBound(BaseModel):
     movable: list[Movable]
 
 
+class Replacement(BaseModel):
+    """A proposed entry that restates the target's entry at ``line`` with a new value."""
+
+    entry: str
+    replaces: str
+    line: int
+    rule: str
+    was: str
+    now: str
+
+
 class Proposal(Record):
     target: str | None = None
     rationale: str | None = None
@@ -309,6 +320,7 @@ class Proposal(Record):
     #: The first key of its group of near-duplicate proposals, if it is in one.
     group: str | None = None
     over_bound: OverBound | None = None
+    replaces: list[Replacement] | None = None
 
 
 class ReviewSummary(BaseModel):

@@ -137,6 +137,8 @@ def _review_lines(views: list[RecordView], board: ReviewBoard) -> str:
                 where = f"known in {m.path}" if m.key is None else f"also proposed in {m.key}"
                 closeness = "same text" if m.exact else f"{min(m.score, 0.99):.2f}"
                 lines.append(f"    {entry.entry!r} ~ {where}:{m.line} {m.text!r} ({closeness})")
+        for r in found.replaces:
+            lines.append(f"    {r.new!r} replaces line {r.line} {r.old!r} ({r.was} -> {r.now})")
         over = found.over_bound
         if over is not None:
             lines.append(

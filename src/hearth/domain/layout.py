@@ -34,6 +34,9 @@ CONFLICTS_DIR = "continuity/conflicts"
 ENTRY_CONFLICTS_DIR = "continuity/conflicts/entries"
 ARTIFACTS_DIR = "continuity/artifacts"
 ROLLUPS_DIR = "continuity/rollups"
+#: Entries replaced by a newer version of the same fact, one record each
+#: (``domain/facts.py``): history, set aside from search as archives are.
+SUPERSEDED_DIR = "continuity/superseded"
 DEFAULT_PROPOSAL_TARGET = "MEMORY.md"
 
 # Local state in .git/hearth/ that separate programs meet at (the hook shims in
@@ -327,13 +330,19 @@ def record_location(path: str) -> tuple[RecordKind, bool] | None:
 #: The archive folders of records that are not memory: proposals merged
 #: (each became the entry it proposed) or rejected, and decisions withdrawn.
 #: Search leaves them out unless asked for by kind (``archive``) or path.
-SET_ASIDE_FOLDERS = (f"{PROPOSALS_DIR}/archive/", f"{DECISIONS_DIR}/archive/")
+SET_ASIDE_FOLDERS = (
+    f"{PROPOSALS_DIR}/archive/",
+    f"{DECISIONS_DIR}/archive/",
+    f"{SUPERSEDED_DIR}/",
+)
 
 
 def record_status(path: str) -> str:
     """What became of an archived record, from its folder: ``merged`` or
-    ``rejected`` (proposals), ``withdrawn`` (decisions), ``resolved`` (loops);
-    "" for any other path."""
+    ``rejected`` (proposals), ``withdrawn`` (decisions), ``resolved`` (loops),
+    ``superseded`` (a replaced entry's record); "" for any other path."""
+    if path.startswith(SUPERSEDED_DIR + "/"):
+        return "superseded"
     location = record_location(path)
     if location is None or not location[1]:
         return ""
@@ -348,7 +357,9 @@ def asks_for_set_aside(kind: str | None, path_prefix: str | None) -> bool:
     (``SET_ASIDE_FOLDERS``): the ``archive`` kind, or a path inside an archive."""
     if kind == "archive":
         return True
-    return bool(path_prefix) and "/archive" in f"/{path_prefix}"
+    if not path_prefix:
+        return False
+    return "/archive" in f"/{path_prefix}" or path_prefix.startswith(SUPERSEDED_DIR)
 
 
 def kind_of(path: str) -> Kind:
@@ -359,6 +370,8 @@ def kind_of(path: str) -> Kind:
     if location is not None:
         kind, archived = location
         return "archive" if archived else kind
+    if path.startswith(SUPERSEDED_DIR + "/"):
+        return "archive"
     if path.startswith(TOPICS_DIR + "/"):
         return "topic"
     if is_daily_note(path):

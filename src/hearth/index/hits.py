@@ -23,7 +23,7 @@ class Hit:
     score: float
     snippet: str
     #: What became of an archived record (``layout.record_status``: ``merged``,
-    #: ``rejected``, ``withdrawn``, ``resolved``); "" for any other section.
+    #: ``rejected``, ``withdrawn``, ``resolved``, ``superseded``); "" for any other section.
     status: str = ""
 
     def as_dict(self) -> dict[str, object]:

@@ -270,7 +270,7 @@ def _within(
         pattern = _escape(path_prefix) + ".*"
         filters.append((Occur.Must, _filter(Query.regex_query(schema, "path", pattern))))
     if not layout.asks_for_set_aside(kind, path_prefix):
-        # Merged and rejected proposals, withdrawn decisions: not memory.
+        # Merged and rejected proposals, withdrawn decisions, replaced entries: not memory.
         for folder in layout.SET_ASIDE_FOLDERS:
             aside = Query.regex_query(schema, "path", _escape(folder) + ".*")
             filters.append((Occur.MustNot, aside))

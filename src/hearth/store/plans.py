@@ -96,6 +96,25 @@ class Snapshot:
         assert isinstance(blob, pygit2.Blob)
         return blob.data
 
+    def line_since(self, path: str, line: int) -> tuple[int, str] | None:
+        """When and by which commit ``line`` (1-based) of ``path`` got its present
+        text: the commit time (seconds since the epoch) and message of the commit
+        that last changed it, as ``git blame`` says; None when the path or line is
+        not in this commit."""
+        if self.commit is None or self.entry(path) is None or line < 1:
+            return None
+        try:
+            blame = self._repo.blame(
+                path, newest_commit=self.commit.id, min_line=line, max_line=line
+            )
+            hunk = blame.for_line(line)
+        except (KeyError, IndexError, ValueError, pygit2.GitError):
+            return None
+        commit = self._repo.get(hunk.final_commit_id)
+        if not isinstance(commit, pygit2.Commit):
+            return None
+        return commit.commit_time, commit.message
+
     def names(self, folder: str) -> list[str]:
         """Names of the files directly inside ``folder``."""
         if self.tree is None:

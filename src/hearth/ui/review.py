@@ -363,6 +363,7 @@ def _item(
         "error": error,
         "review": found,
         "matches": {m.entry: m.matches for m in found.matches} if found else {},
+        "replaces": {r.new: r for r in found.replaces} if found else {},
         "known": tuple(known),
         "new": [e for e in entries if e not in known],
         "over": over,

@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hearth.app.writes.plumbing import check_proposal_target, new_target_text
+from hearth.app.writes.supersede import restatements
 from hearth.domain import entries, layout, notes, records
+from hearth.domain.facts import Restatement, restates
 from hearth.domain.likeness import (
     EntryMatches,
     Held,
@@ -56,17 +58,23 @@ class ProposalReview:
     #: The key of the group's first proposal, when it is in a group.
     group: str | None = None
     over_bound: OverBound | None = None
+    #: Its entries that restate a fact of the target with a new value: a merge
+    #: replaces that entry (``app/writes/supersede.py``).
+    replaces: tuple[Restatement, ...] = ()
 
     @property
     def known(self) -> tuple[str, ...]:
         """Its entries the home already holds (the same or nearly): a merge from
-        the review page leaves them out unless the person asks otherwise."""
-        return tuple(m.entry for m in self.matches if m.known)
+        the review page leaves them out unless the person asks otherwise. An
+        entry that replaces a fact with a new value is news, not known."""
+        new = {r.new for r in self.replaces}
+        return tuple(m.entry for m in self.matches if m.known and m.entry not in new)
 
     def as_dict(self) -> dict[str, object]:
         return {
             "matches": [m.as_dict() for m in self.matches if m.matches],
-            "known_entries": sum(m.known for m in self.matches),
+            "known_entries": len(self.known),
+            "replaces": [r.as_dict() for r in self.replaces],
             "group": self.group,
             "over_bound": self.over_bound.as_dict() if self.over_bound else None,
         }
@@ -196,13 +204,25 @@ class ReviewMatcher:
             target = _target(proposal)
             over = None
             entry_matches = tuple(by_key.get(key, ()))
+            restated = (
+                restatements(file_texts.get(target) or "", proposal, (), {}) if target else []
+            )
             if target is not None:
-                known = {m.entry for m in entry_matches if m.known}
+                swapped = {r.new: r.old for r in restated}
+                known = {m.entry for m in entry_matches if m.known} - set(swapped)
                 new = [e for e in proposal.entries if e not in known]
                 over = self._over(
-                    target, file_texts.get(target), held_in(target), new, held_files, topic_texts
+                    target,
+                    file_texts.get(target),
+                    held_in(target),
+                    new,
+                    held_files,
+                    topic_texts,
+                    swapped,
                 )
-            reviews[key] = ProposalReview(key, entry_matches, group_of.get(key), over)
+            reviews[key] = ProposalReview(
+                key, entry_matches, group_of.get(key), over, tuple(restated)
+            )
         proposals = {key: proposal for key, _path, proposal in pending}
         group_over = {}
         for group in found_groups:
@@ -256,7 +276,9 @@ class ReviewMatcher:
         proposed: Sequence[str],
         held_files: Mapping[str, list[Held]],
         topic_texts: _Once,
+        swapped: Mapping[str, str] | None = None,
     ) -> OverBound | None:
+        """``swapped``: proposed entries that take a held entry's place (new -> old)."""
         bound = bound_of(target, self.bounds)
         if bound is None:
             return None
@@ -264,7 +286,10 @@ class ReviewMatcher:
         # A merge adds at most each entry's line and a heading: well inside, no diff needed.
         if len(before) + sum(len(e) + 3 for e in proposed) + 20 <= bound:
             return None
-        after, _added = notes.add_entries(before, proposed)
+        start = before
+        for new, old in (swapped or {}).items():
+            start = entries.replace_entry(start, old, new)
+        after, _added = notes.add_entries(start, [e for e in proposed if e not in (swapped or {})])
         if len(after) <= bound:
             return None
         held = [(h.text, h.line) for h in found]
@@ -297,8 +322,12 @@ class ReviewMatcher:
         pool += pending
         subject = self._subject_of(_read(snap, "USER.md"))
         scored = self._score([("", entry, _everything) for entry in proposed], pool, subject)
+        # A held entry the proposed one restates with a new value is not "known":
+        # the proposal replaces it.
         return [
-            best_matches(entry, found, self.threshold)
+            best_matches(
+                entry, [(h, v) for h, v in found if restates(entry, h.text) is None], self.threshold
+            )
             for entry, found in zip(proposed, scored, strict=True)
         ]
 

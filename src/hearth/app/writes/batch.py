@@ -25,10 +25,10 @@ from hearth.app.writes.plumbing import Writer, check_expected, check_proposal_ta
 from hearth.app.writes.record_files import (
     archive_moves,
     checked_reason,
-    merged_text,
     record_path_of,
     require_record,
 )
+from hearth.app.writes.supersede import merge_entries
 from hearth.domain import records
 from hearth.domain.text import counted
 from hearth.errors import InvalidInput
@@ -71,6 +71,7 @@ class BatchWrites(Writer):
             tally.clear()
             texts: dict[str, str] = {}
             archives: list[FileChange] = []
+            superseded: list[FileChange] = []
             lines = []
             for key in chosen:
                 proposal, original = require_record(
@@ -80,9 +81,19 @@ class BatchWrites(Writer):
                 target = check_proposal_target(proposal.target)
                 if target not in texts:
                     texts[target] = target_text(snap, target)
-                texts[target], added, _note = merged_text(
-                    texts[target], proposal, leave.get(key, ())
+                merged = merge_entries(
+                    snap,
+                    target,
+                    texts[target],
+                    proposal,
+                    self._now(),
+                    leave.get(key, ()),
+                    {},
+                    key,
+                    target_text(snap, target),
                 )
+                texts[target], added = merged.text, merged.added
+                superseded += merged.records
                 skipped = len(proposal.entries) - len(added)
                 tally["added"] = tally.get("added", 0) + len(added)
                 tally["skipped"] = tally.get("skipped", 0) + skipped
@@ -101,7 +112,7 @@ class BatchWrites(Writer):
             ]
             return Plan(
                 f"proposals: merge {_count(chosen)}",
-                (*changes, *archives),
+                (*changes, *superseded, *archives),
                 body="\n".join(lines),
             )
 
@@ -133,10 +144,14 @@ class BatchWrites(Writer):
             assert isinstance(proposal, records.Proposal)
             target = check_proposal_target(proposal.target)
             before = target_text(snap, target)
-            text, added, note = merged_text(before, proposal, leave_out)
+            merged = merge_entries(
+                snap, target, before, proposal, self._now(), leave_out, {}, chosen[0]
+            )
+            text, added, note = merged.text, merged.added, merged.note
             tally["added"] = len(added)
             tally["skipped"] = len(proposal.entries) - len(added)
             changes = [FileChange(target, text.encode())] if text != before else []
+            changes += merged.records
             changes += archive_moves(
                 "proposal", chosen[0], proposal, original, self._now(), "merged"
             )

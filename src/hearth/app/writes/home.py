@@ -11,7 +11,7 @@ from hearth.app.writes.memory import MemoryWrites, entry_file
 from hearth.app.writes.plumbing import AfterWrite, check_agent_persona, check_expected
 from hearth.app.writes.records import RecordWrites
 from hearth.app.writes.undo import UndoWrites
-from hearth.domain import entries, layout, notes, rollup
+from hearth.domain import entries, facts, layout, notes, rollup
 from hearth.domain.clock import Clock
 from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
@@ -36,11 +36,23 @@ class HomeWrites(RecordWrites, MemoryWrites, BatchWrites, UndoWrites):
         """Add an entry (under ``## <section>`` when named); ``agent``: a
         write-scoped caller. Where the home keeps persona and memory files to
         proposals for agents (``[agents] persona``), an agent's entry becomes a
-        proposal for the person (the answer names it)."""
+        proposal for the person (the answer names it); so does, in any home, an
+        agent's entry that restates a fact the file holds with a new value
+        (``domain/facts.py``), which the merge then puts in that fact's place."""
         target = entry_file(path)
         if agent and self.settings.agent_persona == "proposals" and layout.is_persons_file(target):
             text = entries.clean_entry(entry)
             return self.propose(f"Add to {target}: {text[:60]}", [text], actor, target, agent=True)
+        if agent and layout.is_persons_file(target):
+            # An agent's new value for a fact the file holds replaces it once the
+            # person merges it: the agent proposes, the person approves.
+            text = entries.clean_entry(entry)
+            data = self.store.snapshot().read(target)
+            held = entries.list_entries(decode_text(data, target)) if data is not None else []
+            found = facts.restated_in(text, [(e.text, e.line) for e in held])
+            if found is not None:
+                title = f"Replace in {target}: {found.old[:60]}"
+                return self.propose(title, [text], actor, target, agent=True)
         return super().entry_add(path, entry, actor, section, agent=agent)
 
     def note(self, text: str, title: str | None, actor: str) -> WriteResult:

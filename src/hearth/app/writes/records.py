@@ -23,14 +23,14 @@ from hearth.app.writes.record_files import (
     checked_reason,
     decision_change,
     existing_record,
-    merged_text,
     record_path_of,
     require_record,
     superseded,
     who,
 )
-from hearth.domain import layout, notes, records
-from hearth.domain.text import counted, decode_text
+from hearth.app.writes.supersede import merge_entries, preview_entries
+from hearth.domain import layout, records
+from hearth.domain.text import decode_text
 from hearth.errors import Forbidden, InvalidInput
 from hearth.store.plans import FileChange, Plan, Snapshot
 
@@ -169,16 +169,17 @@ class RecordWrites(Writer):
                     (change, *archived),
                 )
             target = check_proposal_target(proposal.target)
-            new_text, added, note = merged_text(
-                target_text(snap, target), proposal, leave_out, replace
+            before = target_text(snap, target)
+            merged = merge_entries(
+                snap, target, before, proposal, self._now(), leave_out, replace or {}, key
             )
-            changes = list(archived)
-            if new_text != target_text(snap, target):
-                changes.insert(0, FileChange(target, new_text.encode()))
+            changes = [*merged.records, *archived]
+            if merged.text != before:
+                changes.insert(0, FileChange(target, merged.text.encode()))
             return Plan(
                 f"proposals: merge {proposal.title} into {target}",
                 tuple(changes),
-                body=f"Added {counted(len(added), 'entry', 'entries')} to {target}; {note}.",
+                body=merged.body(target),
             )
 
         result = self._commit(planner, "proposal.merge", actor, key)
@@ -294,11 +295,8 @@ class RecordWrites(Writer):
         target = check_proposal_target(proposal.target)
         current = snap.read(target)
         before = decode_text(current, target) if current is not None else ""
-        wanted = [e for e in proposal.entries if e not in leave_out]
-        after, added = notes.add_entries(
-            before if current is not None else new_target_text(target), wanted
-        )
-        skipped = tuple(e for e in wanted if e not in added)
+        start = before if current is not None else new_target_text(target)
+        after, added, skipped = preview_entries(start, proposal, leave_out)
         return MergePreview(
             key,
             path,

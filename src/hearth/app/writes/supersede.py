@@ -1,0 +1,160 @@
+"""A proposal's merge that replaces the facts it restates.
+
+An entry of a proposal that restates an entry of its target with another value
+(``domain/facts.py``: a labelled field, or the same sentence with one value
+changed) replaces that entry in place rather than standing beside it; the
+replaced entry leaves the file and is kept as a record under
+``continuity/superseded/`` with the dates between which it held (from the
+commit that last wrote its line, as ``git blame`` finds it, to the merge), in
+the merge's one commit. Search sets those records aside as it does archives
+(``kind=archive`` finds them, status ``superseded``), so recall hands only the
+current version.
+
+A person's own edit is never overwritten behind their back: an entry whose
+line a commit other than a merge changed after the proposal was made (the
+person edited it in their editor, or with ``hearth memory``) is not replaced;
+the merge is refused and says so, for the person to reject or edit the
+proposal.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from hearth.app.writes.record_files import merged_text
+from hearth.domain import entries, facts, records
+from hearth.domain.text import counted
+from hearth.errors import Conflict
+from hearth.store.history import parse_trailers
+from hearth.store.plans import FileChange, Snapshot
+
+#: Hearth-Op of the commits whose lines a merge may replace whenever they were made.
+_MERGES = ("proposal.merge",)
+
+
+@dataclass(frozen=True)
+class MergedEntries:
+    """A target's text after a merge, and what the merge replaced."""
+
+    text: str
+    added: list[str]
+    note: str
+    replaced: tuple[facts.Restatement, ...] = ()
+    #: The records of the replaced entries (``continuity/superseded/``).
+    records: tuple[FileChange, ...] = ()
+
+    def body(self, target: str) -> str:
+        """The merge commit's body: what was added, skipped, replaced."""
+        added = counted(len(self.added), "entry", "entries")
+        return f"Added {added} to {target}; {self.note}." + "".join(
+            f"\nReplaced {r.old!r} with {r.new!r} ({r.rule}: {r.was} -> {r.now})"
+            for r in self.replaced
+        )
+
+
+def restatements(
+    text: str,
+    proposal: records.Proposal,
+    leave_out: Sequence[str],
+    replace: Mapping[str, str],
+    committed: str | None = None,
+) -> list[facts.Restatement]:
+    """The entries of ``text`` that ``proposal``'s entries (less ``leave_out`` and
+    those the person chose to ``replace``) restate with another value; each held
+    entry replaced once. ``committed``: the target as HEAD holds it, when ``text``
+    already holds other proposals of the same merge: only what HEAD held is
+    replaced (two proposals merged at once are of one moment, neither newer)."""
+    kept = None if committed is None else {e.text for e in entries.list_entries(committed)}
+    held = [
+        (e.text, e.line)
+        for e in entries.list_entries(text)
+        if e.text not in replace.values() and (kept is None or e.text in kept)
+    ]
+    found = []
+    for entry in proposal.entries:
+        if entry in leave_out or entry in replace:
+            continue
+        restated = facts.restated_in(entry, held)
+        if restated is None:
+            continue
+        found.append(restated)
+        # The new value stands where the old one stood: a later entry of the same
+        # proposal (an agent's second new value before the person looked) replaces it.
+        held = [(t, n) for t, n in held if t != restated.old] + [(entry, restated.line)]
+    return found
+
+
+def preview_entries(
+    start: str, proposal: records.Proposal, leave_out: Sequence[str]
+) -> tuple[str, list[str], tuple[str, ...]]:
+    """The target's text after the merge, the entries added and those skipped as
+    already there. A restated fact replaces its entry in place, as the merge
+    will: it is neither added nor skipped, and the diff shows the replacement."""
+    restated = {r.new: r.old for r in restatements(start, proposal, leave_out, {})}
+    after, added, _note = merged_text(start, proposal, leave_out, restated)
+    wanted = [e for e in proposal.entries if e not in leave_out]
+    return after, added, tuple(e for e in wanted if e not in added and e not in restated)
+
+
+def merge_entries(
+    snap: Snapshot,
+    target: str,
+    before: str,
+    proposal: records.Proposal,
+    now: dt.datetime,
+    leave_out: Sequence[str] = (),
+    replace: Mapping[str, str] | None = None,
+    key: str = "",
+    committed: str | None = None,
+) -> MergedEntries:
+    """``merged_text`` with every restated fact replaced and recorded (see the
+    module's text); refused (``Conflict``) when that would overwrite a person's
+    edit made after the proposal. ``committed``: the target at HEAD, when
+    ``before`` holds what other proposals of one batch added (``restatements``)."""
+    chosen = dict(replace or {})
+    found = restatements(before, proposal, leave_out, chosen, committed)
+    head_lines = {e.text: e.line for e in entries.list_entries(committed or before)}
+    kept: list[FileChange] = []
+    for restated in found:
+        line = head_lines.get(restated.old)
+        # An entry of this very merge that a later one replaces held for no commit.
+        since = snap.line_since(target, line) if line is not None else None
+        _check_not_newer(since, proposal, target, restated)
+        day = now.astimezone(dt.UTC).date().isoformat()
+        held_from = dt.datetime.fromtimestamp(since[0], dt.UTC).date().isoformat() if since else ""
+        if line is None:
+            held_from = day
+        path = facts.superseded_path(day, restated.old, str(uuid.uuid4()))
+        text = facts.superseded_record(target, restated, held_from, day, key)
+        kept.append(FileChange(path, text.encode()))
+    auto = {r.new: r.old for r in found}
+    text, added, note = merged_text(before, proposal, leave_out, {**chosen, **auto})
+    return MergedEntries(text, added, note, tuple(found), tuple(kept))
+
+
+def _check_not_newer(
+    since: tuple[int, str] | None,
+    proposal: records.Proposal,
+    target: str,
+    restated: facts.Restatement,
+) -> None:
+    if since is None or parse_trailers(since[1]).get("Hearth-Op") in _MERGES:
+        return
+    # hearth's ``2026-11-22T09:30:00Z`` or LionClaw's ``...09:30:00.123456789+00:00 UTC``.
+    stamp = proposal.updated.removesuffix(" UTC").replace("Z", "+00:00")
+    try:
+        made = dt.datetime.fromisoformat(re.sub(r"(\.\d{6})\d+", r"\1", stamp))
+    except ValueError:
+        return
+    if made.tzinfo is None:
+        made = made.replace(tzinfo=dt.UTC)
+    if since[0] > made.timestamp():
+        raise Conflict(
+            f"{target}'s entry {restated.old!r} was changed after this proposal was made, "
+            f"and merging it would replace that entry with {restated.new!r}; "
+            "reject the proposal, or edit its entries, then merge"
+        )
