@@ -15,7 +15,6 @@ process whose worker and watcher keep them fresh; the composition root
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
 import threading
@@ -49,19 +48,17 @@ from hearth.errors import HearthError, InvalidInput, RuleFailure
 from hearth.index.hits import Hit
 from hearth.index.ranking import SearchResult
 from hearth.index.semantic import Progress
-from hearth.reconcile.ahead import IndexAhead
+from hearth.reconcile import freshness
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
 from hearth.store import agent_changes
 from hearth.store.agent_changes import AgentChange
 from hearth.store.catalog import RecordView
-from hearth.store.git import Planned
 from hearth.store.history import CommitInfo
 from hearth.store.private import exposure
 
 if TYPE_CHECKING:
     from hearth.app.reads.queries import FileView
-    from hearth.reconcile.worker import ReconcileWorker
 
 # Start-up: a command that writes builds these use cases but reads nothing, so
 # what only reads need (``queries`` and what it brings, the context bundle) is
@@ -127,60 +124,6 @@ PERSONA_ORDER = (
     "HEARTBEAT.md",
     "BOOTSTRAP.md",
 )
-
-
-class IndexEachWrite:
-    """After each commit: index its paths before the write returns (read-your-writes).
-
-    ACTIVE.md is rendered in the same call, or, given the served home's worker,
-    by the worker's next pass, so an API write returns as soon as it is
-    committed and indexed. A served home indexes a write's files while git
-    commits them (``reconcile/ahead.py``), not after.
-    """
-
-    def __init__(self, reconciler: Reconciler, worker: ReconcileWorker | None = None) -> None:
-        self._reconciler = reconciler
-        self._worker = worker
-        self._ahead = IndexAhead(reconciler) if worker is not None else None
-
-    def planned(self, files: Planned) -> None:
-        if self._ahead is not None:
-            self._ahead.begin(files)
-
-    def written(self, paths: tuple[str, ...], commit: str | None = None) -> None:
-        # The commit stands whatever happens here: status shows the index as
-        # stale (those files' signatures differ) until the next pass repairs it.
-        ahead = self._ahead
-        indexed = False
-        if ahead is not None:
-            with contextlib.suppress(HearthError, OSError):
-                indexed = ahead.landed(paths, commit)
-        if not indexed:
-            # The paths of a plan made before the branch moved, too.
-            pending = (*paths, *sorted(ahead.pending - set(paths))) if ahead else paths
-            with contextlib.suppress(HearthError, OSError):
-                self._reconciler.reconcile_paths(
-                    pending, refresh_active=self._worker is None, commit=commit
-                )
-        if ahead is not None:
-            ahead.reset()
-        if self._worker is not None:
-            self._worker.request([])
-
-    def abandoned(self) -> None:
-        ahead = self._ahead
-        if ahead is None:
-            return
-        ahead.abandoned()
-        # The index may hold what was planned: a pass over those paths reads
-        # the files as they are (the store put them back), before the write's
-        # error is answered.
-        with contextlib.suppress(HearthError, OSError):
-            if ahead.pending:
-                self._reconciler.reconcile_paths(sorted(ahead.pending), refresh_active=False)
-                if self._worker is not None:
-                    self._worker.request([])
-        ahead.reset()
 
 
 class Hearth:
@@ -350,12 +293,13 @@ class Hearth:
 
     def _status_now(self) -> HomeStatus:
         with self.owner:
-            return home_status(self.ops, self.reconciler.status(), self.syncer, self.reflector.log)
+            index = freshness.status(self.reconciler)
+            return home_status(self.ops, index, self.syncer, self.reflector.log)
 
     def active(self) -> ActiveView:
         self._freshen()
         with self.owner:
-            return queries.active_view(self.ops, self.reconciler.status())
+            return queries.active_view(self.ops, freshness.status(self.reconciler))
 
     def context(
         self, session: context.Session, query: str | None = None, user: str | None = None

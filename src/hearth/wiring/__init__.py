@@ -281,7 +281,8 @@ def open_app(
     for another process's pass). ``embedder``: semantic ranking with that model
     whatever the settings say (tests and benchmarks)."""
     from hearth.app.reflection import Reflector
-    from hearth.app.usecases import Hearth, IndexEachWrite
+    from hearth.app.usecases import Hearth
+    from hearth.reconcile.each_write import IndexEachWrite
 
     parts = _parts(root, clock)
     semantic = _semantic(parts, embedder)
@@ -306,9 +307,9 @@ def open_service(
     from hearth.app.served.service import OwnedPasses, RuntimeNotices, ServedHearth
     from hearth.app.status.progress import PassProgress
     from hearth.app.status.snapshot import board_for
-    from hearth.app.usecases import IndexEachWrite
     from hearth.heap import give_back
     from hearth.index.semantic import VectorFiller
+    from hearth.reconcile.each_write import IndexEachWrite
     from hearth.reconcile.worker import ReconcileWorker
     from hearth.store.tokens import TokenStore
 

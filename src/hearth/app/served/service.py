@@ -30,6 +30,7 @@ from hearth.app.usecases import Hearth
 from hearth.app.writes.home import HomeWrites
 from hearth.errors import HearthError
 from hearth.index.semantic import Progress, VectorFiller
+from hearth.reconcile import freshness
 from hearth.reconcile.reconciler import HEAD_MOVED, Reconciler
 from hearth.reconcile.reports import PassReport
 from hearth.reconcile.watcher import Watcher
@@ -337,7 +338,7 @@ class ServedHearth(Hearth):
         self._freshen()
         fresh, _why = self.index_freshness()
         with self.owner:
-            return queries.active_view_of(self.ops, self.reconciler.active_state(), fresh)
+            return queries.active_view_of(self.ops, freshness.active_state(self.reconciler), fresh)
 
     def status(self) -> ServedStatus:
         """The snapshot (``snapshot.as_of``) with what must be live added; it is
