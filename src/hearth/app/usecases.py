@@ -161,23 +161,23 @@ class Hearth:
 
     def get_file(self, path: str, rev: str | None = None) -> FileView:
         with self.owner:
-            return queries.get_file(self.ops, path, rev)
+            return queries.get_file(self.ops.parts, path, rev)
 
     def history(self, path: str, limit: int = 20) -> list[CommitInfo]:
         with self.owner:
-            return queries.history(self.ops, path, limit)
+            return queries.history(self.ops.parts, path, limit)
 
     def diff(self, path: str, rev_from: str | None, rev_to: str | None) -> Diff:
         with self.owner:
-            return queries.diff(self.ops, path, rev_from, rev_to)
+            return queries.diff(self.ops.parts, path, rev_from, rev_to)
 
     def commit_diff(self, path: str, rev: str) -> Diff:
         with self.owner:
-            return queries.commit_diff(self.ops, path, rev)
+            return queries.commit_diff(self.ops.parts, path, rev)
 
     def head_oids(self, paths: list[str]) -> dict[str, str | None]:
         with self.owner:
-            return queries.head_oids(self.ops, paths)
+            return queries.head_oids(self.ops.parts, paths)
 
     def merge_preview(self, key: str, leave_out: Sequence[str] = ()) -> MergePreview:
         with self.owner:
@@ -186,10 +186,10 @@ class Hearth:
     def diff_home(self, rev_from: str | None, rev_to: str | None) -> Diff:
         """Every file that differs between two revisions (``to`` None: the work tree)."""
         with self.owner:
-            return queries.diff_home(self.ops, rev_from, rev_to)
+            return queries.diff_home(self.ops.parts, rev_from, rev_to)
 
     def records(self, kind: layout.RecordKind) -> list[RecordView]:
-        return queries.list_records(self.ops, kind)
+        return queries.list_records(self.ops.parts, kind)
 
     def review(self) -> Review:
         return Review(self.records("proposal"), self.records("loop"))
@@ -253,8 +253,9 @@ class Hearth:
             fixed = self.ops.fix_keys(actor) if fix_keys else None
             exposed = exposure(self.ops.root)
             warnings = [RuleFailure(".", "readable-by-others", *exposed)] if exposed else []
+            home = self.ops.parts
             return CheckResult(
-                queries.check(self.ops), queries.legacy_key_records(self.ops), fixed, warnings
+                queries.check(home), queries.legacy_key_records(home), fixed, warnings
             )
 
     def search(
@@ -294,12 +295,12 @@ class Hearth:
     def _status_now(self) -> HomeStatus:
         with self.owner:
             index = freshness.status(self.reconciler)
-            return home_status(self.ops, index, self.syncer, self.reflector.log)
+            return home_status(self.ops.parts, index, self.syncer, self.reflector.log)
 
     def active(self) -> ActiveView:
         self._freshen()
         with self.owner:
-            return queries.active_view(self.ops, freshness.status(self.reconciler))
+            return queries.active_view(self.ops.parts, freshness.status(self.reconciler))
 
     def context(
         self, session: context.Session, query: str | None = None, user: str | None = None

@@ -25,6 +25,7 @@ nothing that loads libgit2, Tantivy, numpy or YAML (``.importlinter``).
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,7 @@ from hearth.app.sync.copies import conflict_copies
 from hearth.domain import layout
 from hearth.domain.reflection import reflection_status
 from hearth.domain.settings import Settings
+from hearth.embedding import model_name
 from hearth.errors import Busy, HearthError
 from hearth.index import ondisk
 from hearth.reconcile import manifest as manifests
@@ -43,6 +45,22 @@ from hearth.store.ignore import rules_signature
 from hearth.store.lock import write_lock
 from hearth.store.rooted import RootedFiles
 from hearth.store.trust import CommandTrust
+
+
+@dataclass(frozen=True)
+class LeanStatus:
+    """The lean status of the home at ``root`` (``semantic``: whether semantic
+    ranking is on in this process; ``lock_timeout``: the reconcile lock's wait)."""
+
+    root: Path
+    settings: Settings
+    semantic: bool
+    lock_timeout: float
+
+    def status(self) -> dict[str, Any] | None:
+        """As the module-level ``status``, None when a pass would change something."""
+        model = model_name(self.settings.search.model) if self.semantic else None
+        return status(self.root, self.settings, model, self.lock_timeout)
 
 
 def status(
