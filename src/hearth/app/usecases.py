@@ -15,13 +15,12 @@ process whose worker and watcher keep them fresh; the composition root
 
 from __future__ import annotations
 
-import functools
-import inspect
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING
 
+from hearth.app.locked_writes import LockedWrites
 from hearth.app.reads import queries
 from hearth.app.reads.review_board import ReviewBoard, ReviewMatcher
 from hearth.app.reflection import ReflectionRun, Reflector
@@ -43,7 +42,7 @@ from hearth.domain.context import Passage
 from hearth.domain.entries import Entry
 from hearth.domain.entry_merge import ConflictRecord
 from hearth.domain.lookalike import looks_like
-from hearth.domain.text import decode_text, refuse_not_text
+from hearth.domain.text import decode_text
 from hearth.errors import HearthError, InvalidInput, RuleFailure
 from hearth.index.hits import Hit
 from hearth.index.ranking import SearchResult
@@ -68,51 +67,6 @@ if TYPE_CHECKING:
 RECALL_HITS = 5
 
 
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def _under_lock(
-    write: Callable[Concatenate[HomeWrites, P], R],
-) -> Callable[Concatenate[Hearth, P], R]:
-    """The use case that is one write of ``HomeWrites``, run under the home's lock:
-    the same signature and docstring, declared in one line rather than forwarded
-    by hand. Every text argument is refused first when it holds a control
-    character (``text.refuse_not_text``): the one gate every surface's writes
-    pass, so no edge has to remember it."""
-    signature = inspect.signature(write)
-
-    @functools.wraps(write)
-    def under_lock(self: Hearth, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        bound = signature.bind(self.ops, *args, **kwargs)
-        for name, value in list(bound.arguments.items())[1:]:
-            if name not in _PATHS:
-                _refuse_not_text(name, value)
-        with self.owner:
-            return write(self.ops, *args, **kwargs)
-
-    return under_lock
-
-
-#: Arguments that are paths: ``paths.normalize`` judges those (a control character
-#: in a path is refused there, with its own message).
-_PATHS = frozenset({"path", "target"})
-
-
-def _refuse_not_text(name: str, value: object) -> None:
-    """Refuse a write's argument (text, or text inside a list or mapping) that is
-    not text; bytes are a whole file, which the validation rules check."""
-    if isinstance(value, str):
-        refuse_not_text(name, value)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _refuse_not_text(name, item)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _refuse_not_text(name, key)
-            _refuse_not_text(name, item)
-
-
 #: The persona files in the order the review page lists them (the core first).
 PERSONA_ORDER = (
     "SOUL.md",
@@ -126,7 +80,7 @@ PERSONA_ORDER = (
 )
 
 
-class Hearth:
+class Hearth(LockedWrites):
     #: Whether a search first picks up what other processes did to the index
     #: (a served home's own passes keep it current, so it reads what it has).
     search_reopens = True
@@ -400,29 +354,7 @@ class Hearth:
         self._freshen()
         return command
 
-    # -- writing: every call is one commit of ``HomeWrites``, under the lock -----------
-
-    note = _under_lock(HomeWrites.note)
-    put = _under_lock(HomeWrites.put)
-    restore = _under_lock(HomeWrites.restore)
-    rollup = _under_lock(HomeWrites.rollup)
-    propose = _under_lock(HomeWrites.propose)
-    merge = _under_lock(HomeWrites.merge)
-    reject = _under_lock(HomeWrites.reject)
-    merge_many = _under_lock(HomeWrites.merge_many)
-    reject_many = _under_lock(HomeWrites.reject_many)
-    keep_one = _under_lock(HomeWrites.keep_one)
-    revise_proposal = _under_lock(HomeWrites.revise_proposal)
-    add_loop = _under_lock(HomeWrites.add_loop)
-    resolve_loop = _under_lock(HomeWrites.resolve_loop)
-    decide = _under_lock(HomeWrites.decide)
-    withdraw_decision = _under_lock(HomeWrites.withdraw_decision)
-    entry_add = _under_lock(HomeWrites.entry_add)
-    entry_replace = _under_lock(HomeWrites.entry_replace)
-    entry_remove = _under_lock(HomeWrites.entry_remove)
-    entry_settle = _under_lock(HomeWrites.entry_settle)
-    topic = _under_lock(HomeWrites.topic)
-    undo_agent_change = _under_lock(HomeWrites.undo_agent_change)
+    # -- writing: every call is one commit of ``HomeWrites`` (``locked_writes.py``) --
 
     def agent_changes(self, since: str | None = None) -> list[AgentChange]:
         """Agents' changes to the persona and memory files since the person last

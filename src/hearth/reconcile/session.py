@@ -50,12 +50,18 @@ class ManifestSession:
         self._signature: tuple[object, ...] | None = None
         self._touched: set[str] | None = None
 
-    def locked(self, timeout: float | None = None) -> AbstractContextManager[None]:
-        """The reconcile lock (waiting ``timeout``, else the session's), taken only
-        while the home is there: a pass in a home deleted under a long-running
-        process raises ``HomeGone`` instead of making its state folder again."""
+    def locked(self) -> AbstractContextManager[None]:
+        """The reconcile lock, taken only while the home is there: a pass in a home
+        deleted under a long-running process raises ``HomeGone`` instead of making
+        its state folder again."""
         self.presence.check()
-        return write_lock(self._lock_file, self.lock_timeout if timeout is None else timeout)
+        return write_lock(self._lock_file, self.lock_timeout)
+
+    def locked_within(self, timeout: float) -> AbstractContextManager[None]:
+        """The reconcile lock, waiting at most ``timeout`` (a write's index update,
+        which never waits long with the store's write lock held: the pass after
+        the commit takes over)."""
+        return write_lock(self._lock_file, timeout)
 
     # -- the manifest and its file ---------------------------------------------
 

@@ -272,7 +272,7 @@ def open_app(
     whatever the settings say (tests and benchmarks)."""
     from hearth.app.reflection import Reflector
     from hearth.app.usecases import Hearth
-    from hearth.reconcile.each_write import IndexEachWrite
+    from hearth.reconcile.ahead import IndexEachWrite
 
     parts = _parts(root, clock)
     semantic = _semantic(parts, embedder)
@@ -306,7 +306,7 @@ def open_service(
     from hearth.app.served.service import ChangeHints, OwnedPasses, RuntimeNotices, ServedHearth
     from hearth.app.status.progress import PassProgress
     from hearth.app.status.snapshot import board_for
-    from hearth.reconcile.each_write import IndexEachWrite
+    from hearth.reconcile.ahead import IndexEachWrite
     from hearth.reconcile.watcher import Watcher
     from hearth.reconcile.worker import ReconcileWorker
     from hearth.store.tokens import TokenStore
