@@ -12,7 +12,6 @@ status that needs no pass. It decides nothing: each use case is in app/.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -20,7 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hearth.domain.clock import Clock, utc_now
-from hearth.errors import NotAHome
+from hearth.wiring.homes import DEFAULT_HOME as DEFAULT_HOME
+from hearth.wiring.homes import default_actor as default_actor
+from hearth.wiring.homes import require_home as require_home
+from hearth.wiring.homes import resolve_home as resolve_home
+from hearth.wiring.homes import template_dir as template_dir
 
 if TYPE_CHECKING:
     from hearth.app.init_home import InitResult
@@ -47,82 +50,8 @@ if TYPE_CHECKING:
 # noticeable part of a second (docs/cli.md, "Start-up").
 # ruff: noqa: PLC0415
 
-DEFAULT_HOME = Path("~/.hearth/home")
 #: Seconds a reconcile pass waits for another process's pass to finish.
 RECONCILE_WAIT_SECONDS = 60.0
-
-
-def resolve_home(option: str | None, cwd: Path | None = None) -> Path:
-    """``--home``, else ``$HEARTH_HOME``, else the hearth home holding the working
-    folder (found as git finds its repository), else ``~/.hearth/home``."""
-    chosen = option or os.environ.get("HEARTH_HOME")
-    if chosen:
-        return Path(chosen).expanduser().absolute()
-    try:
-        start = cwd or Path.cwd()
-    except OSError:  # the working folder was deleted
-        start = None
-    if start is not None:
-        from hearth.store.discovery import discover_home
-
-        found = discover_home(start, os.environ.get("GIT_CEILING_DIRECTORIES", ""))
-        if found is not None:
-            return found
-    return DEFAULT_HOME.expanduser().absolute()
-
-
-def default_actor(fallback: str = "cli") -> str:
-    return os.environ.get("HEARTH_ACTOR") or fallback
-
-
-def template_dir() -> Path:
-    """home_template/: packaged in the wheel, or at the top of a source checkout."""
-    from importlib import resources
-
-    packaged = Path(str(resources.files("hearth"))) / "home_template"
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[3] / "home_template"
-
-
-# -- the parts every home is made of ---------------------------------------------
-
-
-def require_home(root: Path) -> None:
-    """Refuse a folder that is not a home before anything is read or written there.
-
-    A home is a git work tree whose root holds ``hearth.toml``, which every
-    ``hearth init`` writes and commits (adopting an OpenClaw or LionClaw
-    workspace included). An ordinary repository is refused the same way as a
-    folder, so no command but ``init`` writes into a project by mistake (no
-    ACTIVE.md, no ``.git/hearth/``, no commit)."""
-    from hearth.domain.layout import SETTINGS_PATH
-    from hearth.store.discovery import is_hearth_home
-
-    if is_hearth_home(root):
-        return
-    git = root / ".git"
-    if git.is_file() or (git / "HEAD").exists():
-        raise NotAHome(
-            f"{root} is a git repository but not a hearth home (it has no {SETTINGS_PATH}); "
-            f"to make it one, adopt it on purpose with 'hearth init {root}'"
-        )
-    message = (
-        f"{root} is not a hearth home; create it with 'hearth init {root}'"
-        if root.exists()
-        else f"{root} does not exist; create a home there with 'hearth init {root}'"
-    )
-    if root == DEFAULT_HOME.expanduser().absolute():
-        from hearth.store.discovery import enclosing_work_tree
-
-        with contextlib.suppress(OSError):
-            here = enclosing_work_tree(Path.cwd(), os.environ.get("GIT_CEILING_DIRECTORIES", ""))
-            if here is not None:
-                message += (
-                    f" (the working folder is in {here}, a git repository that is not a "
-                    f"home: to make it one, adopt it on purpose with 'hearth init {here}')"
-                )
-    raise NotAHome(message)
 
 
 def _home(root: Path) -> tuple[RootedFiles, Settings]:
