@@ -33,7 +33,6 @@ from hearth.app.sync.copies import conflict_copies
 from hearth.domain import layout
 from hearth.domain.reflection import reflection_status
 from hearth.domain.settings import Settings
-from hearth.embedding import model_name
 from hearth.errors import Busy, HearthError
 from hearth.index import ondisk
 from hearth.reconcile import manifest as manifests
@@ -59,7 +58,11 @@ class LeanStatus:
 
     def status(self) -> dict[str, Any] | None:
         """As the module-level ``status``, None when a pass would change something."""
-        model = model_name(self.settings.search.model) if self.semantic else None
+        model = None
+        if self.semantic:
+            from hearth.embedding import model_name  # noqa: PLC0415  (only when it is on)
+
+            model = model_name(self.settings.search.model)
         return status(self.root, self.settings, model, self.lock_timeout)
 
 
