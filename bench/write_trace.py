@@ -161,7 +161,7 @@ def main() -> None:
     modules = sorted(trace.first)
     packages = sorted({_package(m) for m in modules})
     print(f"one served POST /v1/daily (semantic {'on' if args.semantic else 'off'}):")
-    print(f"  committed {str(answer.get('commit', ''))[:12]} {answer.get('paths')}")
+    print(f"  committed {str(answer.get('commit', ''))[:12]} {answer.get('path')}")
     print(f"  hearth modules entered: {len(modules)}")
     print(f"  hearth packages entered: {len(packages)} ({', '.join(packages)})")
     print(f"  calls from one of hearth's packages into another: {trace.crossings}")
