@@ -172,6 +172,7 @@ def test_start_and_stop_of_the_served_process_live_in_one_module() -> None:
     """Case: start and stop of the served process live in app/served/lifecycle.py
     (they were spread over cli/runtime.py, api/app.py and app/served/service.py)."""
     from hearth.app.served import lifecycle
+
     for name in ("start", "stop", "interrupt_start", "serving", "watch"):
         assert getattr(ServedHearth, name).__module__ == lifecycle.__name__, name
     assert callable(lifecycle.schedule)
