@@ -71,6 +71,7 @@ from hearth.domain.sections import split_sections
 from hearth.index.analysis import build_fast_analyzer
 from hearth.index.schema import ANALYZER, NO_TERMS, build_no_terms, build_schema
 from hearth.index.search_index import WRITER_HEAP, document
+from hearth.reconcile import freshness
 from homegen import WORDS, percentile, seed_home, use_git_identity
 
 FTS5_BUILD = r"""
@@ -405,7 +406,7 @@ def main() -> None:
                 for word in rng.sample(WORDS, 10)
             ]
             line("rg -il WORD over the tree (a process each)", rg)
-        status = rec.status()
+        status = freshness.status(rec)
         print(
             f"\nindex after the run: {status.files_indexed} files, {status.documents} sections, "
             f"fresh={status.fresh}"

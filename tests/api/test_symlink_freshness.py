@@ -8,6 +8,7 @@ it as parked, and search says fresh too. Reads through the links stay refused.""
 
 from __future__ import annotations
 
+from hearth.reconcile import freshness
 from tests.api.conftest import Server, wait_for
 from tests.conftest import Workspace
 
@@ -46,12 +47,12 @@ def test_status_says_why_it_is_stale(workspace: Workspace) -> None:
     ws.app.reconcile()
     ws.write("memory/topics/hand.md", "# Written by hand\n\nnot indexed yet\n")
     (ws.root / "memory" / "outside").symlink_to("/etc")
-    index = ws.app.reconciler.status()
+    index = freshness.status(ws.app.reconciler)
     assert index.fresh is False
     assert index.stale_files == 2
     (why,) = index.stale_reasons
     assert "2 files differ" in why and "memory/topics/hand.md" in why, why
     assert "memory/outside" in why, why
     ws.app.reconcile()
-    after = ws.app.reconciler.status()
+    after = freshness.status(ws.app.reconciler)
     assert after.fresh is True and after.stale_reasons == (), after

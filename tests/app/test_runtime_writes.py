@@ -30,9 +30,7 @@ def _old(root: Path, *paths: str) -> None:
 @pytest.fixture
 def writes(workspace: Workspace) -> Iterator[RuntimeWriteCommits]:
     ops = workspace.home
-    committer = RuntimeWriteCommits(
-        ops.root, ops.files, ops.store, ops.settings, ops.clock, RuntimeWrites("openclaw", True)
-    )
+    committer = RuntimeWriteCommits(ops.parts, RuntimeWrites("openclaw", True))
     yield committer
     committer.stop()
 

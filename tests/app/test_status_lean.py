@@ -30,7 +30,7 @@ def settled(ws: Workspace) -> dict[str, object]:
 
 
 def glance(ws: Workspace) -> dict[str, object] | None:
-    return wiring.glance_status(ws.root)
+    return wiring.open_lean(ws.root).status()
 
 
 def test_a_settled_home_gives_the_status_a_pass_gives(workspace: Workspace) -> None:
@@ -153,4 +153,4 @@ def test_a_linked_work_tree_goes_to_the_full_status(workspace: Workspace, tmp_pa
     other = tmp_path / "linked"
     workspace.git("worktree", "add", "-q", str(other))
     assert (other / ".git").is_file()
-    assert wiring.glance_status(other) is None
+    assert wiring.open_lean(other).status() is None

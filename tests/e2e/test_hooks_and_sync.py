@@ -15,6 +15,7 @@ import pytest
 
 from hearth import wiring
 from hearth.errors import Conflict, NoUpstream, SyncBlocked
+from hearth.reconcile import freshness
 from tests.conftest import FakeClock, git
 from tests.e2e.run import BIN, hearth
 from tests.e2e.test_entry_sync import clones
@@ -121,7 +122,7 @@ def test_post_commit_indexes_without_a_server_in_the_background(home: Path) -> N
     assert [h.path for h in fresh.catch_up().search("pipistrelles").hits] == [
         "memory/topics/bats.md"
     ]
-    assert fresh.status().indexed_head == git(home, "rev-parse", "HEAD").strip()
+    assert freshness.status(fresh).indexed_head == git(home, "rev-parse", "HEAD").strip()
 
 
 def test_hearth_hook_by_hand_reconciles_in_the_foreground(home: Path) -> None:

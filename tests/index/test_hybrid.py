@@ -21,6 +21,7 @@ from hearth.index.search_index import SearchIndex
 from hearth.index.semantic import SemanticRanking
 from hearth.index.vectors import VectorStore
 from hearth.index.weights import WEIGHTS
+from hearth.reconcile import freshness
 from hearth.reconcile.reconciler import Reconciler
 from tests.conftest import FakeClock, Workspace, indexed_files, keyword_search
 
@@ -109,7 +110,7 @@ def test_only_changed_sections_are_embedded(
     assert reconciler.index.fill_vectors() == 1
     coverage = reconciler.index.vector_coverage()
     assert coverage is not None and coverage.complete
-    status = reconciler.status().as_dict()
+    status = freshness.status(reconciler).as_dict()
     assert status["ranking"] == "hybrid"
     assert status["vectors"] is not None
 

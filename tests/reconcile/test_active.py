@@ -8,6 +8,7 @@ from pathlib import Path
 
 from hearth import wiring
 from hearth.domain import layout
+from hearth.reconcile import freshness
 from tests.conftest import FakeClock, Workspace, git
 
 ACTIVE = "continuity/ACTIVE.md"
@@ -112,12 +113,12 @@ def test_a_failed_refresh_is_recorded_and_the_write_stands(workspace: Workspace)
     result = ws.home.note("Still written: kestrel.", None, "test")
     assert result.changed
     assert ws.git("log", "-1", "--format=%s").startswith("daily:")
-    status = rec.status()
+    status = freshness.status(rec)
     assert status.active_error is not None and "ACTIVE.md" in status.active_error
     assert [h.path for h in rec.catch_up().search("kestrel").hits] == [result.path]
     (ws.root / ACTIVE).rmdir()
     rec.reconcile()
-    assert rec.status().active_error is None
+    assert freshness.status(rec).active_error is None
     assert (ws.root / ACTIVE).is_file()
 
 
@@ -149,21 +150,21 @@ def test_status_never_calls_a_missing_or_foreign_active_md_fresh(workspace: Work
     populate(workspace)
     rec = workspace.app.reconciler
     rec.reconcile()
-    assert rec.status().active == "fresh"
-    assert queries.active_view(workspace.home, rec.status()).fresh is True
+    assert freshness.status(rec).active == "fresh"
+    assert queries.active_view(workspace.home, freshness.status(rec)).fresh is True
     original = workspace.read(ACTIVE)
     (workspace.root / ACTIVE).unlink()
-    status = rec.status()
+    status = freshness.status(rec)
     assert status.active == "missing"
     view = queries.active_view(workspace.home, status)
     assert view.fresh is False and view.state == "missing" and view.content == ""
     workspace.write(ACTIVE, original + "\nmy own note\n")
-    assert rec.status().active == "foreign"
-    assert queries.active_view(workspace.home, rec.status()).fresh is False
+    assert freshness.status(rec).active == "foreign"
+    assert queries.active_view(workspace.home, freshness.status(rec)).fresh is False
     # A pass puts hearth's bytes back, and another process sees them as fresh.
     rec.reconcile([ACTIVE])
     assert workspace.read(ACTIVE) == original
-    assert workspace.reopen().reconciler.status().active == "fresh"
+    assert freshness.status(workspace.reopen().reconciler).active == "fresh"
 
 
 def test_an_edit_that_keeps_inode_size_and_mtime_is_still_caught(workspace: Workspace) -> None:
@@ -195,7 +196,7 @@ def test_notable_entries_kept_incrementally_equal_a_full_sweep(workspace: Worksp
     rec = ws.app.reconciler
 
     def check() -> None:
-        kept = rec._manifest
+        kept = rec.session.manifest
         swept = {p for p, e in kept.files.items() if manifest_file.is_notable(p, e)}
         assert kept.notable == swept
         dated = [(layout.daily_note_date(p), p) for p in kept.files]
@@ -211,22 +212,27 @@ def test_notable_entries_kept_incrementally_equal_a_full_sweep(workspace: Worksp
     ws.write("continuity/conflicts/SOUL.md--abc1234.md", "# the other machine's soul\n")
     rec.reconcile()
     check()
-    assert {"IDENTITY.md", "continuity/conflicts/SOUL.md--abc1234.md"} <= rec._manifest.notable
-    assert "memory/topics/sam.md" not in rec._manifest.notable
-    today = rec._manifest.newest_daily()
+    assert {
+        "IDENTITY.md",
+        "continuity/conflicts/SOUL.md--abc1234.md",
+    } <= rec.session.manifest.notable
+    assert "memory/topics/sam.md" not in rec.session.manifest.notable
+    today = rec.session.manifest.newest_daily()
     assert today is not None and layout.is_daily_note(today)
-    assert today not in rec._manifest.notable  # a daily note is found by its date alone
+    assert today not in rec.session.manifest.notable  # a daily note is found by its date alone
 
     # A later day's note in LionClaw's layout is today's until it is removed.
     later = "continuity/daily/2099/01/2099-01-02.md"
     ws.write(later, "# 2099-01-02\n\n- far ahead\n")
     rec.reconcile()
     check()
-    assert rec._manifest.newest_daily() == later and later not in rec._manifest.notable
+    assert (
+        rec.session.manifest.newest_daily() == later and later not in rec.session.manifest.notable
+    )
     (ws.root / later).unlink()
     rec.reconcile()
     check()
-    assert rec._manifest.newest_daily() == today
+    assert rec.session.manifest.newest_daily() == today
 
     # Fixed, removed, and a topic file that starts failing a rule.
     ws.write("IDENTITY.md", ws.read("IDENTITY.md").replace("no name line here", "- **Name:** Hob"))
@@ -236,5 +242,5 @@ def test_notable_entries_kept_incrementally_equal_a_full_sweep(workspace: Worksp
     check()
     attention = ws.read(ACTIVE).split("## Open loops")[0]
     assert "IDENTITY.md" not in attention and "sync conflict" not in attention
-    assert "memory/topics/sam.md" in rec._manifest.notable
+    assert "memory/topics/sam.md" in rec.session.manifest.notable
     assert "memory/topics/sam.md: [secret-text]" in attention

@@ -10,7 +10,7 @@ import pytest
 
 from hearth import wiring
 from hearth.errors import Busy, DirtyFile
-from hearth.reconcile import manifest
+from hearth.reconcile import freshness, manifest
 from hearth.reconcile.ahead import IndexAhead
 from hearth.reconcile.reconciler import Reconciler
 from hearth.store.plans import FileChange, Plan, Snapshot, Trailers
@@ -47,7 +47,7 @@ def test_a_write_indexed_beside_its_commit_needs_no_pass_after(workspace: Worksp
     head = commit_file(ws, HERON, data, ahead)
 
     assert found(rec, "weir") == {HERON}
-    status = rec.status()
+    status = freshness.status(rec)
     assert status.fresh and status.indexed_head == head == ws.git("rev-parse", "HEAD").strip()
     entry = manifest.load(rec.folder).files[HERON]  # type: ignore[union-attr]
     st = os.lstat(ws.root / HERON)
@@ -62,7 +62,7 @@ def test_a_write_indexed_beside_its_commit_needs_no_pass_after(workspace: Worksp
     commit_file(ws, HERON, second, ahead)
     assert found(rec, "flew") == set()
     assert found(rec, "dusk") == {HERON}
-    assert rec.status().fresh
+    assert freshness.status(rec).fresh
 
 
 def test_a_commit_that_fails_after_the_index_took_the_write_leaves_it_in_step(
@@ -92,12 +92,12 @@ def test_a_commit_that_fails_after_the_index_took_the_write_leaves_it_in_step(
         assert ws.read(note.path) == before
         assert found(served.reconciler, "kingfisher") == set()
         assert found(served.reconciler, "otter") == {note.path}
-        status = served.reconciler.status()
+        status = freshness.status(served.reconciler)
         assert status.fresh, status.stale_reasons
 
         again = served.note("A kingfisher dived for minnows.", "Kingfisher", "test")
         assert found(served.reconciler, "kingfisher") == {again.path}
-        assert served.reconciler.status().fresh
+        assert freshness.status(served.reconciler).fresh
     finally:
         served.stop()
 
@@ -121,7 +121,7 @@ def test_a_process_killed_after_the_index_took_the_write_but_before_git_is_repai
     again.reconcile()
     assert found(again, "kingfisher") == set()
     assert found(again, "weir") == {HERON}
-    assert again.status().fresh
+    assert freshness.status(again).fresh
 
 
 def test_a_served_move_drops_one_path_and_indexes_the_other(workspace: Workspace) -> None:
@@ -136,7 +136,7 @@ def test_a_served_move_drops_one_path_and_indexes_the_other(workspace: Workspace
         moved = {hit.path for hit in served.search("parsnips", "archive").hits}
         assert len(proposed) == len(moved) == 1 and proposed != moved
         assert not (workspace.root / next(iter(proposed))).exists()
-        status = served.reconciler.status()
+        status = freshness.status(served.reconciler)
         assert status.fresh, status.stale_reasons
         assert status.indexed_head == workspace.git("rev-parse", "HEAD").strip()
     finally:
@@ -158,6 +158,6 @@ def test_a_write_refused_for_a_persons_edit_leaves_the_index_on_that_edit(
             served.put(HERON, b"# Heron\n\nA kingfisher dived for minnows.\n", "test")
         assert found(served.reconciler, "kingfisher") == set()
         assert found(served.reconciler, "eel") == {HERON}
-        assert served.reconciler.status().fresh
+        assert freshness.status(served.reconciler).fresh
     finally:
         served.stop()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+from hearth.reconcile import freshness
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.scan import scan_tree
 from tests.conftest import Workspace
@@ -25,8 +26,8 @@ def test_patched_differences_say_what_the_whole_listing_says(workspace: Workspac
     for path in names[:8]:
         ws.write(path, f"# {path}\n\nfirst words\n")
     rec.reconcile()
-    delta = rec.listing_delta(scan_tree(ws.root))
-    rec.take_touched()
+    delta = freshness.listing_delta(rec, scan_tree(ws.root))
+    freshness.take_touched(rec)
     pending: list[str] = []
     for step in range(40):
         path = rng.choice(names)
@@ -50,26 +51,26 @@ def test_patched_differences_say_what_the_whole_listing_says(workspace: Workspac
         if rng.random() < 0.8:  # now and then the pass covers the next step's too
             rec.reconcile(pending)
             pending = []
-            touched = rec.take_touched()
+            touched = freshness.take_touched(rec)
             assert touched is not None
-            assert rec.patch_listing(delta, touched), (step, touched)
-            patched = figures(rec, rec.status_of(delta))
-            whole = figures(rec, rec.status(scan_tree(ws.root)))
+            assert freshness.patch_listing(rec, delta, touched), (step, touched)
+            patched = figures(rec, freshness.status_of(rec, delta))
+            whole = figures(rec, freshness.status(rec, scan_tree(ws.root)))
             assert patched == whole, (step, action, path)
-    assert not (ws.root / "private").exists() or rec.status_of(delta).fresh
+    assert not (ws.root / "private").exists() or freshness.status_of(rec, delta).fresh
 
 
 def test_a_full_pass_or_another_process_leaves_nothing_to_patch(workspace: Workspace) -> None:
     ws, rec = workspace, workspace.app.reconciler
     rec.reconcile()
-    assert rec.take_touched() is None  # a full pass: list everything
+    assert freshness.take_touched(rec) is None  # a full pass: list everything
     ws.write("memory/topics/owls.md", "# Owls\n\nAt dusk.\n")
     rec.reconcile(["memory/topics/owls.md"])
-    assert rec.take_touched() == {"memory/topics/owls.md"}
-    assert rec.take_touched() == set()
+    assert freshness.take_touched(rec) == {"memory/topics/owls.md"}
+    assert freshness.take_touched(rec) == set()
     ws.write("memory/topics/owls.md", "# Owls\n\nAt dawn too.\n")
     ws.reopen().reconciler.reconcile(["memory/topics/owls.md"])  # another process's pass
-    assert rec.take_touched() is None
+    assert freshness.take_touched(rec) is None
 
 
 def test_what_was_listed_under_a_gone_folder_goes(workspace: Workspace) -> None:
@@ -77,14 +78,16 @@ def test_what_was_listed_under_a_gone_folder_goes(workspace: Workspace) -> None:
     ws.write("trip/day1.md", "# Day 1\n\nRain.\n")
     (ws.root / "trip/link.md").symlink_to("day1.md")  # parked: listed, refused
     rec.reconcile()
-    delta = rec.listing_delta(scan_tree(ws.root))
-    rec.take_touched()
+    delta = freshness.listing_delta(rec, scan_tree(ws.root))
+    freshness.take_touched(rec)
     for name in ("day1.md", "link.md"):
         (ws.root / "trip" / name).unlink()
     (ws.root / "trip").rmdir()
     rec.reconcile(["trip"])  # as the watcher names a removed folder
-    touched = rec.take_touched()
+    touched = freshness.take_touched(rec)
     assert touched is not None and "trip/" in touched
-    assert rec.patch_listing(delta, touched)
-    assert figures(rec, rec.status_of(delta)) == figures(rec, rec.status(scan_tree(ws.root)))
+    assert freshness.patch_listing(rec, delta, touched)
+    assert figures(rec, freshness.status_of(rec, delta)) == figures(
+        rec, freshness.status(rec, scan_tree(ws.root))
+    )
     assert not delta.refused

@@ -140,7 +140,7 @@ def test_a_manifest_of_format_2_is_read_without_a_rebuild_and_replaced(
     ws.write("memory/topics/heron.md", "# Heron\n\nThe heron waits by the weir.\n")
     rec = ws.app.reconciler
     rec.reconcile()
-    before = dict(rec._manifest.files)
+    before = dict(rec.session.manifest.files)
     rec.close()
     folder = rec.folder
     format_2(folder)
@@ -149,7 +149,7 @@ def test_a_manifest_of_format_2_is_read_without_a_rebuild_and_replaced(
     old = ws.reopen().reconciler
     report = old.reconcile()
     assert not report.rebuilt and report.indexed == 0
-    assert {p: (e.digest, e.documents) for p, e in old._manifest.files.items()} == {
+    assert {p: (e.digest, e.documents) for p, e in old.session.manifest.files.items()} == {
         p: (e.digest, e.documents) for p, e in before.items()
     }
     assert paths_found(old, "heron") == {"memory/topics/heron.md"}

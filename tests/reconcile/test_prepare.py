@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hearth.domain.validation import Bounds
-from hearth.reconcile import prepare
+from hearth.reconcile import freshness, prepare
 from hearth.reconcile.reconciler import Reconciler
 from hearth.store.rooted import RootedFiles
 from tests.conftest import Workspace
@@ -31,7 +31,7 @@ def fill(ws: Workspace, tmp_path: Path) -> None:
 
 
 def snapshot(rec: Reconciler) -> tuple[object, ...]:
-    state = rec._manifest
+    state = rec.session.manifest
     files = {p: (e.size, e.digest, e.documents, e.failures) for p, e in state.files.items()}
     parked = {p: f.reason for p, f in state.parked.items()}
     hits = [
@@ -66,7 +66,7 @@ def test_a_pass_reading_in_workers_gives_what_a_serial_pass_gives(
     }
     assert any(f.rule == "secret-text" for f in files["memory/topics/key.md"][3])  # type: ignore[index]
     assert len(hits) == 41 and cjk == ["memory/topics/cjk.md"]
-    assert rec.status().fresh
+    assert freshness.status(rec).fresh
 
 
 def test_a_big_pass_reads_its_first_files_while_the_workers_start(
@@ -102,7 +102,7 @@ def test_a_big_pass_reads_its_first_files_while_the_workers_start(
     rec.parallel_from = SERIAL
     rec.rebuild()
     assert not report.errors and report.indexed == 40 and snapshot(rec) == in_workers
-    assert rec.status().fresh
+    assert freshness.status(rec).fresh
 
 
 def test_a_rebuild_starts_its_workers_before_asking_which_files_git_ignores(
@@ -118,7 +118,7 @@ def test_a_rebuild_starts_its_workers_before_asking_which_files_git_ignores(
     rec.parallel_from = 1
     steps: list[str] = []
     real_readers = prepare.Readers.__init__
-    real_ignored = rec._differ.ignore.ignored
+    real_ignored = rec.differ.ignore.ignored
 
     def readers(self: prepare.Readers, *args: object) -> None:
         steps.append("workers")
@@ -129,7 +129,7 @@ def test_a_rebuild_starts_its_workers_before_asking_which_files_git_ignores(
         return real_ignored(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(prepare.Readers, "__init__", readers)
-    monkeypatch.setattr(rec._differ.ignore, "ignored", ignored)
+    monkeypatch.setattr(rec.differ.ignore, "ignored", ignored)
     read_here = []
     real_reader = rec.files.batch_reader
     monkeypatch.setattr(rec.files, "batch_reader", lambda: read_here.append(1) or real_reader())
@@ -138,8 +138,8 @@ def test_a_rebuild_starts_its_workers_before_asking_which_files_git_ignores(
     assert read_here == []  # no head start: the workers read every file
     monkeypatch.undo()
     assert not report.errors and snapshot(rec) == serial  # the ignored file's outcome passed over
-    assert "memory/topics/skipped.md" not in rec._manifest.files
-    assert rec.status().fresh
+    assert "memory/topics/skipped.md" not in rec.session.manifest.files
+    assert freshness.status(rec).fresh
 
 
 def test_workers_report_vanished_symlinked_and_odd_files(
@@ -186,7 +186,7 @@ def test_a_worker_that_dies_leaves_the_files_to_the_pass(
     report = rec.rebuild()
     assert not report.errors and snapshot(rec) == serial
     assert len(rec.catch_up().search("heron", limit=200, everything=True).hits) == 41
-    assert rec.status().fresh
+    assert freshness.status(rec).fresh
 
 
 def test_a_rebuild_sends_its_workers_few_of_the_files_git_ignores(
@@ -217,7 +217,7 @@ def test_a_rebuild_sends_its_workers_few_of_the_files_git_ignores(
     assert len(sent) - len(ignored) == report.hashed  # every file read, once
     monkeypatch.undo()
     assert not report.errors and snapshot(rec) == serial
-    assert not any(p.startswith("0-ignored/") for p in rec._manifest.files)
+    assert not any(p.startswith("0-ignored/") for p in rec.session.manifest.files)
 
 
 def test_closing_workers_whose_answers_are_not_read_ends_them_without_a_kill(

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hearth.index.schema import SCHEMA_VERSION
-from hearth.reconcile import manifest
+from hearth.reconcile import freshness, manifest
 from hearth.reconcile.differ import PARK_AFTER
 from hearth.reconcile.reconciler import Reconciler
 from tests.conftest import Workspace
@@ -58,7 +58,7 @@ def test_files_written_replaced_and_deleted_behind_its_back(
     report = rec.reconcile()
     assert report.removed == 1
     assert paths_found(rec, "swarm") == set()
-    assert rec.status().fresh
+    assert freshness.status(rec).fresh
 
 
 def test_folder_renamed_and_removed(workspace: Workspace, rec: Reconciler) -> None:
@@ -76,7 +76,7 @@ def test_folder_renamed_and_removed(workspace: Workspace, rec: Reconciler) -> No
     shutil.rmtree(ws.root / "projects")
     rec.reconcile(["projects"])
     assert paths_found(rec, "pumpkins") == set()
-    assert rec.status().fresh
+    assert freshness.status(rec).fresh
 
 
 def test_bulk_create_and_delete_at_once(workspace: Workspace, rec: Reconciler) -> None:
@@ -91,7 +91,7 @@ def test_bulk_create_and_delete_at_once(workspace: Workspace, rec: Reconciler) -
     rec.reconcile()
     expected = {f"bulk/note-{n:03d}.md" for n in [*range(1, 200, 2), *range(200, 260)]}
     assert paths_found(rec, "zanzibar") == expected
-    status = rec.status()
+    status = freshness.status(rec)
     assert status.fresh
     assert status.files_on_disk == status.files_indexed
 
@@ -160,7 +160,7 @@ def test_symlinks_fifos_and_bad_text_are_parked_with_reasons(
     report = rec.reconcile()
     assert report.parked == 4
     assert paths_found(rec, "platypus") == set()
-    parked = {p["path"]: p["reason"] for p in rec.status().parked}
+    parked = {p["path"]: p["reason"] for p in freshness.status(rec).parked}
     assert "symlink" in parked["memory/topics/link.md"]
     assert "symlink" in parked["linked-folder"]
     assert "regular file" in parked["memory/topics/pipe.md"]
@@ -182,7 +182,7 @@ def test_unreadable_file_is_retried_then_parked(workspace: Workspace, rec: Recon
     target.chmod(0)
     for _ in range(PARK_AFTER):
         rec.reconcile()
-    parked = {p["path"]: p["reason"] for p in rec.status().parked}
+    parked = {p["path"]: p["reason"] for p in freshness.status(rec).parked}
     assert "cannot be read" in parked["memory/topics/secret.md"]
     target.chmod(0o644)
     os.utime(target)
@@ -216,7 +216,7 @@ def test_a_file_vanishing_between_listing_and_reading_is_skipped(
     assert not report.errors
     assert paths_found(rec, "wraith") == {"memory/topics/solid.md"}
     monkeypatch.undo()
-    assert rec.status().fresh
+    assert freshness.status(rec).fresh
 
 
 def test_a_folder_it_may_not_enter_is_reported(workspace: Workspace, rec: Reconciler) -> None:
@@ -229,7 +229,7 @@ def test_a_folder_it_may_not_enter_is_reported(workspace: Workspace, rec: Reconc
     try:
         report = rec.reconcile()
         assert any("locked" in e for e in report.errors)
-        assert not rec.status().fresh
+        assert not freshness.status(rec).fresh
     finally:
         locked.chmod(0o755)
 
@@ -332,7 +332,7 @@ def test_a_writes_own_commit_is_indexed_at_head_without_comparing_trees(
 
     monkeypatch.setattr("hearth.reconcile.reconciler.changed_paths", counted)
     workspace.home.note("The kingfisher dived.", "Kingfisher", "test")
-    status = rec.status()
+    status = freshness.status(rec)
     assert status.fresh
     assert status.indexed_head == workspace.git("rev-parse", "HEAD").strip()
     assert compared == []  # its own commit, on the indexed HEAD: no tree walk
@@ -350,14 +350,14 @@ def test_a_write_on_a_persons_unindexed_commit_leaves_the_index_behind_head(
     workspace.git("-c", "core.hooksPath=/dev/null", "commit", "-qm", "otter")
     person = workspace.git("rev-parse", "HEAD").strip()
     workspace.home.note("The kingfisher dived.", "Kingfisher", "test")
-    status = rec.status()
+    status = freshness.status(rec)
     head = workspace.git("rev-parse", "HEAD").strip()
     assert head != person
     assert status.indexed_head != head
     assert not status.fresh
     assert paths_found(rec, "kingfisher")
     rec.reconcile()
-    assert rec.status().indexed_head == head
+    assert freshness.status(rec).indexed_head == head
     assert paths_found(rec, "otter") == {"memory/topics/otter.md"}
 
 
@@ -365,14 +365,14 @@ def test_status_is_stale_until_a_pass_sees_the_change(
     workspace: Workspace, rec: Reconciler
 ) -> None:
     rec.reconcile()
-    assert rec.status().fresh
+    assert freshness.status(rec).fresh
     workspace.write("memory/topics/new.md", "# New\n")
-    status = rec.status()
+    status = freshness.status(rec)
     assert not status.fresh
     assert status.stale_files == 1
     workspace.git("commit", "--allow-empty", "-qm", "empty")
     rec.reconcile()
-    status = rec.status()
+    status = freshness.status(rec)
     assert status.fresh
     assert status.indexed_head == workspace.git("rev-parse", "HEAD").strip()
 
@@ -398,7 +398,7 @@ def test_a_crash_between_index_commit_and_manifest_save_leaves_no_orphans(
     after = ws.reopen().reconciler
     assert after.reconcile().rebuilt
     assert paths_found(after, "aardvark") == set()
-    assert after.status().fresh
+    assert freshness.status(after).fresh
 
 
 def test_the_manifest_journal_survives_a_new_process_and_a_torn_record(
@@ -426,7 +426,7 @@ def test_the_manifest_journal_survives_a_new_process_and_a_torn_record(
     report = torn.reconcile()
     assert not report.errors and not report.rebuilt
     assert paths_found(torn, "ibis") == {f"memory/topics/j{n}.md" for n in range(1, 5)}
-    assert torn.status().fresh
+    assert freshness.status(torn).fresh
     # Later records are not stranded behind the torn one.
     ws.write("memory/topics/j9.md", "# J9\n\nibis 9\n")
     torn.reconcile(["memory/topics/j9.md"])
@@ -459,7 +459,7 @@ def test_an_index_that_cannot_commit_is_rebuilt(
     report = rec.reconcile()
     assert report.rebuilt
     assert paths_found(rec, "phoenix") == {"memory/topics/phoenix.md"}
-    assert rec.status().fresh
+    assert freshness.status(rec).fresh
 
 
 def test_a_rebuild_saves_its_file_map_once_and_a_reopen_trusts_it(
@@ -484,7 +484,7 @@ def test_a_rebuild_saves_its_file_map_once_and_a_reopen_trusts_it(
     assert not (folder / manifest.JOURNAL_NAME).exists()
     assert written.count(manifest.PASS_NAME) == 2  # the rebuild's, then the pass's own
     # What is on disk is the pass's state: file map, last reconcile and ACTIVE.md's digest.
-    state = rec._manifest
+    state = rec.session.manifest
     loaded = manifest.load(folder)
     assert loaded is not None
     assert loaded.files == state.files and loaded.documents() == state.documents()
@@ -497,4 +497,4 @@ def test_a_rebuild_saves_its_file_map_once_and_a_reopen_trusts_it(
     again = ws.reopen().reconciler
     assert not again.reconcile().rebuilt
     assert paths_found(again, "luna") == {f"memory/topics/moth{n}.md" for n in range(5)}
-    assert again.status().fresh
+    assert freshness.status(again).fresh

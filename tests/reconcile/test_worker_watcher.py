@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hearth.errors import Busy
+from hearth.reconcile import freshness
 from hearth.reconcile.reconciler import HEAD_MOVED
 from hearth.reconcile.reports import PassReport
 from hearth.reconcile.watcher import Watcher, paths_of, relevant
@@ -157,7 +158,9 @@ def test_changes_behind_its_back_reach_search_within_a_second(live) -> None:
 
     (ws.root / "memory/birds/owl.md").unlink()
     assert wait_for(lambda: found(rec, "tawny") == set(), 1.0)
-    assert wait_for(lambda: rec.status().files_on_disk == rec.status().files_indexed, 2.0)
+    assert wait_for(
+        lambda: freshness.status(rec).files_on_disk == freshness.status(rec).files_indexed, 2.0
+    )
 
 
 def test_heartbeat_and_rearm(live) -> None:
@@ -190,5 +193,5 @@ def test_bursts_of_create_and_delete_converge(live) -> None:
         (burst / f"f{n:03d}.md").unlink()
     expected = {f"burst/f{n:03d}.md" for n in range(2, 400, 4)}
     assert wait_for(lambda: found(rec, "quokka") == expected, 5.0)
-    status = rec.status()
+    status = freshness.status(rec)
     assert status.files_on_disk == status.files_indexed

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from hearth import wiring
+from hearth.reconcile import freshness
 from tests.conftest import FakeClock, Workspace, git
 
 
@@ -31,7 +32,7 @@ def test_when_a_write_returns_it_is_found_and_git_status_is_clean(workspace: Wor
         # git's index holds the committed blob for the path (not an older one)
         staged = ws.git("rev-parse", f":{written.path}").strip()
         assert staged == ws.git("rev-parse", f"HEAD:{written.path}").strip()
-        status = ws.app.reconciler.status()
+        status = freshness.status(ws.app.reconciler)
         assert status.fresh and status.indexed_head == ws.git("rev-parse", "HEAD").strip()
 
 
@@ -122,12 +123,12 @@ def test_a_process_killed_in_a_writes_index_update_comes_back(
     # The next start: a pass brings the index back.
     app = wiring.open_app(root, clock)
     app.reconciler.reconcile()
-    status = app.reconciler.status()
+    status = freshness.status(app.reconciler)
     assert status.fresh, status.stale_reasons
     assert {h.path for h in app.search("heron").hits} == {daily}
     app.note("after the crash", None, "test")
     assert not (root / ".git/index.lock").exists()
     assert git(root, "status", "--porcelain", "--untracked-files=no") == ""
     assert {h.path for h in app.search("heron").hits} == {daily}
-    assert app.reconciler.status().fresh
+    assert freshness.status(app.reconciler).fresh
     app.ops.files.close()

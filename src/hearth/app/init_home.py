@@ -22,6 +22,7 @@ A folder that already holds LionClaw's ``continuity/daily/`` gets a
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -197,6 +198,29 @@ def _read_all(files: RootedFiles, paths: list[str]) -> Iterator[tuple[int, str, 
 
 def _line_adder(wanted: str) -> Callable[[bytes | None], bytes]:
     return lambda copy: _with_lines(copy, wanted)
+
+
+def initialize(
+    root: Path,
+    template: Path,
+    clock: Callable[[], dt.datetime],
+    actor: str,
+    bounds: Bounds,
+    install_hooks: Callable[[Path], object],
+    *,
+    checking: Progress | None = None,
+    storing: Progress | None = None,
+) -> InitResult:
+    """``hearth init``: create or adopt the home (``init_home``), then install the
+    hooks with ``install_hooks``. A ``core.hooksPath`` set elsewhere (``Conflict``)
+    does not undo the home: the result carries it as a warning."""
+    result = init_home(root, template, clock, actor, bounds, checking=checking, storing=storing)
+    try:
+        install_hooks(root)
+    except Conflict as exc:
+        skipped = RuleFailure("core.hooksPath", "hooks", exc.message, "see docs/hooks.md")
+        return dataclasses.replace(result, warnings=(*result.warnings, skipped))
+    return result
 
 
 def init_home(

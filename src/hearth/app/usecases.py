@@ -15,14 +15,12 @@ process whose worker and watcher keep them fresh; the composition root
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import inspect
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING
 
+from hearth.app.locked_writes import LockedWrites
 from hearth.app.reads import queries
 from hearth.app.reads.review_board import ReviewBoard, ReviewMatcher
 from hearth.app.reflection import ReflectionRun, Reflector
@@ -44,24 +42,22 @@ from hearth.domain.context import Passage
 from hearth.domain.entries import Entry
 from hearth.domain.entry_merge import ConflictRecord
 from hearth.domain.lookalike import looks_like
-from hearth.domain.text import decode_text, refuse_not_text
+from hearth.domain.text import decode_text
 from hearth.errors import HearthError, InvalidInput, RuleFailure
 from hearth.index.hits import Hit
 from hearth.index.ranking import SearchResult
 from hearth.index.semantic import Progress
-from hearth.reconcile.ahead import IndexAhead
+from hearth.reconcile import freshness
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
 from hearth.store import agent_changes
 from hearth.store.agent_changes import AgentChange
 from hearth.store.catalog import RecordView
-from hearth.store.git import Planned
 from hearth.store.history import CommitInfo
 from hearth.store.private import exposure
 
 if TYPE_CHECKING:
     from hearth.app.reads.queries import FileView
-    from hearth.reconcile.worker import ReconcileWorker
 
 # Start-up: a command that writes builds these use cases but reads nothing, so
 # what only reads need (``queries`` and what it brings, the context bundle) is
@@ -69,51 +65,6 @@ if TYPE_CHECKING:
 
 #: Search hits the context bundle's recall section starts from.
 RECALL_HITS = 5
-
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def _under_lock(
-    write: Callable[Concatenate[HomeWrites, P], R],
-) -> Callable[Concatenate[Hearth, P], R]:
-    """The use case that is one write of ``HomeWrites``, run under the home's lock:
-    the same signature and docstring, declared in one line rather than forwarded
-    by hand. Every text argument is refused first when it holds a control
-    character (``text.refuse_not_text``): the one gate every surface's writes
-    pass, so no edge has to remember it."""
-    signature = inspect.signature(write)
-
-    @functools.wraps(write)
-    def under_lock(self: Hearth, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        bound = signature.bind(self.ops, *args, **kwargs)
-        for name, value in list(bound.arguments.items())[1:]:
-            if name not in _PATHS:
-                _refuse_not_text(name, value)
-        with self.owner:
-            return write(self.ops, *args, **kwargs)
-
-    return under_lock
-
-
-#: Arguments that are paths: ``paths.normalize`` judges those (a control character
-#: in a path is refused there, with its own message).
-_PATHS = frozenset({"path", "target"})
-
-
-def _refuse_not_text(name: str, value: object) -> None:
-    """Refuse a write's argument (text, or text inside a list or mapping) that is
-    not text; bytes are a whole file, which the validation rules check."""
-    if isinstance(value, str):
-        refuse_not_text(name, value)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            _refuse_not_text(name, item)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _refuse_not_text(name, key)
-            _refuse_not_text(name, item)
 
 
 #: The persona files in the order the review page lists them (the core first).
@@ -129,61 +80,7 @@ PERSONA_ORDER = (
 )
 
 
-class IndexEachWrite:
-    """After each commit: index its paths before the write returns (read-your-writes).
-
-    ACTIVE.md is rendered in the same call, or, given the served home's worker,
-    by the worker's next pass, so an API write returns as soon as it is
-    committed and indexed. A served home indexes a write's files while git
-    commits them (``reconcile/ahead.py``), not after.
-    """
-
-    def __init__(self, reconciler: Reconciler, worker: ReconcileWorker | None = None) -> None:
-        self._reconciler = reconciler
-        self._worker = worker
-        self._ahead = IndexAhead(reconciler) if worker is not None else None
-
-    def planned(self, files: Planned) -> None:
-        if self._ahead is not None:
-            self._ahead.begin(files)
-
-    def written(self, paths: tuple[str, ...], commit: str | None = None) -> None:
-        # The commit stands whatever happens here: status shows the index as
-        # stale (those files' signatures differ) until the next pass repairs it.
-        ahead = self._ahead
-        indexed = False
-        if ahead is not None:
-            with contextlib.suppress(HearthError, OSError):
-                indexed = ahead.landed(paths, commit)
-        if not indexed:
-            # The paths of a plan made before the branch moved, too.
-            pending = (*paths, *sorted(ahead.pending - set(paths))) if ahead else paths
-            with contextlib.suppress(HearthError, OSError):
-                self._reconciler.reconcile_paths(
-                    pending, refresh_active=self._worker is None, commit=commit
-                )
-        if ahead is not None:
-            ahead.reset()
-        if self._worker is not None:
-            self._worker.request([])
-
-    def abandoned(self) -> None:
-        ahead = self._ahead
-        if ahead is None:
-            return
-        ahead.abandoned()
-        # The index may hold what was planned: a pass over those paths reads
-        # the files as they are (the store put them back), before the write's
-        # error is answered.
-        with contextlib.suppress(HearthError, OSError):
-            if ahead.pending:
-                self._reconciler.reconcile_paths(sorted(ahead.pending), refresh_active=False)
-                if self._worker is not None:
-                    self._worker.request([])
-        ahead.reset()
-
-
-class Hearth:
+class Hearth(LockedWrites):
     #: Whether a search first picks up what other processes did to the index
     #: (a served home's own passes keep it current, so it reads what it has).
     search_reopens = True
@@ -218,23 +115,23 @@ class Hearth:
 
     def get_file(self, path: str, rev: str | None = None) -> FileView:
         with self.owner:
-            return queries.get_file(self.ops, path, rev)
+            return queries.get_file(self.ops.parts, path, rev)
 
     def history(self, path: str, limit: int = 20) -> list[CommitInfo]:
         with self.owner:
-            return queries.history(self.ops, path, limit)
+            return queries.history(self.ops.parts, path, limit)
 
     def diff(self, path: str, rev_from: str | None, rev_to: str | None) -> Diff:
         with self.owner:
-            return queries.diff(self.ops, path, rev_from, rev_to)
+            return queries.diff(self.ops.parts, path, rev_from, rev_to)
 
     def commit_diff(self, path: str, rev: str) -> Diff:
         with self.owner:
-            return queries.commit_diff(self.ops, path, rev)
+            return queries.commit_diff(self.ops.parts, path, rev)
 
     def head_oids(self, paths: list[str]) -> dict[str, str | None]:
         with self.owner:
-            return queries.head_oids(self.ops, paths)
+            return queries.head_oids(self.ops.parts, paths)
 
     def merge_preview(self, key: str, leave_out: Sequence[str] = ()) -> MergePreview:
         with self.owner:
@@ -243,10 +140,10 @@ class Hearth:
     def diff_home(self, rev_from: str | None, rev_to: str | None) -> Diff:
         """Every file that differs between two revisions (``to`` None: the work tree)."""
         with self.owner:
-            return queries.diff_home(self.ops, rev_from, rev_to)
+            return queries.diff_home(self.ops.parts, rev_from, rev_to)
 
     def records(self, kind: layout.RecordKind) -> list[RecordView]:
-        return queries.list_records(self.ops, kind)
+        return queries.list_records(self.ops.parts, kind)
 
     def review(self) -> Review:
         return Review(self.records("proposal"), self.records("loop"))
@@ -310,8 +207,9 @@ class Hearth:
             fixed = self.ops.fix_keys(actor) if fix_keys else None
             exposed = exposure(self.ops.root)
             warnings = [RuleFailure(".", "readable-by-others", *exposed)] if exposed else []
+            home = self.ops.parts
             return CheckResult(
-                queries.check(self.ops), queries.legacy_key_records(self.ops), fixed, warnings
+                queries.check(home), queries.legacy_key_records(home), fixed, warnings
             )
 
     def search(
@@ -350,12 +248,13 @@ class Hearth:
 
     def _status_now(self) -> HomeStatus:
         with self.owner:
-            return home_status(self.ops, self.reconciler.status(), self.syncer, self.reflector.log)
+            index = freshness.status(self.reconciler)
+            return home_status(self.ops.parts, index, self.syncer, self.reflector.log)
 
     def active(self) -> ActiveView:
         self._freshen()
         with self.owner:
-            return queries.active_view(self.ops, self.reconciler.status())
+            return queries.active_view(self.ops.parts, freshness.status(self.reconciler))
 
     def context(
         self, session: context.Session, query: str | None = None, user: str | None = None
@@ -455,29 +354,7 @@ class Hearth:
         self._freshen()
         return command
 
-    # -- writing: every call is one commit of ``HomeWrites``, under the lock -----------
-
-    note = _under_lock(HomeWrites.note)
-    put = _under_lock(HomeWrites.put)
-    restore = _under_lock(HomeWrites.restore)
-    rollup = _under_lock(HomeWrites.rollup)
-    propose = _under_lock(HomeWrites.propose)
-    merge = _under_lock(HomeWrites.merge)
-    reject = _under_lock(HomeWrites.reject)
-    merge_many = _under_lock(HomeWrites.merge_many)
-    reject_many = _under_lock(HomeWrites.reject_many)
-    keep_one = _under_lock(HomeWrites.keep_one)
-    revise_proposal = _under_lock(HomeWrites.revise_proposal)
-    add_loop = _under_lock(HomeWrites.add_loop)
-    resolve_loop = _under_lock(HomeWrites.resolve_loop)
-    decide = _under_lock(HomeWrites.decide)
-    withdraw_decision = _under_lock(HomeWrites.withdraw_decision)
-    entry_add = _under_lock(HomeWrites.entry_add)
-    entry_replace = _under_lock(HomeWrites.entry_replace)
-    entry_remove = _under_lock(HomeWrites.entry_remove)
-    entry_settle = _under_lock(HomeWrites.entry_settle)
-    topic = _under_lock(HomeWrites.topic)
-    undo_agent_change = _under_lock(HomeWrites.undo_agent_change)
+    # -- writing: every call is one commit of ``HomeWrites`` (``locked_writes.py``) --
 
     def agent_changes(self, since: str | None = None) -> list[AgentChange]:
         """Agents' changes to the persona and memory files since the person last

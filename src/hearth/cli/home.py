@@ -231,7 +231,7 @@ def _status(state: _State) -> tuple[dict[str, Any], str]:
             data["home"] = str(root)
             return data, f"answered by the server at {server.url}"
     note = "" if server is None else f" (the server at {server.url} had no current answer)"
-    found = wiring.glance_status(root)
+    found = wiring.open_lean(root).status()
     if found is not None:
         return found, f"read without a reconcile pass: nothing changed since the last one{note}"
     return state.app().status().as_dict(), f"after a reconcile pass{note}"

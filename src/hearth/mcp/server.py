@@ -15,6 +15,8 @@ from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
+from mcp.shared._stream_protocols import ReadStream, WriteStream
+from mcp.shared.message import SessionMessage
 from pydantic import Field
 
 from hearth import package_version
@@ -51,17 +53,31 @@ read the message, it says what to do."""
 RESOURCES = {f"hearth://home/{path}": path for path in MAIN_FILES}
 
 
+class HearthServer(MCPServer):
+    """The SDK's server, with one more way to run it: on the streams given
+    (``run_stdio_async`` runs it on stdio's own, and the SDK offers no other way
+    to the low-level server it runs; ``stdio.serve_stdio`` wraps stdio's)."""
+
+    async def run_on(
+        self,
+        read_stream: ReadStream[SessionMessage | Exception],
+        write_stream: WriteStream[SessionMessage],
+    ) -> None:
+        lowlevel = self._lowlevel_server
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
 def build_server(
     service: ServedHearth,
     who: WhoCalls,
     *,
     token_verifier: TokenVerifier | None = None,
     auth: AuthSettings | None = None,
-) -> MCPServer:
+) -> HearthServer:
     """The MCP server over ``service``; ``who`` names the caller of each request."""
     tools = Tools(who, service)
     tools.add_all(READ_TOOLS, WRITE_TOOLS, ADMIN_TOOLS)
-    server: MCPServer = MCPServer(
+    server = HearthServer(
         NAME,
         title="hearth: the assistant's home",
         instructions=INSTRUCTIONS,

@@ -14,11 +14,12 @@ from types import TracebackType
 from typing import Any
 
 import anyio
-from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 from mcp.shared._stream_protocols import ReadStream, WriteStream
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse
+
+from hearth.mcp.server import HearthServer
 
 Incoming = SessionMessage | Exception
 
@@ -125,14 +126,8 @@ class _Answers:
         await self.aclose()
 
 
-async def serve_stdio(server: MCPServer) -> None:
+async def serve_stdio(server: HearthServer) -> None:
     """``server.run_stdio_async``, answering every request read before the end."""
-    # What run_stdio_async runs; the SDK offers the server no other way to it.
-    lowlevel = server._lowlevel_server
     unanswered = _Unanswered()
     async with stdio_server() as (read_stream, write_stream):
-        await lowlevel.run(
-            _HeldEnd(read_stream, unanswered),
-            _Answers(write_stream, unanswered),
-            lowlevel.create_initialization_options(),
-        )
+        await server.run_on(_HeldEnd(read_stream, unanswered), _Answers(write_stream, unanswered))

@@ -1,4 +1,14 @@
-"""A served write's index update, run beside its git commit instead of after it.
+"""A write's way to the index: each commit's files indexed before it answers,
+and a served write's index update run beside its git commit, not after it.
+
+The write class (``app/writes/home.py``) is handed an ``AfterWrite``
+(``app/writes/plumbing.py``) and tells it of each commit; ``IndexEachWrite``
+is the one the composition root hands it. Unserved (a CLI command),
+``written`` runs a targeted pass over the commit's paths, ACTIVE.md
+included. Served (a reconcile worker given), ``IndexAhead`` indexes the
+files from their planned bytes while git commits them: the store calls
+``planned`` as soon as it has a plan, then exactly one of ``written`` or
+``abandoned``; ACTIVE.md is left to the worker's next pass.
 
 A write returns once it is committed and searchable. Its index update is
 mostly Tantivy's commit (17 to 18 fdatasyncs, about 21 ms on a quiet disk),
@@ -29,7 +39,7 @@ Order, and why a crash or a failure leaves the index in step:
 - ``landed`` (the commit stands and its files are written): joins the
   thread, gives each entry the planned digest and the signature of the file
   now on disk, marks the index as reflecting HEAD when the write's own
-  commit is HEAD on the HEAD it reflected (``Reconciler._own_commit_on``),
+  commit is HEAD on the HEAD it reflected (``Reconciler.reflects``),
   saves the manifest, lets the lock go.
 - ``abandoned`` (no commit: it failed and the store put the files back, a
   file was refused as dirty, or it changed nothing): joins the thread and
@@ -41,7 +51,8 @@ Whatever this path does not take (a rebuild when the index is opened, a path
 that is not a plain markdown file, an ignored or parked one, a failure on
 the thread) it leaves to the ordinary pass after the commit (``landed`` says
 False). The reconciler's companion: it works on the reconciler's manifest
-and index under the reconciler's lock, as its passes do.
+session (``session.py``: the lock, the manifest and its signature, what was
+touched) and index through their public methods, as its passes do.
 """
 
 from __future__ import annotations
@@ -57,14 +68,14 @@ from pathlib import Path
 
 from hearth.domain import layout
 from hearth.domain.sections import Section
-from hearth.reconcile import manifest
+from hearth.errors import HearthError
 from hearth.reconcile.differ import RACY_WINDOW_COARSE_NS, RACY_WINDOW_NS
 from hearth.reconcile.manifest import FileEntry
 from hearth.reconcile.prepare import MAX_INDEX_BYTES, Outcome, read_file
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.scan import Listing, is_candidate
-from hearth.store import state as state_files
-from hearth.store.lock import write_lock
+from hearth.reconcile.worker import ReconcileWorker
+from hearth.store.git import Planned
 from hearth.store.repository import head_id
 
 #: The digest of an entry whose content is not known (no blake2b digest of
@@ -177,9 +188,9 @@ class IndexAhead:
         ordinary pass will see it)."""
         r = self._reconciler
         held = contextlib.ExitStack()
-        held.enter_context(write_lock(r.state_dir / state_files.RECONCILE_LOCK, LOCK_WAIT))
+        held.enter_context(r.session.locked_within(LOCK_WAIT))
         try:
-            rebuilt = r._open()
+            rebuilt = r.open()
         except BaseException:
             held.close()
             raise
@@ -199,7 +210,7 @@ class IndexAhead:
         index or drop: a markdown file (or none) in a real folder, not
         ACTIVE.md, not ignored by git, not parked, not too large."""
         r = self._reconciler
-        state = r._manifest
+        state = r.session.manifest
         listing = Listing()
         for path, data in files.items():
             name = path.rsplit("/", 1)[-1]
@@ -216,13 +227,13 @@ class IndexAhead:
             if mode is not None and not stat.S_ISREG(mode):
                 return False
             listing.files[path] = (0, UNKNOWN_MTIME)
-        present, _signature = r._differ.indexable(listing, state, full=False)
+        present, _signature = r.differ.indexable(listing, state, full=False)
         return all(path in present for path in files)
 
     def _mark(self, files: dict[str, bytes | None]) -> None:
         """Journal an unknown entry for each path before the index changes."""
-        r = self._reconciler
-        state = r._manifest
+        session = self._reconciler.session
+        state = session.manifest
         for path in files:
             old = state.files.get(path)
             documents = 0 if old is None else old.documents
@@ -231,8 +242,7 @@ class IndexAhead:
             state.put(path, unknown)
             state.retries.pop(path, None)
             self._marked.add(path)
-        manifest.journal(r.folder, state, files)
-        r._manifest_sig = manifest.signature(r.folder)
+        session.journal(files)
 
     def _index(self, run: _Run) -> None:
         """The thread: the planned bytes' sections into one index commit."""
@@ -245,7 +255,7 @@ class IndexAhead:
                     if data is None:
                         batch.delete(path)
                         continue
-                    outcome = read_file(_planned(data), path, None, r._differ.bounds)
+                    outcome = read_file(_planned(data), path, None, r.differ.bounds)
                     if outcome.kind != "sections":  # not UTF-8: the ordinary pass parks it
                         raise _NotPlain(path)
                     run.outcomes[path] = outcome
@@ -258,7 +268,8 @@ class IndexAhead:
         the signatures of the files on disk (the same as a pass reading them
         now would record), and the index may say it reflects HEAD."""
         r = self._reconciler
-        state = r._manifest
+        session = r.session
+        state = session.manifest
         now = time.time_ns()
         sections: list[Section] = []
         for path, data in run.files.items():
@@ -284,19 +295,69 @@ class IndexAhead:
             state.put(path, entry)
             sections += outcome.sections
         head = head_id(r.repo)
-        if r._own_commit_on(state.indexed_head, head, commit, paths, paths) or r._covers_commits(
-            state.indexed_head, head, paths
-        ):
+        if r.reflects(state.indexed_head, head, commit, paths, paths):
             state.indexed_head = head
-        state.last_reconcile = r._now()
-        manifest.save(r.folder, state, run.files)
-        r._manifest_sig = manifest.signature(r.folder)
+        state.last_reconcile = session.stamp()
+        session.save(run.files)
         if r.index.semantic is not None:
             r.index.noted(sections, paths)
-        if r._touched is not None:
-            r._touched.update(paths)
+        session.touch(paths)
         self._marked.clear()
         return True
+
+
+class IndexEachWrite:
+    """After each commit: index its paths before the write returns (read-your-writes).
+
+    ACTIVE.md is rendered in the same call, or, given the served home's worker,
+    by the worker's next pass, so an API write returns as soon as it is
+    committed and indexed. A served home indexes a write's files while git
+    commits them (``reconcile/ahead.py``), not after.
+    """
+
+    def __init__(self, reconciler: Reconciler, worker: ReconcileWorker | None = None) -> None:
+        self._reconciler = reconciler
+        self._worker = worker
+        self._ahead = IndexAhead(reconciler) if worker is not None else None
+
+    def planned(self, files: Planned) -> None:
+        if self._ahead is not None:
+            self._ahead.begin(files)
+
+    def written(self, paths: tuple[str, ...], commit: str | None = None) -> None:
+        # The commit stands whatever happens here: status shows the index as
+        # stale (those files' signatures differ) until the next pass repairs it.
+        ahead = self._ahead
+        indexed = False
+        if ahead is not None:
+            with contextlib.suppress(HearthError, OSError):
+                indexed = ahead.landed(paths, commit)
+        if not indexed:
+            # The paths of a plan made before the branch moved, too.
+            pending = (*paths, *sorted(ahead.pending - set(paths))) if ahead else paths
+            with contextlib.suppress(HearthError, OSError):
+                self._reconciler.reconcile_paths(
+                    pending, refresh_active=self._worker is None, commit=commit
+                )
+        if ahead is not None:
+            ahead.reset()
+        if self._worker is not None:
+            self._worker.request([])
+
+    def abandoned(self) -> None:
+        ahead = self._ahead
+        if ahead is None:
+            return
+        ahead.abandoned()
+        # The index may hold what was planned: a pass over those paths reads
+        # the files as they are (the store put them back), before the write's
+        # error is answered.
+        with contextlib.suppress(HearthError, OSError):
+            if ahead.pending:
+                self._reconciler.reconcile_paths(sorted(ahead.pending), refresh_active=False)
+                if self._worker is not None:
+                    self._worker.request([])
+        ahead.reset()
 
 
 def _real_folders(root: Path, path: str) -> bool:

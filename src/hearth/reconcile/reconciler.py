@@ -34,33 +34,29 @@ process has changed them.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import time
 from collections.abc import Iterable, Sequence
-from contextlib import AbstractContextManager
 from pathlib import Path
 
 from hearth.domain import layout
 from hearth.domain.clock import Clock
-from hearth.domain.text import counted
 from hearth.domain.validation import Bounds
 from hearth.errors import IndexUnusable
 from hearth.heap import give_back
 from hearth.index.live import LiveIndex
 from hearth.index.search_index import IndexUpdate
 from hearth.index.semantic import Progress
-from hearth.reconcile import listed, manifest
+from hearth.reconcile import manifest
 from hearth.reconcile.differ import Changes, Differ
-from hearth.reconcile.listed import ListingDelta
-from hearth.reconcile.manifest import Manifest, ParkedFile
+from hearth.reconcile.manifest import Manifest
 from hearth.reconcile.prepare import MAX_INDEX_BYTES, PARALLEL_FROM
 from hearth.reconcile.refresh import ActiveRefresher, AttentionSource
-from hearth.reconcile.reports import ActiveState, IndexStatus, PassReport
-from hearth.reconcile.scan import Listing, Signature, scan_tree
+from hearth.reconcile.reports import PassReport
+from hearth.reconcile.scan import Listing, scan_tree
+from hearth.reconcile.session import ManifestSession
 from hearth.store import state as state_files
 from hearth.store.ignore import IgnoreRules
-from hearth.store.lock import write_lock
 from hearth.store.presence import HomePresence
 from hearth.store.repository import Repository, git_dir, head_id, parent_ids
 from hearth.store.rooted import RootedFiles
@@ -91,7 +87,6 @@ class Reconciler:
         self.repo = repo
         self.state_dir = state_dir
         self.clock = clock
-        self.lock_timeout = lock_timeout
         #: The index the passes keep (its lifecycle and searching live there).
         self.index = index or LiveIndex(state_dir / state_files.INDEX_DIR, clock=clock)
         # Hits' bodies are read from the files; one grown past what a pass
@@ -99,25 +94,23 @@ class Reconciler:
         self.index.read_from(functools.partial(files.read_many, limit=MAX_INDEX_BYTES))
         self.folder = self.index.folder
         self.active = ActiveRefresher(root, files, repo, attention, clock)
-        self._differ = Differ(root, files, bounds, IgnoreRules(repo, git_dir(repo)))
-        self._manifest = Manifest()
-        self._manifest_sig: tuple[object, ...] | None = None
+        #: What a pass reads, parks, retries or drops (``differ.py``).
+        self.differ = Differ(root, files, bounds, IgnoreRules(repo, git_dir(repo)))
+        #: The home as this reconciler opened it (``store/presence.py``).
+        self.presence = HomePresence(root, git_dir(repo))
+        #: The manifest, its lock and what was touched, shared with a write's
+        #: index update (``session.py``, ``ahead.py``).
+        self.session = ManifestSession(
+            self.folder,
+            state_dir / state_files.RECONCILE_LOCK,
+            self.presence,
+            clock,
+            lock_timeout,
+        )
         #: Told of the files read by the current pass (``rebuild``, ``reconcile``).
         self._progress: Progress | None = None
         #: Files to read from which a pass reads them in worker processes.
         self.parallel_from = PARALLEL_FROM
-        #: What the passes looked at since ``take_touched`` was last called:
-        #: their scopes, or None once one looked at everything (see there).
-        self._touched: set[str] | None = None
-        #: The home as this reconciler opened it (``store/presence.py``).
-        self.presence = HomePresence(root, git_dir(repo))
-
-    def _locked(self) -> AbstractContextManager[None]:
-        """The reconcile lock, taken only while the home is there: a pass (or a
-        look at the index) in a home deleted under a long-running process
-        raises ``HomeGone`` instead of making its state folder again."""
-        self.presence.check()
-        return write_lock(self.state_dir / state_files.RECONCILE_LOCK, self.lock_timeout)
 
     # -- passes --------------------------------------------------------------
 
@@ -142,19 +135,20 @@ class Reconciler:
         """
         started = time.monotonic()
         wanted = None if paths is None else list(paths)
-        with self._locked():
+        with self.session.locked():
             self._progress = progress
-            rebuilt = self._open()
+            rebuilt = self.open()
+            indexed_head = self.session.manifest.indexed_head
             if wanted is not None and HEAD_MOVED in wanted:
                 wanted.remove(HEAD_MOVED)
                 head = head_id(self.repo)
-                if head != self._manifest.indexed_head:
-                    moved = self._changed_between(self._manifest.indexed_head, head)
+                if head != indexed_head:
+                    moved = self._changed_between(indexed_head, head)
                     wanted = None if moved is None else [*wanted, *moved]
                 elif not wanted:
                     return _timed(PassReport(full=False), started)
             echo = wanted == [layout.ACTIVE_PATH] and not rebuilt
-            if echo and self.active.is_ours(self._manifest):
+            if echo and self.active.is_ours(self.session.manifest):
                 # The watcher's echo of hearth's own write of ACTIVE.md: nothing to do,
                 # and no pass record to save for it.
                 return _timed(PassReport(full=False), started)
@@ -190,7 +184,7 @@ class Reconciler:
         ``progress(done, total)`` is called as files are read (for a terminal).
         """
         started = time.monotonic()
-        with self._locked():
+        with self.session.locked():
             self._progress = progress
             report = self._pass(None, self._rebuild())
         give_back()
@@ -200,28 +194,29 @@ class Reconciler:
         """The index, made current with what other processes did to it and the
         files (under the reconcile lock): for a process whose own passes do not
         keep it current (the CLI, a hook). The server searches ``index`` as is."""
-        with self._locked():
-            self._open()
+        with self.session.locked():
+            self.open()
         return self.index
 
-    def _open(self) -> Changes | None:
-        """Make the index and manifest current; what a rebuild did, if one was needed."""
+    def open(self) -> Changes | None:
+        """Make the index and manifest current (the caller holds ``session.locked``);
+        what a rebuild did, if one was needed."""
         live = self.index
+        session = self.session
         if live.current is not None:
-            sig = manifest.signature(self.folder)
-            if sig == self._manifest_sig:
+            if session.unchanged():
                 # Nobody else saved since our own last pass (a swapped-in rebuild
                 # brings a new manifest file), and we reload after our own
                 # commits: the open index is current.
-                manifest.load_pass(self.folder, self._manifest)
+                session.reload_pass()
                 return None
-            self._touched = None  # another process's pass: which files, unknown
+            session.touch(None)  # another process's pass: which files, unknown
             if not live.swapped_elsewhere():
                 loaded = manifest.load(self.folder)
                 live.reload()
                 if loaded is None or loaded.documents() != live.documents():
                     return self._rebuild()
-                self._manifest, self._manifest_sig = loaded, sig
+                session.adopt(loaded)
                 return None
         index = live.open()
         if index is None:
@@ -233,8 +228,7 @@ class Reconciler:
             index.close()
             return self._rebuild()
         live.adopt(index)
-        self._manifest = loaded
-        self._manifest_sig = manifest.signature(self.folder)
+        session.adopt(loaded)
         return None
 
     def _rebuild(self) -> Changes:
@@ -246,17 +240,16 @@ class Reconciler:
         changes.scanned, changes.errors = len(listing.files), list(listing.errors)
         built.errors = list(listing.errors)
         built.indexed_head = head_id(self.repo)
-        built.last_reconcile = self._now()
+        built.last_reconcile = self.session.stamp()
         manifest.save(new_folder, built)
         self.index.swap_in(new_folder, fresh, changes.sections)
-        self._manifest = built
-        self._manifest_sig = manifest.signature(self.folder)
+        self.session.adopt(built)
         return changes
 
     def _diff(
         self, listing: Listing, state: Manifest, scope: list[str] | None, batch: IndexUpdate
     ) -> Changes:
-        return self._differ.diff(
+        return self.differ.diff(
             listing,
             state,
             scope,
@@ -282,17 +275,15 @@ class Reconciler:
         # compares its bytes, not only its identity: an edit within the same
         # mtime tick as hearth's own write keeps inode, size and mtime.
         check_active = paths is None or layout.ACTIVE_PATH in paths
-        state = self._manifest
+        session = self.session
+        state = session.manifest
         head = head_id(self.repo)
         changes = rebuilt
         if changes is not None:
-            self._touched = None
+            session.touch(None)
         else:
-            listing, scope = self._differ.listing(paths)
-            if scope is None:
-                self._touched = None
-            elif self._touched is not None:
-                self._touched.update(scope)
+            listing, scope = self.differ.listing(paths)
+            session.touch(scope)
             with live.update() as batch:
                 changes = self._diff(listing, state, scope, batch)
             self.index.noted(changes.sections, changes.replaced)
@@ -300,19 +291,17 @@ class Reconciler:
             if paths is None:
                 state.errors = list(changes.errors)
                 state.indexed_head = head
-            elif scope is not None and (
-                self._own_commit_on(state.indexed_head, head, own_commit, paths, scope)
-                or self._covers_commits(state.indexed_head, head, scope)
+            elif scope is not None and self.reflects(
+                state.indexed_head, head, own_commit, paths, scope
             ):
                 state.indexed_head = head
-        state.last_reconcile = self._now()
+        state.last_reconcile = session.stamp()
         settled = not (changes.indexed or changes.delete or changes.parked or rebuilt)
         active_written = refresh_active and self.active.refresh(state, head, settled, check_active)
         # A rebuild saved its file map beside its new index just before: only the
         # pass record (no changed paths) is left to save.
         changed = () if rebuilt is not None else None if changes.rules_changed else changes.touched
-        manifest.save(self.folder, state, changed)
-        self._manifest_sig = manifest.signature(self.folder)
+        session.save(changed)
         return PassReport(
             full=paths is None,
             scanned=changes.scanned,
@@ -323,6 +312,22 @@ class Reconciler:
             errors=tuple(changes.errors),
             rebuilt=rebuilt is not None,
             active_written=active_written,
+        )
+
+    def reflects(
+        self,
+        old: str | None,
+        new: str | None,
+        own_commit: str | None,
+        paths: list[str] | None,
+        scope: list[str],
+    ) -> bool:
+        """Whether an index that reflected commit ``old`` reflects ``new`` once the
+        files of ``scope`` are applied: ``new`` is the write's ``own_commit`` on
+        ``old`` changing only ``paths``, or every markdown file the two commits
+        differ in lies in ``scope``."""
+        return self._own_commit_on(old, new, own_commit, paths, scope) or self._covers_commits(
+            old, new, scope
         )
 
     def _covers_commits(self, old: str | None, new: str | None, scope: list[str]) -> bool:
@@ -358,143 +363,9 @@ class Reconciler:
         exact = set(scope)
         return all(path in exact for path in paths)
 
-    def take_touched(self) -> set[str] | None:
-        """The paths the passes since the last call looked at (a folder as
-        ``name/``), and start counting again; None when one of them (or another
-        process's) looked at everything, or before the first call. For the
-        status snapshot, which re-reads only those paths when it can."""
-        with self._locked():
-            self._open()  # another process's pass since: everything
-            touched, self._touched = self._touched, set()
-        return touched
-
-    def listing_delta(self, listing: Listing) -> ListingDelta:
-        """``listing`` kept as what differs from the manifest (``reconcile/listed.py``)."""
-        return listed.differences(listing, self._manifest.files)
-
-    def patch_listing(self, delta: ListingDelta, touched: set[str]) -> bool:
-        """``listed.patch`` against the manifest (False: list everything again)."""
-        return listed.patch(delta, self._manifest.files, self.root, touched)
-
-    def touched_count(self) -> int | None:
-        """How many paths ``take_touched`` would give now (None: everything); a hint,
-        read without the lock."""
-        touched = self._touched
-        return None if touched is None else len(touched)
-
-    # -- reading -------------------------------------------------------------
-
-    def status(self, listing: Listing | None = None) -> IndexStatus:
-        """Compare the files on disk with the manifest by signature, reading nothing
-        (``listing``: a ``scan_tree`` of the home taken just before, without the lock)."""
-        with self._locked():
-            self._open()
-            return self._compare(scan_tree(self.root) if listing is None else listing)
-
-    def _compare(self, listing: Listing) -> IndexStatus:
-        state = self._manifest
-        present, _signature = self._differ.indexable(listing, state, full=True)
-        on_disk = {
-            p: sig for p, sig in listing.files.items() if p in present and p not in state.parked
-        }
-        refused = {p: sig for p, (sig, _) in listing.refused.items() if p in present}
-        moved = [p for p, sig in on_disk.items() if state.files.signature(p) != sig]
-        moved += [p for p in state.files if p not in on_disk]
-        moved += [p for p, sig in refused.items() if not _same(state.parked.get(p), sig)]
-        return self._index_status(moved, len(on_disk), listing.errors)
-
-    def status_of(self, delta: ListingDelta) -> IndexStatus:
-        """``status`` of the listing ``delta`` stands for (``listing_delta``),
-        comparing only the paths it names: the manifest's other files are
-        listed with the manifest's own signatures, so none of them moved."""
-        with self._locked():
-            self._open()
-            state = self._manifest
-            named = Listing(delta.files, delta.refused, delta.errors, delta.ignore_files)
-            present, signature = self._differ.indexable(named, state, full=True)
-            if signature != state.ignore_signature:
-                return self._compare(listed.relisted(delta, state.files))  # the rules changed
-            moved, on_disk = listed.compare(delta, state.files, state.parked, present)
-            return self._index_status(moved, on_disk, delta.errors)
-
-    def _index_status(self, moved: list[str], on_disk: int, errors: list[str]) -> IndexStatus:
-        state = self._manifest
-        documents = self.index.documents()
-        head = head_id(self.repo)
-        reasons = _stale_reasons(
-            sorted(moved), documents, state.documents(), head, state.indexed_head, errors
-        )
-        return IndexStatus(
-            fresh=not reasons,
-            stale_reasons=reasons,
-            files_on_disk=on_disk,
-            files_indexed=len(state.files),
-            documents=documents,
-            stale_files=len(moved),
-            head=head,
-            indexed_head=state.indexed_head,
-            last_reconcile=state.last_reconcile,
-            parked=[{"path": path, "reason": p.reason} for path, p in sorted(state.parked.items())],
-            errors=sorted(set(errors) | set(state.errors)),
-            active_error=state.active_error,
-            active=self.active.describe(state, head),
-            vectors=self.index.vector_coverage(),
-        )
-
-    def active_state(self) -> ActiveState:
-        """HEAD, the last pass and ACTIVE.md's state, without listing the tree
-        (``status`` compares every file: 125 ms at 10,000 files)."""
-        with self._locked():
-            self._open()
-            state = self._manifest
-            head = head_id(self.repo)
-            return ActiveState(
-                head, state.last_reconcile, self.active.describe(state, head), state.active_error
-            )
-
     def close(self) -> None:
         self.index.close()
-
-    def _now(self) -> str:
-        return self.clock().astimezone(dt.UTC).isoformat(timespec="seconds")
-
-
-def _same(entry: ParkedFile | None, signature: Signature) -> bool:
-    return entry is not None and (entry.size, entry.mtime_ns) == signature
 
 
 def _timed(report: PassReport, started: float) -> PassReport:
     return PassReport(**{**report.__dict__, "seconds": round(time.monotonic() - started, 4)})
-
-
-def _stale_reasons(
-    moved: list[str],
-    documents: int,
-    recorded: int,
-    head: str | None,
-    indexed_head: str | None,
-    errors: list[str],
-) -> tuple[str, ...]:
-    """Why the index does not describe the files as they are, one sentence each."""
-    reasons = []
-    if moved:
-        shown = ", ".join(moved[:3]) + (f" and {len(moved) - 3} more" if len(moved) > 3 else "")
-        files = "file differs" if len(moved) == 1 else "files differ"
-        reasons.append(
-            f"{len(moved)} {files} from what the last pass saw ({shown}); the next pass "
-            "picks them up"
-        )
-    if documents != recorded:
-        reasons.append(
-            f"the index holds {counted(documents, 'section')} where the last pass recorded "
-            f"{recorded}; "
-            "'hearth reindex --full' rebuilds it"
-        )
-    if head != indexed_head:
-        reasons.append(
-            f"HEAD is {(head or 'none')[:12]} but the index reflects "
-            f"{(indexed_head or 'no commit')[:12]}; the next pass catches up"
-        )
-    if errors:
-        reasons.append(f"some files could not be listed ({'; '.join(errors[:3])})")
-    return tuple(reasons)

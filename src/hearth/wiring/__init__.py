@@ -4,38 +4,43 @@ and builds objects, each handed out fully built.
 Served and unserved homes differ by what is built here, never by patching an
 object afterwards: ``open_app`` gives the use cases of a home nothing else keeps
 fresh (CLI commands), ``open_service`` the served runtime (``hearth serve``,
-``hearth mcp``, ``hearth watch``) with its worker, watcher and jobs, and
-``open_home`` the bare operations (hooks, benchmarks), which index nothing.
+``hearth mcp``, ``hearth watch``) with everything it holds (worker, watcher,
+jobs, the staged check, runtimes' committers), ``open_home`` the bare
+operations (hooks, benchmarks), which index nothing, and ``open_lean`` the
+status that needs no pass. It decides nothing: each use case is in app/.
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hearth.domain.clock import Clock, utc_now
-from hearth.errors import Conflict, NotAHome
+from hearth.wiring.homes import DEFAULT_HOME as DEFAULT_HOME
+from hearth.wiring.homes import default_actor as default_actor
+from hearth.wiring.homes import require_home as require_home
+from hearth.wiring.homes import resolve_home as resolve_home
+from hearth.wiring.homes import template_dir as template_dir
 
 if TYPE_CHECKING:
     from hearth.app.init_home import InitResult
+    from hearth.app.parts import HomeParts
     from hearth.app.reads.review_board import ReviewMatcher
     from hearth.app.reflection import ReflectionLog
-    from hearth.app.served.agent_writes import RuntimeWriteCommits
     from hearth.app.served.service import RuntimeNotices, ServedHearth
+    from hearth.app.status.lean import LeanStatus
     from hearth.app.sync.branch import Syncer
     from hearth.app.usecases import Hearth
     from hearth.app.writes.home import AfterWrite, HomeWrites
+    from hearth.domain.runtime_writes import RuntimeWrites
     from hearth.domain.settings import Settings
     from hearth.embedding import Embedder
-    from hearth.index.semantic import Progress, SemanticRanking
+    from hearth.index.semantic import Progress, SemanticRanking, VectorFiller
     from hearth.reconcile.reconciler import Reconciler
     from hearth.reconcile.reports import PassReport
-    from hearth.store.git import GitStore
     from hearth.store.rooted import RootedFiles
     from hearth.store.tokens import TokenStore
 
@@ -45,91 +50,8 @@ if TYPE_CHECKING:
 # noticeable part of a second (docs/cli.md, "Start-up").
 # ruff: noqa: PLC0415
 
-DEFAULT_HOME = Path("~/.hearth/home")
 #: Seconds a reconcile pass waits for another process's pass to finish.
 RECONCILE_WAIT_SECONDS = 60.0
-
-
-def resolve_home(option: str | None, cwd: Path | None = None) -> Path:
-    """``--home``, else ``$HEARTH_HOME``, else the hearth home holding the working
-    folder (found as git finds its repository), else ``~/.hearth/home``."""
-    chosen = option or os.environ.get("HEARTH_HOME")
-    if chosen:
-        return Path(chosen).expanduser().absolute()
-    try:
-        start = cwd or Path.cwd()
-    except OSError:  # the working folder was deleted
-        start = None
-    if start is not None:
-        from hearth.store.discovery import discover_home
-
-        found = discover_home(start, os.environ.get("GIT_CEILING_DIRECTORIES", ""))
-        if found is not None:
-            return found
-    return DEFAULT_HOME.expanduser().absolute()
-
-
-def default_actor(fallback: str = "cli") -> str:
-    return os.environ.get("HEARTH_ACTOR") or fallback
-
-
-def template_dir() -> Path:
-    """home_template/: packaged in the wheel, or at the top of a source checkout."""
-    from importlib import resources
-
-    packaged = Path(str(resources.files("hearth"))) / "home_template"
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parents[3] / "home_template"
-
-
-# -- the parts every home is made of ---------------------------------------------
-
-
-def require_home(root: Path) -> None:
-    """Refuse a folder that is not a home before anything is read or written there.
-
-    A home is a git work tree whose root holds ``hearth.toml``, which every
-    ``hearth init`` writes and commits (adopting an OpenClaw or LionClaw
-    workspace included). An ordinary repository is refused the same way as a
-    folder, so no command but ``init`` writes into a project by mistake (no
-    ACTIVE.md, no ``.git/hearth/``, no commit)."""
-    from hearth.domain.layout import SETTINGS_PATH
-    from hearth.store.discovery import is_hearth_home
-
-    if is_hearth_home(root):
-        return
-    git = root / ".git"
-    if git.is_file() or (git / "HEAD").exists():
-        raise NotAHome(
-            f"{root} is a git repository but not a hearth home (it has no {SETTINGS_PATH}); "
-            f"to make it one, adopt it on purpose with 'hearth init {root}'"
-        )
-    message = (
-        f"{root} is not a hearth home; create it with 'hearth init {root}'"
-        if root.exists()
-        else f"{root} does not exist; create a home there with 'hearth init {root}'"
-    )
-    if root == DEFAULT_HOME.expanduser().absolute():
-        from hearth.store.discovery import enclosing_work_tree
-
-        with contextlib.suppress(OSError):
-            here = enclosing_work_tree(Path.cwd(), os.environ.get("GIT_CEILING_DIRECTORIES", ""))
-            if here is not None:
-                message += (
-                    f" (the working folder is in {here}, a git repository that is not a "
-                    f"home: to make it one, adopt it on purpose with 'hearth init {here}')"
-                )
-    raise NotAHome(message)
-
-
-@dataclasses.dataclass(frozen=True)
-class _Parts:
-    root: Path
-    files: RootedFiles
-    store: GitStore
-    settings: Settings
-    clock: Clock
 
 
 def _home(root: Path) -> tuple[RootedFiles, Settings]:
@@ -144,12 +66,12 @@ def _home(root: Path) -> tuple[RootedFiles, Settings]:
     return files, settings
 
 
-def _parts(root: Path, clock: Clock) -> _Parts:
+def _parts(root: Path, clock: Clock) -> HomeParts:
+    from hearth.app.parts import HomeParts
     from hearth.store.git import GitStore
 
     files, settings = _home(root)
-    store = GitStore(root, files, clock)
-    return _Parts(root, files, store, settings, clock)
+    return HomeParts(root, files, GitStore(root, files, clock), settings, clock)
 
 
 def _semantic_on(settings: Settings) -> bool:
@@ -158,7 +80,7 @@ def _semantic_on(settings: Settings) -> bool:
     return settings.search.semantic and os.environ.get("HEARTH_SEMANTIC") != "off"
 
 
-def _semantic(parts: _Parts, embedder: Embedder | None = None) -> SemanticRanking | None:
+def _semantic(parts: HomeParts, embedder: Embedder | None = None) -> SemanticRanking | None:
     """Semantic ranking as the settings say; ``embedder`` given (tests, benchmarks)
     turns it on with that model."""
     from hearth.embedding import load_embedder
@@ -172,7 +94,7 @@ def _semantic(parts: _Parts, embedder: Embedder | None = None) -> SemanticRankin
     return SemanticRanking(parts.store.state_dir / state.VECTORS_DIR, embedder)
 
 
-def _syncer(parts: _Parts, semantic: SemanticRanking | None) -> Syncer:
+def _syncer(parts: HomeParts, semantic: SemanticRanking | None) -> Syncer:
     from hearth.app.sync.branch import Syncer
     from hearth.app.sync.vectors import VectorExchange
     from hearth.store.remote import Remote
@@ -193,7 +115,7 @@ def _syncer(parts: _Parts, semantic: SemanticRanking | None) -> Syncer:
 
 
 def _reconciler(
-    parts: _Parts,
+    parts: HomeParts,
     *attention: Syncer | ReflectionLog | RuntimeNotices,
     semantic: SemanticRanking | None,
     lock_timeout: float = RECONCILE_WAIT_SECONDS,
@@ -217,7 +139,7 @@ def _reconciler(
     )
 
 
-def _matcher(parts: _Parts, semantic: SemanticRanking | None) -> ReviewMatcher:
+def _matcher(parts: HomeParts, semantic: SemanticRanking | None) -> ReviewMatcher:
     """Review's matcher of near-duplicate entries: words, and meaning with the
     model semantic search uses (its entry vectors kept under .git/hearth/)."""
     from hearth.app.reads.review_board import ReviewMatcher
@@ -232,26 +154,23 @@ def _matcher(parts: _Parts, semantic: SemanticRanking | None) -> ReviewMatcher:
     return ReviewMatcher(likeness, parts.settings.review.threshold, parts.settings.bounds)
 
 
-def _operations(parts: _Parts, after_write: AfterWrite | None) -> HomeWrites:
+def _operations(parts: HomeParts, after_write: AfterWrite | None) -> HomeWrites:
     from hearth.app.writes.home import HomeWrites
 
-    return HomeWrites(
-        parts.root, parts.files, parts.store, parts.settings, parts.clock, after_write
-    )
+    return HomeWrites(parts, after_write)
 
 
 # -- what callers get --------------------------------------------------------------
 
 
-def glance_status(root: Path) -> dict[str, Any] | None:
+def open_lean(root: Path) -> LeanStatus:
     """The home's status without a reconcile pass, when one would change nothing
-    (``app/status/lean.py``); None when it would (then ``open_app(root).status()``)."""
-    from hearth.app.status import lean
-    from hearth.embedding import load_embedder
+    (``app/status/lean.py``: its ``status()`` is None when one would, then
+    ``open_app(root).status()``)."""
+    from hearth.app.status.lean import LeanStatus
 
     _files, settings = _home(root)
-    model = load_embedder(settings.search.model).name if _semantic_on(settings) else None
-    return lean.status(root, settings, model, RECONCILE_WAIT_SECONDS)
+    return LeanStatus(root, settings, _semantic_on(settings), RECONCILE_WAIT_SECONDS)
 
 
 def open_home(root: Path, clock: Clock = utc_now) -> HomeWrites:
@@ -260,7 +179,7 @@ def open_home(root: Path, clock: Clock = utc_now) -> HomeWrites:
     return _operations(_parts(root, clock), None)
 
 
-def _reflection_log(parts: _Parts) -> ReflectionLog:
+def _reflection_log(parts: HomeParts) -> ReflectionLog:
     from hearth.app.reflection import ReflectionLog
     from hearth.store.trust import CommandTrust
 
@@ -281,7 +200,8 @@ def open_app(
     for another process's pass). ``embedder``: semantic ranking with that model
     whatever the settings say (tests and benchmarks)."""
     from hearth.app.reflection import Reflector
-    from hearth.app.usecases import Hearth, IndexEachWrite
+    from hearth.app.usecases import Hearth
+    from hearth.reconcile.ahead import IndexEachWrite
 
     parts = _parts(root, clock)
     semantic = _semantic(parts, embedder)
@@ -296,19 +216,27 @@ def open_service(
     root: Path,
     clock: Clock = utc_now,
     on_pass: Callable[[PassReport], None] | None = None,
+    *,
+    local_socket: str | None = None,
+    started_as: str = "serve",
 ) -> ServedHearth:
     """Everything a long-running process serves for the home at ``root``: the use
     cases kept fresh by a reconcile worker (``on_pass`` told of every pass) and a
-    file watcher, with the scheduled jobs' and recovery's notices in ACTIVE.md."""
+    file watcher, with the scheduled jobs' and recovery's notices in ACTIVE.md.
+    ``local_socket``: the home's socket the server listens on; ``started_as``:
+    ``serve`` or ``on-demand`` (both published in server.json)."""
+    import functools
     import threading
 
     from hearth.app.reflection import Reflector
-    from hearth.app.served.service import OwnedPasses, RuntimeNotices, ServedHearth
+    from hearth.app.served.agent_writes import RuntimeWriteCommits, refusal_notes
+    from hearth.app.served.jobs import ScheduledJobs
+    from hearth.app.served.precommit import StagedChecker
+    from hearth.app.served.service import ChangeHints, OwnedPasses, RuntimeNotices, ServedHearth
     from hearth.app.status.progress import PassProgress
     from hearth.app.status.snapshot import board_for
-    from hearth.app.usecases import IndexEachWrite
-    from hearth.heap import give_back
-    from hearth.index.semantic import VectorFiller
+    from hearth.reconcile.ahead import IndexEachWrite
+    from hearth.reconcile.watcher import Watcher
     from hearth.reconcile.worker import ReconcileWorker
     from hearth.store.tokens import TokenStore
 
@@ -317,67 +245,96 @@ def open_service(
     semantic = _semantic(parts)
     syncer = _syncer(parts, semantic)
     log = _reflection_log(parts)
-    notices = RuntimeNotices(parts.store.index_lock)
+    # Each runtime's uncommitted writes, shared by its committer (built below,
+    # after the reconciler) and the notices the reconciler reads.
+    committed: list[tuple[RuntimeWrites, dict[str, str]]] = [
+        (rules, {}) for rules in parts.settings.committed_writes()
+    ]
+    notices = RuntimeNotices(
+        parts.store.index_lock,
+        sources=[functools.partial(refusal_notes, rules, left) for rules, left in committed],
+    )
     reconciler = _reconciler(parts, notices, syncer, log, semantic=semantic)
-    # The status snapshot reads through operations of its own (reads need no indexing).
-    board = board_for(_operations(parts, None), reconciler, syncer, log, owner)
-
-    def passed(report: PassReport) -> None:
-        board.pass_done(report)
-        if on_pass is not None:
-            on_pass(report)
-
+    # The status snapshot reads the home's parts (reads need no indexing).
+    board = board_for(parts, reconciler, syncer, log, owner)
     passes = PassProgress()
-    worker = ReconcileWorker(OwnedPasses(reconciler, owner, passes), on_pass=passed)
+    owned_passes = OwnedPasses(reconciler, owner, passes)
+    worker = ReconcileWorker(owned_passes, on_pass=_both(board.pass_done, on_pass))
     ops = _operations(parts, IndexEachWrite(reconciler, worker))
-    writes = _runtime_writes(parts, IndexEachWrite(reconciler, worker), owner)
-    notices.sources += [w.attention for w in writes]
+    writes = tuple(
+        RuntimeWriteCommits(
+            parts, rules, IndexEachWrite(reconciler, worker), owned=lambda: owner, refused=left
+        )
+        for rules, left in committed
+    )
+    watcher = Watcher(root, ChangeHints(worker, writes))
+    reflector = Reflector(ops, log, _matcher(parts, semantic))
+    jobs = ScheduledJobs(
+        notices.jobs,
+        home=ops,
+        worker=worker,
+        watcher=watcher,
+        board=board,
+        reflector=reflector,
+        syncer=syncer,
+        owned=lambda: owner,
+        reconcile=owned_passes.reconcile,
+        clock=clock,
+    )
+    return ServedHearth(
+        ops,
+        reconciler,
+        syncer,
+        reflector,
+        owner,
+        tokens=TokenStore(parts.store.state_dir),
+        worker=worker,
+        notices=notices,
+        filler=_filler(reconciler),
+        board=board,
+        passes=passes,
+        runtime_writes=writes,
+        watcher=watcher,
+        jobs=jobs,
+        staged=StagedChecker(root),
+        local_socket=local_socket,
+        started_as=started_as,
+    )
+
+
+def _both(
+    first: Callable[[PassReport], None], second: Callable[[PassReport], None] | None
+) -> Callable[[PassReport], None]:
+    if second is None:
+        return first
+
+    def both(report: PassReport) -> None:
+        first(report)
+        second(report)
+
+    return both
+
+
+def _filler(reconciler: Reconciler) -> VectorFiller | None:
+    """The background filler of semantic vectors (None when semantic ranking is off)."""
+    import threading
+
+    from hearth.heap import give_back
+    from hearth.index.semantic import VectorFiller
+
     live = reconciler.index
+    if live.semantic is None:
+        return None
 
     def fill(stop: threading.Event, told: Progress) -> None:
         try:
             live.fill_vectors(told, stop)
         finally:
-            # A fill lists every section's text the first time (40,000 on a
-            # 10,000-file home), then drops them: give the freed heap back.
+            # A fill lists every section's text the first time, then drops
+            # them: give the freed heap back.
             give_back()
 
-    filler = VectorFiller(fill, live.semantic.wake) if live.semantic is not None else None
-    return ServedHearth(
-        ops,
-        reconciler,
-        syncer,
-        Reflector(ops, log, _matcher(parts, semantic)),
-        owner,
-        tokens=TokenStore(parts.store.state_dir),
-        worker=worker,
-        notices=notices,
-        filler=filler,
-        board=board,
-        passes=passes,
-        runtime_writes=writes,
-    )
-
-
-def _runtime_writes(
-    parts: _Parts, after_write: AfterWrite, owner: Any
-) -> tuple[RuntimeWriteCommits, ...]:
-    """The committers of runtimes' own writes that hearth.toml turns on."""
-    from hearth.app.served.agent_writes import RuntimeWriteCommits
-
-    return tuple(
-        RuntimeWriteCommits(
-            parts.root,
-            parts.files,
-            parts.store,
-            parts.settings,
-            parts.clock,
-            rules,
-            after_write,
-            owned=lambda: owner,
-        )
-        for rules in parts.settings.committed_writes()
-    )
+    return VectorFiller(fill, live.semantic.wake)
 
 
 def token_store(root: Path) -> TokenStore:
@@ -424,20 +381,14 @@ def initialize(
     (``checking`` and ``storing``: progress, see ``init_home.init_home``)."""
     from hearth.app import init_home
     from hearth.domain.settings import Settings
-    from hearth.errors import RuleFailure
 
-    result = init_home.init_home(
+    return init_home.initialize(
         root,
         template_dir(),
         clock,
         default_actor(),
         Settings().bounds,
+        install_hooks,
         checking=checking,
         storing=storing,
     )
-    try:
-        install_hooks(root)
-    except Conflict as exc:
-        skipped = RuleFailure("core.hooksPath", "hooks", exc.message, "see docs/hooks.md")
-        return dataclasses.replace(result, warnings=(*result.warnings, skipped))
-    return result

@@ -33,23 +33,19 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from hearth.app.parts import HomeParts
 from hearth.app.writes.plumbing import AfterWrite, Writer
-from hearth.domain.clock import Clock
 from hearth.domain.runtime_writes import RuntimeWrites
-from hearth.domain.settings import Settings
 from hearth.domain.validation import check_blob
 from hearth.errors import Conflict, HearthError
-from hearth.store.git import GitStore
 from hearth.store.plans import FileChange, Plan, Snapshot
-from hearth.store.rooted import RootedFiles
 
 #: Seconds to wait before trying again after a commit could not be made (a
 #: rebase in progress, the lock held): the files are still there.
 RETRY_SECONDS = 5.0
 
-Owned = Callable[[], contextlib.AbstractContextManager[None]]
+Owned = Callable[[], contextlib.AbstractContextManager[object]]
 
 
 @dataclass
@@ -67,18 +63,15 @@ class RuntimeWriteCommits(Writer):
 
     def __init__(
         self,
-        root: Path,
-        files: RootedFiles,
-        store: GitStore,
-        settings: Settings,
-        clock: Clock,
+        parts: HomeParts,
         rules: RuntimeWrites,
         after_write: AfterWrite | None = None,
         *,
         owned: Owned | None = None,
         wall: Callable[[], float] = time.time,
+        refused: dict[str, str] | None = None,
     ) -> None:
-        super().__init__(root, files, store, settings, clock, after_write)
+        super().__init__(parts, after_write)
         self.rules = rules
         self._owned = owned or contextlib.nullcontext
         self._wall = wall
@@ -89,8 +82,9 @@ class RuntimeWriteCommits(Writer):
         self._pending: set[str] = set()
         self._full = False
         self._due: float | None = None
-        #: Paths left out, with why, until they change.
-        self.refused: dict[str, str] = {}
+        #: Paths left out, with why, until they change (``refused`` given: shared
+        #: with the notices that read it, built before this object).
+        self.refused: dict[str, str] = {} if refused is None else refused
         self.commits = 0
         self.last_commit: str | None = None
         self.last_error: str | None = None
@@ -292,7 +286,12 @@ class RuntimeWriteCommits(Writer):
         }
 
     def attention(self) -> list[str]:
-        return [
-            f"{path} (written by {self.rules.runtime}) is not committed: {why}"
-            for path, why in sorted(self.refused.items())
-        ]
+        return refusal_notes(self.rules, self.refused)
+
+
+def refusal_notes(rules: RuntimeWrites, refused: dict[str, str]) -> list[str]:
+    """ACTIVE.md's Needs attention lines for a runtime's writes left uncommitted."""
+    return [
+        f"{path} (written by {rules.runtime}) is not committed: {why}"
+        for path, why in sorted(refused.items())
+    ]

@@ -1,10 +1,12 @@
 """The scheduled jobs of a served home (reconcile, rollup, watcher check, sync,
 reflection) and the record of how each went, which status and ACTIVE.md's
-Needs attention show. ``api/app.py`` hands them to APScheduler; every run
-goes through ``run``, the jobs' one boundary."""
+Needs attention show. The served process's life cycle
+(``app/served/lifecycle.py``) hands them to APScheduler; every run goes
+through ``run``, the jobs' one boundary."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -13,6 +15,7 @@ from hearth.app.reflection import Reflector
 from hearth.app.status.snapshot import StatusBoard
 from hearth.app.sync.branch import Syncer
 from hearth.app.writes.home import HomeWrites
+from hearth.domain.clock import Clock
 from hearth.errors import HearthError, NotFound
 from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
@@ -48,10 +51,11 @@ class ScheduledJobs:
         reflector: Reflector,
         syncer: Syncer,
         owned: Callable[[], AbstractContextManager[object]],
-        sync: Callable[[], object],
-        now: Callable[[], str],
+        reconcile: Callable[[], object],
+        clock: Clock,
     ) -> None:
         self.states = states
+        #: Whether the scheduler runs them (``scheduled``).
         self.running = False
         self._home = home
         self._worker = worker
@@ -60,14 +64,18 @@ class ScheduledJobs:
         self._reflector = reflector
         self._syncer = syncer
         self._owned = owned
-        self._sync = sync
-        self._now = now
+        self._reconcile = reconcile
+        self._clock = clock
+
+    def scheduled(self, running: bool) -> None:
+        """The scheduler started (or stopped) running them."""
+        self.running = running
 
     def run(self, name: str, job: Callable[[], object]) -> None:
         """Run a scheduled job, recording its outcome for status and ACTIVE.md."""
         state = self.states.setdefault(name, JobState(name))
         state.runs += 1
-        state.last_run = self._now()
+        state.last_run = self._clock().astimezone(dt.UTC).isoformat(timespec="seconds")
         try:
             job()
         except Exception as exc:  # the job's boundary: whatever failed is recorded, not lost
@@ -110,10 +118,16 @@ class ScheduledJobs:
             raise HearthError(run.error)
 
     def sync(self) -> None:
-        """Sync with the upstream, when the branch has one."""
+        """Sync with the upstream, when the branch has one, then a pass over what
+        came in (as ``Hearth.sync``); the status snapshot is taken again after."""
         if self._syncer.upstream() is None:
             return
-        self._sync()
+        try:
+            with self._owned():
+                self._syncer.sync()
+                self._reconcile()
+        finally:
+            self._board.request()
 
     def as_dict(self) -> dict[str, object]:
         return {"running": self.running, "jobs": [s.as_dict() for s in self.states.values()]}

@@ -6,12 +6,12 @@ this object, and every operation that touches either holds ``owner``: one
 re-entrant lock, so pygit2's repository object and Tantivy's single writer
 only ever have one user at a time. Searches are the exception: they read
 the current Tantivy searcher, which is safe to share, and never wait for a
-pass or a write.
+pass or a write. What it starts and stops, and in which order, is
+``lifecycle.py``'s; ``wiring.open_service`` builds every part it holds.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as dt
 import threading
@@ -22,29 +22,21 @@ from hearth.app.reflection import ReflectionRun, Reflector
 from hearth.app.results import ActiveView, HomeStatus, ServedStatus
 from hearth.app.served.agent_writes import RuntimeWriteCommits
 from hearth.app.served.jobs import JobState, ScheduledJobs
+from hearth.app.served.lifecycle import ServedLife
 from hearth.app.served.precommit import StagedChecker
 from hearth.app.status.progress import PassProgress
 from hearth.app.status.snapshot import StatusBoard
 from hearth.app.sync.branch import Syncer, SyncResult
 from hearth.app.usecases import Hearth
 from hearth.app.writes.home import HomeWrites
-from hearth.errors import HearthError
 from hearth.index.semantic import Progress, VectorFiller
+from hearth.reconcile import freshness
 from hearth.reconcile.reconciler import HEAD_MOVED, Reconciler
 from hearth.reconcile.reports import PassReport
 from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
 from hearth.store import server_file
 from hearth.store.tokens import TokenInfo, TokenStore
-
-#: Seconds a start-up (or background) attempt waits for git's index lock.
-RECOVERY_TRY_SECONDS = 0.5
-#: Seconds between background attempts while the lock stays held.
-RECOVERY_RETRY_SECONDS = 1.0
-#: Seconds start-up waits for the watcher's watches before its first pass (a
-#: watcher that fails or takes longer is re-armed by the scheduler's check,
-#: which asks for a full pass).
-WATCHER_ARM_SECONDS = 10.0
 
 
 @dataclass
@@ -80,12 +72,6 @@ class RuntimeNotices:
         return notes
 
 
-class Interrupted(HearthError):
-    """A start-up pass cut short because the server is stopping."""
-
-    code = "interrupted"
-
-
 class OwnedPasses:
     """What the worker runs: reconcile passes taken under the owner lock, each
     tracked in ``passes`` while it runs (status shows how far it got)."""
@@ -102,9 +88,27 @@ class OwnedPasses:
             return self._reconciler.reconcile(paths, progress=progress)
 
 
-class ServedHearth(Hearth):
+class ChangeHints:
+    """What the watcher tells of: a pass for the index, and a settle for
+    runtimes' writes."""
+
+    def __init__(
+        self, worker: ReconcileWorker, runtime_writes: tuple[RuntimeWriteCommits, ...]
+    ) -> None:
+        self._worker = worker
+        self._runtime_writes = runtime_writes
+
+    def __call__(self, paths: set[str] | None) -> None:
+        self._worker.request(paths)
+        moved = paths is None or HEAD_MOVED in paths
+        for writes in self._runtime_writes:
+            writes.hint(None if moved else paths)
+
+
+class ServedHearth(Hearth, ServedLife):
     """A served home: the use cases (``Hearth``) plus the reconcile worker, the
-    watcher, the scheduled jobs and start-up recovery, all built by ``wiring``."""
+    watcher, the scheduled jobs and start-up recovery, all built by ``wiring``;
+    started and stopped as ``ServedLife`` (``lifecycle.py``) says."""
 
     search_reopens = False
 
@@ -121,8 +125,13 @@ class ServedHearth(Hearth):
         notices: RuntimeNotices,
         filler: VectorFiller | None,
         board: StatusBoard,
-        passes: PassProgress | None = None,
-        runtime_writes: tuple[RuntimeWriteCommits, ...] = (),
+        passes: PassProgress,
+        runtime_writes: tuple[RuntimeWriteCommits, ...],
+        watcher: Watcher,
+        jobs: ScheduledJobs,
+        staged: StagedChecker,
+        local_socket: str | None = None,
+        started_as: str = "serve",
     ) -> None:
         super().__init__(ops, reconciler, syncer, reflector, owner)
         self.tokens = tokens
@@ -131,165 +140,30 @@ class ServedHearth(Hearth):
         #: The status snapshot, taken after every pass (see app/status/snapshot.py).
         self.board = board
         #: The reconcile pass running now, if any (the worker's and ``reconcile``'s).
-        self.passes = passes or PassProgress()
+        self.passes = passes
         #: Fills semantic vectors in the background (None when semantic ranking is off).
         self.filler = filler
         #: Committing what runtimes' agents write themselves (``[runtimes.*]``).
         self.runtime_writes = runtime_writes
-        self.watcher = Watcher(ops.root, self._changed)
-        self.started: str | None = None
-        #: The scheduled jobs (``api/app.py`` schedules them), their states shared
-        #: with the notices.
-        self.jobs = ScheduledJobs(
-            notices.jobs,
-            home=ops,
-            worker=worker,
-            watcher=self.watcher,
-            board=board,
-            reflector=reflector,
-            syncer=syncer,
-            owned=self.owned,
-            sync=self.sync,
-            now=self._now,
-        )
-        #: Set by the server once ``start`` ended and it is published: until then
-        #: the API answers 503 with the start-up pass's progress (api/starting.py).
-        self.ready = threading.Event()
-        #: Why ``start`` failed, when it did (shown in those 503 answers).
-        self.start_error: str | None = None
-        self._recovery: threading.Thread | None = None
-        self._stopping = threading.Event()
-        self._staged = StagedChecker(ops.root)
+        #: The file watcher, telling the worker and runtimes' committers (``ChangeHints``).
+        self.watcher = watcher
+        #: The scheduled jobs (``lifecycle.schedule`` schedules them), their states
+        #: shared with the notices.
+        self.jobs = jobs
+        self._staged = staged
         #: What the pre-commit hook sends to ``/v1/hooks/pre-commit``; new each run,
         #: published in server.json (readable only by the home's owner).
         self.hook_key = server_file.new_hook_key()
-        #: The home's local socket when the server listens there (``hearth serve``
-        #: sets it), and how the server was started: ``serve`` or ``on-demand``.
-        self.local_socket: str | None = None
-        self.started_as = "serve"
-
-    def _changed(self, paths: set[str] | None) -> None:
-        """The watcher's hint: a pass for the index, and a settle for runtimes' writes."""
-        self.worker.request(paths)
-        moved = paths is None or HEAD_MOVED in paths
-        for writes in self.runtime_writes:
-            writes.hint(None if moved else paths)
-
-    @property
-    def recovery_error(self) -> str | None:
-        return self.notices.recovery_error
+        #: The home's local socket when the server listens there, and how the
+        #: server was started: ``serve`` or ``on-demand``.
+        self.local_socket = local_socket
+        self.started_as = started_as
+        self._life_begins()
 
     def _freshen(self) -> None:
         """The worker and watcher keep the index fresh; a read waits only for the
         passes already asked for (each write asks for ACTIVE.md after it)."""
         self.settle_active()
-
-    # -- life cycle ------------------------------------------------------------
-
-    def start(self) -> PassReport | None:
-        """The watcher, the start-up pass (rebuilding the index if needed), then the worker.
-
-        Serving never waits on a lock: when a killed hearth's write cannot be
-        finished yet because git's index lock is held by a running process (a
-        person's ``git commit`` with its editor open, say), the server starts
-        anyway, says so in status and ACTIVE.md, and finishes the write in the
-        background as soon as the lock is free; writes answer 409 busy until then.
-        """
-        report: PassReport | None = None
-        # The watcher is armed before the start-up pass lists the files: a file
-        # changed after the listing saw it (or before the watcher would have been
-        # armed after the pass) is reported and gets a pass of its own, instead of
-        # waiting for the scheduler's full pass while status calls the index fresh.
-        self.watcher.start()
-        self.watcher.wait_armed(WATCHER_ARM_SECONDS)
-        with self.owned():
-            self._try_recover(RECOVERY_TRY_SECONDS)
-            with (
-                contextlib.suppress(HearthError, OSError),
-                self.passes.running(full=True) as tracked,
-            ):
-                # A failed start-up pass is the worker's to retry (on its backoff
-                # table, visible in status as the worker's last error); so is
-                # one cut short by ``interrupt_start``.
-                report = self.reconciler.reconcile(progress=self._unless_stopping(tracked))
-        if self._stopping.is_set():
-            self.watcher.stop()
-            return None  # ``stop`` follows: nothing more to start
-        self.board.start()
-        self.board.request()
-        self.worker.start()
-        for writes in self.runtime_writes:
-            writes.start()
-        if report is None:
-            self.worker.request(None)
-        if self.recovery_error is not None:
-            self._recovery = threading.Thread(
-                target=self._recover_in_background, name="hearth-recover", daemon=True
-            )
-            self._recovery.start()
-        if self.filler is not None:
-            self.filler.start()
-        self.started = self._now()
-        return report
-
-    def interrupt_start(self) -> None:
-        """Cut a running start-up pass short (the server is asked to stop while a
-        long first build runs): it stops at its next file, leaving the index as
-        it was (a rebuild's folder aside is removed by the next start)."""
-        self._stopping.set()
-
-    def _unless_stopping(self, progress: Progress) -> Progress:
-        def reading(done: int, total: int) -> None:
-            if self._stopping.is_set():
-                raise Interrupted("the server is stopping")
-            progress(done, total)
-
-        return reading
-
-    def _try_recover(self, timeout: float) -> bool:
-        """Finish a killed hearth's write, if one is pending; False while it must wait."""
-        try:
-            self.ops.store.recover(timeout)
-        except HearthError as exc:
-            self.notices.recovery_error = exc.message
-            return False
-        self.notices.recovery_error = None
-        return True
-
-    def _recover_in_background(self) -> None:
-        while not self._stopping.wait(RECOVERY_RETRY_SECONDS):
-            with self.owned():
-                done = self._try_recover(RECOVERY_TRY_SECONDS)
-            if done:
-                self.worker.request(None)  # a full pass, and ACTIVE.md loses the notice
-                return
-
-    def stop(self) -> None:
-        self._stopping.set()
-        if self._recovery is not None:
-            self._recovery.join(RECOVERY_TRY_SECONDS + 1)
-        self.watcher.stop()
-        for writes in self.runtime_writes:
-            writes.stop()
-        if self.filler is not None:
-            self.filler.stop()
-        self.worker.stop()
-        self.board.stop()
-        self.forget_address()
-        with self.owned():
-            self.reconciler.close()
-
-    def publish_address(self, url: str) -> None:
-        """Tell hooks and the CLI where this home's server listens (and, when it
-        listens on the home's socket, that too, and how it was started)."""
-        server_file.publish(
-            self.ops.store.state_dir,
-            url,
-            self.started,
-            self.hook_key,
-            uds=self.local_socket,
-            mode=self.started_as,
-        )
 
     def caller(self, token: str) -> TokenInfo | None:
         """Who ``token`` is: an API token's holder, or a thin client's session
@@ -301,9 +175,6 @@ class ServedHearth(Hearth):
             scope, actor = local
             return TokenInfo(actor, scope, "", local=True)  # type: ignore[arg-type]
         return self.tokens.check(token)
-
-    def forget_address(self) -> None:
-        server_file.forget(self.ops.store.state_dir)
 
     # -- reading -----------------------------------------------------------------
 
@@ -337,7 +208,8 @@ class ServedHearth(Hearth):
         self._freshen()
         fresh, _why = self.index_freshness()
         with self.owner:
-            return queries.active_view_of(self.ops, self.reconciler.active_state(), fresh)
+            state = freshness.active_state(self.reconciler)
+            return queries.active_view_of(self.ops.parts, state, fresh)
 
     def status(self) -> ServedStatus:
         """The snapshot (``snapshot.as_of``) with what must be live added; it is

@@ -25,6 +25,7 @@ nothing that loads libgit2, Tantivy, numpy or YAML (``.importlinter``).
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,26 @@ from hearth.store.ignore import rules_signature
 from hearth.store.lock import write_lock
 from hearth.store.rooted import RootedFiles
 from hearth.store.trust import CommandTrust
+
+
+@dataclass(frozen=True)
+class LeanStatus:
+    """The lean status of the home at ``root`` (``semantic``: whether semantic
+    ranking is on in this process; ``lock_timeout``: the reconcile lock's wait)."""
+
+    root: Path
+    settings: Settings
+    semantic: bool
+    lock_timeout: float
+
+    def status(self) -> dict[str, Any] | None:
+        """As the module-level ``status``, None when a pass would change something."""
+        model = None
+        if self.semantic:
+            from hearth.embedding import model_name  # noqa: PLC0415  (only when it is on)
+
+            model = model_name(self.settings.search.model)
+        return status(self.root, self.settings, model, self.lock_timeout)
 
 
 def status(

@@ -25,7 +25,7 @@ Most snapshots follow a targeted pass (a write, an edit the watcher saw, a
 person's commit), and most of the home did not move since the last one. So
 the board keeps what the last snapshot read (the listing, git's state of the
 changed paths, HEAD) and, when every pass since looked at a few known paths
-(``Reconciler.take_touched``), *patches* it: those paths are listed again,
+(``freshness.take_touched``), *patches* it: those paths are listed again,
 and git's state is read again for them, for the paths that differed from
 HEAD last time and for the files HEAD's move changed. That costs
 milliseconds where listing a 100,000-file home and reading git's status of
@@ -68,6 +68,7 @@ from hearth.app.status.report import home_status
 from hearth.app.sync.branch import Syncer
 from hearth.errors import HearthError
 from hearth.heap import give_back
+from hearth.reconcile import freshness
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import IndexStatus, PassReport
 from hearth.reconcile.scan import scan_tree
@@ -282,23 +283,24 @@ def gather(
     paths read outside ``owner`` too, the listing patched under it; see above);
     ``repo`` is the caller's own repository object."""
     with owner:
-        touched = reconciler.take_touched()
+        touched = freshness.take_touched(reconciler)
     if last is not None and touched is not None:
         # Outside ``owner``, as a whole snapshot's git status: git reads its whole
         # index for any path (70 ms at 100,000 files); a pass must not wait on that.
         git = patched_changes(home.root, repo, last, touched)
         if git is not None:
             with owner:
-                if reconciler.patch_listing(last.listing, touched):
+                if freshness.patch_listing(reconciler, last.listing, touched):
                     read = TreeRead(last.listing, *git[:2], patched=True, index_stamp=git[2])
-                    index = reconciler.status_of(read.listing)
+                    index = freshness.status_of(reconciler, read.listing)
                     return _status(home, index, syncer, reflections, read)
     listing = scan_tree(home.root)
     stamp, head = index_stamp(repo), head_id(repo)  # before git's status (see patched_changes)
     changes = whole_changes(home.root, repo)
     with owner:
-        index = reconciler.status(listing)
-        read = TreeRead(reconciler.listing_delta(listing), changes, head, index_stamp=stamp)
+        index = freshness.status(reconciler, listing)
+        delta = freshness.listing_delta(reconciler, listing)
+        read = TreeRead(delta, changes, head, index_stamp=stamp)
         return _status(home, index, syncer, reflections, read)
 
 
@@ -371,7 +373,7 @@ def board_for(
         return data
 
     def patches() -> bool:
-        touched = reconciler.touched_count()
+        touched = reconciler.session.touched_count()
         return bool(last) and touched is not None and touched <= MAX_PATCHED
 
     board = StatusBoard(

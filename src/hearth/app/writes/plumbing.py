@@ -12,20 +12,18 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from pathlib import Path
 from typing import Protocol
 
+from hearth.app.parts import HomeParts
 from hearth.app.results import Expected
 from hearth.domain import layout, notes
-from hearth.domain.clock import Clock
 from hearth.domain.paths import normalize
 from hearth.domain.settings import Settings
 from hearth.domain.text import decode_text
 from hearth.domain.validation import check_blob
 from hearth.errors import Forbidden, InvalidInput, StaleWrite, TooLarge, ValidationFailed
-from hearth.store.git import GitStore, Planned
+from hearth.store.git import Planned
 from hearth.store.plans import CommitResult, Plan, Snapshot, Trailers
-from hearth.store.rooted import RootedFiles
 
 
 class AfterWrite(Protocol):
@@ -47,20 +45,14 @@ class Writer:
     """What a home's writes are made of: its files, its store, its settings,
     its clock, and who is told of each commit."""
 
-    def __init__(
-        self,
-        root: Path,
-        files: RootedFiles,
-        store: GitStore,
-        settings: Settings,
-        clock: Clock,
-        after_write: AfterWrite | None = None,
-    ) -> None:
-        self.root = root
-        self.files = files
-        self.store = store
-        self.settings = settings
-        self.clock = clock
+    def __init__(self, parts: HomeParts, after_write: AfterWrite | None = None) -> None:
+        #: The home's parts as the composition root built them (what reads take).
+        self.parts = parts
+        self.root = parts.root
+        self.files = parts.files
+        self.store = parts.store
+        self.settings = parts.settings
+        self.clock = parts.clock
         self._after_write = after_write
 
     def _commit(
