@@ -70,6 +70,24 @@ def filling(port: int, token: str) -> bool:
     return bool(filler.get("filling"))
 
 
+def api_write(port: int, token: str, n: int) -> float:
+    """``POST /v1/daily`` over HTTP: the server's part of a write alone."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    body = json.dumps({"text": f"api note {n}"})
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    try:
+        started = time.perf_counter()
+        conn.request("POST", "/v1/daily", body=body, headers=headers)
+        reply = conn.getresponse()
+        reply.read()
+        took = time.perf_counter() - started
+    finally:
+        conn.close()
+    if reply.status != 200:
+        raise SystemExit(f"POST /v1/daily answered {reply.status}")
+    return took
+
+
 def run(root: Path, args: argparse.Namespace) -> None:
     env = use_git_identity(semantic=not args.keyword)
     env["HEARTH_SERVER"] = "on"
@@ -82,8 +100,9 @@ def run(root: Path, args: argparse.Namespace) -> None:
         ].strip()
         for n in range(args.rounds)
     ]
-    rows: dict[str, list[float]] = {name: [] for name in WRITES}
-    during: dict[str, int] = dict.fromkeys(WRITES, 0)
+    names = [*WRITES, "POST /v1/daily (the server's part)"]
+    rows: dict[str, list[float]] = {name: [] for name in names}
+    during: dict[str, int] = dict.fromkeys(names, 0)
     for n in range(args.rounds):
         for name, argv in WRITES.items():
             was = filling(port, token)
@@ -95,10 +114,14 @@ def run(root: Path, args: argparse.Namespace) -> None:
             )
             rows[name].append(took)
             during[name] += was and filling(port, token)
+        was = filling(port, token)
+        rows["POST /v1/daily (the server's part)"].append(api_write(port, token, n))
+        during["POST /v1/daily (the server's part)"] += was and filling(port, token)
     filled = "" if args.keyword else ", vectors filling"
     for name, samples in rows.items():
+        shown = name if name.startswith("POST") else f"hearth {name}"
         print(
-            f"hearth {name}{filled}: p50 {statistics.median(samples) * 1000:.0f} ms "
+            f"{shown}{filled}: p50 {statistics.median(samples) * 1000:.0f} ms "
             f"({during[name]} of {len(samples)} samples while the filling ran)"
         )
     server.send_signal(signal.SIGTERM)  # type: ignore[attr-defined]
