@@ -199,6 +199,17 @@ def written(result: WriteResult) -> Written:
     return Written(commit=result.commit, path=result.path, changed=result.changed, key=result.key)
 
 
+class LoopWritten(Written):
+    #: True when an open loop of that title was there and this write updated it
+    #: (or found it unchanged); False when a new loop was opened.
+    updated: bool
+
+
+def loop_written(result: WriteResult) -> LoopWritten:
+    """The answer to ``loop.add``: a write's, and whether it updated a loop."""
+    return LoopWritten(**written(result).model_dump(), updated=bool(result.updated))
+
+
 class ContextFile(BaseModel):
     path: str
     content: str

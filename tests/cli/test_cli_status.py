@@ -30,6 +30,7 @@ STATUS_KEYS = {
     "sync",
     "conflicts",
     "reflection",
+    "runtimes",
     "server",
 }
 #: What a command that needs no server, no index writer and no model must not load.

@@ -34,10 +34,6 @@ WRITES = [
     (("decide", "--title", "Otter day", "--decision", "Saturdays"), None),
     (("propose", "--title", "Otter facts", "--entry", "Otters use tools"), None),
 ]
-#: Writes that stay in the command's own process beside a server: ``loop add``
-#: says whether it updated a loop of that title (the API's answer does not), and
-#: a one-key ``merge`` shows the proposal and merges the version it showed.
-IN_PROCESS = {("loop", "add")}
 
 
 def run(root: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -69,8 +65,7 @@ def test_each_write_beside_a_server_is_the_servers(server: Server) -> None:
         done = run(server.root, *args)
         assert done.returncode == 0, answer(done.stderr)
         modules = loaded(done.stderr)
-        if args[:2] not in IN_PROCESS:
-            assert "pygit2" not in modules and "hearth.app" not in modules, args
+        assert "pygit2" not in modules and "hearth.app" not in modules, args
         line = done.stdout.strip()
         if said is None:
             assert line.startswith("otter-") and "--" in line, line
@@ -135,8 +130,8 @@ def test_with_the_server_turned_off_a_write_works_alone(home: Path) -> None:
 
 
 def test_merge_and_reject_beside_a_server_are_the_servers(server: Server) -> None:
-    """Case: the person's review writes: many in one commit through the server;
-    one key merged as shown (in-process, see ``IN_PROCESS``)."""
+    """Case: the person's review writes (one key, shown first, and many in one
+    commit) through the server."""
     keys = []
     for n in range(3):
         done = run(server.root, "propose", "--title", f"Otter fact {n}", "--entry", f"Fact {n}")
@@ -146,7 +141,8 @@ def test_merge_and_reject_beside_a_server_are_the_servers(server: Server) -> Non
     rejected = run(server.root, "reject", keys[1], keys[2], "--reason", "not so", "--json")
     for done in (merged, rejected):
         assert done.returncode == 0, answer(done.stderr)
-    assert "pygit2" not in loaded(rejected.stderr)  # one key: see IN_PROCESS
+    for done in (merged, rejected):
+        assert "pygit2" not in loaded(done.stderr)
     assert f"merged {keys[0]} (commit " in merged.stdout
     batch = json.loads(rejected.stdout)
     assert list(batch) == ["commit", "changed", "keys", "outcome", "added", "skipped"]

@@ -35,6 +35,7 @@ from hearth.wire import (
     PATH_SCHEMA,
     USER_ID_SCHEMA,
     batch_written,
+    loop_written,
     search_result,
     written,
 )
@@ -314,8 +315,8 @@ def loops(service: Service) -> dict[str, Any]:
     return {"loops": [v.as_dict() for v in views]}
 
 
-@operation("post", "/v1/loops", "loop.add", response_model=models.Written, tags=["write"])
-def add_loop(service: Service, body: models.NewLoop, info: Caller) -> models.Written:
+@operation("post", "/v1/loops", "loop.add", response_model=models.LoopWritten, tags=["write"])
+def add_loop(service: Service, body: models.NewLoop, info: Caller) -> models.LoopWritten:
     result = service.add_loop(
         body.title,
         actor(info),
@@ -324,7 +325,7 @@ def add_loop(service: Service, body: models.NewLoop, info: Caller) -> models.Wri
         body.source,
         agent=is_agent(info.scope),
     )
-    return written(result)
+    return loop_written(result)
 
 
 @operation(

@@ -4,7 +4,7 @@ CLI's ``--json`` prints and the HTTP models and MCP tools are built from."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -214,6 +214,8 @@ class HomeStatus:
     #: Conflict copies a sync left to resolve (with ``sync``).
     conflicts: list[str] | None = None
     reflection: Mapping[str, object] | None = None
+    #: What each runtime is handed at session start (``runtimes/handed.py``).
+    runtimes: Sequence[Mapping[str, object]] = ()
 
     @property
     def dirty(self) -> bool:
@@ -236,6 +238,7 @@ class HomeStatus:
             data["sync"], data["conflicts"] = dict(self.sync), self.conflicts
         if self.reflection is not None:
             data["reflection"] = dict(self.reflection)
+        data["runtimes"] = [dict(r) for r in self.runtimes]
         return data
 
 

@@ -181,7 +181,9 @@ def status(state: _State, as_json: bool, verbose: bool) -> None:
                 )
             )
             lines.append(f"reflection: last run {outcome}")
-        return "\n".join(lines)
+        from hearth.cli.handed import handed_lines  # noqa: PLC0415  (start-up: as status)
+
+        return "\n".join(lines + handed_lines(data.get("runtimes") or []))
 
     _emit(as_json, data, human)
 
@@ -200,6 +202,7 @@ STATUS_KEYS = (
     "sync",
     "conflicts",
     "reflection",
+    "runtimes",
 )
 
 

@@ -176,20 +176,48 @@ def merge(state: _State, keys: tuple[str, ...], version: str | None, as_json: bo
     the one --version names, as 'hearth proposals' printed it) is merged: a
     proposal changed since is refused."""
     if len(keys) == 1:
-        app = state.app()
-        view = next((v for v in app.records("proposal") if v.key == keys[0]), None)
+        key = keys[0]
+        reached, view = _served_proposal(state, key)
+        if not reached:
+            view = next((v for v in state.app().records("proposal") if v.key == key), None)
         if view is not None and version is None:
             version = view.oid
             if not as_json:
                 click.echo("merging:\n" + "\n".join(proposal_lines(view)))
-        result = app.merge(keys[0], state.actor, version=version)
-        _written(as_json, result, f"merged {keys[0]}")
+        # The version shown travels with the merge: a proposal an agent changed
+        # since is refused (409) by whichever process merges it.
+        path = f"/v1/proposals/{quoted(key)}/merge"
+        served = served_write(state, "POST", path, {"version": version}) if reached else None
+        result = served or state.app().merge(key, state.actor, version=version)
+        _written(as_json, result, f"merged {key}")
         return
     if version is not None:
         raise click.UsageError("--version names the version of one proposal; give one KEY")
     body = {"keys": list(keys)}
     served = served_write(state, "POST", "/v1/proposals/merge", body, BATCH_WRITTEN)
     _batch(as_json, served or state.app().merge_many(keys, state.actor))
+
+
+def _served_proposal(state: _State, key: str) -> tuple[bool, RecordView | None]:
+    """Pending proposal ``key`` as the home's running server reads it (started
+    on demand): whether the server is to be asked (False: none could be
+    reached), and the proposal's view as ``records("proposal")`` lists it (None
+    when no pending proposal has that key)."""
+    from hearth.client import delegate  # noqa: PLC0415  (start-up: only this command)
+    from hearth.domain import layout  # noqa: PLC0415
+    from hearth.store.catalog import record_view  # noqa: PLC0415  (lean: no libgit2)
+
+    path = f"{layout.record_dir('proposal')}/{key}.md"
+    if "/" in key:  # no file of the listing has that name; the merge says why
+        return True, None
+    served = delegate.send(state.root, "GET", f"/v1/files/{quoted(path)}", None, state.actor)
+    if served is None:
+        return False, None
+    status, data = served
+    content, oid = data.get("content"), data.get("oid")
+    if status != 200 or not isinstance(content, str) or not isinstance(oid, str):
+        return True, None
+    return True, record_view("proposal", key, path, content, oid)
 
 
 @cli.command(cls=LightCommand)
@@ -237,25 +265,21 @@ def loop_add(
     state: _State, title: str, summary: str, next_step: str, source: str, as_json: bool
 ) -> None:
     """Open a loop (or update the one with the same title); prints the key."""
-    result = state.app().add_loop(title, state.actor, summary, next_step, source)
-    if result.updated and not as_json:
+    body = {"title": title, "summary": summary, "next_step": next_step, "source": source}
+    data = served_write(state, "POST", "/v1/loops", body, fields=None)
+    if data is None:
+        data = state.app().add_loop(title, state.actor, summary, next_step, source).as_dict()
+    key, updated = data.get("key"), bool(data.get("updated"))
+    if updated and not as_json:
         # The key alone goes to stdout (scripts read it); what happened, to stderr.
-        done = "updated" if result.changed else "found, unchanged,"
+        done = "updated" if data.get("changed") else "found, unchanged,"
         click.echo(
-            f"hearth: {done} the open loop {result.key} of that title (the same title "
+            f"hearth: {done} the open loop {key} of that title (the same title "
             "updates the same loop; resolve it first to open a new one)",
             err=True,
         )
-    _emit(
-        as_json,
-        {
-            "key": result.key,
-            "path": result.path,
-            "commit": result.commit,
-            "updated": bool(result.updated),
-        },
-        result.key or "",
-    )
+    answer = {"key": key, "path": data.get("path"), "commit": data.get("commit")}
+    _emit(as_json, {**answer, "updated": updated}, str(key or ""))
 
 
 @loop.command("resolve", cls=LightCommand)
@@ -284,7 +308,7 @@ def loops(state: _State, as_json: bool) -> None:
     )
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.argument("path", callback=home_path)
 @click.option(
     "--from-file", "source", type=click.File("rb"), required=True, help="File to read; - is stdin."
@@ -302,10 +326,29 @@ def put(
     as_json: bool,
 ) -> None:
     """Replace PATH in the home with the content of a file, as one commit."""
+    data = source.read(_SERVED_PUT_BYTES + 1)
+    if len(data) <= _SERVED_PUT_BYTES:
+        try:
+            text: str | None = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None  # not text: the command says why itself
+        if text is not None:
+            body = {"content": text, "expected_oid": expected_oid, "message": message}
+            served = served_write(state, "PUT", f"/v1/files/{quoted(path)}", body)
+            if served is not None:
+                _written(as_json, served, f"wrote {served['path']}")
+                return
     app = state.app()
-    content = source.read(app.ops.settings.file_bytes + 1)
+    limit = app.ops.settings.file_bytes + 1
+    content = data[:limit] + (source.read(limit - len(data)) if len(data) < limit else b"")
     result = app.put(path, content, state.actor, expected_oid, message)
     _written(as_json, result, f"wrote {result.path}")
+
+
+#: The most bytes ``put`` sends the server (its body limit is 10 MiB, and JSON
+#: escapes some text to thrice its size: a body it refuses as too large, 413,
+#: is written here too); anything longer is written here.
+_SERVED_PUT_BYTES = 4 * 1024 * 1024
 
 
 @cli.command(cls=LightCommand)

@@ -214,6 +214,12 @@ def _is_loopback(host: str) -> bool:
 )
 @click.option("--query", "-q", "query", default=None, help="Add passages recalled for this text.")
 @click.option("--user", default=None, help="Add users/<ID>.md after USER.md.")
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Say what each runtime is handed: the session start's size and cuts, and "
+    "with --query the recall its prompt hook would add.",
+)
 @json_option
 @verbose_option
 @click.pass_obj
@@ -222,10 +228,17 @@ def context(
     session: str,
     query: str | None,
     user: str | None,
+    explain: bool,
     as_json: bool,
     verbose: bool,
 ) -> None:
     """Print the bounded bundle of hot files a runtime loads every turn."""
+    if explain:
+        from hearth.cli import handed  # noqa: PLC0415  (start-up: only this option)
+
+        handed.no_explain_of_subagent(session)
+        handed.explain(state, query, user, as_json, verbose)
+        return
     passes = session == "main" or bool(query and query.strip())
 
     def here() -> dict[str, Any]:

@@ -87,19 +87,50 @@ class ContextBundle:
         }
 
 
+@dataclass(frozen=True)
+class Cut:
+    """What ``cut`` kept of a text: its first ``head`` and last ``tail`` characters
+    (the whole text when nothing was cut; nothing when it did not fit at all)."""
+
+    shown: str
+    cut: bool
+    head: int
+    tail: int
+
+
 def cut(path: str, text: str, limit: int) -> tuple[str, bool]:
     """``text`` within ``limit`` characters, keeping head and tail around a marker."""
+    done = cut_kept(path, text, limit)
+    return done.shown, done.cut
+
+
+def cut_kept(path: str, text: str, limit: int) -> Cut:
+    """``cut``, saying how much of the head and of the tail it kept."""
     if len(text) <= limit:
-        return text, False
-    marker = f"\n\n[… hearth cut {{}} characters of {path} here …]\n\n"
+        return Cut(text, False, len(text), 0)
+    marker = _MARKER.format(count="{}", path=path)
     # The marker's own length depends on the number it carries; size it for the worst case.
     room = limit - len(marker.format(len(text)))
     if room <= 0:
-        return "", True
+        return Cut("", True, 0, 0)
     head = room * 2 // 3
     tail = room - head
     left_out = len(text) - head - tail
-    return text[:head] + marker.format(left_out) + text[len(text) - tail :], True
+    return Cut(text[:head] + marker.format(left_out) + text[len(text) - tail :], True, head, tail)
+
+
+_MARKER = "\n\n[… hearth cut {count} characters of {path} here …]\n\n"
+
+
+def marker_span(text: str) -> tuple[int, int] | None:
+    """Where the marker of an earlier ``cut`` stands in ``text`` (start, end), or
+    None: a text cut twice (the bundle's cap, then a runtime's limit) counts what
+    it keeps of the file without the first marker."""
+    start = text.find("\n\n[… hearth cut ")
+    if start < 0:
+        return None
+    end = text.find(" here …]\n\n", start)
+    return None if end < 0 else (start, end + len(" here …]\n\n"))
 
 
 def bundle(

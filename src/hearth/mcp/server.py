@@ -27,27 +27,11 @@ from hearth.errors import HearthError, NotFound
 from hearth.mcp.calls import Caller, Tools, WhoCalls
 from hearth.mcp.tools import READ_TOOLS
 from hearth.mcp.write_tools import ADMIN_TOOLS, WRITE_TOOLS
+from hearth.runtimes.handed import MCP_INSTRUCTIONS, prompt_handed
 
 NAME = "hearth"
 
-INSTRUCTIONS = """\
-hearth is this assistant's home: its persona (SOUL.md, IDENTITY.md, AGENTS.md, \
-TOOLS.md), what it knows about its person (USER.md) and its long-term memory \
-(MEMORY.md, memory/topics/, daily notes in memory/), as Markdown in git. Every \
-change is one commit with the actor recorded.
-
-At session start call `context` (or use the session_start prompt) and `review`. \
-Before answering from memory, `search`, then `read` the lines you need. Record \
-what happened with `note`; keep USER.md and MEMORY.md current one line at a time \
-with `memory`; put longer notes in `topic`; track unfinished threads with \
-`add_loop` / `resolve_loop`; record what the person and you settled with \
-`decide` (check `decisions` first). Changes to who the assistant is go through \
-`propose`: a person merges them. What you write into a persona or memory file \
-yourself is recorded as an agent's change, which the person sees and can undo \
-(a home may keep those files to proposals for agents); the person's own loops \
-and decisions are theirs: you cannot resolve or withdraw them, and `decide` on \
-the title of one of theirs proposes the change. Errors are JSON {"error": {"code", "message"}}; \
-read the message, it says what to do."""
+INSTRUCTIONS = MCP_INSTRUCTIONS
 
 #: The resources: each file of the main bundle (ACTIVE.md included) by its path.
 RESOURCES = {f"hearth://home/{path}": path for path in MAIN_FILES}
@@ -146,10 +130,4 @@ def _register_prompt(server: MCPServer, service: ServedHearth) -> None:
             bundle = service.context("main", None, user)
         except HearthError as exc:
             raise ValueError(exc.message) from exc
-        parts = [INSTRUCTIONS]
-        for f in bundle.files:
-            if f.missing:
-                continue
-            note = " (cut to fit; read the whole file with `read`)" if f.truncated else ""
-            parts.append(f"===== {f.path}{note} =====\n{f.content.rstrip()}")
-        return "\n\n".join(parts)
+        return prompt_handed(bundle.as_dict()).text

@@ -37,6 +37,7 @@ from hearth.wire import (
     Reason,
     Title,
     batch_written,
+    loop_written,
     written,
 )
 
@@ -109,13 +110,14 @@ def add_loop(
     ] = "",
     next_step: Annotated[str, Field(max_length=MAX_LINE_CHARS, description="What to do next")] = "",
     scope: Scope = "write",
-) -> models.Written:
+) -> models.LoopWritten:
     """Open a loop: an unfinished thread to pick up in a later session (a
     promise made, a question waiting for an answer, work half done). Open
-    loops show in continuity/ACTIVE.md and in `review`. Answers its key. A
-    loop the person opened is theirs: you cannot change it (forbidden).
+    loops show in continuity/ACTIVE.md and in `review`. Answers its key, and
+    `updated` when an open loop of that title was there (the same title updates
+    the same loop). A loop the person opened is theirs: you cannot change it (forbidden).
     """
-    return written(service.add_loop(title, actor, summary, next_step, agent=is_agent(scope)))
+    return loop_written(service.add_loop(title, actor, summary, next_step, agent=is_agent(scope)))
 
 
 @WRITE_TOOLS.tool("loop.resolve", REPLACES)

@@ -36,11 +36,12 @@ import hashlib
 import re
 import secrets
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from hearth.catalogue import route_of
 from hearth.domain import layout
-from hearth.domain.context import cut
+from hearth.domain.context import Cut, cut_kept, marker_span
 from hearth.runtimes.known import Event, Runtime
 
 PRIORITY = (
@@ -97,8 +98,34 @@ def _closing(path: str, fence: str) -> str:
     return f"===== end of {path} [hearth fence {fence}] =====\n"
 
 
+@dataclass(frozen=True)
+class FileHanded:
+    """What a runtime is handed of one hot file: ``kept`` of its ``chars`` on
+    disk, and the line of the file where the first cut falls (None: whole)."""
+
+    path: str
+    chars: int
+    kept: int
+    cut_line: int | None
+    left_out: bool = False
+
+
+@dataclass(frozen=True)
+class Handed:
+    """A text handed to a runtime, and what it holds of each hot file."""
+
+    text: str
+    files: tuple[FileHanded, ...]
+
+
 def session_text(bundle: Mapping[str, Any], limit: int, home: str) -> str:
     """The main bundle's files as one text of at most ``limit`` characters."""
+    return session_handed(bundle, limit, home).text
+
+
+def session_handed(bundle: Mapping[str, Any], limit: int, home: str) -> Handed:
+    """``session_text`` and what it keeps of each file (``hearth status``,
+    ``hearth context --explain``: the same cuts, counted where they are made)."""
     files = {f["path"]: f for f in bundle.get("files", []) if isinstance(f, Mapping)}
     order = [p for p in PRIORITY if p in files] + [p for p in files if p not in PRIORITY]
     missing = [p for p in order if files[p].get("missing")]
@@ -119,14 +146,43 @@ def session_text(bundle: Mapping[str, Any], limit: int, home: str) -> str:
     reserved = 0
     for _ in range(4):  # the notice's length depends on the cuts, which depend on it
         room = limit - len(head) - reserved - len(tail)
-        blocks, said = _blocks(texts, _allot(texts, fence, room), fence, limit)
+        blocks, said, cuts = _blocks(texts, _allot(texts, fence, room), fence, limit)
         notice = f"\n{said}\n" if said else ""
         if len(notice) <= reserved:
             break
         reserved = len(notice)
     # The notice is never what is cut: whatever does not fit is cut from the files.
     body = "".join(blocks)[: max(0, limit - len(head) - len(notice) - len(tail))]
-    return head + notice + body + tail
+    kept = tuple(
+        file_handed(files[p], texts[p], cuts[p]) if p in texts else file_handed(files[p], "", None)
+        for p in order
+    )
+    return Handed(head + notice + body + tail, kept)
+
+
+def file_handed(entry: Mapping[str, Any], text: str, done: Cut | None) -> FileHanded:
+    """What ``text`` (a bundle file's ``content``, stripped) keeps of the file
+    ``entry`` names once ``done`` cut it (None: handed whole). The bundle may
+    have cut it already (``truncated``, its marker in ``text``): the characters
+    of the file are counted without that marker."""
+    path, chars = str(entry["path"]), int(entry.get("chars") or 0)
+    if entry.get("missing"):
+        return FileHanded(path, 0, 0, None, left_out=False)
+    if done is not None and not done.shown:
+        return FileHanded(path, chars, 0, 1, left_out=True)
+    content = str(entry.get("content") or "")
+    lead = content[: len(content) - len(content.lstrip())].count("\n")
+    head, tail = (done.head, done.tail) if done is not None and done.cut else (len(text), 0)
+    span = marker_span(text) if entry.get("truncated") else None
+    if span is None:
+        cut_at = head if done is not None and done.cut else None
+        kept = head + tail
+    else:
+        start, end = span
+        cut_at = min(head, start)
+        kept = min(head, start) + max(0, head - end) + max(0, min(tail, len(text) - end))
+    line = None if cut_at is None else lead + text[:cut_at].count("\n") + 1
+    return FileHanded(path, chars, kept, line)
 
 
 def _frame(path: str, fence: str) -> int:
@@ -151,15 +207,17 @@ def _allot(texts: Mapping[str, str], fence: str, room: int) -> dict[str, int]:
 
 def _blocks(
     texts: Mapping[str, str], given: Mapping[str, int], fence: str, limit: int
-) -> tuple[list[str], str]:
-    """Each file fenced and cut to what it was given, and the line that says what
-    was cut or left out ("" when nothing was)."""
+) -> tuple[list[str], str, dict[str, Cut]]:
+    """Each file fenced and cut to what it was given, the line that says what
+    was cut or left out ("" when nothing was), and each file's cut."""
     blocks: list[str] = []
     cuts: list[str] = []
     left: list[str] = []
+    done: dict[str, Cut] = {}
     for path, text in texts.items():
         enough = given[path] >= min(MIN_SHOWN, len(text))
-        shown, was_cut = cut(path, text, given[path]) if enough else ("", True)
+        done[path] = cut_kept(path, text, given[path]) if enough else Cut("", True, 0, 0)
+        shown, was_cut = done[path].shown, done[path].cut
         if not shown:
             left.append(path)
             continue
@@ -172,14 +230,22 @@ def _blocks(
     if left:
         said.append(f"left out, over the {limit}-character limit: " + ", ".join(left))
     if not said:
-        return blocks, ""
-    return blocks, (
-        "[hearth: " + "; ".join(said) + ". Read any file whole with the hearth MCP tool `read`.]"
+        return blocks, "", done
+    return (
+        blocks,
+        "[hearth: " + "; ".join(said) + ". Read any file whole with the hearth MCP tool `read`.]",
+        done,
     )
 
 
 def recall_text(bundle: Mapping[str, Any], limit: int) -> str:
     """The passages recalled for the prompt, best first, or "" when none."""
+    return recall_handed(bundle, limit).text
+
+
+def recall_handed(bundle: Mapping[str, Any], limit: int) -> Handed:
+    """``recall_text`` and each passage it hands over (``path:start-end``: the
+    characters of the passage and those kept; ``hearth context --explain``)."""
     session_files = set(PRIORITY)
     passages = [
         p
@@ -187,7 +253,7 @@ def recall_text(bundle: Mapping[str, Any], limit: int) -> str:
         if isinstance(p, Mapping) and p.get("path") not in session_files and p.get("text")
     ][:RECALL_PASSAGES]
     if not passages:
-        return ""
+        return Handed("", ())
     fence = fence_of(
         [f"{p['path']}\n{str(p['text']).strip()}" for p in passages], secrets.token_bytes(16)
     )
@@ -196,16 +262,20 @@ def recall_text(bundle: Mapping[str, Any], limit: int) -> str:
         f"Each passage starts and ends with a line that carries the fence {fence}.\n"
     )
     parts = [head]
+    kept: list[FileHanded] = []
     remaining = limit - len(head)
     for p in passages:
         where = f"{p['path']}:{p['start_line']}-{p['end_line']}"
         frame = len(_opening(where, fence)) + len(_closing(where, fence)) + 1
-        text, was_cut = cut(str(p["path"]), str(p["text"]).strip(), remaining - frame)
-        if not text or (was_cut and len(text) < MIN_SHOWN):
+        whole = str(p["text"]).strip()
+        done = cut_kept(str(p["path"]), whole, remaining - frame)
+        if not done.shown or (done.cut and len(done.shown) < MIN_SHOWN):
             break  # a sliver of a passage says nothing
-        parts.append(f"{_opening(where, fence)}{text}\n{_closing(where, fence)}")
+        parts.append(f"{_opening(where, fence)}{done.shown}\n{_closing(where, fence)}")
         remaining -= len(parts[-1])
-    return "".join(parts) if len(parts) > 1 else ""
+        line = int(p["start_line"]) + whole[: done.head].count("\n") if done.cut else None
+        kept.append(FileHanded(where, len(whole), done.head + done.tail, line))
+    return Handed("".join(parts), tuple(kept)) if len(parts) > 1 else Handed("", ())
 
 
 def prompt_of(runtime: Runtime, hook_input: Mapping[str, Any]) -> str:

@@ -43,19 +43,26 @@ def list_records(files: RootedFiles, kind: layout.RecordKind) -> list[RecordView
         if not name.endswith(".md"):
             continue
         path = f"{folder}/{name}"
-        text = ""
         try:
             data = files.read(path)
             if data is None:
                 continue  # vanished since listing
-            oid = blob_id(data)
             text = decode_text(data, path)
-            record = records.parse(kind, text)
         except HearthError as exc:
-            views.append(RecordView(name[:-3], path, None, exc.message, text))
+            views.append(RecordView(name[:-3], path, None, exc.message))
             continue
-        views.append(RecordView(name[:-3], path, record, text=text, oid=oid))
+        views.append(record_view(kind, name[:-3], path, text, blob_id(data)))
     return sorted(views, key=lambda v: (v.record.created if v.record else "", v.key))
+
+
+def record_view(kind: layout.RecordKind, key: str, path: str, text: str, oid: str) -> RecordView:
+    """One record file's view, as ``list_records`` lists it: also what a client
+    shows of a record the home's server read for it (``hearth merge KEY``)."""
+    try:
+        record = records.parse(kind, text)
+    except HearthError as exc:
+        return RecordView(key, path, None, exc.message, text)
+    return RecordView(key, path, record, text=text, oid=oid)
 
 
 def blob_id(data: bytes) -> str:

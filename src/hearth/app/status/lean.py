@@ -39,6 +39,7 @@ from hearth.reconcile import manifest as manifests
 from hearth.reconcile.manifest import Manifest
 from hearth.reconcile.reports import IndexStatus
 from hearth.reconcile.scan import Listing, scan_tree
+from hearth.runtimes.handed import home_rows
 from hearth.store import porcelain, state
 from hearth.store.ignore import rules_signature
 from hearth.store.lock import write_lock
@@ -115,6 +116,7 @@ def status(
             and CommandTrust(root, git_dir / state.FOLDER).approved(settings.reflection.command),
             reflection,
         ),
+        "runtimes": home_rows(files.read, settings.context, root),
     }
 
 

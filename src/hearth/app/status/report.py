@@ -11,6 +11,7 @@ from hearth.app.reflection import ReflectionLog
 from hearth.app.results import Change, HomeStatus
 from hearth.app.sync.branch import Syncer
 from hearth.reconcile.reports import IndexStatus
+from hearth.runtimes.handed import home_rows
 from hearth.store.repository import Repository, branch, worktree_changes
 
 
@@ -41,6 +42,7 @@ def home_status(
         sync=syncer.status() if syncer is not None else None,
         conflicts=syncer.conflict_copies() if syncer is not None else None,
         reflection=reflector.status() if reflector is not None else None,
+        runtimes=home_rows(home.files.read, home.settings.context, home.root),
     )
 
 
