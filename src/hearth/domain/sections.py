@@ -12,8 +12,9 @@ matter, else its first ``# `` heading, else its file name.
 
 Front matter is not body text, but the fields of it a person reads (a loop's
 next step, a decision's why, a record's reason: ``READ_FIELDS``) are a
-section of their own, over the front matter's lines: a loop whose next step
-says "meet the landlord" is found by ``landlord`` (issue 48).
+section of their own, over the front matter's lines and headed by the title:
+a loop whose next step says "meet the landlord" is found by ``landlord``
+(issue 48).
 """
 
 from __future__ import annotations
@@ -106,7 +107,9 @@ def split_sections(path: str, text: str) -> list[Section]:
     if any(read) and first_body_line > 1:
         # The front matter's lines, from ``---`` to ``---``: where the fields are.
         lead = "\n".join(v for v in read if v)
-        sections.append(Section(path, kind, title, "", lead, date, 1, first_body_line))
+        # Headed by the title: its vector is of "Holiday: Sam's friend lives
+        # there", not of a short phrase that stands near any question.
+        sections.append(Section(path, kind, title, title, lead, date, 1, first_body_line))
     split = _Lines(text)
     for block in blocks:
         heading, heading_line, body_start, body_end, start_offset, end_offset = block
