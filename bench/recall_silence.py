@@ -134,7 +134,9 @@ def hook(root: Path, runtime: str, prompt: str, cwd: Path) -> tuple[str, float]:
     return str(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]), took
 
 
-_WHERE = re.compile(r"^## (\S+):(\d+)-(\d+)$", re.M)
+#: A recalled passage's opening line: ``===== path:1-2 [hearth fence F] =====``
+#: (before the salted fences of issue 54: ``## path:1-2``).
+_WHERE = re.compile(r"^(?:## |===== )(\S+):(\d+)-(\d+)(?: \[hearth fence \w+\] =====)?$", re.M)
 
 
 def holds_evidence(

@@ -1,6 +1,7 @@
 """Search in a small lived-in home (issue 48): the labelled set of ``bench/data/small_homes``.
 
     .venv/bin/python bench/small_homes.py [--work DIR] [--sizes 10,100,1000] [--seed S] [--show]
+        [--misses] [--without FLOOR_PART] [--leave-out front-matter|room]
 
 Three homes built like a person's first weeks through hearth's own operations
 (notes, topics, entries, proposals merged and rejected, loops, decisions):
@@ -36,7 +37,8 @@ from pathlib import Path
 
 import floor_parts
 from hearth import wiring
-from hearth.index import live
+from hearth.domain import sections
+from hearth.index import live, room
 from hearth.index.floor import content_words
 from hearth.runtimes.agent_context import PRIORITY, RECALL_PASSAGES
 from homegen import use_git_identity
@@ -296,6 +298,10 @@ def report(name: str, tally: Tally) -> None:
         print(f"  {'hook precision':<32} {share:6.3f}  ({tally.injected_right}/{tally.injected})")
 
 
+def _no_room(*_args: object, **_kwargs: object) -> int:
+    return 0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--work", type=Path, help="keep (and reuse) the built homes here")
@@ -308,7 +314,18 @@ def main() -> None:
         choices=sorted(floor_parts.variants()),
         help="search with the floor without this part (floor_parts.py's variants)",
     )
+    parser.add_argument(
+        "--leave-out",
+        choices=("front-matter", "room"),
+        help="without this part of the ranking's input: records' front-matter "
+        "sections (homes built afresh: not with a --work built with them), or room "
+        "for text on a page of bare title lines (index/room.py)",
+    )
     args = parser.parse_args()
+    if args.leave_out == "front-matter":
+        sections.READ_FIELDS = ()
+    elif args.leave_out == "room":
+        room.crowded = _no_room
     if args.without:
         live.FLOOR = floor_parts.variants()[args.without]  # what every search is judged by
     use_git_identity(semantic=True)

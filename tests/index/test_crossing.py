@@ -87,3 +87,27 @@ def test_the_floor_lets_the_candidate_through_above_both_bars() -> None:
     assert not is_translation(dataclasses.replace(at, words=0.5), FLOOR)
     assert not is_translation(dataclasses.replace(at, foreign=False), FLOOR)
     assert not is_translation(at, dataclasses.replace(FLOOR, crossing=None))
+
+
+def test_a_passage_s_crowding_is_kept_until_the_store_s_rows_change(tmp_path: Path) -> None:
+    """Case "keep the crossing channel cheap": the same candidates come back
+    search after search, and their crowding (a read of the whole store each)
+    is read once; a row added (a write) makes it be read again."""
+    store = open_store(tmp_path / "v", "m", DIMS)
+    store.add([f"{i:032x}" for i in range(3)], np.stack([_unit(1, i) for i in range(3)]))
+    asked: list[list[str]] = []
+    real = store.crowding
+
+    def counted(digests: list[str], count: int) -> list[float]:
+        asked.append(list(digests))
+        return real(digests, count)
+
+    store.crowding = counted  # type: ignore[method-assign]
+    crowds = crossing.Crowds()
+    one, two = f"{0:032x}", f"{1:032x}"
+    first = crowds.of(store, [one, two])
+    assert crowds.of(store, [two, one]) == first
+    assert asked == [[one, two]]
+    store.add([f"{9:032x}"], np.stack([_unit(1, 0.5)]))
+    crowds.of(store, [one])
+    assert asked == [[one, two], [one]]

@@ -96,11 +96,15 @@ def _paths(app: Hearth, text: str, kind: str | None = None) -> list[str]:
         ("tomatoes", "memory/topics/garden-plan.md"),
         ("Porto", "MEMORY.md"),
         ("brake pads", "memory/2026-10-03.md"),
+        ("landlord", "continuity/open-loops/renew-the-lease--"),
+        ("quotes", "continuity/open-loops/archive/replace-the-car-tyre--"),
     ],
 )
 def test_a_word_the_home_holds_is_found(home: Hearth, query: str, where: str) -> None:
     """Case "tomatoes, Porto, brake pads found": a section holding every
-    content word of the query is evidence, never "no matches"."""
+    content word of the query is evidence, never "no matches"; and
+    "landlord", "quotes", held only by a loop's ``next_step`` front matter
+    (an open loop's and a resolved one's)."""
     assert any(p.startswith(where) for p in _paths(home, query))
 
 

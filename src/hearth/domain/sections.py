@@ -9,6 +9,12 @@ points at a readable stretch rather than a whole file.
 
 The title of every section is the file's title: the ``title`` of its front
 matter, else its first ``# `` heading, else its file name.
+
+Front matter is not body text, but the fields of it a person reads (a loop's
+next step, a decision's why, a record's reason: ``READ_FIELDS``) are a
+section of their own, over the front matter's lines and headed by the title:
+a loop whose next step says "meet the landlord" is found by ``landlord``
+(issue 48).
 """
 
 from __future__ import annotations
@@ -33,6 +39,9 @@ _FIRST_LINE = re.compile(_LINE)
 #: ``re`` finds fast, rather than trying ``^`` at every character.
 _NEXT_LINE = re.compile(r"\n" + _LINE)
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
+#: Front-matter fields written for a person to read (the records' free text,
+#: ``domain/records.py``), in the order their section holds them.
+READ_FIELDS = ("next_step", "why", "rationale", "resolution", "reason")
 
 
 class Section(NamedTuple):
@@ -94,6 +103,13 @@ def split_sections(path: str, text: str) -> list[Section]:
     kind = layout.kind_of(path)
     date = _date(path, meta)
     sections: list[Section] = []
+    read = [" ".join(v.split()) for f in READ_FIELDS if isinstance(v := meta.get(f), str)]
+    if any(read) and first_body_line > 1:
+        # The front matter's lines, from ``---`` to ``---``: where the fields are.
+        lead = "\n".join(v for v in read if v)
+        # Headed by the title: its vector is of "Holiday: Sam's friend lives
+        # there", not of a short phrase that stands near any question.
+        sections.append(Section(path, kind, title, title, lead, date, 1, first_body_line))
     split = _Lines(text)
     for block in blocks:
         heading, heading_line, body_start, body_end, start_offset, end_offset = block

@@ -19,12 +19,16 @@ translation candidate; the floor lets it through above ``Floor.crossing``
 (``floor.is_translation``), and the ranking makes room for it among the hits
 (``ranking.hybrid_ranked``). Only candidates in another language are weighed
 (the store is read once more for them), so a home in one language pays
-nothing.
+nothing. A passage's crowding depends on the store alone, and the same
+passages come back search after search: it is kept (``Crowds``) until the
+store's rows change.
 """
 
 from __future__ import annotations
 
 import functools
+import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -44,6 +48,39 @@ NEIGHBOURS = 10
 #: against (the nearest by cosine), and candidates in another language weighed.
 RIVALS = 20
 CANDIDATES = 30
+
+
+class Crowds:
+    """Passages' crowding, by digest, for one state of one store (the store
+    itself is not kept alive for it: a compacted store replaces it)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._store: weakref.ref[VectorStore] | None = None
+        self._rows = -1
+        self._known: dict[str, float] = {}
+
+    def of(self, store: VectorStore, digests: Sequence[str]) -> dict[str, float]:
+        rows = len(store)
+        with self._lock:
+            if self._store is None or self._store() is not store or self._rows != rows:
+                self._store, self._rows, self._known = weakref.ref(store), rows, {}
+            known = {d: self._known[d] for d in digests if d in self._known}
+        missing = [d for d in digests if d not in known]
+        if missing:
+            found = dict(zip(missing, store.crowding(missing, NEIGHBOURS), strict=True))
+            with self._lock:
+                if self._store() is store and self._rows == rows:
+                    if len(self._known) > MAX_KEPT:
+                        self._known = {}
+                    self._known.update(found)
+            known.update(found)
+        return {d: known[d] for d in digests}
+
+
+#: Passages whose crowding is kept at most (a few searches' candidates each).
+MAX_KEPT = 20_000
+_crowds = Crowds()
 
 
 class Crossing(NamedTuple):
@@ -106,7 +143,7 @@ def candidate(
         return None
     question = crowd(list(cosines.values()))
     weighed = [*dict.fromkeys([*(d for _, d in foreign), *rivals])]
-    crowding = dict(zip(weighed, store.crowding(weighed, NEIGHBOURS), strict=True))
+    crowding = _crowds.of(store, weighed)
 
     def crossing(digest: str) -> float:
         return 2 * cosines[digest] - question - crowding[digest]

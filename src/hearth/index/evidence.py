@@ -80,6 +80,12 @@ def meaning_of(store: VectorStore, asked: Asked, digests: Sequence[str]) -> Mean
     )
 
 
+def content_terms(text: str) -> list[str]:
+    """The index terms of the question's content words (``floor.content_words``)."""
+    asked = read_query(without_dates(text)).words
+    return [t for w in floors.content_words(asked) for t in _terms(w)]
+
+
 class Signals(NamedTuple):
     """What the floor knows of a question's hits."""
 
@@ -97,8 +103,7 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
     text = q.text[:MAX_QUERY_CHARS]
     if len(q.text) > MAX_QUERY_CHARS:
         text = text.rsplit(None, 1)[0]  # a word cut in two is no word the home lacks
-    asked = read_query(without_dates(text)).words
-    words = [t for w in floors.content_words(asked) for t in _terms(w)]
+    words = content_terms(text)
     names = {name: _terms(name) for name in floors.inner_names(text)}
     wanted = set(words) | {t for ts in names.values() for t in ts}
     df, total = index.frequencies(sorted(wanted))

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from hearth.embedding import Embedder
-from hearth.index import context, crossing, evidence
+from hearth.index import context, crossing, evidence, room
 from hearth.index.evidence import Gathered
 from hearth.index.floor import FLOOR, Floor
 from hearth.index.hits import Hit, Ranked
@@ -179,6 +179,13 @@ def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[l
     hits = context.spread(ranked.hits, neighbours, ordinals, q.limit, q.names, weights)
     first = frozenset((h.path, h.start_line) for h in ranked.hits if h.score > 0)
     bodies = index.bodies([*near.hits, *ranked.hits], {**near.digests, **ranked.digests})
+    if room.crowded(hits, bodies, q.limit):
+        wider = index.ranked(q.text, q.kind, q.path_prefix, room.WIDER, q.dates, weights)
+        bodies = index.bodies(
+            [*near.hits, *wider.hits], {**near.digests, **ranked.digests, **wider.digests}
+        )
+        hits = room.made(hits, wider.hits, bodies, q.text)
+        ordinals = {**wider.ordinals, **ordinals}
     return hits, Gathered(bodies, ordinals, first, matched=ranked.matched)
 
 
@@ -236,6 +243,12 @@ def hybrid_ranked(
     # side's (their language is told by their text).
     bodies = index.bodies([*near.hits, *semantic.hits, *keyword.hits, *wide.hits], digests)
     bodies.load([(h.path, h.start_line) for h in wide.hits])
+    if room.crowded(hits, bodies, q.limit):
+        wider = index.ranked(q.text, q.kind, q.path_prefix, room.WIDER, q.dates, weights)
+        digests.update(wider.digests)
+        bodies = index.bodies([*near.hits, *semantic.hits, *wider.hits, *wide.hits], digests)
+        hits = room.made(hits, wider.hits, bodies, q.text)
+        ordinals = {**wider.ordinals, **ordinals}
     across = crossing.candidate(
         q.text, wide.hits, wide.digests, bodies, dict(meaning.found.pairs), store
     )

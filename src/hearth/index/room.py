@@ -1,0 +1,70 @@
+"""Room on a full page for the sections that hold the question's words in their text.
+
+A bare heading (a topic's title line, nothing under it) that holds the
+question's words points at its note, and BM25 ranks it high: its field is
+short and says the word twice (title and heading). Every section of that
+topic holds the title's words too. A home with a series of topics of one
+title ("Recipes", "Recipes 2", ...) then fills the whole page, and the
+keyword side's depth, with them, and the daily entry that says "Ruth asked
+for the recipe" is cut before the floor ever sees it, though it holds every
+word of ``recipe`` (issue 48: a section holding every content word must not
+be trimmed away). So bare headings take at most ``BARE_SHARE`` of a full
+page when sections holding every content word in their own heading or body
+are waiting: the keyword side's first ``WIDER`` candidates are read for
+them (only for such a page).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from hearth.index.analysis import terms_of
+from hearth.index.evidence import content_terms
+
+if TYPE_CHECKING:
+    from hearth.index.hits import Hit
+
+#: The share of a full page bare headings may take while text waits below.
+BARE_SHARE = 0.5
+#: The keyword side's candidates read for them.
+WIDER = 200
+
+Bodies = Mapping[tuple[str, int], str]
+
+
+def crowded(hits: Sequence[Hit], bodies: Bodies, limit: int) -> int:
+    """How many of a full page's bare headings are beyond ``BARE_SHARE`` of it."""
+    if limit <= 0 or len(hits) < limit:
+        return 0
+    bare = sum(1 for h in hits if not bodies.get((h.path, h.start_line), "").strip())
+    return max(bare - int(limit * BARE_SHARE), 0)
+
+
+def made(hits: Sequence[Hit], waiting: Sequence[Hit], bodies: Bodies, text: str) -> list[Hit]:
+    """``hits`` with its last bare headings beyond ``BARE_SHARE`` (``crowded``)
+    replaced by the first of ``waiting`` (the keyword side's candidates, best
+    first) holding every content term of the question ``text`` in their own
+    heading and body (not only in their file's title)."""
+    extra = crowded(hits, bodies, len(hits))
+    wanted = set(content_terms(text))
+    if not extra or not wanted:
+        return list(hits)
+    shown = {(h.path, h.start_line) for h in hits}
+    found: list[Hit] = []
+    for hit in waiting:
+        key = (hit.path, hit.start_line)
+        body = bodies.get(key, "")
+        if key in shown or not body.strip() or hit.score <= 0:
+            continue
+        if wanted <= set(terms_of(f"{hit.heading}\n{body}")):
+            found.append(hit)
+            shown.add(key)
+            if len(found) == extra:
+                break
+    if not found:
+        return list(hits)
+    bare = [h for h in hits if not bodies.get((h.path, h.start_line), "").strip()]
+    dropped = {(h.path, h.start_line) for h in bare[len(bare) - len(found) :]}
+    kept = [h for h in hits if (h.path, h.start_line) not in dropped]
+    return [*kept, *(h.scored(0.0) for h in found)]

@@ -1,0 +1,41 @@
+"""A section holding every word of the question is not trimmed away by a page
+full of title lines (issue 48, "crowding in the 1,000-file home": twenty
+topics titled "Recipes ..." filled every place of ``recipe``'s page and the
+keyword side's depth, and the daily entry saying "Ruth asked for the recipe"
+was never seen)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from hearth import wiring
+from tests.conftest import FakeClock
+
+
+def test_a_entry_holding_the_word_gets_a_place_among_many_topics_of_its_title(
+    tmp_path: Path,
+) -> None:
+    """Case "present words 100%" (``recipe`` in the 1,000-file home)."""
+    clock = FakeClock(dt.datetime(2026, 10, 1, 9, tzinfo=dt.UTC))
+    root = tmp_path / "home"
+    wiring.initialize(root, clock)
+    app = wiring.open_app(root, clock)
+    app.ops.note(
+        "Cooked a lentil curry for Sam's parents, Ruth and David, who stayed the whole "
+        "evening and talked about their garden, the trip to the coast and the new car. "
+        "Ruth asked for the recipe.",
+        "Dinner",
+        "test",
+    )
+    for n in range(60):
+        title = "Recipes" if n == 0 else f"Recipes {n + 1}"
+        content = "\n\n".join(f"## {part}\n\nSoup on Sunday, bread on Monday." for part in "AB")
+        app.ops.topic(title, "test", content=content)
+    app.reconciler.reconcile()
+    result = app.search("recipe")
+    assert result.ranking == "keyword"
+    paths = [h.path for h in result.hits]
+    assert any(p.startswith("memory/2026-10-01") for p in paths), paths
+    # The title lines still lead the page: the entry takes a place of the last.
+    assert sum(p.startswith("memory/topics/recipes") for p in paths) >= len(paths) // 2
