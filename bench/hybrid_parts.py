@@ -1,9 +1,12 @@
 """Where a hybrid search's time goes, in-process, part by part, on bench/hybrid_http.py's home.
 
     .venv/bin/python bench/hybrid_parts.py --work DIR [--queries 300] [--parallel]
+        [--homegen --files 10000]
 
 Opens a copy of ``DIR/seed`` (made by ``bench/hybrid_http.py --work DIR``: the
-1,000-file workload home, every section's vector real) in this process and
+1,000-file workload home, every section's vector real; with ``--homegen``,
+``bench/hybrid_search.py --work DIR``'s 10,000-file home and its queries) in
+this process and
 asks its distinct queries through ``ranking.search`` (the server's call,
 relevance floor on), the cache of repeated queries emptied before each. Each
 part (the query's tokens, the encoder's input, the ONNX Runtime run, the
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import random
 import shutil
 import statistics
 import time
@@ -30,10 +34,11 @@ from typing import Any
 
 from hearth import wiring
 from hearth.embedding import engines, model_file
-from hearth.index import context, evidence, ranking, search_index, vectors
+from hearth.index import bodies, context, crossing, evidence, ranking, search_index, vectors
 from hearth.index.question import question
 from homegen import use_git_identity
 from hybrid_http import workload_queries
+from hybrid_search import distinct_queries
 
 Times = dict[str, list[float]]
 
@@ -52,6 +57,9 @@ PARTS: list[tuple[Any, str, str]] = [
     (ranking, "fuse", "fusion"),
     (search_index.SearchIndex, "neighbours", "neighbouring entries"),
     (context, "spread", "spread to neighbours"),
+    (bodies.Bodies, "load", "crossing: wide side's bodies read"),
+    (crossing, "candidate", "crossing: translation candidate"),
+    (vectors.VectorStore, "crowding", "  of which crowding scan"),
     (evidence, "meaning_of", "hits' cosines"),
     (evidence, "passing", "relevance floor"),
     (search_index.SearchIndex, "snippets", "snippets"),
@@ -78,8 +86,16 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--parallel", action="store_true")
+    parser.add_argument(
+        "--homegen",
+        action="store_true",
+        help="DIR/seed is bench/hybrid_search.py's home: ask its queries",
+    )
     args = parser.parse_args()
-    queries = workload_queries(args.work, args.files, args.queries)
+    if args.homegen:
+        queries = distinct_queries(random.Random(6), args.queries)
+    else:
+        queries = workload_queries(args.work, args.files, args.queries)
     home = args.work / "parts"
     shutil.rmtree(home, ignore_errors=True)
     shutil.copytree(args.work / "seed", home, symlinks=True)
