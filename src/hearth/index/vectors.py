@@ -140,7 +140,7 @@ class VectorStore:
             # How far a row's exact score may be from its rough one: what its
             # codes lost, and what the query's codes did (on a row of length
             # at most 1 + its slack).
-            reach = slack[:n] * float(np.linalg.norm(query)) + _ROUNDING
+            reach = (slack[:n] + _ROUNDING) * float(np.linalg.norm(query))
             if left:
                 reach += (1.0 + _ROUNDING + slack[:n]) * left
             rows, exact = self._kept(query, rough, reach, count)
