@@ -3,10 +3,10 @@
 The vector store (``index/vectors.py``) holds each row as 8-bit codes and a
 scale, and a search scores every row from them. Turning the codes into floats
 a block at a time before each product was most of that scan's cost; ONNX
-Runtime's ``MatMulInteger`` multiplies them into int32 without that step, on
-its own threads. The rows are unsigned (``code + 128``, with 128 as their
-zero point) and the query signed: the pair ONNX Runtime's integer kernels
-are fastest for (docs/performance.md, "The vector scan in integers").
+Runtime's ``MatMulInteger`` multiplies them into int32 without that step.
+The rows are unsigned (``code + 128``, with 128 as their zero point) and the
+query signed: the pair ONNX Runtime's integer kernels are fastest for
+(docs/performance.md, "The vector scan in integers").
 
 The query is a float vector, so it is written as two int8 vectors: ``q ~ s1
 c1 + s2 c2``, the second coding what rounding the first lost. Both go through
@@ -28,9 +28,11 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-#: Threads of the product: the scan comes after the query's embedding, when
-#: the keyword side has usually finished; two threads halve its wall time.
-THREADS = 2
+#: Threads of the product. Two halve the scan on an idle machine, but a
+#: second thread that sleeps between runs must be woken at each search, and
+#: on a busy one that wait cost more than the scan (docs/performance.md,
+#: "The vector scan in integers"); one runs on the caller's thread.
+THREADS = 1
 
 
 def _codes(vector: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.int8], float]:
