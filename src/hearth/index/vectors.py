@@ -61,15 +61,16 @@ import numpy.typing as npt
 from hearth.embedding import CodeProducts
 from hearth.index.ondisk import KEY_BYTES, KEYS_NAME, Nearest
 from hearth.index.vector_digests import RowsByDigest
+from hearth.index.vector_files import LOCK, META, ROWS, cut_torn_tail, fresh_folder, swap_in
 from hearth.index.vector_packs import shipped
 
 Vectors = npt.NDArray[np.float32]
 
 FORMAT = 1
-_META = "meta.json"
+_META = META
 _KEYS = KEYS_NAME
-_ROWS = "rows"
-_LOCK = "append.lock"
+_ROWS = ROWS
+_LOCK = LOCK
 _ON_REF = "on_ref"
 _PACKS_SEEN = "packs_seen"
 _KEY_BYTES = KEY_BYTES
@@ -395,46 +396,17 @@ def open_store(folder: Path, model: str, dims: int) -> VectorStore:
     except (OSError, ValueError):
         found = None
     if found != meta:
-        _fresh(folder, meta)
+        fresh_folder(folder, meta)
     else:
-        _cut_torn_tail(folder, dims)
+        cut_torn_tail(folder, dims)
     return VectorStore(folder, model, dims)
-
-
-def _fresh(folder: Path, meta: dict[str, object]) -> None:
-    new = folder.with_name(f"{folder.name}.new-{secrets.token_hex(4)}")
-    new.mkdir(parents=True)
-    (new / _KEYS).write_bytes(b"")
-    (new / _ROWS).write_bytes(b"")
-    (new / _META).write_text(json.dumps(meta))
-    old = folder.with_name(f"{folder.name}.old-{secrets.token_hex(4)}")
-    with contextlib.suppress(FileNotFoundError):
-        folder.rename(old)
-    new.rename(folder)
-    shutil.rmtree(old, ignore_errors=True)
-
-
-def _cut_torn_tail(folder: Path, dims: int) -> None:
-    """Make both files hold the same whole number of rows, so appends stay aligned."""
-    with (folder / _LOCK).open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            keys, rows = folder / _KEYS, folder / _ROWS
-            whole = min(keys.stat().st_size // _KEY_BYTES, rows.stat().st_size // (dims * 4))
-            for path, width in ((keys, _KEY_BYTES), (rows, dims * 4)):
-                if path.stat().st_size != whole * width:
-                    os.truncate(path, whole * width)
-        except FileNotFoundError:
-            pass
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def compacted(store: VectorStore, live: set[str]) -> VectorStore:
     """A store holding only ``live`` digests, built aside and swapped in."""
     folder = store.folder
     new = folder.with_name(f"{folder.name}.new-{secrets.token_hex(4)}")
-    _fresh(new, {"format": FORMAT, "model": store.model, "dims": store.dims})
+    fresh_folder(new, {"format": FORMAT, "model": store.model, "dims": store.dims})
     fresh = VectorStore(new, store.model, store.dims)
     keep = [d for d in store.digests() if d in live]
     if keep:
@@ -442,8 +414,5 @@ def compacted(store: VectorStore, live: set[str]) -> VectorStore:
     for name in (_ON_REF, _PACKS_SEEN):
         with contextlib.suppress(FileNotFoundError):
             shutil.copyfile(folder / name, new / name)
-    old = folder.with_name(f"{folder.name}.old-{secrets.token_hex(4)}")
-    folder.rename(old)
-    new.rename(folder)
-    shutil.rmtree(old, ignore_errors=True)
+    swap_in(new, folder)
     return VectorStore(folder, store.model, store.dims)
