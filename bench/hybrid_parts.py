@@ -1,7 +1,7 @@
 """Where a hybrid search's time goes, in-process, part by part, on bench/hybrid_http.py's home.
 
     .venv/bin/python bench/hybrid_parts.py --work DIR [--queries 300] [--parallel]
-        [--homegen --files 10000]
+        [--homegen --files 10000] [--keyword]
 
 Opens a copy of ``DIR/seed`` (made by ``bench/hybrid_http.py --work DIR``: the
 1,000-file workload home, every section's vector real; with ``--homegen``,
@@ -16,6 +16,8 @@ and p50 ms. Keyword side and embedding one after the other unless
 ``--parallel`` (the server's way: the keyword side beside the embedding).
 The process's CPU time a search (every thread) and the whole search's p50
 are printed too; HTTP and JSON are what ``bench/hybrid_http.py`` adds.
+``--keyword`` asks the same questions with semantic ranking off (the
+keyword search a server without vectors answers).
 
 Prints figures; asserts nothing.
 """
@@ -55,9 +57,10 @@ PARTS: list[tuple[Any, str, str]] = [
     (search_index.SearchIndex, "ranked", "keyword side (top 50)"),
     (search_index.SearchIndex, "ranked_digests", "semantic side's sections"),
     (ranking, "fuse", "fusion"),
+    (ranking, "keyword_ranked", "keyword search's ranking, whole"),
     (search_index.SearchIndex, "neighbours", "neighbouring entries"),
     (context, "spread", "spread to neighbours"),
-    (bodies.Bodies, "load", "crossing: wide side's bodies read"),
+    (bodies.Bodies, "load", "bodies read from files (crossing too)"),
     (crossing, "candidate", "crossing: translation candidate"),
     (vectors.VectorStore, "crowding", "  of which crowding scan"),
     (evidence, "meaning_of", "hits' cosines"),
@@ -86,6 +89,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--parallel", action="store_true")
+    parser.add_argument("--keyword", action="store_true", help="semantic ranking off")
     parser.add_argument(
         "--homegen",
         action="store_true",
@@ -105,18 +109,21 @@ def main() -> None:
     semantic, index = reconciler.index.semantic, reconciler.index.current
     assert semantic is not None and index is not None
     embedder: Any = semantic.embedder
+    vectors_asked = None if args.keyword else semantic
     times: Times = {}
     for owner, name, label in PARTS:
         timed(times, owner, name, label)
     for n in range(20):
-        ranking.search(index, question(f"warm {n}", limit=10), semantic, parallel=args.parallel)
+        ranking.search(
+            index, question(f"warm {n}", limit=10), vectors_asked, parallel=args.parallel
+        )
     times.clear()
     whole = []
     c0 = time.process_time()
     for text in queries:
         embedder._recent.clear()  # a distinct query: its vector is made
         t0 = time.perf_counter()
-        ranking.search(index, question(text, limit=10), semantic, parallel=args.parallel)
+        ranking.search(index, question(text, limit=10), vectors_asked, parallel=args.parallel)
         whole.append(time.perf_counter() - t0)
     cpu = (time.process_time() - c0) / len(queries)
     print(
