@@ -99,12 +99,16 @@ def wait_for_vectors(client: Client, deadline: float = 3600.0) -> dict[str, obje
 
 def memory_kb(pid: int) -> dict[str, int]:
     """A process's resident memory in KB: VmRSS, its peak VmHWM, and VmRSS's
-    anonymous and file-backed parts (RssAnon, RssFile)."""
+    anonymous, file-backed and shared-memory parts (RssAnon, RssFile,
+    RssShmem), and ``private``: RssAnon + RssShmem, the memory that is the
+    process's own (file-backed pages, the index's mapped files among them,
+    are cache the kernel can drop and read again)."""
     found = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
+        if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile", "RssShmem"):
             found[key] = int(value.split()[0])
+    found["private"] = found.get("RssAnon", 0) + found.get("RssShmem", 0)
     return found
 
 

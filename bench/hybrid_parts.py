@@ -1,9 +1,12 @@
 """Where a hybrid search's time goes, in-process, part by part, on bench/hybrid_http.py's home.
 
     .venv/bin/python bench/hybrid_parts.py --work DIR [--queries 300] [--parallel]
+        [--homegen --files 10000] [--keyword]
 
 Opens a copy of ``DIR/seed`` (made by ``bench/hybrid_http.py --work DIR``: the
-1,000-file workload home, every section's vector real) in this process and
+1,000-file workload home, every section's vector real; with ``--homegen``,
+``bench/hybrid_search.py --work DIR``'s 10,000-file home and its queries) in
+this process and
 asks its distinct queries through ``ranking.search`` (the server's call,
 relevance floor on), the cache of repeated queries emptied before each. Each
 part (the query's tokens, the encoder's input, the ONNX Runtime run, the
@@ -13,6 +16,8 @@ and p50 ms. Keyword side and embedding one after the other unless
 ``--parallel`` (the server's way: the keyword side beside the embedding).
 The process's CPU time a search (every thread) and the whole search's p50
 are printed too; HTTP and JSON are what ``bench/hybrid_http.py`` adds.
+``--keyword`` asks the same questions with semantic ranking off (the
+keyword search a server without vectors answers).
 
 Prints figures; asserts nothing.
 """
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import random
 import shutil
 import statistics
 import time
@@ -30,10 +36,11 @@ from typing import Any
 
 from hearth import wiring
 from hearth.embedding import engines, model_file
-from hearth.index import context, evidence, ranking, search_index, vectors
+from hearth.index import bodies, context, crossing, evidence, ranking, search_index, vectors
 from hearth.index.question import question
 from homegen import use_git_identity
 from hybrid_http import workload_queries
+from hybrid_search import distinct_queries
 
 Times = dict[str, list[float]]
 
@@ -50,8 +57,12 @@ PARTS: list[tuple[Any, str, str]] = [
     (search_index.SearchIndex, "ranked", "keyword side (top 50)"),
     (search_index.SearchIndex, "ranked_digests", "semantic side's sections"),
     (ranking, "fuse", "fusion"),
+    (ranking, "keyword_ranked", "keyword search's ranking, whole"),
     (search_index.SearchIndex, "neighbours", "neighbouring entries"),
     (context, "spread", "spread to neighbours"),
+    (bodies.Bodies, "load", "bodies read from files (crossing too)"),
+    (crossing, "candidate", "crossing: translation candidate"),
+    (vectors.VectorStore, "crowding", "  of which crowding scan"),
     (evidence, "meaning_of", "hits' cosines"),
     (evidence, "passing", "relevance floor"),
     (search_index.SearchIndex, "snippets", "snippets"),
@@ -78,8 +89,17 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--parallel", action="store_true")
+    parser.add_argument("--keyword", action="store_true", help="semantic ranking off")
+    parser.add_argument(
+        "--homegen",
+        action="store_true",
+        help="DIR/seed is bench/hybrid_search.py's home: ask its queries",
+    )
     args = parser.parse_args()
-    queries = workload_queries(args.work, args.files, args.queries)
+    if args.homegen:
+        queries = distinct_queries(random.Random(6), args.queries)
+    else:
+        queries = workload_queries(args.work, args.files, args.queries)
     home = args.work / "parts"
     shutil.rmtree(home, ignore_errors=True)
     shutil.copytree(args.work / "seed", home, symlinks=True)
@@ -89,18 +109,21 @@ def main() -> None:
     semantic, index = reconciler.index.semantic, reconciler.index.current
     assert semantic is not None and index is not None
     embedder: Any = semantic.embedder
+    vectors_asked = None if args.keyword else semantic
     times: Times = {}
     for owner, name, label in PARTS:
         timed(times, owner, name, label)
     for n in range(20):
-        ranking.search(index, question(f"warm {n}", limit=10), semantic, parallel=args.parallel)
+        ranking.search(
+            index, question(f"warm {n}", limit=10), vectors_asked, parallel=args.parallel
+        )
     times.clear()
     whole = []
     c0 = time.process_time()
     for text in queries:
         embedder._recent.clear()  # a distinct query: its vector is made
         t0 = time.perf_counter()
-        ranking.search(index, question(text, limit=10), semantic, parallel=args.parallel)
+        ranking.search(index, question(text, limit=10), vectors_asked, parallel=args.parallel)
         whole.append(time.perf_counter() - t0)
     cpu = (time.process_time() - c0) / len(queries)
     print(

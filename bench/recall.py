@@ -3,7 +3,7 @@
     .venv/bin/python bench/recall.py LOCOMO_DIR [--work DIR] [--keyword-only]
         [--query-engine onnx|onnx-int8-1thread|onnx-fp32|onnx-fp32-2threads|c]
         [--passage-engine c|onnx|onnx-fp32|onnx-int8|...] [--dump FILE]
-        [--float32-vectors]
+        [--float32-vectors] [--scan integer|float]
 
 LOCOMO_DIR holds ``N.json`` conversations (see its README; the data never
 enters this repository). For each conversation a home is built through
@@ -41,6 +41,11 @@ from an earlier run are reused, whichever engine made them).
 instead of rounded to float16 (what hearth stores and syncs, issue 27); the
 homes' vectors are deleted first and every passage embedded again, so use a
 ``--work`` of its own.
+
+``--scan integer`` or ``float`` makes every vector store scan its rows that
+way whatever its size (``vectors.INTEGER_FROM``: these homes hold a few
+hundred rows each, which the store scans as floats by default), to compare
+the two on the same questions.
 
 ``--dump FILE`` writes each question, its evidence turns' text and which of
 them each hit covers (JSON lines), for looking at the misses.
@@ -375,8 +380,16 @@ def main() -> None:
     parser.add_argument(
         "--dump", type=Path, help="write each question's evidence and hits here (JSON lines)"
     )
+    parser.add_argument(
+        "--scan", choices=["integer", "float"], help="scan the vectors this way at any size"
+    )
     args = parser.parse_args()
     use_git_identity(semantic=not args.keyword_only)
+    if args.scan is not None:
+        import hearth.index.vectors
+
+        hearth.index.vectors.INTEGER_FROM = 0 if args.scan == "integer" else sys.maxsize
+        print(f"vectors scanned as {args.scan}s at any size", file=sys.stderr)
     modes = ["keyword"] if args.keyword_only else ["keyword", "hybrid"]
     if args.query_engine is not None:
         print(f"questions embedded by the {args.query_engine} engine", file=sys.stderr)

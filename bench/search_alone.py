@@ -56,7 +56,8 @@ def run_one(home: Path, env: dict[str, str], queries: list[str], label: str) -> 
         latency(f"{label} ({', '.join(sorted(rankings))})", samples)
         print(
             f"    VmRSS {kb['VmRSS'] / 1024:.0f} MB "
-            f"(anonymous {kb['RssAnon'] / 1024:.0f}, file-backed {kb['RssFile'] / 1024:.0f})"
+            f"(anonymous {kb['RssAnon'] / 1024:.0f}, file-backed {kb['RssFile'] / 1024:.0f}; "
+            f"private, RssAnon + RssShmem, {kb['private'] / 1024:.0f})"
         )
     finally:
         server.terminate()  # type: ignore[attr-defined]

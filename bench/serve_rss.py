@@ -14,8 +14,10 @@ one keep-alive connection), ``--writes`` + 1 API writes (``POST /v1/daily``,
 then the search that finds it), as many commits of a person's edits with the
 git CLI. Semantic ranking is off.
 
-At each moment the server's VmRSS is printed with its anonymous and
-file-backed parts, and the resident pages by kind of mapping, from
+At each moment the server's VmRSS is printed with its anonymous,
+file-backed and shared-memory parts, its private memory (RssAnon + RssShmem:
+issue 52's measure; file-backed pages are cache the kernel can drop), and
+the resident pages by kind of mapping, from
 ``/proc/PID/smaps``: the heap and the anonymous mappings (the Python objects,
 glibc's arenas, Tantivy's and libgit2's own memory), the shared libraries, and
 the index's files by extension (``.store`` the stored fields, ``.idx`` the
@@ -89,10 +91,12 @@ class Moments:
         print(f"\n{label}: resident MB")
         kinds = [k for k in KINDS if any(m.get(k, 0) >= 512 for _, _, m in self.rows)]
         print(
-            f"  {'':<26} {'VmRSS':>6} {'anon':>6} {'file':>6} " + " ".join(f"{k:>9}" for k in kinds)
+            f"  {'':<26} {'VmRSS':>6} {'anon':>6} {'file':>6} {'shmem':>6} {'privat':>6} "
+            + " ".join(f"{k:>9}" for k in kinds)
         )
         for name, status, maps in self.rows:
-            mb = [status["VmRSS"] / 1024, status["RssAnon"] / 1024, status["RssFile"] / 1024]
+            keys = ("VmRSS", "RssAnon", "RssFile", "RssShmem", "private")
+            mb = [status.get(k, 0) / 1024 for k in keys]
             print(
                 f"  {name:<26} " + " ".join(f"{v:6.1f}" for v in mb) + " "
                 + " ".join(f"{maps.get(k, 0) / 1024:9.1f}" for k in kinds)

@@ -21,7 +21,8 @@ hearth's hooks (then settled again), ``--saves`` new files written behind
 the server's back, each waited for until a search finds it.
 
 At each moment it prints VmRSS, its anonymous and file-backed parts
-(RssAnon, RssFile), the peak so far (VmHWM) and the resident pages by kind of
+(RssAnon, RssFile), its private memory (RssAnon + RssShmem, issue 52's
+measure), the peak so far (VmHWM) and the resident pages by kind of
 mapping (bench/serve_rss.py's ``by_mapping``: the index's files by
 extension). With ``--trace FRAMES`` the server runs with tracemalloc
 (``FRAMES`` frames a block) and writes a snapshot at each moment and at
@@ -150,11 +151,12 @@ class Moments:
         print(f"\n{label}: resident MB")
         kinds = [k for k in KINDS if any(m.get(k, 0) >= 512 for _, _, m in self.rows)]
         print(
-            f"  {'':<30} {'VmRSS':>6} {'anon':>6} {'file':>6} {'VmHWM':>6} "
+            f"  {'':<30} {'VmRSS':>6} {'anon':>6} {'file':>6} {'privat':>6} {'VmHWM':>6} "
             + " ".join(f"{k:>9}" for k in kinds)
         )
         for name, status, maps in self.rows:
-            mb = [status[k] / 1024 for k in ("VmRSS", "RssAnon", "RssFile", "VmHWM")]
+            keys = ("VmRSS", "RssAnon", "RssFile", "private", "VmHWM")
+            mb = [status.get(k, 0) / 1024 for k in keys]
             print(
                 f"  {name:<30} " + " ".join(f"{v:6.1f}" for v in mb) + " "
                 + " ".join(f"{maps.get(k, 0) / 1024:9.1f}" for k in kinds)

@@ -100,8 +100,10 @@ def test_refreshes_on_many_threads_read_each_new_row_once(tmp_path: Path) -> Non
 
 
 def _exact_nearest(rows: np.ndarray, query: np.ndarray, count: int) -> list[int]:  # type: ignore[type-arg]
-    """The rows a product over every float32 row ranks first (equal scores: the earlier row)."""
-    scores = rows @ query
+    """The rows a product over every float32 row ranks first (equal scores: the
+    earlier row), each score rounded to float32 from float64 (as the store
+    scores: a float32 product's last bit varies with the matrix's shape)."""
+    scores = (rows.astype(np.float64) @ query.astype(np.float64)).astype(np.float32)
     return [int(i) for i in np.lexsort((np.arange(len(rows)), -scores))[:count]]
 
 

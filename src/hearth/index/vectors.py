@@ -29,18 +29,20 @@ vector embedded here and the same vector imported elsewhere are the same bits.
 dropped with the store (a new model starts from nothing) and kept by ``compact``.
 
 Brute force over all rows, but not over float32 rows in memory: each row is
-held as 384 int8 codes with its scale (``v ~ scale * codes``) and a bound
+held as 384 8-bit codes with its scale (``v ~ scale * codes``) and a bound
 on what that rounding lost (``slack >= |v - scale * codes|``). A search
-scores every row from its codes, reads the exact rows (the ``rows`` file) of
-the ``count`` best, and scores again only the rows whose score plus slack
-reaches the least of those exact scores: the same digests in the same order
-as a product over every float32 row, in a quarter of the memory
-(docs/search.md, "Memory of a hybrid server").
+scores every row from its codes (integer products: ``embedding/products.py``),
+reads the exact rows (the ``rows`` file) of the ``count`` best, and scores
+again only the rows whose score plus slack (and what the query's own codes
+lost) reaches the least of those exact scores: the same digests in the same
+order as a product over every float32 row, in a quarter of the memory
+(docs/search.md, "Memory of a hybrid server"). Not an approximate search:
+e5's cosines bunch too closely for binary codes or fewer dimensions to pick
+the candidates (docs/performance.md, "The vector scan in integers").
 """
 
 from __future__ import annotations
 
-import bisect
 import contextlib
 import fcntl
 import json
@@ -56,27 +58,33 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from hearth.embedding import CodeProducts
 from hearth.index.ondisk import KEY_BYTES, KEYS_NAME, Nearest
+from hearth.index.vector_digests import RowsByDigest
+from hearth.index.vector_files import LOCK, META, ROWS, cut_torn_tail, fresh_folder, swap_in
 from hearth.index.vector_packs import shipped
 
 Vectors = npt.NDArray[np.float32]
 
 FORMAT = 1
-_META = "meta.json"
+_META = META
 _KEYS = KEYS_NAME
-_ROWS = "rows"
-_LOCK = "append.lock"
+_ROWS = ROWS
+_LOCK = LOCK
 _ON_REF = "on_ref"
 _PACKS_SEEN = "packs_seen"
 _KEY_BYTES = KEY_BYTES
-#: Rows of codes turned into floats at a time by a search, into one buffer
-#: (768 KB: under the size glibc gives a mapping of its own, so a search
-#: does not map and fault in fresh pages for it; ``hearth.heap``).
+#: Rows of codes turned into floats at a time, into one buffer (under the
+#: size glibc gives a mapping of its own, so a scan does not map and fault in
+#: fresh pages for it; ``hearth.heap``).
 _BLOCK = 512
 #: Added to every row's slack: more than float32 arithmetic can miss by in a
 #: score of unit vectors (the rough one, or the exact one either way), in
 #: proportion to the query's length.
 _ROUNDING = 1e-4
+#: Rows from which the scan goes through integer products: below, starting
+#: ONNX Runtime's run costs more than it saves.
+INTEGER_FROM = 4096
 
 
 class VectorStore:
@@ -86,14 +94,19 @@ class VectorStore:
         self.dims = dims
         # Arrays that double when full; readers take ``_count`` first, then the
         # arrays and keys, which only grow past it (filled before replacing one).
-        self._codes = np.zeros((0, dims), dtype=np.int8)
+        self._codes = np.zeros((0, dims), dtype=np.uint8)  # code + CodeProducts.ZERO
         self._scale: Vectors = np.zeros(0, dtype=np.float32)
         self._slack: Vectors = np.zeros(0, dtype=np.float32)
         self._count = 0
         #: The rows file, opened once: exact rows are read from the file these
         #: codes were made from, even after a compaction swapped the folder.
         self._rows_fd: int | None = None
-        self._digests = _Digests()
+        self._digests = RowsByDigest()
+        #: Rough scores through integer products (``embedding/products.py``);
+        #: False: through the codes as floats, a block at a time. Either gives
+        #: the same nearest rows, which ``_kept`` reads again exactly.
+        self.integer_scan = True
+        self._products = CodeProducts()
         self._guard = threading.Lock()
         #: Held while rows are read into the buffer or appended (searches refresh
         #: the store from their own threads).
@@ -122,22 +135,45 @@ class VectorStore:
             return Nearest([], 0.0, 0.0, 0)
         count = min(count, n)
         query = np.ascontiguousarray(query, dtype=np.float32)
-        rough = np.empty(n, dtype=np.float32)
-        block = np.empty((min(n, _BLOCK), self.dims), dtype=np.float32)
-        for start in range(0, n, _BLOCK):  # a block of codes as floats at a time
-            stop = min(n, start + _BLOCK)
-            floats = block[: stop - start]
-            np.copyto(floats, codes[start:stop], casting="unsafe")
-            np.matmul(floats, query, out=rough[start:stop])
+        rough, left = self._rough(codes[:n], query)
         rough *= scale[:n]
         if count < n:
-            rows, exact = self._kept(query, rough, (slack[:n] + _ROUNDING), count)
+            # How far a row's exact score may be from its rough one: what its
+            # codes lost, and what the query's codes did (on a row of length
+            # at most 1 + its slack).
+            reach = (slack[:n] + _ROUNDING) * float(np.linalg.norm(query))
+            if left:
+                reach += (1.0 + _ROUNDING + slack[:n]) * left
+            rows, exact = self._kept(query, rough, reach, count)
         else:
             rows, exact = np.arange(n), self._exact(np.arange(n))
-        scores = exact @ query
+        # In float64, each row's score is the same whichever rows are scored
+        # with it (float32 products over a matrix vary in the last bit with
+        # its shape), then rounded to float32.
+        scores = (exact.astype(np.float64) @ query.astype(np.float64)).astype(np.float32)
         top = np.lexsort((rows, -scores))[:count]  # equal scores: the earlier row first
         pairs = [(keys.hex(int(rows[i])), float(scores[i])) for i in top]
         return Nearest(pairs, float(rough.mean()), float(rough.std()), n)
+
+    def _rough(self, codes: npt.NDArray[np.uint8], query: Vectors) -> tuple[Vectors, float]:
+        """Every row's codes times ``query`` (before the row's scale), and how
+        far the query those products are of is from ``query`` (0: itself)."""
+        if self.integer_scan and len(codes) >= INTEGER_FROM:
+            return self._products.scores(codes, query)
+        rough = np.empty(len(codes), dtype=np.float32)
+        block = np.empty((min(len(codes), _BLOCK), self.dims), dtype=np.float32)
+        for start in range(0, len(codes), _BLOCK):  # a block of codes as floats at a time
+            stop = min(len(codes), start + _BLOCK)
+            floats = self._floats(codes[start:stop], block)
+            np.matmul(floats, query, out=rough[start:stop])
+        return rough, 0.0
+
+    def _floats(self, codes: npt.NDArray[np.uint8], block: Vectors) -> Vectors:
+        """``codes`` as the signed values they stand for, in ``block``'s rows."""
+        floats = block[: len(codes)]
+        np.copyto(floats, codes, casting="unsafe")
+        floats -= CodeProducts.ZERO
+        return floats
 
     def crowding(self, digests: Sequence[str], count: int) -> list[float]:
         """For each of ``digests``, the mean of its rough cosine to its
@@ -152,8 +188,7 @@ class VectorStore:
         block = np.empty((min(n, _BLOCK), self.dims), dtype=np.float32)
         for start in range(0, n, _BLOCK):
             stop = min(n, start + _BLOCK)
-            np.copyto(block[: stop - start], self._codes[start:stop], casting="unsafe")
-            np.matmul(block[: stop - start], rows, out=rough[start:stop])
+            np.matmul(self._floats(self._codes[start:stop], block), rows, out=rough[start:stop])
         rough *= self._scale[:n, None]
         rough[own, np.arange(len(own))] = -np.inf  # not itself
         count = max(1, min(count, n - 1))
@@ -161,12 +196,11 @@ class VectorStore:
         return [float(v) for v in top.mean(axis=0)]
 
     def _kept(
-        self, query: Vectors, rough: Vectors, slack: Vectors, count: int
+        self, query: Vectors, rough: Vectors, reach: Vectors, count: int
     ) -> tuple[npt.NDArray[np.intp], Vectors]:
         """The rows that may be among the ``count`` nearest, with their exact
-        rows: those whose rough score plus slack reaches the least exact score
-        of the ``count`` best rough ones (a median of 332 of 4,513 e5 rows)."""
-        reach = slack * float(np.linalg.norm(query))
+        rows: those whose rough score plus ``reach`` reaches the least exact
+        score of the ``count`` best rough ones."""
         first = np.sort(np.argpartition(rough, len(rough) - count)[len(rough) - count :])
         head = self._exact(first)
         rows = np.flatnonzero(rough + reach >= float((head @ query).min()))
@@ -273,8 +307,8 @@ class VectorStore:
     def _exact(self, rows: npt.NDArray[np.intp]) -> Vectors:
         """The stored rows numbered ``rows`` (ascending), read from the file (a
         run of neighbouring rows at a time): what is read is the page cache's,
-        not this process's. 150 scattered rows: 0.16 ms; through a memory map
-        opened for them, 0.83 ms."""
+        not this process's; faster than through a memory map opened for them
+        (docs/performance.md, "The vector scan in integers")."""
         width = self.dims * 4
         out = np.empty((len(rows), self.dims), dtype=np.float32)
         if len(rows) == 0:
@@ -306,11 +340,12 @@ class VectorStore:
             block = rows[at : at + 256]
             peak = np.abs(block).max(axis=1)
             scale = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
-            codes = np.clip(np.rint(block / scale[:, None]), -127, 127).astype(np.int8)
+            codes = np.clip(np.rint(block / scale[:, None]), -127, 127)
             lost = block - codes * scale[:, None]
             slack = np.sqrt(np.einsum("ij,ij->i", lost, lost))  # _ROUNDING covers its rounding
             where = slice(start + at, start + at + len(block))
-            self._codes[where], self._scale[where], self._slack[where] = codes, scale, slack
+            self._codes[where] = codes + CodeProducts.ZERO
+            self._scale[where], self._slack[where] = scale, slack
 
     def _room(self, total: int) -> None:
         """Arrays made larger (copies) when they hold fewer than ``total`` rows."""
@@ -353,69 +388,6 @@ class VectorStore:
         return self._digests.all(self._count)
 
 
-class _Digests:
-    """Row numbers by digest, compact: the 16-byte digests in one ``bytearray``
-    (row order) and a sorted array of their first 8 bytes with each one's row;
-    rows added since that array was sorted are in a small dict until there are
-    enough of them to sort it again. A dict of 40,019 hex strings and a list of
-    them held 8.7 MB beside the rows of the 10,000-file home; the store holds
-    3.4 MB beside them now. Among rows of one digest
-    (another process may have appended it too) the first is the one found."""
-
-    def __init__(self) -> None:
-        self.raw = bytearray()
-        # (first 8 bytes sorted, their rows, rows added since), replaced whole;
-        # memoryviews of numpy arrays: bisect reads them as Python ints, several
-        # times faster than a call into numpy for one digest.
-        empty = np.zeros(0, np.uint64).data
-        self._index: tuple[memoryview, memoryview, dict[str, int]] = (empty, empty, {})
-
-    def row(self, digest: str) -> int | None:
-        heads, rows, recent = self._index
-        row = recent.get(digest)
-        if row is not None:
-            return row
-        try:
-            key = bytes.fromhex(digest)
-        except ValueError:
-            return None
-        if len(key) != _KEY_BYTES:
-            return None
-        head = int.from_bytes(key[:8], "little")
-        at = bisect.bisect_left(heads, head)
-        raw = self.raw
-        while at < len(heads) and heads[at] == head:
-            row = rows[at]
-            if raw[row * _KEY_BYTES : (row + 1) * _KEY_BYTES] == key:
-                return row
-            at += 1
-        return None
-
-    def extend(self, keys: bytes, first: int) -> None:
-        """Digests of rows ``first`` on (``first`` is how many are held)."""
-        self.raw += keys
-        heads, _rows, recent = self._index
-        if len(recent) + len(keys) // _KEY_BYTES > max(1024, len(heads) // 8):
-            self._sort(first + len(keys) // _KEY_BYTES)
-            return
-        for i in range(0, len(keys), _KEY_BYTES):
-            digest = keys[i : i + _KEY_BYTES]
-            if self.row(digest.hex()) is None:
-                recent[digest.hex()] = first + i // _KEY_BYTES
-
-    def _sort(self, count: int) -> None:
-        heads = np.frombuffer(bytes(self.raw), dtype="<u8", count=2 * count)[::2].copy()
-        order = np.argsort(heads, kind="stable")  # a digest's first row first
-        self._index = (heads[order].data, order.astype(np.int64).data, {})
-
-    def hex(self, row: int) -> str:
-        return bytes(self.raw[row * _KEY_BYTES : (row + 1) * _KEY_BYTES]).hex()
-
-    def all(self, count: int) -> list[str]:
-        raw = self.raw
-        return [raw[i : i + _KEY_BYTES].hex() for i in range(0, count * _KEY_BYTES, _KEY_BYTES)]
-
-
 def open_store(folder: Path, model: str, dims: int) -> VectorStore:
     """The store in ``folder``; a new empty one swapped in when it is of another kind."""
     meta = {"format": FORMAT, "model": model, "dims": dims}
@@ -424,46 +396,17 @@ def open_store(folder: Path, model: str, dims: int) -> VectorStore:
     except (OSError, ValueError):
         found = None
     if found != meta:
-        _fresh(folder, meta)
+        fresh_folder(folder, meta)
     else:
-        _cut_torn_tail(folder, dims)
+        cut_torn_tail(folder, dims)
     return VectorStore(folder, model, dims)
-
-
-def _fresh(folder: Path, meta: dict[str, object]) -> None:
-    new = folder.with_name(f"{folder.name}.new-{secrets.token_hex(4)}")
-    new.mkdir(parents=True)
-    (new / _KEYS).write_bytes(b"")
-    (new / _ROWS).write_bytes(b"")
-    (new / _META).write_text(json.dumps(meta))
-    old = folder.with_name(f"{folder.name}.old-{secrets.token_hex(4)}")
-    with contextlib.suppress(FileNotFoundError):
-        folder.rename(old)
-    new.rename(folder)
-    shutil.rmtree(old, ignore_errors=True)
-
-
-def _cut_torn_tail(folder: Path, dims: int) -> None:
-    """Make both files hold the same whole number of rows, so appends stay aligned."""
-    with (folder / _LOCK).open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            keys, rows = folder / _KEYS, folder / _ROWS
-            whole = min(keys.stat().st_size // _KEY_BYTES, rows.stat().st_size // (dims * 4))
-            for path, width in ((keys, _KEY_BYTES), (rows, dims * 4)):
-                if path.stat().st_size != whole * width:
-                    os.truncate(path, whole * width)
-        except FileNotFoundError:
-            pass
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def compacted(store: VectorStore, live: set[str]) -> VectorStore:
     """A store holding only ``live`` digests, built aside and swapped in."""
     folder = store.folder
     new = folder.with_name(f"{folder.name}.new-{secrets.token_hex(4)}")
-    _fresh(new, {"format": FORMAT, "model": store.model, "dims": store.dims})
+    fresh_folder(new, {"format": FORMAT, "model": store.model, "dims": store.dims})
     fresh = VectorStore(new, store.model, store.dims)
     keep = [d for d in store.digests() if d in live]
     if keep:
@@ -471,8 +414,5 @@ def compacted(store: VectorStore, live: set[str]) -> VectorStore:
     for name in (_ON_REF, _PACKS_SEEN):
         with contextlib.suppress(FileNotFoundError):
             shutil.copyfile(folder / name, new / name)
-    old = folder.with_name(f"{folder.name}.old-{secrets.token_hex(4)}")
-    folder.rename(old)
-    new.rename(folder)
-    shutil.rmtree(old, ignore_errors=True)
+    swap_in(new, folder)
     return VectorStore(folder, store.model, store.dims)
