@@ -30,11 +30,11 @@ from starlette.responses import Response
 from starlette.routing import BaseRoute, Match
 from starlette.types import Receive, Scope, Send
 
+from hearth.answers import search_result
 from hearth.api.routes import admit
 from hearth.app.served.service import ServedHearth
 from hearth.domain.layout import KINDS
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
-from hearth.wire import search_result
 
 PATH = "/v1/search"
 _NAMES = frozenset({"q", "kind", "path", "limit", "all"})

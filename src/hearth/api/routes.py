@@ -16,6 +16,17 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 
+from hearth.answers import (
+    ENTRIES_FILE_SCHEMA,
+    KEY_SCHEMA,
+    MAX_HISTORY,
+    MAX_REVISION_CHARS,
+    PATH_SCHEMA,
+    USER_ID_SCHEMA,
+    batch_written,
+    search_result,
+    written,
+)
 from hearth.api import models
 from hearth.api.problems import ApiError
 from hearth.app.results import ActiveView, Diff
@@ -27,17 +38,6 @@ from hearth.domain.paths import normalize
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.domain.text import ONE_LINE, text_bytes
 from hearth.store.tokens import TokenInfo
-from hearth.wire import (
-    ENTRIES_FILE_SCHEMA,
-    KEY_SCHEMA,
-    MAX_HISTORY,
-    MAX_REVISION_CHARS,
-    PATH_SCHEMA,
-    USER_ID_SCHEMA,
-    batch_written,
-    search_result,
-    written,
-)
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     status: {"model": models.ErrorBody, "description": description}
@@ -67,7 +67,7 @@ Service = Annotated[ServedHearth, Depends(_service)]
 router = APIRouter(responses=ERRORS)
 
 # Path parameters: the schema declares what the domain's check enforces (see
-# ``hearth.wire``); a bad path still answers 400 ``path_refused``, a malformed key 404.
+# ``hearth.answers``); a bad path still answers 400 ``path_refused``, a malformed key 404.
 FilePath = Annotated[str, Path(json_schema_extra=PATH_SCHEMA)]
 EntriesFile = Annotated[str, Path(json_schema_extra=ENTRIES_FILE_SCHEMA)]
 Key = Annotated[str, Path(json_schema_extra=KEY_SCHEMA)]
