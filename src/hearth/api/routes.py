@@ -31,12 +31,12 @@ from hearth.api import models
 from hearth.api.problems import ApiError
 from hearth.app.results import ActiveView, Diff
 from hearth.app.served.service import ServedHearth
-from hearth.catalogue import is_agent, may, put_operation, refusal
 from hearth.domain.entries import MAX_ENTRY_CHARS
 from hearth.domain.layout import MAX_USER_ID_CHARS, Kind
 from hearth.domain.paths import normalize
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.domain.text import ONE_LINE, text_bytes
+from hearth.operations import is_agent, may, put_operation, refusal
 from hearth.store.tokens import TokenInfo
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -88,7 +88,7 @@ Handler = TypeVar("Handler", bound=Callable[..., Any])
 
 
 def allowed(info: TokenInfo, operation: str) -> None:
-    """403 unless the token's scope may run ``operation`` (``catalogue.py``)."""
+    """403 unless the token's scope may run ``operation`` (``operations.py``)."""
     if not may(info.scope, operation):
         raise ApiError(403, refusal(info.scope, operation))
 
@@ -129,7 +129,7 @@ def operation(
     method: str, path: str, name: str, *, hook_key: bool = False, **extra: Any
 ) -> Callable[[Handler], Handler]:
     """A route that runs the operation ``name``: its gate asks the one policy
-    (``catalogue.py``) for the scope, and the OpenAPI document names the
+    (``operations.py``) for the scope, and the OpenAPI document names the
     operation (``x-hearth-operation``), which the docs and the catalogue test read.
 
     ``hook_key``: the server's hook key (``hook_key`` in ``.git/hearth/server.json``,

@@ -5,7 +5,7 @@ The names and arguments are fixed by the design; each docstring is the
 description a model reads when it decides which tool to call, so it says what
 the tool is for, when to use it and what it answers. Each tool names the
 operation it runs; the scope that needs is the one policy's
-(``catalogue.py``), the same on HTTP and the review page.
+(``operations.py``), the same on HTTP and the review page.
 """
 
 from __future__ import annotations

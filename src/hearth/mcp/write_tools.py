@@ -31,7 +31,6 @@ from hearth.answers import (
 )
 from hearth.app.served.service import ServedHearth
 from hearth.app.writes.batch import MAX_BATCH
-from hearth.catalogue import Scope, is_agent, put_operation
 from hearth.domain.paths import normalize
 from hearth.domain.records import MAX_TITLE_CHARS
 from hearth.domain.text import NOT_BLANK, text_bytes
@@ -39,6 +38,7 @@ from hearth.errors import InvalidInput
 from hearth.mcp import models
 from hearth.mcp.calls import ADDS, REPLACES, SETS, ToolSet, require
 from hearth.mcp.tools import Key, Path
+from hearth.operations import Scope, is_agent, put_operation
 
 WRITE_TOOLS = ToolSet()
 

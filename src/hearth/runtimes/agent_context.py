@@ -38,9 +38,9 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hearth.catalogue import route_of
 from hearth.domain import layout
 from hearth.domain.context import cut
+from hearth.operations import route_of
 from hearth.runtimes.known import Event, Runtime
 
 PRIORITY = (

@@ -12,8 +12,8 @@ from urllib.parse import quote
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup, escape
 
-from hearth.catalogue import scope_sentences
 from hearth.domain.text import counted
+from hearth.operations import scope_sentences
 
 if TYPE_CHECKING:
     from jinja2 import Environment

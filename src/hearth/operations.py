@@ -43,7 +43,7 @@ class Operation:
     """One operation of the catalogue: its name, the scope it needs, and where a
     caller reaches it. Each surface keeps what is its own (an HTTP path, a tool
     name a model reads, a command's words) but names the operation it runs, and
-    ``tests/api/test_catalogue.py`` walks this table against the running surfaces:
+    ``tests/api/test_operations.py`` walks this table against the running surfaces:
     every surface declared here exists and runs this operation, with this scope,
     and nothing runs an operation this table does not declare there."""
 
