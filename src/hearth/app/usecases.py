@@ -53,8 +53,8 @@ from hearth.reconcile.ahead import IndexAhead
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
 from hearth.store import agent_changes
+from hearth.store.active_records import RecordView
 from hearth.store.agent_changes import AgentChange
-from hearth.store.catalog import RecordView
 from hearth.store.git import Planned
 from hearth.store.history import CommitInfo
 from hearth.store.private import exposure

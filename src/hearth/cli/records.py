@@ -28,7 +28,7 @@ from hearth.errors import HearthError
 if TYPE_CHECKING:
     from hearth.app.reads.review_board import ReviewBoard
     from hearth.app.results import BatchResult
-    from hearth.store.catalog import RecordView
+    from hearth.store.active_records import RecordView
 
 
 @cli.command(cls=LightCommand)

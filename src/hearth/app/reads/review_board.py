@@ -40,7 +40,7 @@ from hearth.errors import InvalidInput
 from hearth.index.likeness import EntryLikeness
 
 if TYPE_CHECKING:
-    from hearth.store.catalog import RecordView
+    from hearth.store.active_records import RecordView
     from hearth.store.plans import Snapshot
 
 #: The files every proposal is compared with, beside its own target.

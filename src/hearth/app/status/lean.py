@@ -98,7 +98,7 @@ def status(
 
 
 def record_count(files: RootedFiles, kind: layout.RecordKind) -> int:
-    """Active records of ``kind``: the ones ``catalog.list_records`` lists, broken
+    """Active records of ``kind``: the ones ``active_records.list_records`` lists, broken
     ones included, counted without parsing them."""
     return sum(1 for name in files.list_files(layout.record_dir(kind)) if name.endswith(".md"))
 
