@@ -30,7 +30,7 @@ from typing import Any
 
 from hearth import wiring
 from hearth.embedding import engines, model_file
-from hearth.index import context, evidence, ranking, search_index, vectors
+from hearth.index import evidence, neighbour_bonuses, ranking, search_index, vectors
 from hearth.index.question import question
 from homegen import use_git_identity
 from hybrid_http import workload_queries
@@ -51,7 +51,7 @@ PARTS: list[tuple[Any, str, str]] = [
     (search_index.SearchIndex, "ranked_digests", "semantic side's sections"),
     (ranking, "fuse", "fusion"),
     (search_index.SearchIndex, "neighbours", "neighbouring entries"),
-    (context, "spread", "spread to neighbours"),
+    (neighbour_bonuses, "spread", "spread to neighbours"),
     (evidence, "meaning_of", "hits' cosines"),
     (evidence, "passing", "relevance floor"),
     (search_index.SearchIndex, "snippets", "snippets"),

@@ -27,7 +27,7 @@ one it asked for. 40,000 distinct 32-character terms cost Tantivy 0.4 s of a
 
 ``ordinal`` is a section's place in its file (0 for the first), indexed, so
 a search finds the entries just before and after a hit (version 6: a daily
-entry's answer is often the entry after the one that asks, ``context.py``).
+entry's answer is often the entry after the one that asks, ``neighbour_bonuses.py``).
 """
 
 from __future__ import annotations

@@ -189,7 +189,7 @@ class SearchIndex:
         )
 
     def neighbours(self, around: Sequence[tuple[str, int]], words: Query | None = None) -> Ranked:
-        """The sections next to each ``(path, ordinal)`` (``context.py``),
+        """The sections next to each ``(path, ordinal)`` (``neighbour_bonuses.py``),
         scored by ``words`` (a keyword ranking's ``query``) or unscored."""
         return run_neighbours(self._index, self.schema, around, words)
 
