@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from hearth.app.init_home import InitResult
     from hearth.app.reads.review_board import ReviewMatcher
     from hearth.app.reflection import ReflectionLog
-    from hearth.app.served.agent_writes import RuntimeWriteCommits
+    from hearth.app.served.runtime_writes import RuntimeWriteCommits
     from hearth.app.served.service import RuntimeNotices, ServedHearth
     from hearth.app.sync.branch import Syncer
     from hearth.app.usecases import Hearth
@@ -363,7 +363,7 @@ def _runtime_writes(
     parts: _Parts, after_write: AfterWrite, owner: Any
 ) -> tuple[RuntimeWriteCommits, ...]:
     """The committers of runtimes' own writes that hearth.toml turns on."""
-    from hearth.app.served.agent_writes import RuntimeWriteCommits
+    from hearth.app.served.runtime_writes import RuntimeWriteCommits
 
     return tuple(
         RuntimeWriteCommits(

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 from hearth.app.reflection import ReflectionRun, Reflector
 from hearth.app.results import ActiveView, HomeStatus, ServedStatus
-from hearth.app.served.agent_writes import RuntimeWriteCommits
 from hearth.app.served.jobs import JobState, ScheduledJobs
 from hearth.app.served.precommit import StagedChecker
+from hearth.app.served.runtime_writes import RuntimeWriteCommits
 from hearth.app.status.progress import PassProgress
 from hearth.app.status.snapshot import StatusBoard
 from hearth.app.sync.branch import Syncer, SyncResult
