@@ -12,7 +12,7 @@
   proposals, open loops.
 
 libgit2 runs no hooks, so hearth's own commits call the same validation
-directly (``app/writes/plumbing.py``).
+directly (``app/writes/writer.py``).
 """
 
 from __future__ import annotations

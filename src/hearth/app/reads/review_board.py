@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hearth.app.writes.plumbing import check_proposal_target, new_target_text
+from hearth.app.writes.writer import check_proposal_target, new_target_text
 from hearth.domain import entries, layout, notes, records
 from hearth.domain.likeness import (
     EntryMatches,

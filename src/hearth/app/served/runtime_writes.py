@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hearth.app.writes.plumbing import AfterWrite, Writer
+from hearth.app.writes.writer import AfterWrite, Writer
 from hearth.domain.clock import Clock
 from hearth.domain.runtime_writes import RuntimeWrites
 from hearth.domain.settings import Settings

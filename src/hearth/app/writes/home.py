@@ -8,9 +8,9 @@ from __future__ import annotations
 from hearth.app.results import Expected, WriteResult
 from hearth.app.writes.batch import BatchWrites
 from hearth.app.writes.memory import MemoryWrites, entry_file
-from hearth.app.writes.plumbing import AfterWrite, check_agent_persona, check_expected
 from hearth.app.writes.records import RecordWrites
 from hearth.app.writes.undo import UndoWrites
+from hearth.app.writes.writer import AfterWrite, check_agent_persona, check_expected
 from hearth.domain import entries, layout, notes, rollup
 from hearth.domain.clock import Clock
 from hearth.domain.paths import normalize

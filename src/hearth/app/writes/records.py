@@ -8,13 +8,6 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 
 from hearth.app.results import Expected, KeyFix, MergePreview, WriteResult
-from hearth.app.writes.plumbing import (
-    Writer,
-    check_expected,
-    check_proposal_target,
-    new_target_text,
-    target_text,
-)
 from hearth.app.writes.record_files import (
     Who,
     archive_moves,
@@ -28,6 +21,13 @@ from hearth.app.writes.record_files import (
     require_record,
     superseded,
     who,
+)
+from hearth.app.writes.writer import (
+    Writer,
+    check_expected,
+    check_proposal_target,
+    new_target_text,
+    target_text,
 )
 from hearth.domain import layout, notes, records
 from hearth.domain.text import counted, decode_text
