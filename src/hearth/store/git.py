@@ -43,7 +43,7 @@ from hearth.errors import (
     NotFound,
     StoreError,
 )
-from hearth.store import porcelain, state
+from hearth.store import git_cli, state
 from hearth.store.editors import editor_lock
 from hearth.store.git_index import GitIndexFile, index_entry, stat_data
 from hearth.store.lock import backoff, write_lock
@@ -380,7 +380,7 @@ class GitStore:
         (``domain/stale_copy.py``). It is not the person's: it gets hearth's version."""
         if staged_oid is None:
             return False
-        log = porcelain.path_log(self.root, LOG_ARGS, path)
+        log = git_cli.path_log(self.root, LOG_ARGS, path)
         return log is not None and replaced_only_by_hearth(log, str(staged_oid))
 
     def _build_tree(

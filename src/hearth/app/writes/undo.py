@@ -17,8 +17,8 @@ from hearth.domain import entries, layout
 from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
 from hearth.errors import Conflict, InvalidInput, NotFound
+from hearth.store.git_cli import run_git
 from hearth.store.plans import FileChange, Plan, Snapshot
-from hearth.store.porcelain import run_git
 
 
 class UndoWrites(Writer):
