@@ -29,9 +29,14 @@ def _old(root: Path, *paths: str) -> None:
 
 @pytest.fixture
 def writes(workspace: Workspace) -> Iterator[RuntimeWriteCommits]:
-    ops = workspace.home
+    home = workspace.home
     committer = RuntimeWriteCommits(
-        ops.root, ops.files, ops.store, ops.settings, ops.clock, RuntimeWrites("openclaw", True)
+        home.root,
+        home.files,
+        home.store,
+        home.settings,
+        home.clock,
+        RuntimeWrites("openclaw", True),
     )
     yield committer
     committer.stop()

@@ -130,4 +130,4 @@ def test_a_process_killed_in_a_writes_index_update_comes_back(
     assert git(root, "status", "--porcelain", "--untracked-files=no") == ""
     assert {h.path for h in app.search("heron").hits} == {daily}
     assert app.reconciler.status().fresh
-    app.ops.files.close()
+    app.writes.files.close()

@@ -48,7 +48,7 @@ from hearth.ui import install as install_ui
 
 
 def _schedule(service: ServedHearth) -> AsyncIOScheduler:
-    settings = service.ops.settings.schedule
+    settings = service.writes.settings.schedule
     scheduler = AsyncIOScheduler(
         timezone="UTC",
         job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 300},
@@ -71,7 +71,7 @@ def _schedule(service: ServedHearth) -> AsyncIOScheduler:
         ),
         ("sync", service.jobs.sync, IntervalTrigger(minutes=settings.sync_minutes)),
     ]
-    reflection = service.ops.settings.reflection
+    reflection = service.writes.settings.reflection
     if reflection.enabled:
         jobs.append(
             (

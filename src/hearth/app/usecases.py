@@ -87,12 +87,12 @@ def _under_lock(
 
     @functools.wraps(write)
     def under_lock(self: Hearth, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        bound = signature.bind(self.ops, *args, **kwargs)
+        bound = signature.bind(self.writes, *args, **kwargs)
         for name, value in list(bound.arguments.items())[1:]:
             if name not in _PATHS:
                 _refuse_not_text(name, value)
         with self.owner:
-            return write(self.ops, *args, **kwargs)
+            return write(self.writes, *args, **kwargs)
 
     return under_lock
 
@@ -190,13 +190,13 @@ class Hearth:
 
     def __init__(
         self,
-        ops: HomeWrites,
+        writes: HomeWrites,
         reconciler: Reconciler,
         syncer: Syncer,
         reflector: Reflector,
         owner: threading.RLock | None = None,
     ) -> None:
-        self.ops = ops
+        self.writes = writes
         self.reconciler = reconciler
         self.syncer = syncer
         self.reflector = reflector
@@ -218,35 +218,35 @@ class Hearth:
 
     def get_file(self, path: str, rev: str | None = None) -> FileView:
         with self.owner:
-            return queries.get_file(self.ops, path, rev)
+            return queries.get_file(self.writes, path, rev)
 
     def history(self, path: str, limit: int = 20) -> list[CommitInfo]:
         with self.owner:
-            return queries.history(self.ops, path, limit)
+            return queries.history(self.writes, path, limit)
 
     def diff(self, path: str, rev_from: str | None, rev_to: str | None) -> Diff:
         with self.owner:
-            return queries.diff(self.ops, path, rev_from, rev_to)
+            return queries.diff(self.writes, path, rev_from, rev_to)
 
     def commit_diff(self, path: str, rev: str) -> Diff:
         with self.owner:
-            return queries.commit_diff(self.ops, path, rev)
+            return queries.commit_diff(self.writes, path, rev)
 
     def head_oids(self, paths: list[str]) -> dict[str, str | None]:
         with self.owner:
-            return queries.head_oids(self.ops, paths)
+            return queries.head_oids(self.writes, paths)
 
     def merge_preview(self, key: str, leave_out: Sequence[str] = ()) -> MergePreview:
         with self.owner:
-            return self.ops.preview_merge(key, leave_out)
+            return self.writes.preview_merge(key, leave_out)
 
     def diff_home(self, rev_from: str | None, rev_to: str | None) -> Diff:
         """Every file that differs between two revisions (``to`` None: the work tree)."""
         with self.owner:
-            return queries.diff_home(self.ops, rev_from, rev_to)
+            return queries.diff_home(self.writes, rev_from, rev_to)
 
     def records(self, kind: layout.RecordKind) -> list[RecordView]:
-        return queries.list_records(self.ops, kind)
+        return queries.list_records(self.writes, kind)
 
     def review(self) -> Review:
         return Review(self.records("proposal"), self.records("loop"))
@@ -259,7 +259,7 @@ class Hearth:
             views = self.records("proposal")
         texts = {view.path: view.text for view in views}  # as listed: no second read
         with self.owner:  # pygit2's repository: one user at a time
-            snap = self.ops.store.snapshot()
+            snap = self.writes.store.snapshot()
             files = {}
             for path in self.matcher.files_read(views):
                 data = snap.read(path)
@@ -270,7 +270,7 @@ class Hearth:
 
     def _topic_texts(self) -> dict[str, str]:
         with self.owner:
-            snap = self.ops.store.snapshot()
+            snap = self.writes.store.snapshot()
             found = {}
             for name in snap.names(layout.TOPICS_DIR):
                 path = f"{layout.TOPICS_DIR}/{name}"
@@ -283,7 +283,7 @@ class Hearth:
         """The files that say who the assistant is and for whom: the hot files,
         then each person's note ``users/<id>.md`` that HEAD holds."""
         with self.owner:
-            snap = self.ops.store.snapshot()
+            snap = self.writes.store.snapshot()
             people = [
                 f"{layout.USERS_DIR}/{name}"
                 for name in snap.names(layout.USERS_DIR)
@@ -293,25 +293,25 @@ class Hearth:
 
     def entry_list(self, path: str) -> list[Entry]:
         with self.owner:
-            return self.ops.entry_list(path)
+            return self.writes.entry_list(path)
 
     def entry_conflicts(self) -> list[ConflictRecord]:
         with self.owner:
-            return self.ops.entry_conflicts()
+            return self.writes.entry_conflicts()
 
     def topics(self) -> list[dict[str, str]]:
         with self.owner:
-            return self.ops.topics()
+            return self.writes.topics()
 
     def check(self, actor: str, *, fix_keys: bool = False) -> CheckResult:
         """The validation rules over the whole home; ``fix_keys`` first renames
         records still named with hearth's old keys (one commit)."""
         with self.owner:
-            fixed = self.ops.fix_keys(actor) if fix_keys else None
-            exposed = exposure(self.ops.root)
+            fixed = self.writes.fix_keys(actor) if fix_keys else None
+            exposed = exposure(self.writes.root)
             warnings = [RuleFailure(".", "readable-by-others", *exposed)] if exposed else []
             return CheckResult(
-                queries.check(self.ops), queries.legacy_key_records(self.ops), fixed, warnings
+                queries.check(self.writes), queries.legacy_key_records(self.writes), fixed, warnings
             )
 
     def search(
@@ -350,12 +350,14 @@ class Hearth:
 
     def _status_now(self) -> HomeStatus:
         with self.owner:
-            return home_status(self.ops, self.reconciler.status(), self.syncer, self.reflector.log)
+            return home_status(
+                self.writes, self.reconciler.status(), self.syncer, self.reflector.log
+            )
 
     def active(self) -> ActiveView:
         self._freshen()
         with self.owner:
-            return queries.active_view(self.ops, self.reconciler.status())
+            return queries.active_view(self.writes, self.reconciler.status())
 
     def context(
         self, session: context.Session, query: str | None = None, user: str | None = None
@@ -383,9 +385,9 @@ class Hearth:
         texts: list[tuple[str, str | None]] = []
         with self.owner:
             for path in files:
-                data = self.ops.files.read(path)
+                data = self.writes.files.read(path)
                 texts.append((path, None if data is None else decode_text(data, path)))
-        bounds = self.ops.settings.context
+        bounds = self.writes.settings.context
         return context.bundle(
             session, texts, bounds.file_chars, bounds.total_chars, query, passages
         )
@@ -397,7 +399,7 @@ class Hearth:
         if "/" not in hit.path and looks_like(hit.path, layout.HOT_FILES) is not None:
             return None
         try:
-            data = self.ops.files.read(hit.path)
+            data = self.writes.files.read(hit.path)
         except HearthError:
             return None
         if data is None:
@@ -483,12 +485,12 @@ class Hearth:
         """Agents' changes to the persona and memory files since the person last
         marked them as seen (``since`` None: since that mark)."""
         with self.owner:
-            mark = since or agent_changes.seen(self.ops.store.state_dir)
-            return agent_changes.agent_changes(self.ops.root, mark)
+            mark = since or agent_changes.seen(self.writes.store.state_dir)
+            return agent_changes.agent_changes(self.writes.root, mark)
 
     def mark_agent_changes_seen(self) -> None:
         """The person has seen every agent change up to HEAD."""
         with self.owner:
-            head = self.ops.store.snapshot().head
+            head = self.writes.store.snapshot().head
             if head is not None:
-                agent_changes.mark_seen(self.ops.store.state_dir, head)
+                agent_changes.mark_seen(self.writes.store.state_dir, head)

@@ -301,7 +301,7 @@ def put(
 ) -> None:
     """Replace PATH in the home with the content of a file, as one commit."""
     app = state.app()
-    content = source.read(app.ops.settings.file_bytes + 1)
+    content = source.read(app.writes.settings.file_bytes + 1)
     result = app.put(path, content, state.actor, expected_oid, message)
     _written(as_json, result, f"wrote {result.path}")
 

@@ -65,7 +65,7 @@ def watch(state: _State) -> None:
     first = service.start()
     if first is not None:
         click.echo(_report_line(first))
-    click.echo(f"watching {service.ops.root} (Ctrl-C to stop)")
+    click.echo(f"watching {service.writes.root} (Ctrl-C to stop)")
     try:
         while not stop.wait(HEALTH_CHECK_SECONDS):
             if service.reconciler.presence.gone():
@@ -177,7 +177,7 @@ def serve(
         timeout_graceful_shutdown=10,
     )
     exe = shlex.quote(sys.argv[0] if sys.argv and sys.argv[0] else "hearth")
-    for line in banner(service.ops.root, url, [t.name for t in service.tokens.list()], exe):
+    for line in banner(service.writes.root, url, [t.name for t in service.tokens.list()], exe):
         click.echo(line)
 
     class Server(uvicorn.Server):
@@ -194,7 +194,7 @@ def serve(
                     signal.signal(sig, handler)
 
     server = Server(config)
-    idle = serving.idle_seconds(service.ops.settings.server.idle_minutes) if on_demand else None
+    idle = serving.idle_seconds(service.writes.settings.server.idle_minutes) if on_demand else None
     serving.watch_idle(server, activity, service.reconciler.presence.gone, idle)
     try:
         server.run(sockets=sockets)

@@ -110,7 +110,7 @@ class ServedHearth(Hearth):
 
     def __init__(
         self,
-        ops: HomeWrites,
+        writes: HomeWrites,
         reconciler: Reconciler,
         syncer: Syncer,
         reflector: Reflector,
@@ -124,7 +124,7 @@ class ServedHearth(Hearth):
         passes: PassProgress | None = None,
         runtime_writes: tuple[RuntimeWriteCommits, ...] = (),
     ) -> None:
-        super().__init__(ops, reconciler, syncer, reflector, owner)
+        super().__init__(writes, reconciler, syncer, reflector, owner)
         self.tokens = tokens
         self.worker = worker
         self.notices = notices
@@ -136,13 +136,13 @@ class ServedHearth(Hearth):
         self.filler = filler
         #: Committing what runtimes' agents write themselves (``[runtimes.*]``).
         self.runtime_writes = runtime_writes
-        self.watcher = Watcher(ops.root, self._changed)
+        self.watcher = Watcher(writes.root, self._changed)
         self.started: str | None = None
         #: The scheduled jobs (``api/app.py`` schedules them), their states shared
         #: with the notices.
         self.jobs = ScheduledJobs(
             notices.jobs,
-            home=ops,
+            home=writes,
             worker=worker,
             watcher=self.watcher,
             board=board,
@@ -159,7 +159,7 @@ class ServedHearth(Hearth):
         self.start_error: str | None = None
         self._recovery: threading.Thread | None = None
         self._stopping = threading.Event()
-        self._staged = StagedChecker(ops.root)
+        self._staged = StagedChecker(writes.root)
         #: What the pre-commit hook sends to ``/v1/hooks/pre-commit``; new each run,
         #: published in server.json (readable only by the home's owner).
         self.hook_key = server_file.new_hook_key()
@@ -249,7 +249,7 @@ class ServedHearth(Hearth):
     def _try_recover(self, timeout: float) -> bool:
         """Finish a killed hearth's write, if one is pending; False while it must wait."""
         try:
-            self.ops.store.recover(timeout)
+            self.writes.store.recover(timeout)
         except HearthError as exc:
             self.notices.recovery_error = exc.message
             return False
@@ -283,7 +283,7 @@ class ServedHearth(Hearth):
         """Tell hooks and the CLI where this home's server listens (and, when it
         listens on the home's socket, that too, and how it was started)."""
         server_file.publish(
-            self.ops.store.state_dir,
+            self.writes.store.state_dir,
             url,
             self.started,
             self.hook_key,
@@ -303,7 +303,7 @@ class ServedHearth(Hearth):
         return self.tokens.check(token)
 
     def forget_address(self) -> None:
-        server_file.forget(self.ops.store.state_dir)
+        server_file.forget(self.writes.store.state_dir)
 
     # -- reading -----------------------------------------------------------------
 
@@ -337,7 +337,7 @@ class ServedHearth(Hearth):
         self._freshen()
         fresh, _why = self.index_freshness()
         with self.owner:
-            return queries.active_view_of(self.ops, self.reconciler.active_state(), fresh)
+            return queries.active_view_of(self.writes, self.reconciler.active_state(), fresh)
 
     def status(self) -> ServedStatus:
         """The snapshot (``snapshot.as_of``) with what must be live added; it is
@@ -372,7 +372,7 @@ class ServedHearth(Hearth):
             scheduler=self.jobs.as_dict(),
             started=self.started,
             locks={
-                "index_lock": self.ops.store.index_lock(),
+                "index_lock": self.writes.store.index_lock(),
                 "recovery_pending": self.recovery_error is not None,
                 "recovery_error": self.recovery_error,
             },
@@ -434,7 +434,7 @@ class ServedHearth(Hearth):
             self.worker.wait_idle(timeout)
 
     def _now(self) -> str:
-        return self.ops.clock().astimezone(dt.UTC).isoformat(timespec="seconds")
+        return self.writes.clock().astimezone(dt.UTC).isoformat(timespec="seconds")
 
 
 def _both(first: Progress, second: Progress | None) -> Progress:
