@@ -29,7 +29,7 @@ from hearth.index.floor import FLOOR, Bar, Floor, passing
 from hearth.index.question import question
 from hearth.runtimes.agent_context import RECALL_PASSAGES
 from homegen import use_git_identity
-from recall import build_home, covered, load, locate
+from locomo import build_home, covered, load, locate
 from recall_silence import NO_MEMORY, chosen
 
 

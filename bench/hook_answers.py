@@ -29,7 +29,7 @@ from pathlib import Path
 
 from hearth import wiring
 from homegen import use_git_identity, wait_answering
-from recall import build_home, load, locate
+from locomo import build_home, load, locate
 from recall_silence import NO_MEMORY, chosen, ready
 
 START = {"hook_event_name": "SessionStart", "source": "startup"}

@@ -47,7 +47,7 @@ from pathlib import Path
 
 from hearth import wiring
 from homegen import start_server, use_git_identity, wait_idle
-from recall import Located, Question, Turn, build_home, load, locate
+from locomo import Located, Question, Turn, build_home, load, locate
 
 HEARTH = str(Path(sys.executable).parent / "hearth")
 
