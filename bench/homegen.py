@@ -270,7 +270,7 @@ def wait_answering(port: int) -> None:
 
 def start_server(
     root: Path, env: dict[str, str], scope: str = "write", name: str = "bench"
-) -> tuple[object, int, str]:
+) -> tuple[subprocess.Popen[bytes], int, str]:
     """``hearth serve`` on a free loopback port, once it answers: (process, port, token)."""
     token = create_token(root, scope, name)
     server, port = serve(root, env)

@@ -34,6 +34,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 from homegen import WORDS, git, percentile, seed_home, start_server, topic_path, use_git_identity
@@ -44,7 +45,7 @@ class Client:
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         self.headers = {"Authorization": f"Bearer {token}"}
 
-    def call(self, method: str, path: str, body: object = None) -> object:
+    def call(self, method: str, path: str, body: object = None) -> Any:
         headers = dict(self.headers)
         data = None
         if body is not None:

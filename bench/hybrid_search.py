@@ -217,13 +217,13 @@ def warm_servers(
             client = Client(port, token)
             for text in queries[:20]:
                 client.call("GET", "/v1/search?" + urlencode({"q": text + " warm"}))
-            wait_idle(server.pid)  # type: ignore[attr-defined]
-            warmed.append((int(server.pid), client))  # type: ignore[attr-defined]
+            wait_idle(server.pid)
+            warmed.append((int(server.pid), client))
         yield warmed
     finally:
         for server, _port, _token in started:
-            server.terminate()  # type: ignore[attr-defined]
-            server.wait(timeout=30)  # type: ignore[attr-defined]
+            server.terminate()
+            server.wait(timeout=30)
         for home in homes:
             shutil.rmtree(home, ignore_errors=True)
 
@@ -283,7 +283,7 @@ def write_to_searchable(root: Path, servers: Servers, rounds: int, files: int) -
         try:
             client = Client(port, token)
             client.call("GET", "/v1/search?q=warm+the+model")
-            idle = wait_idle(server.pid)  # type: ignore[attr-defined]
+            idle = wait_idle(server.pid)
             keyword, vector, posts, searches, commits = [], [], [], [], []
             said_incomplete = 0
             for r in range(rounds):
@@ -325,14 +325,14 @@ def write_to_searchable(root: Path, servers: Servers, rounds: int, files: int) -
                     f"  first search said vectors incomplete in {said_incomplete} of {rounds} "
                     f"rounds; status index.vectors: {status['index'].get('vectors')}"
                 )
-            mem = memory_kb(server.pid)  # type: ignore[attr-defined]
+            mem = memory_kb(server.pid)
             print(
                 f"  server memory: VmRSS {mem['VmRSS'] / 1024:.0f} MB, "
                 f"peak VmHWM {mem['VmHWM'] / 1024:.0f} MB"
             )
         finally:
-            server.terminate()  # type: ignore[attr-defined]
-            server.wait(timeout=30)  # type: ignore[attr-defined]
+            server.terminate()
+            server.wait(timeout=30)
 
 
 def main() -> None:

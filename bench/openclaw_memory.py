@@ -41,6 +41,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import locomo
 from homegen import use_git_identity
@@ -103,7 +104,7 @@ def served_current(home: Path, semantic: bool) -> bool:
     return not semantic or bool(vectors and vectors.get("complete"))
 
 
-def invoke(port: int, query: str) -> dict[str, object]:
+def invoke(port: int, query: str) -> dict[str, Any]:
     body = json.dumps({"tool": "memory_search", "args": {"query": query, "maxResults": K}})
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}/tools/invoke",
@@ -130,10 +131,7 @@ def ask_all(
         details = invoke(port, question.text)
         seconds = time.perf_counter() - start
         results = details.get("results") or []
-        hits = [
-            (str(r["path"]), int(r["startLine"]), int(r["endLine"]))
-            for r in results[:K]  # type: ignore[union-attr]
-        ]
+        hits = [(str(r["path"]), int(r["startLine"]), int(r["endLine"])) for r in results[:K]]
         tally.add(locomo.covered(hits, where, evidence), evidence, seconds, [question.category])
     return tally
 

@@ -230,7 +230,7 @@ def main() -> None:
         import hearth.index.vectors
 
         # The store rounds every row it adds to float16 (``vector_packs.shipped``).
-        hearth.index.vectors.shipped = lambda rows: rows  # type: ignore[assignment]
+        hearth.index.vectors.shipped = lambda rows: rows  # type: ignore[attr-defined]
         args.passage_engine = args.passage_engine or "onnx"
         print("vectors stored as float32 (not rounded to float16)", file=sys.stderr)
     if args.work is not None:

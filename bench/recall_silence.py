@@ -207,7 +207,7 @@ def run(locomo: Path, work: Path, args: argparse.Namespace, env: dict[str, str])
         own, foreign = chosen(conversations, stem, where, rng, args.questions)
         server, _port, _token = start_server(root, env, name=f"bench-{time.time_ns()}")
         try:
-            wait_idle(server.pid)  # type: ignore[attr-defined]
+            wait_idle(server.pid)
             ready(root)
             print(
                 f"{stem}: {len(turns)} turns ({embedded} passages embedded), "
@@ -230,8 +230,8 @@ def run(locomo: Path, work: Path, args: argparse.Namespace, env: dict[str, str])
                     record.update({"evidence_injected": found, "text": text})
                     dumped.write(json.dumps(record, ensure_ascii=False) + "\n")
         finally:
-            server.send_signal(signal.SIGTERM)  # type: ignore[attr-defined]
-            server.wait(timeout=60)  # type: ignore[attr-defined]
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=60)
     own_k, foreign_k, none_k = kinds["own"], kinds["foreign"], kinds["no-memory"]
     seconds = [s for k in kinds.values() for s in k.seconds]
     ms = sorted(s * 1000 for s in seconds)

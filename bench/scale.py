@@ -218,17 +218,17 @@ def measure(files: int, args: argparse.Namespace, tmp: Path, env: dict[str, str]
     # Searches are timed once the server's start-up work (its first pass, the
     # watcher's set-up on every folder) is done: that work is a figure of its
     # own, and searches during it timed both (at 100,000 files: p99 89 ms).
-    size.put("serve_settled", wait_idle(server.pid))  # type: ignore[attr-defined]
+    size.put("serve_settled", wait_idle(server.pid))
     try:
         client = Client(port, token)
         over_http(client, queries, size)
         writes(client, root, files, args.writes, rng, env, size)
-        mem = memory_kb(server.pid)  # type: ignore[attr-defined]
+        mem = memory_kb(server.pid)
         size.put("serve_hwm", mem["VmHWM"] / 1024)
         size.put("serve_rss", mem["VmRSS"] / 1024)
     finally:
-        server.terminate()  # type: ignore[attr-defined]
-        server.wait(timeout=60)  # type: ignore[attr-defined]
+        server.terminate()
+        server.wait(timeout=60)
     size.put("index_mb", folder_mb(root / ".git/hearth"))
     size.put("objects_mb", folder_mb(root / ".git/objects"))
     shutil.rmtree(root)

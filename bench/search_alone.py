@@ -52,15 +52,15 @@ def run_one(home: Path, env: dict[str, str], queries: list[str], label: str) -> 
             if n >= 40:  # the first 40 warm the searcher and the model
                 samples.append(time.perf_counter() - t0)
                 rankings.add(body.split(b'"ranking":"', 1)[-1].split(b'"', 1)[0].decode())
-        kb = memory_kb(server.pid)  # type: ignore[attr-defined]
+        kb = memory_kb(server.pid)
         latency(f"{label} ({', '.join(sorted(rankings))})", samples)
         print(
             f"    VmRSS {kb['VmRSS'] / 1024:.0f} MB "
             f"(anonymous {kb['RssAnon'] / 1024:.0f}, file-backed {kb['RssFile'] / 1024:.0f})"
         )
     finally:
-        server.terminate()  # type: ignore[attr-defined]
-        server.wait(timeout=30)  # type: ignore[attr-defined]
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def main() -> None:

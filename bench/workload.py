@@ -270,7 +270,8 @@ def person_commits(
 ) -> None:
     """A one-file edit committed with the hooks in the home and without in the
     copy, in turns, back to back; then the home's settling after the last."""
-    hooked, plain = [], []
+    hooked: list[float] = []
+    plain: list[float] = []
     word = ""
     for r in range(args.commits + 1):  # the first of each is a warm-up
         path = workload_topic(rng.randrange(100, 1000), vocab)
