@@ -28,7 +28,7 @@ from hearth.app.status.snapshot import StatusBoard
 from hearth.app.sync.branch import Syncer, SyncResult
 from hearth.app.usecases import Hearth
 from hearth.app.writes.home import HomeWrites
-from hearth.errors import HearthError
+from hearth.errors import HearthError, Interrupted
 from hearth.index.semantic import Progress, VectorFiller
 from hearth.reconcile.reconciler import HEAD_MOVED, Reconciler
 from hearth.reconcile.reports import PassReport
@@ -78,12 +78,6 @@ class RuntimeNotices:
         for source in self.sources:
             notes += source()
         return notes
-
-
-class Interrupted(HearthError):
-    """A start-up pass cut short because the server is stopping."""
-
-    code = "interrupted"
 
 
 class OwnedPasses:
