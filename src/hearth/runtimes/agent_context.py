@@ -237,7 +237,3 @@ def request_for(event: Event, query: str) -> tuple[str, dict[str, str | int | No
     if event == "session-start":
         return path, {"session": "main", "q": None}
     return path, {"session": "subagent", "q": query}
-
-
-def runtimes_with_hooks(runtimes: Sequence[Runtime]) -> list[str]:
-    return [r.name for r in runtimes if r.hooks]
