@@ -18,14 +18,8 @@ from urllib.parse import quote
 
 import anyio
 
-from hearth.operations import (
-    OPERATIONS,
-    SCOPES,
-    adds,
-    scope_sentences,
-    scope_table_markdown,
-    table_markdown,
-)
+from hearth.operation_texts import adds, scope_sentences, scope_table_markdown, table_markdown
+from hearth.operations import OPERATIONS, SCOPES
 from tests.api.conftest import Server
 from tests.mcp.conftest import call, http_client, refused
 

@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse
 from markupsafe import Markup, escape
 
 from hearth.domain.text import counted
-from hearth.operations import scope_sentences
+from hearth.operation_texts import scope_sentences
 
 if TYPE_CHECKING:
     from jinja2 import Environment
