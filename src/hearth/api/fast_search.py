@@ -13,7 +13,7 @@ declared route would refuse or would have to convert) is not matched here, so
 the declared route (``routes.search``) answers it as before, its 422 among
 them; the OpenAPI document is the declared route's.
 
-What it runs is the declared route's: the same gate (``routes.admit``), the
+What it runs is the declared route's: the same gate (``gate.admit``), the
 same call, and FastAPI's own serializer with the declared route's response
 model, so the answer is the same bytes (``tests/api/test_fast_search.py``).
 What it takes is the declared route's too: the parameters' names, defaults,
@@ -38,7 +38,7 @@ from starlette.routing import BaseRoute, Match
 from starlette.types import Receive, Scope, Send
 
 from hearth.answers import search_result
-from hearth.api.routes import admit
+from hearth.api.gate import admit
 from hearth.app.served.service import ServedHearth
 
 PATH = "/v1/search"

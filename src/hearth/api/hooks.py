@@ -25,8 +25,8 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
+from hearth.api.gate import ERRORS, Service, gate
 from hearth.api.problems import ApiError
-from hearth.api.routes import ERRORS, Service, gate
 from hearth.hooks.staged import LISTING_PATTERN
 from hearth.runtimes import hook_answer
 
