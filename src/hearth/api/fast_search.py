@@ -2,9 +2,9 @@
 
 A search is the request a runtime makes at every prompt, and FastAPI's
 per-request work for it (solving the route's dependencies and its five query
-parameters, matching it among the routes) was 0.6 ms of CPU on top of the
-search itself, about a third of a common-word search on the 10,000-file home
-(``bench/workload.py``). This route is put first and takes only a request whose
+parameters, matching it among the routes) was a third of a common-word search
+on the 10,000-file home (``bench/workload.py``; docs/performance.md, "Figures
+behind the code's comments"). This route is put first and takes only a request whose
 parameters need no judgement: each of ``q``, ``kind``, ``path``, ``limit`` and
 ``all`` at most once, ``q`` given, every value already what the declared route
 would accept (``limit`` plain digits in range, ``all`` ``true`` or ``false``).

@@ -114,7 +114,7 @@ def serve(
     home's own socket (.git/hearth/server.sock), where 'hearth mcp', the CLI
     and agent-hook reach it.
     """
-    # Imported here: FastAPI and uvicorn would add ~0.2 s to every other command.
+    # Imported here: FastAPI and uvicorn would slow every other command's start.
     import contextlib  # noqa: PLC0415
     import shlex  # noqa: PLC0415
     import signal  # noqa: PLC0415
@@ -166,7 +166,7 @@ def serve(
         log_level="warning",
         lifespan="on",
         # No route takes a WebSocket: uvicorn's "auto" would import its
-        # WebSocket protocol for nothing (about 1 MB of the server). A request
+        # WebSocket protocol for nothing (memory the server keeps). A request
         # asking to upgrade gets a plain HTTP answer, and uvicorn logs a
         # warning that suggests installing a WebSocket library: not needed.
         ws="none",

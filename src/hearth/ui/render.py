@@ -136,7 +136,7 @@ class Views:
     @functools.cached_property
     def env(self) -> Environment:
         """The templates' environment, made for the first page: a server that
-        only answers the API and MCP never loads Jinja2 (about 2 MB of it)."""
+        only answers the API and MCP never loads Jinja2 (memory it would keep)."""
         from jinja2 import Environment, FileSystemLoader, StrictUndefined  # noqa: PLC0415
 
         env = Environment(

@@ -25,8 +25,8 @@ from hearth.store.tree_diff import changed_paths
 #: be read again; else it lists the whole tree.
 MAX_PATCHED = 1000
 #: Paths git's CLI is asked about by name at most; past this, its status of the
-#: whole tree. At 100,000 files a status of one to ten named paths costs git 70 ms
-#: of CPU, of 50 paths 130, of 100 paths 240 (each name is matched against every
+#: whole tree. git's cost grows with the number of names (docs/performance.md,
+#: "Figures behind the code's comments"; each name is matched against every
 #: entry of git's index), of the whole tree 310.
 NAMED_PATHS = 50
 
