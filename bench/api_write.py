@@ -51,8 +51,7 @@ from homegen import (
     wait_idle,
     workload_topic,
 )
-from http_service import Client
-from scale import HEARTH, NO_HOOKS
+from measure import HEARTH, NO_HOOKS, Client
 
 
 def git(root: Path, *args: str) -> None:

@@ -44,8 +44,7 @@ from homegen import (
     wait_answering,
     wait_idle,
 )
-from http_service import Client, wait_for_vectors
-from scale import HEARTH
+from measure import HEARTH, Client, wait_for_vectors
 
 HERE = Path(__file__).resolve().parent.parent / "src"
 

@@ -67,7 +67,7 @@ from homegen import (
     use_git_identity,
     wait_idle,
 )
-from http_service import Client, latency, memory_kb
+from measure import Client, latency, memory_kb
 from query_engines import ENGINES, query_engine
 
 QUESTIONS = ("what about", "when did I see the", "notes on", "where is the", "tell me of")

@@ -24,7 +24,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from homegen import WORDS, percentile, seed_home, start_server, use_git_identity
-from http_service import memory_kb
+from measure import memory_kb
 
 
 def main() -> None:

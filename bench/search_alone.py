@@ -33,7 +33,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from homegen import WORDS, start_server, use_git_identity
-from http_service import latency, memory_kb
+from measure import latency, memory_kb
 
 
 def run_one(home: Path, env: dict[str, str], queries: list[str], label: str) -> None:

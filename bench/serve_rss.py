@@ -42,7 +42,7 @@ from urllib.parse import urlencode
 
 from hearth import wiring
 from homegen import WORDS, generate, in_work, start_server, topic_path, use_git_identity, wait_idle
-from http_service import Client, memory_kb
+from measure import Client, memory_kb
 
 HEARTH = str(Path(sys.executable).parent / "hearth")
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null", "-c", "gc.auto=0")

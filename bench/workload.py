@@ -70,9 +70,18 @@ from homegen import (
     wait_idle,
     workload_topic,
 )
-from http_service import Client, memory_kb, wait_for_vectors
-from scale import HEARTH, NO_HOOKS, folder_mb, median_run, run
-from search_index import FTS5_BUILD, FTS5_SEARCH
+from measure import (
+    FTS5_BUILD,
+    FTS5_SEARCH,
+    HEARTH,
+    NO_HOOKS,
+    Client,
+    folder_mb,
+    median_run,
+    memory_kb,
+    run,
+    wait_for_vectors,
+)
 
 Figures = dict[str, float]
 

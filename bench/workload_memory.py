@@ -60,8 +60,7 @@ from homegen import (
     wait_idle,
     workload_topic,
 )
-from http_service import Client, memory_kb
-from scale import HEARTH
+from measure import HEARTH, Client, memory_kb
 from serve_rss import KINDS, by_mapping
 
 #: A sitecustomize for ``--trace``: SIGUSR1 writes a tracemalloc snapshot to

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from scale import NO_HOOKS
+from measure import NO_HOOKS
 
 
 def main() -> None:
