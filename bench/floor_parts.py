@@ -31,8 +31,7 @@ from hearth.index.question import question
 from hearth.index.weights import WEIGHTS
 from hearth.runtimes.agent_context import RECALL_PASSAGES
 from homegen import use_git_identity
-from locomo import build_home, covered, load, locate
-from recall_silence import NO_MEMORY, chosen
+from locomo import NO_MEMORY, build_home, chosen, covered, load, locate
 
 
 def _without(bar: Bar, **parts: Any) -> Bar:

