@@ -169,7 +169,7 @@ class SearchResult(BaseModel):
 
 def search_result(found: Found, fresh: bool, stale_reason: str | None) -> SearchResult:
     """The answer to a search, on every surface: validated from the hits'
-    attributes in place, with no dict of each hit (``bench/wire_models.py``;
+    attributes in place, with no dict of each hit (``bench/answer_models.py``;
     docs/performance.md, "Figures behind the code's comments")."""
     return SearchResult.model_validate(
         {

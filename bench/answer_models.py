@@ -11,7 +11,7 @@ result of 10 and of 200 hits (the API's limit), each way ending in JSON bytes:
 - ``type_adapter``: a pydantic ``TypeAdapter`` over the dataclass itself, no
   wire model at all (the alternative the catalogue issue asks to measure).
 
-Run: ``.venv/bin/python bench/wire_models.py``. Prints p50 per call in µs.
+Run: ``.venv/bin/python bench/answer_models.py``. Prints p50 per call in µs.
 """
 
 from __future__ import annotations
