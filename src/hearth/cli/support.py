@@ -90,7 +90,7 @@ COMMAND_MODULES = {
         "decisions",
         "decision",
     ),
-    "runtime": ("watch", "serve", "context", "sync", "review", "hooks", "hook"),
+    "running": ("watch", "serve", "context", "sync", "review", "hooks", "hook"),
     "tokens": ("token",),
 }
 _MODULE_OF = {name: module for module, names in COMMAND_MODULES.items() for name in names}
