@@ -72,7 +72,7 @@ bench: install
 	$(BIN)/python bench/load.py
 	$(BIN)/python bench/ui_pages.py
 	$(BIN)/python bench/mcp_roundtrip.py
-	$(BIN)/python bench/wire_models.py
+	$(BIN)/python bench/answer_models.py
 	$(BIN)/python bench/scale.py --sizes 1000,10000
 
 # The scaling curve up to 100,000 files (5 to 20 minutes on 2 cores; the

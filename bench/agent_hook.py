@@ -82,8 +82,8 @@ def main() -> None:
             time.sleep(2.0)  # the server's first pass and a current status snapshot
             measure(root, args.runtime, args.rounds, "hearth serve running (the command asks it)")
         finally:
-            server.terminate()  # type: ignore[attr-defined]
-            server.wait()  # type: ignore[attr-defined]
+            server.terminate()
+            server.wait()
 
 
 if __name__ == "__main__":

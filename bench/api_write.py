@@ -51,8 +51,7 @@ from homegen import (
     wait_idle,
     workload_topic,
 )
-from http_service import Client
-from scale import HEARTH, NO_HOOKS
+from measure import HEARTH, NO_HOOKS, Client
 
 
 def git(root: Path, *args: str) -> None:
@@ -122,7 +121,7 @@ def one_round(
             client.call("POST", "/v1/daily", {"text": f"saw {word} today", "title": "bench"})
             assert found(client, word), word
             ours.append(time.perf_counter() - t0)
-            path = workload_topic(rng.randrange(100), _VOCAB)
+            path = workload_topic(rng.randrange(100), _VOCAB)  # type: ignore[arg-type]
             with open(copy / path, "a") as handle:
                 handle.write(f"\nan edit {word}\n")
             t0 = time.perf_counter()
@@ -195,8 +194,8 @@ def main() -> None:
             got[name][2].append(cpu)
             report(f"{name}#{n + 1}", ours, theirs, [cpu])
     print()
-    for name, (ours, theirs, cpu) in got.items():
-        report(name, ours, theirs, cpu)
+    for name, (ours, theirs, cpus) in got.items():
+        report(name, ours, theirs, cpus)
     load = os.getloadavg()
     print(f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} at the end", flush=True)
 

@@ -102,8 +102,8 @@ def main() -> None:
                         if n >= 0:
                             timed.setdefault(f"{prefix}{name} (server running)", []).append(sample)
         finally:
-            server.terminate()  # type: ignore[attr-defined]
-            server.wait(timeout=60)  # type: ignore[attr-defined]
+            server.terminate()
+            server.wait(timeout=60)
 
         for name, how in served_how.items():
             print(f"  {name}: {how}")

@@ -164,8 +164,8 @@ def main() -> None:
             run(status)
             served = [run(status) for _ in range(args.rounds)]
         finally:
-            server.terminate()  # type: ignore[attr-defined]
-            server.wait(timeout=30)  # type: ignore[attr-defined]
+            server.terminate()
+            server.wait(timeout=30)
 
         print(f"  server:    {served_how}")
         print(f"\nstart-up, {args.rounds} rounds (goal: under {GOAL_MS:.0f} ms wall):")

@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from hearth import wiring
 from hearth.domain.sections import split_sections
@@ -145,10 +146,10 @@ def http_writes(
     ).stdout.strip():
         git(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-a", "-m", "bench: left")
     server, port, token = start_server(root, env, name=f"bench-{time.time_ns()}")
-    pid = server.pid  # type: ignore[attr-defined]
+    pid = server.pid
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
 
-    def call(method: str, target: str, body: object = None) -> dict[str, object]:
+    def call(method: str, target: str, body: object = None) -> dict[str, Any]:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         conn.request(method, target, json.dumps(body) if body is not None else None, headers)
         reply = conn.getresponse()
@@ -169,7 +170,7 @@ def http_writes(
             done = call("POST", "/v1/daily", {"text": f"{paragraph(rng, 30)} {word}", "title": "b"})
             api_times.append(time.perf_counter() - t0)
             hits = call("GET", f"/v1/search?q={word}")["hits"]
-            if not any(h["path"] == done["path"] for h in hits):  # type: ignore[attr-defined, index]
+            if not any(h["path"] == done["path"] for h in hits):
                 raise SystemExit(f"the write of round {r} is not searchable on return")
             wait_idle(pid)
             other = topic_path((r * 53 + 11) % files)
@@ -182,8 +183,8 @@ def http_writes(
             git_times.append(time.perf_counter() - t0)
             wait_idle(pid)
     finally:
-        server.terminate()  # type: ignore[attr-defined]
-        server.wait(timeout=30)  # type: ignore[attr-defined]
+        server.terminate()
+        server.wait(timeout=30)
     print(f"\nwrites over HTTP on a {files}-file home ({rounds} rounds, settled server):")
     api = summary("POST /v1/daily (committed, searchable)", api_times)
     plain = summary("git add <file> && git commit", git_times)

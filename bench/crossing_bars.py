@@ -25,6 +25,7 @@ from hearth import wiring
 from hearth.index import ranking
 from hearth.index.floor import FLOOR
 from hearth.index.question import question
+from hearth.index.weights import WEIGHTS
 from homegen import use_git_identity
 
 
@@ -46,7 +47,7 @@ def run(work: Path, sizes: list[int], seed: int) -> None:
         for q in queries:
             asked = question(q["q"], limit=10)
             _hits, gathered = ranking.hybrid_ranked(
-                index, semantic.store, semantic.embedder, asked, ranking.WEIGHTS, False
+                index, semantic.store, semantic.embedder, asked, WEIGHTS, False
             )
             found = gathered.crossing
             if found is None:

@@ -21,19 +21,20 @@ import random
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from hearth import wiring
 from hearth.app.usecases import RECALL_HITS
 from hearth.index import evidence, ranking
 from hearth.index.floor import FLOOR, Bar, Floor, passing
 from hearth.index.question import question
+from hearth.index.weights import WEIGHTS
 from hearth.runtimes.agent_context import RECALL_PASSAGES
 from homegen import use_git_identity
-from recall import build_home, covered, load, locate
-from recall_silence import NO_MEMORY, chosen
+from locomo import NO_MEMORY, build_home, chosen, covered, load, locate
 
 
-def _without(bar: Bar, **parts: None) -> Bar:
+def _without(bar: Bar, **parts: Any) -> Bar:
     return dataclasses.replace(bar, **parts)
 
 
@@ -94,7 +95,7 @@ def run(locomo: Path, work: Path, sample: int, seed: int) -> None:
         for column, text, wanted in asked:
             q = question(text, limit=RECALL_HITS, today=today)
             hits, gathered = ranking.hybrid_ranked(  # the hits unfloored, and what the ranking knew
-                index, semantic.store, semantic.embedder, q, ranking.WEIGHTS, False
+                index, semantic.store, semantic.embedder, q, WEIGHTS, False
             )
             found = evidence.signals(index, q, hits, gathered)
             for name, floor in floors.items():

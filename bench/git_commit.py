@@ -40,6 +40,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from homegen import (
     in_work,
@@ -104,7 +105,7 @@ def wait_background(log: Path, before: float, deadline: float = 120.0) -> float:
     raise SystemExit(f"the background pass wrote nothing to {log} in {deadline} s")
 
 
-def _get(port: int, token: str, target: str) -> dict[str, object]:
+def _get(port: int, token: str, target: str) -> dict[str, Any]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     conn.request("GET", target, headers={"Authorization": f"Bearer {token}"})
     data = json.loads(conn.getresponse().read())
@@ -118,11 +119,7 @@ def settled(port: int, token: str, head: str) -> bool:
     status = _get(port, token, "/v1/status")
     index = status["index"]
     snapshot = status["snapshot"]
-    return bool(
-        index["indexed_head"] == head  # type: ignore[index]
-        and index["fresh"]  # type: ignore[index]
-        and snapshot["current"]  # type: ignore[index]
-    )
+    return bool(index["indexed_head"] == head and index["fresh"] and snapshot["current"])
 
 
 def wait_settled(
@@ -138,7 +135,7 @@ def wait_settled(
             if found is None:
                 return time.perf_counter() - t0
             hits = _get(port, token, f"/v1/search?q={found[0]}&limit=10")["hits"]
-            if any(h["path"] == found[1] for h in hits):  # type: ignore[attr-defined, index]
+            if any(h["path"] == found[1] for h in hits):
                 return time.perf_counter() - t0
         time.sleep(0.01)
     raise SystemExit(f"the server did not settle at {head} in {deadline} s")
@@ -149,7 +146,7 @@ def wait_found(port: int, token: str, word: str, path: str, deadline: float = 60
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < deadline:
         hits = _get(port, token, f"/v1/search?q={word}&limit=10")["hits"]
-        if any(h["path"] == path for h in hits):  # type: ignore[attr-defined, index]
+        if any(h["path"] == path for h in hits):
             return time.perf_counter() - t0
         time.sleep(0.005)
     raise SystemExit(f"{word} not found in {deadline} s")
@@ -254,8 +251,8 @@ def served_phase(
             burst_times.append(timed_commit(root, f"burst {n}", hooks=True))
         burst_settle = wait_settled(port, token, root, last) if burst else 0.0
     finally:
-        server.terminate()  # type: ignore[attr-defined]
-        server.wait(timeout=30)  # type: ignore[attr-defined]
+        server.terminate()
+        server.wait(timeout=30)
 
     print("git commit of one edited file, with `hearth serve` running (settled before each):")
     base = line("plain git commit (no hooks)", plain)

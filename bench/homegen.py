@@ -6,6 +6,7 @@ import datetime as dt
 import itertools
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import time
@@ -270,7 +271,7 @@ def wait_answering(port: int) -> None:
 
 def start_server(
     root: Path, env: dict[str, str], scope: str = "write", name: str = "bench"
-) -> tuple[object, int, str]:
+) -> tuple[subprocess.Popen[bytes], int, str]:
     """``hearth serve`` on a free loopback port, once it answers: (process, port, token)."""
     token = create_token(root, scope, name)
     server, port = serve(root, env)
@@ -297,3 +298,12 @@ def wait_idle(pid: int, timeout: float = 120.0) -> float:
             break
         before = now
     return time.perf_counter() - t0
+
+
+def workload_queries(work: Path, files: int, count: int) -> list[str]:
+    """bench/workload.py's hybrid queries (its home generated aside for the
+    same draws), each once."""
+    rng = random.Random(files + 1)
+    vocab = generate_home(work / "scratch", files, rng)
+    shutil.rmtree(work / "scratch")
+    return list(dict.fromkeys(vocab.query(rng) for _ in range(count)))

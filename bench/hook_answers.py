@@ -29,8 +29,7 @@ from pathlib import Path
 
 from hearth import wiring
 from homegen import use_git_identity, wait_answering
-from recall import build_home, load, locate
-from recall_silence import NO_MEMORY, chosen, ready
+from locomo import NO_MEMORY, build_home, chosen, load, locate, ready
 
 START = {"hook_event_name": "SessionStart", "source": "startup"}
 

@@ -26,90 +26,13 @@ Prints figures; asserts nothing about speed.
 from __future__ import annotations
 
 import argparse
-import http.client
-import json
 import random
-import socket
-import statistics
 import tempfile
 import time
 from pathlib import Path
-from urllib.parse import urlencode
 
-from homegen import WORDS, git, percentile, seed_home, start_server, topic_path, use_git_identity
-
-
-class Client:
-    def __init__(self, port: int, token: str) -> None:
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-        self.headers = {"Authorization": f"Bearer {token}"}
-
-    def call(self, method: str, path: str, body: object = None) -> object:
-        headers = dict(self.headers)
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        try:
-            self.conn.request(method, path, body=data, headers=headers)
-            response = self.conn.getresponse()
-        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
-            # The server closes keep-alive connections idle for 5 s: reconnect once.
-            self.conn.close()
-            self.conn.request(method, path, body=data, headers=headers)
-            response = self.conn.getresponse()
-        payload = response.read()
-        if response.status != 200:
-            raise RuntimeError(f"{method} {path}: {response.status} {payload[:200]!r}")
-        return json.loads(payload)
-
-    def search(self, query: str) -> list[dict[str, object]]:
-        result = self.call("GET", "/v1/search?" + urlencode({"q": query, "limit": 10}))
-        assert isinstance(result, dict)
-        return list(result["hits"])
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def latency(name: str, samples: list[float], tail: float = 0.99) -> float:
-    ms = [s * 1000 for s in samples]
-    p50, high = statistics.median(ms), percentile(ms, tail)
-    label = f"p{int(tail * 100)}"
-    print(f"  {name:<46} p50 {p50:7.2f} ms   {label} {high:7.2f} ms   (n={len(ms)})")
-    return p50
-
-
-def wait_for_vectors(client: Client, deadline: float = 3600.0) -> dict[str, object]:
-    """The index's vector coverage once every section has its vector."""
-    end = time.monotonic() + deadline
-    while True:
-        status = client.call("GET", "/v1/status")
-        assert isinstance(status, dict)
-        vectors = status["index"]["vectors"]
-        if vectors is None:
-            raise SystemExit("semantic ranking is off in the served home")
-        if vectors["complete"] or time.monotonic() > end:
-            return dict(vectors)
-        time.sleep(1.0)
-
-
-def memory_kb(pid: int) -> dict[str, int]:
-    """A process's resident memory in KB: VmRSS, its peak VmHWM, and VmRSS's
-    anonymous, file-backed and shared-memory parts (RssAnon, RssFile,
-    RssShmem), and ``private``: RssAnon + RssShmem, the memory that is the
-    process's own (file-backed pages, the index's mapped files among them,
-    are cache the kernel can drop and read again)."""
-    found = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile", "RssShmem"):
-            found[key] = int(value.split()[0])
-    found["private"] = found.get("RssAnon", 0) + found.get("RssShmem", 0)
-    return found
+from homegen import WORDS, git, seed_home, start_server, topic_path, use_git_identity
+from measure import Client, latency, memory_kb, wait_for_vectors
 
 
 def main() -> None:

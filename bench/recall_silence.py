@@ -47,48 +47,9 @@ from pathlib import Path
 
 from hearth import wiring
 from homegen import start_server, use_git_identity, wait_idle
-from recall import Located, Question, Turn, build_home, load, locate
+from locomo import NO_MEMORY, Located, Question, Turn, build_home, chosen, load, locate, ready
 
 HEARTH = str(Path(sys.executable).parent / "hearth")
-
-#: Prompts no memory answers: greetings, coding tasks, arithmetic, translation,
-#: gibberish. Fixed; written before the first run.
-NO_MEMORY = (
-    "hello",
-    "hi there, how are you?",
-    "thanks, that's all for now",
-    "good morning!",
-    "explain quicksort",
-    "fix the failing test in src/app.py",
-    "write a python function that reverses a linked list",
-    "why does my rust code say 'borrowed value does not live long enough'?",
-    "refactor this function to use a dict comprehension",
-    "add type hints to utils.py and run mypy",
-    "what is the difference between a process and a thread?",
-    "write a SQL query that counts orders per customer",
-    "how do I undo the last git commit but keep the changes?",
-    "convert this JSON to YAML",
-    "set up a GitHub Actions workflow that runs pytest",
-    "what does HTTP status 418 mean?",
-    "implement binary search in Go",
-    "rename the variable tmp to buffer everywhere in parser.c",
-    "what is 17 times 23?",
-    "compute the square root of 2 to five decimals",
-    "solve 3x + 7 = 22",
-    "what is 2 to the power of 10?",
-    "translate 'where is the train station' into German",
-    "how do you say 'thank you very much' in Japanese?",
-    "translate this sentence to French: the cat sleeps on the table",
-    "asdkjh qwpoeiru",
-    "xylophonic",
-    "zzkq vlorp mnemtrix",
-    "lorem ipsum dolor sit amet",
-    "qwerty uiop asdf",
-    "summarize the CAP theorem in two sentences",
-    "write a regex that matches an IPv4 address",
-    "continue",
-    "yes, go ahead",
-)
 
 
 @dataclass
@@ -156,39 +117,6 @@ def holds_evidence(
     return False
 
 
-def chosen(
-    conversations: dict[str, tuple[list[Turn], list[Question]]],
-    stem: str,
-    where: dict[str, Located],
-    rng: random.Random,
-    sample: int,
-) -> tuple[list[Question], list[Question]]:
-    """The own questions of conversation ``stem`` (all, or ``sample`` of them)
-    and as many foreign ones, drawn from the other conversations."""
-    own = [q for q in conversations[stem][1] if any(e in where for e in q.evidence)]
-    if sample:
-        own = rng.sample(own, min(sample, len(own)))
-    others = [q for other, (_, qs) in conversations.items() if other != stem for q in qs]
-    return own, rng.sample(others, len(own))
-
-
-def ready(root: Path, timeout: float = 300.0) -> None:
-    """Wait until the server's status snapshot is current (else the hook would
-    open the home itself) and every passage has its vector."""
-    from hearth.client import delegate
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        server = delegate.find(root)
-        status = delegate.get(server, "/v1/status") if server else None
-        if status and (status.get("snapshot") or {}).get("current"):
-            vectors = ((status.get("index") or {}).get("vectors")) or {}
-            if vectors.get("complete", True):
-                return
-        time.sleep(0.5)
-    raise SystemExit(f"the server of {root} did not settle in {timeout:.0f} s")
-
-
 def run(locomo: Path, work: Path, args: argparse.Namespace, env: dict[str, str]) -> None:
     rng = random.Random(args.seed)
     conversations = {p.stem: load(p) for p in sorted(locomo.glob("*.json"))}
@@ -209,7 +137,7 @@ def run(locomo: Path, work: Path, args: argparse.Namespace, env: dict[str, str])
         own, foreign = chosen(conversations, stem, where, rng, args.questions)
         server, _port, _token = start_server(root, env, name=f"bench-{time.time_ns()}")
         try:
-            wait_idle(server.pid)  # type: ignore[attr-defined]
+            wait_idle(server.pid)
             ready(root)
             print(
                 f"{stem}: {len(turns)} turns ({embedded} passages embedded), "
@@ -232,8 +160,8 @@ def run(locomo: Path, work: Path, args: argparse.Namespace, env: dict[str, str])
                     record.update({"evidence_injected": found, "text": text})
                     dumped.write(json.dumps(record, ensure_ascii=False) + "\n")
         finally:
-            server.send_signal(signal.SIGTERM)  # type: ignore[attr-defined]
-            server.wait(timeout=60)  # type: ignore[attr-defined]
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=60)
     own_k, foreign_k, none_k = kinds["own"], kinds["foreign"], kinds["no-memory"]
     seconds = [s for k in kinds.values() for s in k.seconds]
     ms = sorted(s * 1000 for s in seconds)

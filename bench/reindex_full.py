@@ -31,8 +31,7 @@ import tempfile
 from pathlib import Path
 
 from homegen import generate_home, use_git_identity
-from scale import HEARTH, Run, run
-from search_index import FTS5_BUILD
+from measure import FTS5_BUILD, HEARTH, Run, run
 
 
 def make_home(root: Path, files: int, env: dict[str, str]) -> None:

@@ -136,8 +136,8 @@ def main() -> None:
                     f"   p99 {percentile(samples, 0.99):7.1f} ms   (n={len(samples)})"
                 )
         finally:
-            server.terminate()  # type: ignore[attr-defined]
-            server.wait()  # type: ignore[attr-defined]
+            server.terminate()
+            server.wait()
         if args.semantic:
             with_meaning(root, args.requests)
 

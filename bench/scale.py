@@ -68,52 +68,17 @@ from homegen import (
     use_git_identity,
     wait_idle,
 )
-from http_service import Client, memory_kb
-from search_index import FTS5_BUILD, fts5_search_times
-
-HEARTH = str(Path(sys.executable).parent / "hearth")
-#: The baseline's git: no hooks, and no automatic gc (after a commit of thousands of
-#: loose objects it would detach and pack them, under the next figures).
-NO_HOOKS = ("-c", "core.hooksPath=/dev/null", "-c", "gc.auto=0")
-
-
-@dataclass
-class Run:
-    """One child process: wall and CPU seconds, and its peak resident memory."""
-
-    seconds: float
-    cpu: float
-    peak_kb: int
-
-
-def run(command: list[str], env: dict[str, str], cwd: Path | None = None) -> Run:
-    """Run ``command`` to the end; its output is dropped, a failure stops the bench."""
-    with tempfile.TemporaryFile() as errors:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=errors)
-        _pid, status, usage = os.wait4(proc.pid, 0)
-        seconds = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode != 0:
-            errors.seek(0)
-            raise SystemExit(f"{' '.join(command)} failed: {errors.read().decode()[-2000:]}")
-    return Run(seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
-
-
-def median_run(runs: list[Run]) -> Run:
-    ordered = sorted(runs, key=lambda r: r.seconds)
-    return ordered[len(ordered) // 2]
-
-
-def folder_mb(path: Path) -> float:
-    total = 0
-    for folder, _dirs, names in os.walk(path):
-        for name in names:
-            try:
-                total += (Path(folder) / name).lstat().st_size
-            except OSError:
-                continue
-    return total / 1e6
+from measure import (
+    FTS5_BUILD,
+    HEARTH,
+    NO_HOOKS,
+    Client,
+    folder_mb,
+    fts5_search_times,
+    median_run,
+    memory_kb,
+    run,
+)
 
 
 def ms(samples: list[float]) -> tuple[float, float]:
@@ -218,17 +183,17 @@ def measure(files: int, args: argparse.Namespace, tmp: Path, env: dict[str, str]
     # Searches are timed once the server's start-up work (its first pass, the
     # watcher's set-up on every folder) is done: that work is a figure of its
     # own, and searches during it timed both (at 100,000 files: p99 89 ms).
-    size.put("serve_settled", wait_idle(server.pid))  # type: ignore[attr-defined]
+    size.put("serve_settled", wait_idle(server.pid))
     try:
         client = Client(port, token)
         over_http(client, queries, size)
         writes(client, root, files, args.writes, rng, env, size)
-        mem = memory_kb(server.pid)  # type: ignore[attr-defined]
+        mem = memory_kb(server.pid)
         size.put("serve_hwm", mem["VmHWM"] / 1024)
         size.put("serve_rss", mem["VmRSS"] / 1024)
     finally:
-        server.terminate()  # type: ignore[attr-defined]
-        server.wait(timeout=60)  # type: ignore[attr-defined]
+        server.terminate()
+        server.wait(timeout=60)
     size.put("index_mb", folder_mb(root / ".git/hearth"))
     size.put("objects_mb", folder_mb(root / ".git/objects"))
     shutil.rmtree(root)

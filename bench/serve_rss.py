@@ -44,7 +44,7 @@ from urllib.parse import urlencode
 
 from hearth import wiring
 from homegen import WORDS, generate, in_work, start_server, topic_path, use_git_identity, wait_idle
-from http_service import Client, memory_kb
+from measure import Client, memory_kb
 
 HEARTH = str(Path(sys.executable).parent / "hearth")
 NO_HOOKS = ("-c", "core.hooksPath=/dev/null", "-c", "gc.auto=0")
@@ -107,10 +107,10 @@ def serve_once(home: Path, env: dict[str, str], args: argparse.Namespace, label:
     rng = random.Random(args.files)
     queries = [" ".join(rng.sample(WORDS, rng.choice((1, 1, 2, 3)))) for _ in range(args.queries)]
     server, port, token = start_server(home, env)
-    moment = Moments(server.pid)  # type: ignore[attr-defined]
+    moment = Moments(server.pid)
     try:
         moment("ready")
-        wait_idle(server.pid)  # type: ignore[attr-defined]
+        wait_idle(server.pid)
         moment("settled")
         client = Client(port, token)
         for query in queries[:20] + queries:
@@ -137,11 +137,11 @@ def serve_once(home: Path, env: dict[str, str], args: argparse.Namespace, label:
         # The status snapshot these ask for waits for a pause and for a gap after
         # the one before (app/status/snapshot.py: at most 2 + 5 s), then gives back its heap.
         time.sleep(SNAPSHOT_WAIT)
-        wait_idle(server.pid)  # type: ignore[attr-defined]
+        wait_idle(server.pid)
         moment("settled again")
     finally:
-        server.terminate()  # type: ignore[attr-defined]
-        server.wait(timeout=60)  # type: ignore[attr-defined]
+        server.terminate()
+        server.wait(timeout=60)
     load = os.getloadavg()
     moment.show(f"{label} (load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f})")
 

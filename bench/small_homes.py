@@ -34,9 +34,11 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import floor_parts
 from hearth import wiring
+from hearth.app.writes.home import HomeWrites
 from hearth.domain import sections
 from hearth.index import live, room
 from hearth.index.floor import content_words
@@ -66,15 +68,15 @@ def _moment(at: str) -> dt.datetime:
     return dt.datetime.fromisoformat(at).replace(tzinfo=dt.UTC)
 
 
-def core_ops() -> list[dict]:
+def core_ops() -> list[dict[str, Any]]:
     ops = [json.loads(line) for line in (DATA / "home10.jsonl").read_text().splitlines() if line]
     return sorted(ops, key=lambda op: op["at"])
 
 
-def filler_ops(files: int, rng: random.Random) -> list[dict]:
+def filler_ops(files: int, rng: random.Random) -> list[dict[str, Any]]:
     """About ``files`` more files drawn from the hand-written material."""
     m = json.loads((DATA / "material.json").read_text())
-    ops: list[dict] = []
+    ops: list[dict[str, Any]] = []
     days = max(files * 45 // 100, 1)
     topics = max(files * 35 // 100, 1)
     records = max(files - days - topics, 3)
@@ -96,7 +98,7 @@ def filler_ops(files: int, rng: random.Random) -> list[dict]:
         at = (FILLER_START + dt.timedelta(hours=7 * n + 1)).isoformat()
         ops.append({"op": "topic", "at": at, "title": title, "content": "\n\n".join(parts)})
     for n in range(records):
-        at = FILLER_START + dt.timedelta(hours=5 * n + 2)
+        when = FILLER_START + dt.timedelta(hours=5 * n + 2)
         key = f"f{n}"
         which = n % 4
         if which == 0:
@@ -106,19 +108,21 @@ def filler_ops(files: int, rng: random.Random) -> list[dict]:
             ops.append(
                 {
                     "op": "propose",
-                    "at": at.isoformat(),
+                    "at": when.isoformat(),
                     "id": key,
                     "title": "Memory",
                     "entries": [entry],
                 }
             )
-            ops.append({"op": "merge", "at": (at + dt.timedelta(minutes=5)).isoformat(), "id": key})
+            ops.append(
+                {"op": "merge", "at": (when + dt.timedelta(minutes=5)).isoformat(), "id": key}
+            )
         elif which == 1:
             entry = rng.choice(m["proposal_entries"])
             ops.append(
                 {
                     "op": "propose",
-                    "at": at.isoformat(),
+                    "at": when.isoformat(),
                     "id": key,
                     "title": "Guess",
                     "entries": [f"{entry} ({n})"],
@@ -127,7 +131,7 @@ def filler_ops(files: int, rng: random.Random) -> list[dict]:
             ops.append(
                 {
                     "op": "reject",
-                    "at": (at + dt.timedelta(minutes=5)).isoformat(),
+                    "at": (when + dt.timedelta(minutes=5)).isoformat(),
                     "id": key,
                     "reason": "not so",
                 }
@@ -136,7 +140,7 @@ def filler_ops(files: int, rng: random.Random) -> list[dict]:
             ops.append(
                 {
                     "op": "loop",
-                    "at": at.isoformat(),
+                    "at": when.isoformat(),
                     "id": key,
                     "title": f"{rng.choice(m['loop_titles'])} ({n})",
                     "next": "",
@@ -146,7 +150,7 @@ def filler_ops(files: int, rng: random.Random) -> list[dict]:
                 ops.append(
                     {
                         "op": "resolve",
-                        "at": (at + dt.timedelta(days=2)).isoformat(),
+                        "at": (when + dt.timedelta(days=2)).isoformat(),
                         "id": key,
                         "note": "done",
                     }
@@ -156,7 +160,7 @@ def filler_ops(files: int, rng: random.Random) -> list[dict]:
             ops.append(
                 {
                     "op": "decide",
-                    "at": at.isoformat(),
+                    "at": when.isoformat(),
                     "id": key,
                     "title": f"{title} {n}",
                     "decision": text,
@@ -166,7 +170,7 @@ def filler_ops(files: int, rng: random.Random) -> list[dict]:
     return ops
 
 
-def apply(home: wiring.HomeWrites, op: dict, keys: dict[str, str], actor: str = "bench") -> None:
+def apply(home: HomeWrites, op: dict[str, Any], keys: dict[str, Any], actor: str = "bench") -> None:
     kind = op["op"]
     if kind == "note":
         home.note(op["text"], op["title"], actor)
@@ -219,7 +223,7 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"\w+", text.lower()))
 
 
-def check_absent(root: Path, queries: list[dict]) -> None:
+def check_absent(root: Path, queries: list[dict[str, Any]]) -> None:
     """Stop when every word of a query labelled absent is somewhere in the home."""
     held: set[str] = set()
     for path in root.rglob("*.md"):
@@ -241,7 +245,7 @@ def answers(text: str, path: str, fragments: list[str]) -> bool:
 
 
 def run_home(
-    root: Path, clock: Callable[[], dt.datetime], queries: list[dict], show: bool
+    root: Path, clock: Callable[[], dt.datetime], queries: list[dict[str, Any]], show: bool
 ) -> Tally:
     app = wiring.open_app(root, clock)
     app.reconciler.catch_up()
@@ -327,7 +331,7 @@ def main() -> None:
     elif args.leave_out == "room":
         room.crowded = _no_room
     if args.without:
-        live.FLOOR = floor_parts.variants()[args.without]  # what every search is judged by
+        live.FLOOR = floor_parts.variants()[args.without]  # type: ignore[attr-defined, assignment]  # what every search is judged by
     use_git_identity(semantic=True)
     queries = [json.loads(line) for line in (DATA / "queries.jsonl").read_text().splitlines()]
     with tempfile.TemporaryDirectory(prefix="hearth-small-") as tmp:

@@ -40,9 +40,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from hearth.app.writes.plumbing import new_target_text
 from hearth.app.writes.record_files import merged_text
 from hearth.app.writes.supersede import restatements
+from hearth.app.writes.writer import new_target_text
 from hearth.domain import entries, records
 from hearth.domain.facts import restated_in, restates
 

@@ -164,8 +164,8 @@ def main() -> None:
             verdict = "under" if worst < GOAL_MS else "OVER"
             print(f"worst p99 {worst:.1f} ms: {verdict} the {GOAL_MS:.0f} ms goal")
         finally:
-            server.terminate()  # type: ignore[attr-defined]
-            server.wait()  # type: ignore[attr-defined]
+            server.terminate()
+            server.wait()
 
 
 if __name__ == "__main__":

@@ -43,7 +43,7 @@ MEMORY = [
     "Sam's bike is a grey Brompton",
     "Sam plays five-a-side football on Fridays",
 ]
-PROPOSALS = [
+PROPOSALS: list[tuple[str, list[str], dict[str, str]]] = [
     ("Lisbon time", ["Sam is on Lisbon time (Europe/Lisbon)"], {}),
     ("Brief replies", ["Sam likes brief replies that lead with the conclusion"], {}),
     ("Penicillin", ["Sam is allergic to penicillin"], {}),
@@ -123,8 +123,11 @@ def main() -> None:
                     page.goto(server.url + "/ui/")
                     full = page.evaluate("document.documentElement.scrollHeight")
                     name = out / f"review-{args.label}-{width}.png"
-                    clip = {"x": 0, "y": 0, "width": width, "height": min(full, 1800)}
-                    page.screenshot(path=str(name), full_page=True, clip=clip)
+                    page.screenshot(
+                        path=str(name),
+                        full_page=True,
+                        clip={"x": 0, "y": 0, "width": width, "height": min(full, 1800)},
+                    )
                     print(f"{width} px: page {full:,} px tall -> {name}")
                     context.close()
                 browser.close()

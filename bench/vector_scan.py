@@ -33,7 +33,7 @@ import numpy as np
 
 from hearth.embedding import load_embedder
 from hearth.index import vectors
-from hybrid_http import workload_queries
+from homegen import workload_queries
 
 STORE = Path(".git") / "hearth" / "vectors"
 

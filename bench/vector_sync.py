@@ -65,7 +65,7 @@ def bunched(rng: np.random.Generator, count: int, dims: int, seed: int = 3) -> n
     noise = rng.standard_normal((count, dims)).astype(np.float32)
     noise /= np.linalg.norm(noise, axis=1, keepdims=True)
     rows = 0.9 * centre + 0.45 * noise
-    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+    return np.asarray(rows / np.linalg.norm(rows, axis=1, keepdims=True), dtype=np.float32)
 
 
 def machine(root: Path, remote: Path, dims: int, clock: list[int]) -> VectorExchange:
@@ -136,13 +136,13 @@ def engine_noise(rows: np.ndarray, cosine: float = 0.9998) -> np.ndarray:
     noise /= np.linalg.norm(noise, axis=1, keepdims=True)
     angle = np.arccos(cosine)
     moved = np.cos(angle) * rows + np.sin(angle) * noise
-    return moved.astype(np.float32)
+    return np.asarray(moved, dtype=np.float32)
 
 
 def int8_rows(rows: np.ndarray) -> np.ndarray:
     """``rows`` as int8 with one scale a row would hold them (a quarter of float32)."""
     scale = np.abs(rows).max(axis=1, keepdims=True) / 127
-    return (np.round(rows / scale) * scale).astype(np.float32)
+    return np.asarray(np.round(rows / scale) * scale, dtype=np.float32)
 
 
 def rank_agreement(

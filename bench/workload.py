@@ -70,9 +70,18 @@ from homegen import (
     wait_idle,
     workload_topic,
 )
-from http_service import Client, memory_kb, wait_for_vectors
-from scale import HEARTH, NO_HOOKS, folder_mb, median_run, run
-from search_index import FTS5_BUILD, FTS5_SEARCH
+from measure import (
+    FTS5_BUILD,
+    FTS5_SEARCH,
+    HEARTH,
+    NO_HOOKS,
+    Client,
+    folder_mb,
+    median_run,
+    memory_kb,
+    run,
+    wait_for_vectors,
+)
 
 Figures = dict[str, float]
 
@@ -270,7 +279,8 @@ def person_commits(
 ) -> None:
     """A one-file edit committed with the hooks in the home and without in the
     copy, in turns, back to back; then the home's settling after the last."""
-    hooked, plain = [], []
+    hooked: list[float] = []
+    plain: list[float] = []
     word = ""
     for r in range(args.commits + 1):  # the first of each is a warm-up
         path = workload_topic(rng.randrange(100, 1000), vocab)

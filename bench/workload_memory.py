@@ -61,8 +61,7 @@ from homegen import (
     wait_idle,
     workload_topic,
 )
-from http_service import Client, memory_kb
-from scale import HEARTH
+from measure import HEARTH, Client, memory_kb
 from serve_rss import KINDS, by_mapping
 
 #: A sitecustomize for ``--trace``: SIGUSR1 writes a tracemalloc snapshot to
@@ -120,7 +119,7 @@ def settle(client: Client, root: Path, pid: int, word: str | None = None) -> Non
     """Until the status says fresh at HEAD (and ``word`` is found), then quiet."""
     head = git(root, "rev-parse", "HEAD").strip()
     while True:
-        index = client.call("GET", "/v1/status")["index"]  # type: ignore[index]
+        index = client.call("GET", "/v1/status")["index"]
         fresh = index["fresh"] and index["indexed_head"] == head
         if fresh and (word is None or found(client, word)):
             break
@@ -217,7 +216,7 @@ def serve_once(
             client.call("POST", "/v1/daily", {"text": f"saw {word} today", "title": "bench"})
             assert found(client, word), word
         moment(f"after {args.writes + 1} writes")
-        word = None
+        last: str | None = None  # the word of the last commit, if any
         for r in range(args.commits + 1):
             path = workload_topic(rng.randrange(100, 1000), vocab)
             word = f"pc{r}x{rng.randrange(10**9)}"
@@ -225,8 +224,9 @@ def serve_once(
                 handle.write(f"\n{vocab.text(rng, 12)} {word}\n")
             git(home, "add", path)
             git(home, "commit", "-qm", f"person: edit {r}")
+            last = word
         moment(f"after {args.commits + 1} commits")
-        settle(client, home, server.pid, word)
+        settle(client, home, server.pid, last)
         moment("settled after the commits")
         for r in range(args.saves):
             word = f"es{r}x{rng.randrange(10**9)}"

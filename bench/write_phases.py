@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from scale import NO_HOOKS
+from measure import NO_HOOKS
 
 
 def main() -> None:
@@ -85,7 +85,7 @@ def _mark_phases(served: Any, marks: dict[str, float]) -> None:
         return run
 
     ahead.IndexAhead._index = timed(ahead.IndexAhead._index, "index started", "index committed")  # type: ignore[method-assign]
-    store = served.ops.store
+    store = served.writes.store
     store.commit = timed(store.commit, None, "git committed")
 
 

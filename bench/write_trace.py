@@ -156,7 +156,7 @@ def main() -> None:
         server.should_exit = True
         thread.join(30)
     sys.setprofile(None)
-    threading.setprofile(None)  # type: ignore[arg-type]
+    threading.setprofile(None)
 
     modules = sorted(trace.first)
     packages = sorted({_package(m) for m in modules})

@@ -124,8 +124,8 @@ def run(root: Path, args: argparse.Namespace) -> None:
             f"{shown}{filled}: p50 {statistics.median(samples) * 1000:.0f} ms "
             f"({during[name]} of {len(samples)} samples while the filling ran)"
         )
-    server.send_signal(signal.SIGTERM)  # type: ignore[attr-defined]
-    server.wait(timeout=60)  # type: ignore[attr-defined]
+    server.send_signal(signal.SIGTERM)
+    server.wait(timeout=60)
 
 
 def main() -> None:

@@ -161,7 +161,7 @@ class Workspace:
 
     @property
     def home(self) -> HomeWrites:
-        return self.app.ops
+        return self.app.writes
 
     def git(self, *args: str, check: bool = True) -> str:
         return git(self.root, *args, check=check)
@@ -192,7 +192,7 @@ def workspace(tmp_path: Path, clock: FakeClock) -> Iterator[Workspace]:
     wiring.initialize(root, clock)
     app = wiring.open_app(root, clock)
     yield Workspace(root, app)
-    app.ops.files.close()
+    app.writes.files.close()
 
 
 def settle_point(root: Path) -> str:

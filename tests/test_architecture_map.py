@@ -23,7 +23,7 @@ def the_map() -> tuple[set[str], set[tuple[str, str]]]:
     A line of the map names a folder at its start (``app/status/``), then, in the
     name column (up to the first run of two spaces), modules of that folder; a
     line indented to the name column names more modules of the last folder; a
-    module at the margin (``wire.py``) is one of src/hearth itself; a line
+    module at the margin (``answers.py``) is one of src/hearth itself; a line
     indented further is description only."""
     text = DOC.read_text()
     section = text[text.index("## Layers") :]

@@ -189,4 +189,4 @@ def test_a_write_use_case_is_followable_call_by_call(name: str) -> None:
     case is a method whose body calls the write of the same name."""
     method = getattr(Hearth, name)
     assert not hasattr(method, "__wrapped__")
-    assert f"self.ops.{name}(" in inspect.getsource(method)
+    assert f"self.writes.{name}(" in inspect.getsource(method)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from hearth.catalogue import OPERATIONS
+from hearth.operations import OPERATIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Documents of the project's making that are not in the repository.

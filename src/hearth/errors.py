@@ -25,8 +25,9 @@ error body every surface sends (HTTP, MCP, the hooks' server check) is
     │   └── InvalidRecord    a record file does not parse
     ├── TooLarge             content over its size bound
     ├── ValidationFailed     one or more validation rules failed (carries them)
-    └── StoreError           git itself failed in a way retrying will not fix
-        └── IndexUnusable    the search index is missing, corrupt or of another schema
+    ├── StoreError           git itself failed in a way retrying will not fix
+    │   └── IndexUnusable    the search index is missing, corrupt or of another schema
+    └── Interrupted          a served home's start-up pass cut short: the server is stopping
 """
 
 from __future__ import annotations
@@ -170,6 +171,12 @@ class IndexUnusable(StoreError):
     """The index cannot be opened as it is; the reconciler rebuilds it aside."""
 
     code = "index_unusable"
+
+
+class Interrupted(HearthError):
+    """A served home's start-up pass cut short because the server is stopping."""
+
+    code = "interrupted"
 
 
 def error_body(code: str, message: str, detail: object = None) -> dict[str, object]:

@@ -23,9 +23,9 @@ from collections.abc import Callable
 #: ``mallopt`` parameters (glibc's malloc.h).
 M_MMAP_THRESHOLD = -3
 M_ARENA_MAX = -8
-#: Blocks at least this large get a mapping of their own. Not glibc's 128 KB:
-#: Tantivy asks for a 300 KB block several times a search, and a block mapped
-#: anew is zeroed anew.
+#: Blocks at least this large get a mapping of their own. Not glibc's default:
+#: Tantivy asks for a block above it several times a search, and a block mapped
+#: anew is zeroed anew (docs/performance.md, "Giving memory back").
 MMAP_THRESHOLD = 1024 * 1024
 #: Arenas: the main one and one for every other thread.
 ARENA_MAX = 2
@@ -75,7 +75,7 @@ def give_back() -> None:
 
 
 #: A search frees what it used in among what stays, where glibc keeps it; a
-#: trim costs about 0.4 ms, and each makes the next searches fault pages in.
+#: trim takes time, and each makes the next searches fault pages in.
 SEARCHES_PER_GIVE_BACK = 64
 
 

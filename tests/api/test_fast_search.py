@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import http.client
 import time
+from typing import Annotated, Literal
 from urllib.parse import urlencode
 
 import pytest
+from fastapi import APIRouter, Query
+from fastapi.routing import APIRoute
 from starlette.routing import Match
 
 from hearth.api import routes
-from hearth.api.fast_search import FastSearch, plain
+from hearth.api.fast_search import Declared, FastSearch, plain
 from tests.api.conftest import Server
 
 
@@ -40,7 +43,42 @@ from tests.api.conftest import Server
     ],
 )
 def test_only_plain_parameters_are_taken(query: str, taken: tuple[object, ...] | None) -> None:
-    assert plain(query.encode()) == taken
+    assert plain(query.encode(), Declared.of(_declared())) == taken
+
+
+def _declared() -> APIRoute:
+    return next(
+        r for r in routes.router.routes if isinstance(r, APIRoute) and r.path == "/v1/search"
+    )
+
+
+def test_what_it_takes_is_read_from_the_declared_route() -> None:
+    """The route's defaults and bounds are the declared route's, not restated
+    (issue 51: fast_search.py repeated ``limit``'s 10 and its bound)."""
+    router = APIRouter()
+
+    @router.get("/v1/search")
+    def search(
+        q: Annotated[str, Query(max_length=5)],
+        kind: Literal["topic"] | None = None,
+        path: Annotated[str | None, Query(max_length=3)] = None,
+        limit: Annotated[int, Query(ge=2, le=7)] = 4,
+        everything: Annotated[bool, Query(alias="all")] = True,
+    ) -> None: ...
+
+    route = router.routes[0]
+    assert isinstance(route, APIRoute)
+    takes = Declared.of(route)
+    assert plain(b"q=otter", takes) == ("otter", None, None, 4, True)
+    assert plain(b"q=a&limit=7&all=false&kind=topic", takes) == ("a", "topic", None, 7, False)
+    for refused in (
+        b"q=abcdef",
+        b"q=a&limit=8",
+        b"q=a&limit=1",
+        b"q=a&kind=daily",
+        b"q=a&path=abcd",
+    ):
+        assert plain(refused, takes) is None
 
 
 def test_it_matches_a_plain_get_of_the_search_path_only() -> None:

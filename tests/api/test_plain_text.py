@@ -18,8 +18,8 @@ from typing import Any
 import anyio
 import pytest
 
-from hearth.catalogue import OPERATIONS
 from hearth.domain import daily_merge
+from hearth.operations import OPERATIONS
 from tests.api.conftest import BIN, Server, isolated_env, make_home, start_server
 from tests.conftest import git
 from tests.mcp.conftest import http_client

@@ -1,4 +1,4 @@
-"""One scope policy on every surface (DESIGN section 5, ``catalogue.py``).
+"""One scope policy on every surface (DESIGN section 5, ``operations.py``).
 
 Walks what each surface says it runs (the OpenAPI document's
 ``x-hearth-operation`` of every route, the MCP server's tools) and asks a real
@@ -18,14 +18,8 @@ from urllib.parse import quote
 
 import anyio
 
-from hearth.catalogue import (
-    OPERATIONS,
-    SCOPES,
-    adds,
-    scope_sentences,
-    scope_table_markdown,
-    table_markdown,
-)
+from hearth.operation_texts import adds, scope_sentences, scope_table_markdown, table_markdown
+from hearth.operations import OPERATIONS, SCOPES
 from tests.api.conftest import Server
 from tests.mcp.conftest import call, http_client, refused
 
@@ -196,7 +190,7 @@ def test_the_docs_carry_the_policys_table() -> None:
     table = table_markdown()
     for name in ("api.md", "mcp.md", "ui.md"):
         text = (DOCS / name).read_text()
-        assert table in text, f"docs/{name} does not carry the table of catalogue.py"
+        assert table in text, f"docs/{name} does not carry the table of operations.py"
 
 
 def test_the_scope_sentences_come_from_the_policy(shared_server: Server) -> None:

@@ -1,5 +1,5 @@
 """Committing what a runtime's agent writes itself, once it settles (real git,
-real files; ``app/served/agent_writes.py``, docs/runtimes.md)."""
+real files; ``app/served/runtime_writes.py``, docs/runtimes.md)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hearth import wiring
-from hearth.app.served.agent_writes import RuntimeWriteCommits
+from hearth.app.served.runtime_writes import RuntimeWriteCommits
 from hearth.domain.runtime_writes import RuntimeWrites, parse_runtime_writes
 from hearth.domain.settings import parse_settings
 from hearth.errors import InvalidInput

@@ -128,7 +128,7 @@ def test_served_and_unserved_homes_differ_by_what_wiring_builds(
         assert [h.kind for h in served.search("cat").hits] == ["daily"]
     finally:
         served.stop()
-        unserved.ops.files.close()
+        unserved.writes.files.close()
 
 
 def test_a_start_up_pass_cut_short_starts_nothing_and_indexes_nothing(

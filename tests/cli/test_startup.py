@@ -123,7 +123,7 @@ def test_a_command_that_does_work_runs_with_the_collector_and_exits_normally(
 
 
 def test_a_settled_status_starts_no_subprocess_machinery(tmp_path: Path) -> None:
-    # git is spawned directly (store/porcelain.py): importing subprocess would
+    # git is spawned directly (store/git_cli.py): importing subprocess would
     # cost status about as much as git's own run.
     root = _settled_home(tmp_path)
     done = _entry(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hearth.cli.runtime import _sync_conflict_line
+from hearth.cli.running import _sync_conflict_line
 
 
 def test_an_entry_conflict_line_says_both_versions_are_in_the_file() -> None:

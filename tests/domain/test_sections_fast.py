@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hearth.domain import layout, records
+from hearth.domain import layout
+from hearth.domain.front_matter import split_front_matter
 from hearth.domain.sections import MAX_SECTION_CHARS, Section, _date, _title, split_sections
 from hearth.errors import InvalidRecord
 from tests.conftest import examples
@@ -37,7 +38,7 @@ def reference(path: str, text: str) -> list[Section]:
     first_body_line = 0
     if lines and lines[0].strip() == "---":
         try:
-            meta, _body = records.split_front_matter(text)
+            meta, _body = split_front_matter(text)
             end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
             first_body_line = end + 1
         except InvalidRecord:

@@ -179,7 +179,7 @@ class Machine:
     def __init__(self, root: Path, clock: FakeClock) -> None:
         self.root = root
         self.app = wiring.open_app(root, clock)
-        self.home = self.app.ops
+        self.home = self.app.writes
 
     def sync(self):  # type: ignore[no-untyped-def]
         return self.app.syncer.sync()

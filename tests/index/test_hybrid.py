@@ -153,7 +153,7 @@ def test_settings_turn_semantic_ranking_off(
     monkeypatch.delenv("HEARTH_SEMANTIC")
     workspace.write("hearth.toml", "[search]\nsemantic = false\n")
     app = wiring.open_app(workspace.root, clock)
-    assert app.ops.settings.search.semantic is False
+    assert app.writes.settings.search.semantic is False
     assert app.reconciler.index.semantic is None
 
 

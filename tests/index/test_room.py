@@ -21,7 +21,7 @@ def test_a_entry_holding_the_word_gets_a_place_among_many_topics_of_its_title(
     root = tmp_path / "home"
     wiring.initialize(root, clock)
     app = wiring.open_app(root, clock)
-    app.ops.note(
+    app.writes.note(
         "Cooked a lentil curry for Sam's parents, Ruth and David, who stayed the whole "
         "evening and talked about their garden, the trip to the coast and the new car. "
         "Ruth asked for the recipe.",
@@ -31,7 +31,7 @@ def test_a_entry_holding_the_word_gets_a_place_among_many_topics_of_its_title(
     for n in range(60):
         title = "Recipes" if n == 0 else f"Recipes {n + 1}"
         content = "\n\n".join(f"## {part}\n\nSoup on Sunday, bread on Monday." for part in "AB")
-        app.ops.topic(title, "test", content=content)
+        app.writes.topic(title, "test", content=content)
     app.reconciler.reconcile()
     result = app.search("recipe")
     assert result.ranking == "keyword"

@@ -231,7 +231,7 @@ def test_snippets_of_ranked_hits_are_those_of_the_search_with_context(
     index: SearchIndex, query: str
 ) -> None:
     # A question in words lets a daily entry's score flow to its neighbours
-    # (context.py), so the order may differ from ``ranked``; snippets do not.
+    # (neighbour_bonuses.py), so the order may differ from ``ranked``; snippets do not.
     ranked = index.ranked(query, limit=10)
     made = {
         (h.path, h.start_line): h.snippet

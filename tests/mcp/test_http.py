@@ -94,7 +94,7 @@ def test_both_paths_serve_and_tools_are_listed_with_schemas(shared_server: Serve
         "new_entry",
         "section",
     }
-    # The inputs HTTP takes too are declared once (hearth.wire): the same patterns.
+    # The inputs HTTP takes too are declared once (hearth.answers): the same patterns.
     tools = {name: tool.input_schema["properties"] for name, tool in listed["/mcp"].items()}
     assert _patterns(tools["read"]["path"]) == {PATH_PATTERN}
     assert _patterns(tools["memory"]["file"]) == {ENTRIES_FILE_PATTERN}

@@ -82,7 +82,7 @@ def test_a_commit_that_fails_after_the_index_took_the_write_leaves_it_in_step(
         branch = ws.git("symbolic-ref", "HEAD").strip()
         lock = ws.root / ".git" / f"{branch}.lock"
         lock.write_text(head + "\n")
-        served.ops.store.lock_timeout = 0.3
+        served.writes.store.lock_timeout = 0.3
         try:
             with pytest.raises(Busy):
                 served.note("A kingfisher dived for minnows.", "Kingfisher", "test")

@@ -131,4 +131,4 @@ def test_a_process_killed_in_a_writes_index_update_comes_back(
     assert git(root, "status", "--porcelain", "--untracked-files=no") == ""
     assert {h.path for h in app.search("heron").hits} == {daily}
     assert freshness.status(app.reconciler).fresh
-    app.ops.files.close()
+    app.writes.files.close()

@@ -25,8 +25,8 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
+from hearth.api.gate import ERRORS, Service, gate
 from hearth.api.problems import ApiError
-from hearth.api.routes import ERRORS, Service, gate
 from hearth.hooks.staged import LISTING_PATTERN
 from hearth.runtimes import hook_answer
 
@@ -99,7 +99,7 @@ async def agent_hook(
     while it does not after a few seconds, or while the server starts)."""
     if runtime not in hook_answer.HOOKED:
         raise ApiError(404, f"no runtime with hooks is called {runtime!r}")
-    home = body.home or str(service.ops.root)
+    home = body.home or str(service.writes.root)
 
     def bundle(session: str, query: str | None) -> dict[str, object]:
         deadline = time.monotonic() + FRESH_SECONDS

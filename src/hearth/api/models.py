@@ -1,5 +1,5 @@
 """Request and response bodies of the HTTP API; the results every surface
-shares are declared once in ``hearth.wire`` and named here too."""
+shares are declared once in ``hearth.answers`` and named here too."""
 
 from __future__ import annotations
 
@@ -7,10 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from hearth.app.writes.batch import MAX_BATCH
-from hearth.domain.records import MAX_TITLE_CHARS
-from hearth.domain.text import NOT_BLANK, PLAIN
-from hearth.wire import (
+from hearth.answers import (
     MAX_ITEMS,
     MAX_LINE_CHARS,
     MAX_RATIONALE_CHARS,
@@ -54,6 +51,9 @@ from hearth.wire import (
     VectorCoverage,
     Written,
 )
+from hearth.app.writes.batch import MAX_BATCH
+from hearth.domain.records import MAX_TITLE_CHARS
+from hearth.domain.text import NOT_BLANK, PLAIN
 
 __all__ = [
     "BatchWritten",

@@ -10,24 +10,12 @@ event loop, so it never queues behind a write.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, TypeVar
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Path, Query
 
-from hearth.api import models
-from hearth.api.problems import ApiError
-from hearth.app.results import ActiveView, Diff
-from hearth.app.served.service import ServedHearth
-from hearth.catalogue import is_agent, may, put_operation, refusal
-from hearth.domain.entries import MAX_ENTRY_CHARS
-from hearth.domain.layout import MAX_USER_ID_CHARS, Kind
-from hearth.domain.paths import normalize
-from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
-from hearth.domain.text import ONE_LINE, text_bytes
-from hearth.store.tokens import TokenInfo
-from hearth.wire import (
+from hearth.answers import (
     ENTRIES_FILE_SCHEMA,
     KEY_SCHEMA,
     MAX_HISTORY,
@@ -39,98 +27,35 @@ from hearth.wire import (
     search_result,
     written,
 )
-
-ERRORS: dict[int | str, dict[str, Any]] = {
-    status: {"model": models.ErrorBody, "description": description}
-    for status, description in (
-        (400, "bad path or request"),
-        (401, "no or unknown token"),
-        (403, "token scope too small"),
-        (404, "no such file, record or revision"),
-        (409, "conflict: uncommitted edits, stale oid, busy"),
-        (413, "too large"),
-        (422, "invalid input or a validation rule failed"),
-    )
-}
-
-
-async def _service(request: Request) -> ServedHearth:
-    # async: FastAPI would run a plain function on its thread pool, a hop that
-    # search (answered on the event loop) should not pay.
-    served: ServedHearth = request.app.state.service
-    return served
-
-
-#: The served home, as a FastAPI dependency (``create_app`` puts it in the app's state).
-Service = Annotated[ServedHearth, Depends(_service)]
+from hearth.api import models
+from hearth.api.gate import ERRORS, Caller, Service, actor, allowed, gate
+from hearth.app.results import ActiveView, Diff
+from hearth.domain.entries import MAX_ENTRY_CHARS
+from hearth.domain.layout import MAX_USER_ID_CHARS, Kind
+from hearth.domain.paths import normalize
+from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
+from hearth.domain.text import ONE_LINE, text_bytes
+from hearth.operations import is_agent, put_operation
 
 #: The routes; ``create_app`` includes them.
 router = APIRouter(responses=ERRORS)
 
 # Path parameters: the schema declares what the domain's check enforces (see
-# ``hearth.wire``); a bad path still answers 400 ``path_refused``, a malformed key 404.
+# ``hearth.answers``); a bad path still answers 400 ``path_refused``, a malformed key 404.
 FilePath = Annotated[str, Path(json_schema_extra=PATH_SCHEMA)]
 EntriesFile = Annotated[str, Path(json_schema_extra=ENTRIES_FILE_SCHEMA)]
 Key = Annotated[str, Path(json_schema_extra=KEY_SCHEMA)]
 Revision = Annotated[str | None, Query(max_length=MAX_REVISION_CHARS)]
 
 
-def bearer(request: Request) -> str:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise ApiError(
-            401, "send 'Authorization: Bearer <token>' (create one: hearth token create)"
-        )
-    return token.strip()
-
-
 Handler = TypeVar("Handler", bound=Callable[..., Any])
-
-
-def allowed(info: TokenInfo, operation: str) -> None:
-    """403 unless the token's scope may run ``operation`` (``catalogue.py``)."""
-    if not may(info.scope, operation):
-        raise ApiError(403, refusal(info.scope, operation))
-
-
-def admit(request: Request, service: ServedHearth, operation: str, hook_key: bool) -> None:
-    """Let the caller of ``request`` run ``operation``, or raise ``ApiError`` (401, 403)."""
-    sent = bearer(request)
-    if hook_key and secrets.compare_digest(sent.encode(), service.hook_key.encode()):
-        return
-    info = service.caller(sent)
-    if info is None:
-        raise ApiError(401, "unknown or revoked token")
-    allowed(info, operation)
-    request.state.caller = info
-
-
-def gate(operation: str, hook_key: bool = False) -> Any:
-    """The dependency that lets a caller run ``operation`` (see ``operation``)."""
-
-    # async: a plain function would run on FastAPI's thread pool, a hop of
-    # about 0.1 ms on every request for a hash compare and a stat.
-    async def check(request: Request, service: Service) -> None:
-        admit(request, service, operation, hook_key)
-
-    return Depends(check)
-
-
-async def _caller(request: Request) -> TokenInfo:
-    info: TokenInfo = request.state.caller
-    return info
-
-
-#: The token of a route's caller, already let through by the route's gate.
-Caller = Annotated[TokenInfo, Depends(_caller)]
 
 
 def operation(
     method: str, path: str, name: str, *, hook_key: bool = False, **extra: Any
 ) -> Callable[[Handler], Handler]:
     """A route that runs the operation ``name``: its gate asks the one policy
-    (``catalogue.py``) for the scope, and the OpenAPI document names the
+    (``operations.py``) for the scope, and the OpenAPI document names the
     operation (``x-hearth-operation``), which the docs and the catalogue test read.
 
     ``hook_key``: the server's hook key (``hook_key`` in ``.git/hearth/server.json``,
@@ -144,10 +69,6 @@ def operation(
         openapi_extra={"x-hearth-operation": name},
         **extra,
     )
-
-
-def actor(info: TokenInfo) -> str:
-    return info.name if info.local else f"api:{info.name}"
 
 
 @router.get("/healthz", response_model=models.Health, tags=["service"])

@@ -21,15 +21,15 @@ from hearth.domain.text import refuse_not_text
 
 
 class LockedWrites:
-    """The writes of ``ops``, each under ``owner`` (set by ``Hearth``)."""
+    """The writes of ``writes``, each under ``owner`` (set by ``Hearth``)."""
 
-    ops: HomeWrites
+    writes: HomeWrites
     owner: threading.RLock
 
     def note(self, text: str, title: str | None, actor: str) -> WriteResult:
         _refuse_not_text(text=text, title=title, actor=actor)
         with self.owner:
-            return self.ops.note(text, title, actor)
+            return self.writes.note(text, title, actor)
 
     def put(
         self,
@@ -43,7 +43,7 @@ class LockedWrites:
     ) -> WriteResult:
         _refuse_not_text(content=content, actor=actor, expected_oid=expected_oid, message=message)
         with self.owner:
-            return self.ops.put(path, content, actor, expected_oid, message, agent=agent)
+            return self.writes.put(path, content, actor, expected_oid, message, agent=agent)
 
     def restore(
         self,
@@ -56,12 +56,12 @@ class LockedWrites:
     ) -> WriteResult:
         _refuse_not_text(rev=rev, actor=actor, expected=expected)
         with self.owner:
-            return self.ops.restore(path, rev, actor, expected=expected, agent=agent)
+            return self.writes.restore(path, rev, actor, expected=expected, agent=agent)
 
     def rollup(self, week: str | None, actor: str) -> WriteResult:
         _refuse_not_text(week=week, actor=actor)
         with self.owner:
-            return self.ops.rollup(week, actor)
+            return self.writes.rollup(week, actor)
 
     def propose(
         self,
@@ -84,7 +84,7 @@ class LockedWrites:
             origin=origin,
         )
         with self.owner:
-            return self.ops.propose(
+            return self.writes.propose(
                 title, entries, actor, target, rationale, source, agent=agent, origin=origin
             )
 
@@ -107,7 +107,7 @@ class LockedWrites:
             version=version,
         )
         with self.owner:
-            return self.ops.merge(
+            return self.writes.merge(
                 key, actor, expected=expected, leave_out=leave_out, replace=replace, version=version
             )
 
@@ -116,7 +116,7 @@ class LockedWrites:
     ) -> WriteResult:
         _refuse_not_text(key=key, reason=reason, actor=actor, expected=expected)
         with self.owner:
-            return self.ops.reject(key, reason, actor, expected=expected)
+            return self.writes.reject(key, reason, actor, expected=expected)
 
     def merge_many(
         self,
@@ -128,14 +128,14 @@ class LockedWrites:
     ) -> BatchResult:
         _refuse_not_text(keys=keys, actor=actor, expected=expected, leave_out=leave_out)
         with self.owner:
-            return self.ops.merge_many(keys, actor, expected=expected, leave_out=leave_out)
+            return self.writes.merge_many(keys, actor, expected=expected, leave_out=leave_out)
 
     def reject_many(
         self, keys: Sequence[str], reason: str, actor: str, *, expected: Expected | None = None
     ) -> BatchResult:
         _refuse_not_text(keys=keys, reason=reason, actor=actor, expected=expected)
         with self.owner:
-            return self.ops.reject_many(keys, reason, actor, expected=expected)
+            return self.writes.reject_many(keys, reason, actor, expected=expected)
 
     def keep_one(
         self,
@@ -150,7 +150,7 @@ class LockedWrites:
             keep=keep, others=others, actor=actor, expected=expected, leave_out=leave_out
         )
         with self.owner:
-            return self.ops.keep_one(keep, others, actor, expected=expected, leave_out=leave_out)
+            return self.writes.keep_one(keep, others, actor, expected=expected, leave_out=leave_out)
 
     def revise_proposal(
         self,
@@ -163,7 +163,9 @@ class LockedWrites:
     ) -> WriteResult:
         _refuse_not_text(key=key, new_entries=new_entries, actor=actor, expected=expected)
         with self.owner:
-            return self.ops.revise_proposal(key, new_entries, actor, expected=expected, agent=agent)
+            return self.writes.revise_proposal(
+                key, new_entries, actor, expected=expected, agent=agent
+            )
 
     def add_loop(
         self,
@@ -179,7 +181,7 @@ class LockedWrites:
             title=title, actor=actor, summary=summary, next_step=next_step, source=source
         )
         with self.owner:
-            return self.ops.add_loop(title, actor, summary, next_step, source, agent=agent)
+            return self.writes.add_loop(title, actor, summary, next_step, source, agent=agent)
 
     def resolve_loop(
         self,
@@ -192,7 +194,7 @@ class LockedWrites:
     ) -> WriteResult:
         _refuse_not_text(key=key, actor=actor, note=note, expected=expected)
         with self.owner:
-            return self.ops.resolve_loop(key, actor, note, expected=expected, agent=agent)
+            return self.writes.resolve_loop(key, actor, note, expected=expected, agent=agent)
 
     def decide(
         self,
@@ -206,7 +208,7 @@ class LockedWrites:
     ) -> WriteResult:
         _refuse_not_text(title=title, decision=decision, actor=actor, why=why, source=source)
         with self.owner:
-            return self.ops.decide(title, decision, actor, why, source, agent=agent)
+            return self.writes.decide(title, decision, actor, why, source, agent=agent)
 
     def withdraw_decision(
         self,
@@ -219,45 +221,45 @@ class LockedWrites:
     ) -> WriteResult:
         _refuse_not_text(key=key, reason=reason, actor=actor, expected=expected)
         with self.owner:
-            return self.ops.withdraw_decision(key, reason, actor, expected=expected, agent=agent)
+            return self.writes.withdraw_decision(key, reason, actor, expected=expected, agent=agent)
 
     def entry_add(
         self, path: str, entry: str, actor: str, section: str | None = None, *, agent: bool = False
     ) -> WriteResult:
         _refuse_not_text(entry=entry, actor=actor, section=section)
         with self.owner:
-            return self.ops.entry_add(path, entry, actor, section, agent=agent)
+            return self.writes.entry_add(path, entry, actor, section, agent=agent)
 
     def entry_replace(
         self, path: str, old: str, new: str, actor: str, *, agent: bool = False
     ) -> WriteResult:
         _refuse_not_text(old=old, new=new, actor=actor)
         with self.owner:
-            return self.ops.entry_replace(path, old, new, actor, agent=agent)
+            return self.writes.entry_replace(path, old, new, actor, agent=agent)
 
     def entry_remove(self, path: str, old: str, actor: str, *, agent: bool = False) -> WriteResult:
         _refuse_not_text(old=old, actor=actor)
         with self.owner:
-            return self.ops.entry_remove(path, old, actor, agent=agent)
+            return self.writes.entry_remove(path, old, actor, agent=agent)
 
     def entry_settle(self, record_id: str, keep: str, actor: str) -> WriteResult:
         _refuse_not_text(record_id=record_id, keep=keep, actor=actor)
         with self.owner:
-            return self.ops.entry_settle(record_id, keep, actor)
+            return self.writes.entry_settle(record_id, keep, actor)
 
     def topic(
         self, title: str, actor: str, *, content: str | None = None, append: str | None = None
     ) -> WriteResult:
         _refuse_not_text(title=title, actor=actor, content=content, append=append)
         with self.owner:
-            return self.ops.topic(title, actor, content=content, append=append)
+            return self.writes.topic(title, actor, content=content, append=append)
 
     def undo_agent_change(
         self, commit: str, path: str, actor: str, *, expected: Expected | None = None
     ) -> WriteResult:
         _refuse_not_text(commit=commit, actor=actor, expected=expected)
         with self.owner:
-            return self.ops.undo_agent_change(commit, path, actor, expected=expected)
+            return self.writes.undo_agent_change(commit, path, actor, expected=expected)
 
 
 def _refuse_not_text(**arguments: object) -> None:

@@ -38,7 +38,7 @@ from hearth.domain.reflection import (
 )
 from hearth.domain.text import decode_text
 from hearth.errors import HearthError, InvalidInput
-from hearth.store import catalog, state
+from hearth.store import active_records, state
 from hearth.store.private import private_dir, write_file
 from hearth.store.trust import CommandTrust
 
@@ -225,7 +225,7 @@ class Reflector:
 
     def _pending(self) -> list[dict[str, Any]]:
         found = []
-        for view in catalog.list_records(self.home.files, "proposal"):
+        for view in active_records.list_records(self.home.files, "proposal"):
             if isinstance(view.record, records.Proposal):
                 found.append(
                     {

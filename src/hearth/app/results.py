@@ -11,7 +11,7 @@ from typing import Any
 from hearth.domain import textdiff
 from hearth.errors import RuleFailure
 from hearth.reconcile.reports import IndexStatus, PassReport
-from hearth.store.catalog import RecordView
+from hearth.store.active_records import RecordView
 
 
 @dataclass(frozen=True)

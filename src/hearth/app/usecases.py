@@ -51,8 +51,8 @@ from hearth.reconcile import freshness
 from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
 from hearth.store import agent_changes
+from hearth.store.active_records import RecordView
 from hearth.store.agent_changes import AgentChange
-from hearth.store.catalog import RecordView
 from hearth.store.history import CommitInfo
 from hearth.store.private import exposure
 
@@ -87,13 +87,13 @@ class Hearth(LockedWrites):
 
     def __init__(
         self,
-        ops: HomeWrites,
+        writes: HomeWrites,
         reconciler: Reconciler,
         syncer: Syncer,
         reflector: Reflector,
         owner: threading.RLock | None = None,
     ) -> None:
-        self.ops = ops
+        self.writes = writes
         self.reconciler = reconciler
         self.syncer = syncer
         self.reflector = reflector
@@ -115,35 +115,35 @@ class Hearth(LockedWrites):
 
     def get_file(self, path: str, rev: str | None = None) -> FileView:
         with self.owner:
-            return queries.get_file(self.ops.parts, path, rev)
+            return queries.get_file(self.writes.parts, path, rev)
 
     def history(self, path: str, limit: int = 20) -> list[CommitInfo]:
         with self.owner:
-            return queries.history(self.ops.parts, path, limit)
+            return queries.history(self.writes.parts, path, limit)
 
     def diff(self, path: str, rev_from: str | None, rev_to: str | None) -> Diff:
         with self.owner:
-            return queries.diff(self.ops.parts, path, rev_from, rev_to)
+            return queries.diff(self.writes.parts, path, rev_from, rev_to)
 
     def commit_diff(self, path: str, rev: str) -> Diff:
         with self.owner:
-            return queries.commit_diff(self.ops.parts, path, rev)
+            return queries.commit_diff(self.writes.parts, path, rev)
 
     def head_oids(self, paths: list[str]) -> dict[str, str | None]:
         with self.owner:
-            return queries.head_oids(self.ops.parts, paths)
+            return queries.head_oids(self.writes.parts, paths)
 
     def merge_preview(self, key: str, leave_out: Sequence[str] = ()) -> MergePreview:
         with self.owner:
-            return self.ops.preview_merge(key, leave_out)
+            return self.writes.preview_merge(key, leave_out)
 
     def diff_home(self, rev_from: str | None, rev_to: str | None) -> Diff:
         """Every file that differs between two revisions (``to`` None: the work tree)."""
         with self.owner:
-            return queries.diff_home(self.ops.parts, rev_from, rev_to)
+            return queries.diff_home(self.writes.parts, rev_from, rev_to)
 
     def records(self, kind: layout.RecordKind) -> list[RecordView]:
-        return queries.list_records(self.ops.parts, kind)
+        return queries.list_records(self.writes.parts, kind)
 
     def review(self) -> Review:
         return Review(self.records("proposal"), self.records("loop"))
@@ -156,7 +156,7 @@ class Hearth(LockedWrites):
             views = self.records("proposal")
         texts = {view.path: view.text for view in views}  # as listed: no second read
         with self.owner:  # pygit2's repository: one user at a time
-            snap = self.ops.store.snapshot()
+            snap = self.writes.store.snapshot()
             files = {}
             for path in self.matcher.files_read(views):
                 data = snap.read(path)
@@ -167,7 +167,7 @@ class Hearth(LockedWrites):
 
     def _topic_texts(self) -> dict[str, str]:
         with self.owner:
-            snap = self.ops.store.snapshot()
+            snap = self.writes.store.snapshot()
             found = {}
             for name in snap.names(layout.TOPICS_DIR):
                 path = f"{layout.TOPICS_DIR}/{name}"
@@ -180,7 +180,7 @@ class Hearth(LockedWrites):
         """The files that say who the assistant is and for whom: the hot files,
         then each person's note ``users/<id>.md`` that HEAD holds."""
         with self.owner:
-            snap = self.ops.store.snapshot()
+            snap = self.writes.store.snapshot()
             people = [
                 f"{layout.USERS_DIR}/{name}"
                 for name in snap.names(layout.USERS_DIR)
@@ -190,24 +190,24 @@ class Hearth(LockedWrites):
 
     def entry_list(self, path: str) -> list[Entry]:
         with self.owner:
-            return self.ops.entry_list(path)
+            return self.writes.entry_list(path)
 
     def entry_conflicts(self) -> list[ConflictRecord]:
         with self.owner:
-            return self.ops.entry_conflicts()
+            return self.writes.entry_conflicts()
 
     def topics(self) -> list[dict[str, str]]:
         with self.owner:
-            return self.ops.topics()
+            return self.writes.topics()
 
     def check(self, actor: str, *, fix_keys: bool = False) -> CheckResult:
         """The validation rules over the whole home; ``fix_keys`` first renames
         records still named with hearth's old keys (one commit)."""
         with self.owner:
-            fixed = self.ops.fix_keys(actor) if fix_keys else None
-            exposed = exposure(self.ops.root)
+            fixed = self.writes.fix_keys(actor) if fix_keys else None
+            exposed = exposure(self.writes.root)
             warnings = [RuleFailure(".", "readable-by-others", *exposed)] if exposed else []
-            home = self.ops.parts
+            home = self.writes.parts
             return CheckResult(
                 queries.check(home), queries.legacy_key_records(home), fixed, warnings
             )
@@ -249,12 +249,12 @@ class Hearth(LockedWrites):
     def _status_now(self) -> HomeStatus:
         with self.owner:
             index = freshness.status(self.reconciler)
-            return home_status(self.ops.parts, index, self.syncer, self.reflector.log)
+            return home_status(self.writes.parts, index, self.syncer, self.reflector.log)
 
     def active(self) -> ActiveView:
         self._freshen()
         with self.owner:
-            return queries.active_view(self.ops.parts, freshness.status(self.reconciler))
+            return queries.active_view(self.writes.parts, freshness.status(self.reconciler))
 
     def context(
         self, session: context.Session, query: str | None = None, user: str | None = None
@@ -282,9 +282,9 @@ class Hearth(LockedWrites):
         texts: list[tuple[str, str | None]] = []
         with self.owner:
             for path in files:
-                data = self.ops.files.read(path)
+                data = self.writes.files.read(path)
                 texts.append((path, None if data is None else decode_text(data, path)))
-        bounds = self.ops.settings.context
+        bounds = self.writes.settings.context
         return context.bundle(
             session, texts, bounds.file_chars, bounds.total_chars, query, passages
         )
@@ -296,7 +296,7 @@ class Hearth(LockedWrites):
         if "/" not in hit.path and looks_like(hit.path, layout.HOT_FILES) is not None:
             return None
         try:
-            data = self.ops.files.read(hit.path)
+            data = self.writes.files.read(hit.path)
         except HearthError:
             return None
         if data is None:
@@ -360,12 +360,12 @@ class Hearth(LockedWrites):
         """Agents' changes to the persona and memory files since the person last
         marked them as seen (``since`` None: since that mark)."""
         with self.owner:
-            mark = since or agent_changes.seen(self.ops.store.state_dir)
-            return agent_changes.agent_changes(self.ops.root, mark)
+            mark = since or agent_changes.seen(self.writes.store.state_dir)
+            return agent_changes.agent_changes(self.writes.root, mark)
 
     def mark_agent_changes_seen(self) -> None:
         """The person has seen every agent change up to HEAD."""
         with self.owner:
-            head = self.ops.store.snapshot().head
+            head = self.writes.store.snapshot().head
             if head is not None:
-                agent_changes.mark_seen(self.ops.store.state_dir, head)
+                agent_changes.mark_seen(self.writes.store.state_dir, head)

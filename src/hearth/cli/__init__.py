@@ -8,7 +8,7 @@ package and ``api/problems.py`` are the only places that turn errors into
 statuses. The commands live by topic (each imported only when it runs:
 ``support.COMMAND_MODULES``): ``home`` (the home as a whole),
 ``records`` (notes, proposals, loops, files), ``memory`` (entries, topics,
-reflection), ``runtime`` (serve, watch, context, tokens, sync, hooks) and
+reflection), ``running`` (serve, watch, context, sync, review, hooks) and
 ``mcp``; ``support`` holds the group and what they share.
 """
 

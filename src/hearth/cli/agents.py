@@ -112,8 +112,8 @@ def _answer(state: _State, runtime: str, event: str, raw: str) -> str | None:
     """The line to print, from the bundle the running server has (started on
     demand) unless the launcher already asked it (``client/hook.py``), else from
     the home opened here."""
-    from hearth.catalogue import route_of  # noqa: PLC0415
     from hearth.client import delegate, hook  # noqa: PLC0415
+    from hearth.operations import route_of  # noqa: PLC0415
     from hearth.runtimes import hook_answer  # noqa: PLC0415
 
     root = state.root

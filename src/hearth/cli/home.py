@@ -221,8 +221,8 @@ def _status(state: _State) -> tuple[dict[str, Any], str]:
     its snapshot is current), read without a pass (when one would change nothing),
     or after a reconcile pass."""
     from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
-    from hearth.catalogue import route_of  # noqa: PLC0415
     from hearth.client import delegate  # noqa: PLC0415
+    from hearth.operations import route_of  # noqa: PLC0415
 
     root = state.root
     server = delegate.find(root)

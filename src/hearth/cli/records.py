@@ -28,7 +28,7 @@ from hearth.errors import HearthError
 if TYPE_CHECKING:
     from hearth.app.reads.review_board import ReviewBoard
     from hearth.app.results import BatchResult
-    from hearth.store.catalog import RecordView
+    from hearth.store.active_records import RecordView
 
 
 @cli.command(cls=LightCommand)
@@ -205,7 +205,7 @@ def _served_proposal(state: _State, key: str) -> tuple[bool, RecordView | None]:
     when no pending proposal has that key)."""
     from hearth.client import delegate  # noqa: PLC0415  (start-up: only this command)
     from hearth.domain import layout  # noqa: PLC0415
-    from hearth.store.catalog import record_view  # noqa: PLC0415  (lean: no libgit2)
+    from hearth.store.active_records import record_view  # noqa: PLC0415  (lean: no libgit2)
 
     path = f"{layout.record_dir('proposal')}/{key}.md"
     if "/" in key:  # no file of the listing has that name; the merge says why
@@ -339,7 +339,7 @@ def put(
                 _written(as_json, served, f"wrote {served['path']}")
                 return
     app = state.app()
-    limit = app.ops.settings.file_bytes + 1
+    limit = app.writes.settings.file_bytes + 1
     content = data[:limit] + (source.read(limit - len(data)) if len(data) < limit else b"")
     result = app.put(path, content, state.actor, expected_oid, message)
     _written(as_json, result, f"wrote {result.path}")

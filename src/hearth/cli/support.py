@@ -90,7 +90,7 @@ COMMAND_MODULES = {
         "decisions",
         "decision",
     ),
-    "runtime": ("watch", "serve", "context", "sync", "review", "hooks", "hook"),
+    "running": ("watch", "serve", "context", "sync", "review", "hooks", "hook"),
     "tokens": ("token",),
 }
 _MODULE_OF = {name: module for module, names in COMMAND_MODULES.items() for name in names}
@@ -287,8 +287,8 @@ def served_or_local(
     answer without them, from another hearth's server, is not taken).
     ``--verbose`` says on stderr which way it went (``done_here``: how
     ``local`` reaches it)."""
-    from hearth.catalogue import route_of  # noqa: PLC0415
     from hearth.client import delegate  # noqa: PLC0415  (start-up: only commands that read)
+    from hearth.operations import route_of  # noqa: PLC0415
 
     data, how = delegate.ask(state.root, delegate.query(route_of(name), params), keys)
     if data is None:

@@ -2,7 +2,7 @@
 
 A runtime starts ``hearth mcp`` for every session. Instead of serving a whole
 home in each (a watcher, a reconcile worker, an index writer, vectors and a
-model: about 190 MB and a second or more to start, and an index of its own
+model: much memory and seconds to start, and an index of its own
 that does not see the other sessions' writes), it relays each JSON-RPC message
 it reads on stdin to ``/mcp`` on the home's server, over the home's unix
 socket, and writes each answer to stdout. It loads neither the MCP SDK nor
@@ -41,7 +41,7 @@ from hearth.store import server_file
 #: Seconds one relayed request may take (a sync or a reindex behind a tool).
 REQUEST_SECONDS = 600.0
 PATH = "/mcp/"
-#: Tries of one message against a server that went away (about 10 s in all).
+#: Tries of one message against a server that went away (waits growing between).
 ATTEMPTS = 8
 
 

@@ -33,7 +33,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from hearth.domain.diff3 import Chunk, diff3
+from hearth.domain.diff3 import diff3
 from hearth.domain.entries import entry_blocks, has_entries_section, is_crlf
 from hearth.domain.entry_fates import Fates, Item, fates
 from hearth.domain.layout import ENTRY_CONFLICTS_DIR
@@ -188,15 +188,6 @@ def _marked(ours: Sequence[_Token], theirs: Sequence[_Token], markers: bool) -> 
         found += mine
     entries = [t for t in ours[lead:] if t[1].entry] + [t for t in theirs if t[1].entry]
     return found + entries
-
-
-def _region(chunk: Chunk[str], toks: Sequence[Sequence[_Token]]) -> list[_Token]:
-    o, a, b = toks
-    return [
-        *o[chunk.base_at : chunk.base_at + len(chunk.base)],
-        *a[chunk.ours_at : chunk.ours_at + len(chunk.ours)],
-        *b[chunk.theirs_at : chunk.theirs_at + len(chunk.theirs)],
-    ]
 
 
 def _placed(toks: Sequence[Sequence[_Token]], markers: bool) -> tuple[list[_Token], bool]:

@@ -279,12 +279,6 @@ def record_dir(kind: RecordKind) -> str:
     return RECORD_KINDS[kind].folder
 
 
-def is_active_record(path: str) -> bool:
-    """True for an active record file (``<kind folder>/<key>.md``, not an archive)."""
-    folder, _, name = path.rpartition("/")
-    return name.endswith(".md") and any(spec.folder == folder for spec in RECORD_KINDS.values())
-
-
 def record_path(kind: RecordKind, key: str) -> str:
     return f"{record_dir(kind)}/{key}.md"
 

@@ -15,16 +15,11 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-import yaml
-
 from hearth.domain import keys, lionclaw
+from hearth.domain.front_matter import field_text, front_matter, split_front_matter
 from hearth.domain.keys import is_key, key_of_archive_stem, legacy_record_key, record_key
 from hearth.domain.layout import DEFAULT_PROPOSAL_TARGET, RecordKind, record_location
 from hearth.errors import InvalidRecord
-
-#: libyaml's safe loader when PyYAML was built with it: the same documents, about
-#: ten times faster than the pure-Python one (the review page parses every record).
-_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 __all__ = [
     "RECORD_TYPES",
@@ -271,37 +266,12 @@ def timestamp(moment: dt.datetime) -> str:
     return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class _OneLineDumper(yaml.SafeDumper):
-    """Every field on one line: a value with a line break is double-quoted, its
-    breaks written ``\\n``, and no line is ever folded. A value's own line can
-    then never read as the ``---`` that closes the front matter (YAML's plain or
-    single-quoted styles would write an indented ``  ---`` line, which readers that
-    strip lines take for the end): text cannot forge a record's fields."""
-
-
-def _one_line_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = '"' if any(c in value for c in "\n\r") else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_OneLineDumper.add_representer(str, _one_line_str)
-
-
-def _front_matter(fields: dict[str, str]) -> str:
-    # The title is always written, even empty (keyed item--<uuid>, as in LionClaw).
-    kept = {k: v for k, v in fields.items() if v != "" or k == "title"}
-    dumped = yaml.dump(
-        kept, Dumper=_OneLineDumper, sort_keys=False, allow_unicode=True, width=2**31 - 1
-    )
-    return f"---\n{dumped}---\n"
-
-
 def render(record: Record, key: str | None = None) -> str:
     """The record's file, in its style; ``key`` (default: from the title) is what a
     LionClaw record's ``- Key:`` line names."""
     if record.style == "lionclaw":
         return _render_lionclaw(record, key or record.key)
-    head = _front_matter(
+    head = front_matter(
         {"title": record.title, **{name: getattr(record, name) for name in record.FIELDS}}
     )
     if isinstance(record, Proposal):
@@ -310,40 +280,6 @@ def render(record: Record, key: str | None = None) -> str:
         text = str(getattr(record, record.BODY)).strip()
         body = f"{text}\n" if text else ""
     return f"{head}\n{body}"
-
-
-def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
-    """Split ``---`` YAML front matter from the body; raise InvalidRecord if absent or bad."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.splitlines(keepends=True)
-    if not lines or lines[0].strip() != "---":
-        raise InvalidRecord("no front matter: the file must start with a '---' line")
-    for end in range(1, len(lines)):
-        if lines[end].strip() == "---":
-            break
-    else:
-        raise InvalidRecord("front matter is not closed by a '---' line")
-    try:
-        data = yaml.load("".join(lines[1:end]), Loader=_SAFE_LOADER)
-    except yaml.YAMLError as exc:
-        raise InvalidRecord(f"front matter is not valid YAML: {exc}") from exc
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise InvalidRecord("front matter must be a mapping of fields")
-    return data, "".join(lines[end + 1 :])
-
-
-def _text(data: dict[str, Any], name: str) -> str:
-    value = data.get(name, "")
-    if value is None:
-        return ""
-    if isinstance(value, dt.datetime | dt.date):
-        return value.isoformat()
-    if isinstance(value, dict | list):
-        raise InvalidRecord(f"front matter field {name!r} must be text")
-    return str(value)
 
 
 def parse(kind: RecordKind, text: str) -> Record:
@@ -357,9 +293,9 @@ def parse(kind: RecordKind, text: str) -> Record:
     if "title" not in data:
         raise InvalidRecord("front matter has no 'title' field")
     cls = RECORD_TYPES[kind]
-    fields: dict[str, Any] = {"title": _one_line(_text(data, "title"))}
+    fields: dict[str, Any] = {"title": _one_line(field_text(data, "title"))}
     for name in cls.FIELDS:
-        value = _text(data, name)
+        value = field_text(data, name)
         if value:
             fields[name] = value
         elif name in ("created", "updated"):

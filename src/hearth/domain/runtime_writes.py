@@ -4,7 +4,7 @@
 OpenClaw's agent writes its daily notes, MEMORY.md and USER.md into its
 workspace with generic file tools, and its dreaming writes DREAMS.md. With
 ``commit_writes = true`` the served home commits those files once they have
-been quiet for ``settle_seconds`` (``app/served/agent_writes.py``); only files the
+been quiet for ``settle_seconds`` (``app/served/runtime_writes.py``); only files the
 patterns name, and never a file the patterns could not name (hearth's settings,
 git's files, ACTIVE.md, anything but markdown). docs/runtimes.md has the exact
 semantics.

@@ -41,7 +41,7 @@ _NEXT_LINE = re.compile(r"\n" + _LINE)
 _DATE = re.compile(r"(\d{4}-\d{2}-\d{2})")
 #: Front-matter fields written for a person to read (the records' free text,
 #: ``domain/records.py``), in the order their section holds them.
-READ_FIELDS = ("next_step", "why", "rationale", "resolution", "reason")
+READ_FIELDS: tuple[str, ...] = ("next_step", "why", "rationale", "resolution", "reason")
 
 
 class Section(NamedTuple):
@@ -140,12 +140,12 @@ def split_sections(path: str, text: str) -> list[Section]:
 def _front_matter(text: str, lines: list[str]) -> tuple[dict[str, object], int]:
     if not lines or lines[0].strip() != "---":
         return {}, 0
-    # Imported here, not at the top: records brings YAML, which a reader worker
+    # Imported here, not at the top: front_matter brings YAML, which a reader worker
     # (``reconcile/prepare.py``) needs only once it meets a file with front matter.
-    from hearth.domain import records  # noqa: PLC0415
+    from hearth.domain import front_matter  # noqa: PLC0415
 
     try:
-        data, _body = records.split_front_matter(text)
+        data, _body = front_matter.split_front_matter(text)
     except InvalidRecord:
         return {}, 0
     end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")

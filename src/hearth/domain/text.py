@@ -40,9 +40,9 @@ INVISIBLE = (
 CONTROL = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029" + INVISIBLE
 _NOT_TEXT = re.compile(rf"[{CONTROL}\ud800-\udfff]|\r(?!\n)")
 #: The same without the carriage return's branch, for text that holds none:
-#: one character class is scanned three times faster than the alternation
-#: (0.27 against 0.08 s over a 10,000-file home's 22 MB, a rebuild's biggest
-#: single cost after sectioning).
+#: one character class is scanned several times faster than the alternation
+#: (a rebuild's biggest single cost after sectioning; docs/performance.md,
+#: "Figures behind the code's comments").
 _NOT_TEXT_CHAR = re.compile(rf"[{CONTROL}\ud800-\udfff]")
 
 # Patterns for the schemas of every surface (ECMA-262 syntax, which Python's

@@ -196,10 +196,10 @@ def _front_matter_characters(path: str, text: str) -> list[RuleFailure]:
     end = text.find("\n---", 3)
     if "\\" not in text[: end if end > 0 else len(text)]:
         return []
-    from hearth.domain import records  # noqa: PLC0415  (see _record_rules)
+    from hearth.domain import front_matter  # noqa: PLC0415  (see _record_rules)
 
     try:
-        data, _body = records.split_front_matter(text)
+        data, _body = front_matter.split_front_matter(text)
     except InvalidRecord:
         return []  # the record rules name a front matter that does not parse
     for name, value in _strings(data, ""):

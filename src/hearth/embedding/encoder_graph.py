@@ -2,8 +2,8 @@
 (``model_file.Weights``), and the ONNX Runtime session that runs it.
 
 The graph is written as protobuf bytes by ``onnx_protobuf``, not with the ``onnx``
-package, whose import stayed resident (about 8 MB) in every process that
-embedded."""
+package, whose import stayed resident in every process that embedded
+(docs/performance.md, "Figures behind the code's comments")."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def encoder_graph(
 
     The weights are written to ``folder/e5.weights`` as they are made (ONNX's
     external data, beside the model saved in ``folder``): a graph holding its
-    fp32 weights, copied into the model, then serialized, peaked 180 MB over
+    fp32 weights, copied into the model, then serialized, peaked far over
     what the session keeps.
 
     ``batched``: ``x`` is ``[texts, tokens, H]``, texts padded to the longest,
@@ -158,9 +158,9 @@ def open_session(graph: Callable[[Path], bytes], threads: int, arena: bool = Tru
     # A shared machine: a waiting thread sleeps instead of spinning.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     # Loaded from files, not from bytes: a session made from bytes keeps them
-    # for its whole life (80 MB here) besides its own copy of the weights; with
-    # its weights in a file of their own (ONNX's external data), the fp32
-    # session held 55 MB less than with them inside the model's file.
+    # for its whole life besides its own copy of the weights; with its weights
+    # in a file of their own (ONNX's external data), the fp32 session holds
+    # less than with them inside the model's file (docs/performance.md).
     with tempfile.TemporaryDirectory(prefix="hearth-e5-") as folder:
         path = Path(folder) / "e5.onnx"
         path.write_bytes(graph(Path(folder)))  # the model is dropped once saved

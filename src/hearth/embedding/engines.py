@@ -129,8 +129,8 @@ class OnnxQueries:
     def __init__(self) -> None:
         threads = max(1, min(QUERY_THREADS, os.cpu_count() or 1))
         # No arena: one long question (a runtime's whole prompt, 2,000
-        # characters) made the session keep 19.8 MB for every later one;
-        # without it 6.7 MB, and a short query is as fast (3.2 against 3.4 ms).
+        # characters) made the session keep its peak for every later one;
+        # without it far less, and a short query is as fast (docs/performance.md).
         self._model = OnnxE5(threads=threads, weights8=True, arena=False)
 
     def query(self, text: str) -> Vectors:
@@ -139,7 +139,7 @@ class OnnxQueries:
 
 
 #: Threads of the passage session: the filler runs at nice 19 beside requests;
-#: a second thread cost 15 to 20% more CPU a passage and, on a busy 2-core
+#: a second thread cost more CPU a passage and, on a busy 2-core
 #: machine, gained no wall time (bench/passage_engines.py, docs/search.md).
 PASSAGE_THREADS = 1
 

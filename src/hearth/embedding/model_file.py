@@ -72,7 +72,7 @@ class Weights:
 
     def release_pages(self) -> None:
         """Let go of the file's pages this process has read (a session reads every
-        encoder weight once, 20 MB that stayed resident): they are read again from
+        encoder weight once, pages that stayed resident): they are read again from
         the page cache when used (a query reads a few rows of the embedding table)."""
         file_map = getattr(self._file, "_mmap", None)
         if file_map is not None and hasattr(mmap, "MADV_DONTNEED"):

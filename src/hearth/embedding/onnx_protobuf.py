@@ -3,8 +3,8 @@
 ``encoder_graph`` builds one graph per session from parts this module writes:
 tensors (inline or in an external data file), nodes with integer, float and
 integer-list attributes, typed inputs and outputs, the graph and the model.
-Importing ``onnx`` (and the protobuf runtime it brings) for that kept about
-8 MB resident in a server for the rest of its life; the bytes here are the
+Importing ``onnx`` (and the protobuf runtime it brings) for that kept memory
+resident in a server for the rest of its life; the bytes here are the
 same messages (the tests parse them with ``onnx`` and compare them with its
 ``helper``'s).
 

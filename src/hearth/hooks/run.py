@@ -12,7 +12,7 @@
   proposals, open loops.
 
 libgit2 runs no hooks, so hearth's own commits call the same validation
-directly (``app/writes/plumbing.py``).
+directly (``app/writes/writer.py``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from hearth.domain import layout
 from hearth.domain.text import counted
 from hearth.errors import HearthError
 from hearth.hooks.precommit import pre_commit
-from hearth.store import catalog, state
+from hearth.store import active_records, state
 from hearth.store.repository import GitError
 
 #: Seconds a hook run by hand waits for another hearth's pass before skipping its own.
@@ -56,8 +56,8 @@ def post(name: str, root: Path, lock_seconds: float = HOOK_LOCK_SECONDS) -> str:
 def _post(root: Path, lock_seconds: float) -> str:
     home = wiring.open_home(root)
     counts = (
-        f"{counted(len(catalog.list_records(home.files, 'proposal')), 'pending proposal')}, "
-        f"{counted(len(catalog.list_records(home.files, 'loop')), 'open loop')}"
+        f"{counted(len(active_records.list_records(home.files, 'proposal')), 'pending proposal')}, "
+        f"{counted(len(active_records.list_records(home.files, 'loop')), 'open loop')}"
     )
     url = server_running(home.store.state_dir)
     if url is not None:

@@ -3,8 +3,8 @@
 The search analyzer (``schema.build_analyzer``) is a regex tokenizer, so that
 Chinese, Japanese, Korean, Thai... characters are tokens of their own and no
 run of letters is longer than ``MAX_TOKEN_CHARS``. Measured on a 10,000-file
-home: Tantivy's regex tokenizer costs about 1.7 µs a token and 37 µs a field
-value (its caches are built anew for every value), ten times its ``simple``
+home (docs/performance.md, "Figures behind the code's comments"): Tantivy's
+regex tokenizer builds its caches anew for every field value, ten times its ``simple``
 tokenizer; it was 10 of the build's 16 CPU seconds.
 
 So the index is *written* through another ``tantivy.Index`` object on the same
@@ -95,8 +95,8 @@ def _fast_analyzer() -> tantivy.TextAnalyzer:
 
 def terms_of(text: str) -> list[str]:
     """The search analyzer's terms of ``text``, through the fast analyzer when
-    it cuts ``text`` the same way (``is_plain``): a 2 KB section's terms in
-    about a fifth of the time (the relevance floor reads every hit's)."""
+    it cuts ``text`` the same way (``is_plain``): a section's terms in a
+    fraction of the time (the relevance floor reads every hit's)."""
     return (_fast_analyzer() if is_plain(text) else shared_analyzer()).analyze(text)
 
 
@@ -117,7 +117,7 @@ def is_plain(text: str) -> bool:
 def _has_special(text: str) -> bool:
     """Whether ``text`` holds a character of ``charsets``' classes. Only its
     characters outside ASCII are looked at: a daily note's ``—`` made the
-    whole body go through the classes' pattern, 0.13 ms for 2 KB."""
+    whole body go through the classes' slower pattern."""
     if text.isascii():
         return False
     rest = "".join(_NOT_ASCII.findall(text))

@@ -3,10 +3,9 @@
 The index stores no body (schema version 7): a section's text is in its file,
 which is canonical, and the index keeps where it is (path, first line) and
 the digest of what was indexed (``digest``, the key of its vector). Storing
-every body made Tantivy's document store most of the index (195 of the
-100,000-file home's 282 MB; 121 MB without them), and a server that had
+every body made Tantivy's document store most of the index, and a server that had
 answered a few hundred searches held most of it in memory: each hit's
-document is read from a compressed block, and the kernel maps 64 KB
+document is read from a compressed block, and the kernel maps a window
 around each read (docs/performance.md, "The server's memory").
 
 A search asks for the bodies of the hits it returns (snippets) and judges
@@ -73,9 +72,9 @@ class Bodies(Mapping[Where, str]):
     A section's body is first taken from its lines (the lines after its
     heading up to ``end_line``) and kept if its passage's digest is the one
     indexed: most sections, at the cost of splitting the file's lines (a
-    daily note of 1,000 entries: 3.7 ms to cut into sections, a tenth of that
-    to split). Otherwise (a long section's piece, a file changed since) the
-    file is cut into sections as the reconciler cuts it."""
+    long daily note is cut into sections in ten times the time it is split).
+    Otherwise (a long section's piece, a file changed since) the file is cut
+    into sections as the reconciler cuts it."""
 
     def __init__(self, read: Reader | None, places: Mapping[Where, Place]) -> None:
         self._read = read

@@ -20,7 +20,7 @@ What a hit is judged on (``Judged``, gathered by ``evidence.py``):
   keyword and the semantic side: two rankings that agree;
 - **next to evidence**: a daily entry right after (or before) a hit that
   passes on its own (the answer to a question asked in the entry before it;
-  ``context.py`` says why neighbours rank at all);
+  ``neighbour_bonuses.py`` says why neighbours rank at all);
 - **text**: a bare heading (nothing under it: a daily note's ``# DATE``
   line, a record whose fields are all front matter) is no evidence as a
   neighbour, and its vector (of the heading alone) says nothing of meaning;

@@ -25,7 +25,7 @@ from typing import NamedTuple
 # 3: also daily notes in LionClaw's layout (continuity/daily/YYYY/MM/) are kind "daily".
 # 4: ``body`` stored without terms; the writer's fast analyzer (``analysis.py``).
 # 5: ``digest`` stored without terms, found by the integer ``digest_key``.
-# 6: ``ordinal``, a section's place in its file (neighbouring entries, ``context.py``).
+# 6: ``ordinal``, a section's place in its file (neighbouring entries, ``neighbour_bonuses.py``).
 # 7: no ``body``: a hit's body is read from its file (``bodies.py``).
 # 8: a record's front-matter fields a person reads are a section (``domain/sections.py``).
 #: The index schema's version (see ``schema.py``: bump it there with any change of

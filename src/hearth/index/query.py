@@ -45,7 +45,7 @@ _ANALYZER = shared_analyzer()
 @functools.lru_cache(maxsize=8192)
 def _terms(word: str) -> tuple[str, ...]:
     """The search analyzer's terms of one query word, remembered: a call into
-    Tantivy's analyzer costs about 30 µs, and was 0.4 of building a query."""
+    Tantivy's analyzer was a large share of building a query."""
     return tuple(_ANALYZER.analyze(word))
 
 
@@ -194,8 +194,8 @@ def run_snippets(
     (``analysis.py``), its searcher in step with ``index``'s
     (``SearchIndex._in_step``). A body the fast analyzer cuts as the search
     analyzer does (``is_plain``: most text) is highlighted through it, the same
-    snippet in a fifth of the time (10 hits on the 10,000-file home: 0.29
-    against 1.32 ms); any other body through ``index``'s analyzer.
+    snippet in a fraction of the time; any other body through ``index``'s
+    analyzer.
     """
     if not hits:
         return []
@@ -244,7 +244,7 @@ def _ranked(
     # Each lowered set adds its score times (weight - 1) to the score every
     # section gets: the query is evaluated once for every section and again
     # for the lowered ones only. (Three clauses, each section in exactly one,
-    # evaluated it three times: 1.15 against 0.87 ms on the 10,000-file home.)
+    # evaluated it three times, slower on the 10,000-file home.)
     lowered = [([(Occur.Must, archive)], weights.archive)]
     if template:
         held = _template_filter(schema, template)
@@ -395,14 +395,14 @@ def _bonus(
 
 def _any_of(schema: tantivy.Schema, field: str, values: Sequence[int]) -> Query:
     """A section whose ``field`` is one of ``values``: term queries joined,
-    not ``term_set_query``, which builds an automaton at every search (about
-    0.2 ms each here, against 5 µs for a term query)."""
+    not ``term_set_query``, which builds an automaton at every search (far
+    dearer than a term query)."""
     return Query.boolean_query([(Occur.Should, Query.term_query(schema, field, v)) for v in values])
 
 
 #: The filter of the template's sections, by the template's digests: built
-#: once, not at every search (a term query a digest: 0.15 ms of a 1,000-file
-#: home's keyword search, where the template has 19 digests).
+#: once, not at every search (a term query a digest, a noticeable share of a
+#: small home's keyword search).
 _TEMPLATE_FILTERS: dict[frozenset[str], Query] = {}
 
 

@@ -22,7 +22,7 @@
   calibrating (``fuse``); the named day's share is added to the fused score.
 - **Bonuses** over the ranking, in either mode: the daily entries next to the
   first hits gain a share of their score, and a heading holding a name the
-  question says a share of the best score (``context.py``).
+  question says a share of the best score (``neighbour_bonuses.py``).
 - **Snippets** are made for the hits returned only.
 
 Every weight is ``weights.py``'s; a stage takes them as an argument, so the
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from hearth.embedding import Embedder
-from hearth.index import context, crossing, evidence, room
+from hearth.index import crossing, evidence, neighbour_bonuses, room
 from hearth.index.evidence import Gathered
 from hearth.index.floor import FLOOR, Floor
 from hearth.index.hits import Hit, Ranked
@@ -171,12 +171,12 @@ def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[l
         first = frozenset((h.path, h.start_line) for h in ranked.hits)
         bodies = index.bodies(ranked.hits, ranked.digests)
         return ranked.hits, Gathered(bodies, ranked.ordinals, first, matched=ranked.matched)
-    depth = max(q.limit, context.FLOW_FROM)
+    depth = max(q.limit, neighbour_bonuses.FLOW_FROM)
     ranked = index.ranked(q.text, q.kind, q.path_prefix, depth, q.dates, weights)
-    near = index.neighbours(context.sources(ranked.hits, ranked.ordinals), ranked.query)
+    near = index.neighbours(neighbour_bonuses.sources(ranked.hits, ranked.ordinals), ranked.query)
     neighbours = near.hits if asks_in_words(q.text) else [h for h in near.hits if h.score > 0]
     ordinals = {**near.ordinals, **ranked.ordinals}
-    hits = context.spread(ranked.hits, neighbours, ordinals, q.limit, q.names, weights)
+    hits = neighbour_bonuses.spread(ranked.hits, neighbours, ordinals, q.limit, q.names, weights)
     first = frozenset((h.path, h.start_line) for h in ranked.hits if h.score > 0)
     bodies = index.bodies([*near.hits, *ranked.hits], {**near.digests, **ranked.digests})
     if room.crowded(hits, bodies, q.limit):
@@ -232,10 +232,10 @@ def hybrid_ranked(
     # The neighbours of the first hits that are in neither list are fetched,
     # with a fused score of their own of 0.
     ordinals = {**semantic.ordinals, **keyword.ordinals}
-    near = index.neighbours(context.sources(fused, ordinals))
+    near = index.neighbours(neighbour_bonuses.sources(fused, ordinals))
     ordinals.update(near.ordinals)
     unscored = [h.scored(0.0) for h in near.hits]
-    hits = context.spread(fused, unscored, ordinals, q.limit, q.names, weights)
+    hits = neighbour_bonuses.spread(fused, unscored, ordinals, q.limit, q.names, weights)
     digests.update(near.digests)
     wide = meaning.wide
     digests.update(wide.digests)

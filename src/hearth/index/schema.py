@@ -22,12 +22,12 @@ query's ``body:word`` searches ``text``.
 ``digest`` (the key of a section's vector) is stored without terms too
 (version 5): the semantic side finds sections by ``digest_key``, an integer
 of the digest's first 60 bits, and keeps only those whose stored digest is
-one it asked for. 40,000 distinct 32-character terms cost Tantivy 0.4 s of a
-10,000-file build's 2.9 CPU seconds; as integers, half of that.
+one it asked for. Distinct 32-character terms were a large share of a
+build's CPU; as integers, half of that (docs/performance.md).
 
 ``ordinal`` is a section's place in its file (0 for the first), indexed, so
 a search finds the entries just before and after a hit (version 6: a daily
-entry's answer is often the entry after the one that asks, ``context.py``).
+entry's answer is often the entry after the one that asks, ``neighbour_bonuses.py``).
 """
 
 from __future__ import annotations

@@ -189,7 +189,7 @@ class SearchIndex:
         )
 
     def neighbours(self, around: Sequence[tuple[str, int]], words: Query | None = None) -> Ranked:
-        """The sections next to each ``(path, ordinal)`` (``context.py``),
+        """The sections next to each ``(path, ordinal)`` (``neighbour_bonuses.py``),
         scored by ``words`` (a keyword ranking's ``query``) or unscored."""
         return run_neighbours(self._index, self.schema, around, words)
 
@@ -243,8 +243,8 @@ class SearchIndex:
         """Every section's passage digest, and ``(digest, passage)`` of those
         not in ``stored``, the most useful first (``embedding_order``): a first
         build answers the questions a runtime asks most while the rest fills.
-        Only the passages missing are made: listing the 10,000-file home
-        (40,019 sections) with every text held 36 MB at its peak."""
+        Only the passages missing are made: listing a big home with every text
+        held much memory at its peak."""
         searcher = self._index.searcher()
         total = int(searcher.num_docs)
         live: set[str] = set()
@@ -377,7 +377,7 @@ def document(section: Section, ordinal: int = 0) -> tantivy.Document:
         else:
             special.append((name, value))
     # from_dict: the same document as Document(**fields), without a keyword
-    # dict (about 3 µs a section less).
+    # dict (less work a section).
     doc = tantivy.Document.from_dict(fields)
     for name, value in special:
         doc.add_pre_tokenized_text(name, value)

@@ -1,7 +1,6 @@
 """Semantic ranking kept in step with the index: which passages still need vectors.
 
-Embedding costs tens of milliseconds a section (about 26 ms on a quiet
-2-core machine, three times that on a busy one), so a 10,000-file home
+Embedding costs tens of milliseconds a section (docs/search.md), so a 10,000-file home
 cannot be embedded inside a write or at start-up. The reconciler's passes
 only *note* the sections they put in the index (``note``); a rebuilt index
 notes all of them, and the first ``fill`` of a process with an index it did
@@ -262,8 +261,8 @@ class VectorFiller:
     filler, and what usually comes next is a search for what was written:
     that search embeds its query, and on a machine of two cores the filler
     embedding the new passage at the same time made it (and the write's own
-    response) wait for the CPU (write to searchable on the 10,000-file home,
-    p50: 402 ms with the filler as it was, 287 ms like this; docs/search.md).
+    response) wait for the CPU (write to searchable on the 10,000-file home;
+    docs/search.md).
     So the filler runs at the lowest CPU priority (nice 19 on Linux: it gets
     little CPU while anything else wants the core), and starts filling only
     once no pass has noted sections for ``quiet`` seconds, or ``at_most``

@@ -90,7 +90,7 @@ def wants_exact_words(text: str) -> bool:
 def asks_in_words(text: str) -> bool:
     """A query of two or more words besides function words, without search
     syntax: a question or a description, which a section may answer without
-    holding its words (a neighbouring entry, ``context.py``)."""
+    holding its words (a neighbouring entry, ``neighbour_bonuses.py``)."""
     if wants_exact_words(text):
         return False
     words = [w for w in re.findall(r"\w+", text.lower()) if w not in STOP_WORDS]

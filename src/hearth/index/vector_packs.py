@@ -49,7 +49,7 @@ Vectors = npt.NDArray[np.float32]
 MAGIC = b"HEARTHVEC1\n"
 DTYPE = "float16"
 #: Rows a pack holds at most: an export of more is cut into several (a first
-#: sync of a 40,000-section home is 5 packs of about 6 MB).
+#: sync of a big home is several packs).
 PACK_ROWS = 8192
 #: Largest count a header may claim (a hostile header cannot make a reader
 #: allocate without bound: the size check comes first anyway).

@@ -75,7 +75,7 @@ class Weights:
     #: names: the ``day`` lift, which fusion by rank would otherwise dilute.
     day_share: float = 0.05
 
-    # -- after fusion: shares of the ranking's scores (``context.py``) ---------------
+    # -- after fusion: shares of the ranking's scores (``neighbour_bonuses.py``) ---------------
     #: A daily entry after one of the first hits gains this share of its score...
     after: float = 0.5
     #: ...and the entry before it this share.

@@ -37,8 +37,8 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from hearth.catalogue import Scope, may, refusal, scope_of
 from hearth.errors import HearthError, error_body
+from hearth.operations import Scope, may, refusal, scope_of
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ class Refused(Exception):
 
 def require(held: Scope, operation: str) -> None:
     """Raise the API's 403, word for word, unless the one policy lets a caller of
-    scope ``held`` run ``operation`` (``catalogue.py``)."""
+    scope ``held`` run ``operation`` (``operations.py``)."""
     if not may(held, operation):
         raise Refused(held, operation)
 
@@ -188,7 +188,7 @@ class Tools:
         self.who = who
         self.service = service
         self.built: list[Tool] = []
-        #: The operation (``catalogue.py``) each tool runs, by tool name.
+        #: The operation (``operations.py``) each tool runs, by tool name.
         self.operations: dict[str, str] = {}
 
     def add_all(self, *sets: ToolSet) -> None:

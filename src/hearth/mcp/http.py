@@ -21,9 +21,9 @@ from pydantic import AnyHttpUrl
 from starlette.types import ASGIApp
 
 from hearth.app.served.service import ServedHearth
-from hearth.catalogue import SCOPES
 from hearth.mcp.calls import Caller
 from hearth.mcp.server import build_server
+from hearth.operations import SCOPES
 
 #: The marker scope of a thin client's session (``TokenInfo.local``).
 _LOCAL = "hearth-local"

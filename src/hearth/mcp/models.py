@@ -1,6 +1,6 @@
 """What the MCP tools answer: pydantic models, so each tool publishes an output
 schema and its structured content is checked against it. The results HTTP sends
-too are declared once in ``hearth.wire``; only MCP's own are here."""
+too are declared once in ``hearth.answers``; only MCP's own are here."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from hearth.wire import (
+from hearth.answers import (
     BatchWritten,
     Commit,
     ContextBundle,

@@ -5,7 +5,7 @@ The names and arguments are fixed by the design; each docstring is the
 description a model reads when it decides which tool to call, so it says what
 the tool is for, when to use it and what it answers. Each tool names the
 operation it runs; the scope that needs is the one policy's
-(``catalogue.py``), the same on HTTP and the review page.
+(``operations.py``), the same on HTTP and the review page.
 """
 
 from __future__ import annotations
@@ -14,13 +14,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from hearth.app.served.service import ServedHearth
-from hearth.domain.layout import Kind
-from hearth.domain.paths import normalize
-from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
-from hearth.mcp import models
-from hearth.mcp.calls import READ, ToolSet
-from hearth.wire import (
+from hearth.answers import (
     MAX_HISTORY,
     MAX_REVISION_CHARS,
     HomePath,
@@ -28,11 +22,17 @@ from hearth.wire import (
     UserId,
     search_result,
 )
+from hearth.app.served.service import ServedHearth
+from hearth.domain.layout import Kind
+from hearth.domain.paths import normalize
+from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
+from hearth.mcp import models
+from hearth.mcp.calls import READ, ToolSet
 
 #: Lines one ``read`` answers at most; read on from ``end_line + 1``.
 MAX_READ_LINES = 2000
 
-# The inputs the HTTP API takes too are declared once, in hearth.wire.
+# The inputs the HTTP API takes too are declared once, in hearth.answers.
 Path = HomePath
 Key = RecordKey
 

@@ -12,17 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from hearth.app.served.service import ServedHearth
-from hearth.app.writes.batch import MAX_BATCH
-from hearth.catalogue import Scope, is_agent, put_operation
-from hearth.domain.paths import normalize
-from hearth.domain.records import MAX_TITLE_CHARS
-from hearth.domain.text import NOT_BLANK, text_bytes
-from hearth.errors import InvalidInput
-from hearth.mcp import models
-from hearth.mcp.calls import ADDS, REPLACES, SETS, ToolSet, require
-from hearth.mcp.tools import Key, Path
-from hearth.wire import (
+from hearth.answers import (
     MAX_ITEMS,
     MAX_LINE_CHARS,
     MAX_RATIONALE_CHARS,
@@ -40,6 +30,16 @@ from hearth.wire import (
     loop_written,
     written,
 )
+from hearth.app.served.service import ServedHearth
+from hearth.app.writes.batch import MAX_BATCH
+from hearth.domain.paths import normalize
+from hearth.domain.records import MAX_TITLE_CHARS
+from hearth.domain.text import NOT_BLANK, text_bytes
+from hearth.errors import InvalidInput
+from hearth.mcp import models
+from hearth.mcp.calls import ADDS, REPLACES, SETS, ToolSet, require
+from hearth.mcp.tools import Key, Path
+from hearth.operations import Scope, is_agent, put_operation
 
 WRITE_TOOLS = ToolSet()
 

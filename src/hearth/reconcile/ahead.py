@@ -2,7 +2,7 @@
 and a served write's index update run beside its git commit, not after it.
 
 The write class (``app/writes/home.py``) is handed an ``AfterWrite``
-(``app/writes/plumbing.py``) and tells it of each commit; ``IndexEachWrite``
+(``app/writes/writer.py``) and tells it of each commit; ``IndexEachWrite``
 is the one the composition root hands it. Unserved (a CLI command),
 ``written`` runs a targeted pass over the commit's paths, ACTIVE.md
 included. Served (a reconcile worker given), ``IndexAhead`` indexes the

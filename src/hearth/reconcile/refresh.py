@@ -27,7 +27,7 @@ from hearth.domain.clock import Clock, utc_now
 from hearth.domain.entry_merge import conflict_note
 from hearth.errors import HearthError
 from hearth.reconcile.manifest import Manifest
-from hearth.store import catalog, conflict_origin
+from hearth.store import active_records, conflict_origin
 from hearth.store.history import PersonaHistory
 from hearth.store.repository import GitError, Repository
 from hearth.store.rooted import RootedFiles
@@ -73,7 +73,7 @@ def gather(
             outputs.append(path)
     notes += [f"not indexed: {path}: {p.reason}" for path, p in sorted(manifest.parked.items())]
     loops: list[LoopLine] = []
-    for view in catalog.list_records(files, "loop"):
+    for view in active_records.list_records(files, "loop"):
         if isinstance(view.record, records.OpenLoop):
             rec = view.record
             loops.append(
@@ -89,7 +89,7 @@ def gather(
         else:
             notes.append(f"{view.path}: broken open loop ({view.error})")
     proposals: list[ProposalLine] = []
-    for view in catalog.list_records(files, "proposal"):
+    for view in active_records.list_records(files, "proposal"):
         if isinstance(view.record, records.Proposal):
             p = view.record
             proposals.append(
@@ -98,7 +98,7 @@ def gather(
         else:
             notes.append(f"{view.path}: broken proposal ({view.error})")
     decisions: list[DecisionLine] = []
-    for view in catalog.list_records(files, "decision"):
+    for view in active_records.list_records(files, "decision"):
         if isinstance(view.record, records.Decision):
             d = view.record
             decisions.append(

@@ -39,9 +39,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hearth.catalogue import route_of
 from hearth.domain import layout
 from hearth.domain.context import Cut, cut_kept, marker_span
+from hearth.operations import route_of
 from hearth.runtimes.known import Event, Runtime
 
 PRIORITY = (
@@ -307,7 +307,3 @@ def request_for(event: Event, query: str) -> tuple[str, dict[str, str | int | No
     if event == "session-start":
         return path, {"session": "main", "q": None}
     return path, {"session": "subagent", "q": query}
-
-
-def runtimes_with_hooks(runtimes: Sequence[Runtime]) -> list[str]:
-    return [r.name for r in runtimes if r.hooks]

@@ -252,9 +252,9 @@ class OpenClawSetup:
 
     def _settings_text(self) -> str:
         """hearth.toml as committed, refused when it has uncommitted edits."""
-        from hearth.store import porcelain  # noqa: PLC0415
+        from hearth.store import git_cli  # noqa: PLC0415
 
-        status = porcelain.status(self.home)
+        status = git_cli.status(self.home)
         if status is not None and any(path == layout.SETTINGS_PATH for path, _ in status.changes):
             raise InvalidInput(
                 f"{layout.SETTINGS_PATH} has uncommitted edits; commit or discard them "

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from hearth.domain import layout
-from hearth.store.porcelain import run_git
+from hearth.store.git_cli import run_git
 
 #: The file in ``.git/hearth/`` that holds the commit the person last marked as seen.
 SEEN_FILE = "agent-changes-seen"

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from hearth.store.porcelain import run_git
+from hearth.store.git_cli import run_git
 
 #: ``Hearth-Op`` values of the commits sync makes start with this.
 SYNC_OPS = "sync."

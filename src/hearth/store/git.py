@@ -43,7 +43,7 @@ from hearth.errors import (
     NotFound,
     StoreError,
 )
-from hearth.store import porcelain, state
+from hearth.store import git_cli, state
 from hearth.store.editors import editor_lock
 from hearth.store.git_index import GitIndexFile, index_entry, stat_data
 from hearth.store.lock import backoff, write_lock
@@ -51,6 +51,7 @@ from hearth.store.plans import CommitResult, Plan, Snapshot, Trailers
 from hearth.store.private import private_dir
 from hearth.store.recovery import blob_mode, clear_dead_ref_lock, finish_interrupted_write
 from hearth.store.rooted import RootedFiles
+from hearth.store.trees import build_tree
 
 FALLBACK_SIGNATURE = ("hearth", "hearth@localhost")
 MOVED_TIP_RETRIES = 20
@@ -380,7 +381,7 @@ class GitStore:
         (``domain/stale_copy.py``). It is not the person's: it gets hearth's version."""
         if staged_oid is None:
             return False
-        log = porcelain.path_log(self.root, LOG_ARGS, path)
+        log = git_cli.path_log(self.root, LOG_ARGS, path)
         return log is not None and replaced_only_by_hearth(log, str(staged_oid))
 
     def _build_tree(
@@ -388,46 +389,7 @@ class GitStore:
         base: pygit2.Tree | None,
         changes: dict[str, tuple[pygit2.Oid | None, FileMode]],
     ) -> pygit2.Oid:
-        return self._build(base, changes)[0]
-
-    def _build(
-        self,
-        base: pygit2.Tree | None,
-        changes: dict[str, tuple[pygit2.Oid | None, FileMode]],
-    ) -> tuple[pygit2.Oid, int]:
-        """The new tree's id and how many entries it holds (a folder left empty
-        goes: its entries are counted on the builder, not read back from the
-        tree just written, which for ``memory/`` of 2,500 daily notes cost
-        0.7 ms a write)."""
-        builder = self.repo.TreeBuilder(base) if base is not None else self.repo.TreeBuilder()
-        nested: dict[str, dict[str, tuple[pygit2.Oid | None, FileMode]]] = {}
-        for path, (oid, mode) in changes.items():
-            first, _, rest = path.partition("/")
-            if rest:
-                nested.setdefault(first, {})[rest] = (oid, mode)
-            elif oid is None:
-                if builder.get(first) is not None:
-                    builder.remove(first)
-            else:
-                existing = builder.get(first)
-                if existing is not None and existing.type == pygit2.enums.ObjectType.TREE:
-                    raise Conflict(f"{path!r} is a folder in HEAD; it cannot become a file")
-                builder.insert(first, oid, mode)
-        for name, sub_changes in nested.items():
-            existing = builder.get(name)
-            sub_base = None
-            if existing is not None:
-                if existing.type != pygit2.enums.ObjectType.TREE:
-                    raise Conflict(f"{name!r} is a file in HEAD; it cannot hold other files")
-                sub_base = self.repo[existing.id]
-                assert isinstance(sub_base, pygit2.Tree)
-            sub_id, entries = self._build(sub_base, sub_changes)
-            if entries == 0:
-                if existing is not None:
-                    builder.remove(name)
-            else:
-                builder.insert(name, sub_id, FileMode.TREE)
-        return builder.write(), len(builder)
+        return build_tree(self.repo, base, changes)[0]
 
     def _apply(self, applies: Iterable[_Apply]) -> None:
         applies = list(applies)

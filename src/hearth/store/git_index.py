@@ -73,8 +73,8 @@ def index_entry(
     Without stat data (what ``pygit2.IndexEntry`` writes: every field zero), git
     and libgit2 cannot tell the file is unchanged without reading and hashing
     it, on every ``git status`` and every status snapshot of a served home, until
-    a git command refreshes the index: after ``hearth init`` adopted a folder of
-    100,000 notes, 8 s of CPU a snapshot."""
+    a git command refreshes the index: after ``hearth init`` adopted a big
+    folder of notes, seconds of CPU a snapshot."""
     if stat is None:
         return pygit2.IndexEntry(path, oid, mode)
     return _StatEntry(path, oid, mode, stat)

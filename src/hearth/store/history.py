@@ -88,8 +88,8 @@ def path_history(
 ) -> list[CommitInfo]:
     """Newest first: commits whose version of ``path`` differs from every parent's.
 
-    A walk down to a file that rarely changes looks at every commit (about
-    80 µs each), so answers are remembered. A commit id fixes all of its
+    A walk down to a file that rarely changes looks at every commit, so
+    answers are remembered. A commit id fixes all of its
     history, so an answer for one HEAD stays exact; when HEAD has moved by a
     few single-parent commits on top of a remembered one (the usual case after
     a write), only those are looked at and put in front of it, which is what

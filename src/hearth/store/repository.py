@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pygit2
 
-from hearth.store.porcelain import change_state
+from hearth.store.git_cli import change_state
 
 #: The repository object (opaque to callers outside store/).
 Repository = pygit2.Repository

@@ -6,7 +6,7 @@ add nothing but latency to every request. Lookups compare the hash of the
 presented token with every stored hash in constant time.
 
 Scopes are ordered ``read`` < ``write`` < ``admin``; what each allows is the one
-policy of ``catalogue.py``.
+policy of ``operations.py``.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from hearth.catalogue import SCOPES, Scope
 from hearth.errors import InvalidInput, NotFound
+from hearth.operations import SCOPES, Scope
 from hearth.store import state
 
 TOKENS_NAME = state.TOKENS

@@ -3,16 +3,17 @@
 After every commit (hearth's, or a person's that the post-commit hook nudges
 about) the reconciler and the status snapshot ask which files the commit
 changed. A home's big folder is one big tree object: 75,000 topic notes make
-a 4 MB ``memory/topics`` tree, a new one at every commit. Walking it entry by
-entry through pygit2 (a ``TreeEntry`` object per entry, per side) cost 240 to
-470 ms at 100,000 files, libgit2's tree diff 370 ms, with Python's lock held,
+a ``memory/topics`` tree of megabytes, a new one at every commit. Walking it
+entry by entry through pygit2 (a ``TreeEntry`` object per entry, per side) and
+libgit2's tree diff each cost hundreds of milliseconds at 100,000 files
+(docs/performance.md), with Python's lock held,
 and each commit was walked three times (the pass, its check that the commit
 is covered, the status patch).
 
 Here a tree is compared as bytes: the first offset where the two differ is
 found by ``memcmp`` (memoryview slices, halving), entries are parsed from the
 one holding it, and the walk stops as soon as the rest of both is equal; so
-a commit that changes one file in a 4 MB tree parses one or two entries. A
+a commit that changes one file in a big tree parses one or two entries. A
 tree's bytes are kept for the next commit's comparison (that commit's old
 side), and answers are kept by the pair of trees, so the three questions
 about one commit cost one read of the new tree (``TREES_KEPT``,
@@ -30,7 +31,7 @@ from pygit2.enums import ObjectType
 
 _TREE_MODE = b"40000"
 #: Raw trees kept (the newest read), and the most bytes they may hold together
-#: (two of a 100,000-file home's 4 MB folder: one commit's old and new sides).
+#: (two of a 100,000-file home's biggest folder: one commit's old and new sides).
 TREES_KEPT = 8
 TREE_BYTES_KEPT = 8 * 1024 * 1024
 #: Answers kept, by (old tree, new tree): the limit asked with, and the paths

@@ -34,7 +34,7 @@ from hearth.store.remote import Remote
 
 LOCAL_REF = "refs/hearth/vectors"
 #: A pack bigger than this is not read (a hostile ref cannot make a sync
-#: allocate without bound); hearth writes packs of at most about 6 MB.
+#: allocate without bound); hearth's own packs are far smaller (``PACK_ROWS``).
 MAX_PACK_BYTES = 64 << 20
 FALLBACK_SIGNATURE = ("hearth", "hearth@localhost")
 _PACK_PATH = re.compile(r"^[A-Za-z0-9._-]{1,120}/[0-9a-f]{2}/[0-9a-f]{64}$")

@@ -35,8 +35,8 @@ from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
 
 from hearth.app.served.service import ServedHearth
-from hearth.catalogue import may, refusal
 from hearth.errors import Conflict, HearthError, ValidationFailed
+from hearth.operations import may, refusal
 from hearth.ui.auth import SESSION_COOKIE, Gate, Visitor
 from hearth.ui.render import HEADERS, Views, when, zone_of
 

@@ -18,12 +18,12 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
-from hearth.catalogue import is_agent, put_operation
 from hearth.domain.active import needs_attention
 from hearth.domain.layout import ACTIVE_PATH, KINDS
 from hearth.domain.paths import normalize
 from hearth.domain.searching import MAX_LIMIT
 from hearth.errors import NotFound
+from hearth.operations import is_agent, put_operation
 from hearth.ui.auth import COOKIE_PATH, LOGIN_COOKIE, SESSION_COOKIE, Visitor
 from hearth.ui.kit import (
     Done,

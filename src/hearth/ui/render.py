@@ -12,8 +12,8 @@ from urllib.parse import quote
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup, escape
 
-from hearth.catalogue import scope_sentences
 from hearth.domain.text import counted
+from hearth.operation_texts import scope_sentences
 
 if TYPE_CHECKING:
     from jinja2 import Environment
@@ -136,7 +136,7 @@ class Views:
     @functools.cached_property
     def env(self) -> Environment:
         """The templates' environment, made for the first page: a server that
-        only answers the API and MCP never loads Jinja2 (about 2 MB of it)."""
+        only answers the API and MCP never loads Jinja2 (memory it would keep)."""
         from jinja2 import Environment, FileSystemLoader, StrictUndefined  # noqa: PLC0415
 
         env = Environment(

@@ -24,9 +24,9 @@ from fastapi.responses import Response
 from hearth.app.reads.review_board import ReviewBoard
 from hearth.app.results import BatchResult
 from hearth.app.served.service import ServedHearth
-from hearth.catalogue import is_agent
 from hearth.domain import layout, records
 from hearth.errors import HearthError, InvalidInput
+from hearth.operations import is_agent
 from hearth.ui.auth import Visitor
 from hearth.ui.kit import Done, Kit, MaybeVisitor, PageRoute, Reader, Served, UiKit, first
 

@@ -229,9 +229,9 @@ def open_service(
     import threading
 
     from hearth.app.reflection import Reflector
-    from hearth.app.served.agent_writes import RuntimeWriteCommits, refusal_notes
     from hearth.app.served.jobs import ScheduledJobs
     from hearth.app.served.precommit import StagedChecker
+    from hearth.app.served.runtime_writes import RuntimeWriteCommits, refusal_notes
     from hearth.app.served.service import ChangeHints, OwnedPasses, RuntimeNotices, ServedHearth
     from hearth.app.status.progress import PassProgress
     from hearth.app.status.snapshot import board_for

@@ -14,8 +14,8 @@ from hearth.domain.text import decode_text
 from hearth.domain.validation import check_blob, check_path
 from hearth.errors import HearthError, InvalidInput, NotFound, RuleFailure
 from hearth.reconcile.reports import ActiveState, IndexStatus
-from hearth.store import catalog
-from hearth.store.catalog import RecordView
+from hearth.store import active_records
+from hearth.store.active_records import RecordView
 from hearth.store.history import CommitInfo, path_history
 from hearth.store.repository import (
     blob_id,
@@ -162,7 +162,7 @@ def diff_home(home: HomeParts, rev_from: str | None, rev_to: str | None) -> Diff
 
 
 def list_records(home: HomeParts, kind: layout.RecordKind) -> list[RecordView]:
-    return catalog.list_records(home.files, kind)
+    return active_records.list_records(home.files, kind)
 
 
 def active_view(home: HomeParts, index: IndexStatus) -> ActiveView:

@@ -24,8 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hearth.app.writes.plumbing import check_proposal_target, new_target_text
 from hearth.app.writes.supersede import restatements
+from hearth.app.writes.writer import check_proposal_target, new_target_text
 from hearth.domain import entries, layout, notes, records
 from hearth.domain.facts import Restatement, restates
 from hearth.domain.likeness import (
@@ -42,7 +42,7 @@ from hearth.errors import InvalidInput
 from hearth.index.likeness import EntryLikeness
 
 if TYPE_CHECKING:
-    from hearth.store.catalog import RecordView
+    from hearth.store.active_records import RecordView
     from hearth.store.plans import Snapshot
 
 #: The files every proposal is compared with, beside its own target.

@@ -39,8 +39,8 @@ from hearth.store import server_file
 if TYPE_CHECKING:
     from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-    from hearth.app.served.agent_writes import RuntimeWriteCommits
     from hearth.app.served.jobs import ScheduledJobs
+    from hearth.app.served.runtime_writes import RuntimeWriteCommits
     from hearth.app.served.service import RuntimeNotices
     from hearth.app.status.progress import PassProgress
     from hearth.app.status.snapshot import StatusBoard
@@ -74,7 +74,7 @@ class ServedLife:
     here so that everything a served process starts and stops reads in one
     module. The attributes are ``ServedHearth``'s, set by its constructor."""
 
-    ops: HomeWrites
+    writes: HomeWrites
     reconciler: Reconciler
     watcher: Watcher
     worker: ReconcileWorker
@@ -170,7 +170,7 @@ class ServedLife:
     def _try_recover(self, timeout: float) -> bool:
         """Finish a killed hearth's write, if one is pending; False while it must wait."""
         try:
-            self.ops.store.recover(timeout)
+            self.writes.store.recover(timeout)
         except HearthError as exc:
             self.notices.recovery_error = exc.message
             return False
@@ -204,7 +204,7 @@ class ServedLife:
         """Tell hooks and the CLI where this home's server listens (and, when it
         listens on the home's socket, that too, and how it was started)."""
         server_file.publish(
-            self.ops.store.state_dir,
+            self.writes.store.state_dir,
             url,
             self.started,
             self.hook_key,
@@ -213,7 +213,7 @@ class ServedLife:
         )
 
     def forget_address(self) -> None:
-        server_file.forget(self.ops.store.state_dir)
+        server_file.forget(self.writes.store.state_dir)
 
     # -- a served process: the HTTP server's lifespan, ``hearth watch`` ---------
 
@@ -245,7 +245,7 @@ class ServedLife:
             self.start_error = f"{type(exc).__name__}: {exc}"
             logging.getLogger("uvicorn.error").exception("hearth failed to start")
             raise
-        scheduler.append(schedule(self.ops, self.jobs))
+        scheduler.append(schedule(self.writes, self.jobs))
         scheduler[0].start()
         self.jobs.scheduled(True)
         if url is not None:
@@ -264,7 +264,7 @@ class ServedLife:
         first = self.start()
         if first is not None:
             first_pass(first)
-        tell(f"watching {self.ops.root} (Ctrl-C to stop)", False)
+        tell(f"watching {self.writes.root} (Ctrl-C to stop)", False)
         try:
             while not stop.wait(HEALTH_CHECK_SECONDS):
                 if self.reconciler.presence.gone():

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 from hearth.app.reflection import ReflectionRun, Reflector
 from hearth.app.results import ActiveView, HomeStatus, ServedStatus
-from hearth.app.served.agent_writes import RuntimeWriteCommits
 from hearth.app.served.jobs import JobState, ScheduledJobs
 from hearth.app.served.lifecycle import ServedLife
 from hearth.app.served.precommit import StagedChecker
+from hearth.app.served.runtime_writes import RuntimeWriteCommits
 from hearth.app.status.progress import PassProgress
 from hearth.app.status.snapshot import StatusBoard
 from hearth.app.sync.branch import Syncer, SyncResult
@@ -114,7 +114,7 @@ class ServedHearth(Hearth, ServedLife):
 
     def __init__(
         self,
-        ops: HomeWrites,
+        writes: HomeWrites,
         reconciler: Reconciler,
         syncer: Syncer,
         reflector: Reflector,
@@ -133,7 +133,7 @@ class ServedHearth(Hearth, ServedLife):
         local_socket: str | None = None,
         started_as: str = "serve",
     ) -> None:
-        super().__init__(ops, reconciler, syncer, reflector, owner)
+        super().__init__(writes, reconciler, syncer, reflector, owner)
         self.tokens = tokens
         self.worker = worker
         self.notices = notices
@@ -209,7 +209,7 @@ class ServedHearth(Hearth, ServedLife):
         fresh, _why = self.index_freshness()
         with self.owner:
             state = freshness.active_state(self.reconciler)
-            return queries.active_view_of(self.ops.parts, state, fresh)
+            return queries.active_view_of(self.writes.parts, state, fresh)
 
     def status(self) -> ServedStatus:
         """The snapshot (``snapshot.as_of``) with what must be live added; it is
@@ -244,7 +244,7 @@ class ServedHearth(Hearth, ServedLife):
             scheduler=self.jobs.as_dict(),
             started=self.started,
             locks={
-                "index_lock": self.ops.store.index_lock(),
+                "index_lock": self.writes.store.index_lock(),
                 "recovery_pending": self.recovery_error is not None,
                 "recovery_error": self.recovery_error,
             },
@@ -306,7 +306,7 @@ class ServedHearth(Hearth, ServedLife):
             self.worker.wait_idle(timeout)
 
     def _now(self) -> str:
-        return self.ops.clock().astimezone(dt.UTC).isoformat(timespec="seconds")
+        return self.writes.clock().astimezone(dt.UTC).isoformat(timespec="seconds")
 
 
 def _both(first: Progress, second: Progress | None) -> Progress:

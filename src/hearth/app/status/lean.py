@@ -5,7 +5,7 @@ files as they are. On a home where nothing moved since the last pass, that pass
 changes nothing, yet building it costs most of a second of imports (libgit2's
 binding, Tantivy, YAML) for a few milliseconds of work. So the CLI glances
 first: the files listed with ``lstat`` against the manifest, HEAD and the
-changed paths from one ``git status`` (``store/porcelain.py``), the index's
+changed paths from one ``git status`` (``store/git_cli.py``), the index's
 document count from Tantivy's own metadata (``index/ondisk.py``), ACTIVE.md's
 bytes against what the last pass rendered. When all of that says a pass would
 change nothing, the status comes from there (and ``last_reconcile`` keeps the
@@ -40,7 +40,7 @@ from hearth.reconcile.manifest import Manifest
 from hearth.reconcile.reports import IndexStatus
 from hearth.reconcile.scan import Listing, scan_tree
 from hearth.runtimes.handed import home_rows
-from hearth.store import porcelain, state
+from hearth.store import git_cli, state
 from hearth.store.ignore import rules_signature
 from hearth.store.lock import write_lock
 from hearth.store.rooted import RootedFiles
@@ -76,7 +76,7 @@ def status(
     folder = git_dir / state.FOLDER / state.INDEX_DIR
     if not git_dir.is_dir() or not folder.is_dir():
         return None  # a linked work tree (its git folder is elsewhere), or no index yet
-    git = porcelain.status(root)
+    git = git_cli.status(root)
     if git is None:
         return None
     try:
@@ -121,7 +121,7 @@ def status(
 
 
 def record_count(files: RootedFiles, kind: layout.RecordKind) -> int:
-    """Active records of ``kind``: the ones ``catalog.list_records`` lists, broken
+    """Active records of ``kind``: the ones ``active_records.list_records`` lists, broken
     ones included, counted without parsing them."""
     return sum(1 for name in files.list_files(layout.record_dir(kind)) if name.endswith(".md"))
 
@@ -174,7 +174,7 @@ def _settled(root: Path, listing: Listing, saved: Manifest) -> int | None:
     known = saved.files.keys() | saved.parked.keys()
     unknown = [p for p in [*listing.files, *listing.refused] if p not in known]
     if unknown:
-        ignored = porcelain.ignored(root, unknown)
+        ignored = git_cli.ignored(root, unknown)
         if ignored is None or len(ignored) != len(set(unknown)):
             return None
     indexed = 0

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hearth.reconcile.listed import ListingDelta
 from hearth.reconcile.scan import is_inside
-from hearth.store import porcelain
+from hearth.store import git_cli
 from hearth.store.repository import (
     Repository,
     folder_in_head,
@@ -25,8 +25,8 @@ from hearth.store.tree_diff import changed_paths
 #: be read again; else it lists the whole tree.
 MAX_PATCHED = 1000
 #: Paths git's CLI is asked about by name at most; past this, its status of the
-#: whole tree. At 100,000 files a status of one to ten named paths costs git 70 ms
-#: of CPU, of 50 paths 130, of 100 paths 240 (each name is matched against every
+#: whole tree. git's cost grows with the number of names (docs/performance.md,
+#: "Figures behind the code's comments"; each name is matched against every
 #: entry of git's index), of the whole tree 310.
 NAMED_PATHS = 50
 
@@ -55,7 +55,7 @@ def patched_changes(
     differed from HEAD and for the files HEAD's move changed, and HEAD; None
     when that cannot be done path by path (too many paths, an unknown commit).
     ``last``'s changed paths are read again only when git's index or HEAD moved.
-    git's CLI reads them (``porcelain.changes``: one run reads git's index once,
+    git's CLI reads them (``git_cli.changes``: one run reads git's index once,
     in its own process), by name up to NAMED_PATHS paths; past that, or when
     it cannot say, the whole tree's status is read (``whole_changes``)."""
     stamp, head = index_stamp(repo), head_id(repo)  # before the states: a later move shows next
@@ -78,7 +78,7 @@ def patched_changes(
             return None
     if len(again) > MAX_PATCHED:
         return None
-    states = porcelain.changes(root, again) if len(again) <= NAMED_PATHS else None
+    states = git_cli.changes(root, again) if len(again) <= NAMED_PATHS else None
     if states is None:  # many paths, a path that is a folder now, or no git to ask
         return whole_changes(root, repo), head, stamp
     changes = {p: state for p, state in last.changes.items() if p not in again}
@@ -89,7 +89,7 @@ def patched_changes(
 def whole_changes(root: Path, repo: Repository) -> dict[str, str]:
     """git's state of every path that differs from HEAD: through git's CLI, which
     leaves Python's lock to the server's other threads, else through libgit2."""
-    found = porcelain.changes(root)
+    found = git_cli.changes(root)
     return dict(worktree_changes(repo)) if found is None else found
 
 

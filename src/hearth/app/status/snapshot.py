@@ -38,7 +38,8 @@ changing, say) shows at the next whole one.
 
 Requests are folded like passes (any number made while one snapshot is taken
 ask for exactly one more); a snapshot that lists the whole tree starts once
-requests stop for 0.3 s (at most 2 s after the first), so it does not share
+requests stop for a moment (``QUIET_SECONDS``, at most ``SETTLE_SECONDS``
+after the first), so it does not share
 the cores with the request that follows a write; and it starts no sooner
 than ``GAP_FACTOR`` times the last one's cost after it ended, so under a
 stream of writes on a large home it takes at most about a third of one core.
@@ -214,8 +215,9 @@ class StatusBoard:
 
         A write asks for a snapshot, and a runtime's next request (a search,
         usually) follows within milliseconds: listing a 10,000-file tree and
-        reading git's status beside it took the search from 9 to 21 to 68 ms
-        p50 over HTTP on two cores. Real time, not the board's clock: this is
+        reading git's status beside it made the search several times slower
+        over HTTP on two cores (docs/performance.md, "Figures behind the code's
+        comments"). Real time, not the board's clock: this is
         about sharing the CPU, not about what status says.
         """
         deadline = time.monotonic() + SETTLE_SECONDS
@@ -286,7 +288,7 @@ def gather(
         touched = freshness.take_touched(reconciler)
     if last is not None and touched is not None:
         # Outside ``owner``, as a whole snapshot's git status: git reads its whole
-        # index for any path (70 ms at 100,000 files); a pass must not wait on that.
+        # index for any path, long on a big home; a pass must not wait on that.
         git = patched_changes(home.root, repo, last, touched)
         if git is not None:
             with owner:
@@ -352,9 +354,9 @@ def board_for(
     That repository lets go of what it read after each snapshot (``free``):
     once it has read git's status (when the git CLI could not), it keeps
     git's index, about 150 bytes a
-    file (15 MB at 100,000 files), a second copy beside the writer's, held
-    between snapshots for nothing. Reading it again costs about 50 ms at
-    100,000 files, against a snapshot of about a second there."""
+    file, a second copy beside the writer's, held between snapshots for
+    nothing. Reading it again costs a small share of a snapshot
+    (docs/performance.md, "Figures behind the code's comments")."""
     repo: list[Repository] = []
     last: list[TreeRead] = []
 

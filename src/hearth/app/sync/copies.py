@@ -15,11 +15,6 @@ def conflict_copies(root: Path) -> list[str]:
     return conflict_origin.split(root, _all(root))[0]
 
 
-def forged_copies(root: Path) -> list[str]:
-    """Files under continuity/conflicts/ that hearth's sync did not write."""
-    return conflict_origin.split(root, _all(root))[1]
-
-
 def _all(root: Path) -> list[str]:
     folder = root / layout.CONFLICTS_DIR
     if not folder.is_dir():

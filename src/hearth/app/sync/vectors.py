@@ -1,6 +1,6 @@
 """Vectors travel with the home: the exchange ``hearth sync`` runs after the branch.
 
-Embedding costs about 180 ms of CPU a section, and vectors are derived state
+Embedding costs CPU for every section (docs/search.md), and vectors are derived state
 under ``.git/hearth/``: without this, every machine that syncs a home would
 embed all of it again. The vectors are keyed by passage digest and model, so
 they are the same on every machine, and travel on their own ref

@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from hearth.app.results import BatchResult, Expected
-from hearth.app.writes.plumbing import Writer, check_expected, check_proposal_target, target_text
 from hearth.app.writes.record_files import (
     archive_moves,
     checked_reason,
@@ -29,6 +28,7 @@ from hearth.app.writes.record_files import (
     require_record,
 )
 from hearth.app.writes.supersede import merge_entries
+from hearth.app.writes.writer import Writer, check_expected, check_proposal_target, target_text
 from hearth.domain import records
 from hearth.domain.text import counted
 from hearth.errors import InvalidInput

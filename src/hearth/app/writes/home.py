@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from hearth.app.results import Expected, WriteResult
 from hearth.app.writes.batch import BatchWrites
+from hearth.app.writes.key_fix import KeyFixWrites
 from hearth.app.writes.memory import MemoryWrites, entry_file
-from hearth.app.writes.plumbing import AfterWrite, check_agent_persona, check_expected
 from hearth.app.writes.records import RecordWrites
 from hearth.app.writes.undo import UndoWrites
+from hearth.app.writes.writer import AfterWrite, check_agent_persona, check_expected
 from hearth.domain import entries, facts, layout, notes, rollup
 from hearth.domain.clock import Clock
 from hearth.domain.paths import normalize
@@ -21,7 +22,7 @@ from hearth.store.plans import FileChange, Plan, Snapshot
 __all__ = ["AfterWrite", "Clock", "HomeWrites"]
 
 
-class HomeWrites(RecordWrites, MemoryWrites, BatchWrites, UndoWrites):
+class HomeWrites(RecordWrites, KeyFixWrites, MemoryWrites, BatchWrites, UndoWrites):
     """Every write of a home (and the reads they share)."""
 
     def entry_add(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from hearth.app.results import WriteResult
-from hearth.app.writes.plumbing import (
+from hearth.app.writes.writer import (
     Writer,
     check_agent_persona,
     check_proposal_target,

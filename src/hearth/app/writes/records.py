@@ -7,14 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 
-from hearth.app.results import Expected, KeyFix, MergePreview, WriteResult
-from hearth.app.writes.plumbing import (
-    Writer,
-    check_expected,
-    check_proposal_target,
-    new_target_text,
-    target_text,
-)
+from hearth.app.results import Expected, MergePreview, WriteResult
 from hearth.app.writes.record_files import (
     Who,
     archive_moves,
@@ -29,6 +22,13 @@ from hearth.app.writes.record_files import (
     who,
 )
 from hearth.app.writes.supersede import merge_entries, preview_entries
+from hearth.app.writes.writer import (
+    Writer,
+    check_expected,
+    check_proposal_target,
+    new_target_text,
+    target_text,
+)
 from hearth.domain import layout, records
 from hearth.domain.text import decode_text
 from hearth.errors import Forbidden, InvalidInput
@@ -227,49 +227,6 @@ class RecordWrites(Writer):
 
         result = self._commit(planner, f"{kind}.{verb}", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
-
-    def fix_keys(self, actor: str) -> KeyFix:
-        """Rename every committed record still named with hearth's old key to
-        LionClaw's key, in one commit; the content moves unchanged (a LionClaw
-        record's ``- Key:`` line follows), so ``git log --follow`` finds the
-        history. A record whose new name is already taken is left alone and
-        reported."""
-        renamed: list[tuple[str, str]] = []
-        blocked: list[tuple[str, str]] = []
-
-        def planner(snap: Snapshot) -> Plan:
-            renamed.clear()
-            blocked.clear()
-            changes: list[FileChange] = []
-            for folder in layout.record_folders():
-                for name in snap.names(folder):
-                    path = f"{folder}/{name}"
-                    data = snap.read(path)
-                    if data is None or not name.endswith(".md"):
-                        continue
-                    try:
-                        text = decode_text(data, path)
-                    except InvalidInput:
-                        continue
-                    fix = records.lionclaw_key_rename(path, text)
-                    if fix is None:
-                        continue
-                    new_path, new_text = fix
-                    if snap.entry(new_path) is not None or self.files.read(new_path) is not None:
-                        blocked.append((path, f"{new_path} already exists; merge the two by hand"))
-                        continue
-                    changes += [FileChange(path, None), FileChange(new_path, new_text.encode())]
-                    renamed.append((path, new_path))
-            body = "\n".join(f"{old} -> {new}" for old, new in renamed)
-            count = len(renamed)
-            return Plan(
-                f"records: rename {count} record{'s' if count != 1 else ''} to LionClaw's keys",
-                tuple(changes),
-                body=body,
-            )
-
-        result = self._commit(planner, "records.fix-keys", actor)
-        return KeyFix(result.commit if result.changed else None, tuple(renamed), tuple(blocked))
 
     def preview_merge(self, key: str, leave_out: Sequence[str] = ()) -> MergePreview:
         """The target's text before and after merging ``key`` (without

@@ -12,13 +12,13 @@ since is refused, to be restored by hand from its history.
 from __future__ import annotations
 
 from hearth.app.results import Expected, WriteResult
-from hearth.app.writes.plumbing import Writer, check_expected
+from hearth.app.writes.writer import Writer, check_expected
 from hearth.domain import entries, layout
 from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
 from hearth.errors import Conflict, InvalidInput, NotFound
+from hearth.store.git_cli import run_git
 from hearth.store.plans import FileChange, Plan, Snapshot
-from hearth.store.porcelain import run_git
 
 
 class UndoWrites(Writer):

@@ -1,6 +1,7 @@
-"""The plumbing every write shares: one commit through the git store, its
-planned files checked by the validation rules and the size bounds first, and
-whoever indexes writes told of the paths once it stands.
+"""What every write shares (``Writer``, the class each write class extends): one
+commit through the git store, its planned files checked by the validation rules
+and the size bounds first, and whoever indexes writes told of the paths once it
+stands.
 
 Every write method (in ``home``, ``records``, ``batch`` and ``memory``)
 builds a *planner*, a function of HEAD's snapshot to a plan, so that when

@@ -1,4 +1,4 @@
-"""Neighbouring daily entries as each other's context (``context.py``)."""
+"""Neighbouring daily entries as each other's context (``neighbour_bonuses.py``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hearth.index import context
+from hearth.index import neighbour_bonuses
 from hearth.index.hits import Hit
 from hearth.index.search_index import SearchIndex
 from hearth.index.weights import WEIGHTS
@@ -60,14 +60,14 @@ def _hit(path: str, start: int, score: float, kind: str = "daily") -> Hit:
 def test_scores_flow_to_the_next_and_previous_entries() -> None:
     a, b, c = _hit("d.md", 3, 10.0), _hit("d.md", 7, 1.0), _hit("d.md", 11, 0.0)
     ordinals = {("d.md", 3): 1, ("d.md", 7): 2, ("d.md", 11): 3}
-    ranked = context.spread([a, b], [c], ordinals, 10)
+    ranked = neighbour_bonuses.spread([a, b], [c], ordinals, 10)
     scores = {h.start_line: h.score for h in ranked}
     assert scores[3] == pytest.approx(10.0 + WEIGHTS.before * 1.0)
     assert scores[7] == pytest.approx(1.0 + WEIGHTS.after * 10.0)
     assert scores[11] == pytest.approx(WEIGHTS.after * 1.0)
     # Not a daily entry: nothing flows.
     topic = [_hit("t.md", 3, 10.0, "topic"), _hit("t.md", 7, 1.0, "topic")]
-    flat = context.spread(topic, [], {("t.md", 3): 1, ("t.md", 7): 2}, 10)
+    flat = neighbour_bonuses.spread(topic, [], {("t.md", 3): 1, ("t.md", 7): 2}, 10)
     assert [h.score for h in flat] == [10.0, 1.0]
 
 

@@ -1,4 +1,4 @@
-"""The catalogue (``catalogue.py``'s operations) walked against the running
+"""The catalogue (``operations.py``'s operations) walked against the running
 surfaces: a real ``hearth serve``'s OpenAPI document and routes, its MCP tools
 through the official client, and the CLI's command tree.
 
@@ -16,8 +16,8 @@ import anyio
 import click
 import pytest
 
-from hearth.catalogue import OPERATIONS, SCOPES, route_of
 from hearth.cli import cli
+from hearth.operations import OPERATIONS, SCOPES, route_of
 from tests.api.conftest import Server
 from tests.mcp.conftest import http_client
 

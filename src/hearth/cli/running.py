@@ -102,7 +102,7 @@ def serve(
     home's own socket (.git/hearth/server.sock), where 'hearth mcp', the CLI
     and agent-hook reach it.
     """
-    # Imported here: FastAPI and uvicorn would add ~0.2 s to every other command.
+    # Imported here: FastAPI and uvicorn would slow every other command's start.
     import contextlib  # noqa: PLC0415
     import shlex  # noqa: PLC0415
     import signal  # noqa: PLC0415
@@ -154,7 +154,7 @@ def serve(
         log_level="warning",
         lifespan="on",
         # No route takes a WebSocket: uvicorn's "auto" would import its
-        # WebSocket protocol for nothing (about 1 MB of the server). A request
+        # WebSocket protocol for nothing (memory the server keeps). A request
         # asking to upgrade gets a plain HTTP answer, and uvicorn logs a
         # warning that suggests installing a WebSocket library: not needed.
         ws="none",
@@ -165,7 +165,7 @@ def serve(
         timeout_graceful_shutdown=10,
     )
     exe = shlex.quote(sys.argv[0] if sys.argv and sys.argv[0] else "hearth")
-    for line in banner(service.ops.root, url, [t.name for t in service.tokens.list()], exe):
+    for line in banner(service.writes.root, url, [t.name for t in service.tokens.list()], exe):
         click.echo(line)
 
     class Server(uvicorn.Server):
@@ -182,7 +182,7 @@ def serve(
                     signal.signal(sig, handler)
 
     server = Server(config)
-    idle = serving.idle_seconds(service.ops.settings.server.idle_minutes) if on_demand else None
+    idle = serving.idle_seconds(service.writes.settings.server.idle_minutes) if on_demand else None
     serving.watch_idle(server, activity, service.reconciler.presence.gone, idle)
     try:
         server.run(sockets=sockets)

@@ -1,4 +1,4 @@
-"""The git CLI's status (store/porcelain.py) against libgit2's answers, on real repositories."""
+"""The git CLI's status (store/git_cli.py) against libgit2's answers, on real repositories."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hearth.store import porcelain
+from hearth.store import git_cli
 from hearth.store.remote import Remote
 from hearth.store.repository import (
     branch,
@@ -20,8 +20,8 @@ from hearth.store.repository import (
 from tests.conftest import git
 
 
-def libgit2_view(root: Path) -> porcelain.WorkTreeStatus:
-    """What hearth reads through libgit2: the same fields as ``porcelain.status``."""
+def libgit2_view(root: Path) -> git_cli.WorkTreeStatus:
+    """What hearth reads through libgit2: the same fields as ``git_cli.status``."""
     repo = open_repository(root)
     remote = Remote(root)
     found = remote.upstream()
@@ -29,7 +29,7 @@ def libgit2_view(root: Path) -> porcelain.WorkTreeStatus:
     if found is not None:
         where = remote.divergence(found.tracking)
         ahead, behind = where.ahead, where.behind
-    return porcelain.WorkTreeStatus(
+    return git_cli.WorkTreeStatus(
         head=head_id(repo),
         branch=branch(repo),
         upstream=None if found is None else found.tracking,
@@ -39,8 +39,8 @@ def libgit2_view(root: Path) -> porcelain.WorkTreeStatus:
     )
 
 
-def same_as_libgit2(root: Path) -> porcelain.WorkTreeStatus:
-    found = porcelain.status(root)
+def same_as_libgit2(root: Path) -> git_cli.WorkTreeStatus:
+    found = git_cli.status(root)
     assert found is not None
     assert found == libgit2_view(root)
     same_changes_as_libgit2(root)
@@ -48,11 +48,11 @@ def same_as_libgit2(root: Path) -> porcelain.WorkTreeStatus:
 
 
 def same_changes_as_libgit2(root: Path) -> None:
-    """``porcelain.changes`` of the whole tree, of every file path one at a time
+    """``git_cli.changes`` of the whole tree, of every file path one at a time
     and of all of them at once, against libgit2's answers."""
     repo = open_repository(root)
     whole = dict(worktree_changes(repo))
-    assert porcelain.changes(root) == whole
+    assert git_cli.changes(root) == whole
     files = {
         p.relative_to(root).as_posix()
         for p in root.rglob("*")
@@ -61,9 +61,9 @@ def same_changes_as_libgit2(root: Path) -> None:
     paths = sorted(files | set(whole) | {"never-there.md"})
     for path in paths:
         alone = {p: state for p, state in whole.items() if p == path}
-        assert porcelain.changes(root, [path]) == alone, path
-    assert porcelain.changes(root, paths) == whole
-    assert porcelain.changes(root, []) == {}
+        assert git_cli.changes(root, [path]) == alone, path
+    assert git_cli.changes(root, paths) == whole
+    assert git_cli.changes(root, []) == {}
 
 
 @pytest.fixture
@@ -169,11 +169,11 @@ def test_an_upstream_ahead_and_behind(repo: Path, tmp_path: Path) -> None:
 def test_an_intent_to_add_entry_goes_to_libgit2(repo: Path) -> None:
     (repo / "later.md").write_text("# Later\n")
     git(repo, "add", "-N", "later.md")
-    assert porcelain.status(repo) is None
+    assert git_cli.status(repo) is None
 
 
 def test_not_a_repository(tmp_path: Path) -> None:
-    assert porcelain.status(tmp_path) is None
+    assert git_cli.status(tmp_path) is None
 
 
 def test_a_hooks_environment_does_not_redirect_it(
@@ -185,7 +185,7 @@ def test_a_hooks_environment_does_not_redirect_it(
     git(elsewhere, "init", "-q", "-b", "other")
     monkeypatch.setenv("GIT_DIR", str(elsewhere / ".git"))
     monkeypatch.setenv("GIT_INDEX_FILE", str(elsewhere / ".git" / "index"))
-    found = porcelain.status(repo)
+    found = git_cli.status(repo)
     assert found is not None and found.branch == "main"
 
 
@@ -205,9 +205,9 @@ def test_ignored_matches_libgit2(repo: Path) -> None:
     ]
     repo_ = open_repository(repo)
     expected = {p for p in paths if is_ignored(repo_, p)}
-    assert porcelain.ignored(repo, paths) == expected
+    assert git_cli.ignored(repo, paths) == expected
     assert expected == {"scratch.tmp", "build/out.md", "notes/draft-1.md", "private.md"}
-    assert porcelain.ignored(repo, []) == set()
+    assert git_cli.ignored(repo, []) == set()
 
 
 def test_an_answer_larger_than_a_pipe_holds(repo: Path) -> None:
@@ -222,20 +222,20 @@ def test_an_answer_larger_than_a_pipe_holds(repo: Path) -> None:
 
 def test_no_git_to_run(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(repo / "nowhere"))
-    assert porcelain.status(repo) is None  # the caller asks libgit2
-    assert porcelain.changes(repo) is None
-    assert porcelain.changes(repo, ["a.md"]) is None
+    assert git_cli.status(repo) is None  # the caller asks libgit2
+    assert git_cli.changes(repo) is None
+    assert git_cli.changes(repo, ["a.md"]) is None
 
 
 def test_paths_are_taken_literally_and_a_folder_is_not_a_file(repo: Path) -> None:
     (repo / "[ab].md").write_text("# brackets\n")
     (repo / "a.md").write_text("# A edited\n")
     (repo / "*.md").write_text("# star\n")
-    assert porcelain.changes(repo, ["[ab].md"]) == {"[ab].md": "untracked"}
-    assert porcelain.changes(repo, ["*.md"]) == {"*.md": "untracked"}
+    assert git_cli.changes(repo, ["[ab].md"]) == {"[ab].md": "untracked"}
+    assert git_cli.changes(repo, ["*.md"]) == {"*.md": "untracked"}
     (repo / "deep").mkdir()
     (repo / "deep" / "x.md").write_text("# X\n")
-    assert porcelain.changes(repo, ["deep"]) is None  # the caller reads the whole tree
+    assert git_cli.changes(repo, ["deep"]) is None  # the caller reads the whole tree
     same_changes_as_libgit2(repo)
 
 
@@ -249,8 +249,8 @@ def test_a_git_that_hangs_is_stopped(
     hanging.write_text(f"#!/bin/sh\necho $$ > {tmp_path / 'pid'}\nexec {sleep} 60\n")
     hanging.chmod(0o755)
     monkeypatch.setenv("PATH", str(bin_dir))
-    monkeypatch.setattr(porcelain, "GIT_TIMEOUT", 0.5)
-    assert porcelain.status(repo) is None
+    monkeypatch.setattr(git_cli, "GIT_TIMEOUT", 0.5)
+    assert git_cli.status(repo) is None
     pid = int((tmp_path / "pid").read_text())
     with pytest.raises(ProcessLookupError):  # killed and reaped, not left running
         os.kill(pid, 0)

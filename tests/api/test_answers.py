@@ -1,4 +1,4 @@
-"""One wire model per result: HTTP and MCP send the same fields (``hearth.wire``)."""
+"""One wire model per result: HTTP and MCP send the same fields (``hearth.answers``)."""
 
 from __future__ import annotations
 

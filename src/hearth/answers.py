@@ -169,8 +169,8 @@ class SearchResult(BaseModel):
 
 def search_result(found: Found, fresh: bool, stale_reason: str | None) -> SearchResult:
     """The answer to a search, on every surface: validated from the hits'
-    attributes in place (no dict of each hit: 26 µs for 10 hits against 112 µs
-    through ``as_dict``, 0.49 against 2.3 ms for 200; ``bench/wire_models.py``)."""
+    attributes in place, with no dict of each hit (``bench/answer_models.py``;
+    docs/performance.md, "Figures behind the code's comments")."""
     return SearchResult.model_validate(
         {
             "hits": found.hits,

@@ -4,7 +4,7 @@ Every surface that acts for a token (the HTTP routes, the MCP tools, the review
 page) names the operation it runs and asks this table; none of them states a
 scope of its own. So an operation cannot need ``admin`` over MCP and ``write``
 over HTTP: there is one answer. The docs' table of operations and scopes
-(docs/api.md, docs/mcp.md, docs/ui.md) is ``table_markdown()``, checked by a
+(docs/api.md, docs/mcp.md, docs/ui.md) is ``operation_texts.table_markdown()``, checked by a
 test.
 
 Scopes are ordered: ``read`` searches and reads everything; ``write`` also
@@ -43,7 +43,7 @@ class Operation:
     """One operation of the catalogue: its name, the scope it needs, and where a
     caller reaches it. Each surface keeps what is its own (an HTTP path, a tool
     name a model reads, a command's words) but names the operation it runs, and
-    ``tests/api/test_catalogue.py`` walks this table against the running surfaces:
+    ``tests/api/test_operations.py`` walks this table against the running surfaces:
     every surface declared here exists and runs this operation, with this scope,
     and nothing runs an operation this table does not declare there."""
 
@@ -405,49 +405,3 @@ def refusal(held: Scope, operation: str, *, session: bool = False) -> str:
         if OPERATIONS[operation].persons_call
         else f"create one with: hearth token create --name NAME --scope {needed}"
     )
-
-
-def table_markdown() -> str:
-    """The table of operations and scopes the docs carry (checked by a test)."""
-    lines = [
-        "| operation | scope | what it does | HTTP | MCP tool | CLI |",
-        "| --- | --- | --- | --- | --- | --- |",
-    ]
-    for op in _DECLARED:
-        http = ", ".join(f"`{route}`" for route in op.http)
-        tool = f"`{op.mcp}`" if op.mcp else ""
-        cli = ", ".join(f"`hearth {command}`" for command in op.cli)
-        lines.append(f"| `{op.name}` | `{op.scope}` | {op.does} | {http} | {tool} | {cli} |")
-    return "\n".join(lines)
-
-
-def adds(scope: Scope) -> tuple[str, ...]:
-    """The operations ``scope`` is the first to allow, in the catalogue's order."""
-    return tuple(op.name for op in _DECLARED if op.scope == scope)
-
-
-def scope_sentences() -> dict[Scope, str]:
-    """One sentence per scope, from the catalogue: what a token of that scope may
-    do beyond the scope below it. The login page and docs/operations.md carry
-    these (checked by a test), so neither can drift from the policy."""
-    sentences: dict[Scope, str] = {}
-    for scope in SCOPES:
-        # In words (each operation's ``does``), not the catalogue's names: a
-        # person reads these, and ``merge.many`` or ``put.other`` says nothing.
-        words = "; ".join(OPERATIONS[name].does for name in adds(scope))
-        if scope == "read":
-            sentences[scope] = f"A read token searches and reads: {words}."
-        else:
-            article = "An" if scope[0] in "aeiou" else "A"
-            sentences[scope] = f"{article} {scope} token can also: {words}."
-    return sentences
-
-
-def scope_table_markdown() -> str:
-    """docs/operations.md's table of scopes (checked by a test)."""
-    lines = ["| scope | may |", "|---|---|"]
-    for scope in SCOPES:
-        what = "; ".join(op.does for op in _DECLARED if op.scope == scope)
-        below = "" if scope == "read" else "everything the scope below may, and: "
-        lines.append(f"| `{scope}` | {below}{what} |")
-    return "\n".join(lines)

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from hearth.app.parts import HomeParts
-from hearth.app.writes.plumbing import AfterWrite, Writer
+from hearth.app.writes.writer import AfterWrite, Writer
 from hearth.domain.runtime_writes import RuntimeWrites
 from hearth.domain.validation import check_blob
 from hearth.errors import Conflict, HearthError

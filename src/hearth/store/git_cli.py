@@ -184,8 +184,8 @@ def changes(root: Path, paths: Iterable[str] | None = None) -> dict[str, str] | 
 
     For a served home's status snapshot: git runs in its own process, so the
     server's threads go on meanwhile (libgit2's status holds Python's lock for
-    its whole run: 0.33 s for the whole tree at 100,000 files, 65 ms for each
-    single path, as it reads git's index every time), and git limits its look
+    its whole run, and reads git's index for each single path too;
+    docs/performance.md), and git limits its look
     for untracked files to the named paths' folders."""
     args = list(_STATUS)
     wanted = None if paths is None else set(paths)

@@ -1,7 +1,7 @@
 """What it costs to turn a use case's answer into the wire's JSON, three ways.
 
 The use cases answer frozen dataclasses (``app/results.py``, ``index/query.py``);
-the edges send pydantic models (``hearth/wire.py``). Measured here for a search
+the edges send pydantic models (``hearth/answers.py``). Measured here for a search
 result of 10 and of 200 hits (the API's limit), each way ending in JSON bytes:
 
 - ``as_dict``: the dataclass's ``as_dict()`` (``dataclasses.asdict``) validated
@@ -11,7 +11,7 @@ result of 10 and of 200 hits (the API's limit), each way ending in JSON bytes:
 - ``type_adapter``: a pydantic ``TypeAdapter`` over the dataclass itself, no
   wire model at all (the alternative the catalogue issue asks to measure).
 
-Run: ``.venv/bin/python bench/wire_models.py``. Prints p50 per call in µs.
+Run: ``.venv/bin/python bench/answer_models.py``. Prints p50 per call in µs.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 
 from pydantic import TypeAdapter
 
+from hearth.answers import SearchResult
 from hearth.index.hits import Hit
-from hearth.wire import SearchResult
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
-"""The one scope policy, as data (``catalogue.py``)."""
+"""The one scope policy, as data (``operations.py``)."""
 
 from __future__ import annotations
 
-from hearth.catalogue import OPERATIONS, SCOPES, allows, may, put_operation, refusal
+from hearth.operations import OPERATIONS, SCOPES, allows, may, put_operation, refusal
 
 
 def test_scopes_are_ordered() -> None:

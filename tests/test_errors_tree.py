@@ -1,0 +1,42 @@
+"""Every error hearth raises on purpose is declared in errors.py (issue 51,
+"sizes and comments": ``Interrupted`` sat in app/served/service.py)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from hearth import errors
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "hearth"
+
+
+def test_every_hearth_error_is_declared_in_errors_py() -> None:
+    tree_names = {
+        name
+        for name, value in vars(errors).items()
+        if isinstance(value, type) and issubclass(value, errors.HearthError)
+    }
+    outside = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path == SRC / "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            bases = {
+                b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases
+            }
+            if bases & tree_names:
+                outside.append(f"{path.relative_to(SRC)}:{node.lineno} {node.name}")
+    assert not outside, f"errors of hearth's tree declared outside errors.py: {outside}"
+
+
+def test_the_tree_drawn_in_the_docstring_names_every_class() -> None:
+    doc = errors.__doc__ or ""
+    missing = [
+        name
+        for name, value in vars(errors).items()
+        if isinstance(value, type) and issubclass(value, errors.HearthError) and name not in doc
+    ]
+    assert not missing, f"errors missing from errors.py's drawn tree: {missing}"
