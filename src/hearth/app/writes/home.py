@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from hearth.app.results import Expected, WriteResult
 from hearth.app.writes.batch import BatchWrites
+from hearth.app.writes.consolidation import ConsolidationWrites
 from hearth.app.writes.memory import MemoryWrites, entry_file
 from hearth.app.writes.plumbing import AfterWrite, check_agent_persona, check_expected
 from hearth.app.writes.records import RecordWrites
@@ -21,7 +22,7 @@ from hearth.store.plans import FileChange, Plan, Snapshot
 __all__ = ["AfterWrite", "Clock", "HomeWrites"]
 
 
-class HomeWrites(RecordWrites, MemoryWrites, BatchWrites, UndoWrites):
+class HomeWrites(RecordWrites, MemoryWrites, BatchWrites, UndoWrites, ConsolidationWrites):
     """Every write of a home (and the reads they share)."""
 
     def entry_add(
