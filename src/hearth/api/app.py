@@ -70,6 +70,11 @@ def _schedule(service: ServedHearth) -> AsyncIOScheduler:
             IntervalTrigger(seconds=settings.watcher_check_seconds),
         ),
         ("sync", service.jobs.sync, IntervalTrigger(minutes=settings.sync_minutes)),
+        (
+            "consolidate",
+            service.consolidate,
+            IntervalTrigger(minutes=service.ops.settings.consolidation.every_minutes),
+        ),
     ]
     reflection = service.ops.settings.reflection
     if reflection.enabled:

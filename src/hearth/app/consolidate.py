@@ -22,6 +22,7 @@ import datetime as dt
 from collections.abc import Sequence
 
 from hearth.app.results import WriteResult
+from hearth.app.writes.consolidation import ACTOR
 from hearth.app.writes.home import HomeWrites
 from hearth.domain import consolidation, layout, records
 from hearth.domain.consolidation import Consolidation
@@ -33,6 +34,8 @@ from hearth.store.plans import Snapshot
 
 _REJECTED = f"{layout.PROPOSALS_DIR}/archive/rejected"
 _SLUG_PREFIX = "consolidate-"
+#: How a rejection of a stale consolidation starts (never remembered as the person's no).
+STALE = "stale"
 
 
 @dataclasses.dataclass
@@ -43,6 +46,8 @@ class _Known:
     claimed: dict[str, set[str]]
     frees: dict[str, int]
     titles: set[str]
+    #: Entries pending ordinary proposals would add, by target (not yet merged).
+    adds: dict[str, list[str]] = dataclasses.field(default_factory=dict)
 
 
 class Consolidator:
@@ -56,7 +61,7 @@ class Consolidator:
         """Propose what the hot files ``paths`` (default: every one) need; each
         proposal is one commit. ``need``: characters a refused merge needs freed
         (``paths`` then names its one target)."""
-        snap = self.ops.store.snapshot()
+        snap = self._drop_stale(self.ops.store.snapshot())
         known = self._known(snap)
         made = []
         for path in paths if paths is not None else self._hot_files(snap):
@@ -128,14 +133,18 @@ class Consolidator:
         subject = self._subject(path)
         found = [f for f in self._folds(path, held, subject) if f.title not in known.titles]
         folded = {e for f in found for e in f.entries}
-        size = len(text) - known.frees.get(path, 0) - sum(f.frees for f in found)
+        present = set(consolidation.movable(text))
+        coming = sum(len(e) + 3 for e in set(known.adds.get(path, ())) if e not in present)
+        size = len(text) + coming - known.frees.get(path, 0) - sum(f.frees for f in found)
         soft = consolidation.soft_budget(bound, self.ops.settings.consolidation.soft_budget)
         wanted = max(need, size - int(bound * consolidation.AIM) if size > soft else 0)
         freed = moves = 0
         rest = [e for e in held if e not in folded]
         groups = consolidation.clusters(rest, self.likeness.terms, subject)
-        if not groups and wanted > 0:
-            groups = [consolidation.Cluster("", "earlier notes", tuple(rest))]
+        clustered = {t for g in groups for t in g.texts}
+        leftover = tuple(t for t in rest if t not in clustered)
+        if wanted > 0 and leftover:  # no topic left: the oldest entries
+            groups.append(consolidation.Cluster("", "earlier notes", leftover))
         for cluster in groups:
             if freed >= wanted or moves >= consolidation.MAX_MOVES:
                 break
@@ -242,6 +251,8 @@ class Consolidator:
         for name in snap.names(layout.PROPOSALS_DIR):
             proposal = self._read(snap, f"{layout.PROPOSALS_DIR}/{name}")
             found = consolidation.of_proposal(proposal) if proposal else None
+            if proposal is not None and found is None:
+                known.adds.setdefault(proposal.target, []).extend(proposal.entries)
             if found is None or proposal is None:
                 continue
             known.claimed.setdefault(found.target, set()).update(found.entries)
@@ -254,7 +265,7 @@ class Consolidator:
             if not name.startswith(_SLUG_PREFIX):
                 continue
             proposal = self._read(snap, f"{_REJECTED}/{name}")
-            if proposal is None or not proposal.consolidate:
+            if proposal is None or not proposal.consolidate or proposal.reason.startswith(STALE):
                 continue
             try:
                 when = dt.datetime.fromisoformat(proposal.updated.replace("Z", "+00:00"))
@@ -263,6 +274,25 @@ class Consolidator:
             if when >= since:
                 known.titles.add(proposal.title)
         return known
+
+    def _drop_stale(self, snap: Snapshot) -> Snapshot:
+        """Reject (as ``stale``) each pending consolidation whose hot file no longer
+        holds its entries as proposed (a person edited them): it cannot be
+        approved, and what the file needs now is proposed afresh. The snapshot
+        after."""
+        dropped = False
+        for name in snap.names(layout.PROPOSALS_DIR):
+            proposal = self._read(snap, f"{layout.PROPOSALS_DIR}/{name}")
+            found = consolidation.of_proposal(proposal) if proposal else None
+            if found is None:
+                continue
+            data = snap.read(found.target)
+            text = decode_text(data, found.target) if data is not None else ""
+            if consolidation.stale_entries(found, text):
+                reason = f"{STALE}: {found.target} changed since hearth proposed it"
+                self.ops.reject(name.removesuffix(".md"), reason, ACTOR)
+                dropped = True
+        return self.ops.store.snapshot() if dropped else snap
 
     def _pending_for(self, target: str) -> list[WriteResult]:
         snap = self.ops.store.snapshot()

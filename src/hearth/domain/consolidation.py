@@ -329,3 +329,21 @@ def as_proposal(consolidation: Consolidation, stamp: str) -> records.Proposal:
         destination=consolidation.destination,
         leaves=consolidation.leaves,
     )
+
+
+def summary(found: Consolidation, source: str | None) -> dict[str, object]:
+    """What the review page and the API show of a consolidation: what moves
+    where, what stays, what it frees, and whether it still applies."""
+    stale = stale_entries(found, source or "")
+    lost = loses_words(found.leaves, found.entries) if found.action == FOLD else []
+    return {
+        "action": found.action,
+        "target": found.target,
+        "destination": found.destination or None,
+        "leaves": found.leaves,
+        "entries": len(found.entries),
+        "frees": found.frees,
+        "chars_now": len(source or ""),
+        "stale": stale,
+        "loses_text": bool(lost),
+    }

@@ -25,7 +25,7 @@ from hearth.app.reads.review_board import ReviewBoard
 from hearth.app.results import BatchResult
 from hearth.app.served.service import ServedHearth
 from hearth.catalogue import is_agent
-from hearth.domain import layout, records
+from hearth.domain import consolidation, layout, records
 from hearth.errors import HearthError, InvalidInput
 from hearth.ui.auth import Visitor
 from hearth.ui.kit import Done, Kit, MaybeVisitor, PageRoute, Reader, Served, UiKit, first
@@ -163,6 +163,8 @@ async def merge(
             replace=replace,
         )
         done = merged(title, preview.target, len(preview.added), len(leave), result.commit)
+        if title.startswith(consolidation.TITLE_PREFIX):
+            done = Done(f"Approved \u201c{title}\u201d: no text dropped", result.commit)
         if replace:
             done = Done(f"{done.message}; replaced {len(replace)} in place", result.commit)
         return done
@@ -349,8 +351,11 @@ def _item(
 ) -> dict[str, Any]:
     entries = list(view.record.entries) if view.record is not None else []
     over = found.over_bound if found else None
+    folding = found.consolidation if found else None
     if view.record is None or preview is None:
         action = "none"
+    elif folding is not None:
+        action = "stale" if folding.get("stale") else "consolidate"
     elif over is not None:
         action = "over"
     elif entries and all(e in known for e in entries):
@@ -366,6 +371,7 @@ def _item(
         "known": tuple(known),
         "new": [e for e in entries if e not in known],
         "over": over,
+        "consolidation": folding,
         "action": action,
     }
 

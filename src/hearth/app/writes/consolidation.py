@@ -9,12 +9,13 @@ commit."""
 
 from __future__ import annotations
 
-from hearth.app.results import WriteResult
+from hearth.app.results import MergePreview, WriteResult
 from hearth.app.writes.plumbing import Writer, target_text
 from hearth.app.writes.record_files import who
 from hearth.domain import consolidation, layout, records
 from hearth.domain.consolidation import Consolidation
 from hearth.domain.text import counted, decode_text
+from hearth.errors import StaleWrite
 from hearth.store.plans import FileChange, Plan, Snapshot
 
 #: Who makes consolidation proposals (the record's ``source``; commits say ``hearth``).
@@ -89,3 +90,26 @@ def apply_to_texts(found: Consolidation, snap: Snapshot, texts: dict[str, str]) 
     texts[found.target], moved = consolidation.apply(found, texts[found.target], note)
     if moved is not None:
         texts[found.destination] = moved
+
+
+def consolidation_preview(
+    snap: Snapshot, key: str, path: str, proposal: records.Proposal
+) -> MergePreview | None:
+    """The hot file before and after approving ``proposal`` when it is a
+    consolidation (after = before when it is stale); None for any other."""
+    found = consolidation.of_proposal(proposal)
+    if found is None:
+        return None
+    data = snap.read(found.target)
+    before = decode_text(data, found.target) if data is not None else ""
+    note = None
+    if found.destination:
+        held = snap.read(found.destination)
+        note = decode_text(held, found.destination) if held is not None else None
+    try:
+        after, _moved = consolidation.apply(found, before, note)
+    except StaleWrite:
+        after = before
+    return MergePreview(
+        key, path, snap.oid(path), found.target, snap.oid(found.target), before, after, (), ()
+    )

@@ -8,7 +8,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 
 from hearth.app.results import Expected, KeyFix, MergePreview, WriteResult
-from hearth.app.writes.consolidation import consolidation_plan
+from hearth.app.writes.consolidation import consolidation_plan, consolidation_preview
 from hearth.app.writes.plumbing import (
     Writer,
     check_expected,
@@ -282,6 +282,9 @@ class RecordWrites(Writer):
         snap = self.store.snapshot()
         proposal, _original = require_record(snap, "proposal", path, key)
         assert isinstance(proposal, records.Proposal)
+        consolidating = consolidation_preview(snap, key, path, proposal)
+        if consolidating is not None:
+            return consolidating
         if changes_decision(proposal):
             before, after, _change = superseded(snap, proposal, self._now(), who("", "", False))
             return MergePreview(
