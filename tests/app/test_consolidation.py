@@ -135,8 +135,8 @@ def test_a_merge_past_the_soft_budget_proposes_moving_a_cluster(workspace: Works
     key, proposal = made[0]
     assert proposal.consolidate == "move" and proposal.target == NOTE
     assert set(proposal.entries) == set(PAINTING)
-    assert proposal.destination == "memory/topics/painted-caroline.md"
-    assert proposal.leaves == f"Painted (Caroline): see {proposal.destination}"
+    assert proposal.destination == "memory/topics/paint-caroline.md"
+    assert proposal.leaves == f"Paint (Caroline): see {proposal.destination}"
     assert proposal.source == "consolidation"
 
 

@@ -215,7 +215,8 @@ def clusters(
     while topics:
         best = max(
             topics,
-            key=lambda t: (sum(len(x) for x, ts in left.items() if t in ts), t),
+            # Ties go to the longer stem: a noun of the topic over a short verb.
+            key=lambda t: (sum(len(x) for x, ts in left.items() if t in ts), len(t), t),
         )
         texts = tuple(x for x, ts in left.items() if best in ts)
         topics.discard(best)
@@ -234,7 +235,9 @@ def surface_word(term: str, texts: Sequence[str], terms_of: Callable[[str], froz
         for raw in _WORD.findall(text):
             if term in terms_of(raw):
                 counted[raw.lower()] += 1
-    return counted.most_common(1)[0][0] if counted else term
+    if not counted:
+        return term
+    return max(counted, key=lambda w: (counted[w], -len(w), w))
 
 
 def topic_note(title: str) -> str:
