@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Sequence
+import threading
+from collections.abc import Mapping, Sequence
 
-from hearth.app.results import WriteResult
+from hearth.app.results import BatchResult, Expected, WriteResult
 from hearth.app.writes.consolidation import ACTOR
 from hearth.app.writes.home import HomeWrites
 from hearth.domain import consolidation, layout, records
@@ -316,3 +317,65 @@ class Consolidator:
         except InvalidInput:
             return None
         return record if isinstance(record, records.Proposal) else None
+
+
+class ConsolidatingMerges:
+    """The use cases' merges (``app/usecases.py``'s ``Hearth``), each followed by
+    what consolidation does after a merge or a refusal, and the look itself."""
+
+    owner: threading.RLock
+    ops: HomeWrites
+    consolidator: Consolidator
+
+    def merge(
+        self,
+        key: str,
+        actor: str,
+        *,
+        expected: Expected | None = None,
+        leave_out: Sequence[str] = (),
+        replace: Mapping[str, str] | None = None,
+        version: str | None = None,
+    ) -> WriteResult:
+        """Merge a proposal (``HomeWrites.merge``). A merge refused at its target's
+        bound makes hearth propose the consolidation that makes room (the refusal
+        names it); a merge that leaves its target over the soft budget, or holding
+        near-duplicates, makes hearth propose one (``app/consolidate.py``)."""
+        with self.owner:
+            target = self.consolidator.target_of(key)
+            try:
+                result = self.ops.merge(
+                    key,
+                    actor,
+                    expected=expected,
+                    leave_out=leave_out,
+                    replace=replace,
+                    version=version,
+                )
+            except ValidationFailed as exc:
+                raise self.consolidator.refused(key, target, exc) from None
+            self.consolidator.after_merge(target)
+            return result
+
+    def merge_many(
+        self,
+        keys: Sequence[str],
+        actor: str,
+        *,
+        expected: Expected | None = None,
+        leave_out: Mapping[str, Sequence[str]] | None = None,
+    ) -> BatchResult:
+        """Merge proposals in one commit (``HomeWrites.merge_many``); then, as
+        after one merge, propose what their targets need now."""
+        with self.owner:
+            targets = dict.fromkeys(self.consolidator.target_of(k) for k in keys)
+            result = self.ops.merge_many(keys, actor, expected=expected, leave_out=leave_out)
+            for target in targets:
+                self.consolidator.after_merge(target)
+            return result
+
+    def consolidate(self, paths: Sequence[str] | None = None) -> list[WriteResult]:
+        """Propose what the hot files need (every one, or ``paths``): the scheduled
+        ``consolidate`` job and ``hearth consolidate``. Each proposal is one commit."""
+        with self.owner:
+            return self.consolidator.scan(paths)

@@ -19,11 +19,11 @@ import contextlib
 import functools
 import inspect
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
 
-from hearth.app.consolidate import Consolidator
+from hearth.app.consolidate import ConsolidatingMerges, Consolidator
 from hearth.app.reads import queries
 from hearth.app.reads.review_board import ReviewBoard, ReviewMatcher
 from hearth.app.reflection import ReflectionRun, Reflector
@@ -31,13 +31,11 @@ from hearth.app.results import (
     ActiveView,
     CheckResult,
     Diff,
-    Expected,
     HomeStatus,
     MergePreview,
     Reindexed,
     Review,
     ServedStatus,
-    WriteResult,
 )
 from hearth.app.status.report import home_status
 from hearth.app.sync.branch import Syncer, SyncResult
@@ -48,7 +46,7 @@ from hearth.domain.entries import Entry
 from hearth.domain.entry_merge import ConflictRecord
 from hearth.domain.lookalike import looks_like
 from hearth.domain.text import decode_text, refuse_not_text
-from hearth.errors import HearthError, InvalidInput, RuleFailure, ValidationFailed
+from hearth.errors import HearthError, InvalidInput, RuleFailure
 from hearth.index.hits import Hit
 from hearth.index.ranking import SearchResult
 from hearth.index.semantic import Progress
@@ -186,7 +184,7 @@ class IndexEachWrite:
         ahead.reset()
 
 
-class Hearth:
+class Hearth(ConsolidatingMerges):
     #: Whether a search first picks up what other processes did to the index
     #: (a served home's own passes keep it current, so it reads what it has).
     search_reopens = True
@@ -468,7 +466,6 @@ class Hearth:
     rollup = _under_lock(HomeWrites.rollup)
     propose = _under_lock(HomeWrites.propose)
     reject = _under_lock(HomeWrites.reject)
-    merge_many = _under_lock(HomeWrites.merge_many)
     reject_many = _under_lock(HomeWrites.reject_many)
     keep_one = _under_lock(HomeWrites.keep_one)
     revise_proposal = _under_lock(HomeWrites.revise_proposal)
@@ -482,42 +479,6 @@ class Hearth:
     entry_settle = _under_lock(HomeWrites.entry_settle)
     topic = _under_lock(HomeWrites.topic)
     undo_agent_change = _under_lock(HomeWrites.undo_agent_change)
-
-    def merge(
-        self,
-        key: str,
-        actor: str,
-        *,
-        expected: Expected | None = None,
-        leave_out: Sequence[str] = (),
-        replace: Mapping[str, str] | None = None,
-        version: str | None = None,
-    ) -> WriteResult:
-        """Merge a proposal (``HomeWrites.merge``). A merge refused at its target's
-        bound makes hearth propose the consolidation that makes room (the refusal
-        names it); a merge that leaves its target over the soft budget, or holding
-        near-duplicates, makes hearth propose one (``app/consolidate.py``)."""
-        with self.owner:
-            target = self.consolidator.target_of(key)
-            try:
-                result = self.ops.merge(
-                    key,
-                    actor,
-                    expected=expected,
-                    leave_out=leave_out,
-                    replace=replace,
-                    version=version,
-                )
-            except ValidationFailed as exc:
-                raise self.consolidator.refused(key, target, exc) from None
-            self.consolidator.after_merge(target)
-            return result
-
-    def consolidate(self, paths: Sequence[str] | None = None) -> list[WriteResult]:
-        """Propose what the hot files need (every one, or ``paths``): the scheduled
-        ``consolidate`` job and ``hearth consolidate``. Each proposal is one commit."""
-        with self.owner:
-            return self.consolidator.scan(paths)
 
     def agent_changes(self, since: str | None = None) -> list[AgentChange]:
         """Agents' changes to the persona and memory files since the person last
