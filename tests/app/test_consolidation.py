@@ -254,3 +254,81 @@ def test_a_merge_refused_at_the_bound_names_the_consolidation_that_makes_room(
     text = workspace.read(NOTE)
     assert len(text) <= 8000
     assert "Caroline plans a trip to place 11 in the north" in text
+
+
+def test_the_scheduled_job_is_registered_and_looks_at_a_file_filled_by_hand(
+    workspace: Workspace,
+) -> None:
+    """Case: hearth proposes on a scheduled job too: ``consolidate`` is one of the
+    server's jobs, and a look at a file a person filled by hand (no merge)
+    proposes the move."""
+    from hearth import wiring  # noqa: PLC0415  (the served parts only here)
+    from hearth.api.app import _schedule  # noqa: PLC0415
+
+    service = wiring.open_service(workspace.root)
+    try:
+        jobs = {job.id for job in _schedule(service).get_jobs()}
+    finally:
+        service.ops.files.close()
+    assert "consolidate" in jobs
+    items = near_bound(workspace, 6900)
+    workspace.git("commit", "--allow-empty", "-qm", "person")  # a person's own commit
+    assert consolidations(workspace) == []
+    made = workspace.app.consolidate()
+    assert made and all(r.key for r in made)
+    moved = {e for _k, p in consolidations(workspace) for e in p.entries}
+    assert moved <= set(items) and set(PAINTING) <= moved
+
+
+def test_what_pending_proposals_would_add_counts(workspace: Workspace) -> None:
+    """Case: no merge is refused and left: a file under its soft budget, with
+    pending proposals that would push it past its bound, gets the room
+    proposed before any merge is tried."""
+    near_bound(workspace, 5600)
+    workspace.app.propose(
+        "Trips",
+        [f"Caroline plans a trip to town{n} up north soon" for n in range(40)],
+        ACTOR,
+        target=NOTE,
+    )
+    assert workspace.app.consolidate([NOTE])
+    for key, _p in consolidations(workspace):
+        workspace.app.merge(key, ACTOR)
+    trips = next(v.key for v in workspace.app.records("proposal"))
+    workspace.app.merge(trips, ACTOR)
+    assert len(workspace.read(NOTE)) <= 8000
+
+
+def test_a_stale_consolidation_is_dropped_and_proposed_afresh(workspace: Workspace) -> None:
+    """Case: a person's edit between proposal and approval: the next look rejects
+    the stale one (reason ``stale``, not remembered as the person's no) and
+    proposes the cluster as the file is now."""
+    near_bound(workspace, 7600)
+    workspace.app.consolidate()
+    key, proposal = next((k, p) for k, p in consolidations(workspace) if "paint" in k)
+    for other, _p in consolidations(workspace):
+        if other != key:
+            workspace.app.reject(other, "not these", ACTOR)
+    workspace.app.entry_remove(NOTE, proposal.entries[0], ACTOR)
+    workspace.app.consolidate()
+    archived = workspace.git("ls-files", "continuity/proposals/memory/archive/rejected")
+    assert key in archived
+    again = [p for k, p in consolidations(workspace) if p.title == proposal.title]
+    assert again and set(again[0].entries) == set(proposal.entries[1:])
+
+
+def test_a_batch_merge_applies_a_consolidation_with_the_others(workspace: Workspace) -> None:
+    """Case: approving through the batch (Merge selected) is the same move, in the
+    batch's one commit, not an append of entries the file already holds."""
+    near_bound(workspace, 7000)
+    workspace.app.consolidate()
+    key, proposal = next((k, p) for k, p in consolidations(workspace) if "paint" in k)
+    other = workspace.app.propose("Tea", ["Sam prefers green tea"], ACTOR).key
+    assert other is not None
+    commits = len(workspace.commits())
+    workspace.app.merge_many([key, other], ACTOR)
+    assert len(workspace.commits()) == commits + 1
+    held = entry_texts(workspace, NOTE)
+    assert proposal.leaves in held and not set(proposal.entries) & set(held)
+    assert set(proposal.entries) <= set(entry_texts(workspace, proposal.destination))
+    assert "Sam prefers green tea" in entry_texts(workspace, "MEMORY.md")

@@ -31,13 +31,10 @@ class ConsolidationWrites(Writer):
         proposal = consolidation.as_proposal(found, "")
         key = proposal.key
         path = layout.record_path("proposal", key)
-        made = [False]
 
         def planner(snap: Snapshot) -> Plan:
-            made[0] = False
             if snap.entry(path) is not None:
                 return Plan("proposals: nothing to consolidate", ())
-            made[0] = True
             stamp = records.timestamp(self._now())
             fresh = who(SOURCE, "", agent=False).stamp(consolidation.as_proposal(found, stamp))
             return Plan(
@@ -47,7 +44,7 @@ class ConsolidationWrites(Writer):
             )
 
         result = self._commit(planner, "proposal.create", ACTOR, key)
-        if not made[0] or not result.changed:
+        if not result.changed:
             return None
         return WriteResult(result.commit, path, result.changed, key, updated=False)
 
