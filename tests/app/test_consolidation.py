@@ -262,8 +262,8 @@ def test_the_scheduled_job_is_registered_and_looks_at_a_file_filled_by_hand(
     """Case: hearth proposes on a scheduled job too: ``consolidate`` is one of the
     server's jobs, and a look at a file a person filled by hand (no merge)
     proposes the move."""
-    from hearth import wiring  # noqa: PLC0415  (the served parts only here)
-    from hearth.api.app import _schedule  # noqa: PLC0415
+    from hearth import wiring
+    from hearth.api.app import _schedule
 
     service = wiring.open_service(workspace.root)
     try:
