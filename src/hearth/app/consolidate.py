@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from hearth.app.results import BatchResult, Expected, WriteResult
 from hearth.app.writes.consolidation import ACTOR
@@ -58,10 +58,17 @@ class Consolidator:
 
     # -- when -----------------------------------------------------------------
 
-    def scan(self, paths: Sequence[str] | None = None, need: int = 0) -> list[WriteResult]:
+    def scan(
+        self,
+        paths: Sequence[str] | None = None,
+        need: int = 0,
+        fresh: Collection[str] | None = None,
+    ) -> list[WriteResult]:
         """Propose what the hot files ``paths`` (default: every one) need; each
         proposal is one commit. ``need``: characters a refused merge needs freed
-        (``paths`` then names its one target)."""
+        (``paths`` then names its one target). ``fresh``: the entries a merge just
+        added, the only ones compared for folds (the others were at earlier looks);
+        None compares every pair."""
         snap = self._drop_stale(self.ops.store.snapshot())
         known = self._known(snap)
         made = []
@@ -71,29 +78,27 @@ class Consolidator:
             if data is None or bound is None:
                 continue
             text = decode_text(data, path)
-            for found in self.propose_for(snap, path, text, bound, known, need):
+            for found in self.propose_for(snap, path, text, bound, known, need, fresh):
                 result = self.ops.propose_consolidation(found)
                 if result is not None:
                     made.append(result)
         return made
 
-    def target_of(self, key: str) -> str | None:
-        """The hot file a pending proposal ``key`` would merge into, or None."""
+    def proposal_of(self, key: str) -> records.Proposal | None:
+        """The pending proposal ``key`` (before its merge), or None."""
         if not records.is_key(key):
             return None
-        snap = self.ops.store.snapshot()
-        proposal = self._read(snap, layout.record_path("proposal", key))
-        if proposal is None:
-            return None
-        return proposal.target
+        return self._read(self.ops.store.snapshot(), layout.record_path("proposal", key))
 
-    def after_merge(self, target: str | None) -> list[WriteResult]:
-        """After a merge into ``target``: propose what it needs now. Never fails the
-        merge, which stands: a failure here is only no proposal."""
-        if target is None or bound_of(target, self.ops.settings.bounds) is None:
+    def after_merge(self, merged: records.Proposal | None) -> list[WriteResult]:
+        """After ``merged`` was merged: propose what its target needs now, its new
+        entries compared for folds. Never fails the merge, which stands: a failure
+        here is only no proposal."""
+        if merged is None or bound_of(merged.target, self.ops.settings.bounds) is None:
             return []
+        fresh = () if merged.consolidate else merged.entries
         try:
-            return self.scan([target])
+            return self.scan([merged.target], fresh=frozenset(fresh))
         except Exception:  # the merge stands whatever happens here
             return []
 
@@ -127,12 +132,20 @@ class Consolidator:
     # -- which ----------------------------------------------------------------
 
     def propose_for(
-        self, snap: Snapshot, path: str, text: str, bound: int, known: _Known, need: int = 0
+        self,
+        snap: Snapshot,
+        path: str,
+        text: str,
+        bound: int,
+        known: _Known,
+        need: int = 0,
+        fresh: Collection[str] | None = None,
     ) -> list[Consolidation]:
         claimed = known.claimed.get(path, set())
         held = [e for e in dict.fromkeys(consolidation.movable(text)) if e not in claimed]
         subject = self._subject(path)
-        found = [f for f in self._folds(path, held, subject) if f.title not in known.titles]
+        folds = self._folds(path, held, subject, fresh)
+        found = [f for f in folds if f.title not in known.titles]
         folded = {e for f in found for e in f.entries}
         present = set(consolidation.movable(text))
         coming = sum(len(e) + 3 for e in set(known.adds.get(path, ())) if e not in present)
@@ -141,10 +154,12 @@ class Consolidator:
         wanted = max(need, size - int(bound * consolidation.AIM) if size > soft else 0)
         freed = moves = 0
         rest = [e for e in held if e not in folded]
+        if wanted <= 0:
+            return found
         groups = consolidation.clusters(rest, self.likeness.terms, subject)
         clustered = {t for g in groups for t in g.texts}
         leftover = tuple(t for t in rest if t not in clustered)
-        if wanted > 0 and leftover:  # no topic left: the oldest entries
+        if leftover:  # no topic left: the oldest entries
             groups.append(consolidation.Cluster("", "earlier notes", leftover))
         for cluster in groups:
             if freed >= wanted or moves >= consolidation.MAX_MOVES:
@@ -157,28 +172,41 @@ class Consolidator:
             moves += 1
         return found
 
-    def _folds(self, path: str, held: list[str], subject: frozenset[str]) -> list[Consolidation]:
-        if len(held) < 2:
+    def _folds(
+        self,
+        path: str,
+        held: list[str],
+        subject: frozenset[str],
+        fresh: Collection[str] | None = None,
+    ) -> list[Consolidation]:
+        """Groups of near-duplicates among ``held`` (only those with a ``fresh``
+        entry when given), each a fold; an entry is in one group at most."""
+        rows = [i for i, text in enumerate(held) if fresh is None or text in fresh]
+        if len(held) < 2 or not rows:
             return []
-        scores = self.likeness.scores(held, held, subject)
+        scores = self.likeness.scores([held[i] for i in rows], held, subject)
+        hits = (scores >= consolidation.FOLD_LIKENESS).nonzero()
+        near: dict[int, list[tuple[int, float]]] = {}
+        for r, j in zip(hits[0].tolist(), hits[1].tolist(), strict=True):
+            i = rows[r]
+            if j != i and (fresh is not None or j > i):
+                near.setdefault(i, []).append((j, float(scores[r][j])))
         used: set[int] = set()
         out = []
-        for i, text in enumerate(held):
+        for i in sorted(near):
             if i in used:
                 continue
-            near = [
-                j
-                for j in range(i + 1, len(held))
-                if j not in used and self._near(text, held[j], float(scores[i][j]))
+            others = [
+                j for j, score in near[i] if j not in used and self._near(held[i], held[j], score)
             ][: consolidation.MAX_FOLD - 1]
-            if not near:
+            if not others:
                 continue
-            texts = [text, *(held[j] for j in near)]
+            texts = [held[k] for k in sorted([i, *others])]
             leaves = consolidation.fold_text(texts)
             if len(leaves) > 2000 or consolidation.loses_words(leaves, texts):
                 continue
-            used.update([i, *near])
-            topic = " ".join(text.split()[:8])
+            used.update([i, *others])
+            topic = " ".join(texts[0].split()[:8])
             out.append(Consolidation(consolidation.FOLD, path, tuple(texts), leaves, "", topic))
         return out
 
@@ -342,7 +370,8 @@ class ConsolidatingMerges:
         names it); a merge that leaves its target over the soft budget, or holding
         near-duplicates, makes hearth propose one (``app/consolidate.py``)."""
         with self.owner:
-            target = self.consolidator.target_of(key)
+            proposal = self.consolidator.proposal_of(key)
+            target = proposal.target if proposal else None
             try:
                 result = self.ops.merge(
                     key,
@@ -354,7 +383,7 @@ class ConsolidatingMerges:
                 )
             except ValidationFailed as exc:
                 raise self.consolidator.refused(key, target, exc) from None
-            self.consolidator.after_merge(target)
+            self.consolidator.after_merge(proposal)
             return result
 
     def merge_many(
@@ -368,10 +397,10 @@ class ConsolidatingMerges:
         """Merge proposals in one commit (``HomeWrites.merge_many``); then, as
         after one merge, propose what their targets need now."""
         with self.owner:
-            targets = dict.fromkeys(self.consolidator.target_of(k) for k in keys)
+            merged = [self.consolidator.proposal_of(k) for k in keys]
             result = self.ops.merge_many(keys, actor, expected=expected, leave_out=leave_out)
-            for target in targets:
-                self.consolidator.after_merge(target)
+            for proposal in merged:
+                self.consolidator.after_merge(proposal)
             return result
 
     def consolidate(self, paths: Sequence[str] | None = None) -> list[WriteResult]:
