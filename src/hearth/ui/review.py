@@ -25,7 +25,7 @@ from hearth.app.reads.review_board import ReviewBoard
 from hearth.app.results import BatchResult
 from hearth.app.served.service import ServedHearth
 from hearth.catalogue import is_agent
-from hearth.domain import consolidation, layout, records
+from hearth.domain import layout, records
 from hearth.errors import HearthError, InvalidInput
 from hearth.ui.auth import Visitor
 from hearth.ui.kit import Done, Kit, MaybeVisitor, PageRoute, Reader, Served, UiKit, first
@@ -130,6 +130,17 @@ def title_of(service: ServedHearth, key: str) -> str:
         return key
 
 
+def consolidates(service: ServedHearth, key: str) -> bool:
+    """Whether proposal ``key`` is a consolidation hearth proposed (by its record,
+    not its title, which anyone may write)."""
+    path = layout.record_path("proposal", key) if records.is_key(key) else ""
+    try:
+        record = records.parse("proposal", service.get_file(path).content)
+    except HearthError:
+        return False
+    return isinstance(record, records.Proposal) and bool(record.consolidate)
+
+
 def expected(form: dict[str, list[str]], *pairs: tuple[str, str]) -> dict[str, str | None]:
     """The blob ids the page was made from, by path: each pair names a path's
     field and its blob id's field."""
@@ -154,6 +165,7 @@ async def merge(
         new, old = first(form, "replace-new"), first(form, "replace-old")
         replace = {new: old} if new and old else {}
         title = title_of(service, key)
+        moving = consolidates(service, key)
         preview = service.merge_preview(key, [*leave, *replace])
         result = service.merge(
             key,
@@ -163,7 +175,7 @@ async def merge(
             replace=replace,
         )
         done = merged(title, preview.target, len(preview.added), len(leave), result.commit)
-        if title.startswith(consolidation.TITLE_PREFIX):
+        if moving:
             done = Done(f"Approved \u201c{title}\u201d: no text dropped", result.commit)
         if replace:
             done = Done(f"{done.message}; replaced {len(replace)} in place", result.commit)
