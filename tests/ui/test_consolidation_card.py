@@ -81,12 +81,7 @@ def test_a_stale_card_offers_reject_first(person: Page, ui_server: Server) -> No
     s.post(
         "/v1/memory/MEMORY.md/entries", {"entry": "Sam is allergic to cats and dogs"}, token="write"
     )
-    s.post(
-        "/v1/memory/MEMORY.md/entries",
-        {"entry": "Sam is allergic to cats, dogs and horses"},
-        token="write",
-    )
-    key = propose(s, "Garden", ["The garden has three apple trees"])
+    key = propose(s, "Allergies", ["Sam is allergic to cats, dogs and horses"])
     assert s.post(f"/v1/proposals/{key}/merge", {}, token="admin").status == 200
     fold = next(p for p in consolidations(s) if p["consolidate"] == "fold")
     edit = s.put(
