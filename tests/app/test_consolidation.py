@@ -332,3 +332,18 @@ def test_a_batch_merge_applies_a_consolidation_with_the_others(workspace: Worksp
     assert proposal.leaves in held and not set(proposal.entries) & set(held)
     assert set(proposal.entries) <= set(entry_texts(workspace, proposal.destination))
     assert "Sam prefers green tea" in entry_texts(workspace, "MEMORY.md")
+
+
+def test_two_facts_are_not_folded_through_a_third(workspace: Workspace) -> None:
+    """Case: near-duplicates folded, and only them: a short entry each of two longer
+    ones restates folds with one of them, never joining the two."""
+    app = workspace.app
+    short = "Maria volunteers at the shelter"
+    one = "Maria volunteers at the shelter on weekends"
+    two = "Maria volunteers at the shelter and donated"
+    for entry in (short, one, two):
+        app.entry_add("MEMORY.md", entry, ACTOR)
+    app.consolidate(["MEMORY.md"])
+    folds = [p for _k, p in consolidations(workspace) if p.consolidate == "fold"]
+    assert len(folds) == 1
+    assert short in folds[0].entries and len(folds[0].entries) == 2

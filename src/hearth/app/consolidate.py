@@ -196,9 +196,16 @@ class Consolidator:
         for i in sorted(near):
             if i in used:
                 continue
-            others = [
-                j for j, score in near[i] if j not in used and self._near(held[i], held[j], score)
-            ][: consolidation.MAX_FOLD - 1]
+            others: list[int] = []
+            for j, score in near[i]:
+                if j in used or len(others) >= consolidation.MAX_FOLD - 1:
+                    continue
+                # Each member near every other: never two facts joined through a third.
+                if self._near(held[i], held[j], score) and all(
+                    self._near(held[k], held[j], self._score(held[k], held[j], subject))
+                    for k in others
+                ):
+                    others.append(j)
             if not others:
                 continue
             texts = [held[k] for k in sorted([i, *others])]
@@ -209,6 +216,9 @@ class Consolidator:
             topic = " ".join(texts[0].split()[:8])
             out.append(Consolidation(consolidation.FOLD, path, tuple(texts), leaves, "", topic))
         return out
+
+    def _score(self, a: str, b: str, subject: frozenset[str]) -> float:
+        return float(self.likeness.scores([a], [b], subject)[0][0])
 
     def _near(self, a: str, b: str, score: float) -> bool:
         """Whether two entries are to be folded: alike (``FOLD_LIKENESS``), one
