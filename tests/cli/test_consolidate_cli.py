@@ -11,7 +11,7 @@ import pytest
 
 from tests.app.test_consolidation import ADOPTION, NOTE, PAINTING, filler, note_text
 from tests.conftest import git
-from tests.e2e.test_cli_e2e import ok
+from tests.e2e.test_cli_e2e import ok, refused
 
 pytestmark = pytest.mark.e2e  # the installed executable
 
@@ -43,3 +43,14 @@ def test_consolidate_proposes_and_merge_approves(tmp_path: Path) -> None:
     assert all(f"- {e}" in moved and f"- {e}" not in text for e in PAINTING)
     again = json.loads(ok("--home", str(root), "consolidate", "--json", NOTE))["proposed"]
     assert key not in again
+
+
+def test_consolidate_refuses_a_file_that_is_not_hot(tmp_path: Path) -> None:
+    """Bad input: a file without a bound, or a path out of the home, is exit 1 with
+    a message, never a traceback."""
+    root = tmp_path / "home"
+    ok("init", str(root))
+    said = refused("--home", str(root), "consolidate", "SOUL.md")
+    assert "no size bound" in said
+    said = refused("--home", str(root), "consolidate", "../../etc/passwd")
+    assert "Traceback" not in said

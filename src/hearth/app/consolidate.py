@@ -27,6 +27,7 @@ from hearth.app.writes.consolidation import ACTOR
 from hearth.app.writes.home import HomeWrites
 from hearth.domain import consolidation, layout, records
 from hearth.domain.consolidation import Consolidation
+from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
 from hearth.domain.validation import bound_of
 from hearth.errors import InvalidInput, RuleFailure, ValidationFailed
@@ -69,10 +70,16 @@ class Consolidator:
         (``paths`` then names its one target). ``fresh``: the entries a merge just
         added, the only ones compared for folds (the others were at earlier looks);
         None compares every pair."""
+        for path in paths or ():
+            if bound_of(normalize(path), self.ops.settings.bounds) is None:
+                raise InvalidInput(
+                    f"{path} has no size bound: consolidation looks at USER.md, MEMORY.md "
+                    "and users/<id>.md"
+                )
         snap = self._drop_stale(self.ops.store.snapshot())
         known = self._known(snap)
         made = []
-        for path in paths if paths is not None else self._hot_files(snap):
+        for path in [normalize(p) for p in paths] if paths is not None else self._hot_files(snap):
             data = snap.read(path)
             bound = bound_of(path, self.ops.settings.bounds)
             if data is None or bound is None:
