@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from hearth.domain import entries, keys, layout, records
+from hearth.domain.text import counted
 from hearth.errors import InvalidInput, StaleWrite
 
 MOVE = "move"
@@ -132,14 +133,14 @@ class Consolidation:
 
     @property
     def rationale(self) -> str:
-        n = len(self.entries)
+        n = counted(len(self.entries), "entry", "entries")
         if self.action == MOVE:
             return (
-                f"{self.target} nears its size bound: {n} entries about {self.topic} move, "
+                f"{self.target} nears its size bound: {n} about {self.topic} move, "
                 f"word for word, to {self.destination}; one pointer line stays. No text is dropped."
             )
         return (
-            f"{n} entries of {self.target} say nearly the same: they become one entry "
+            f"{n} of {self.target} say nearly the same: they become one entry "
             "holding every distinct word of each. No text is dropped."
         )
 
