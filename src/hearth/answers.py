@@ -332,6 +332,15 @@ class Proposal(Record):
     group: str | None = None
     over_bound: OverBound | None = None
     replaces: list[Replacement] | None = None
+    #: A consolidation hearth proposed (docs/formats.md): ``move`` or ``fold``.
+    consolidate: str | None = None
+    #: A move's destination note, and the line either leaves in the target.
+    destination: str | None = None
+    leaves: str | None = None
+    #: What moves where, what it frees, whether it still applies (``stale``).
+    consolidation: dict[str, Any] | None = None
+    #: What the review page offers first: ``merge``, ``reject`` or ``none``.
+    default_action: str | None = None
 
 
 class ReviewSummary(BaseModel):

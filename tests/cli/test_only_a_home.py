@@ -38,6 +38,7 @@ ARGS: dict[str, list[str]] = {
     "memory settle": ["0123456789", "--keep", "other"],
     "topic": ["rain", "--append", "it rained"],
     "reflect": [],
+    "consolidate": [],
     "note": ["hello"],
     "propose": ["--title", "t", "--entry", "e"],
     "proposals": [],

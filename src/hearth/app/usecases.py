@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from hearth.app.locked_writes import LockedWrites
+from hearth.app.consolidate import ConsolidatingMerges, Consolidator
 from hearth.app.reads import queries
 from hearth.app.reads.review_board import ReviewBoard, ReviewMatcher
 from hearth.app.reflection import ReflectionRun, Reflector
@@ -80,7 +80,7 @@ PERSONA_ORDER = (
 )
 
 
-class Hearth(LockedWrites):
+class Hearth(ConsolidatingMerges):
     #: Whether a search first picks up what other processes did to the index
     #: (a served home's own passes keep it current, so it reads what it has).
     search_reopens = True
@@ -100,6 +100,8 @@ class Hearth(LockedWrites):
         self.owner = owner or threading.RLock()
         #: What finds a proposal's entries already held or proposed (reflection's own).
         self.matcher: ReviewMatcher = reflector.matcher
+        #: What proposes consolidations of the hot files (``app/consolidate.py``).
+        self.consolidator = Consolidator(writes, self.matcher.likeness_of)
 
     @contextmanager
     def owned(self) -> Iterator[None]:

@@ -1,6 +1,6 @@
-"""``hearth memory`` (add, replace, remove, list, conflicts, settle), ``hearth topic`` and
-``hearth reflect``: a runtime's (or a person's) memory, one entry or one topic note at a time, each
-one commit, and reflection that only ever proposes."""
+"""``hearth memory`` (add, replace, remove, list, conflicts, settle), ``hearth topic``,
+``hearth reflect`` and ``hearth consolidate``: a runtime's (or a person's) memory, one entry or
+one topic note at a time, each one commit; reflection and consolidation only ever propose."""
 
 from __future__ import annotations
 
@@ -211,6 +211,37 @@ def reflect(state: _State, approve: bool, as_json: bool) -> None:
         ]
         lines += [f"  {key}" for key in run.proposed]
         if run.proposed:
+            lines.append("review them with 'hearth proposals'")
+        return "\n".join(lines)
+
+    _emit(as_json, data, human)
+
+
+def _home_paths(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> list[str]:
+    return [p for p in (home_path(ctx, param, v) for v in value) if p]
+
+
+@cli.command()
+@click.argument("files", nargs=-1, callback=_home_paths)
+@json_option
+@click.pass_obj
+def consolidate(state: _State, files: list[str], as_json: bool) -> None:
+    """Propose what the hot files need now: moves and folds for a person to approve.
+
+    Looks at FILES (default: USER.md, MEMORY.md and every users/<id>.md): a file
+    past its soft budget ([consolidation] soft_budget of its bound, counting what
+    pending proposals would add) gets moves of clusters of its entries to their
+    own notes, each leaving a pointer line; entries that say nearly the same get
+    a fold. Each proposal is one commit; nothing changes a hot file until it is
+    merged. The scheduled 'consolidate' job of 'hearth serve' does the same.
+    """
+    made = state.app().consolidate(files or None)
+    data = {"proposed": [r.key for r in made]}
+
+    def human() -> str:
+        lines = [f"proposed {counted(len(made), 'consolidation')}"]
+        lines += [f"  {r.key}" for r in made]
+        if made:
             lines.append("review them with 'hearth proposals'")
         return "\n".join(lines)
 

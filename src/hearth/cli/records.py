@@ -122,6 +122,12 @@ def proposal_lines(view: RecordView) -> list[str]:
     head = f"{view.key}  {p.title} ({counted(len(p.entries), 'entry', 'entries')} -> {p.target})"
     by = f"; by {p.source}{' (an agent)' if records.is_agents(p) else ''}" if p.source else ""
     lines = [f"{head}  [version {(view.oid or '')[:12]}{by}]"]
+    if p.consolidate == "move":
+        lines.append(
+            f"    hearth's consolidation: these move to {p.destination}, leaving {p.leaves!r}"
+        )
+    elif p.consolidate:
+        lines.append(f"    hearth's consolidation: these fold into {p.leaves!r}")
     return lines + [f"    - {entry}" for entry in p.entries]
 
 

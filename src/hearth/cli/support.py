@@ -73,7 +73,7 @@ COMMAND_MODULES = {
     "agents": ("setup", "agent-hook"),
     "home": ("init", "status", "search", "reindex", "active", "rollup", "check"),
     "mcp": ("mcp",),
-    "memory": ("memory", "topic", "reflect"),
+    "memory": ("memory", "topic", "reflect", "consolidate"),
     "records": (
         "note",
         "propose",

@@ -140,6 +140,9 @@ class Proposal:
         "target",
         "rationale",
         "reason",
+        "consolidate",
+        "destination",
+        "leaves",
     )
     BODY: ClassVar[str] = "entries"
     NOTE: ClassVar[str] = "reason"
@@ -156,6 +159,11 @@ class Proposal:
     rationale: str = ""
     status: str = "pending"
     reason: str = ""
+    #: A consolidation hearth proposes (``domain/consolidation.py``): ``move`` or
+    #: ``fold``, a move's ``destination`` note, and the line it ``leaves``.
+    consolidate: str = ""
+    destination: str = ""
+    leaves: str = ""
     style: RecordStyle = "front-matter"
 
     @property

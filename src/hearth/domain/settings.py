@@ -6,6 +6,7 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
+from hearth.domain.consolidation import ConsolidationSettings, parse_consolidation_settings
 from hearth.domain.layout import DAILY_LAYOUTS, DailyLayout
 from hearth.domain.likeness import DEFAULT_THRESHOLD, parse_threshold
 from hearth.domain.reflection import ReflectionSettings, parse_reflection_settings
@@ -69,6 +70,16 @@ idle_minutes = 30
 # (docs/ui.md, bench/near_duplicates.py); lower finds more and flags wrongly more.
 threshold = 0.56
 
+[consolidation]
+# When USER.md, MEMORY.md or a person note passes this share of its bound, hearth
+# proposes moving a cluster of its entries to their own note (a pointer stays) and
+# folding near-duplicates: proposals for the person to approve (docs/ui.md).
+soft_budget = 0.8
+# Minutes between the scheduled look at every hot file; days a rejected
+# consolidation is not proposed again.
+every_minutes = 60
+remember_days = 30
+
 # [reflection]
 # A command that distils recent daily entries into proposed memory (JSON on
 # stdin and stdout; see docs/reflection.md). Nothing runs while it is unset, and
@@ -131,6 +142,7 @@ class Settings:
     search: SearchSettings = field(default_factory=SearchSettings)
     review: ReviewSettings = field(default_factory=ReviewSettings)
     server: ServerSettings = field(default_factory=ServerSettings)
+    consolidation: ConsolidationSettings = field(default_factory=ConsolidationSettings)
     #: ``[runtimes.<name>]``: committing what a runtime's agent writes itself.
     runtime_writes: tuple[RuntimeWrites, ...] = ()
     #: ``[agents] persona``: how a write-scoped agent changes the persona and memory
@@ -227,6 +239,7 @@ def parse_settings(text: str) -> Settings:
         search=SearchSettings(semantic=semantic, model=model),
         review=_review(_table(data, "review")),
         server=_server(_table(data, "server")),
+        consolidation=parse_consolidation_settings(_table(data, "consolidation")),
         runtime_writes=parse_runtime_writes(_table(data, "runtimes")),
         agent_persona=_agent_persona(_table(data, "agents")),
     )

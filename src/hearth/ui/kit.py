@@ -293,10 +293,15 @@ def plain(exc: HearthError) -> str:
             found = re.match(r"(\S+) has (\d+) characters, over its bound of (\d+)", f.message)
             if f.rule == "size-bound" and found:
                 path, chars, bound = found.group(1), int(found.group(2)), int(found.group(3))
+                room = (
+                    f.fix[0].upper() + f.fix[1:]
+                    if f.fix.startswith("hearth proposed")
+                    else "Make room first (the proposal's card says which entries to move "
+                    "to a topic note), or merge fewer at once"
+                )
                 said.append(
                     f"this would make {path} {chars:,} characters, over its bound of "
-                    f"{bound:,}: nothing was changed. Make room first (the proposal's card "
-                    "says which entries to move to a topic note), or merge fewer at once"
+                    f"{bound:,}: nothing was changed. {room}"
                 )
             else:
                 said.append(f"{f.path}: {f.message} ({f.fix})")

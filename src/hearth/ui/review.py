@@ -130,6 +130,17 @@ def title_of(service: ServedHearth, key: str) -> str:
         return key
 
 
+def consolidates(service: ServedHearth, key: str) -> bool:
+    """Whether proposal ``key`` is a consolidation hearth proposed (by its record,
+    not its title, which anyone may write)."""
+    path = layout.record_path("proposal", key) if records.is_key(key) else ""
+    try:
+        record = records.parse("proposal", service.get_file(path).content)
+    except HearthError:
+        return False
+    return isinstance(record, records.Proposal) and bool(record.consolidate)
+
+
 def expected(form: dict[str, list[str]], *pairs: tuple[str, str]) -> dict[str, str | None]:
     """The blob ids the page was made from, by path: each pair names a path's
     field and its blob id's field."""
@@ -154,6 +165,7 @@ async def merge(
         new, old = first(form, "replace-new"), first(form, "replace-old")
         replace = {new: old} if new and old else {}
         title = title_of(service, key)
+        moving = consolidates(service, key)
         preview = service.merge_preview(key, [*leave, *replace])
         result = service.merge(
             key,
@@ -163,6 +175,8 @@ async def merge(
             replace=replace,
         )
         done = merged(title, preview.target, len(preview.added), len(leave), result.commit)
+        if moving:
+            done = Done(f"Approved \u201c{title}\u201d: no text dropped", result.commit)
         if replace:
             done = Done(f"{done.message}; replaced {len(replace)} in place", result.commit)
         return done
@@ -349,8 +363,11 @@ def _item(
 ) -> dict[str, Any]:
     entries = list(view.record.entries) if view.record is not None else []
     over = found.over_bound if found else None
+    folding = found.consolidation if found else None
     if view.record is None or preview is None:
         action = "none"
+    elif folding is not None:
+        action = "stale" if folding.get("stale") else "consolidate"
     elif over is not None:
         action = "over"
     elif entries and all(e in known for e in entries):
@@ -367,6 +384,7 @@ def _item(
         "known": tuple(known),
         "new": [e for e in entries if e not in known],
         "over": over,
+        "consolidation": folding,
         "action": action,
     }
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from hearth.app.writes.supersede import restatements
 from hearth.app.writes.writer import check_proposal_target, new_target_text
-from hearth.domain import entries, layout, notes, records
+from hearth.domain import consolidation, entries, layout, notes, records
 from hearth.domain.facts import Restatement, restates
 from hearth.domain.likeness import (
     EntryMatches,
@@ -61,6 +61,22 @@ class ProposalReview:
     #: Its entries that restate a fact of the target with a new value: a merge
     #: replaces that entry (``app/writes/supersede.py``).
     replaces: tuple[Restatement, ...] = ()
+    #: A consolidation hearth proposed: what moves where (``consolidation.summary``).
+    consolidation: dict[str, object] | None = None
+
+    @property
+    def default_action(self) -> str:
+        """What the review page offers first: ``merge``; ``reject`` when the home
+        already holds every entry; ``none`` when a merge would pass the bound (room
+        is made first). A consolidation: ``merge``, as it drops no text; ``reject``
+        once it is stale (hearth proposes again from the file as it is)."""
+        if self.consolidation is not None:
+            return "reject" if self.consolidation.get("stale") else "merge"
+        if self.over_bound is not None:
+            return "none"
+        if self.matches and all(m.known for m in self.matches):
+            return "reject"
+        return "merge"
 
     @property
     def known(self) -> tuple[str, ...]:
@@ -77,6 +93,8 @@ class ProposalReview:
             "replaces": [r.as_dict() for r in self.replaces],
             "group": self.group,
             "over_bound": self.over_bound.as_dict() if self.over_bound else None,
+            "consolidation": self.consolidation,
+            "default_action": self.default_action,
         }
 
 
@@ -151,7 +169,9 @@ class ReviewMatcher:
         is over its bound (an entry already in one is the first to move). Reads
         nothing itself, so it needs no lock: scoring may embed entries."""
         pending = [
-            (v.key, v.path, v.record) for v in views if isinstance(v.record, records.Proposal)
+            (v.key, v.path, v.record)
+            for v in views
+            if isinstance(v.record, records.Proposal) and not v.record.consolidate
         ]
         held_files: dict[str, list[Held]] = {}
         file_texts: dict[str, str | None] = {}
@@ -223,6 +243,12 @@ class ReviewMatcher:
             reviews[key] = ProposalReview(
                 key, entry_matches, group_of.get(key), over, tuple(restated)
             )
+        for view in views:
+            if isinstance(view.record, records.Proposal) and view.record.consolidate:
+                made = consolidation.of_proposal(view.record)
+                if made is not None:
+                    summary = consolidation.summary(made, files.get(made.target))
+                    reviews[view.key] = ProposalReview(view.key, (), consolidation=summary)
         proposals = {key: proposal for key, _path, proposal in pending}
         group_over = {}
         for group in found_groups:

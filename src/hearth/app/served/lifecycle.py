@@ -88,6 +88,7 @@ class ServedLife:
     local_socket: str | None
     started_as: str
     owned: Callable[[], contextlib.AbstractContextManager[None]]
+    consolidate: Callable[[], object]
     _now: Callable[[], str]
 
     def _life_begins(self) -> None:
@@ -245,7 +246,7 @@ class ServedLife:
             self.start_error = f"{type(exc).__name__}: {exc}"
             logging.getLogger("uvicorn.error").exception("hearth failed to start")
             raise
-        scheduler.append(schedule(self.writes, self.jobs))
+        scheduler.append(schedule(self.writes, self.jobs, self.consolidate))
         scheduler[0].start()
         self.jobs.scheduled(True)
         if url is not None:
@@ -277,14 +278,17 @@ class ServedLife:
             self.stop()
 
 
-def schedule(home: HomeWrites, jobs: ScheduledJobs) -> AsyncIOScheduler:
+def schedule(
+    home: HomeWrites, jobs: ScheduledJobs, consolidate: Callable[[], object]
+) -> AsyncIOScheduler:
     """APScheduler 3's ``AsyncIOScheduler`` with the jobs of the home's
-    ``[schedule]`` settings: a full reconcile pass, the weekly rollup of daily
-    notes, the watcher's health check, sync with the git remote (when the
-    branch has an upstream), and reflection when it is on. Jobs coalesce and
-    never run two instances at once; each runs on the event loop's thread pool
-    and records its outcome (``jobs.run``), so a failing job shows in status
-    and in ACTIVE.md."""
+        ``[schedule]`` settings: a full reconcile pass, the weekly rollup of daily
+        notes, the watcher's health check, sync with the git remote (when the
+        branch has an upstream), the look for consolidations of the hot files
+    (``consolidate``, app/consolidate.py), and reflection when it is on. Jobs coalesce and
+        never run two instances at once; each runs on the event loop's thread pool
+        and records its outcome (``jobs.run``), so a failing job shows in status
+        and in ACTIVE.md."""
     # APScheduler: imported only by a served process.
     from apscheduler.schedulers.asyncio import AsyncIOScheduler  # noqa: PLC0415
     from apscheduler.triggers.cron import CronTrigger  # noqa: PLC0415
@@ -304,6 +308,11 @@ def schedule(home: HomeWrites, jobs: ScheduledJobs) -> AsyncIOScheduler:
         ),
         ("watcher", jobs.watcher, IntervalTrigger(seconds=settings.watcher_check_seconds)),
         ("sync", jobs.sync, IntervalTrigger(minutes=settings.sync_minutes)),
+        (
+            "consolidate",
+            consolidate,
+            IntervalTrigger(minutes=home.settings.consolidation.every_minutes),
+        ),
     ]
     reflection = home.settings.reflection
     if reflection.enabled:

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from hearth.app.results import BatchResult, Expected
+from hearth.app.writes.consolidation import apply_to_texts
 from hearth.app.writes.record_files import (
     archive_moves,
     checked_reason,
@@ -29,7 +30,7 @@ from hearth.app.writes.record_files import (
 )
 from hearth.app.writes.supersede import merge_entries
 from hearth.app.writes.writer import Writer, check_expected, check_proposal_target, target_text
-from hearth.domain import records
+from hearth.domain import consolidation, records
 from hearth.domain.text import counted
 from hearth.errors import InvalidInput
 from hearth.store.plans import FileChange, Plan, Snapshot
@@ -78,6 +79,14 @@ class BatchWrites(Writer):
                     snap, "proposal", record_path_of("proposal", key), key
                 )
                 assert isinstance(proposal, records.Proposal)
+                found = consolidation.of_proposal(proposal)
+                if found is not None:
+                    apply_to_texts(found, snap, texts)
+                    archives += archive_moves(
+                        "proposal", key, proposal, original, self._now(), "merged"
+                    )
+                    lines.append(f"- {proposal.title} ({key}): {found.action}")
+                    continue
                 target = check_proposal_target(proposal.target)
                 if target not in texts:
                     texts[target] = target_text(snap, target)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from hearth.app.results import Expected, WriteResult
 from hearth.app.writes.batch import BatchWrites
+from hearth.app.writes.consolidation import ConsolidationWrites
 from hearth.app.writes.key_fix import KeyFixWrites
 from hearth.app.writes.memory import MemoryWrites, entry_file
 from hearth.app.writes.records import RecordWrites
@@ -22,7 +23,9 @@ from hearth.store.plans import FileChange, Plan, Snapshot
 __all__ = ["AfterWrite", "Clock", "HomeWrites"]
 
 
-class HomeWrites(RecordWrites, KeyFixWrites, MemoryWrites, BatchWrites, UndoWrites):
+class HomeWrites(
+    RecordWrites, KeyFixWrites, MemoryWrites, BatchWrites, UndoWrites, ConsolidationWrites
+):
     """Every write of a home (and the reads they share)."""
 
     def entry_add(

@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 
 from hearth.app.results import Expected, MergePreview, WriteResult
+from hearth.app.writes.consolidation import consolidation_plan, consolidation_preview
 from hearth.app.writes.record_files import (
     Who,
     archive_moves,
@@ -161,6 +162,9 @@ class RecordWrites(Writer):
             proposal, original = require_record(snap, "proposal", path, key)
             assert isinstance(proposal, records.Proposal)
             archived = archive_moves("proposal", key, proposal, original, self._now(), "merged")
+            consolidating = consolidation_plan(snap, proposal, archived)
+            if consolidating is not None:
+                return consolidating
             if changes_decision(proposal):
                 by = who(actor, "", agent=False)
                 _before, _after, change = superseded(snap, proposal, self._now(), by)
@@ -236,6 +240,9 @@ class RecordWrites(Writer):
         snap = self.store.snapshot()
         proposal, _original = require_record(snap, "proposal", path, key)
         assert isinstance(proposal, records.Proposal)
+        consolidating = consolidation_preview(snap, key, path, proposal)
+        if consolidating is not None:
+            return consolidating
         if changes_decision(proposal):
             before, after, _change = superseded(snap, proposal, self._now(), who("", "", False))
             return MergePreview(
