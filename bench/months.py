@@ -24,11 +24,14 @@ prompt hook's recall (``Hearth.context`` for the question, as the hook route
 asks it, and ``agent_context.recall_text``, the hook's own text, with the
 budget as its limit), then the session-start bundle (``Hearth.context("main")``
 within the home's ``[context]`` bounds). At each budget the recall comes first
-(at most 3 passages) and the hot files follow in the bundle's order (AGENTS,
-SOUL, TOOLS, IDENTITY, USER, MEMORY, ACTIVE), the whole cut at the budget: the
-order of the issue's measurement (``coverage``). ``runtime coverage`` is the
-same recall followed by the session text itself (``agent_context.session_text``:
-each file its share, head and tail kept) in what the budget leaves. A
+(at most 3 passages) and the hot files follow in the bundle's order, with each
+speaker's note where the bundle puts a person's note (AGENTS, SOUL, TOOLS,
+IDENTITY, USER, ``users/<a>.md``, ``users/<b>.md``, MEMORY, ACTIVE), the whole
+cut at the budget: the order of the issue's measurement (``coverage``).
+``runtime coverage`` is the same recall followed by the session text a
+runtime's session-start hook gets (``agent_context.session_text`` of the
+bundle without a person's note, as the hook asks it: each file its share,
+head and tail kept) in what the budget leaves. A
 question is covered when that text holds its evidence (``bench/months_measure.py``).
 
 Printed per person: coverage and characters handed over at each budget; every
@@ -70,6 +73,28 @@ def hot_in_order(bundle: dict[str, Any], room: int) -> str:
     return "".join(parts)[: max(room, 0)]
 
 
+def people_bundle(replay: Replay, speakers: list[str]) -> dict[str, Any]:
+    """The session-start bundle with each speaker's note where the bundle puts a
+    person's note (right after USER.md, ``Hearth.context(user=...)``), in turn."""
+    from months_replay import person_note
+
+    files: list[dict[str, Any]] = []
+    for speaker in speakers:
+        person = person_note(speaker).removeprefix("users/").removesuffix(".md")
+        found = replay.service.context("main", user=person).as_dict()["files"]
+        if not files:
+            files = list(found)
+        else:
+            people = [i for i, f in enumerate(files) if f["path"] == "USER.md" or _note(f)]
+            at = max(people) + 1
+            files[at:at] = [f for f in found if _note(f)]
+    return {"files": files}
+
+
+def _note(file: dict[str, Any]) -> bool:
+    return str(file["path"]).startswith("users/")
+
+
 def memory_texts(root: Path) -> dict[str, str]:
     """The bounded memory files and the topic notes, as the work tree holds them."""
     paths = [root / "USER.md", root / "MEMORY.md", *sorted((root / "users").glob("*.md"))]
@@ -96,6 +121,7 @@ def ask(replay: Replay, conv: Conversation, budgets: list[int]) -> dict[str, Any
     credited = derived_entries([(f.text, f.dia_ids) for f in facts], held, evidence)
 
     main = replay.service.context("main").as_dict()
+    with_notes = people_bundle(replay, sorted({f.speaker for s in conv.sessions for f in s.facts}))
     spec = RUNTIMES[RUNTIME]
     covered = dict.fromkeys(budgets, 0)
     runtime_covered = dict.fromkeys(budgets, 0)
@@ -112,7 +138,7 @@ def ask(replay: Replay, conv: Conversation, budgets: list[int]) -> dict[str, Any
         for budget in budgets:
             recall = ac.recall_text(found, budget)
             room = budget - len(recall)
-            hot = hot_in_order(main, room)
+            hot = hot_in_order(with_notes, room)
             whole = ac.session_text(main, room, str(lived.root))[: max(room, 0)]
             covered[budget] += evidence.holds(recall + hot, q.evidence)
             runtime_covered[budget] += evidence.holds(recall + whole, q.evidence)
