@@ -36,7 +36,8 @@ question is covered when that text holds its evidence (``bench/months_measure.py
 
 Printed per person: coverage and characters handed over at each budget; every
 bounded file's largest size against its bound and the steps it was over;
-observations kept, held in other words, left pending, lost; exact and near
+observations kept word for word and lost (left pending at a bound, or
+rejected; and how many of those review judged known); exact and near
 duplicates and contradicting pairs in the bounded files (USER.md, MEMORY.md,
 ``users/*.md``); the person's decisions per session; the replay's time.
 ``--json`` writes all of it. Asserts nothing.
@@ -56,7 +57,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from months_measure import Evidence, derived_entries, folded, memory_entries, repeats
+from months_measure import (
+    Evidence,
+    close_pairs,
+    derived_entries,
+    folded,
+    memory_entries,
+    repeats,
+)
 from months_replay import PERSONS, Conversation, Lived, Replay, load_conversation, pending_keys
 
 BUDGETS = (5_000, 10_000, 20_000)
@@ -153,29 +161,27 @@ def ask(replay: Replay, conv: Conversation, budgets: list[int]) -> dict[str, Any
 
 
 def fates(replay: Replay) -> Counter[str]:
-    """What became of each observation: kept word for word in a memory file or
-    topic note, held in other words (rejected as known, a near entry is there),
-    left pending (refused at a bound and never merged), or lost."""
+    """What became of each observation: ``kept`` word for word in a memory file or
+    topic note, or ``lost``: ``left pending`` (refused at a bound and never
+    merged) or ``rejected`` (by the person, and its text is nowhere). Of the lost,
+    ``judged known`` are nearly the same as an entry kept (review's measure,
+    words only): a paraphrase, or a new fact review took for a known one."""
     lived = replay.lived
     texts = memory_texts(lived.root)
-    held = {folded(e) for found in memory_entries(texts).values() for e in found}
+    held = sorted({folded(e) for found in memory_entries(texts).values() for e in found})
     everything = folded("\n".join(texts.values()))
     pending = pending_keys(replay) if lived.person != "naive" else set()
     out: Counter[str] = Counter()
     gone: list[str] = []
     for key, fact in lived.facts.items():
         text = folded(fact.text)
-        if text in held or text in everything:
+        if text in everything:
             out["kept"] += 1
-        elif key in pending:
-            out["left pending"] += 1
-        else:
-            gone.append(fact.text)
-    from months_measure import close_pairs
-
-    near = {i for i, _j, _s in close_pairs(gone, sorted(held))}
-    out["held in other words"] += len(near)
-    out["lost"] += len(gone) - len(near)
+            continue
+        out["lost"] += 1
+        out["left pending" if key in pending else "rejected"] += 1
+        gone.append(text)
+    out["judged known"] += len({i for i, _j, _s in close_pairs(gone, held)})
     return out
 
 
