@@ -65,7 +65,15 @@ from months_measure import (
     memory_entries,
     repeats,
 )
-from months_replay import PERSONS, Conversation, Lived, Replay, load_conversation, pending_keys
+from months_replay import (
+    PERSONS,
+    Conversation,
+    Lived,
+    Replay,
+    load_conversation,
+    pending_keys,
+    settle,
+)
 
 BUDGETS = (5_000, 10_000, 20_000)
 RUNTIME = "claude-code"
@@ -112,7 +120,11 @@ def memory_texts(root: Path) -> dict[str, str]:
 
 def ask(replay: Replay, conv: Conversation, budgets: list[int]) -> dict[str, Any]:
     from hearth.runtimes import agent_context as ac
-    from hearth.runtimes.hook_answer import MIN_PROMPT
+
+    try:
+        from hearth.runtimes.hook_answer import MIN_PROMPT
+    except ImportError:  # a checkout before issue 52 (2d32b4d) kept it in cli/agents.py
+        MIN_PROMPT = 3
     from hearth.runtimes.known import RUNTIMES
 
     lived = replay.lived
@@ -136,9 +148,7 @@ def ask(replay: Replay, conv: Conversation, budgets: list[int]) -> dict[str, Any
     chars: dict[int, list[int]] = {b: [] for b in budgets}
     asked = 0
     for q in conv.questions:
-        if not any(e in evidence.turns for e in q.evidence):
-            continue
-        asked += 1
+        asked += 1  # a question without an evidence turn is asked, and never covered
         query = ac.prompt_of(spec, {"prompt": q.text})
         found = replay.service.context("subagent", query).as_dict()
         if len(query) < MIN_PROMPT:
@@ -193,6 +203,7 @@ def live(conv: Conversation, work: Path, person: str, budgets: list[int]) -> dic
         for session in conv.sessions:
             replay.session(session)
         replayed = time.perf_counter() - started
+        settle(replay)
         asked = ask(replay, conv, budgets)
         fate = fates(replay)
         files = {

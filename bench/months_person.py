@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
@@ -120,8 +121,9 @@ class ScriptedPerson:
         self.token = token
         self.tried: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
 
-    def review(self, rounds: int = 10_000) -> Decisions:
-        """Every default button until none is left (or only ones that were refused)."""
+    def review(self, after: Callable[[], None] | None = None, rounds: int = 10_000) -> Decisions:
+        """Every default button until none is left (or only ones that were refused);
+        ``after`` is called after each button that worked."""
         done = Decisions()
         for _ in range(rounds):
             page = self.client.get("/ui/", self.token)
@@ -143,6 +145,8 @@ class ScriptedPerson:
                 if answer.status in (302, 303):
                     done.pressed[form.kind] += 1
                     changed |= named
+                    if after is not None:
+                        after()
                 else:
                     done.refused[form.kind] += 1
                     break

@@ -16,8 +16,9 @@ seam) and asked through hearth's own application (``bench/in_process.py``):
   2d32b4d), and ``naive`` has no person: the agent appends each observation to
   MEMORY.md itself (a runtime's own file write, no review, no bound).
 
-After every step (jobs, proposals, review) the size of every file with a bound
-is recorded against that bound.
+After every step (the jobs before a session, the session's proposals, each
+decision of the person) the size of every file with a bound is recorded
+against that bound.
 """
 
 from __future__ import annotations
@@ -185,7 +186,7 @@ class Replay:
         self.measure()
         self.now += REVIEW_AFTER
         if self.lived.person == "page":
-            self.lived.decisions.append(self.person.review())
+            self.lived.decisions.append(self.person.review(after=self.measure))
         elif self.lived.person == "merge-all":
             self._merge_each(fresh)
         self.measure()
@@ -209,6 +210,7 @@ class Replay:
         for key in keys:
             answer = self.client.post_json(f"/v1/proposals/{key}/merge", self.admin, {})
             self.lived.merges["ok" if answer.status == 200 else "refused"] += 1
+            self.measure()
             if answer.status == 200:
                 done.pressed["/v1/proposals/merge"] += 1
             else:
@@ -222,6 +224,23 @@ class Replay:
             for fact in facts:
                 out.write(f"- {fact.text}\n")
                 self.lived.facts[f"line:{len(self.lived.facts)}"] = fact
+
+
+def settle(replay: Replay, timeout: float = 3600.0) -> None:
+    """Before the questions: the reconcile job once more, then wait until status
+    says the index is current and (ranking with meaning) every passage has its
+    vector, as ``bench/recall_silence.py`` waits for a served home."""
+    import time
+
+    replay.service.jobs.run("reconcile", replay.service.jobs.reconcile)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = replay.client.get("/v1/status", replay.admin).json()
+        vectors = (status.get("index") or {}).get("vectors") or {}
+        if (status.get("snapshot") or {}).get("current") and vectors.get("complete", True):
+            return
+        time.sleep(0.5)
+    raise SystemExit(f"{replay.lived.root}: the index did not settle in {timeout:.0f} s")
 
 
 def pending_keys(replay: Replay) -> set[str]:
