@@ -97,7 +97,8 @@ def people_bundle(replay: Replay, speakers: list[str]) -> dict[str, Any]:
     files: list[dict[str, Any]] = []
     for speaker in speakers:
         person = person_note(speaker).removeprefix("users/").removesuffix(".md")
-        found: list[dict[str, Any]] = replay.service.context("main", user=person).as_dict()["files"]
+        bundle = replay.service.context("main", user=person)
+        found = [dict(f.__dict__) for f in bundle.files]
         if not files:
             files = list(found)
         else:
