@@ -3,6 +3,7 @@
     .venv/bin/python bench/months.py LOCOMO_DIR [--conversations N]
         [--budget 5000,10000,20000] [--person page,merge-all,naive]
         [--keyword | --semantic] [--json FILE] [--work DIR]
+    .venv/bin/python bench/months.py --report FILE   (the table of an earlier --json)
     .venv/bin/python bench/months.py --split PATH ...   (the same, another split)
 
 Each conversation of the split (``N.json``, LoCoMo's format; the data stays
@@ -316,7 +317,15 @@ def main() -> None:
     ranking.add_argument("--semantic", action="store_true", help="hybrid ranking, every vector")
     parser.add_argument("--json", type=Path, help="write every figure here")
     parser.add_argument("--work", type=Path, help="build the homes here (kept)")
+    parser.add_argument("--report", type=Path, help="print the table of an earlier --json")
     args = parser.parse_args()
+    if args.report is not None:
+        rows = json.loads(args.report.read_text())
+        for r in rows:
+            for name in ("covered", "runtime_covered", "chars"):
+                r[name] = {int(b): v for b, v in r[name].items()}
+        table(rows, sorted(rows[0]["covered"]))
+        return
     split = args.split or args.locomo
     if split is None:
         parser.error("name the split: LOCOMO_DIR or --split PATH")
