@@ -352,6 +352,8 @@ def main() -> None:
             conv = load_conversation(path)
             for person in persons:
                 rows.append(live(conv, work, person, budgets))
+                if args.json is not None:  # as it goes: a long run keeps what it measured
+                    args.json.write_text(json.dumps(rows, indent=1, default=str))
                 r = rows[-1]
                 print(
                     f"{conv.name} {person}: {r['asked']} questions, "

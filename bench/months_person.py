@@ -15,8 +15,8 @@ value go back as a browser would send them.
 Forms of one page are sent in page order while the files they name are as
 the page showed them; a form naming a file an earlier form of this page
 changed waits for the page to be read again (the server would refuse it as
-changed since read). A form the server refuses on a fresh page is not sent
-again: the person does not press a button that does not work twice.
+changed since read). A button the server refused (a group's keeper over its
+bound) is pressed again only once a file it would change has changed.
 """
 
 from __future__ import annotations
@@ -57,7 +57,18 @@ class Form:
         return named
 
     def identity(self) -> tuple[str, tuple[tuple[str, str], ...]]:
-        return self.action, tuple(sorted((k, v) for k, v in self.fields if k != "csrf"))
+        """The decision and the versions of the files it would change: a refused
+        button is pressed again only once one of those files has changed (room
+        was made), not because another near-duplicate joined its group."""
+        named: set[tuple[str, str]] = set()
+        for k, v in self.fields:
+            if k in ("keep", "path", "target", "target_oid", "oid"):
+                named.add((k, v))
+            elif k == "seen":
+                parts = v.split(" ", 3)
+                if len(parts) == 4:
+                    named.add((parts[3], parts[2]))
+        return self.kind if "keep" in dict(self.fields) else self.action, tuple(sorted(named))
 
 
 class _Forms(HTMLParser):
@@ -147,9 +158,8 @@ class ScriptedPerson:
                     changed |= named
                     if after is not None:
                         after()
-                else:
+                else:  # refused: nothing changed, the page's other forms still hold
                     done.refused[form.kind] += 1
-                    break
         raise SystemExit("the review did not settle")
 
 
