@@ -140,7 +140,10 @@ def ask(replay: Replay, conv: Conversation, budgets: list[int]) -> dict[str, Any
             evidence.add_entry(dia_id, fact.text)
     texts = memory_texts(lived.root)
     held = [e for found in memory_entries(texts).values() for e in found]
-    credited = derived_entries([(f.text, f.dia_ids) for f in facts], held, evidence)
+    # A proposal left pending stands in for no entry: its observation is simply not kept.
+    pending = pending_keys(replay) if lived.person != "naive" else set()
+    settled = [(f.text, f.dia_ids) for k, f in lived.facts.items() if k not in pending]
+    credited = derived_entries(settled, held, evidence)
 
     main = replay.service.context("main").as_dict()
     with_notes = people_bundle(replay, sorted({f.speaker for s in conv.sessions for f in s.facts}))

@@ -6,11 +6,11 @@ of one fact, and the observations' fates.
 holds its evidence: one of its evidence turns (the first 60 characters of the
 turn's text, spaces folded, as ``bench/recall_silence.py`` checks a recalled
 passage), or an entry made from that turn's observation (the entry's whole
-text). An entry "made from" an observation is the observation's own text, or
-any entry of the home's memory files (not word for word an observation) whose
-words are nearly the same as the observation's (review's measure, words only,
-at review's default threshold): what consolidation or a replacement writes in
-its place still counts for the turns it came from.
+text). An entry "made from" an observation is the observation's own text, or,
+when the memory files no longer hold that text word for word and its proposal
+is not left pending, any entry of theirs whose words are nearly the same (review's measure, words only, at
+review's default threshold): what a consolidation or a replacement wrote in
+its place, or what review judged it known as, counts for its turns.
 
 **Contradicting versions of one fact**: two entries of the memory files that
 are either the same labelled field with two values (``Location: Porto`` and
@@ -88,14 +88,17 @@ def close_pairs(rows: Sequence[str], cols: Sequence[str]) -> list[tuple[int, int
 def derived_entries(
     facts: Sequence[tuple[str, tuple[str, ...]]], held: Iterable[str], evidence: Evidence
 ) -> int:
-    """Entries of the home that are no observation word for word, credited to the
-    observations they are nearly the same as; returns how many were credited."""
-    texts = {folded(t) for t, _ids in facts}
-    others = sorted({folded(h) for h in held} - texts)
+    """For each observation whose own text the memory files no longer hold word
+    for word (folded, replaced, or rejected as known), the entries nearly the
+    same as it stand in its place: credited to its turns. Returns how many
+    (observation, entry) pairs were credited."""
+    kept = sorted({folded(h) for h in held})
+    at = set(kept)
+    gone = [(folded(t), ids) for t, ids in facts if folded(t) not in at]
     credited = 0
-    for i, j, _score in close_pairs(others, [t for t, _ids in facts]):
-        for dia_id in facts[j][1]:
-            evidence.add_entry(dia_id, others[i])
+    for i, j, _score in close_pairs([t for t, _ids in gone], kept):
+        for dia_id in gone[i][1]:
+            evidence.add_entry(dia_id, kept[j])
         credited += 1
     return credited
 
