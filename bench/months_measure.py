@@ -8,9 +8,10 @@ turn's text, spaces folded, as ``bench/recall_silence.py`` checks a recalled
 passage), or an entry made from that turn's observation (the entry's whole
 text). An entry "made from" an observation is the observation's own text, or,
 when the memory files no longer hold that text word for word and its proposal
-is not left pending, any entry of theirs whose words are nearly the same (review's measure, words only, at
-review's default threshold): what a consolidation or a replacement wrote in
-its place, or what review judged it known as, counts for its turns.
+is not left pending, any entry of theirs whose words are nearly the same
+(review's measure, words only, at review's default threshold): what a
+consolidation or a replacement wrote in its place, or what review judged it
+known as, counts for its turns.
 
 **Contradicting versions of one fact**: two entries of the memory files that
 are either the same labelled field with two values (``Location: Porto`` and
