@@ -32,7 +32,9 @@ cut at the budget: the order of the issue's measurement (``coverage``).
 ``runtime coverage`` is the same recall followed by the session text a
 runtime's session-start hook gets (``agent_context.session_text`` of the
 bundle without a person's note, as the hook asks it: each file its share,
-head and tail kept) in what the budget leaves. A
+head and tail kept) in what the budget leaves; ``notes first covered`` puts
+the speakers' notes before the other hot files (to compare with the issue's
+measurement, whose order is not recorded). A
 question is covered when that text holds its evidence (``bench/months_measure.py``).
 
 Printed per person: coverage and characters handed over at each budget; every
@@ -148,8 +150,10 @@ def ask(replay: Replay, conv: Conversation, budgets: list[int]) -> dict[str, Any
     main = replay.service.context("main").as_dict()
     with_notes = people_bundle(replay, sorted({f.speaker for s in conv.sessions for f in s.facts}))
     spec = RUNTIMES[RUNTIME]
+    notes_first = {"files": sorted(with_notes["files"], key=lambda f: not _note(f))}
     covered = dict.fromkeys(budgets, 0)
     runtime_covered = dict.fromkeys(budgets, 0)
+    first_covered = dict.fromkeys(budgets, 0)
     chars: dict[int, list[int]] = {b: [] for b in budgets}
     asked = 0
     for q in conv.questions:
@@ -165,11 +169,14 @@ def ask(replay: Replay, conv: Conversation, budgets: list[int]) -> dict[str, Any
             whole = ac.session_text(main, room, str(lived.root))[: max(room, 0)]
             covered[budget] += evidence.holds(recall + hot, q.evidence)
             runtime_covered[budget] += evidence.holds(recall + whole, q.evidence)
+            first = hot_in_order(notes_first, room)
+            first_covered[budget] += evidence.holds(recall + first, q.evidence)
             chars[budget].append(len(recall) + len(hot))
     return {
         "asked": asked,
         "covered": covered,
         "runtime_covered": runtime_covered,
+        "notes_first_covered": first_covered,
         "chars": chars,
         "derived_entries": credited,
     }
@@ -252,7 +259,9 @@ def table(rows: list[dict[str, Any]], budgets: list[int]) -> None:
         mine = [r for r in rows if r["person"] == person]
         asked = sum(r["asked"] for r in mine)
         print(f"\n== {person}: {len(mine)} conversations, {asked} questions")
-        for name in ("covered", "runtime_covered"):
+        for name in ("covered", "runtime_covered", "notes_first_covered"):
+            if not all(name in r for r in mine):
+                continue
             cells = "  ".join(
                 f"{b:>6}: {sum(r[name][b] for r in mine) / max(asked, 1):.3f}" for b in budgets
             )
@@ -325,8 +334,9 @@ def main() -> None:
     if args.report is not None:
         rows = json.loads(args.report.read_text())
         for r in rows:
-            for name in ("covered", "runtime_covered", "chars"):
-                r[name] = {int(b): v for b, v in r[name].items()}
+            for name in ("covered", "runtime_covered", "notes_first_covered", "chars"):
+                if name in r:
+                    r[name] = {int(b): v for b, v in r[name].items()}
         table(rows, sorted(rows[0]["covered"]))
         return
     split = args.split or args.locomo
