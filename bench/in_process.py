@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+# ``_schedule`` is the one table of what ``hearth serve`` schedules; reading it
+# (not starting it) keeps the bench's jobs the server's, whatever is added later.
 from hearth.api.app import _schedule, create_app
 from hearth.app.served.service import ServedHearth
 
