@@ -113,9 +113,11 @@ silence-bench: install
 # session with the clock at its dates, observations proposed and reviewed with the
 # review page's default action, then its questions asked as a runtime asks them;
 # hearth, the issue's merge-every-proposal replay and the naive baseline (about
-# 20 minutes on 2 cores; docs/performance.md).
+# 45 minutes on 2 loaded cores, most of it the review page's reads; PERSON=page
+# for hearth alone; docs/performance.md).
+PERSON ?= page,merge-all,naive
 months: install
-	$(BIN)/python bench/months.py $(LOCOMO)
+	$(BIN)/python bench/months.py $(LOCOMO) --person $(PERSON)
 
 # The relevance floor with and without each of its parts (in-process, about a minute).
 floor-parts: install
