@@ -21,9 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-# ``_schedule`` is the one table of what ``hearth serve`` schedules; reading it
-# (not starting it) keeps the bench's jobs the server's, whatever is added later.
-from hearth.api.app import _schedule, create_app
+from hearth.api.app import create_app
 from hearth.app.served.service import ServedHearth
 
 #: A job whose triggers come closer than this runs once per quiet stretch: between
@@ -141,7 +139,7 @@ class Job:
 def scheduled_jobs(service: ServedHearth) -> list[Job]:
     """The jobs ``hearth serve`` schedules for this home, with their triggers
     (APScheduler's own), not started: the bench runs them at simulated times."""
-    scheduler = _schedule(service)
+    scheduler = _scheduler(service)
     jobs = []
     for job in scheduler.get_jobs():
         runner, (name, work) = job.func, job.args
@@ -152,6 +150,22 @@ def scheduled_jobs(service: ServedHearth) -> list[Job]:
         every = getattr(job.trigger, "interval", None)
         jobs.append(Job(job.name, run, job.trigger.get_next_fire_time, every))
     return jobs
+
+
+def _scheduler(service: ServedHearth) -> Any:
+    """The one table of what ``hearth serve`` schedules, read (not started), so the
+    bench's jobs are the server's whatever is added later: ``lifecycle.schedule``
+    since issue 51 moved the served process's life there, ``api.app._schedule``
+    before (cc8e878)."""
+    import importlib
+
+    try:
+        lifecycle: Any = importlib.import_module("hearth.app.served.lifecycle")
+    except ImportError:
+        from hearth.api.app import _schedule
+
+        return _schedule(service)
+    return lifecycle.schedule(service.ops, service.jobs)
 
 
 def jobs_due(
