@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test check torture lint bench bench-scale bench-workload bench-hybrid bench-vectors recall-bench silence-bench floor-parts small-homes install dev clean
+.PHONY: run test check torture lint bench bench-scale bench-workload bench-hybrid bench-vectors recall-bench silence-bench floor-parts small-homes months install dev clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -108,6 +108,16 @@ recall-bench: install
 QUESTIONS ?= 0
 silence-bench: install
 	$(BIN)/python bench/recall_silence.py $(LOCOMO) --questions $(QUESTIONS)
+
+# A home lived in for months (issue 53): each conversation replayed session by
+# session with the clock at its dates, observations proposed and reviewed with the
+# review page's default action, then its questions asked as a runtime asks them;
+# hearth, the issue's merge-every-proposal replay and the naive baseline (about
+# 45 minutes on 2 loaded cores, most of it the review page's reads; PERSON=page
+# for hearth alone; docs/performance.md).
+PERSON ?= page,merge-all,naive
+months: install
+	$(BIN)/python bench/months.py $(LOCOMO) --person $(PERSON)
 
 # The relevance floor with and without each of its parts (in-process, about a minute).
 floor-parts: install
