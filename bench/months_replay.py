@@ -35,8 +35,8 @@ from hearth import wiring
 from hearth.domain import layout
 from hearth.domain.validation import bound_of
 from in_process import InProcess, jobs_due, scheduled_jobs
+from locomo import Question, Turn, load
 from months_person import Decisions, ScriptedPerson
-from recall import Question, Turn, load
 
 PERSONS = ("page", "merge-all", "naive")
 #: After a session's last turn: when the agent proposes, and when the person reviews.
@@ -134,7 +134,7 @@ class Replay:
         self.client = InProcess(self.service)
         self.jobs = scheduled_jobs(self.service)
         self.person = ScriptedPerson(self.client, self.admin)
-        self.bounds = self.service.ops.settings.bounds
+        self.bounds = self.service.writes.settings.bounds
 
     def clock(self) -> dt.datetime:
         return self.now
