@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 
-from hearth.errors import HearthError
+from hearth.errors import HearthError, Interrupted
 from hearth.index.semantic import Progress
 from hearth.store import server_file
 
@@ -61,12 +61,6 @@ RECOVERY_RETRY_SECONDS = 1.0
 WATCHER_ARM_SECONDS = 10.0
 #: Seconds between watcher health checks in ``hearth watch``.
 HEALTH_CHECK_SECONDS = 2.0
-
-
-class Interrupted(HearthError):
-    """A start-up pass cut short because the server is stopping."""
-
-    code = "interrupted"
 
 
 class ServedLife:
