@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from hearth.domain import consolidation
+from hearth.domain import consolidation, consolidation_settings
 from hearth.domain.consolidation import Consolidation
 from hearth.domain.entries import list_entries
 from hearth.domain.settings import parse_settings
@@ -73,7 +73,7 @@ def test_clusters_leave_out_the_files_subject() -> None:
 
 
 def test_the_settings_are_checked() -> None:
-    assert parse_settings("").consolidation.soft_budget == consolidation.SOFT_BUDGET
+    assert parse_settings("").consolidation.soft_budget == consolidation_settings.SOFT_BUDGET
     settings = parse_settings("[consolidation]\nsoft_budget = 0.9\nremember_days = 7\n")
     assert settings.consolidation.soft_budget == 0.9
     assert settings.consolidation.remember_days == 7

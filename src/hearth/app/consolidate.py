@@ -25,7 +25,7 @@ from hearth.app.locked_writes import LockedWrites
 from hearth.app.results import BatchResult, Expected, WriteResult
 from hearth.app.writes.consolidation import ACTOR
 from hearth.app.writes.home import HomeWrites
-from hearth.domain import consolidation, layout, records
+from hearth.domain import consolidation, consolidation_settings, layout, records
 from hearth.domain.consolidation import Consolidation
 from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
@@ -118,7 +118,7 @@ class Consolidator:
         bound = bound_of(target, self.writes.settings.bounds) or 0
         try:
             after = self.writes.preview_merge(key).after
-            aim = int(bound * consolidation.AIM)
+            aim = int(bound * consolidation_settings.AIM)
             made = self.scan([target], need=max(len(after) - aim, len(after) - bound))
         except Exception:  # the refusal is said whatever happens here
             return exc
@@ -158,7 +158,7 @@ class Consolidator:
         coming = sum(len(e) + 3 for e in set(known.adds.get(path, ())) if e not in present)
         size = len(text) + coming - known.frees.get(path, 0) - sum(f.frees for f in found)
         soft = consolidation.soft_budget(bound, self.writes.settings.consolidation.soft_budget)
-        wanted = max(need, size - int(bound * consolidation.AIM) if size > soft else 0)
+        wanted = max(need, size - int(bound * consolidation_settings.AIM) if size > soft else 0)
         freed = moves = 0
         rest = [e for e in held if e not in folded]
         if wanted <= 0:

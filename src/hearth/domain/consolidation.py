@@ -33,17 +33,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from hearth.domain import entries, keys, layout, records
+from hearth.domain.consolidation_settings import SOFT_BUDGET
 from hearth.domain.text import counted
-from hearth.errors import InvalidInput, StaleWrite
+from hearth.errors import StaleWrite
 
 MOVE = "move"
 FOLD = "fold"
 ACTIONS = (MOVE, FOLD)
 
-#: The share of a file's bound at which hearth proposes moves (the soft budget).
-SOFT_BUDGET = 0.8
-#: The share of the bound moves aim to bring the file back to.
-AIM = 0.6
 #: Fewest entries a moved cluster holds.
 MIN_CLUSTER = 3
 #: A term in more than this share of a file's entries is its subject (the
@@ -57,38 +54,8 @@ FOLD_LIKENESS = 0.7
 SAME_MEANING = 0.85
 #: Most entries folded into one.
 MAX_FOLD = 4
-#: Days a rejected consolidation is not proposed again.
-REMEMBER_DAYS = 30
 #: Most move proposals made for one file at once.
 MAX_MOVES = 3
-
-#: Minutes between the scheduled ``consolidate`` job's runs.
-EVERY_MINUTES = 60
-
-
-@dataclass(frozen=True)
-class ConsolidationSettings:
-    """hearth.toml's ``[consolidation]``."""
-
-    soft_budget: float = SOFT_BUDGET
-    every_minutes: int = EVERY_MINUTES
-    remember_days: int = REMEMBER_DAYS
-
-
-def parse_consolidation_settings(table: dict[str, object]) -> ConsolidationSettings:
-    share = table.get("soft_budget", SOFT_BUDGET)
-    if isinstance(share, bool) or not isinstance(share, int | float) or not AIM < share < 1:
-        raise InvalidInput(
-            f"hearth.toml: [consolidation] soft_budget must be a share of each bound above "
-            f"{AIM} and below 1 (default {SOFT_BUDGET})"
-        )
-    counts = {}
-    for name, default in (("every_minutes", EVERY_MINUTES), ("remember_days", REMEMBER_DAYS)):
-        value = table.get(name, default)
-        if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-            raise InvalidInput(f"hearth.toml: [consolidation] {name} must be a positive integer")
-        counts[name] = value
-    return ConsolidationSettings(float(share), counts["every_minutes"], counts["remember_days"])
 
 
 #: The title every consolidation proposal starts with (the review page and

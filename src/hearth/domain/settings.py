@@ -6,7 +6,10 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
-from hearth.domain.consolidation import ConsolidationSettings, parse_consolidation_settings
+from hearth.domain.consolidation_settings import (
+    ConsolidationSettings,
+    parse_consolidation_settings,
+)
 from hearth.domain.layout import DAILY_LAYOUTS, DailyLayout
 from hearth.domain.likeness import DEFAULT_THRESHOLD, parse_threshold
 from hearth.domain.reflection import ReflectionSettings, parse_reflection_settings
