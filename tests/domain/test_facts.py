@@ -71,6 +71,25 @@ def test_unrelated_or_similar_entries_are_not_paired(new: str, old: str) -> None
     assert restates(new, old) is None
 
 
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("fact number 1", "fact number 0"),
+        ("Room 102 is the lab", "Room 101 is the lab"),
+        ("Ticket #7 is open", "Ticket #6 is open"),
+    ],
+)
+def test_a_number_that_counts_items_is_no_value(new: str, old: str) -> None:
+    """An agent adding "fact number 1" beside "fact number 0" adds a fact: a
+    number after a numbering word names one of many (found by
+    tests/e2e/test_memory_ops.py's concurrent adds, which replaced each other)."""
+    assert restates(new, old) is None
+
+
+def test_a_number_that_is_a_value_still_pairs() -> None:
+    assert restates("Sam has 3 kids", "Sam has 2 kids") == ("value", "2", "3")
+
+
 def test_a_label_the_file_holds_twice_is_a_list_not_a_field() -> None:
     held = ["Child: Ana", "Child: Rui"]
     assert restates("Child: Eva", "Child: Ana", held) is None

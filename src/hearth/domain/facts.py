@@ -45,6 +45,33 @@ MAX_SPAN = 3.0
 MIN_SHARED = 0.6
 #: The fewest words the two must have in common (value rule).
 MIN_SHARED_WORDS = 2
+#: Words after which a number names one of many (``fact number 3``, ``room
+#: 101``, ``step 2``), not a value of one fact: such a number never pairs.
+NUMBERING_WORDS = frozenset(
+    [
+        "number",
+        "no",
+        "no.",
+        "nr",
+        "#",
+        "item",
+        "step",
+        "part",
+        "chapter",
+        "page",
+        "line",
+        "room",
+        "issue",
+        "ticket",
+        "version",
+        "v",
+        "option",
+        "case",
+        "rule",
+        "point",
+        "list",
+    ]
+)
 #: Labels that open an item of a list, not a field with one value.
 LIST_LABELS = frozenset(
     [
@@ -230,6 +257,15 @@ def _is_value(words: Sequence[str], at: int) -> bool:
     return valued
 
 
+def _numbering(before: str, *spans: Sequence[str]) -> bool:
+    """Whether the changed spans are numbers that count items (``number 3``
+    beside ``number 4``): the word before them is a numbering word and each span
+    is one number."""
+    return before.rstrip(":") in NUMBERING_WORDS and all(
+        len(span) == 1 and span[0].strip("#.,").isdigit() for span in spans
+    )
+
+
 def _dated(words: Sequence[str]) -> bool:
     return any(_key(w).removesuffix("s") in _MONTHS_DAYS or _DATE.match(w) for w in words)
 
@@ -271,6 +307,8 @@ def _value_change(new: str, old: str) -> tuple[str, str] | None:
     if _weight(shared) < MIN_SHARED * max(_weight(a), _weight(b)):
         return None
     if not (_is_value(span_a, prefix) and _is_value(span_b, prefix)):
+        return None
+    if prefix and _numbering(ka[prefix - 1], span_a, span_b):
         return None
     joiner = "" if all(_unspaced(w) for w in (*span_a, *span_b)) else " "
     return joiner.join(span_b), joiner.join(span_a)
