@@ -7,6 +7,8 @@ import pytest
 from hearth.domain.likeness import (
     COSINE_FLOOR,
     POINTER_MARK,
+    EntryMatch,
+    EntryMatches,
     Held,
     best_matches,
     groups,
@@ -116,3 +118,23 @@ def test_over_bound_moves_an_entry_already_in_a_topic_note_first() -> None:
     )
     assert first.pointer == "Pat drinks tea: see memory/topics/tea.md"
     assert first.frees == len(held[1][0]) - len(first.pointer)
+
+
+@pytest.mark.parametrize(
+    ("entry", "held", "known"),
+    [
+        ("Sam has an allergy to cats", "Sam is allergic to cats", True),
+        ("Sam was born on the 14th of March", "Sam's birthday is on March 14", True),
+        ("Ada lives in Porto with her dog Biscuit", "Ada's dog Biscuit loves the beach", False),
+        ("Caroline ran a 10k race in June", "Caroline ran a race in June", False),
+    ],
+)
+def test_an_entry_that_names_what_no_held_entry_names_is_news(
+    entry: str, held: str, known: bool
+) -> None:
+    """Issue 53's months replay: the review page's default rejected as already
+    known new facts only like a held entry ("Ada lives in Porto..." beside "Ada's
+    dog Biscuit..."): a paraphrase is known, an entry naming a place, a person or
+    a number no held match names is news, never left out by default."""
+    found = EntryMatches(entry, (EntryMatch(held, "MEMORY.md", 3, 0.6, None),))
+    assert found.known is known

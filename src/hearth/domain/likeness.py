@@ -19,6 +19,7 @@ Pure: terms, cosines and entries in; scores, matches and groups out.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -57,6 +58,11 @@ def parse_threshold(value: object) -> float:
             f"(default {DEFAULT_THRESHOLD})"
         )
     return float(value)
+
+
+#: A word (letters, digits, inner apostrophes and hyphens).
+_WORD = re.compile(r"\w+(?:['’-]\w+)*")
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -109,7 +115,14 @@ class EntryMatches:
 
     @property
     def known(self) -> bool:
-        return any(m.key is None for m in self.matches)
+        """Whether the home already holds what the entry says: a held entry is
+        like it (a paraphrase counts) and names every name and number the entry
+        names. An entry that is like a held one but names something it does not
+        (``Ada lives in Porto with her dog Biscuit`` beside ``Ada's dog Biscuit
+        loves the beach``) is news: the review page's default never leaves it
+        out."""
+        named = _named(self.entry)
+        return any(m.key is None and named <= _named(m.text) for m in self.matches)
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -117,6 +130,18 @@ class EntryMatches:
             "known": self.known,
             "matches": [m.as_dict() for m in self.matches],
         }
+
+
+def _named(text: str) -> frozenset[str]:
+    """The names and numbers a text names: its words written with a capital
+    (but its first, capitalised as a sentence starts) or holding a digit; a
+    possessive's ``'s`` and an ordinal's ``th`` let go (``14th`` is ``14``)."""
+    words = _WORD.findall(text)
+    return frozenset(
+        _ORDINAL.sub(r"\1", re.sub(r"['’]s$", "", w)).casefold()
+        for i, w in enumerate(words)
+        if (w[0].isupper() and i > 0) or any(c.isdigit() for c in w)
+    )
 
 
 def best_matches(
