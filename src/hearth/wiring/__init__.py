@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from hearth.app.parts import HomeParts
     from hearth.app.reads.review_board import ReviewMatcher
     from hearth.app.reflection import ReflectionLog
-    from hearth.app.served.service import RuntimeNotices, ServedHearth
+    from hearth.app.served.jobs import RuntimeNotices
+    from hearth.app.served.service import ServedHearth
     from hearth.app.status.lean import LeanStatus
     from hearth.app.sync.branch import Syncer
     from hearth.app.usecases import Hearth
@@ -229,10 +230,10 @@ def open_service(
     import threading
 
     from hearth.app.reflection import Reflector
-    from hearth.app.served.jobs import ScheduledJobs
+    from hearth.app.served.jobs import RuntimeNotices, ScheduledJobs
     from hearth.app.served.precommit import StagedChecker
     from hearth.app.served.runtime_writes import RuntimeWriteCommits, refusal_notes
-    from hearth.app.served.service import ChangeHints, OwnedPasses, RuntimeNotices, ServedHearth
+    from hearth.app.served.service import ChangeHints, OwnedPasses, ServedHearth
     from hearth.app.status.progress import PassProgress
     from hearth.app.status.snapshot import board_for
     from hearth.reconcile.ahead import IndexEachWrite
