@@ -22,8 +22,6 @@ LONG_FOR_NOW = {
     "src/hearth/app/usecases.py",
     "src/hearth/index/vectors.py",
 }
-#: Where measured figures still sit in comments, for the same reason.
-FIGURES_FOR_NOW = ("src/hearth/reconcile/", "src/hearth/index/vectors.py")
 #: ``"120s"`` is a duration's format, not a measurement.
 NOT_FIGURES = {("src/hearth/domain/reflection.py", '``"4h"``, ``"90m"``, ``"120s"``')}
 
@@ -62,8 +60,7 @@ def test_no_measured_figure_in_source_comments() -> None:
     found = [
         (path, line, text)
         for path, line, text in _corridors().figures(ROOT)
-        if not path.startswith(FIGURES_FOR_NOW)
-        and not any(path == p and text.startswith(t) for p, t in NOT_FIGURES)
+        if not any(path == p and text.startswith(t) for p, t in NOT_FIGURES)
     ]
     assert not found, "figures in comments (docs/performance.md holds them): " + "\n".join(
         f"{path}:{line}: {text}" for path, line, text in found

@@ -11,9 +11,9 @@ files from their planned bytes while git commits them: the store calls
 ``abandoned``; ACTIVE.md is left to the worker's next pass.
 
 A write returns once it is committed and searchable. Its index update is
-mostly Tantivy's commit (17 to 18 fdatasyncs, about 21 ms on a quiet disk),
-and git's commit (about 18 ms at 10,000 files) is mostly CPU under the GIL;
-one after the other, they were the whole write (docs/performance.md). Tantivy
+mostly Tantivy's commit (a string of fdatasyncs), and git's commit is mostly
+CPU under the GIL; one after the other, they were the whole write
+(docs/performance.md, "Figures behind the code's comments"). Tantivy
 waits on the disk with the GIL released, so the two can overlap: as soon as
 the store has planned the write (``GitStore.commit``'s ``planned``: the bytes
 each changed path will hold), a thread indexes those bytes while the store
