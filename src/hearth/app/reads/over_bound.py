@@ -9,6 +9,7 @@ likeness it scored (``repeated``) and the topic notes read at most once.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from hearth.app.writes.writer import check_proposal_target, new_target_text
 from hearth.domain import entries, layout, notes, records
@@ -25,70 +26,6 @@ def proposal_target(proposal: records.Proposal) -> str | None:
         return None
 
 
-def group_over(
-    members: Sequence[records.Proposal],
-    file_texts: Mapping[str, str | None],
-    held_files: Mapping[str, list[Held]],
-    bounds: Bounds,
-    repeated: Callable[[list[Held]], set[int]],
-    topic_texts: TopicTexts,
-) -> OverBound | None:
-    """The first target that merging all of ``members`` at once pushes over its bound."""
-    after: dict[str, str] = {}
-    for proposal in members:
-        target = proposal_target(proposal)
-        if target is None or bound_of(target, bounds) is None:
-            continue
-        text = after.get(target)
-        if text is None:
-            text = file_texts.get(target) or new_target_text(target)
-        after[target], _added = notes.add_entries(text, proposal.entries)
-    for target, text in after.items():
-        found = held_files.get(target, [])
-        held = [(h.text, h.line) for h in found]
-        bound = bound_of(target, bounds)
-        if bound is None or len(text) <= bound:
-            continue
-        now = len(file_texts.get(target) or "")
-        again = repeated(found)
-        in_topics = _in_topics(found, topic_texts())
-        return over_bound(target, text, bound, held, again, now, in_topics)
-    return None
-
-
-def merge_over(
-    target: str,
-    text: str | None,
-    found: list[Held],
-    proposed: Sequence[str],
-    bounds: Bounds,
-    repeated: Callable[[list[Held]], set[int]],
-    topic_texts: TopicTexts,
-    swapped: Mapping[str, str] | None = None,
-) -> OverBound | None:
-    """Whether merging ``proposed`` into ``target`` (its ``text``, its entries
-    ``found``) pushes it over its bound, and what could move to make room.
-    ``swapped``: proposed entries that take a held entry's place (new -> old);
-    ``repeated``: the lines of ``found`` the home holds elsewhere too."""
-    bound = bound_of(target, bounds)
-    if bound is None:
-        return None
-    before = text if text is not None else new_target_text(target)
-    # A merge adds at most each entry's line and a heading: well inside, no diff needed.
-    if len(before) + sum(len(e) + 3 for e in proposed) + 20 <= bound:
-        return None
-    start = before
-    for new, old in (swapped or {}).items():
-        start = entries.replace_entry(start, old, new)
-    after, _added = notes.add_entries(start, [e for e in proposed if e not in (swapped or {})])
-    if len(after) <= bound:
-        return None
-    held = [(h.text, h.line) for h in found]
-    again = repeated(found)
-    in_topics = _in_topics(found, topic_texts())
-    return over_bound(target, after, bound, held, again, len(text or ""), in_topics)
-
-
 class TopicTexts:
     """The topic notes' texts, read at most once per board, and only if asked."""
 
@@ -100,6 +37,74 @@ class TopicTexts:
         if self.found is None:
             self.found = self.read() if self.read is not None else {}
         return self.found
+
+
+@dataclass(frozen=True)
+class BoundCheck:
+    """The bound checks of one board: ``repeated`` gives the lines of a target's
+    entries that the home holds elsewhere too (the board's likeness), and the
+    topic notes are read at most once, only if a merge is over its bound."""
+
+    bounds: Bounds
+    repeated: Callable[[list[Held]], set[int]]
+    topic_texts: TopicTexts
+
+    def group(
+        self,
+        members: Sequence[records.Proposal],
+        file_texts: Mapping[str, str | None],
+        held_files: Mapping[str, list[Held]],
+    ) -> OverBound | None:
+        """The first target that merging all of ``members`` at once pushes over its bound."""
+        after: dict[str, str] = {}
+        for proposal in members:
+            target = proposal_target(proposal)
+            if target is None or bound_of(target, self.bounds) is None:
+                continue
+            text = after.get(target)
+            if text is None:
+                text = file_texts.get(target) or new_target_text(target)
+            after[target], _added = notes.add_entries(text, proposal.entries)
+        for target, text in after.items():
+            found = held_files.get(target, [])
+            held = [(h.text, h.line) for h in found]
+            bound = bound_of(target, self.bounds)
+            if bound is None or len(text) <= bound:
+                continue
+            now = len(file_texts.get(target) or "")
+            again = self.repeated(found)
+            in_topics = _in_topics(found, self.topic_texts())
+            return over_bound(target, text, bound, held, again, now, in_topics)
+        return None
+
+    def merge(
+        self,
+        target: str,
+        text: str | None,
+        found: list[Held],
+        proposed: Sequence[str],
+        swapped: Mapping[str, str] | None = None,
+    ) -> OverBound | None:
+        """Whether merging ``proposed`` into ``target`` (its ``text``, its entries
+        ``found``) pushes it over its bound, and what could move to make room.
+        ``swapped``: proposed entries that take a held entry's place (new -> old)."""
+        bound = bound_of(target, self.bounds)
+        if bound is None:
+            return None
+        before = text if text is not None else new_target_text(target)
+        # A merge adds at most each entry's line and a heading: well inside, no diff needed.
+        if len(before) + sum(len(e) + 3 for e in proposed) + 20 <= bound:
+            return None
+        start = before
+        for new, old in (swapped or {}).items():
+            start = entries.replace_entry(start, old, new)
+        after, _added = notes.add_entries(start, [e for e in proposed if e not in (swapped or {})])
+        if len(after) <= bound:
+            return None
+        held = [(h.text, h.line) for h in found]
+        again = self.repeated(found)
+        in_topics = _in_topics(found, self.topic_texts())
+        return over_bound(target, after, bound, held, again, len(text or ""), in_topics)
 
 
 def _in_topics(found: Sequence[Held], topics: Mapping[str, str]) -> dict[int, str]:

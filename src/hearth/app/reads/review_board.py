@@ -20,12 +20,13 @@ for words.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from hearth.app.reads.over_bound import TopicTexts, group_over, merge_over, proposal_target
+from hearth.app.reads.over_bound import BoundCheck, TopicTexts, proposal_target
 from hearth.app.writes.supersede import restatements
 from hearth.domain import consolidation, entries, records
 from hearth.domain.facts import Restatement, restates
@@ -220,11 +221,11 @@ class ReviewMatcher:
         found_groups = groups(keys, links)
         group_of = {k: g[0] for g in found_groups for k in g}
         reviews = {}
-        topic_texts = TopicTexts(topics)
-
-        def repeated(found: list[Held]) -> set[int]:
-            return self._repeated(found, held_files)
-
+        check = BoundCheck(
+            self.bounds,
+            functools.partial(self._repeated, held_files=held_files),
+            TopicTexts(topics),
+        )
         for key, _path, proposal in pending:
             target = proposal_target(proposal)
             over = None
@@ -236,16 +237,7 @@ class ReviewMatcher:
                 swapped = {r.new: r.old for r in restated}
                 known = {m.entry for m in entry_matches if m.known} - set(swapped)
                 new = [e for e in proposal.entries if e not in known]
-                over = merge_over(
-                    target,
-                    file_texts.get(target),
-                    held_in(target),
-                    new,
-                    self.bounds,
-                    repeated,
-                    topic_texts,
-                    swapped,
-                )
+                over = check.merge(target, file_texts.get(target), held_in(target), new, swapped)
             reviews[key] = ProposalReview(
                 key, entry_matches, group_of.get(key), over, tuple(restated)
             )
@@ -258,14 +250,7 @@ class ReviewMatcher:
         proposals = {key: proposal for key, _path, proposal in pending}
         over_by_group = {}
         for group in found_groups:
-            over = group_over(
-                [proposals[k] for k in group],
-                file_texts,
-                held_files,
-                self.bounds,
-                repeated,
-                topic_texts,
-            )
+            over = check.group([proposals[k] for k in group], file_texts, held_files)
             if over is not None:
                 over_by_group[group[0]] = over
         return ReviewBoard(
