@@ -60,7 +60,7 @@ PARTS: list[tuple[Any, str, str]] = [
     (engines.OnnxE5, "embed", "query vector, whole"),
     (vectors.VectorStore, "refresh", "vector store refresh"),
     (vectors.VectorStore, "nearest_in", "nearest vectors (scan and exact rows)"),
-    (vectors.VectorStore, "_exact", "  of which exact rows read"),
+    (vectors.VectorStore, "rows_at", "  of which exact rows read"),
     (search_index.SearchIndex, "ranked", "keyword side (top 50)"),
     (search_index.SearchIndex, "ranked_digests", "semantic side's sections"),
     (ranking, "fuse", "fusion"),

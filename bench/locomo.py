@@ -142,14 +142,14 @@ def build_home(root: Path, turns: list[Turn]) -> HomeWrites:
 
     if (root / ".hearth-bench-done").exists():
         clock_now[0] = turns[-1].moment  # as a home just written: "last week" is the same week
-        return wiring.open_home(root, clock)
+        return wiring.open_writes(root, clock)
     wiring.initialize(root, clock)
-    home = wiring.open_home(root, clock)
+    home = wiring.open_writes(root, clock)
     for turn in turns:
         clock_now[0] = turn.moment
         home.note(turn.text, turn.speaker, actor="bench")
     (root / ".hearth-bench-done").write_text("")
-    return wiring.open_home(root, clock)
+    return wiring.open_writes(root, clock)
 
 
 def locate(root: Path, turns: list[Turn]) -> dict[str, Located]:

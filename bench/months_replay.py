@@ -127,7 +127,7 @@ class Replay:
         self.agent, _ = tokens.create("agent", "write", self.now)
         # The turns are written as bench/recall.py writes them: hearth's daily append,
         # one commit each, indexed by the served home's watcher and worker.
-        self.notes = wiring.open_home(root, self.clock)
+        self.notes = wiring.open_writes(root, self.clock)
         self.service = wiring.open_service(root, self.clock)
         self.service.start()
         self.service.ready.set()  # what the lifespan does once started

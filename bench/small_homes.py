@@ -209,7 +209,7 @@ def build(root: Path, size: int, seed: int) -> Callable[[], dt.datetime]:
     if (root / ".bench-done").exists():
         return clock
     wiring.initialize(root, clock)
-    home = wiring.open_home(root, clock)
+    home = wiring.open_writes(root, clock)
     keys: dict[str, str] = {}
     for op in ops:
         now[0] = _moment(op["at"])

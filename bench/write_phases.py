@@ -84,7 +84,8 @@ def _mark_phases(served: Any, marks: dict[str, float]) -> None:
 
         return run
 
-    ahead.IndexAhead._index = timed(ahead.IndexAhead._index, "index started", "index committed")  # type: ignore[method-assign]
+    index_planned = timed(ahead.IndexAhead.index_planned, "index started", "index committed")
+    ahead.IndexAhead.index_planned = index_planned  # type: ignore[method-assign]
     store = served.writes.store
     store.commit = timed(store.commit, None, "git committed")
 

@@ -16,19 +16,8 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Modules still over the bound while their own rework is under way.
-LONG_FOR_NOW = {
-    "src/hearth/reconcile/reconciler.py",
-    "src/hearth/app/usecases.py",
-    "src/hearth/index/vectors.py",
-}
-#: Where measured figures still sit in comments, for the same reason.
-FIGURES_FOR_NOW = ("src/hearth/reconcile/", "src/hearth/index/vectors.py")
 #: ``"120s"`` is a duration's format, not a measurement.
 NOT_FIGURES = {("src/hearth/domain/reflection.py", '``"4h"``, ``"90m"``, ``"120s"``')}
-#: Benchmarks that still time a private step (the write-ahead path's and the
-#: vector store's), until those classes give a public seam for it.
-PRIVATE_FOR_NOW = {"bench/vector_scan.py", "bench/write_phases.py"}
 
 
 def _corridors() -> ModuleType:
@@ -43,7 +32,7 @@ def _corridors() -> ModuleType:
 def test_no_module_over_450_lines() -> None:
     """Was: catalogue.py, domain/records.py, store/git.py, api/routes.py and
     app/writes/records.py over 450 lines."""
-    long = {path for path, _lines in _corridors().long_modules(ROOT)} - LONG_FOR_NOW
+    long = {path for path, _lines in _corridors().long_modules(ROOT)}
     assert not long, f"modules over 450 lines: {sorted(long)}"
 
 
@@ -65,8 +54,7 @@ def test_no_measured_figure_in_source_comments() -> None:
     found = [
         (path, line, text)
         for path, line, text in _corridors().figures(ROOT)
-        if not path.startswith(FIGURES_FOR_NOW)
-        and not any(path == p and text.startswith(t) for p, t in NOT_FIGURES)
+        if not any(path == p and text.startswith(t) for p, t in NOT_FIGURES)
     ]
     assert not found, "figures in comments (docs/performance.md holds them): " + "\n".join(
         f"{path}:{line}: {text}" for path, line, text in found
@@ -89,4 +77,4 @@ def test_no_benchmark_reaches_into_private_members() -> None:
         check=True,
     )
     paths = {str(Path(f["filename"]).relative_to(ROOT)) for f in json.loads(found.stdout)}
-    assert not paths - PRIVATE_FOR_NOW, f"private members reached: {sorted(paths)}"
+    assert not paths, f"private members reached: {sorted(paths)}"

@@ -159,24 +159,26 @@ def _set_afterwards(path: Path) -> list[str]:
 
 
 def test_no_attribute_is_set_after_construction() -> None:
-    """Case: no attribute set after construction in cli/runtime.py, api/app.py
+    """Case: no attribute set after construction in cli/running.py (was
+    cli/runtime.py), api/app.py
     and wiring (service.local_socket, service.started_as, service.start_error,
     service.jobs.running, notices.sources were)."""
     found = []
-    for module in ("cli/runtime.py", "api/app.py", "wiring/__init__.py"):
+    for module in ("cli/running.py", "api/app.py", "wiring/__init__.py"):
         found += _set_afterwards(SRC / module)
     assert not found, found
 
 
 def test_start_and_stop_of_the_served_process_live_in_one_module() -> None:
     """Case: start and stop of the served process live in app/served/lifecycle.py
-    (they were spread over cli/runtime.py, api/app.py and app/served/service.py)."""
+    (they were spread over cli/runtime.py, now cli/running.py, api/app.py and
+    app/served/service.py)."""
     from hearth.app.served import lifecycle
 
     for name in ("start", "stop", "interrupt_start", "serving", "watch"):
         assert getattr(ServedHearth, name).__module__ == lifecycle.__name__, name
     assert callable(lifecycle.schedule)
-    for module in ("cli/runtime.py", "api/app.py"):
+    for module in ("cli/running.py", "api/app.py"):
         text = (SRC / module).read_text()
         for call in ("service.start(", "service.stop(", "AsyncIOScheduler", "interrupt_start"):
             assert call not in text, (module, call)
@@ -186,7 +188,15 @@ def test_start_and_stop_of_the_served_process_live_in_one_module() -> None:
 def test_a_write_use_case_is_followable_call_by_call(name: str) -> None:
     """Case: a reader (or a tool) follows a write from Hearth to HomeWrites
     without losing the trail at ``note = _under_lock(HomeWrites.note)``: the use
-    case is a method whose body calls the write of the same name."""
-    method = getattr(Hearth, name)
-    assert not hasattr(method, "__wrapped__")
-    assert f"self.writes.{name}(" in inspect.getsource(method)
+    case is a method whose body calls the write of the same name, itself or
+    through ``super()`` (a merge is ``ConsolidatingMerges``' before it is
+    ``LockedWrites``')."""
+    owners = [c for c in Hearth.__mro__ if name in vars(c)]
+    for owner in owners:
+        method = vars(owner)[name]
+        assert not hasattr(method, "__wrapped__"), owner
+        source = inspect.getsource(method)
+        if f"self.writes.{name}(" in source:
+            return
+        assert f"super().{name}(" in source, f"{owner.__name__}.{name} loses the trail"
+    raise AssertionError(f"no class of Hearth's calls self.writes.{name}(")

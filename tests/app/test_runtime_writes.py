@@ -29,8 +29,8 @@ def _old(root: Path, *paths: str) -> None:
 
 @pytest.fixture
 def writes(workspace: Workspace) -> Iterator[RuntimeWriteCommits]:
-    ops = workspace.home
-    committer = RuntimeWriteCommits(ops.parts, RuntimeWrites("openclaw", True))
+    writes = workspace.home
+    committer = RuntimeWriteCommits(writes.parts, RuntimeWrites("openclaw", True))
     yield committer
     committer.stop()
 

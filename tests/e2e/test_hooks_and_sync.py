@@ -237,7 +237,7 @@ def test_same_days_notes_on_two_machines_merge_entry_by_entry(machines: list[Mac
 def _same_minute(machine: Machine, text: str) -> str:
     """A daily entry written at 11:32 UTC, whatever the machine's clock says."""
     at = dt.datetime(2026, 11, 22, 11, 32, tzinfo=dt.UTC)
-    home = wiring.open_home(machine.root, lambda: at)
+    home = wiring.open_writes(machine.root, lambda: at)
     try:
         return home.note(text, "note", "test").path
     finally:

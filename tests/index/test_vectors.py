@@ -189,8 +189,8 @@ def test_a_search_of_bunched_vectors_reads_again_few_exact_rows(tmp_path: Path) 
     store.add(digests, rows)
     stored = shipped(rows)
     read: list[int] = []
-    exact = store._exact
-    store._exact = lambda wanted: (read.append(len(wanted)), exact(wanted))[1]  # type: ignore[method-assign]
+    exact = store.rows_at
+    store.rows_at = lambda wanted: (read.append(len(wanted)), exact(wanted))[1]  # type: ignore[method-assign]
     queries = rows[rng.integers(0, 4000, 20)] + rng.normal(scale=0.03, size=(20, dims))
     for query in (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32):
         read.clear()

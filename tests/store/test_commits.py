@@ -328,7 +328,7 @@ def test_concurrent_writers_lose_nothing(workspace: Workspace) -> None:
 
     ws = workspace
     before = len(ws.commits())
-    homes = [wiring.open_home(ws.root, ws.home.clock) for _ in range(4)]
+    homes = [wiring.open_writes(ws.root, ws.home.clock) for _ in range(4)]
     errors: list[BaseException] = []
 
     def writer(n: int) -> None:

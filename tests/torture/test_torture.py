@@ -387,7 +387,7 @@ def test_a_really_full_filesystem_fails_the_write_cleanly(tmp_path: Path, clock)
     try:
         root = mount_point / "home"
         wiring.initialize(root, clock)
-        home = wiring.open_home(root, clock)
+        home = wiring.open_writes(root, clock)
         filler = mount_point / "filler"
         with contextlib.suppress(OSError), filler.open("wb") as handle:
             while True:

@@ -16,7 +16,6 @@ from hearth.answers import (
     MAX_SOURCE_CHARS,
     MAX_SUBJECT_CHARS,
     PATH_SCHEMA,
-    BatchWritten,
     Commit,
     ContextBundle,
     ContextFile,
@@ -25,25 +24,18 @@ from hearth.answers import (
     Diff,
     EntriesFile,
     EntryLine,
-    EntryMatch,
-    EntryMatches,
     ErrorBody,
     ErrorDetail,
     History,
     Loop,
     Loops,
     LoopWritten,
-    Movable,
     NamedTitle,
-    OverBound,
     Passage,
-    Proposal,
-    Proposals,
     ProposedEntry,
     Reason,
     Record,
     RecordKey,
-    ReviewSummary,
     SearchHit,
     SearchResult,
     Status,
@@ -54,6 +46,16 @@ from hearth.answers import (
 from hearth.app.writes.batch import MAX_BATCH
 from hearth.domain.records import MAX_TITLE_CHARS
 from hearth.domain.text import NOT_BLANK, PLAIN
+from hearth.review_answers import (
+    BatchWritten,
+    EntryMatch,
+    EntryMatches,
+    Movable,
+    OverBound,
+    Proposal,
+    Proposals,
+    ReviewSummary,
+)
 
 __all__ = [
     "BatchWritten",

@@ -22,7 +22,6 @@ from hearth.answers import (
     MAX_REVISION_CHARS,
     PATH_SCHEMA,
     USER_ID_SCHEMA,
-    batch_written,
     loop_written,
     search_result,
     written,
@@ -36,6 +35,9 @@ from hearth.domain.paths import normalize
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.domain.text import ONE_LINE, text_bytes
 from hearth.operations import is_agent, put_operation
+from hearth.review_answers import (
+    batch_written,
+)
 
 #: The routes; ``create_app`` includes them.
 router = APIRouter(responses=ERRORS)

@@ -72,6 +72,7 @@ class _Group(click.Group):
 COMMAND_MODULES = {
     "agents": ("setup", "agent-hook"),
     "home": ("init", "status", "search", "reindex", "active", "rollup", "check"),
+    "files": ("put", "get", "restore", "history"),
     "mcp": ("mcp",),
     "memory": ("memory", "topic", "reflect", "consolidate"),
     "records": (
@@ -82,10 +83,6 @@ COMMAND_MODULES = {
         "reject",
         "loop",
         "loops",
-        "put",
-        "get",
-        "restore",
-        "history",
         "decide",
         "decisions",
         "decision",

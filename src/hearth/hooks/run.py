@@ -54,7 +54,7 @@ def post(name: str, root: Path, lock_seconds: float = HOOK_LOCK_SECONDS) -> str:
 
 
 def _post(root: Path, lock_seconds: float) -> str:
-    home = wiring.open_home(root)
+    home = wiring.open_writes(root)
     counts = (
         f"{counted(len(active_records.list_records(home.files, 'proposal')), 'pending proposal')}, "
         f"{counted(len(active_records.list_records(home.files, 'loop')), 'open loop')}"

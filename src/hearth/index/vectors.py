@@ -146,7 +146,7 @@ class VectorStore:
                 reach += (1.0 + _ROUNDING + slack[:n]) * left
             rows, exact = self._kept(query, rough, reach, count)
         else:
-            rows, exact = np.arange(n), self._exact(np.arange(n))
+            rows, exact = np.arange(n), self.rows_at(np.arange(n))
         # In float64, each row's score is the same whichever rows are scored
         # with it (float32 products over a matrix vary in the last bit with
         # its shape), then rounded to float32.
@@ -202,12 +202,12 @@ class VectorStore:
         rows: those whose rough score plus ``reach`` reaches the least exact
         score of the ``count`` best rough ones."""
         first = np.sort(np.argpartition(rough, len(rough) - count)[len(rough) - count :])
-        head = self._exact(first)
+        head = self.rows_at(first)
         rows = np.flatnonzero(rough + reach >= float((head @ query).min()))
         exact = np.empty((len(rows), self.dims), dtype=np.float32)
         known = np.isin(rows, first, assume_unique=True)
         exact[known] = head[np.searchsorted(first, rows[known])]
-        exact[~known] = self._exact(rows[~known])
+        exact[~known] = self.rows_at(rows[~known])
         return rows, exact
 
     # -- writing -------------------------------------------------------------
@@ -301,14 +301,15 @@ class VectorStore:
         self._room(whole)
         for start in range(have, whole, _BLOCK):
             stop = min(whole, start + _BLOCK)
-            self._encode(start, self._exact(np.arange(start, stop)))
+            self._encode(start, self.rows_at(np.arange(start, stop)))
         self._extend(raw, None)
 
-    def _exact(self, rows: npt.NDArray[np.intp]) -> Vectors:
+    def rows_at(self, rows: npt.NDArray[np.intp]) -> Vectors:
         """The stored rows numbered ``rows`` (ascending), read from the file (a
         run of neighbouring rows at a time): what is read is the page cache's,
         not this process's; faster than through a memory map opened for them
-        (docs/performance.md, "The vector scan in integers")."""
+        (docs/performance.md, "The vector scan in integers"). Public: the
+        benchmarks time it (bench/vector_scan.py, bench/hybrid_parts.py)."""
         width = self.dims * 4
         out = np.empty((len(rows), self.dims), dtype=np.float32)
         if len(rows) == 0:
@@ -382,7 +383,7 @@ class VectorStore:
             raise KeyError(missing[0])
         order = np.array(found, dtype=np.intp)
         unique, back = np.unique(order, return_inverse=True)
-        return self._exact(unique)[back]
+        return self.rows_at(unique)[back]
 
     def digests(self) -> list[str]:
         return self._digests.all(self._count)

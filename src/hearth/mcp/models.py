@@ -9,7 +9,6 @@ from typing import Literal
 from pydantic import BaseModel
 
 from hearth.answers import (
-    BatchWritten,
     Commit,
     ContextBundle,
     Decisions,
@@ -17,10 +16,13 @@ from hearth.answers import (
     ErrorBody,
     History,
     LoopWritten,
-    Review,
     SearchResult,
     Status,
     Written,
+)
+from hearth.review_answers import (
+    BatchWritten,
+    Review,
 )
 
 __all__ = [

@@ -26,7 +26,6 @@ from hearth.answers import (
     ProposedEntry,
     Reason,
     Title,
-    batch_written,
     loop_written,
     written,
 )
@@ -40,6 +39,9 @@ from hearth.mcp import models
 from hearth.mcp.calls import ADDS, REPLACES, SETS, ToolSet, require
 from hearth.mcp.tools import Key, Path
 from hearth.operations import Scope, is_agent, put_operation
+from hearth.review_answers import (
+    batch_written,
+)
 
 WRITE_TOOLS = ToolSet()
 

@@ -11,9 +11,9 @@ files from their planned bytes while git commits them: the store calls
 ``abandoned``; ACTIVE.md is left to the worker's next pass.
 
 A write returns once it is committed and searchable. Its index update is
-mostly Tantivy's commit (17 to 18 fdatasyncs, about 21 ms on a quiet disk),
-and git's commit (about 18 ms at 10,000 files) is mostly CPU under the GIL;
-one after the other, they were the whole write (docs/performance.md). Tantivy
+mostly Tantivy's commit (a string of fdatasyncs), and git's commit is mostly
+CPU under the GIL; one after the other, they were the whole write
+(docs/performance.md, "Figures behind the code's comments"). Tantivy
 waits on the disk with the GIL released, so the two can overlap: as soon as
 the store has planned the write (``GitStore.commit``'s ``planned``: the bytes
 each changed path will hold), a thread indexes those bytes while the store
@@ -139,7 +139,7 @@ class IndexAhead:
             return
         run = _Run(wanted)
         run.thread = threading.Thread(
-            target=self._index, args=(run,), name="hearth-index-ahead", daemon=True
+            target=self.index_planned, args=(run,), name="hearth-index-ahead", daemon=True
         )
         self._run = run
         run.thread.start()
@@ -244,8 +244,9 @@ class IndexAhead:
             self._marked.add(path)
         session.journal(files)
 
-    def _index(self, run: _Run) -> None:
-        """The thread: the planned bytes' sections into one index commit."""
+    def index_planned(self, run: _Run) -> None:
+        """The thread: the planned bytes' sections into one index commit (a
+        method of its own so that a benchmark can time it: bench/write_phases.py)."""
         r = self._reconciler
         live = r.index.current
         try:

@@ -32,8 +32,9 @@ from hearth.store.rooted import RootedFiles
 PARK_AFTER = 3
 #: A file changed this recently before it was read may change again within the
 #: same mtime tick, unseen: it is hashed again on the next pass (git calls this
-#: "racy"). Linux stamps mtimes from a coarse clock (one tick, 1 to 10 ms); file
-#: systems with whole-second mtimes (FAT, ext3, some network mounts) get 2 s.
+#: "racy"). Linux stamps mtimes from a coarse clock (a tick of a few
+#: milliseconds), well inside the window; file systems with whole-second mtimes
+#: (FAT, ext3, some network mounts) get the coarse window, two such ticks.
 RACY_WINDOW_NS = 100_000_000
 RACY_WINDOW_COARSE_NS = 2_000_000_000
 
@@ -54,8 +55,8 @@ class Changes:
     #: The ignore rules changed: the whole manifest is saved anew.
     rules_changed: bool = False
     #: Sections put in the index, for semantic ranking to embed (kept only when
-    #: ``keep_sections``, that is with semantic ranking on: about 2.7 KB of the
-    #: 4.6 KB a file that a build's memory grows by, docs/performance.md).
+    #: ``keep_sections``, that is with semantic ranking on: they are more than
+    #: half of what a build's memory grows by a file, docs/performance.md).
     sections: list[Section] = field(default_factory=list)
     keep_sections: bool = True
     #: Paths re-indexed or removed: what they held before waits for no vector.
@@ -151,7 +152,7 @@ class Differ:
         if fresh and len(listing.files) >= parallel_from:
             # A first pass or a rebuild reads every listed file but those git
             # ignores: the workers start on them at once, and start up and read
-            # while libgit2 is asked about each file (10,000 files: 0.09 s of CPU).
+            # while libgit2 is asked about each file (a CPU cost that grows with the tree).
             started = read_ahead(self.root, self.bounds, listing.files)
         try:
             return self._diff(

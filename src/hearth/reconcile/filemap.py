@@ -3,9 +3,10 @@
 A pass compares every listed file's ``lstat`` signature with its row, and a
 served home keeps the map for its whole life, one row per markdown file of
 the home. As one object per field (an entry object, two ints, a hex digest
-string), loading 100,000 files' map took 52 MB of a fresh process (with the
-heap its intermediate tuples left in pieces) and 0.3 s; as one ``bytes`` a
-file, 20 MB and 0.06 s (docs/performance.md). Rows are unpacked into a
+string), loading a large home's map took more than twice the memory of a
+fresh process (with the heap its intermediate tuples left in pieces) and five
+times the time of one ``bytes`` a file (docs/performance.md, "Figures behind
+the code's comments"). Rows are unpacked into a
 ``FileEntry`` only where one is asked for; the comparisons of a whole pass
 (``matches``, ``signature``) read the packed bytes.
 

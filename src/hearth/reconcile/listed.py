@@ -6,8 +6,8 @@ it lists again only the paths the passes since looked at. It needs the rest
 of the last listing for that, and on a settled home nearly every listed file
 has the signature the manifest holds for it. So what is kept is only what
 differs: files listed with another signature than the manifest's (or not in
-it), and the manifest's files that were not listed; about 200 bytes a file
-fewer (20 MB at 100,000 files) than keeping the listing. Passes change the
+it), and the manifest's files that were not listed: far fewer bytes a file
+than keeping the listing (docs/performance.md). Passes change the
 map only for the paths they look at, so for every other path the map
 still holds what it held when the differences were taken: ``patch`` lists
 those paths again, and ``Reconciler.status_of`` compares only what differs.

@@ -92,9 +92,9 @@ class Manifest:
     #: a failing file, a file under continuity/ that is not a daily note), and
     #: the newest dated daily note (its day and path; ``newest_daily``): found
     #: by one sweep when first asked for, then kept as entries change, so a
-    #: refresh after each write does not sweep every file (8 ms a write at
-    #: 10,000 files, 110 ms at 100,000 with a daily note for every fourth) and
-    #: loading the manifest (every CLI command) pays nothing.
+    #: refresh after each write does not sweep every file (a cost to each write
+    #: that grows with the home; docs/performance.md) and loading the manifest
+    #: (every CLI command) pays nothing.
     #: Change ``files`` only through ``put`` and ``drop``.
     _notable: set[str] | None = field(default=None, repr=False)
     _newest: tuple[dt.date, str] | None = field(default=None, repr=False)

@@ -54,8 +54,8 @@ def gather(
     is no one's today)."""
     notes = list(attention)
     # Only the entries ACTIVE.md reads (``Manifest.notable``, ``newest_daily``):
-    # this runs after every write, and a sweep over every file cost 8 ms a
-    # write at 10,000 files.
+    # this runs after every write, and a sweep over every file would make each
+    # write pay for the home's size.
     conflicts_dir = layout.CONFLICTS_DIR + "/"
     entry_conflicts = layout.ENTRY_CONFLICTS_DIR + "/"
     output_dirs = (layout.ARTIFACTS_DIR + "/", layout.ROLLUPS_DIR + "/")

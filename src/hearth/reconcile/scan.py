@@ -75,8 +75,8 @@ def _walk(folder: Path, prefix: str, listing: Listing) -> None:
     plain = _PLAIN_MD.fullmatch
     files = listing.files
     # Taken from the end, so that each entry, and the stat result it keeps,
-    # goes as soon as it is read: a folder of 75,000 notes held 75 MB of them
-    # at once (the peak of a pass at 100,000 files; docs/performance.md).
+    # goes as soon as it is read: a large folder's entries held at once were
+    # the peak of a pass (docs/performance.md).
     entries.reverse()
     while entries:
         entry = entries.pop()

@@ -5,8 +5,8 @@ Served and unserved homes differ by what is built here, never by patching an
 object afterwards: ``open_app`` gives the use cases of a home nothing else keeps
 fresh (CLI commands), ``open_service`` the served runtime (``hearth serve``,
 ``hearth mcp``, ``hearth watch``) with everything it holds (worker, watcher,
-jobs, the staged check, runtimes' committers), ``open_home`` the bare
-operations (hooks, benchmarks), which index nothing, and ``open_lean`` the
+jobs, the staged check, runtimes' committers), ``open_writes`` the bare
+writes (hooks, benchmarks), which index nothing, and ``open_lean`` the
 status that needs no pass. It decides nothing: each use case is in app/.
 """
 
@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from hearth.app.parts import HomeParts
     from hearth.app.reads.review_board import ReviewMatcher
     from hearth.app.reflection import ReflectionLog
-    from hearth.app.served.service import RuntimeNotices, ServedHearth
+    from hearth.app.served.jobs import RuntimeNotices
+    from hearth.app.served.service import ServedHearth
     from hearth.app.status.lean import LeanStatus
     from hearth.app.sync.branch import Syncer
     from hearth.app.usecases import Hearth
@@ -154,7 +155,7 @@ def _matcher(parts: HomeParts, semantic: SemanticRanking | None) -> ReviewMatche
     return ReviewMatcher(likeness, parts.settings.review.threshold, parts.settings.bounds)
 
 
-def _operations(parts: HomeParts, after_write: AfterWrite | None) -> HomeWrites:
+def _writes(parts: HomeParts, after_write: AfterWrite | None) -> HomeWrites:
     from hearth.app.writes.home import HomeWrites
 
     return HomeWrites(parts, after_write)
@@ -173,10 +174,10 @@ def open_lean(root: Path) -> LeanStatus:
     return LeanStatus(root, settings, _semantic_on(settings), RECONCILE_WAIT_SECONDS)
 
 
-def open_home(root: Path, clock: Clock = utc_now) -> HomeWrites:
-    """The home's bare operations: each write one commit, nothing indexed (hooks,
+def open_writes(root: Path, clock: Clock = utc_now) -> HomeWrites:
+    """The home's bare writes: each one commit, nothing indexed (hooks,
     benchmarks; the next reconcile pass picks the commits up)."""
-    return _operations(_parts(root, clock), None)
+    return _writes(_parts(root, clock), None)
 
 
 def _reflection_log(parts: HomeParts) -> ReflectionLog:
@@ -208,8 +209,8 @@ def open_app(
     syncer = _syncer(parts, semantic)
     log = _reflection_log(parts)
     reconciler = _reconciler(parts, syncer, log, semantic=semantic, lock_timeout=lock_timeout)
-    ops = _operations(parts, IndexEachWrite(reconciler))
-    return Hearth(ops, reconciler, syncer, Reflector(ops, log, _matcher(parts, semantic)))
+    writes = _writes(parts, IndexEachWrite(reconciler))
+    return Hearth(writes, reconciler, syncer, Reflector(writes, log, _matcher(parts, semantic)))
 
 
 def open_service(
@@ -229,10 +230,10 @@ def open_service(
     import threading
 
     from hearth.app.reflection import Reflector
-    from hearth.app.served.jobs import ScheduledJobs
+    from hearth.app.served.jobs import RuntimeNotices, ScheduledJobs
     from hearth.app.served.precommit import StagedChecker
     from hearth.app.served.runtime_writes import RuntimeWriteCommits, refusal_notes
-    from hearth.app.served.service import ChangeHints, OwnedPasses, RuntimeNotices, ServedHearth
+    from hearth.app.served.service import ChangeHints, OwnedPasses, ServedHearth
     from hearth.app.status.progress import PassProgress
     from hearth.app.status.snapshot import board_for
     from hearth.reconcile.ahead import IndexEachWrite
@@ -260,18 +261,18 @@ def open_service(
     passes = PassProgress()
     owned_passes = OwnedPasses(reconciler, owner, passes)
     worker = ReconcileWorker(owned_passes, on_pass=_both(board.pass_done, on_pass))
-    ops = _operations(parts, IndexEachWrite(reconciler, worker))
-    writes = tuple(
+    writes = _writes(parts, IndexEachWrite(reconciler, worker))
+    runtime_writes = tuple(
         RuntimeWriteCommits(
             parts, rules, IndexEachWrite(reconciler, worker), owned=lambda: owner, refused=left
         )
         for rules, left in committed
     )
-    watcher = Watcher(root, ChangeHints(worker, writes))
-    reflector = Reflector(ops, log, _matcher(parts, semantic))
+    watcher = Watcher(root, ChangeHints(worker, runtime_writes))
+    reflector = Reflector(writes, log, _matcher(parts, semantic))
     jobs = ScheduledJobs(
         notices.jobs,
-        home=ops,
+        home=writes,
         worker=worker,
         watcher=watcher,
         board=board,
@@ -282,7 +283,7 @@ def open_service(
         clock=clock,
     )
     return ServedHearth(
-        ops,
+        writes,
         reconciler,
         syncer,
         reflector,
@@ -293,7 +294,7 @@ def open_service(
         filler=_filler(reconciler),
         board=board,
         passes=passes,
-        runtime_writes=writes,
+        runtime_writes=runtime_writes,
         watcher=watcher,
         jobs=jobs,
         staged=StagedChecker(root),

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hearth.wiring import default_actor, open_home
+from hearth.wiring import default_actor, open_writes
 
 if TYPE_CHECKING:
     from hearth.runtimes.openclaw_setup import OpenClawSetup
@@ -51,7 +51,7 @@ def openclaw_setup(root: Path) -> OpenClawSetup:
         )
 
     def put_settings(text: str, message: str) -> None:
-        open_home(root).put(layout.SETTINGS_PATH, text.encode(), default_actor(), None, message)
+        open_writes(root).put(layout.SETTINGS_PATH, text.encode(), default_actor(), None, message)
 
     state = os.environ.get("OPENCLAW_STATE_DIR", "").strip()
     user = os.environ.get("OPENCLAW_HOME", "").strip() or str(Path.home())

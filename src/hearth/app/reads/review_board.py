@@ -4,7 +4,8 @@ For every entry of every pending proposal, ``ReviewMatcher.board`` finds the
 entries that say the same or nearly the same (``domain/likeness.py``) in the
 proposal's target, in USER.md and MEMORY.md (read from HEAD, as a merge reads
 them), and in the other pending proposals; it groups proposals linked by such
-an entry, and says which merges would push their target over its size bound.
+an entry, and says which merges would push their target over its size bound
+(``over_bound.py``).
 The review page, ``hearth proposals``, ``GET /v1/proposals`` and the MCP
 ``review`` tool all show this one board.
 
@@ -19,14 +20,15 @@ for words.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from hearth.app.reads.over_bound import BoundCheck, TopicTexts, proposal_target
 from hearth.app.writes.supersede import restatements
-from hearth.app.writes.writer import check_proposal_target, new_target_text
-from hearth.domain import consolidation, entries, layout, notes, records
+from hearth.domain import consolidation, entries, records
 from hearth.domain.facts import Restatement, restates
 from hearth.domain.likeness import (
     EntryMatches,
@@ -34,11 +36,9 @@ from hearth.domain.likeness import (
     OverBound,
     best_matches,
     groups,
-    over_bound,
 )
 from hearth.domain.text import decode_text
-from hearth.domain.validation import Bounds, bound_of
-from hearth.errors import InvalidInput
+from hearth.domain.validation import Bounds
 from hearth.index.likeness import EntryLikeness
 
 if TYPE_CHECKING:
@@ -152,7 +152,9 @@ class ReviewMatcher:
     def files_read(self, views: Sequence[RecordView]) -> list[str]:
         """The files ``board`` reads from HEAD for ``views``: their targets, USER.md
         and MEMORY.md (a caller reads them under the home's lock)."""
-        targets = (_target(v.record) for v in views if isinstance(v.record, records.Proposal))
+        targets = (
+            proposal_target(v.record) for v in views if isinstance(v.record, records.Proposal)
+        )
         return list(dict.fromkeys([*(t for t in targets if t), *ALWAYS]))
 
     def board(
@@ -194,7 +196,7 @@ class ReviewMatcher:
         # One list of columns (the files' entries, then every proposed entry);
         # each question sees its target, USER.md, MEMORY.md and the others' entries.
         for _key, _path, proposal in pending:
-            target = _target(proposal)
+            target = proposal_target(proposal)
             if target is not None:
                 held_in(target)
         for extra in ALWAYS:
@@ -202,7 +204,7 @@ class ReviewMatcher:
         columns = [h for found in held_files.values() for h in found] + proposed
         questions: list[tuple[str, str, Callable[[Held], bool]]] = []
         for key, _path, proposal in pending:
-            seen_paths = {_target(proposal), *ALWAYS}
+            seen_paths = {proposal_target(proposal), *ALWAYS}
             for entry in proposal.entries:
                 questions.append((key, entry, _sees(seen_paths, key, entry)))
 
@@ -219,9 +221,13 @@ class ReviewMatcher:
         found_groups = groups(keys, links)
         group_of = {k: g[0] for g in found_groups for k in g}
         reviews = {}
-        topic_texts = _Once(topics)
+        check = BoundCheck(
+            self.bounds,
+            functools.partial(self._repeated, held_files=held_files),
+            TopicTexts(topics),
+        )
         for key, _path, proposal in pending:
-            target = _target(proposal)
+            target = proposal_target(proposal)
             over = None
             entry_matches = tuple(by_key.get(key, ()))
             restated = (
@@ -231,15 +237,7 @@ class ReviewMatcher:
                 swapped = {r.new: r.old for r in restated}
                 known = {m.entry for m in entry_matches if m.known} - set(swapped)
                 new = [e for e in proposal.entries if e not in known]
-                over = self._over(
-                    target,
-                    file_texts.get(target),
-                    held_in(target),
-                    new,
-                    held_files,
-                    topic_texts,
-                    swapped,
-                )
+                over = check.merge(target, file_texts.get(target), held_in(target), new, swapped)
             reviews[key] = ProposalReview(
                 key, entry_matches, group_of.get(key), over, tuple(restated)
             )
@@ -250,78 +248,18 @@ class ReviewMatcher:
                     summary = consolidation.summary(made, files.get(made.target))
                     reviews[view.key] = ProposalReview(view.key, (), consolidation=summary)
         proposals = {key: proposal for key, _path, proposal in pending}
-        group_over = {}
+        over_by_group = {}
         for group in found_groups:
-            over = self._group_over(
-                [proposals[k] for k in group], file_texts, held_files, topic_texts
-            )
+            over = check.group([proposals[k] for k in group], file_texts, held_files)
             if over is not None:
-                group_over[group[0]] = over
+                over_by_group[group[0]] = over
         return ReviewBoard(
             self.threshold,
             self.likeness_of.semantic,
             reviews,
             tuple(tuple(g) for g in found_groups),
-            group_over,
+            over_by_group,
         )
-
-    def _group_over(
-        self,
-        members: Sequence[records.Proposal],
-        file_texts: Mapping[str, str | None],
-        held_files: Mapping[str, list[Held]],
-        topic_texts: _Once,
-    ) -> OverBound | None:
-        """The first target that merging all of ``members`` at once pushes over its bound."""
-        after: dict[str, str] = {}
-        for proposal in members:
-            target = _target(proposal)
-            if target is None or bound_of(target, self.bounds) is None:
-                continue
-            text = after.get(target)
-            if text is None:
-                text = file_texts.get(target) or new_target_text(target)
-            after[target], _added = notes.add_entries(text, proposal.entries)
-        for target, text in after.items():
-            found = held_files.get(target, [])
-            held = [(h.text, h.line) for h in found]
-            bound = bound_of(target, self.bounds)
-            if bound is None or len(text) <= bound:
-                continue
-            now = len(file_texts.get(target) or "")
-            repeated = self._repeated(found, held_files)
-            in_topics = _in_topics(found, topic_texts())
-            return over_bound(target, text, bound, held, repeated, now, in_topics)
-        return None
-
-    def _over(
-        self,
-        target: str,
-        text: str | None,
-        found: list[Held],
-        proposed: Sequence[str],
-        held_files: Mapping[str, list[Held]],
-        topic_texts: _Once,
-        swapped: Mapping[str, str] | None = None,
-    ) -> OverBound | None:
-        """``swapped``: proposed entries that take a held entry's place (new -> old)."""
-        bound = bound_of(target, self.bounds)
-        if bound is None:
-            return None
-        before = text if text is not None else new_target_text(target)
-        # A merge adds at most each entry's line and a heading: well inside, no diff needed.
-        if len(before) + sum(len(e) + 3 for e in proposed) + 20 <= bound:
-            return None
-        start = before
-        for new, old in (swapped or {}).items():
-            start = entries.replace_entry(start, old, new)
-        after, _added = notes.add_entries(start, [e for e in proposed if e not in (swapped or {})])
-        if len(after) <= bound:
-            return None
-        held = [(h.text, h.line) for h in found]
-        repeated = self._repeated(found, held_files)
-        in_topics = _in_topics(found, topic_texts())
-        return over_bound(target, after, bound, held, repeated, len(text or ""), in_topics)
 
     def _repeated(self, found: list[Held], held_files: Mapping[str, list[Held]]) -> set[int]:
         """Lines of ``found`` (one file's entries) that the home holds elsewhere
@@ -394,30 +332,6 @@ class ReviewMatcher:
         return answers
 
 
-class _Once:
-    """The topic notes' texts, read at most once per board, and only if asked."""
-
-    def __init__(self, read: Callable[[], Mapping[str, str]] | None) -> None:
-        self.read = read
-        self.found: Mapping[str, str] | None = None
-
-    def __call__(self) -> Mapping[str, str]:
-        if self.found is None:
-            self.found = self.read() if self.read is not None else {}
-        return self.found
-
-
-def _in_topics(found: Sequence[Held], topics: Mapping[str, str]) -> dict[int, str]:
-    """Lines of ``found`` whose text a topic note already holds, with that note."""
-    held = {}
-    for entry in found:
-        for path, text in topics.items():
-            if entry.text in text:
-                held[entry.line] = path
-                break
-    return held
-
-
 _NAME_LINE = re.compile(
     r"^[-*\s]*\**(?:name|what to call them|preferred name|call them)\**\s*:\**\s*(.+)$",
     re.IGNORECASE,
@@ -453,13 +367,6 @@ def _everything(_held: Held) -> bool:
 def _read(snap: Snapshot, path: str) -> str | None:
     data = snap.read(path)
     return decode_text(data, path) if data is not None else None
-
-
-def _target(proposal: records.Proposal) -> str | None:
-    try:
-        return check_proposal_target(proposal.target or layout.DEFAULT_PROPOSAL_TARGET)
-    except InvalidInput:
-        return None
 
 
 def _line_of(lines: list[str], entry: str) -> int:

@@ -2,14 +2,15 @@
 reflection) and the record of how each went, which status and ACTIVE.md's
 Needs attention show. The served process's life cycle
 (``app/served/lifecycle.py``) hands them to APScheduler; every run goes
-through ``run``, the jobs' one boundary."""
+through ``run``, the jobs' one boundary. ``RuntimeNotices`` turns their failures
+(and a write still waiting for git's index lock) into Needs attention lines."""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hearth.app.reflection import Reflector
 from hearth.app.status.snapshot import StatusBoard
@@ -131,3 +132,36 @@ class ScheduledJobs:
 
     def as_dict(self) -> dict[str, object]:
         return {"running": self.running, "jobs": [s.as_dict() for s in self.states.values()]}
+
+
+@dataclass
+class RuntimeNotices:
+    """What a served home has to say in ACTIVE.md's Needs attention beyond the
+    files: failed scheduled jobs and an interrupted write still waiting for git's
+    index lock. The reconciler reads it as one of its attention sources."""
+
+    index_lock: Callable[[], dict[str, object] | None]
+    jobs: dict[str, JobState] = field(default_factory=dict)
+    #: Why a killed hearth's write could not be finished yet, while it waits.
+    recovery_error: str | None = None
+    #: More to say (a runtime's write that could not be committed).
+    sources: list[Callable[[], list[str]]] = field(default_factory=list)
+
+    def attention(self) -> list[str]:
+        notes = []
+        if self.recovery_error is not None:
+            held = self.index_lock()
+            who = f"{held['holder']} since {held['since']}" if held else "someone"
+            notes.append(
+                f"git's index lock (.git/index.lock) is held by {who}; hearth finishes an "
+                "interrupted write and takes writes again as soon as it is released (if no "
+                "git command is running, remove the stale lock)"
+            )
+        notes += [
+            f"scheduled job {s.name} failed at {s.last_run}: {s.last_error}"
+            for s in self.jobs.values()
+            if s.last_error
+        ]
+        for source in self.sources:
+            notes += source()
+        return notes

@@ -39,9 +39,8 @@ from hearth.store import server_file
 if TYPE_CHECKING:
     from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-    from hearth.app.served.jobs import ScheduledJobs
+    from hearth.app.served.jobs import RuntimeNotices, ScheduledJobs
     from hearth.app.served.runtime_writes import RuntimeWriteCommits
-    from hearth.app.served.service import RuntimeNotices
     from hearth.app.status.progress import PassProgress
     from hearth.app.status.snapshot import StatusBoard
     from hearth.app.writes.home import HomeWrites

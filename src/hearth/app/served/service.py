@@ -16,11 +16,10 @@ import dataclasses
 import datetime as dt
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from hearth.app.reflection import ReflectionRun, Reflector
 from hearth.app.results import ActiveView, HomeStatus, ServedStatus
-from hearth.app.served.jobs import JobState, ScheduledJobs
+from hearth.app.served.jobs import RuntimeNotices, ScheduledJobs
 from hearth.app.served.lifecycle import ServedLife
 from hearth.app.served.precommit import StagedChecker
 from hearth.app.served.runtime_writes import RuntimeWriteCommits
@@ -37,39 +36,6 @@ from hearth.reconcile.watcher import Watcher
 from hearth.reconcile.worker import ReconcileWorker
 from hearth.store import server_file
 from hearth.store.tokens import TokenInfo, TokenStore
-
-
-@dataclass
-class RuntimeNotices:
-    """What a served home has to say in ACTIVE.md's Needs attention beyond the
-    files: failed scheduled jobs and an interrupted write still waiting for git's
-    index lock. The reconciler reads it as one of its attention sources."""
-
-    index_lock: Callable[[], dict[str, object] | None]
-    jobs: dict[str, JobState] = field(default_factory=dict)
-    #: Why a killed hearth's write could not be finished yet, while it waits.
-    recovery_error: str | None = None
-    #: More to say (a runtime's write that could not be committed).
-    sources: list[Callable[[], list[str]]] = field(default_factory=list)
-
-    def attention(self) -> list[str]:
-        notes = []
-        if self.recovery_error is not None:
-            held = self.index_lock()
-            who = f"{held['holder']} since {held['since']}" if held else "someone"
-            notes.append(
-                f"git's index lock (.git/index.lock) is held by {who}; hearth finishes an "
-                "interrupted write and takes writes again as soon as it is released (if no "
-                "git command is running, remove the stale lock)"
-            )
-        notes += [
-            f"scheduled job {s.name} failed at {s.last_run}: {s.last_error}"
-            for s in self.jobs.values()
-            if s.last_error
-        ]
-        for source in self.sources:
-            notes += source()
-        return notes
 
 
 class OwnedPasses:
