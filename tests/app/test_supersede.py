@@ -298,3 +298,49 @@ def test_two_new_values_before_the_person_looked_leave_the_latest(workspace: Wor
     assert any(
         "- Entry: Location: Porto\n" in t and "Replaced by: Location: Faro" in t for t in kept
     )
+
+
+def test_a_sub_bullet_the_person_added_is_never_moved_under_the_new_value(
+    workspace: Workspace,
+) -> None:
+    """Hostile case: the person adds a sub-bullet under the entry a pending
+    proposal would replace (`Location: Braga` / `flat on Rua Augusta`). The merge
+    put `Location: Porto` in the head line's place and left the person's
+    sub-bullet under it (now about Porto), and the record kept only the head.
+    An entry with sub-bullets is not replaced: the new value is added, the
+    person's block stays whole."""
+    app = workspace.app
+    app.entry_add("MEMORY.md", "Location: Braga", ACTOR)
+    app.entry_add("MEMORY.md", "Sam likes tea", ACTOR)
+    key = app.propose("Moved", ["Location: Porto"], ACTOR, agent=True).key
+    assert key is not None
+    text = workspace.read("MEMORY.md").replace(
+        "- Location: Braga\n", "- Location: Braga\n  - flat on Rua Augusta, key under the mat\n"
+    )
+    person_commits(workspace, "MEMORY.md", text, "2026-12-01T10:00:00Z")
+    app.merge(key, ACTOR)
+    after = workspace.read("MEMORY.md")
+    assert "- Location: Braga\n  - flat on Rua Augusta, key under the mat\n" in after
+    assert "- Location: Porto\n" in after
+    assert superseded_files(workspace) == []
+
+
+def test_a_rewrapped_continuation_the_person_edited_is_not_overwritten(
+    workspace: Workspace,
+) -> None:
+    """Hostile case: the entry a pending proposal replaces is wrapped over two
+    lines, and the person edits the value on its second line (`Braga` ->
+    `Guimaraes`) after the proposal. Only the bullet's own line was checked
+    against the proposal's time, so the person's new value was replaced behind
+    their back; every line of the entry counts, as the one-line case does."""
+    app = workspace.app
+    start = workspace.read("MEMORY.md") + "- Sam lives in\n  Braga\n- Sam likes tea\n"
+    person_commits(workspace, "MEMORY.md", start, "2026-10-01T10:00:00Z")
+    key = app.propose("Moved", ["Sam lives in Lisbon"], ACTOR, agent=True).key
+    assert key is not None
+    edited = workspace.read("MEMORY.md").replace("  Braga\n", "  Guimaraes\n")
+    person_commits(workspace, "MEMORY.md", edited, "2026-12-01T10:00:00Z")
+    with pytest.raises(Conflict, match="changed after this proposal"):
+        app.merge(key, ACTOR)
+    assert "- Sam lives in\n  Guimaraes\n" in workspace.read("MEMORY.md")
+    assert superseded_files(workspace) == []

@@ -10,11 +10,13 @@ the merge's one commit. Search sets those records aside as it does archives
 (``kind=archive`` finds them, status ``superseded``), so recall hands only the
 current version.
 
-A person's own edit is never overwritten behind their back: an entry whose
-line a commit other than a merge changed after the proposal was made (the
-person edited it in their editor, or with ``hearth memory``) is not replaced;
-the merge is refused and says so, for the person to reject or edit the
-proposal.
+A person's own edit is never overwritten behind their back: an entry any
+line of which (its bullet or a wrapped line) a commit other than a merge
+changed after the proposal was made (the person edited it in their editor, or
+with ``hearth memory``) is not replaced; the merge is refused and says so, for
+the person to reject or edit the proposal. An entry with sub-bullets is never
+replaced (they tell about the value they stand under): the new value is added
+beside it.
 """
 
 from __future__ import annotations
@@ -69,10 +71,15 @@ def restatements(
     already holds other proposals of the same merge: only what HEAD held is
     replaced (two proposals merged at once are of one moment, neither newer)."""
     kept = None if committed is None else {e.text for e in entries.list_entries(committed)}
+    nested = {b.text for b in _blocks(text) if b.end > b.head_end}
     held = [
         (e.text, e.line)
         for e in entries.list_entries(text)
-        if e.text not in replace.values() and (kept is None or e.text in kept)
+        if e.text not in replace.values()
+        and (kept is None or e.text in kept)
+        # Sub-bullets tell about the value they stand under: moved under a new
+        # value they would say what is no longer true.
+        and e.text not in nested
     ]
     found = []
     for entry in proposal.entries:
@@ -117,12 +124,17 @@ def merge_entries(
     ``before`` holds what other proposals of one batch added (``restatements``)."""
     chosen = dict(replace or {})
     found = restatements(before, proposal, leave_out, chosen, committed)
-    head_lines = {e.text: e.line for e in entries.list_entries(committed or before)}
+    head_lines = {b.text: b for b in _blocks(committed or before)}
     kept: list[FileChange] = []
     for restated in found:
-        line = head_lines.get(restated.old)
+        block = head_lines.get(restated.old)
+        line = block.start + 1 if block is not None else None
         # An entry of this very merge that a later one replaces held for no commit.
         since = snap.line_since(target, line) if line is not None else None
+        if block is not None:
+            # A person's edit of any line of the entry (a wrapped one too) is theirs.
+            for later in range(block.start + 2, block.head_end + 1):
+                _check_not_newer(snap.line_since(target, later), proposal, target, restated)
         _check_not_newer(since, proposal, target, restated)
         day = now.astimezone(dt.UTC).date().isoformat()
         held_from = dt.datetime.fromtimestamp(since[0], dt.UTC).date().isoformat() if since else ""
@@ -134,6 +146,10 @@ def merge_entries(
     auto = {r.new: r.old for r in found}
     text, added, note = merged_text(before, proposal, leave_out, {**chosen, **auto})
     return MergedEntries(text, added, note, tuple(found), tuple(kept))
+
+
+def _blocks(text: str) -> list[entries.Block]:
+    return entries.entry_blocks(text.replace("\r\n", "\n").split("\n"))
 
 
 def _check_not_newer(
