@@ -344,3 +344,26 @@ def test_a_rewrapped_continuation_the_person_edited_is_not_overwritten(
         app.merge(key, ACTOR)
     assert "- Sam lives in\n  Guimaraes\n" in workspace.read("MEMORY.md")
     assert superseded_files(workspace) == []
+
+
+def test_a_consolidations_pointer_line_is_never_replaced_as_a_field(
+    workspace: Workspace,
+) -> None:
+    """Hostile case: a consolidation moved entries about work to their note and
+    left `Work: see memory/topics/work.md`; an agent's later `Work: Acme Corp,
+    remote` read as a new value of the field `Work`, and the merge replaced the
+    pointer: the hot file no longer said where the moved entries went. A
+    pointer is never a fact's value: the new entry is added beside it."""
+    app = workspace.app
+    app.entry_add("MEMORY.md", "Work: see memory/topics/work.md", ACTOR)
+    app.entry_add("MEMORY.md", "Sam likes tea", ACTOR)
+    key = app.propose("Job", ["Work: Acme Corp, remote"], ACTOR, agent=True).key
+    assert key is not None
+    assert app.review_board().proposals[key].replaces == ()
+    app.merge(key, ACTOR)
+    assert memory_entries(workspace) == [
+        "Work: see memory/topics/work.md",
+        "Sam likes tea",
+        "Work: Acme Corp, remote",
+    ]
+    assert superseded_files(workspace) == []

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from hearth.app.writes.record_files import merged_text
-from hearth.domain import entries, facts, records
+from hearth.domain import consolidation, entries, facts, records
 from hearth.domain.text import counted
 from hearth.errors import Conflict
 from hearth.store.history import parse_trailers
@@ -80,6 +80,8 @@ def restatements(
         # Sub-bullets tell about the value they stand under: moved under a new
         # value they would say what is no longer true.
         and e.text not in nested
+        # A consolidation's pointer says where moved entries went, not a value.
+        and not consolidation.is_pointer(e.text)
     ]
     found = []
     for entry in proposal.entries:
