@@ -349,3 +349,27 @@ def test_two_facts_are_not_folded_through_a_third(workspace: Workspace) -> None:
     folds = [p for _k, p in consolidations(workspace) if p.consolidate == "fold"]
     assert len(folds) == 1
     assert short in folds[0].entries and len(folds[0].entries) == 2
+
+
+def test_a_fold_extended_with_other_entries_never_deletes_them(workspace: Workspace) -> None:
+    """Hostile case: the person (CLI, or a runtime not marked an agent) proposes
+    under a pending fold's title, which updates it: its entries grew by two
+    unrelated ones while its folded line stayed. Approving then replaced all
+    four by the fold of two, deleting `Ana plays piano` and `Bob owns a red
+    bike` from MEMORY.md. A fold whose line does not hold every word of its
+    entries is refused; nothing changes."""
+    app = workspace.app
+    first = "Sam is allergic to cats and dogs"
+    second = "Sam is allergic to cats, dogs and horses"
+    for text in ("Ana plays piano", first, second, "Bob owns a red bike"):
+        app.entry_add("MEMORY.md", text, ACTOR)
+    app.consolidate(["MEMORY.md"])
+    [(key, proposal)] = [(k, p) for k, p in consolidations(workspace) if p.consolidate == "fold"]
+    again = app.propose(proposal.title, ["Ana plays piano", "Bob owns a red bike"], ACTOR)
+    assert again.key == key
+    head = workspace.git("rev-parse", "HEAD")
+    memory = workspace.read("MEMORY.md")
+    with pytest.raises(StaleWrite, match="drop"):
+        app.merge(key, ACTOR)
+    assert workspace.git("rev-parse", "HEAD") == head
+    assert workspace.read("MEMORY.md") == memory

@@ -17,7 +17,7 @@ the entries it takes out, ``consolidate`` (``move`` or ``fold``),
 ``destination`` (a move's note) and ``leaves`` (the line left in the hot file:
 the pointer, or the folded entry). Applying it (``apply``) is pure text in,
 text out, and refuses (``StaleWrite``) when the hot file no longer holds one
-of the entries as proposed.
+of the entries as proposed, or a fold's line lacks a word of its entries.
 
 No text is dropped: a move puts every entry it takes out into its note, word
 for word; a fold keeps every distinct word of every entry it folds.
@@ -245,6 +245,17 @@ def apply(
             "was changed. Reject it: hearth proposes again from the file as it is now",
             detail={"target": consolidation.target, "missing": gone},
         )
+    if consolidation.action == FOLD:
+        lost = loses_words(consolidation.leaves, consolidation.entries)
+        if lost:
+            # The record was changed after hearth made it (an update by title
+            # adds entries, not their words to the folded line).
+            raise StaleWrite(
+                f"this fold of {consolidation.target} would drop the words "
+                f"{', '.join(map(repr, lost[:5]))}: its entries are no longer those it "
+                "folded; nothing was changed. Reject it: hearth proposes again",
+                detail={"target": consolidation.target, "missing": lost},
+            )
     text = source
     leaves = consolidation.leaves
     taken = [e for e in consolidation.entries if e != leaves]
