@@ -367,3 +367,20 @@ def test_a_consolidations_pointer_line_is_never_replaced_as_a_field(
         "Work: Acme Corp, remote",
     ]
     assert superseded_files(workspace) == []
+
+
+def test_an_agents_entry_beside_a_pointer_or_a_nested_entry_is_added_as_before(
+    workspace: Workspace,
+) -> None:
+    """Hostile case, the agent's side of the two above: an agent's `memory add`
+    of `Work: ...` beside a consolidation's pointer `Work: see ...`, or of a new
+    value beside an entry with sub-bullets, was made a replacement proposal
+    that the merge would then only add; it is added as any other entry."""
+    app = workspace.app
+    app.entry_add("MEMORY.md", "Work: see memory/topics/work.md", ACTOR)
+    start = workspace.read("MEMORY.md") + "- Location: Braga\n  - flat on Rua Augusta\n"
+    person_commits(workspace, "MEMORY.md", start, "2026-10-01T10:00:00Z")
+    for text in ("Work: Acme Corp, remote", "Location: Porto"):
+        result = app.entry_add("MEMORY.md", text, "agent", agent=True)
+        assert result.path == "MEMORY.md", text
+    assert "- Location: Braga\n  - flat on Rua Augusta\n" in workspace.read("MEMORY.md")

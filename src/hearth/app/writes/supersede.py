@@ -71,17 +71,10 @@ def restatements(
     already holds other proposals of the same merge: only what HEAD held is
     replaced (two proposals merged at once are of one moment, neither newer)."""
     kept = None if committed is None else {e.text for e in entries.list_entries(committed)}
-    nested = {b.text for b in _blocks(text) if b.end > b.head_end}
     held = [
-        (e.text, e.line)
-        for e in entries.list_entries(text)
-        if e.text not in replace.values()
-        and (kept is None or e.text in kept)
-        # Sub-bullets tell about the value they stand under: moved under a new
-        # value they would say what is no longer true.
-        and e.text not in nested
-        # A consolidation's pointer says where moved entries went, not a value.
-        and not consolidation.is_pointer(e.text)
+        (t, n)
+        for t, n in replaceable(text)
+        if t not in replace.values() and (kept is None or t in kept)
     ]
     found = []
     for entry in proposal.entries:
@@ -95,6 +88,20 @@ def restatements(
         # proposal (an agent's second new value before the person looked) replaces it.
         held = [(t, n) for t, n in held if t != restated.old] + [(entry, restated.line)]
     return found
+
+
+def replaceable(text: str) -> list[tuple[str, int]]:
+    """The entries of ``text`` a new value may replace, with their lines."""
+    nested = {b.text for b in _blocks(text) if b.end > b.head_end}
+    return [
+        (e.text, e.line)
+        for e in entries.list_entries(text)
+        # Sub-bullets tell about the value they stand under: moved under a new
+        # value they would say what is no longer true.
+        if e.text not in nested
+        # A consolidation's pointer says where moved entries went, not a value.
+        and not consolidation.is_pointer(e.text)
+    ]
 
 
 def preview_entries(
