@@ -373,3 +373,31 @@ def test_a_fold_extended_with_other_entries_never_deletes_them(workspace: Worksp
         app.merge(key, ACTOR)
     assert workspace.git("rev-parse", "HEAD") == head
     assert workspace.read("MEMORY.md") == memory
+
+
+def test_entries_that_differ_in_a_link_or_a_path_are_never_folded(workspace: Workspace) -> None:
+    """Hostile case: two entries alike but for a link or a path (`.../pasta-carbonara`
+    and `.../pasta-amatriciana`, `~/docs/taxes/receipts` and `.../invoices`,
+    two e-mail addresses) were folded into one holding the first whole and only
+    the other's differing word, so the second link, path or address was in the
+    hot file no more. A link, a path or an address is a value: never folded."""
+    app = workspace.app
+    pairs = [
+        (
+            "Sam keeps the pasta recipe at https://example.com/recipes/pasta-carbonara",
+            "Sam keeps the pasta recipe at https://example.com/recipes/pasta-amatriciana",
+        ),
+        (
+            "Sam keeps the tax files in ~/docs/taxes/receipts",
+            "Sam keeps the tax files in ~/docs/taxes/invoices",
+        ),
+        (
+            "Sam writes to the school at office@school.example",
+            "Sam writes to the school at head@school.example",
+        ),
+    ]
+    for first, second in pairs:
+        app.entry_add("MEMORY.md", first, ACTOR)
+        app.entry_add("MEMORY.md", second, ACTOR)
+    app.consolidate(["MEMORY.md"])
+    assert [p.entries for _k, p in consolidations(workspace) if p.consolidate == "fold"] == []

@@ -137,13 +137,22 @@ def fold_text(texts: Sequence[str]) -> str:
 def differs_in_a_value(a: str, b: str) -> bool:
     """Whether the words one of two entries has and the other lacks include a
     value: a number, or a capitalised word (a name, a place, a month). Such a
-    pair states two facts, or a fact that changed: it is not folded."""
+    pair states two facts, or a fact that changed: it is not folded. So does a
+    link, a path or an address the two do not share: a fold keeps words, and
+    the other's would be broken."""
+    if _links(a) != _links(b):
+        return True
     wa, wb = set(words(a)), set(words(b))
     for raw in _WORD.findall(a) + _WORD.findall(b):
         word = raw.casefold().strip("'’-")
         if (word in wa) != (word in wb) and (any(c.isdigit() for c in raw) or raw[:1].isupper()):
             return True
     return False
+
+
+def _links(text: str) -> set[str]:
+    """The links, paths and addresses of ``text`` (a token with ``/``, ``\\`` or ``@``)."""
+    return {t.strip(".,;:!?()[]<>\"'") for t in text.split() if any(c in t for c in "/\\@")}
 
 
 def loses_words(folded: str, texts: Iterable[str]) -> list[str]:
