@@ -401,3 +401,25 @@ def test_entries_that_differ_in_a_link_or_a_path_are_never_folded(workspace: Wor
         app.entry_add("MEMORY.md", second, ACTOR)
     app.consolidate(["MEMORY.md"])
     assert [p.entries for _k, p in consolidations(workspace) if p.consolidate == "fold"] == []
+
+
+def test_a_fold_keeps_what_is_no_word_c_sharp_or_an_emoji(workspace: Workspace) -> None:
+    """Hostile case: `... code in C++ ...` and `... code in C# ...`, or two
+    entries told apart by an emoji, have the same words, so the fold kept the
+    longest and dropped the other's `C#` (`🍣`) without a trace. A fold keeps
+    every token of every entry it folds, and approving it drops none."""
+    app = workspace.app
+    texts = [
+        "Sam writes most of his work code in C++ these days",
+        "Sam writes most of his work code in C# these days",
+        "Ana's favourite food is 🍕 on fridays",
+        "Ana's favourite food is 🍣 on fridays",
+    ]
+    for text in ["Ana plays piano", *texts]:
+        app.entry_add("MEMORY.md", text, ACTOR)
+    app.consolidate(["MEMORY.md"])
+    for key, _proposal in consolidations(workspace):
+        app.merge(key, ACTOR)
+    held = " ".join(entry_texts(workspace, "MEMORY.md")).split()
+    for token in ("C++", "C#", "🍕", "🍣"):
+        assert any(token in h for h in held), token

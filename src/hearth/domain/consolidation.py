@@ -63,6 +63,8 @@ MAX_MOVES = 3
 TITLE_PREFIX = "Consolidate "
 _POINTER = re.compile(r":\s+see\s+(?:memory/topics|users)/\S+\.md$")
 _WORD = re.compile(r"[\w'’-]+")
+#: Sentence punctuation at a token's edges, which a fold need not keep.
+_EDGES = '.,;:!?"“”()[]{}'
 
 
 def is_pointer(text: str) -> bool:
@@ -117,20 +119,27 @@ def words(text: str) -> list[str]:
     return [w.casefold().strip("'’-") for w in _WORD.findall(text) if w.strip("'’-")]
 
 
+def tokens(text: str) -> list[str]:
+    """The tokens of ``text`` (between spaces, sentence punctuation at their
+    edges aside) as a fold keeps them: a word, but also ``C#``, ``-5``, a link."""
+    found = (raw.strip(_EDGES) for raw in text.split())
+    return [t for t in found if t.strip("-–—")]
+
+
 def fold_text(texts: Sequence[str]) -> str:
     """One entry saying what ``texts`` say: the longest, then ``(also: ...)``
-    with every word of the others it does not hold, in their order."""
+    with every token of the others it does not hold, in their order (tokens,
+    not words: ``C#`` beside ``C++``, or an emoji, is no word)."""
     base = max(texts, key=len)
-    seen = set(words(base))
+    seen = {t.casefold() for t in tokens(base)}
     extra: list[str] = []
     for text in texts:
         if text == base:
             continue
-        for raw in _WORD.findall(text):
-            word = raw.casefold().strip("'’-")
-            if word and word not in seen:
-                seen.add(word)
-                extra.append(raw.strip("'’-"))
+        for token in tokens(text):
+            if token.casefold() not in seen:
+                seen.add(token.casefold())
+                extra.append(token)
     return f"{base} (also: {' '.join(extra)})" if extra else base
 
 
@@ -156,9 +165,10 @@ def _links(text: str) -> set[str]:
 
 
 def loses_words(folded: str, texts: Iterable[str]) -> list[str]:
-    """The words of ``texts`` that ``folded`` does not hold (none for a fold)."""
-    held = set(words(folded))
-    return sorted({w for t in texts for w in words(t)} - held)
+    """The words and tokens of ``texts`` that ``folded`` does not hold (none for a fold)."""
+    held = set(words(folded)) | {t.casefold() for t in tokens(folded)}
+    said = {w for t in texts for w in (*words(t), *(x.casefold() for x in tokens(t)))}
+    return sorted(said - held)
 
 
 @dataclass(frozen=True)
