@@ -7,6 +7,7 @@ current one, and a person's own edit is never overwritten behind their back.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 import subprocess
@@ -20,7 +21,7 @@ from hearth.domain.likeness import DEFAULT_THRESHOLD
 from hearth.domain.validation import Bounds
 from hearth.errors import Conflict
 from hearth.index.likeness import EntryLikeness
-from tests.conftest import Workspace, git
+from tests.conftest import FakeClock, Workspace, git
 
 ACTOR = "test"
 
@@ -384,3 +385,26 @@ def test_an_agents_entry_beside_a_pointer_or_a_nested_entry_is_added_as_before(
         result = app.entry_add("MEMORY.md", text, "agent", agent=True)
         assert result.path == "MEMORY.md", text
     assert "- Location: Braga\n  - flat on Rua Augusta\n" in workspace.read("MEMORY.md")
+
+
+def test_a_persons_edit_stays_protected_when_the_agent_updates_the_proposal_after(
+    workspace: Workspace, clock: FakeClock
+) -> None:
+    """Hostile case: the agent proposes `Sam lives in Lisbon`; the person then
+    corrects the held line to `Sam lives in Guimaraes`; the agent then adds an
+    unrelated entry under the same title, which moved the proposal's `updated`
+    past the person's edit, so the merge replaced the person's correction
+    with the agent's older value without a word. The proposal was made before
+    the edit: the merge is refused."""
+    app = workspace.app
+    start = workspace.read("MEMORY.md") + "- Sam lives in Braga\n"
+    person_commits(workspace, "MEMORY.md", start, "2026-10-01T10:00:00Z")
+    key = app.propose("Sam", ["Sam lives in Lisbon"], ACTOR, agent=True).key
+    assert key is not None
+    edited = workspace.read("MEMORY.md").replace("in Braga", "in Guimaraes")
+    person_commits(workspace, "MEMORY.md", edited, "2026-12-01T10:00:00Z")
+    clock.now += dt.timedelta(days=10)  # past the edit, before today
+    assert app.propose("Sam", ["Sam owns a cat"], ACTOR, agent=True).key == key
+    with pytest.raises(Conflict, match="changed after this proposal"):
+        app.merge(key, ACTOR)
+    assert "- Sam lives in Guimaraes\n" in workspace.read("MEMORY.md")

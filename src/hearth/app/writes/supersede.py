@@ -170,7 +170,10 @@ def _check_not_newer(
     if since is None or parse_trailers(since[1]).get("Hearth-Op") in _MERGES:
         return
     # hearth's ``2026-11-22T09:30:00Z`` or LionClaw's ``...09:30:00.123456789+00:00 UTC``.
-    stamp = proposal.updated.removesuffix(" UTC").replace("Z", "+00:00")
+    # When it was first made: an update by title (another entry) comes later,
+    # and would hide the person's edit made in between.
+    made_at = proposal.created or proposal.updated
+    stamp = made_at.removesuffix(" UTC").replace("Z", "+00:00")
     try:
         made = dt.datetime.fromisoformat(re.sub(r"(\.\d{6})\d+", r"\1", stamp))
     except ValueError:
