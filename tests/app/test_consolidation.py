@@ -349,3 +349,77 @@ def test_two_facts_are_not_folded_through_a_third(workspace: Workspace) -> None:
     folds = [p for _k, p in consolidations(workspace) if p.consolidate == "fold"]
     assert len(folds) == 1
     assert short in folds[0].entries and len(folds[0].entries) == 2
+
+
+def test_a_fold_extended_with_other_entries_never_deletes_them(workspace: Workspace) -> None:
+    """Hostile case: the person (CLI, or a runtime not marked an agent) proposes
+    under a pending fold's title, which updates it: its entries grew by two
+    unrelated ones while its folded line stayed. Approving then replaced all
+    four by the fold of two, deleting `Ana plays piano` and `Bob owns a red
+    bike` from MEMORY.md. A fold whose line does not hold every word of its
+    entries is refused; nothing changes."""
+    app = workspace.app
+    first = "Sam is allergic to cats and dogs"
+    second = "Sam is allergic to cats, dogs and horses"
+    for text in ("Ana plays piano", first, second, "Bob owns a red bike"):
+        app.entry_add("MEMORY.md", text, ACTOR)
+    app.consolidate(["MEMORY.md"])
+    [(key, proposal)] = [(k, p) for k, p in consolidations(workspace) if p.consolidate == "fold"]
+    again = app.propose(proposal.title, ["Ana plays piano", "Bob owns a red bike"], ACTOR)
+    assert again.key == key
+    head = workspace.git("rev-parse", "HEAD")
+    memory = workspace.read("MEMORY.md")
+    with pytest.raises(StaleWrite, match="drop"):
+        app.merge(key, ACTOR)
+    assert workspace.git("rev-parse", "HEAD") == head
+    assert workspace.read("MEMORY.md") == memory
+
+
+def test_entries_that_differ_in_a_link_or_a_path_are_never_folded(workspace: Workspace) -> None:
+    """Hostile case: two entries alike but for a link or a path (`.../pasta-carbonara`
+    and `.../pasta-amatriciana`, `~/docs/taxes/receipts` and `.../invoices`,
+    two e-mail addresses) were folded into one holding the first whole and only
+    the other's differing word, so the second link, path or address was in the
+    hot file no more. A link, a path or an address is a value: never folded."""
+    app = workspace.app
+    pairs = [
+        (
+            "Sam keeps the pasta recipe at https://example.com/recipes/pasta-carbonara",
+            "Sam keeps the pasta recipe at https://example.com/recipes/pasta-amatriciana",
+        ),
+        (
+            "Sam keeps the tax files in ~/docs/taxes/receipts",
+            "Sam keeps the tax files in ~/docs/taxes/invoices",
+        ),
+        (
+            "Sam writes to the school at office@school.example",
+            "Sam writes to the school at head@school.example",
+        ),
+    ]
+    for first, second in pairs:
+        app.entry_add("MEMORY.md", first, ACTOR)
+        app.entry_add("MEMORY.md", second, ACTOR)
+    app.consolidate(["MEMORY.md"])
+    assert [p.entries for _k, p in consolidations(workspace) if p.consolidate == "fold"] == []
+
+
+def test_a_fold_keeps_what_is_no_word_c_sharp_or_an_emoji(workspace: Workspace) -> None:
+    """Hostile case: `... code in C++ ...` and `... code in C# ...`, or two
+    entries told apart by an emoji, have the same words, so the fold kept the
+    longest and dropped the other's `C#` (`🍣`) without a trace. A fold keeps
+    every token of every entry it folds, and approving it drops none."""
+    app = workspace.app
+    texts = [
+        "Sam writes most of his work code in C++ these days",
+        "Sam writes most of his work code in C# these days",
+        "Ana's favourite food is 🍕 on fridays",
+        "Ana's favourite food is 🍣 on fridays",
+    ]
+    for text in ["Ana plays piano", *texts]:
+        app.entry_add("MEMORY.md", text, ACTOR)
+    app.consolidate(["MEMORY.md"])
+    for key, _proposal in consolidations(workspace):
+        app.merge(key, ACTOR)
+    held = " ".join(entry_texts(workspace, "MEMORY.md")).split()
+    for token in ("C++", "C#", "🍕", "🍣"):
+        assert any(token in h for h in held), token

@@ -7,6 +7,7 @@ current one, and a person's own edit is never overwritten behind their back.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 import subprocess
@@ -20,7 +21,7 @@ from hearth.domain.likeness import DEFAULT_THRESHOLD
 from hearth.domain.validation import Bounds
 from hearth.errors import Conflict
 from hearth.index.likeness import EntryLikeness
-from tests.conftest import Workspace, git
+from tests.conftest import FakeClock, Workspace, git
 
 ACTOR = "test"
 
@@ -298,3 +299,112 @@ def test_two_new_values_before_the_person_looked_leave_the_latest(workspace: Wor
     assert any(
         "- Entry: Location: Porto\n" in t and "Replaced by: Location: Faro" in t for t in kept
     )
+
+
+def test_a_sub_bullet_the_person_added_is_never_moved_under_the_new_value(
+    workspace: Workspace,
+) -> None:
+    """Hostile case: the person adds a sub-bullet under the entry a pending
+    proposal would replace (`Location: Braga` / `flat on Rua Augusta`). The merge
+    put `Location: Porto` in the head line's place and left the person's
+    sub-bullet under it (now about Porto), and the record kept only the head.
+    An entry with sub-bullets is not replaced: the new value is added, the
+    person's block stays whole."""
+    app = workspace.app
+    app.entry_add("MEMORY.md", "Location: Braga", ACTOR)
+    app.entry_add("MEMORY.md", "Sam likes tea", ACTOR)
+    key = app.propose("Moved", ["Location: Porto"], ACTOR, agent=True).key
+    assert key is not None
+    text = workspace.read("MEMORY.md").replace(
+        "- Location: Braga\n", "- Location: Braga\n  - flat on Rua Augusta, key under the mat\n"
+    )
+    person_commits(workspace, "MEMORY.md", text, "2026-12-01T10:00:00Z")
+    app.merge(key, ACTOR)
+    after = workspace.read("MEMORY.md")
+    assert "- Location: Braga\n  - flat on Rua Augusta, key under the mat\n" in after
+    assert "- Location: Porto\n" in after
+    assert superseded_files(workspace) == []
+
+
+def test_a_rewrapped_continuation_the_person_edited_is_not_overwritten(
+    workspace: Workspace,
+) -> None:
+    """Hostile case: the entry a pending proposal replaces is wrapped over two
+    lines, and the person edits the value on its second line (`Braga` ->
+    `Guimaraes`) after the proposal. Only the bullet's own line was checked
+    against the proposal's time, so the person's new value was replaced behind
+    their back; every line of the entry counts, as the one-line case does."""
+    app = workspace.app
+    start = workspace.read("MEMORY.md") + "- Sam lives in\n  Braga\n- Sam likes tea\n"
+    person_commits(workspace, "MEMORY.md", start, "2026-10-01T10:00:00Z")
+    key = app.propose("Moved", ["Sam lives in Lisbon"], ACTOR, agent=True).key
+    assert key is not None
+    edited = workspace.read("MEMORY.md").replace("  Braga\n", "  Guimaraes\n")
+    person_commits(workspace, "MEMORY.md", edited, "2026-12-01T10:00:00Z")
+    with pytest.raises(Conflict, match="changed after this proposal"):
+        app.merge(key, ACTOR)
+    assert "- Sam lives in\n  Guimaraes\n" in workspace.read("MEMORY.md")
+    assert superseded_files(workspace) == []
+
+
+def test_a_consolidations_pointer_line_is_never_replaced_as_a_field(
+    workspace: Workspace,
+) -> None:
+    """Hostile case: a consolidation moved entries about work to their note and
+    left `Work: see memory/topics/work.md`; an agent's later `Work: Acme Corp,
+    remote` read as a new value of the field `Work`, and the merge replaced the
+    pointer: the hot file no longer said where the moved entries went. A
+    pointer is never a fact's value: the new entry is added beside it."""
+    app = workspace.app
+    app.entry_add("MEMORY.md", "Work: see memory/topics/work.md", ACTOR)
+    app.entry_add("MEMORY.md", "Sam likes tea", ACTOR)
+    key = app.propose("Job", ["Work: Acme Corp, remote"], ACTOR, agent=True).key
+    assert key is not None
+    assert app.review_board().proposals[key].replaces == ()
+    app.merge(key, ACTOR)
+    assert memory_entries(workspace) == [
+        "Work: see memory/topics/work.md",
+        "Sam likes tea",
+        "Work: Acme Corp, remote",
+    ]
+    assert superseded_files(workspace) == []
+
+
+def test_an_agents_entry_beside_a_pointer_or_a_nested_entry_is_added_as_before(
+    workspace: Workspace,
+) -> None:
+    """Hostile case, the agent's side of the two above: an agent's `memory add`
+    of `Work: ...` beside a consolidation's pointer `Work: see ...`, or of a new
+    value beside an entry with sub-bullets, was made a replacement proposal
+    that the merge would then only add; it is added as any other entry."""
+    app = workspace.app
+    app.entry_add("MEMORY.md", "Work: see memory/topics/work.md", ACTOR)
+    start = workspace.read("MEMORY.md") + "- Location: Braga\n  - flat on Rua Augusta\n"
+    person_commits(workspace, "MEMORY.md", start, "2026-10-01T10:00:00Z")
+    for text in ("Work: Acme Corp, remote", "Location: Porto"):
+        result = app.entry_add("MEMORY.md", text, "agent", agent=True)
+        assert result.path == "MEMORY.md", text
+    assert "- Location: Braga\n  - flat on Rua Augusta\n" in workspace.read("MEMORY.md")
+
+
+def test_a_persons_edit_stays_protected_when_the_agent_updates_the_proposal_after(
+    workspace: Workspace, clock: FakeClock
+) -> None:
+    """Hostile case: the agent proposes `Sam lives in Lisbon`; the person then
+    corrects the held line to `Sam lives in Guimaraes`; the agent then adds an
+    unrelated entry under the same title, which moved the proposal's `updated`
+    past the person's edit, so the merge replaced the person's correction
+    with the agent's older value without a word. The proposal was made before
+    the edit: the merge is refused."""
+    app = workspace.app
+    start = workspace.read("MEMORY.md") + "- Sam lives in Braga\n"
+    person_commits(workspace, "MEMORY.md", start, "2026-10-01T10:00:00Z")
+    key = app.propose("Sam", ["Sam lives in Lisbon"], ACTOR, agent=True).key
+    assert key is not None
+    edited = workspace.read("MEMORY.md").replace("in Braga", "in Guimaraes")
+    person_commits(workspace, "MEMORY.md", edited, "2026-12-01T10:00:00Z")
+    clock.now += dt.timedelta(days=10)  # past the edit, before today
+    assert app.propose("Sam", ["Sam owns a cat"], ACTOR, agent=True).key == key
+    with pytest.raises(Conflict, match="changed after this proposal"):
+        app.merge(key, ACTOR)
+    assert "- Sam lives in Guimaraes\n" in workspace.read("MEMORY.md")

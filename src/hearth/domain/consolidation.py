@@ -17,7 +17,7 @@ the entries it takes out, ``consolidate`` (``move`` or ``fold``),
 ``destination`` (a move's note) and ``leaves`` (the line left in the hot file:
 the pointer, or the folded entry). Applying it (``apply``) is pure text in,
 text out, and refuses (``StaleWrite``) when the hot file no longer holds one
-of the entries as proposed.
+of the entries as proposed, or a fold's line lacks a word of its entries.
 
 No text is dropped: a move puts every entry it takes out into its note, word
 for word; a fold keeps every distinct word of every entry it folds.
@@ -63,6 +63,8 @@ MAX_MOVES = 3
 TITLE_PREFIX = "Consolidate "
 _POINTER = re.compile(r":\s+see\s+(?:memory/topics|users)/\S+\.md$")
 _WORD = re.compile(r"[\w'’-]+")
+#: Sentence punctuation at a token's edges, which a fold need not keep.
+_EDGES = '.,;:!?"“”()[]{}'
 
 
 def is_pointer(text: str) -> bool:
@@ -117,27 +119,38 @@ def words(text: str) -> list[str]:
     return [w.casefold().strip("'’-") for w in _WORD.findall(text) if w.strip("'’-")]
 
 
+def tokens(text: str) -> list[str]:
+    """The tokens of ``text`` (between spaces, sentence punctuation at their
+    edges aside) as a fold keeps them: a word, but also ``C#``, ``-5``, a link."""
+    found = (raw.strip(_EDGES) for raw in text.split())
+    return [t for t in found if t.strip("-–—")]
+
+
 def fold_text(texts: Sequence[str]) -> str:
     """One entry saying what ``texts`` say: the longest, then ``(also: ...)``
-    with every word of the others it does not hold, in their order."""
+    with every token of the others it does not hold, in their order (tokens,
+    not words: ``C#`` beside ``C++``, or an emoji, is no word)."""
     base = max(texts, key=len)
-    seen = set(words(base))
+    seen = {t.casefold() for t in tokens(base)}
     extra: list[str] = []
     for text in texts:
         if text == base:
             continue
-        for raw in _WORD.findall(text):
-            word = raw.casefold().strip("'’-")
-            if word and word not in seen:
-                seen.add(word)
-                extra.append(raw.strip("'’-"))
+        for token in tokens(text):
+            if token.casefold() not in seen:
+                seen.add(token.casefold())
+                extra.append(token)
     return f"{base} (also: {' '.join(extra)})" if extra else base
 
 
 def differs_in_a_value(a: str, b: str) -> bool:
     """Whether the words one of two entries has and the other lacks include a
     value: a number, or a capitalised word (a name, a place, a month). Such a
-    pair states two facts, or a fact that changed: it is not folded."""
+    pair states two facts, or a fact that changed: it is not folded. So does a
+    link, a path or an address the two do not share: a fold keeps words, and
+    the other's would be broken."""
+    if _links(a) != _links(b):
+        return True
     wa, wb = set(words(a)), set(words(b))
     for raw in _WORD.findall(a) + _WORD.findall(b):
         word = raw.casefold().strip("'’-")
@@ -146,10 +159,16 @@ def differs_in_a_value(a: str, b: str) -> bool:
     return False
 
 
+def _links(text: str) -> set[str]:
+    """The links, paths and addresses of ``text`` (a token with ``/``, ``\\`` or ``@``)."""
+    return {t.strip(".,;:!?()[]<>\"'") for t in text.split() if any(c in t for c in "/\\@")}
+
+
 def loses_words(folded: str, texts: Iterable[str]) -> list[str]:
-    """The words of ``texts`` that ``folded`` does not hold (none for a fold)."""
-    held = set(words(folded))
-    return sorted({w for t in texts for w in words(t)} - held)
+    """The words and tokens of ``texts`` that ``folded`` does not hold (none for a fold)."""
+    held = set(words(folded)) | {t.casefold() for t in tokens(folded)}
+    said = {w for t in texts for w in (*words(t), *(x.casefold() for x in tokens(t)))}
+    return sorted(said - held)
 
 
 @dataclass(frozen=True)
@@ -245,6 +264,17 @@ def apply(
             "was changed. Reject it: hearth proposes again from the file as it is now",
             detail={"target": consolidation.target, "missing": gone},
         )
+    if consolidation.action == FOLD:
+        lost = loses_words(consolidation.leaves, consolidation.entries)
+        if lost:
+            # The record was changed after hearth made it (an update by title
+            # adds entries, not their words to the folded line).
+            raise StaleWrite(
+                f"this fold of {consolidation.target} would drop the words "
+                f"{', '.join(map(repr, lost[:5]))}: its entries are no longer those it "
+                "folded; nothing was changed. Reject it: hearth proposes again",
+                detail={"target": consolidation.target, "missing": lost},
+            )
     text = source
     leaves = consolidation.leaves
     taken = [e for e in consolidation.entries if e != leaves]

@@ -11,6 +11,7 @@ from hearth.app.writes.consolidation import ConsolidationWrites
 from hearth.app.writes.key_fix import KeyFixWrites
 from hearth.app.writes.memory import MemoryWrites, entry_file
 from hearth.app.writes.records import RecordWrites
+from hearth.app.writes.supersede import replaceable
 from hearth.app.writes.undo import UndoWrites
 from hearth.app.writes.writer import AfterWrite, check_agent_persona, check_expected
 from hearth.domain import entries, facts, layout, notes, rollup
@@ -52,8 +53,8 @@ class HomeWrites(
             # person merges it: the agent proposes, the person approves.
             text = entries.clean_entry(entry)
             data = self.store.snapshot().read(target)
-            held = entries.list_entries(decode_text(data, target)) if data is not None else []
-            found = facts.restated_in(text, [(e.text, e.line) for e in held])
+            held = replaceable(decode_text(data, target)) if data is not None else []
+            found = facts.restated_in(text, held)
             if found is not None:
                 title = f"Replace in {target}: {found.old[:60]}"
                 return self.propose(title, [text], actor, target, agent=True)

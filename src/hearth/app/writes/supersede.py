@@ -10,11 +10,13 @@ the merge's one commit. Search sets those records aside as it does archives
 (``kind=archive`` finds them, status ``superseded``), so recall hands only the
 current version.
 
-A person's own edit is never overwritten behind their back: an entry whose
-line a commit other than a merge changed after the proposal was made (the
-person edited it in their editor, or with ``hearth memory``) is not replaced;
-the merge is refused and says so, for the person to reject or edit the
-proposal.
+A person's own edit is never overwritten behind their back: an entry any
+line of which (its bullet or a wrapped line) a commit other than a merge
+changed after the proposal was made (the person edited it in their editor, or
+with ``hearth memory``) is not replaced; the merge is refused and says so, for
+the person to reject or edit the proposal. An entry with sub-bullets is never
+replaced (they tell about the value they stand under): the new value is added
+beside it.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from hearth.app.writes.record_files import merged_text
-from hearth.domain import entries, facts, records
+from hearth.domain import consolidation, entries, facts, records
 from hearth.domain.text import counted
 from hearth.errors import Conflict
 from hearth.store.history import parse_trailers
@@ -70,9 +72,9 @@ def restatements(
     replaced (two proposals merged at once are of one moment, neither newer)."""
     kept = None if committed is None else {e.text for e in entries.list_entries(committed)}
     held = [
-        (e.text, e.line)
-        for e in entries.list_entries(text)
-        if e.text not in replace.values() and (kept is None or e.text in kept)
+        (t, n)
+        for t, n in replaceable(text)
+        if t not in replace.values() and (kept is None or t in kept)
     ]
     found = []
     for entry in proposal.entries:
@@ -86,6 +88,20 @@ def restatements(
         # proposal (an agent's second new value before the person looked) replaces it.
         held = [(t, n) for t, n in held if t != restated.old] + [(entry, restated.line)]
     return found
+
+
+def replaceable(text: str) -> list[tuple[str, int]]:
+    """The entries of ``text`` a new value may replace, with their lines."""
+    nested = {b.text for b in _blocks(text) if b.end > b.head_end}
+    return [
+        (e.text, e.line)
+        for e in entries.list_entries(text)
+        # Sub-bullets tell about the value they stand under: moved under a new
+        # value they would say what is no longer true.
+        if e.text not in nested
+        # A consolidation's pointer says where moved entries went, not a value.
+        and not consolidation.is_pointer(e.text)
+    ]
 
 
 def preview_entries(
@@ -117,12 +133,17 @@ def merge_entries(
     ``before`` holds what other proposals of one batch added (``restatements``)."""
     chosen = dict(replace or {})
     found = restatements(before, proposal, leave_out, chosen, committed)
-    head_lines = {e.text: e.line for e in entries.list_entries(committed or before)}
+    head_lines = {b.text: b for b in _blocks(committed or before)}
     kept: list[FileChange] = []
     for restated in found:
-        line = head_lines.get(restated.old)
+        block = head_lines.get(restated.old)
+        line = block.start + 1 if block is not None else None
         # An entry of this very merge that a later one replaces held for no commit.
         since = snap.line_since(target, line) if line is not None else None
+        if block is not None:
+            # A person's edit of any line of the entry (a wrapped one too) is theirs.
+            for later in range(block.start + 2, block.head_end + 1):
+                _check_not_newer(snap.line_since(target, later), proposal, target, restated)
         _check_not_newer(since, proposal, target, restated)
         day = now.astimezone(dt.UTC).date().isoformat()
         held_from = dt.datetime.fromtimestamp(since[0], dt.UTC).date().isoformat() if since else ""
@@ -136,6 +157,10 @@ def merge_entries(
     return MergedEntries(text, added, note, tuple(found), tuple(kept))
 
 
+def _blocks(text: str) -> list[entries.Block]:
+    return entries.entry_blocks(text.replace("\r\n", "\n").split("\n"))
+
+
 def _check_not_newer(
     since: tuple[int, str] | None,
     proposal: records.Proposal,
@@ -145,7 +170,10 @@ def _check_not_newer(
     if since is None or parse_trailers(since[1]).get("Hearth-Op") in _MERGES:
         return
     # hearth's ``2026-11-22T09:30:00Z`` or LionClaw's ``...09:30:00.123456789+00:00 UTC``.
-    stamp = proposal.updated.removesuffix(" UTC").replace("Z", "+00:00")
+    # When it was first made: an update by title (another entry) comes later,
+    # and would hide the person's edit made in between.
+    made_at = proposal.created or proposal.updated
+    stamp = made_at.removesuffix(" UTC").replace("Z", "+00:00")
     try:
         made = dt.datetime.fromisoformat(re.sub(r"(\.\d{6})\d+", r"\1", stamp))
     except ValueError:
