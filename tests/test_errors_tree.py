@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import builtins
 from pathlib import Path
 
 from hearth import errors
@@ -40,3 +41,34 @@ def test_the_tree_drawn_in_the_docstring_names_every_class() -> None:
         if isinstance(value, type) and issubclass(value, errors.HearthError) and name not in doc
     ]
     assert not missing, f"errors missing from errors.py's drawn tree: {missing}"
+
+
+#: Exceptions that need a type errors.py may not import (named in its docstring).
+KEPT_BESIDE_THEIR_TYPES = {"api/limits.py _TooLarge", "mcp/calls.py Refused"}
+
+
+def test_every_exception_class_is_declared_in_errors_py() -> None:
+    """Issue 51: every exception is in errors.py. ``ApiError``, ``LoginFirst``,
+    ``BadPack`` and ``_NotPlain`` sat in api/problems.py, ui/kit.py,
+    index/vector_packs.py and reconcile/ahead.py; two stay beside the types
+    they subclass or are worded by, and the module's docstring says so."""
+    exceptions = {
+        name
+        for name, value in vars(builtins).items()
+        if isinstance(value, type) and issubclass(value, BaseException)
+    } | {"StarletteHTTPException", "HTTPException"}
+    outside = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path == SRC / "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            bases = {
+                b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases
+            }
+            if bases & exceptions:
+                outside.append(f"{path.relative_to(SRC)} {node.name}")
+    assert set(outside) == KEPT_BESIDE_THEIR_TYPES, outside
+    doc = errors.__doc__ or ""
+    assert all(name.split()[1] in doc for name in KEPT_BESIDE_THEIR_TYPES)

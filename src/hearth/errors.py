@@ -28,6 +28,15 @@ error body every surface sends (HTTP, MCP, the hooks' server check) is
     ├── StoreError           git itself failed in a way retrying will not fix
     │   └── IndexUnusable    the search index is missing, corrupt or of another schema
     └── Interrupted          a served home's start-up pass cut short: the server is stopping
+
+Beside the tree, the edges' own signals, each raised and answered by one
+edge and never reported as hearth's failure: ``ApiError`` (an HTTP refusal of
+the API's edge, with its status), ``LoginFirst`` (a review page asked for
+without a token), ``BadPack`` (a synced vector pack refused), ``NotPlain`` (a
+planned file the write-ahead path leaves to a pass). Two more stay with the
+types they need, which this module may not import: ``api/limits.py``'s
+``_TooLarge`` (Starlette's HTTP exception) and ``mcp/calls.py``'s ``Refused``
+(worded by the scope policy).
 """
 
 from __future__ import annotations
@@ -177,6 +186,27 @@ class Interrupted(HearthError):
     """A served home's start-up pass cut short because the server is stopping."""
 
     code = "interrupted"
+
+
+class ApiError(Exception):
+    """An HTTP-level refusal (authentication, authorization) raised by the edge."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+class LoginFirst(Exception):
+    """A page was asked for without a valid token (``PageRoute`` answers it)."""
+
+
+class BadPack(ValueError):
+    """A vector pack that is not what its name and header say: refused, never loaded."""
+
+
+class NotPlain(Exception):
+    """A planned file an ordinary pass would not simply index (not UTF-8)."""
 
 
 def error_body(code: str, message: str, detail: object = None) -> dict[str, object]:

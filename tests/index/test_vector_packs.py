@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hearth.errors import BadPack
 from hearth.index.search_index import embedding_order
-from hearth.index.vector_packs import MAGIC, BadPack, make_pack, pack_name, read_pack, shipped
+from hearth.index.vector_packs import MAGIC, make_pack, pack_name, read_pack, shipped
 from tests.conftest import examples
 
 MODEL, DIMS = "test-model", 4

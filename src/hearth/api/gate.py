@@ -13,8 +13,8 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 
 from hearth.api import models
-from hearth.api.problems import ApiError
 from hearth.app.served.service import ServedHearth
+from hearth.errors import ApiError
 from hearth.operations import may, refusal
 from hearth.store.tokens import TokenInfo
 

@@ -26,7 +26,7 @@ from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from hearth.api.gate import ERRORS, Service, gate
-from hearth.api.problems import ApiError
+from hearth.errors import ApiError
 from hearth.hooks.staged import LISTING_PATTERN
 from hearth.runtimes import hook_answer
 

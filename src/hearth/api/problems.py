@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from hearth.errors import (
+    ApiError,
     Busy,
     Conflict,
     Forbidden,
@@ -98,15 +99,6 @@ def status_of(exc: HearthError) -> int:
         if isinstance(exc, cls):
             return status
     return 500
-
-
-class ApiError(Exception):
-    """An HTTP-level refusal (authentication, authorization) raised by the edge."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 #: The methods a 405's ``Allow`` may name (TRACE and CONNECT no route takes).

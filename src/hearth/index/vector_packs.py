@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from hearth.errors import BadPack
 from hearth.index.ondisk import KEY_BYTES
 
 Vectors = npt.NDArray[np.float32]
@@ -57,10 +58,6 @@ MAX_COUNT = 1 << 20
 #: How far from 1 a row's length may be after rounding to float16.
 NORM_TOLERANCE = 1e-2
 _HEADER_LIMIT = 4096
-
-
-class BadPack(ValueError):
-    """A pack that is not what its name and header say: refused, never loaded."""
 
 
 @dataclass(frozen=True)

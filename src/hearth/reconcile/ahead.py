@@ -68,7 +68,7 @@ from pathlib import Path
 
 from hearth.domain import layout
 from hearth.domain.sections import Section
-from hearth.errors import HearthError
+from hearth.errors import HearthError, NotPlain
 from hearth.reconcile.differ import RACY_WINDOW_COARSE_NS, RACY_WINDOW_NS
 from hearth.reconcile.manifest import FileEntry
 from hearth.reconcile.prepare import MAX_INDEX_BYTES, Outcome, read_file
@@ -258,7 +258,7 @@ class IndexAhead:
                         continue
                     outcome = read_file(_planned(data), path, None, r.differ.bounds)
                     if outcome.kind != "sections":  # not UTF-8: the ordinary pass parks it
-                        raise _NotPlain(path)
+                        raise NotPlain(path)
                     run.outcomes[path] = outcome
                     batch.replace(path, list(outcome.sections))
         except BaseException as exc:  # the ordinary pass takes over
@@ -383,7 +383,3 @@ def _planned(data: bytes) -> Callable[[str], bytes]:
         return data
 
     return read
-
-
-class _NotPlain(Exception):
-    """A planned file an ordinary pass would not simply index (not UTF-8)."""

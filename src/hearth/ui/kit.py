@@ -35,7 +35,7 @@ from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
 
 from hearth.app.served.service import ServedHearth
-from hearth.errors import Conflict, HearthError, ValidationFailed
+from hearth.errors import Conflict, HearthError, LoginFirst, ValidationFailed
 from hearth.operations import may, refusal
 from hearth.ui.auth import SESSION_COOKIE, Gate, Visitor
 from hearth.ui.render import HEADERS, Views, when, zone_of
@@ -244,10 +244,6 @@ async def _maybe_visitor(request: Request, kit: UiKit) -> Visitor | None:
 
 #: Who posts a form, or None (the form's post says so with a refusal page).
 MaybeVisitor = Annotated[Visitor | None, Depends(_maybe_visitor)]
-
-
-class LoginFirst(Exception):
-    """A page was asked for without a valid token (``PageRoute`` answers it)."""
 
 
 async def _reader(request: Request, visitor: MaybeVisitor) -> Visitor:

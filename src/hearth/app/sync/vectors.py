@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from hearth.errors import BadPack
 from hearth.store.vector_ref import LOCAL_REF, VectorRef, pack_path, remote_ref
 
 if TYPE_CHECKING:
@@ -151,7 +152,7 @@ class VectorExchange:
     def _merge_and_push(self, remote: str, result: VectorSyncResult) -> bool:
         """Import the remote's packs, union both sides, push; False when the push
         was rejected (the remote moved meanwhile)."""
-        from hearth.index.vector_packs import BadPack, read_pack  # noqa: PLC0415  (numpy)
+        from hearth.index.vector_packs import read_pack  # noqa: PLC0415  (numpy)
 
         store = self.semantic.store
         model, dims = store.model, store.dims
