@@ -260,3 +260,19 @@ def test_an_entry_already_in_a_topic_note_is_the_first_to_move(workspace: Worksp
         "memory/topics/hikes.md",
     )
     assert first.pointer.endswith("see memory/topics/hikes.md")
+
+
+def test_the_default_action_merges_a_new_value_the_page_and_the_api_alike() -> None:
+    """The API's ``default_action`` counted an entry that replaces a held fact as
+    already known (reject) while the review page merged it: one policy now, the
+    board's, which the page takes its card action from."""
+    from hearth.app.reads.review_board import ProposalReview
+    from hearth.domain.facts import restated_in
+    from hearth.domain.likeness import EntryMatch, EntryMatches
+
+    replaced = restated_in("Diet: vegan", [("Diet: vegetarian", 5)])
+    assert replaced is not None
+    like = EntryMatches("Diet: vegan", (EntryMatch("Diet: vegetarian", "USER.md", 5, 0.8, None),))
+    assert like.known  # like a held entry, naming nothing it lacks
+    assert ProposalReview("k", (like,)).default_action == "reject"
+    assert ProposalReview("k", (like,), replaces=(replaced,)).default_action == "merge"

@@ -358,6 +358,17 @@ def _batch(form: dict[str, list[str]]) -> tuple[list[str], dict[str, str | None]
     return keys, expected
 
 
+#: The page's card action for the board's ``default_action`` (and whether the
+#: card is one of hearth's consolidations).
+_PAGE_ACTION = {
+    ("merge", False): "merge",
+    ("reject", False): "known",
+    ("none", False): "over",
+    ("merge", True): "consolidate",
+    ("reject", True): "stale",
+}
+
+
 def _item(
     view: Any, preview: Any, error: str | None, found: Any, known: Sequence[str]
 ) -> dict[str, Any]:
@@ -366,14 +377,10 @@ def _item(
     folding = found.consolidation if found else None
     if view.record is None or preview is None:
         action = "none"
-    elif folding is not None:
-        action = "stale" if folding.get("stale") else "consolidate"
-    elif over is not None:
-        action = "over"
-    elif entries and all(e in known for e in entries):
-        action = "known"
-    else:
+    elif found is None:
         action = "merge"
+    else:  # the board's default action, which the API answers too, as the page shows it
+        action = _PAGE_ACTION[found.default_action, folding is not None]
     return {
         "view": view,
         "preview": preview,

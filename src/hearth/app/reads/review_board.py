@@ -74,7 +74,8 @@ class ProposalReview:
             return "reject" if self.consolidation.get("stale") else "merge"
         if self.over_bound is not None:
             return "none"
-        if self.matches and all(m.known for m in self.matches):
+        known = set(self.known)
+        if self.matches and all(m.entry in known for m in self.matches):
             return "reject"
         return "merge"
 
