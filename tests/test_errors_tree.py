@@ -12,24 +12,27 @@ from hearth import errors
 SRC = Path(__file__).resolve().parents[1] / "src" / "hearth"
 
 
+def _classes_on(bases: set[str]) -> list[tuple[Path, int, str]]:
+    """Classes outside errors.py with one of ``bases`` among theirs (by name)."""
+    found = []
+    for path in sorted(SRC.rglob("*.py")):
+        if path == SRC / "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and bases & {
+                b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases
+            }:
+                found.append((path.relative_to(SRC), node.lineno, node.name))
+    return found
+
+
 def test_every_hearth_error_is_declared_in_errors_py() -> None:
     tree_names = {
         name
         for name, value in vars(errors).items()
         if isinstance(value, type) and issubclass(value, errors.HearthError)
     }
-    outside = []
-    for path in sorted(SRC.rglob("*.py")):
-        if path == SRC / "errors.py":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.ClassDef):
-                continue
-            bases = {
-                b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases
-            }
-            if bases & tree_names:
-                outside.append(f"{path.relative_to(SRC)}:{node.lineno} {node.name}")
+    outside = [f"{path}:{line} {name}" for path, line, name in _classes_on(tree_names)]
     assert not outside, f"errors of hearth's tree declared outside errors.py: {outside}"
 
 
@@ -57,18 +60,7 @@ def test_every_exception_class_is_declared_in_errors_py() -> None:
         for name, value in vars(builtins).items()
         if isinstance(value, type) and issubclass(value, BaseException)
     } | {"StarletteHTTPException", "HTTPException"}
-    outside = []
-    for path in sorted(SRC.rglob("*.py")):
-        if path == SRC / "errors.py":
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.ClassDef):
-                continue
-            bases = {
-                b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases
-            }
-            if bases & exceptions:
-                outside.append(f"{path.relative_to(SRC)} {node.name}")
+    outside = [f"{path} {name}" for path, _line, name in _classes_on(exceptions)]
     assert set(outside) == KEPT_BESIDE_THEIR_TYPES, outside
     doc = errors.__doc__ or ""
     assert all(name.split()[1] in doc for name in KEPT_BESIDE_THEIR_TYPES)
