@@ -4,6 +4,8 @@ The safe action is the easy one (issue 41):
 - a proposal's entries the home already holds (the same or nearly) are left
   out of its merge unless the person asks for them (``leave`` fields);
 - a proposal whose every entry is known offers "Reject: already known" first;
+- a known entry that adds words to a held entry of the target is folded into
+  it (every token of both kept), not left out;
 - a group of near-duplicates offers "keep this one, reject the others";
 - a merge over its target's bound is not offered: the card says what to move
   where, leaving which pointer, and that is enough to let the merge through;
