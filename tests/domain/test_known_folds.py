@@ -105,3 +105,13 @@ def test_a_fold_that_would_read_as_another_entry_is_merged_as_new() -> None:
         [("Sam likes tea daily", [held])], TARGET, [held.text, "Sam likes tea daily"], TERMS
     )
     assert found.folds == () and found.new == ("Sam likes tea daily",)
+
+
+def test_a_pointer_line_neither_says_nor_takes_an_entry() -> None:
+    """Hostile case: an entry like a consolidation's pointer line (now compared
+    by its title) is not left out as said by it, nor folded into it (the
+    pointer would point nowhere): it is merged as new."""
+    pointer = HeldLike("Family (Caroline): see memory/topics/family-caroline.md", TARGET, 7)
+    found = sort_known([("Caroline's family", [pointer])], TARGET, [pointer.text], TERMS)
+    assert found.restated == {} and found.folds == ()
+    assert found.new == ("Caroline's family",)

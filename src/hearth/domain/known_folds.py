@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from hearth.domain.consolidation import loses_words, tokens
+from hearth.domain.consolidation import is_pointer, loses_words, tokens
 
 #: A held entry that an earlier fold grew: its text, then ``(also: ...)``.
 _ALSO = re.compile(r"^(?P<base>.*\S) \(also: (?P<extra>[^()]*)\)$", re.DOTALL)
@@ -131,7 +131,10 @@ def sort_known(
     restated: dict[str, HeldLike] = {}
     folds: list[Fold] = []
     new: list[str] = []
-    for entry, like in known:
+    for entry, found in known:
+        # A pointer line a consolidation left holds no fact (its note does), and
+        # folded into, it would point nowhere: it neither says nor takes an entry.
+        like = [h for h in found if not is_pointer(h.text)]
         whole = next(
             (h for h in like if says_all(terms_of(current.get(h.text, h.text)), terms_of(entry))),
             None,
