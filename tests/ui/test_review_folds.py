@@ -50,3 +50,32 @@ def test_the_default_button_folds_a_known_entry_that_adds_words(
     assert f"- {becomes}\n" in memory and "- Jules bakes sourdough bread\n" not in memory
     assert git(s.root, "rev-list", "--count", f"{before}..HEAD").strip() == "1"
     assert key not in pending(s)
+
+
+def test_keeping_one_of_a_group_rejects_only_what_it_says_all_of(
+    person: Page, ui_server: Server
+) -> None:
+    """Case: a group's "Keep the chosen one, reject the others" (the months
+    bench's person pressed it 51 times, and most of the 94 observations kept
+    nowhere were the others it rejected: "Jon's favorite dance style is
+    contemporary" beside Gina's): an other that adds words stays pending, to be
+    folded or merged on its own card; one the kept one says all of is rejected."""
+    s = ui_server
+    kept = propose(s, "Kayak", ["Rene paddles a green kayak on the river"])
+    same = propose(s, "Kayak again", ["Rene paddles a green kayak"])
+    more = propose(s, "Kayak trips", ["Rene paddles a green kayak to the island every summer"])
+    person.goto(s.url + "/ui/")
+    group = person.locator(f"section.group:has(#p-{kept})")
+    expect(group.locator(f"#p-{same}")).to_have_count(1)
+    expect(group.locator(f"#p-{more}")).to_have_count(1)
+    group.get_by_role("radio", name="Kayak", exact=True).check()
+    group.locator("button.primary").click()
+    expect(person.get_by_role("status")).to_contain_text("1 left pending: they add words")
+    left = pending(s)
+    assert kept not in left and same not in left and more in left
+    # On its own card now, the one left folds into the kept entry by default.
+    person.goto(s.url + "/ui/")
+    person.locator(f"#p-{more} button.primary").click()
+    memory = text_of(s, "MEMORY.md")
+    assert "- Rene paddles a green kayak on the river (also: to island every summer)\n" in memory
+    assert more not in pending(s)

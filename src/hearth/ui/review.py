@@ -268,9 +268,20 @@ async def keep_one(
             raise InvalidInput("choose which proposal of the group to keep")
         others = [k for k in keys if k != keep]
         leave = _leave(form, keep)
-        kept, rest = title_of(service, keep), [title_of(service, k) for k in others]
-        result = service.keep_one(keep, others, visitor.actor, expected=seen, leave_out=leave)
-        return _kept(kept, rest, leave, result)
+        # Only what the kept one says all of is rejected: the others stay, for
+        # their own cards (folded, merged or rejected) once the kept one is in.
+        said = cards.said_by_kept(service, keep, others)
+        kept, rest = title_of(service, keep), [title_of(service, k) for k in said]
+        if not said:
+            alone = service.merge(keep, visitor.actor, expected=seen, leave_out=leave)
+            message = f"Kept \u201c{kept}\u201d; {_plural(len(others), 'other', 'others')} "
+            return Done(message + "left pending: they add words it lacks", alone.commit)
+        result = service.keep_one(keep, said, visitor.actor, expected=seen, leave_out=leave)
+        done: Done = _kept(kept, rest, leave, result)
+        if left := len(others) - len(said):
+            message = f"{done.message}; {left} left pending: they add words it lacks"
+            done = Done(message, done.commit)
+        return done
 
     return await act(request, visitor, kit, service, "merge.many", call)
 

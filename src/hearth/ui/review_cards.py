@@ -5,9 +5,15 @@ filters (``ui/review.py`` serves the page and its forms)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hearth.app.reads.review_board import ReviewBoard
+from hearth.domain import layout, records
+from hearth.domain.known_folds import says_all
+from hearth.errors import HearthError
+
+if TYPE_CHECKING:
+    from hearth.app.served.service import ServedHearth
 
 #: Filters of the summary line: which cards ``?show=`` keeps.
 FILTERS = ("all", "known", "grouped", "over", "new")
@@ -101,3 +107,26 @@ def summary(items: list[dict[str, Any]]) -> dict[str, int]:
             if not i["known"] and not i["over"] and not (i["review"] and i["review"].group)
         ),
     }
+
+
+def said_by_kept(service: ServedHearth, keep: str, others: Sequence[str]) -> list[str]:
+    """The ``others`` of a group every entry of which an entry of ``keep`` says
+    (every content word, ``known_folds.says_all``): only those does keeping
+    ``keep`` reject; the rest add words and stay pending."""
+    terms = service.matcher.likeness_of.terms
+    kept = [terms(e) for e in _entries(service, keep)]
+    said = []
+    for key in others:
+        found = _entries(service, key)
+        if found and all(any(says_all(k, terms(e)) for k in kept) for e in found):
+            said.append(key)
+    return said
+
+
+def _entries(service: ServedHearth, key: str) -> tuple[str, ...]:
+    path = layout.record_path("proposal", key) if records.is_key(key) else ""
+    try:
+        record = records.parse("proposal", service.get_file(path).content)
+    except HearthError:
+        return ()
+    return record.entries if isinstance(record, records.Proposal) else ()
