@@ -60,6 +60,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from hearth.domain.consolidation import loses_words
+from hearth.domain.known_folds import says_all
+from hearth.index.likeness import EntryLikeness
 from months_measure import (
     Evidence,
     close_pairs,
@@ -184,9 +187,11 @@ def ask(replay: Replay, conv: Conversation, budgets: list[int]) -> dict[str, Any
 
 def fates(replay: Replay, lost: list[dict[str, Any]] | None = None) -> Counter[str]:
     """What became of each observation: ``kept`` word for word in a memory file or
-    topic note, or ``lost``: ``left pending`` (refused at a bound and never
-    merged) or ``rejected`` (by the person, and its text is nowhere). Of the lost,
-    ``judged known`` are nearly the same as an entry kept (review's measure,
+    topic note (``kept folded``: every token of it in one entry, as a fold
+    writes it), or ``lost``: ``left pending`` (refused at a bound and never
+    merged) or ``rejected`` (by the person, and its text is nowhere); of the
+    lost, ``restated`` are those a kept entry says every content word of, and
+    ``judged known`` those nearly the same as an entry kept (review's measure,
     words only): a paraphrase, or a new fact review took for a known one.
     ``lost``: filled with each lost observation, its fate and the kept entries
     nearly the same as it (``--lost`` prints them)."""
@@ -202,6 +207,10 @@ def fates(replay: Replay, lost: list[dict[str, Any]] | None = None) -> Counter[s
         if text in everything:
             out["kept"] += 1
             continue
+        if any(not loses_words(h, [text]) for h in held):
+            out["kept"] += 1  # every token of it in one entry: a fold's (also: ...)
+            out["kept folded"] += 1
+            continue
         out["lost"] += 1
         out["left pending" if key in pending else "rejected"] += 1
         gone.append(text)
@@ -210,6 +219,10 @@ def fates(replay: Replay, lost: list[dict[str, Any]] | None = None) -> Counter[s
             lost.append({"text": text, "speaker": fact.speaker, "fate": fate, "near": []})
     pairs = close_pairs(gone, held)
     out["judged known"] += len({i for i, _j, _s in pairs})
+    # Of the lost, those a kept entry says every content word of (review's restatement).
+    terms_of = EntryLikeness().terms
+    kept = [terms_of(h) for h in held]
+    out["restated"] += sum(1 for t in gone if any(says_all(k, terms_of(t)) for k in kept))
     for i, j, score in sorted(pairs, key=lambda p: -p[2]):
         if lost is not None:
             lost[i]["near"].append([held[j], round(score, 3)])
