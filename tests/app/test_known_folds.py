@@ -11,7 +11,7 @@ import pytest
 
 from hearth.domain import entries
 from hearth.domain.consolidation import loses_words
-from hearth.errors import Conflict
+from hearth.errors import Conflict, EntryMissing, InvalidInput
 from tests.app.test_supersede import person_commits
 from tests.conftest import Workspace, git
 
@@ -147,3 +147,19 @@ def test_entries_in_other_languages_fold(
     app.merge(key, ACTOR, fold=fold_by_default(workspace, key))
     [now] = held(workspace)
     assert kept in now and loses_words(now, [old, new]) == []
+
+
+def test_a_tampered_fold_changes_nothing(workspace: Workspace) -> None:
+    """Hostile case: a fold naming an entry the proposal does not hold is
+    refused as bad input; one into an entry the file does not hold (edited
+    away) is refused as a conflict (409); neither writes anything."""
+    app = workspace.app
+    app.entry_add(NOTE, "Caroline paints landscapes", ACTOR)
+    key = app.propose("Paint", ["Caroline paints lakes"], ACTOR, target=NOTE).key
+    assert key is not None
+    before = commits(workspace), workspace.read(NOTE)
+    with pytest.raises(InvalidInput, match="is not an entry of the proposal"):
+        app.merge(key, ACTOR, fold={"Caroline paints rivers": "Caroline paints landscapes"})
+    with pytest.raises(EntryMissing):
+        app.merge(key, ACTOR, fold={"Caroline paints lakes": "Caroline paints portraits"})
+    assert (commits(workspace), workspace.read(NOTE)) == before

@@ -115,3 +115,15 @@ def test_a_pointer_line_neither_says_nor_takes_an_entry() -> None:
     found = sort_known([("Caroline's family", [pointer])], TARGET, [pointer.text], TERMS)
     assert found.restated == {} and found.folds == ()
     assert found.new == ("Caroline's family",)
+
+
+def test_a_fold_longer_than_an_entry_may_be_is_merged_as_new() -> None:
+    """Hostile case: a long held entry and a long entry adding words would fold
+    into a line over the entry limit (the merge would be refused, the page
+    would fail): it is merged as its own entry instead."""
+    long = "Sam keeps notes on " + " ".join(f"plant{i}" for i in range(150))
+    held = HeldLike(long, TARGET, 5)
+    entry = "Sam keeps notes on " + " ".join(f"seed{i}" for i in range(140))
+    found = sort_known([(entry, [held])], TARGET, [held.text], TERMS)
+    assert len(long) < 2000 and len(entry) < 2000
+    assert found.folds == () and found.new == (entry,)

@@ -23,7 +23,8 @@ MEMORY.md beside a person note) and adding tokens is neither: it is merged as
 a new entry, so its words are kept where it was proposed to go.
 
 The same entry appears once in a file: a fold whose text another entry of the
-file already reads is no fold (merged as new). Pure: texts in, texts out.
+file already reads is no fold (merged as new); nor is one longer than an entry
+may be. Pure: texts in, texts out.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from hearth.domain.consolidation import is_pointer, loses_words, tokens
+from hearth.domain.entries import MAX_ENTRY_CHARS
 
 #: A held entry that an earlier fold grew: its text, then ``(also: ...)``.
 _ALSO = re.compile(r"^(?P<base>.*\S) \(also: (?P<extra>[^()]*)\)$", re.DOTALL)
@@ -145,8 +147,10 @@ def sort_known(
         into = next((h for h in like if h.path == target and h.text in current), None)
         was = current[into.text] if into is not None else ""
         becomes = fold_into(was, entry) if into is not None else ""
-        if into is None or becomes in taken - {was}:
-            new.append(entry)  # like nothing in the target, or another entry reads so
+        if into is None or becomes in taken - {was} or len(becomes) > MAX_ENTRY_CHARS:
+            # Like nothing in the target, another entry reads so, or too long for
+            # one entry: added as its own entry, every word kept all the same.
+            new.append(entry)
             continue
         taken.discard(was)
         taken.add(becomes)
