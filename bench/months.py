@@ -2,8 +2,8 @@
 
     .venv/bin/python bench/months.py LOCOMO_DIR [--conversations N]
         [--budget 5000,10000,20000] [--person page,merge-all,naive]
-        [--keyword | --semantic] [--json FILE] [--work DIR]
-    .venv/bin/python bench/months.py --report FILE   (the table of an earlier --json)
+        [--keyword | --semantic] [--json FILE] [--work DIR] [--lost]
+    .venv/bin/python bench/months.py --report FILE [--lost]   (the table of an earlier --json)
     .venv/bin/python bench/months.py --split PATH ...   (the same, another split)
 
 Each conversation of the split (``N.json``, LoCoMo's format; the data stays
@@ -60,6 +60,9 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from hearth.domain.consolidation import loses_words
+from hearth.domain.known_folds import says_all
+from hearth.index.likeness import EntryLikeness
 from months_measure import (
     Evidence,
     close_pairs,
@@ -182,12 +185,16 @@ def ask(replay: Replay, conv: Conversation, budgets: list[int]) -> dict[str, Any
     }
 
 
-def fates(replay: Replay) -> Counter[str]:
+def fates(replay: Replay, lost: list[dict[str, Any]] | None = None) -> Counter[str]:
     """What became of each observation: ``kept`` word for word in a memory file or
-    topic note, or ``lost``: ``left pending`` (refused at a bound and never
-    merged) or ``rejected`` (by the person, and its text is nowhere). Of the lost,
-    ``judged known`` are nearly the same as an entry kept (review's measure,
-    words only): a paraphrase, or a new fact review took for a known one."""
+    topic note (``kept folded``: every token of it in one entry, as a fold
+    writes it), or ``lost``: ``left pending`` (refused at a bound and never
+    merged) or ``rejected`` (by the person, and its text is nowhere); of the
+    lost, ``restated`` are those a kept entry says every content word of, and
+    ``judged known`` those nearly the same as an entry kept (review's measure,
+    words only): a paraphrase, or a new fact review took for a known one.
+    ``lost``: filled with each lost observation, its fate and the kept entries
+    nearly the same as it (``--lost`` prints them)."""
     lived = replay.lived
     texts = memory_texts(lived.root)
     held = sorted({folded(e) for found in memory_entries(texts).values() for e in found})
@@ -200,10 +207,25 @@ def fates(replay: Replay) -> Counter[str]:
         if text in everything:
             out["kept"] += 1
             continue
+        if any(not loses_words(h, [text]) for h in held):
+            out["kept"] += 1  # every token of it in one entry: a fold's (also: ...)
+            out["kept folded"] += 1
+            continue
         out["lost"] += 1
         out["left pending" if key in pending else "rejected"] += 1
         gone.append(text)
-    out["judged known"] += len({i for i, _j, _s in close_pairs(gone, held)})
+        if lost is not None:
+            fate = "left pending" if key in pending else "rejected"
+            lost.append({"text": text, "speaker": fact.speaker, "fate": fate, "near": []})
+    pairs = close_pairs(gone, held)
+    out["judged known"] += len({i for i, _j, _s in pairs})
+    # Of the lost, those a kept entry says every content word of (review's restatement).
+    terms_of = EntryLikeness().terms
+    kept = [terms_of(h) for h in held]
+    out["restated"] += sum(1 for t in gone if any(says_all(k, terms_of(t)) for k in kept))
+    for i, j, score in sorted(pairs, key=lambda p: -p[2]):
+        if lost is not None:
+            lost[i]["near"].append([held[j], round(score, 3)])
     return out
 
 
@@ -217,7 +239,8 @@ def live(conv: Conversation, work: Path, person: str, budgets: list[int]) -> dic
         replayed = time.perf_counter() - started
         settle(replay)
         asked = ask(replay, conv, budgets)
-        fate = fates(replay)
+        lost: list[dict[str, Any]] = []
+        fate = fates(replay, lost)
         files = {
             path: entries
             for path, entries in memory_entries(memory_texts(root)).items()
@@ -234,6 +257,7 @@ def live(conv: Conversation, work: Path, person: str, budgets: list[int]) -> dic
         "observations": len(lived.facts),
         **asked,
         "fates": dict(fate),
+        "lost": lost,
         "sizes": {p: asdict(s) for p, s in lived.sizes.items()},
         "exact_duplicates": found.exact,
         "near_duplicates": found.near,
@@ -313,6 +337,15 @@ def table(rows: list[dict[str, Any]], budgets: list[int]) -> None:
         print(f"  time: {seconds:.0f} s ({sum(r['replay_seconds'] for r in mine):.0f} s replay)")
 
 
+def lost_table(rows: list[dict[str, Any]]) -> None:
+    """Each observation kept nowhere, and the kept entries nearly the same as it."""
+    for r in rows:
+        for item in r.get("lost", ()):
+            print(f"\n{r['conversation']} {r['person']} ({item['fate']}): {item['text']}")
+            for text, score in item["near"]:
+                print(f"    {score:.3f} {text}")
+
+
 def _counts(counter: Counter[str]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(counter.items())) or "none"
 
@@ -330,6 +363,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write every figure here")
     parser.add_argument("--work", type=Path, help="build the homes here (kept)")
     parser.add_argument("--report", type=Path, help="print the table of an earlier --json")
+    parser.add_argument("--lost", action="store_true", help="also list each observation lost")
     args = parser.parse_args()
     if args.report is not None:
         rows = json.loads(args.report.read_text())
@@ -338,6 +372,8 @@ def main() -> None:
                 if name in r:
                     r[name] = {int(b): v for b, v in r[name].items()}
         table(rows, sorted(rows[0]["covered"]))
+        if args.lost:
+            lost_table(rows)
         return
     split = args.split or args.locomo
     if split is None:
@@ -375,6 +411,8 @@ def main() -> None:
                 )
     print(f"split {split}; ranking {'hybrid' if args.semantic else 'keyword'}")
     table(rows, budgets)
+    if args.lost:
+        lost_table(rows)
     print(f"\nwhole run: {time.perf_counter() - started:.0f} s")
     if args.json is not None:
         args.json.write_text(json.dumps(rows, indent=1, default=str))

@@ -77,6 +77,17 @@ class Replacement(BaseModel):
     now: str
 
 
+class Fold(BaseModel):
+    """A known entry that adds words to the target's entry ``into`` (at ``line``):
+    the review page's merge folds it in, and that line then reads ``becomes``."""
+
+    entry: str
+    into: str
+    path: str
+    line: int
+    becomes: str
+
+
 class Proposal(Record):
     target: str | None = None
     rationale: str | None = None
@@ -89,6 +100,7 @@ class Proposal(Record):
     group: str | None = None
     over_bound: OverBound | None = None
     replaces: list[Replacement] | None = None
+    folds: list[Fold] | None = None
     #: A consolidation hearth proposed (docs/formats.md): ``move`` or ``fold``.
     consolidate: str | None = None
     #: A move's destination note, and the line either leaves in the target.

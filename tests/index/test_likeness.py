@@ -38,3 +38,20 @@ def test_the_matrix_matches_the_pairwise_definition(
             expected = likeness(measure.terms(x), measure.terms(y), None)
             assert abs(float(matrix[i, j]) - expected) < 1e-6
             assert expected == keyword_likeness(measure.terms(x), measure.terms(y))
+
+
+def test_pointer_lines_are_compared_by_their_titles() -> None:
+    """Case: issue 53's near-duplicate pairs in hot files: the months bench
+    counted every two pointer lines a consolidation left in one note
+    (`Family (Caroline): see memory/topics/family-caroline.md` beside
+    `Kids (Caroline): see ...`) as near-duplicates, by the path words every
+    pointer shares. A pointer says its title; two titles alike are still alike."""
+    measure = EntryLikeness()
+    family = "Family (Caroline): see memory/topics/family-caroline.md"
+    kids = "Kids (Caroline): see memory/topics/kids-caroline.md"
+    melanie = "Family (Melanie): see memory/topics/family-melanie.md"
+    elsewhere = "Family (Caroline): see users/caroline.md"
+    scores = measure.scores([family], [kids, melanie, elsewhere])
+    assert float(scores[0, 0]) < 0.56 and float(scores[0, 1]) < 0.56
+    assert float(scores[0, 2]) == 1.0
+    assert measure.terms(family) == measure.terms("Family (Caroline)")

@@ -39,7 +39,7 @@ def test_known_entries_groups_and_batch_actions(person: Page, ui_server: Server)
     line = entry_line(s, "MEMORY.md", known)
     cats = propose(s, "Cat allergy", ["Sam has an allergy to cats"])
     bike = propose(s, "Bicycle", ["Pat owns a red bicycle"])
-    cycling = propose(s, "Cycling", ["Pat has a red bicycle", "Pat cycles to work"])
+    cycling = propose(s, "Cycling", ["Pat has a red bicycle"])
     garden = propose(s, "Garden", ["The garden has three apple trees"])
 
     person.goto(s.url + "/ui/")
@@ -71,7 +71,7 @@ def test_known_entries_groups_and_batch_actions(person: Page, ui_server: Server)
     expect(person.get_by_role("status")).to_contain_text("rejected \u201cCycling\u201d")
     memory = text_of(s, "MEMORY.md")
     assert "- Pat owns a red bicycle" in memory and known in memory
-    assert "Pat has a red bicycle" not in memory and "Pat cycles to work" not in memory
+    assert "Pat has a red bicycle" not in memory
     assert int(git(s.root, "rev-list", "--count", "HEAD")) == before + 1
     message = last_commit(s)
     assert message.startswith("proposals: keep Bicycle, reject 1 proposal")

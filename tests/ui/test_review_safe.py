@@ -107,14 +107,14 @@ def test_merging_a_card_with_a_known_entry_leaves_no_duplicate(
     assert text_of(s, "MEMORY.md") == memory
     assert "Reason: already known: Robin has a cat allergy" in last_commit(s)
     # Replacing the known entry is a separate, deliberate action.
-    third = propose(s, "Robin's kayak", ["Robin owns a red sea kayak"])
+    third = propose(s, "Robin's kayak", ["Robin's kayak is red"])
     person.goto(s.url + "/ui/")
     card = person.locator(f"#p-{third}")
     card.locator("summary", has_text="Merge the known entries too").click()
     card.get_by_role("button", name=re.compile("^Replace line")).click()
     expect(person.get_by_role("status")).to_contain_text("replaced 1 in place")
     memory = text_of(s, "MEMORY.md")
-    assert "- Robin owns a red sea kayak" in memory and "- Robin owns a red kayak\n" not in memory
+    assert "- Robin's kayak is red" in memory and "- Robin owns a red kayak\n" not in memory
 
 
 def test_restoring_the_current_version_makes_no_commit_and_says_so(

@@ -380,6 +380,7 @@ class ConsolidatingMerges(LockedWrites):
         leave_out: Sequence[str] = (),
         replace: Mapping[str, str] | None = None,
         version: str | None = None,
+        fold: Mapping[str, str] | None = None,
     ) -> WriteResult:
         """Merge a proposal (``HomeWrites.merge``). A merge refused at its target's
         bound makes hearth propose the consolidation that makes room (the refusal
@@ -396,6 +397,7 @@ class ConsolidatingMerges(LockedWrites):
                     leave_out=leave_out,
                     replace=replace,
                     version=version,
+                    fold=fold,
                 )
             except ValidationFailed as exc:
                 raise self.consolidator.refused(key, target, exc) from None

@@ -97,6 +97,7 @@ class LockedWrites:
         leave_out: Sequence[str] = (),
         replace: Mapping[str, str] | None = None,
         version: str | None = None,
+        fold: Mapping[str, str] | None = None,
     ) -> WriteResult:
         _refuse_not_text(
             key=key,
@@ -105,10 +106,17 @@ class LockedWrites:
             leave_out=leave_out,
             replace=replace,
             version=version,
+            fold=fold,
         )
         with self.owner:
             return self.writes.merge(
-                key, actor, expected=expected, leave_out=leave_out, replace=replace, version=version
+                key,
+                actor,
+                expected=expected,
+                leave_out=leave_out,
+                replace=replace,
+                version=version,
+                fold=fold,
             )
 
     def reject(

@@ -16,7 +16,7 @@ process whose worker and watcher keep them fresh; the composition root
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -135,9 +135,11 @@ class Hearth(ConsolidatingMerges):
         with self.owner:
             return queries.head_oids(self.writes.parts, paths)
 
-    def merge_preview(self, key: str, leave_out: Sequence[str] = ()) -> MergePreview:
+    def merge_preview(
+        self, key: str, leave_out: Sequence[str] = (), fold: Mapping[str, str] | None = None
+    ) -> MergePreview:
         with self.owner:
-            return self.writes.preview_merge(key, leave_out)
+            return self.writes.preview_merge(key, leave_out, fold)
 
     def diff_home(self, rev_from: str | None, rev_to: str | None) -> Diff:
         """Every file that differs between two revisions (``to`` None: the work tree)."""

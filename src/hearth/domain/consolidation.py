@@ -72,6 +72,12 @@ def is_pointer(text: str) -> bool:
     return bool(_POINTER.search(text))
 
 
+def pointer_title(text: str) -> str | None:
+    """A pointer line's title (``Family (Caroline)``), or None for another entry."""
+    found = _POINTER.search(text)
+    return text[: found.start()] if found else None
+
+
 def soft_budget(bound: int, share: float = SOFT_BUDGET) -> int:
     return int(bound * share)
 

@@ -121,8 +121,13 @@ class EntryMatches:
         (``Ada lives in Porto with her dog Biscuit`` beside ``Ada's dog Biscuit
         loves the beach``) is news: the review page's default never leaves it
         out."""
+        return bool(self.holding)
+
+    @property
+    def holding(self) -> tuple[EntryMatch, ...]:
+        """The held entries that make it known (see ``known``), closest first."""
         named = _named(self.entry)
-        return any(m.key is None and named <= _named(m.text) for m in self.matches)
+        return tuple(m for m in self.matches if m.key is None and named <= _named(m.text))
 
     def as_dict(self) -> dict[str, object]:
         return {

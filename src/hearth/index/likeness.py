@@ -17,7 +17,8 @@ section of the index:
   page, command or reflection run asks first.
 
 Without a model (``[search] semantic = false``, or ``HEARTH_SEMANTIC=off``)
-only words are compared.
+only words are compared. A pointer line a consolidation left is compared by
+its title alone (``said``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hearth.domain.consolidation import pointer_title
 from hearth.domain.likeness import COSINE_FLOOR, MEANING_WEIGHT
 from hearth.embedding import Embedder
 from hearth.index.schema import digest, shared_analyzer
@@ -111,10 +113,10 @@ class EntryLikeness:
             words = np.where(labelled, np.maximum(words, by_value), words)
         if self.embedder is None:
             return words
-        found_vectors = self.vectors([*rows, *cols])
+        found_vectors = self.vectors([said(t) for t in (*rows, *cols)])
         cosines = (
-            np.stack([found_vectors[t] for t in rows])
-            @ np.stack([found_vectors[t] for t in cols]).T
+            np.stack([found_vectors[said(t)] for t in rows])
+            @ np.stack([found_vectors[said(t)] for t in cols]).T
         )
         meaning = np.clip((cosines - COSINE_FLOOR) / (1 - COSINE_FLOOR), 0.0, 1.0)
         scores: Vectors = MEANING_WEIGHT * meaning + (1 - MEANING_WEIGHT) * words
@@ -183,9 +185,18 @@ def _stop_terms() -> frozenset[str]:
     return frozenset(analyzer.analyze(" ".join(sorted(STOP_WORDS)))) | STOP_WORDS
 
 
+def said(text: str) -> str:
+    """What an entry says, as it is compared: a pointer line a consolidation
+    left (``Family (Caroline): see memory/topics/family-caroline.md``) says its
+    title; the path says where entries went, and every pointer has one, so
+    two pointers would look alike by it."""
+    title = pointer_title(text)
+    return text if title is None else title
+
+
 @functools.lru_cache(maxsize=8192)
 def _terms(text: str) -> frozenset[str]:
-    tokens: list[str] = shared_analyzer().analyze(text)
+    tokens: list[str] = shared_analyzer().analyze(said(text))
     stop = _stop_terms()
     content = [t for t in tokens if t not in stop]
     return frozenset(content or tokens)

@@ -4,6 +4,8 @@ The safe action is the easy one (issue 41):
 - a proposal's entries the home already holds (the same or nearly) are left
   out of its merge unless the person asks for them (``leave`` fields);
 - a proposal whose every entry is known offers "Reject: already known" first;
+- a known entry that adds words to a held entry of the target is folded into
+  it (every token of both kept), not left out;
 - a group of near-duplicates offers "keep this one, reject the others";
 - a merge over its target's bound is not offered: the card says what to move
   where, leaving which pointer, and that is enough to let the merge through;
@@ -27,11 +29,9 @@ from hearth.app.served.service import ServedHearth
 from hearth.domain import layout, records
 from hearth.errors import HearthError, InvalidInput
 from hearth.operations import is_agent
+from hearth.ui import review_cards as cards
 from hearth.ui.auth import Visitor
 from hearth.ui.kit import Done, Kit, MaybeVisitor, PageRoute, Reader, Served, UiKit, first
-
-#: Filters of the summary line: which cards ``?show=`` keeps.
-FILTERS = ("all", "known", "grouped", "over", "new")
 
 #: The Review tab and its forms; ``hearth.ui.install`` includes them.
 router = APIRouter(prefix="/ui", include_in_schema=False, route_class=PageRoute)
@@ -54,14 +54,14 @@ def review_page(
     refusal: str = "",
     form: dict[str, list[str]] | None = None,
 ) -> Response:
-    """The Review tab (``?show=`` one of ``FILTERS``); after a refused post, with
+    """The Review tab (``?show=`` one of ``review_cards.FILTERS``); after a refused post, with
     its status, its message and what was ticked and typed (``form``)."""
     views = service.records("proposal")
     board = service.review_board(views)
     items = _items(service, views, board)
     show = request.query_params.get("show", "all")
-    show = show if show in FILTERS else "all"
-    blocks = _blocks(items, board)
+    show = show if show in cards.FILTERS else "all"
+    blocks = cards.blocks(items, board)
     for i, block in enumerate(blocks):  # after an action on a block: the next one
         block["next"] = blocks[i + 1]["anchor"] if i + 1 < len(blocks) else "proposals-h"
     loops = service.records("loop")
@@ -78,8 +78,8 @@ def review_page(
         "review.html",
         status,
         proposals=items,
-        blocks=[b for b in blocks if _shown(b, show)],
-        summary=_summary(items),
+        blocks=[b for b in blocks if cards.shown(b, show)],
+        summary=cards.summary(items),
         show=show,
         board=board,
         titles={v.key: v.record.title if v.record is not None else v.key for v in views},
@@ -99,13 +99,14 @@ def _items(service: ServedHearth, views: Sequence[Any], board: ReviewBoard) -> l
     for view in views:
         found = board.proposals.get(view.key)
         known = found.known if found else ()
+        fold = {f.entry: f.into for f in found.folds} if found else {}
         preview, error = None, view.error
         if view.record is not None:
             try:
-                preview = service.merge_preview(view.key, known)
+                preview = service.merge_preview(view.key, known, fold)
             except HearthError as exc:
                 error = exc.message
-        items.append(_item(view, preview, error, found, known))
+        items.append(cards.item(view, preview, error, found, known))
     return items
 
 
@@ -164,17 +165,21 @@ async def merge(
         leave = _leave(form, key)
         new, old = first(form, "replace-new"), first(form, "replace-old")
         replace = {new: old} if new and old else {}
+        fold = _folds(form, key)
         title = title_of(service, key)
         moving = consolidates(service, key)
-        preview = service.merge_preview(key, [*leave, *replace])
+        preview = service.merge_preview(key, [*leave, *replace], fold)
         result = service.merge(
             key,
             visitor.actor,
             expected=expected(form, ("path", "oid"), ("target", "target_oid")),
             leave_out=leave,
             replace=replace,
+            fold=fold,
         )
         done = merged(title, preview.target, len(preview.added), len(leave), result.commit)
+        if fold:
+            done = Done(f"{done.message}; {_folded(len(fold))}", result.commit)
         if moving:
             done = Done(f"Approved \u201c{title}\u201d: no text dropped", result.commit)
         if replace:
@@ -263,9 +268,20 @@ async def keep_one(
             raise InvalidInput("choose which proposal of the group to keep")
         others = [k for k in keys if k != keep]
         leave = _leave(form, keep)
-        kept, rest = title_of(service, keep), [title_of(service, k) for k in others]
-        result = service.keep_one(keep, others, visitor.actor, expected=seen, leave_out=leave)
-        return _kept(kept, rest, leave, result)
+        # Only what the kept one says all of is rejected: the others stay, for
+        # their own cards (folded, merged or rejected) once the kept one is in.
+        said = cards.said_by_kept(service, keep, others)
+        kept, rest = title_of(service, keep), [title_of(service, k) for k in said]
+        if not said:
+            alone = service.merge(keep, visitor.actor, expected=seen, leave_out=leave)
+            message = f"Kept \u201c{kept}\u201d; {_plural(len(others), 'other', 'others')} "
+            return Done(message + "left pending: they add words it lacks", alone.commit)
+        result = service.keep_one(keep, said, visitor.actor, expected=seen, leave_out=leave)
+        done: Done = _kept(kept, rest, leave, result)
+        if left := len(others) - len(said):
+            message = f"{done.message}; {left} left pending: they add words it lacks"
+            done = Done(message, done.commit)
+        return done
 
     return await act(request, visitor, kit, service, "merge.many", call)
 
@@ -306,6 +322,19 @@ async def withdraw(
 
 def _leave(form: dict[str, list[str]], key: str) -> list[str]:
     return [v for v in form.get(f"leave-{key}", []) if v]
+
+
+def _folds(form: dict[str, list[str]], key: str) -> dict[str, str]:
+    """The page's folds of ``key``'s known entries: ``fold-KEY`` fields and
+    ``into-KEY`` fields, pairwise (the entry, the held entry it folds into)."""
+    entries, into = form.get(f"fold-{key}", []), form.get(f"into-{key}", [])
+    if len(entries) != len(into) or not all((*entries, *into)):
+        raise InvalidInput("the page's folds are incomplete; reload the page and choose again")
+    return dict(zip(entries, into, strict=True))
+
+
+def _folded(n: int) -> str:
+    return f"{_plural(n, 'known entry', 'known entries')} folded into the entries they add to"
 
 
 def _plural(n: int, one: str, many: str) -> str:
@@ -356,91 +385,3 @@ def _batch(form: dict[str, list[str]]) -> tuple[list[str], dict[str, str | None]
         expected[layout.record_path("proposal", key)] = None if oid == "-" else oid
         expected[target] = None if target_oid == "-" else target_oid
     return keys, expected
-
-
-#: The page's card action for the board's ``default_action`` (and whether the
-#: card is one of hearth's consolidations).
-_PAGE_ACTION = {
-    ("merge", False): "merge",
-    ("reject", False): "known",
-    ("none", False): "over",
-    ("merge", True): "consolidate",
-    ("reject", True): "stale",
-}
-
-
-def _item(
-    view: Any, preview: Any, error: str | None, found: Any, known: Sequence[str]
-) -> dict[str, Any]:
-    entries = list(view.record.entries) if view.record is not None else []
-    over = found.over_bound if found else None
-    folding = found.consolidation if found else None
-    if view.record is None or preview is None:
-        action = "none"
-    elif found is None:
-        action = "merge"
-    else:  # the board's default action, which the API answers too, as the page shows it
-        action = _PAGE_ACTION[found.default_action, folding is not None]
-    return {
-        "view": view,
-        "preview": preview,
-        "error": error,
-        "review": found,
-        "matches": {m.entry: m.matches for m in found.matches} if found else {},
-        "replaces": {r.new: r for r in found.replaces} if found else {},
-        "known": tuple(known),
-        "new": [e for e in entries if e not in known],
-        "over": over,
-        "consolidation": folding,
-        "action": action,
-    }
-
-
-def _blocks(items: list[dict[str, Any]], board: ReviewBoard) -> list[dict[str, Any]]:
-    """The proposals in page order, each group of near-duplicates together at
-    the place of its first member; a group's suggested keeper is the member
-    with the most new entries (the first, on a tie)."""
-    by_key = {p["view"].key: p for p in items}
-    group_of = {k: g for g in board.groups for k in g}
-    blocks: list[dict[str, Any]] = []
-    shown: set[str] = set()
-    for item in items:
-        key = item["view"].key
-        if key in shown:
-            continue
-        group = group_of.get(key)
-        members = [by_key[k] for k in group if k in by_key] if group else [item]
-        shown.update(m["view"].key for m in members)
-        keeper = max(members, key=lambda m: (m["preview"] is not None, len(m["new"])))
-        anchor = f"g-{group[0]}" if group else f"p-{key}"
-        blocks.append(
-            {"group": group, "members": members, "keeper": keeper["view"].key, "anchor": anchor}
-        )
-    return blocks
-
-
-def _shown(block: dict[str, Any], show: str) -> bool:
-    members = block["members"]
-    if show == "known":
-        return any(m["known"] for m in members)
-    if show == "grouped":
-        return block["group"] is not None
-    if show == "over":
-        return any(m["over"] for m in members)
-    if show == "new":
-        return block["group"] is None and all(not m["known"] and not m["over"] for m in members)
-    return True
-
-
-def _summary(items: list[dict[str, Any]]) -> dict[str, int]:
-    return {
-        "all": len(items),
-        "known": sum(1 for i in items if i["known"]),
-        "grouped": sum(1 for i in items if i["review"] and i["review"].group),
-        "over": sum(1 for i in items if i["over"]),
-        "new": sum(
-            1
-            for i in items
-            if not i["known"] and not i["over"] and not (i["review"] and i["review"].group)
-        ),
-    }

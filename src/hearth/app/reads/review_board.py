@@ -30,6 +30,7 @@ from hearth.app.reads.over_bound import BoundCheck, TopicTexts, proposal_target
 from hearth.app.writes.supersede import restatements
 from hearth.domain import consolidation, entries, records
 from hearth.domain.facts import Restatement, restates
+from hearth.domain.known_folds import Fold, HeldLike, Sorted, folded, sort_known
 from hearth.domain.likeness import (
     EntryMatches,
     Held,
@@ -63,11 +64,20 @@ class ProposalReview:
     replaces: tuple[Restatement, ...] = ()
     #: A consolidation hearth proposed: what moves where (``consolidation.summary``).
     consolidation: dict[str, object] | None = None
+    #: Its known entries that add words to a held entry of the target: a merge
+    #: from the review page folds each into it (``domain/known_folds.py``).
+    folds: tuple[Fold, ...] = ()
+    #: Its known entries that add words to a held entry only outside the target:
+    #: merged as new entries, so their words are kept.
+    adds: tuple[str, ...] = ()
+    #: By known entry: the held entry that says all of it (a restatement).
+    said_by: Mapping[str, HeldLike] = field(default_factory=dict)
 
     @property
     def default_action(self) -> str:
-        """What the review page offers first: ``merge``; ``reject`` when the home
-        already holds every entry; ``none`` when a merge would pass the bound (room
+        """What the review page offers first: ``merge`` (folding what adds to a
+        held entry); ``reject`` when the home already says every entry, word
+        for word or in other words; ``none`` when a merge would pass the bound (room
         is made first). A consolidation: ``merge``, as it drops no text; ``reject``
         once it is stale (hearth proposes again from the file as it is)."""
         if self.consolidation is not None:
@@ -81,17 +91,29 @@ class ProposalReview:
 
     @property
     def known(self) -> tuple[str, ...]:
-        """Its entries the home already holds (the same or nearly): a merge from
-        the review page leaves them out unless the person asks otherwise. An
-        entry that replaces a fact with a new value is news, not known."""
-        new = {r.new for r in self.replaces}
+        """Its entries the home already holds (the same or nearly, every word
+        of them): a merge from the review page leaves them out unless the person
+        asks otherwise. An entry that replaces a fact with a new value is news,
+        not known; one that adds words to a held entry is folded into it or
+        added."""
+        new = {r.new for r in self.replaces} | {f.entry for f in self.folds} | set(self.adds)
         return tuple(m.entry for m in self.matches if m.known and m.entry not in new)
+
+    def restated(self) -> list[str]:
+        """Each known entry with the held entry that says it, for a rejection's reason."""
+        out = []
+        for entry in self.known:
+            held = self.said_by.get(entry)
+            where = f" (said by {held.path} line {held.line}: {held.text})" if held else ""
+            out.append(f"{entry}{where}")
+        return out
 
     def as_dict(self) -> dict[str, object]:
         return {
             "matches": [m.as_dict() for m in self.matches if m.matches],
             "known_entries": len(self.known),
             "replaces": [r.as_dict() for r in self.replaces],
+            "folds": [f.as_dict() for f in self.folds],
             "group": self.group,
             "over_bound": self.over_bound.as_dict() if self.over_bound else None,
             "consolidation": self.consolidation,
@@ -234,13 +256,30 @@ class ReviewMatcher:
             restated = (
                 restatements(file_texts.get(target) or "", proposal, (), {}) if target else []
             )
+            sorting = Sorted({}, (), ())
             if target is not None:
                 swapped = {r.new: r.old for r in restated}
-                known = {m.entry for m in entry_matches if m.known} - set(swapped)
-                new = [e for e in proposal.entries if e not in known]
+                like = [(m.entry, _like(m)) for m in entry_matches if m.entry not in swapped]
+                sorting = sort_known(
+                    [(entry, held) for entry, held in like if held],
+                    target,
+                    [h.text for h in held_in(target)],
+                    self.likeness_of.terms,
+                )
+                grown = folded((f.entry, f.into) for f in sorting.folds)
+                swapped |= {becomes: held for held, becomes in grown.items() if becomes != held}
+                taken = {*sorting.restated, *(f.entry for f in sorting.folds)}
+                new = [e for e in proposal.entries if e not in taken] + [*grown.values()]
                 over = check.merge(target, file_texts.get(target), held_in(target), new, swapped)
             reviews[key] = ProposalReview(
-                key, entry_matches, group_of.get(key), over, tuple(restated)
+                key,
+                entry_matches,
+                group_of.get(key),
+                over,
+                tuple(restated),
+                folds=sorting.folds,
+                adds=sorting.new,
+                said_by=sorting.restated,
             )
         for view in views:
             if isinstance(view.record, records.Proposal) and view.record.consolidate:
@@ -359,6 +398,10 @@ def _sees(paths: set[str | None], key: str, entry: str) -> Callable[[Held], bool
         return held.key != key or held.text != entry
 
     return sees
+
+
+def _like(matches: EntryMatches) -> list[HeldLike]:
+    return [HeldLike(m.text, m.path, m.line) for m in matches.holding]
 
 
 def _everything(_held: Held) -> bool:

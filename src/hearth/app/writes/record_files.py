@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from hearth.domain import entries, layout, notes, records
+from hearth.domain import entries, known_folds, layout, notes, records
 from hearth.domain.text import decode_text
 from hearth.errors import InvalidInput, NotFound, StaleWrite
 from hearth.store.plans import FileChange, Snapshot
@@ -41,11 +41,15 @@ def merged_text(
     proposal: records.Proposal,
     leave_out: Sequence[str] = (),
     replace: Mapping[str, str] | None = None,
+    fold: Mapping[str, str] | None = None,
 ) -> tuple[str, list[str], str]:
     """The target's text after merging ``proposal`` (see ``RecordWrites.merge``),
-    the entries added, and a note of what was skipped, left out or replaced."""
+    the entries added, and a note of what was skipped, left out, replaced or
+    folded (``fold``: proposed entry -> the held entry it folds into,
+    ``domain/known_folds.py``)."""
     replace = dict(replace or {})
-    unknown = [e for e in (*leave_out, *replace) if e not in proposal.entries]
+    fold = dict(fold or {})
+    unknown = [e for e in (*leave_out, *replace, *fold) if e not in proposal.entries]
     if unknown:
         raise InvalidInput(
             f"{unknown[0]!r} is not an entry of the proposal {proposal.title!r}; "
@@ -53,13 +57,20 @@ def merged_text(
         )
     for new, old in replace.items():
         text = entries.replace_entry(text, old, new)
-    wanted = [e for e in proposal.entries if e not in leave_out and e not in replace]
+    for held, becomes in known_folds.folded(fold.items()).items():
+        if becomes != held:
+            text = entries.replace_entry(text, held, becomes)
+    wanted = [
+        e for e in proposal.entries if e not in leave_out and e not in replace and e not in fold
+    ]
     new_text, added = notes.add_entries(text, wanted)
     parts = [f"skipped {len(wanted) - len(added)} already there"]
     if leave_out:
         parts.append(f"left out {len(set(leave_out))} already known")
     if replace:
         parts.append(f"replaced {len(replace)} in place")
+    if fold:
+        parts.append(f"folded {len(fold)} into the entries they add to")
     return new_text, added, "; ".join(parts)
 
 

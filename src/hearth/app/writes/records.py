@@ -143,6 +143,7 @@ class RecordWrites(Writer):
         leave_out: Sequence[str] = (),
         replace: Mapping[str, str] | None = None,
         version: str | None = None,
+        fold: Mapping[str, str] | None = None,
     ) -> WriteResult:
         """Append the proposal's entries to its target and archive it, one commit.
 
@@ -152,7 +153,10 @@ class RecordWrites(Writer):
         entries of the proposal not to add (the review page leaves out what the
         home already holds in other words); ``replace``: proposed entry -> the
         target's entry it replaces in place (a person's choice to reword a known
-        entry). Both must name the proposal's own entries. A proposal to change
+        entry); ``fold``: proposed entry -> the target's entry it is folded into
+        (review's default for a known entry that adds words,
+        ``domain/known_folds.py``). All must name the proposal's own entries. A
+        proposal to change
         a decision (``decision_change``) supersedes that decision."""
         path = record_path_of("proposal", key)
 
@@ -175,7 +179,15 @@ class RecordWrites(Writer):
             target = check_proposal_target(proposal.target)
             before = target_text(snap, target)
             merged = merge_entries(
-                snap, target, before, proposal, self._now(), leave_out, replace or {}, key
+                snap,
+                target,
+                before,
+                proposal,
+                self._now(),
+                leave_out,
+                replace or {},
+                key,
+                fold=fold,
             )
             changes = [*merged.records, *archived]
             if merged.text != before:
@@ -232,10 +244,12 @@ class RecordWrites(Writer):
         result = self._commit(planner, f"{kind}.{verb}", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
 
-    def preview_merge(self, key: str, leave_out: Sequence[str] = ()) -> MergePreview:
+    def preview_merge(
+        self, key: str, leave_out: Sequence[str] = (), fold: Mapping[str, str] | None = None
+    ) -> MergePreview:
         """The target's text before and after merging ``key`` (without
-        ``leave_out``), as the merge would compute it now (from HEAD), with the
-        blob ids it was computed from."""
+        ``leave_out``, with ``fold``), as the merge would compute it now (from
+        HEAD), with the blob ids it was computed from."""
         path = record_path_of("proposal", key)
         snap = self.store.snapshot()
         proposal, _original = require_record(snap, "proposal", path, key)
@@ -260,7 +274,7 @@ class RecordWrites(Writer):
         current = snap.read(target)
         before = decode_text(current, target) if current is not None else ""
         start = before if current is not None else new_target_text(target)
-        after, added, skipped = preview_entries(start, proposal, leave_out)
+        after, added, skipped = preview_entries(start, proposal, leave_out, fold)
         return MergePreview(
             key,
             path,

@@ -13,8 +13,9 @@ current version.
 A person's own edit is never overwritten behind their back: an entry any
 line of which (its bullet or a wrapped line) a commit other than a merge
 changed after the proposal was made (the person edited it in their editor, or
-with ``hearth memory``) is not replaced; the merge is refused and says so, for
-the person to reject or edit the proposal. An entry with sub-bullets is never
+with ``hearth memory``) is not replaced, nor has a known entry folded into it
+(``domain/known_folds.py``); the merge is refused and says so, for the person
+to reject or edit the proposal. An entry with sub-bullets is never
 replaced (they tell about the value they stand under): the new value is added
 beside it.
 """
@@ -105,14 +106,19 @@ def replaceable(text: str) -> list[tuple[str, int]]:
 
 
 def preview_entries(
-    start: str, proposal: records.Proposal, leave_out: Sequence[str]
+    start: str,
+    proposal: records.Proposal,
+    leave_out: Sequence[str],
+    fold: Mapping[str, str] | None = None,
 ) -> tuple[str, list[str], tuple[str, ...]]:
     """The target's text after the merge, the entries added and those skipped as
     already there. A restated fact replaces its entry in place, as the merge
-    will: it is neither added nor skipped, and the diff shows the replacement."""
-    restated = {r.new: r.old for r in restatements(start, proposal, leave_out, {})}
-    after, added, _note = merged_text(start, proposal, leave_out, restated)
-    wanted = [e for e in proposal.entries if e not in leave_out]
+    will, and an entry of ``fold`` is folded into the held entry it names:
+    neither is added nor skipped, and the diff shows the line they change."""
+    fold = fold or {}
+    restated = {r.new: r.old for r in restatements(start, proposal, leave_out, fold)}
+    after, added, _note = merged_text(start, proposal, leave_out, restated, fold)
+    wanted = [e for e in proposal.entries if e not in leave_out and e not in fold]
     return after, added, tuple(e for e in wanted if e not in added and e not in restated)
 
 
@@ -126,25 +132,37 @@ def merge_entries(
     replace: Mapping[str, str] | None = None,
     key: str = "",
     committed: str | None = None,
+    fold: Mapping[str, str] | None = None,
 ) -> MergedEntries:
     """``merged_text`` with every restated fact replaced and recorded (see the
-    module's text); refused (``Conflict``) when that would overwrite a person's
-    edit made after the proposal. ``committed``: the target at HEAD, when
-    ``before`` holds what other proposals of one batch added (``restatements``)."""
+    module's text), and each entry of ``fold`` folded into the held entry it
+    names (``domain/known_folds.py``); refused (``Conflict``) when either would
+    rewrite a person's edit made after the proposal. ``committed``: the target
+    at HEAD, when ``before`` holds what other proposals of one batch added
+    (``restatements``)."""
     chosen = dict(replace or {})
-    found = restatements(before, proposal, leave_out, chosen, committed)
+    # A folded entry is no new value, and the entry it folds into is not replaced.
+    found = restatements(before, proposal, leave_out, {**chosen, **(fold or {})}, committed)
     head_lines = {b.text: b for b in _blocks(committed or before)}
+    for entry, held in (fold or {}).items():
+        block = head_lines.get(held)
+        if block is not None:
+            doing = f"fold {entry!r} into it"
+            for at in range(block.start + 1, block.head_end + 1):
+                _check_not_newer(snap.line_since(target, at), proposal, target, held, doing)
     kept: list[FileChange] = []
     for restated in found:
         block = head_lines.get(restated.old)
         line = block.start + 1 if block is not None else None
         # An entry of this very merge that a later one replaces held for no commit.
         since = snap.line_since(target, line) if line is not None else None
+        doing = f"replace that entry with {restated.new!r}"
         if block is not None:
             # A person's edit of any line of the entry (a wrapped one too) is theirs.
             for later in range(block.start + 2, block.head_end + 1):
-                _check_not_newer(snap.line_since(target, later), proposal, target, restated)
-        _check_not_newer(since, proposal, target, restated)
+                since_then = snap.line_since(target, later)
+                _check_not_newer(since_then, proposal, target, restated.old, doing)
+        _check_not_newer(since, proposal, target, restated.old, doing)
         day = now.astimezone(dt.UTC).date().isoformat()
         held_from = dt.datetime.fromtimestamp(since[0], dt.UTC).date().isoformat() if since else ""
         if line is None:
@@ -153,7 +171,7 @@ def merge_entries(
         text = facts.superseded_record(target, restated, held_from, day, key)
         kept.append(FileChange(path, text.encode()))
     auto = {r.new: r.old for r in found}
-    text, added, note = merged_text(before, proposal, leave_out, {**chosen, **auto})
+    text, added, note = merged_text(before, proposal, leave_out, {**chosen, **auto}, fold)
     return MergedEntries(text, added, note, tuple(found), tuple(kept))
 
 
@@ -165,7 +183,8 @@ def _check_not_newer(
     since: tuple[int, str] | None,
     proposal: records.Proposal,
     target: str,
-    restated: facts.Restatement,
+    old: str,
+    doing: str,
 ) -> None:
     if since is None or parse_trailers(since[1]).get("Hearth-Op") in _MERGES:
         return
@@ -182,7 +201,7 @@ def _check_not_newer(
         made = made.replace(tzinfo=dt.UTC)
     if since[0] > made.timestamp():
         raise Conflict(
-            f"{target}'s entry {restated.old!r} was changed after this proposal was made, "
-            f"and merging it would replace that entry with {restated.new!r}; "
+            f"{target}'s entry {old!r} was changed after this proposal was made, "
+            f"and merging it would {doing}; "
             "reject the proposal, or edit its entries, then merge"
         )
