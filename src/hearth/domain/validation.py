@@ -16,7 +16,7 @@ from hearth.domain import layout, secret_text
 from hearth.domain.entries import Entry, list_entries
 from hearth.domain.lookalike import looks_like
 from hearth.domain.text import NotText, first_hiding, is_invisible, with_article
-from hearth.errors import InvalidRecord, RuleFailure
+from hearth.errors import InvalidInput, InvalidRecord, RuleFailure
 
 SOUL_MIN_CHARS = 100
 
@@ -158,7 +158,30 @@ def check_text(path: str, text: str, bounds: Bounds) -> list[RuleFailure]:
             )
         )
     failures += _record_rules(path, text)
+    failures += _settings_rule(path, text)
     return failures
+
+
+def _settings_rule(path: str, text: str) -> list[RuleFailure]:
+    """hearth.toml as hearth reads it: a file it cannot read would stop every
+    later command of the home (a running server would go on with the old one)."""
+    if path != layout.SETTINGS_PATH:
+        return []
+    # settings.py reads the bounds from this module: imported when needed.
+    from hearth.domain.settings import parse_settings  # noqa: PLC0415
+
+    try:
+        parse_settings(text)
+    except InvalidInput as exc:
+        return [
+            RuleFailure(
+                path,
+                "settings",
+                str(exc),
+                "fix what it names (docs/formats.md lists every setting and its values)",
+            )
+        ]
+    return []
 
 
 def _character_rules(path: str, where: str, found: NotText | None) -> list[RuleFailure]:
