@@ -4,6 +4,7 @@ a real home in a real git repository, the real index, the real git CLI to look."
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -78,6 +79,25 @@ def test_context_recalls_passages_with_their_lines(workspace: Workspace) -> None
     assert recall and {p["path"] for p in recall} == {"memory/topics/dentist.md"}
     visits = [p for p in recall if "Dr. Alvarez" in p["text"]]
     assert visits and visits[0]["start_line"] <= 5 <= visits[0]["end_line"]
+
+
+def test_a_symlinked_hot_file_is_left_out_and_the_rest_handed(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """hostile: one hot file that is a symlink (a commit from the remote, or a
+    person's dotfile habit) made the whole bundle fail, so the session-start
+    hook handed the runtime no persona at all; the link is still never
+    followed: its target's words never reach the bundle."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("zebra private words\n")
+    tools = workspace.root / "TOOLS.md"
+    tools.unlink()
+    tools.symlink_to(secret)
+    bundle = workspace.app.context("main").as_dict()
+    files = {f["path"]: f for f in bundle["files"]}
+    assert files["TOOLS.md"]["missing"] is True and files["TOOLS.md"]["content"] == ""
+    assert "Name" in files["IDENTITY.md"]["content"] and not files["SOUL.md"]["missing"]
+    assert "zebra" not in str(bundle)
 
 
 def test_reindex_rebuilds_and_sync_without_upstream_is_refused(workspace: Workspace) -> None:
