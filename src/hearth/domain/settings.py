@@ -14,7 +14,6 @@ from hearth.domain.layout import DAILY_LAYOUTS, DailyLayout
 from hearth.domain.likeness import DEFAULT_THRESHOLD, parse_threshold
 from hearth.domain.reflection import ReflectionSettings, parse_reflection_settings
 from hearth.domain.runtime_writes import RuntimeWrites, parse_runtime_writes
-from hearth.domain.validation import Bounds
 from hearth.errors import InvalidInput
 
 DEFAULT_SETTINGS_TOML = """\
@@ -98,6 +97,16 @@ WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 def default_settings_toml(daily_layout: DailyLayout = "hearth") -> str:
     """hearth.toml as init writes it, naming the home's daily-note layout."""
     return DEFAULT_SETTINGS_TOML.replace('layout = "hearth"', f'layout = "{daily_layout}"', 1)
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """Size bounds, in characters, from hearth.toml's ``[bounds]``."""
+
+    user_md: int = 8_000
+    memory_md: int = 20_000
+    #: Person notes ``users/<id>.md``; hearth.toml's default is ``user_md``.
+    user_note: int = 8_000
 
 
 @dataclass(frozen=True)

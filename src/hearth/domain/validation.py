@@ -10,9 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import fnmatch
 import re
-from dataclasses import dataclass
 
-from hearth.domain import layout, secret_text
+from hearth.domain import layout, secret_text, settings
 from hearth.domain.entries import Entry, list_entries
 from hearth.domain.lookalike import looks_like
 from hearth.domain.text import NotText, first_hiding, is_invisible, with_article
@@ -20,15 +19,8 @@ from hearth.errors import InvalidInput, InvalidRecord, RuleFailure
 
 SOUL_MIN_CHARS = 100
 
-
-@dataclass(frozen=True)
-class Bounds:
-    """Size bounds, in characters, from hearth.toml's ``[bounds]``."""
-
-    user_md: int = 8_000
-    memory_md: int = 20_000
-    #: Person notes ``users/<id>.md``; hearth.toml's default is ``user_md``.
-    user_note: int = 8_000
+#: Size bounds from hearth.toml's ``[bounds]`` (defined beside the settings).
+Bounds = settings.Bounds
 
 
 _SECRET_NAME_PATTERNS = (".env*", "*.pem", "*.key", "*.p12", "*.pfx")
@@ -167,11 +159,8 @@ def _settings_rule(path: str, text: str) -> list[RuleFailure]:
     later command of the home (a running server would go on with the old one)."""
     if path != layout.SETTINGS_PATH:
         return []
-    # settings.py reads the bounds from this module: imported when needed.
-    from hearth.domain.settings import parse_settings  # noqa: PLC0415
-
     try:
-        parse_settings(text)
+        settings.parse_settings(text)
     except InvalidInput as exc:
         return [
             RuleFailure(
