@@ -6,6 +6,7 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
+from hearth.domain.bounds import Bounds
 from hearth.domain.consolidation_settings import (
     ConsolidationSettings,
     parse_consolidation_settings,
@@ -97,16 +98,6 @@ WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 def default_settings_toml(daily_layout: DailyLayout = "hearth") -> str:
     """hearth.toml as init writes it, naming the home's daily-note layout."""
     return DEFAULT_SETTINGS_TOML.replace('layout = "hearth"', f'layout = "{daily_layout}"', 1)
-
-
-@dataclass(frozen=True)
-class Bounds:
-    """Size bounds, in characters, from hearth.toml's ``[bounds]``."""
-
-    user_md: int = 8_000
-    memory_md: int = 20_000
-    #: Person notes ``users/<id>.md``; hearth.toml's default is ``user_md``.
-    user_note: int = 8_000
 
 
 @dataclass(frozen=True)

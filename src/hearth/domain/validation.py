@@ -11,7 +11,8 @@ import datetime as dt
 import fnmatch
 import re
 
-from hearth.domain import layout, secret_text, settings
+from hearth.domain import bounds as size_bounds
+from hearth.domain import layout, secret_text
 from hearth.domain.entries import Entry, list_entries
 from hearth.domain.lookalike import looks_like
 from hearth.domain.text import NotText, first_hiding, is_invisible, with_article
@@ -19,8 +20,8 @@ from hearth.errors import InvalidInput, InvalidRecord, RuleFailure
 
 SOUL_MIN_CHARS = 100
 
-#: Size bounds from hearth.toml's ``[bounds]`` (defined beside the settings).
-Bounds = settings.Bounds
+#: Size bounds from hearth.toml's ``[bounds]``.
+Bounds = size_bounds.Bounds
 
 
 _SECRET_NAME_PATTERNS = (".env*", "*.pem", "*.key", "*.p12", "*.pfx")
@@ -159,8 +160,11 @@ def _settings_rule(path: str, text: str) -> list[RuleFailure]:
     later command of the home (a running server would go on with the old one)."""
     if path != layout.SETTINGS_PATH:
         return []
+    # Only for hearth.toml: a commit of ordinary notes loads no settings or TOML.
+    from hearth.domain.settings import parse_settings  # noqa: PLC0415
+
     try:
-        settings.parse_settings(text)
+        parse_settings(text)
     except InvalidInput as exc:
         return [
             RuleFailure(
