@@ -32,8 +32,7 @@ from hearth.app.writes.writer import (
 )
 from hearth.domain import layout, records
 from hearth.domain.text import decode_text
-from hearth.errors import DirtyFile, Forbidden, HearthError, InvalidInput, StaleWrite
-from hearth.store.active_records import blob_id
+from hearth.errors import Forbidden, InvalidInput
 from hearth.store.plans import FileChange, Plan, Snapshot
 
 
@@ -159,11 +158,7 @@ class RecordWrites(Writer):
 
         def planner(snap: Snapshot) -> Plan:
             check_expected(snap, expected)
-            try:
-                check_version(snap, path, version)
-            except StaleWrite:
-                self._shown_on_disk(snap, path, version)
-                raise
+            check_version(snap, path, version, lambda: self.files.read(path))
             proposal, original = require_record(snap, "proposal", path, key)
             assert isinstance(proposal, records.Proposal)
             archived = archive_moves("proposal", key, proposal, original, self._now(), "merged")
@@ -193,19 +188,6 @@ class RecordWrites(Writer):
 
         result = self._commit(planner, "proposal.merge", actor, key)
         return WriteResult(result.commit, path, result.changed, key)
-
-    def _shown_on_disk(self, snap: Snapshot, path: str, version: str | None) -> None:
-        """Refuse (``DirtyFile``) when the version shown was the person's own
-        uncommitted edit of the proposal: listing it again shows that edit again."""
-        try:
-            data = self.files.read(path)
-        except HearthError:
-            return
-        if data is None or version is None:
-            return
-        on_disk = blob_id(data)
-        if on_disk != snap.oid(path) and on_disk.startswith(version.strip().lower()):
-            raise DirtyFile([path])
 
     def reject(
         self, key: str, reason: str, actor: str, *, expected: Expected | None = None
