@@ -4,14 +4,16 @@ a real home in a real git repository, the real index, the real git CLI to look."
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from hearth import wiring
 from hearth.app.usecases import Hearth
-from hearth.errors import InvalidInput, NotFound, NoUpstream, ValidationFailed
+from hearth.errors import DirtyFile, InvalidInput, NotFound, NoUpstream, ValidationFailed
 from hearth.reconcile.reports import PassReport
+from hearth.store.active_records import blob_id
 from tests.conftest import FakeClock, Workspace, git
 
 ACTOR = "test"
@@ -78,6 +80,41 @@ def test_context_recalls_passages_with_their_lines(workspace: Workspace) -> None
     assert recall and {p["path"] for p in recall} == {"memory/topics/dentist.md"}
     visits = [p for p in recall if "Dr. Alvarez" in p["text"]]
     assert visits and visits[0]["start_line"] <= 5 <= visits[0]["end_line"]
+
+
+def test_a_symlinked_hot_file_is_left_out_and_the_rest_handed(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    """hostile: one hot file that is a symlink (a commit from the remote, or a
+    person's dotfile habit) made the whole bundle fail, so the session-start
+    hook handed the runtime no persona at all; the link is still never
+    followed: its target's words never reach the bundle."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("zebra private words\n")
+    tools = workspace.root / "TOOLS.md"
+    tools.unlink()
+    tools.symlink_to(secret)
+    bundle = workspace.app.context("main").as_dict()
+    files = {f["path"]: f for f in bundle["files"]}
+    assert files["TOOLS.md"]["missing"] is True and files["TOOLS.md"]["content"] == ""
+    assert "Name" in files["IDENTITY.md"]["content"] and not files["SOUL.md"]["missing"]
+    assert "zebra" not in str(bundle)
+
+
+def test_merging_a_proposal_the_person_is_editing_says_so(workspace: Workspace) -> None:
+    """hostile: ``hearth merge KEY`` shows the proposal as the work tree holds it;
+    when that was the person's own uncommitted edit, the merge was refused as
+    "changed since you read it ... list it again", which lists the same edit
+    again, forever: it is refused naming the uncommitted edit instead."""
+    app = workspace.app
+    key = app.propose("Tea", ["Sam drinks green tea"], ACTOR).key
+    assert key is not None
+    path = workspace.root / f"continuity/proposals/memory/{key}.md"
+    path.write_text(path.read_text().replace("green tea", "rooibos"))
+    shown = blob_id(path.read_bytes())
+    with pytest.raises(DirtyFile, match="uncommitted edits in continuity/proposals/memory/"):
+        app.merge(key, ACTOR, version=shown)
+    assert "rooibos" not in (workspace.root / "MEMORY.md").read_text()
 
 
 def test_reindex_rebuilds_and_sync_without_upstream_is_refused(workspace: Workspace) -> None:

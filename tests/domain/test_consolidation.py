@@ -80,3 +80,38 @@ def test_the_settings_are_checked() -> None:
     for bad in ("soft_budget = 1.2", "soft_budget = 0.5", "every_minutes = 0"):
         with pytest.raises(InvalidInput, match=r"\[consolidation\]"):
             parse_settings(f"[consolidation]\n{bad}\n")
+
+
+TWIN = (
+    "# Memory\n\n## Entries\n\n"
+    "- Sam likes tea\n  - green, never black, from Kyoto\n"
+    "- Sam likes tea\n- Sam likes tea a lot\n"
+)
+
+
+def test_a_fold_takes_out_the_entry_it_folded_not_its_twin_with_sub_bullets() -> None:
+    """hostile: a fold (the card's Approve) removed the first entry reading its
+    text, and when an entry with sub-bullets read the same as the one folded,
+    that one went, with its sub-bullets' words ("Kyoto")."""
+    texts = ("Sam likes tea", "Sam likes tea a lot")
+    found = Consolidation("fold", "MEMORY.md", texts, consolidation.fold_text(texts))
+    text, _ = consolidation.apply(found, TWIN, None)
+    assert "  - green, never black, from Kyoto" in text
+    assert [e.text for e in list_entries(text)] == ["Sam likes tea", "Sam likes tea a lot"]
+
+
+def test_a_move_leaves_its_pointer_where_the_moved_entry_was() -> None:
+    """hostile: a move put its pointer over the first entry reading the moved
+    text, so an entry with sub-bullets of that text became the pointer (its
+    sub-bullets under it) and the moved one stayed in the file."""
+    found = Consolidation(
+        "move",
+        "MEMORY.md",
+        ("Sam likes tea",),
+        "Tea: see memory/topics/tea.md",
+        destination="memory/topics/tea.md",
+    )
+    text, note = consolidation.apply(found, TWIN, None)
+    assert "- Sam likes tea\n  - green, never black, from Kyoto\n" in text
+    assert "- Tea: see memory/topics/tea.md\n- Sam likes tea a lot" in text
+    assert note is not None and "- Sam likes tea" in note

@@ -195,3 +195,29 @@ def test_a_served_home_s_hook_key_is_refused_as_a_secret() -> None:
     from hearth.store.server_file import new_hook_key
 
     assert "secret-text" in rules("notes.md", f"the key was {new_hook_key()} yesterday")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "line one\r\nline two\r\n",  # not TOML at all
+        "[bounds\nuser_md = 1\n",  # a table left open
+        '[daily]\nlayout = "weekly"\n',  # TOML, but a value hearth refuses
+    ],
+)
+def test_a_hearth_toml_hearth_cannot_read_is_refused(text: str) -> None:
+    """hostile: `hearth put hearth.toml` (and a person's commit) took a file that
+    hearth then refused to read, so every later command of the home failed with
+    "hearth.toml is not valid TOML" while a running server went on with the old
+    settings: the settings rule refuses it before it reaches history."""
+    assert "settings" in rules("hearth.toml", text)
+
+
+def test_a_readable_hearth_toml_passes() -> None:
+    """hostile: the settings rule leaves init's own hearth.toml, an empty one and
+    another folder's file of that name alone."""
+    from hearth.domain.settings import default_settings_toml
+
+    assert rules("hearth.toml", default_settings_toml()) == set()
+    assert rules("hearth.toml", "") == set()
+    assert rules("memory/hearth.toml", "not toml [") == set()

@@ -283,6 +283,30 @@ def test_a_plain_git_pull_merges_daily_notes_the_same_way(machines: list[Machine
     assert run_git(b.root, "diff", "--quiet", "HEAD").returncode == 0
 
 
+def test_a_module_a_commit_brings_never_runs_in_the_merge_driver(
+    machines: list[Machine], tmp_path: Path
+) -> None:
+    """hostile: git runs the merge driver at the top of the work tree, and
+    ``python -m`` puts that folder first on the module path, so a ``.py`` file a
+    hostile commit brought by sync (``dataclasses.py``, ``hearth/``) ran as the
+    person on the next ``git pull`` that merged a daily note."""
+    a, b, _ = machines
+    ran = tmp_path / "ran"
+    planted = f"open({str(ran)!r}, 'a').write('ran')\nfrom dataclasses import *\n"
+    (a.root / "dataclasses.py").write_text(planted)
+    git(a.root, "add", "dataclasses.py")
+    git(a.root, "commit", "-qm", "a module", "--no-verify")
+    git(a.root, "push", "-q")
+    assert run_git(b.root, "pull", "-q", "--no-rebase", "--no-edit").returncode == 0
+    path = _same_minute(a, "Bought bread on A.")
+    _same_minute(b, "Called Sam on B.")
+    git(a.root, "push", "-q")
+    pulled = run_git(b.root, "pull", "-q", "--no-rebase", "--no-edit")
+    assert not ran.exists(), "the home's own dataclasses.py ran in the merge driver"
+    assert pulled.returncode == 0, pulled.stderr
+    _assert_two_entries(b.read(path))
+
+
 def test_a_clone_without_the_driver_falls_back_to_a_visible_conflict(
     machines: list[Machine], tmp_path: Path
 ) -> None:

@@ -155,6 +155,35 @@ def test_a_killed_server_is_replaced_and_nothing_acknowledged_is_lost(home: Path
     assert _record(home) is not None  # the new server, started on demand
 
 
+def test_a_server_started_from_a_folder_never_imports_its_modules(
+    home: Path, tmp_path: Path
+) -> None:
+    """hostile: a server started on demand ran ``python -m hearth`` in the
+    client's working folder, which ``-m`` puts first on the module path: a
+    ``dataclasses.py`` or ``mcp.py`` there (a shared folder, a cloned
+    repository, the top of a home a synced commit wrote to) ran as the person
+    inside the server."""
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    ran = tmp_path / "ran"
+    planted = f"open({str(ran)!r}, 'a').write('ran')\nfrom dataclasses import *\n"
+    (folder / "dataclasses.py").write_text(planted)
+    env = {**os.environ, "HEARTH_SERVER": "on"}
+    proc = subprocess.run(
+        [str(BIN / "hearth"), "--home", str(home), "note", "kestrel over the field"],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    record = _record(home)
+    assert record is not None and record["mode"] == "on-demand"
+    assert not ran.exists(), "the working folder's dataclasses.py ran in the server"
+
+
 def test_a_second_serve_is_refused_and_the_first_keeps_serving(home: Path) -> None:
     server = start_server(home)
     try:

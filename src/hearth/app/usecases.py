@@ -43,7 +43,7 @@ from hearth.domain.entries import Entry
 from hearth.domain.entry_merge import ConflictRecord
 from hearth.domain.lookalike import looks_like
 from hearth.domain.text import decode_text
-from hearth.errors import HearthError, InvalidInput, RuleFailure
+from hearth.errors import HearthError, InvalidInput, PathRefused, RuleFailure
 from hearth.index.hits import Hit
 from hearth.index.ranking import SearchResult
 from hearth.index.semantic import Progress
@@ -286,7 +286,12 @@ class Hearth(ConsolidatingMerges):
         texts: list[tuple[str, str | None]] = []
         with self.owner:
             for path in files:
-                data = self.writes.files.read(path)
+                try:
+                    data = self.writes.files.read(path)
+                except PathRefused:
+                    # A symlink (never followed; status names it, parked): the
+                    # rest of the persona is still handed.
+                    data = None
                 texts.append((path, None if data is None else decode_text(data, path)))
         bounds = self.writes.settings.context
         return context.bundle(

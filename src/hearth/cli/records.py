@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from hearth.cli.support import (
+    _SAID_HERE,
     BATCH_WRITTEN,
     LightCommand,
     _emit,
@@ -17,6 +18,7 @@ from hearth.cli.support import (
     _written,
     cli,
     json_option,
+    key_route,
     keyed,
     quoted,
     served_write,
@@ -41,7 +43,7 @@ def note(state: _State, text: str, title: str | None, as_json: bool) -> None:
 
     body = {"text": text, **({"title": title} if title is not None else {})}
     served = delegate.send(state.root, "POST", "/v1/daily", body, state.actor)
-    if served is not None:
+    if served is not None and served[0] not in _SAID_HERE:
         status, data = served
         if status != 200:
             raise HearthError(delegate.refusal(data, status))
@@ -191,8 +193,10 @@ def merge(state: _State, keys: tuple[str, ...], version: str | None, as_json: bo
                 click.echo("merging:\n" + "\n".join(proposal_lines(view)))
         # The version shown travels with the merge: a proposal an agent changed
         # since is refused (409) by whichever process merges it.
-        path = f"/v1/proposals/{quoted(key)}/merge"
-        served = served_write(state, "POST", path, {"version": version}) if reached else None
+        path = key_route("/v1/proposals", key, "merge")
+        served = (
+            served_write(state, "POST", path, {"version": version}) if reached and path else None
+        )
         result = served or state.app().merge(key, state.actor, version=version)
         _written(as_json, result, f"merged {key}")
         return
@@ -234,8 +238,8 @@ def reject(state: _State, keys: tuple[str, ...], reason: str, as_json: bool) -> 
     """Reject proposal KEY and archive it with the reason; several KEYs are
     rejected together in one commit (all or none)."""
     if len(keys) == 1:
-        path = f"/v1/proposals/{quoted(keys[0])}/reject"
-        served = served_write(state, "POST", path, {"reason": reason})
+        path = key_route("/v1/proposals", keys[0], "reject")
+        served = served_write(state, "POST", path, {"reason": reason}) if path else None
         result = served or state.app().reject(keys[0], reason, state.actor)
         _written(as_json, result, f"rejected {keys[0]}")
         return
@@ -294,7 +298,8 @@ def loop_add(
 @click.pass_obj
 def loop_resolve(state: _State, key: str, note: str, as_json: bool) -> None:
     """Resolve loop KEY and archive it."""
-    served = served_write(state, "POST", f"/v1/loops/{quoted(key)}/resolve", {"note": note})
+    path = key_route("/v1/loops", key, "resolve")
+    served = served_write(state, "POST", path, {"note": note}) if path else None
     _written(as_json, served or state.app().resolve_loop(key, state.actor, note), f"resolved {key}")
 
 
@@ -352,7 +357,7 @@ def decision() -> None:
 @click.pass_obj
 def decision_withdraw(state: _State, key: str, reason: str, as_json: bool) -> None:
     """Withdraw decision KEY and archive it with the reason."""
-    path = f"/v1/decisions/{quoted(key)}/withdraw"
-    served = served_write(state, "POST", path, {"reason": reason})
+    path = key_route("/v1/decisions", key, "withdraw")
+    served = served_write(state, "POST", path, {"reason": reason}) if path else None
     result = served or state.app().withdraw_decision(key, reason, state.actor)
     _written(as_json, result, f"withdrew {key}")

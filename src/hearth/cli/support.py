@@ -261,6 +261,15 @@ def quoted(path: str) -> str:
     return quote(path, safe="/")
 
 
+def key_route(prefix: str, key: str, action: str) -> str | None:
+    """The route ``prefix/KEY/action`` of a record's write, or None when ``key``
+    cannot be one segment of it (``a/b``, ``..``: no record's key): the command
+    then refuses it in its own words instead of the server's "Not Found"."""
+    if "/" in key or key in (".", ".."):
+        return None
+    return f"{prefix}/{quoted(key)}/{action}"
+
+
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 verbose_option = click.option(
     "--verbose", "-v", is_flag=True, help="Say on stderr how the answer was reached."

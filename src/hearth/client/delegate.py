@@ -57,8 +57,11 @@ def find_or_start(root: Path, start: bool) -> Server | None:
     if found is not None or not start or not (root / "hearth.toml").is_file():
         return found  # only a home gets a server (a plain repository is refused later)
     state_dir = private.private_dir(root / ".git" / state.FOLDER)
+    # -P: ``-m`` would put this client's working folder first on the server's
+    # module path, and any folder (a shared one, a home a commit wrote to) may
+    # hold a ``.py`` file of someone else's.
     _spawn_detached(
-        [sys.executable, "-m", "hearth", "--home", str(root), "serve", "--on-demand"],
+        [sys.executable, "-P", "-m", "hearth", "--home", str(root), "serve", "--on-demand"],
         state_dir / server_file.SERVER_LOG,
     )
     deadline = time.monotonic() + START_SECONDS

@@ -288,9 +288,9 @@ def apply(
         e.text != leaves for e in entries.list_entries(text)
     ):
         # The line left takes the place of the first entry taken out.
-        text = entries.replace_entry(text, taken.pop(0), leaves)
+        text = entries.replace_entry(text, _single(text, taken.pop(0)), leaves)
     for entry in taken:
-        text = entries.remove_entry(text, entry)
+        text = entries.remove_entry(text, _single(text, entry))
     if consolidation.action == FOLD:
         return text, None
     note = destination
@@ -299,6 +299,17 @@ def apply(
         note = f"# {title}\n\n{entries.ENTRIES_HEADING}\n"
     moved, _added = entries.add_entries(note, consolidation.entries)
     return text, moved
+
+
+def _single(text: str, entry: str) -> str:
+    """``#N`` of the first entry reading ``entry`` that has no sub-bullets (the
+    one ``movable`` offered): another reading the same keeps its own."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    singles = {b.start + 1 for b in entries.entry_blocks(lines) if b.end == b.head_end}
+    for found in entries.list_entries(text.replace("\r\n", "\n")):
+        if found.text == entry and found.line in singles:
+            return f"#{found.number}"
+    return entry
 
 
 def stale_entries(consolidation: Consolidation, source: str) -> list[str]:

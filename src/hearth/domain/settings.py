@@ -6,6 +6,7 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
+from hearth.domain.bounds import Bounds
 from hearth.domain.consolidation_settings import (
     ConsolidationSettings,
     parse_consolidation_settings,
@@ -14,7 +15,6 @@ from hearth.domain.layout import DAILY_LAYOUTS, DailyLayout
 from hearth.domain.likeness import DEFAULT_THRESHOLD, parse_threshold
 from hearth.domain.reflection import ReflectionSettings, parse_reflection_settings
 from hearth.domain.runtime_writes import RuntimeWrites, parse_runtime_writes
-from hearth.domain.validation import Bounds
 from hearth.errors import InvalidInput
 
 DEFAULT_SETTINGS_TOML = """\

@@ -10,25 +10,18 @@ from __future__ import annotations
 import datetime as dt
 import fnmatch
 import re
-from dataclasses import dataclass
 
+from hearth.domain import bounds as size_bounds
 from hearth.domain import layout, secret_text
 from hearth.domain.entries import Entry, list_entries
 from hearth.domain.lookalike import looks_like
 from hearth.domain.text import NotText, first_hiding, is_invisible, with_article
-from hearth.errors import InvalidRecord, RuleFailure
+from hearth.errors import InvalidInput, InvalidRecord, RuleFailure
 
 SOUL_MIN_CHARS = 100
 
-
-@dataclass(frozen=True)
-class Bounds:
-    """Size bounds, in characters, from hearth.toml's ``[bounds]``."""
-
-    user_md: int = 8_000
-    memory_md: int = 20_000
-    #: Person notes ``users/<id>.md``; hearth.toml's default is ``user_md``.
-    user_note: int = 8_000
+#: Size bounds from hearth.toml's ``[bounds]``.
+Bounds = size_bounds.Bounds
 
 
 _SECRET_NAME_PATTERNS = (".env*", "*.pem", "*.key", "*.p12", "*.pfx")
@@ -158,7 +151,30 @@ def check_text(path: str, text: str, bounds: Bounds) -> list[RuleFailure]:
             )
         )
     failures += _record_rules(path, text)
+    failures += _settings_rule(path, text)
     return failures
+
+
+def _settings_rule(path: str, text: str) -> list[RuleFailure]:
+    """hearth.toml as hearth reads it: a file it cannot read would stop every
+    later command of the home (a running server would go on with the old one)."""
+    if path != layout.SETTINGS_PATH:
+        return []
+    # Only for hearth.toml: a commit of ordinary notes loads no settings or TOML.
+    from hearth.domain.settings import parse_settings  # noqa: PLC0415
+
+    try:
+        parse_settings(text)
+    except InvalidInput as exc:
+        return [
+            RuleFailure(
+                path,
+                "settings",
+                str(exc),
+                "fix what it names (docs/formats.md lists every setting and its values)",
+            )
+        ]
+    return []
 
 
 def _character_rules(path: str, where: str, found: NotText | None) -> list[RuleFailure]:

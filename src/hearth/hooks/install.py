@@ -64,10 +64,14 @@ def merge_driver_config(interpreter: str) -> dict[str, str]:
 
     When the interpreter is gone (a removed virtual environment), the command
     falls back to git's own line merge, which leaves markers where the sides
-    differ, rather than failing with ours left in place and nothing shown."""
+    differ, rather than failing with ours left in place and nothing shown.
+
+    ``-P``: git runs a driver at the top of the work tree, and ``-m`` would put
+    that folder first on the module path, where a commit from the remote can
+    put a module of its own."""
     python = shlex.quote(interpreter)
     command = (
-        f"if test -x {python}; then exec {python} -m hearth.mergedriver %O %A %B %P; "
+        f"if test -x {python}; then exec {python} -P -m hearth.mergedriver %O %A %B %P; "
         "else git merge-file -L ours -L base -L theirs %A %O %B; fi"
     )
     config: dict[str, str] = {}

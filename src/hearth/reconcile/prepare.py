@@ -203,8 +203,8 @@ def worker_count() -> int:
 class Readers:
     """Worker processes that run ``read_files`` on chunks, answering in order."""
 
-    #: How a worker is started.
-    command = (sys.executable, "-m", "hearth.reconcile.reader_worker")
+    #: How a worker is started (``-P``: never a module of the working folder).
+    command = (sys.executable, "-P", "-m", "hearth.reconcile.reader_worker")
 
     def __init__(self, root: Path, bounds: Bounds, workers: int) -> None:
         # Imported here: a worker imports this module too, and never starts one.

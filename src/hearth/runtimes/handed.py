@@ -14,6 +14,7 @@ counted here (docs/runtimes.md).
 
 from __future__ import annotations
 
+import itertools
 import json
 import tomllib
 from collections.abc import Callable, Collection, Mapping
@@ -110,9 +111,30 @@ def wired_runtimes(home: Path, user_home: Path | None = None) -> list[str]:
     found = []
     for runtime in RUNTIMES.values():
         entry = _mcp_entry(user_home / runtime.mcp.file, runtime.mcp.format, runtime.mcp.key)
-        if entry is not None and str(home) in json.dumps(entry):
+        if _names_home(entry, str(home)):
             found.append(runtime.name)
     return found
+
+
+def _names_home(entry: object, home: str) -> bool:
+    """Whether an MCP entry's words give ``--home`` exactly ``home`` (a home
+    whose path another's begins with, ``~/hearth`` of ``~/hearth-work``, is not
+    it)."""
+    words: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            words.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    walk(entry)
+    pairs = itertools.pairwise(words)
+    return f"--home={home}" in words or any(a == "--home" and b == home for a, b in pairs)
 
 
 def _mcp_entry(path: Path, form: str, key: tuple[str, ...]) -> object:

@@ -7,13 +7,14 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from hearth.domain import entries, known_folds, layout, notes, records
 from hearth.domain.text import decode_text
-from hearth.errors import InvalidInput, NotFound, StaleWrite
+from hearth.errors import DirtyFile, HearthError, InvalidInput, NotFound, StaleWrite
+from hearth.store.active_records import blob_id
 from hearth.store.plans import FileChange, Snapshot
 
 
@@ -156,14 +157,28 @@ def superseded(
     return decision.decision, text, FileChange(path, records.render(new, key).encode())
 
 
-def check_version(snap: Snapshot, path: str, version: str | None) -> None:
+def check_version(
+    snap: Snapshot,
+    path: str,
+    version: str | None,
+    on_disk: Callable[[], bytes | None] | None = None,
+) -> None:
     """Refuse a merge of a proposal changed since the person read it: ``version``
-    is the blob id (or its first twelve or more hex digits) the person was shown."""
+    is the blob id (or its first twelve or more hex digits) the person was shown.
+    When what they were shown is their own uncommitted edit (``on_disk`` reads
+    the work tree's copy), it is refused as that (listing it again would show
+    the same edit again)."""
     if version is None:
         return
     now = snap.oid(path) or ""
     wanted = version.strip().lower()
     if len(wanted) < 12 or not now.startswith(wanted):
+        try:
+            data = on_disk() if on_disk is not None else None
+        except HearthError:
+            data = None
+        if data is not None and len(wanted) >= 12 and blob_id(data).startswith(wanted):
+            raise DirtyFile([path])
         raise StaleWrite(
             f"{path} changed since you read it (you read version {wanted[:12]}, "
             f"{'it is gone now' if not now else f'it is {now[:12]} now'}); "

@@ -162,7 +162,7 @@ class RecordWrites(Writer):
 
         def planner(snap: Snapshot) -> Plan:
             check_expected(snap, expected)
-            check_version(snap, path, version)
+            check_version(snap, path, version, lambda: self.files.read(path))
             proposal, original = require_record(snap, "proposal", path, key)
             assert isinstance(proposal, records.Proposal)
             archived = archive_moves("proposal", key, proposal, original, self._now(), "merged")

@@ -1,0 +1,41 @@
+"""Served writes attacked (issue 52's twins): what a person mistypes answers the
+same beside the home's server as alone (``HEARTH_SERVER=off``), in the
+command's own words, with the same exit status."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.test_writes_served_alike import Twins, run, twins
+
+__all__ = ["twins"]  # the fixture, found by name
+
+pytestmark = pytest.mark.e2e
+
+
+def test_an_empty_note_is_refused_in_the_commands_words(twins: Twins) -> None:
+    """hostile: ``hearth note ""`` beside a server printed the API schema's
+    "body.text: String should have at least 1 character" where alone it says
+    the note is empty."""
+    served, alone = run(twins.served.root, "note", ""), run(twins.alone, "note", "")
+    assert served.alike() == alone.alike()
+    assert served.code == 1 and "note text is empty" in served.err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("loop", "resolve", "../../MEMORY"),
+        ("decision", "withdraw", "van--x/../y", "--reason", "gone"),
+        ("merge", "continuity/proposals/memory/x"),
+        ("reject", "a/b", "--reason", "no"),
+        ("loop", "resolve", ".."),
+    ],
+)
+def test_a_key_that_is_no_key_is_named_alike(twins: Twins, args: tuple[str, ...]) -> None:
+    """hostile: a key holding ``/`` (or ``..``) beside a server reached no
+    route, and the command said only "Not Found"; alone it says the key is no
+    record key and how to list them."""
+    served, alone = run(twins.served.root, *args), run(twins.alone, *args)
+    assert served.code == 1 and "is not a record key" in served.err, served.err
+    assert served.alike() == alone.alike()
