@@ -10,7 +10,9 @@ crossing among the semantic side's nearest) is printed with its crossing,
 its margin over the best passage in the question's own language, and whether
 it answers the query: the distribution ``Floor.crossing`` and
 ``Floor.crossing_margin`` were chosen from (answers across languages above
-both bars, no absent or small-talk query's candidate). Asserts nothing.
+both bars, no absent or small-talk query's candidate); a question of
+unaccented words the home holds none of gets the best of every passage
+(``u``: ``Floor.crossing_unheld``). Asserts nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import small_homes
 from hearth import wiring
-from hearth.index import ranking
+from hearth.index import crossing, ranking
 from hearth.index.floor import FLOOR
 from hearth.index.question import question
 from hearth.index.weights import WEIGHTS
@@ -54,14 +56,22 @@ def run(work: Path, sizes: list[int], seed: int) -> None:
                 continue
             body = gathered.bodies.get(found.key, "")
             right = bool(q["answers"]) and small_homes.answers(body, found.key[0], q["answers"])
-            rows.append((found.score, found.margin, size, q["type"], right, q["q"]))
+            admitted = crossing.admitted(found, FLOOR)
+            rows.append(
+                (found.score, found.margin, size, q["type"], right, admitted, found.unheld, q["q"])
+            )
         app.reconciler.close()
-    bar, margin = FLOOR.crossing, FLOOR.crossing_margin
-    print(f"bars: crossing {bar}, margin {margin}; a row above both is marked *")
+    bar, margin, unheld = FLOOR.crossing, FLOOR.crossing_margin, FLOOR.crossing_unheld
+    print(
+        f"bars: crossing {bar}, margin {margin}; a question's best of every passage "
+        f"(marked u: unheld) {unheld}; a row the floor lets through is marked *"
+    )
     print(f"{'crossing':>8} {'margin':>7} {'home':>5} {'type':<10} {'answers':<7} query")
-    for score, over, size, kind, right, text in sorted(rows, key=lambda r: (r[3], -r[1])):
-        above = "*" if bar is not None and score >= bar and over >= margin else " "
-        print(f"{score:8.3f} {over:7.3f} {size:>5} {kind:<10} {right!s:<7} {above} {text}")
+    for score, over, size, kind, right, passed, anywhere, text in sorted(
+        rows, key=lambda r: (r[3], -r[1])
+    ):
+        mark = ("*" if passed else " ") + ("u" if anywhere else " ")
+        print(f"{score:8.3f} {over:7.3f} {size:>5} {kind:<10} {right!s:<7} {mark} {text}")
 
 
 def main() -> None:

@@ -61,8 +61,11 @@ def variants() -> dict[str, Floor | None]:
             named=dataclasses.replace(both, every_word=False),
             keyword=dataclasses.replace(FLOOR.keyword, every_word=False),
         ),
-        "without translations": dataclasses.replace(FLOOR, translation=None, crossing=None),
-        "without crossing": dataclasses.replace(FLOOR, crossing=None),
+        "without translations": dataclasses.replace(
+            FLOOR, translation=None, crossing=None, crossing_unheld=None
+        ),
+        "without crossing": dataclasses.replace(FLOOR, crossing=None, crossing_unheld=None),
+        "without unheld crossing": dataclasses.replace(FLOOR, crossing_unheld=None),
         "without absent words": dataclasses.replace(FLOOR, absent_words=False),
     }
 

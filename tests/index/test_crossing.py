@@ -111,3 +111,57 @@ def test_a_passage_s_crowding_is_kept_until_the_store_s_rows_change(tmp_path: Pa
     store.add([f"{9:032x}"], np.stack([_unit(1, 0.5)]))
     crowds.of(store, [one])
     assert asked == [[one, two], [one]]
+
+
+def test_a_question_the_home_holds_no_word_of_may_be_in_another_language(
+    tmp_path: Path,
+) -> None:
+    """Case "a question in another language than the home's" (``Tomaten``
+    against the English garden note): its unaccented words tell no language,
+    so no passage is "in another language" for it. When the home holds none
+    of its words (``unheld``), the candidate is the best of every passage by
+    crossing but the template's, at ``Floor.crossing_unheld``."""
+    store = open_store(tmp_path / "v", "m", DIMS)
+    garden = _unit(1, 0, 0, 0, 0, 1)
+    soul = _unit(0, 0, 0, 0, 0, 0, 1)
+    others = [_unit(0, 1, 0.05 * i) for i in range(5)]
+    digests = [f"{i:032x}" for i in range(7)]
+    store.add(digests, np.stack([garden, soul, *others]))
+    hits = [_hit("soul.md"), _hit("garden.md"), _hit("other.md")]
+    keys = {("soul.md", 1): digests[1], ("garden.md", 1): digests[0], ("other.md", 1): digests[2]}
+    bodies = {
+        ("soul.md", 1): "You are a steady, candid assistant.",
+        ("garden.md", 1): "Sam and I planned the vegetable garden: tomatoes by the wall.",
+        ("other.md", 1): "Ran 8 km along the river.",
+    }
+    cosines = {digests[1]: 0.86, digests[0]: 0.85, digests[2]: 0.80}
+    args = ("Tomaten", hits, keys, bodies, cosines, store, FLOOR)
+    assert crossing.candidate(*args) is None  # no passage in another language
+    found = crossing.candidate(*args, unheld=True, template={digests[1]})
+    assert found is not None and found.unheld
+    assert found.key == ("garden.md", 1)
+    assert crossing.admitted(found, FLOOR) == (found.score >= (FLOOR.crossing_unheld or 1.0))
+    # A question in English letters and words is in the home's language: no.
+    english = ("what about the tomatoes?", *args[1:])
+    assert crossing.candidate(*english, unheld=True) is None
+
+
+def test_the_floor_lets_an_unheld_candidate_through_at_its_own_bar() -> None:
+    """The crossing part, for a question the home holds no word of: the
+    candidate passes at ``crossing_unheld``, with no margin and written in
+    any language; below it, or without the part, it does not."""
+    bar = FLOOR.crossing_unheld
+    assert bar is not None
+    at = Judged(
+        words=0.0,
+        rarest=0.0,
+        held=0.0,
+        standing=0.5,
+        both=False,
+        crossing=bar,
+        crossing_unheld=True,
+    )
+    assert is_translation(at, FLOOR)
+    assert not is_translation(dataclasses.replace(at, crossing=bar - 0.01), FLOOR)
+    assert not is_translation(dataclasses.replace(at, text=False), FLOOR)
+    assert not is_translation(at, dataclasses.replace(FLOOR, crossing_unheld=None))

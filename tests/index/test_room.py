@@ -39,3 +39,33 @@ def test_a_entry_holding_the_word_gets_a_place_among_many_topics_of_its_title(
     assert any(p.startswith("memory/2026-10-01") for p in paths), paths
     # The title lines still lead the page: the entry takes a place of the last.
     assert sum(p.startswith("memory/topics/recipes") for p in paths) >= len(paths) // 2
+
+
+def test_the_entry_holding_the_word_as_typed_comes_before_its_plural(tmp_path: Path) -> None:
+    """Case "present words 100%" (``neighbour`` in the 1,000-file home): many
+    topics titled "Neighbours ..." fill the page, many daily lines say
+    "the neighbours had a party", and the one MEMORY.md entry that says
+    "the neighbour, Mrs. Okafor" sits last of them in a long section: the
+    analyzer stems both words to one term, so only the word as typed tells
+    it apart."""
+    clock = FakeClock(dt.datetime(2026, 10, 1, 9, tzinfo=dt.UTC))
+    root = tmp_path / "home"
+    wiring.initialize(root, clock)
+    app = wiring.open_app(root, clock)
+    for n in range(40):
+        app.writes.entry_add("MEMORY.md", f"The blue folder number {n} holds the old bills", "test")
+    app.writes.entry_add(
+        "MEMORY.md", "The spare house key is with the neighbour, Mrs. Okafor, at number 12", "test"
+    )
+    for n in range(12):
+        clock.now += dt.timedelta(days=1)
+        app.writes.note(f"Slept badly; the neighbours had a party until {n + 1}.", "Sleep", "test")
+    for n in range(30):
+        title = "Neighbours" if n == 0 else f"Neighbours {n + 1}"
+        content = "\n\n".join(f"## {part}\n\nSoup on Sunday, bread on Monday." for part in "AB")
+        app.writes.topic(title, "test", content=content)
+    app.reconciler.reconcile()
+    result = app.search("neighbour")
+    assert result.ranking == "keyword"
+    paths = [h.path for h in result.hits]
+    assert "MEMORY.md" in paths, paths

@@ -160,6 +160,18 @@ def test_an_english_question_finds_the_note_in_another_language(
     assert any(p is not None and ACROSS[question] in p.text for p in texts)
 
 
+@pytest.mark.parametrize("query", ["Tomaten", "jardin potager"])
+def test_a_question_in_another_language_finds_the_english_note(home: Hearth, query: str) -> None:
+    """Case "across languages", the other way round: a German or French query
+    of unaccented words (its language not told by its letters) none of
+    which the home holds finds the English garden note by crossing
+    (``Floor.crossing_unheld``), with the floor on."""
+    hits = home.search(query).hits
+    texts = [home._passage(h) for h in hits]
+    garden = ("planned the vegetable garden", "Tomatoes by the wall")
+    assert any(p is not None and any(g in p.text for g in garden) for p in texts), hits
+
+
 def test_rejected_and_withdrawn_records_are_no_memory(home: Hearth) -> None:
     """Case "the rejected proposal not recalled" (the context bundle's recall,
     which the prompt hook and MCP ``context`` serve): nor the withdrawn

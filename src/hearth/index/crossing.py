@@ -22,6 +22,14 @@ translation candidate; the floor lets it through above ``Floor.crossing``
 nothing. A passage's crowding depends on the store alone, and the same
 passages come back search after search: it is kept (``Crowds``) until the
 store's rows change.
+
+A question of a few unaccented words none of which the home holds
+(``Tomaten``, ``jardin potager`` in a home written in English) may itself
+be in another language than the home: ``floor.tongue`` cannot tell German
+``Tomaten`` from English, so no passage is "in another language" for it.
+For such a question (``unheld``) the candidate is also sought among every
+passage with text, at the higher bar ``Floor.crossing_unheld`` and with no
+rivals to stand above (all passages are candidates).
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ from __future__ import annotations
 import functools
 import threading
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from hearth.index import floor as floors
@@ -92,10 +100,15 @@ class Crossing(NamedTuple):
     #: ...and how far above the best crossing of a passage in the question's
     #: own language (or of no language told) among the nearest.
     margin: float
+    #: Chosen among every passage: the question holds no word of the home and
+    #: its language is not told (``candidate``'s ``unheld``).
+    unheld: bool = False
 
 
 def admitted(found: Crossing, floor: Floor) -> bool:
     """Whether ``floor`` lets the translation candidate ``found`` through."""
+    if found.unheld:
+        return floor.crossing_unheld is not None and found.score >= floor.crossing_unheld
     return (
         floor.crossing is not None
         and found.score >= floor.crossing
@@ -116,22 +129,33 @@ def candidate(
     bodies: Mapping[tuple[str, int], str],
     cosines: Mapping[str, float],
     store: VectorStore,
+    floor: Floor | None = None,
+    *,
+    unheld: bool = False,
+    template: Collection[str] = (),
 ) -> Crossing | None:
     """Of the semantic side's ``hits`` (nearest first) with text, in another
     language than ``text``, the one of highest crossing (None: there is none);
-    ``cosines``: the question's nearest passages, by digest."""
+    ``cosines``: the question's nearest passages, by digest. ``unheld``: the
+    home holds none of the question's words; a question of unaccented words
+    (``ascii``) whose candidate in another language ``floor`` does not admit
+    then gets the best of every passage with text (``Crossing.unheld``) but
+    the home template's (digests ``template``: scaffolding, nobody's words)."""
     asked_in = floors.tongue(text)
     if not asked_in:
         return None
     latin = asked_in in ("english", "ascii")
     foreign: list[tuple[tuple[str, int], str]] = []
     rivals: list[str] = []
+    every: list[tuple[tuple[str, int], str]] = []
     for hit in hits:
         key = (hit.path, hit.start_line)
         body = bodies.get(key, "")
         digest = digests.get(key, "")
         if not body.strip() or digest not in cosines or digest not in store:
             continue
+        if len(every) < CANDIDATES and digest not in template:
+            every.append((key, digest))
         # Text of ASCII letters alone is never in another language than a
         # question in Latin letters (``floor.other_tongues``): not read again.
         if not (latin and body.isascii()) and floors.other_tongues(asked_in, _tongue(body)):
@@ -139,16 +163,25 @@ def candidate(
                 foreign.append((key, digest))
         elif len(rivals) < RIVALS:
             rivals.append(digest)
-    if not foreign:
+    anywhere = unheld and asked_in == "ascii" and floor is not None
+    if not foreign and not (anywhere and every):
         return None
     question = crowd(list(cosines.values()))
-    weighed = [*dict.fromkeys([*(d for _, d in foreign), *rivals])]
+    weighed = [
+        *dict.fromkeys([*(d for _, d in foreign), *rivals, *(d for _, d in every if anywhere)])
+    ]
     crowding = _crowds.of(store, weighed)
 
     def crossing(digest: str) -> float:
         return 2 * cosines[digest] - question - crowding[digest]
 
-    key, digest = max(foreign, key=lambda pair: crossing(pair[1]))
-    score = crossing(digest)
-    rival = max((crossing(d) for d in rivals), default=None)
-    return Crossing(key, score, score - rival if rival is not None else 0.0)
+    found = None
+    if foreign:
+        key, digest = max(foreign, key=lambda pair: crossing(pair[1]))
+        score = crossing(digest)
+        rival = max((crossing(d) for d in rivals), default=None)
+        found = Crossing(key, score, score - rival if rival is not None else 0.0)
+    if anywhere and floor is not None and (found is None or not admitted(found, floor)):
+        key, digest = max(every, key=lambda pair: crossing(pair[1]))
+        return Crossing(key, crossing(digest), 0.0, unheld=True)
+    return found

@@ -86,6 +86,15 @@ def content_terms(text: str) -> list[str]:
     return [t for w in floors.content_words(asked) for t in _terms(w)]
 
 
+def holds_none(index: SearchIndex, text: str) -> bool:
+    """Whether ``text`` says content words and no section of the home holds any."""
+    words = content_terms(text[:MAX_QUERY_CHARS])
+    if not words:
+        return False
+    df, _total = index.frequencies(sorted(set(words)))
+    return all(n == 0 for n in df.values())
+
+
 class Signals(NamedTuple):
     """What the floor knows of a question's hits."""
 
@@ -145,6 +154,7 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
                 key == nearest,
                 across.score if across is not None and across.key == key else None,
                 across.margin if across is not None and across.key == key else None,
+                across is not None and across.key == key and across.unheld,
             )
         )
     known = [n for n in names if n not in unknown]

@@ -35,7 +35,9 @@ What a hit is judged on (``Judged``, gathered by ``evidence.py``):
   passage with text, standing at ``Floor.translation``; or the question's
   translation candidate (``crossing.py``: the cosine weighed by how crowded
   the question and the passage are) at ``Floor.crossing``, standing
-  ``Floor.crossing_margin`` above the passages in the question's language.
+  ``Floor.crossing_margin`` above the passages in the question's language;
+  for a question of unaccented words the home holds none of, whose language
+  is not told, the best of every passage by crossing at ``Floor.crossing_unheld``.
 
 The question decides the bar (``Bar``): one naming something no section
 holds (a capitalized word not starting a sentence: ``Caroline``,
@@ -135,6 +137,11 @@ class Floor:
     #: question's own language; None: only the nearest at ``translation``.
     crossing: float | None = -0.05
     crossing_margin: float = 0.035
+    #: The crossing at which the best of every passage passes for a question
+    #: of unaccented words none of which the home holds (it may be asked in
+    #: another language than the home's: ``crossing.candidate``'s ``unheld``);
+    #: None: only a candidate in another language.
+    crossing_unheld: float | None = 0.005
 
 
 #: The floor hearth searches with.
@@ -189,6 +196,8 @@ class Judged:
     #: (``crossing.py``; None: this hit is not the candidate).
     crossing: float | None = None
     crossing_margin: float | None = None
+    #: The candidate was sought among every passage (``Crossing.unheld``).
+    crossing_unheld: bool = False
 
 
 def inner_names(text: str) -> list[str]:
@@ -269,6 +278,14 @@ def other_tongues(one: str, other: str) -> bool:
 def is_translation(judged: Judged, floor: Floor) -> bool:
     """Whether a hit in another language, sharing none of the question's words,
     stands out enough to be the same thing said there."""
+    if judged.crossing_unheld:
+        return (
+            judged.text
+            and judged.words == 0
+            and floor.crossing_unheld is not None
+            and judged.crossing is not None
+            and judged.crossing >= floor.crossing_unheld
+        )
     if not (judged.foreign and judged.text and judged.words == 0):
         return False
     crossed = (

@@ -250,7 +250,15 @@ def hybrid_ranked(
         hits = room.made(hits, wider.hits, bodies, q.text)
         ordinals = {**wider.ordinals, **ordinals}
     across = crossing.candidate(
-        q.text, wide.hits, wide.digests, bodies, dict(meaning.found.pairs), store
+        q.text,
+        wide.hits,
+        wide.digests,
+        bodies,
+        dict(meaning.found.pairs),
+        store,
+        FLOOR,
+        unheld=not keyword.hits and evidence.holds_none(index, q.text),
+        template=index.template,
     )
     if across is not None and crossing.admitted(across, FLOOR):
         hits = _with(

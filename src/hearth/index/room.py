@@ -11,16 +11,24 @@ word of ``recipe`` (issue 48: a section holding every content word must not
 be trimmed away). So bare headings take at most ``BARE_SHARE`` of a full
 page when sections holding every content word in their own heading or body
 are waiting: the keyword side's first ``WIDER`` candidates are read for
-them (only for such a page).
+them (only for such a page). Of those, the ones holding each word as the
+person typed it (``neighbour``, not only ``neighbours``: the analyzer stems
+both to one term) come first: in a home where a passing daily line says
+"the neighbours had a party" in forty notes, the one entry that says "the
+neighbour, Mrs. Okafor" is what ``neighbour`` asks for, and BM25 ranks it
+last of them when it sits in a long section.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from hearth.index import floor as floors
 from hearth.index.analysis import terms_of
 from hearth.index.evidence import content_terms
+from hearth.index.terms import fold, read_query, without_dates
 
 if TYPE_CHECKING:
     from hearth.index.hits import Hit
@@ -51,20 +59,42 @@ def made(hits: Sequence[Hit], waiting: Sequence[Hit], bodies: Bodies, text: str)
     if not extra or not wanted:
         return list(hits)
     shown = {(h.path, h.start_line) for h in hits}
-    found: list[Hit] = []
+    typed = typed_words(text)
+    # Those holding the words as typed first, each group in the keyword side's order.
+    as_typed: list[Hit] = []
+    others: list[Hit] = []
     for hit in waiting:
         key = (hit.path, hit.start_line)
         body = bodies.get(key, "")
         if key in shown or not body.strip() or hit.score <= 0:
             continue
-        if wanted <= set(terms_of(f"{hit.heading}\n{body}")):
-            found.append(hit)
+        text_of = f"{hit.heading}\n{body}"
+        if wanted <= set(terms_of(text_of)):
+            (as_typed if holds_typed(typed, text_of) else others).append(hit)
             shown.add(key)
-            if len(found) == extra:
+            if len(as_typed) == extra or (not typed and len(others) == extra):
                 break
+    found = [*as_typed, *others][:extra]
     if not found:
         return list(hits)
     bare = [h for h in hits if not bodies.get((h.path, h.start_line), "").strip()]
     dropped = {(h.path, h.start_line) for h in bare[len(bare) - len(found) :]}
     kept = [h for h in hits if (h.path, h.start_line) not in dropped]
     return [*kept, *(h.scored(0.0) for h in found)]
+
+
+_WORD = re.compile(r"\w+")
+
+
+def typed_words(text: str) -> frozenset[str]:
+    """The question's content words as typed (lower-cased, accents folded),
+    those of letters and digits only (a CJK run is matched by its pairs, not
+    as a word)."""
+    words = floors.content_words(read_query(without_dates(text)).words)
+    folded = (fold(w) for w in words)
+    return frozenset(w for w in folded if w.isascii() and _WORD.fullmatch(w))
+
+
+def holds_typed(typed: frozenset[str], text: str) -> bool:
+    """Whether ``text`` holds every one of ``typed`` as a whole word."""
+    return bool(typed) and typed <= {fold(w) for w in _WORD.findall(text)}
