@@ -53,7 +53,8 @@ class Gathered:
 
 class Asked(NamedTuple):
     """The semantic side's question: its vector, what the store found, and
-    the sections of all it found (past the semantic side's margin)."""
+    the sections of all it found (past the semantic side's margin; none when
+    none of them can be crossing's candidate, ``passage_tongues.py``)."""
 
     vector: Vectors
     found: Nearest

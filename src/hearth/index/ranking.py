@@ -47,6 +47,7 @@ from hearth.index.evidence import Gathered
 from hearth.index.floor import FLOOR, Floor
 from hearth.index.hits import Hit, Ranked
 from hearth.index.ondisk import VectorCoverage
+from hearth.index.passage_tongues import TONGUES
 from hearth.index.question import Question
 from hearth.index.terms import (
     asks_in_words,
@@ -243,6 +244,7 @@ def hybrid_ranked(
     # side's (their language is told by their text).
     bodies = index.bodies([*near.hits, *semantic.hits, *keyword.hits, *wide.hits], digests)
     bodies.load([(h.path, h.start_line) for h in wide.hits])
+    TONGUES.learn(wide.hits, wide.digests, bodies)
     if room.crowded(hits, bodies, q.limit):
         wider = index.ranked(q.text, q.kind, q.path_prefix, room.WIDER, q.dates, weights)
         digests.update(wider.digests)
@@ -305,12 +307,19 @@ def _semantic(
     if nearest:
         lowest = nearest[0][1] - SEMANTIC_MARGIN
         nearest = [(d, score) for d, score in nearest if score >= lowest]
+    everything = [d for d, _ in found.pairs]
+    if not TONGUES.may_cross(q.text, everything):
+        # No nearest passage holds text in another language: crossing can find
+        # no candidate, so only the semantic side's sections are read (the
+        # nearest digests come first: the same sections as the wide read's).
+        narrow = index.ranked_digests(
+            [d for d, _ in nearest], q.kind, q.path_prefix, DEPTH, weights
+        )
+        return narrow, evidence.Asked(vector, found, Ranked([]))
     # The sections of all the nearest passages, past the margin, are read at
     # once: where a note in another language saying what the question asks
     # stands (``crossing.py``); the semantic side is those within it.
-    wide = index.ranked_digests(
-        [d for d, _ in found.pairs], q.kind, q.path_prefix, 2 * DEPTH, weights
-    )
+    wide = index.ranked_digests(everything, q.kind, q.path_prefix, 2 * DEPTH, weights)
     within = {d for d, _ in nearest}
     hits = [h for h in wide.hits if wide.digests[h.path, h.start_line] in within][:DEPTH]
     keys = {(h.path, h.start_line) for h in hits}
