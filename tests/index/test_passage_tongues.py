@@ -125,6 +125,16 @@ def test_a_home_in_the_question_s_language_reads_only_the_semantic_side_s_sectio
     assert len(within) < len(found)  # the home holds passages past the margin
     assert asked[0] == [d for d, _ in found]
     assert asked[-1] == within
+    # Under a filter, the narrow read answers as the wide one (languages forgotten).
+    for kind, prefix in (("topic", None), (None, "memory/topics/g"), ("daily", None)):
+        monkeypatch.setattr(ranking, "TONGUES", PassageTongues())
+        live.search(QUESTION, limit=5, everything=True)  # learns every nearest passage
+        narrow = live.search(QUESTION, kind=kind, path_prefix=prefix, limit=5, everything=True)
+        assert asked[-1] == within
+        monkeypatch.setattr(ranking, "TONGUES", PassageTongues())
+        wide = live.search(QUESTION, kind=kind, path_prefix=prefix, limit=5, everything=True)
+        assert asked[-1] == [d for d, _ in found]
+        assert narrow == wide
 
 
 def test_a_note_in_another_language_among_the_nearest_is_still_read_and_crossed(
