@@ -50,6 +50,8 @@ def _terms(word: str) -> tuple[str, ...]:
 
 
 _REGEX_META = set("\\.+*?()|[]{}^$#&-~")
+#: The set-aside folders' path queries (``_within``): every index has the same fields.
+_SET_ASIDE: list[Query] = []
 
 
 def run_ranked(
@@ -271,25 +273,11 @@ def _within(
         filters.append((Occur.Must, _filter(Query.regex_query(schema, "path", pattern))))
     if not layout.asks_for_set_aside(kind, path_prefix):
         # Merged and rejected proposals, withdrawn decisions, replaced entries: not memory.
-        filters += [(Occur.MustNot, aside) for aside in _set_aside(schema)]
+        if not _SET_ASIDE:  # made once: Tantivy compiles a regex query as it is made
+            folders = layout.SET_ASIDE_FOLDERS
+            _SET_ASIDE[:] = [Query.regex_query(schema, "path", _escape(f) + ".*") for f in folders]
+        filters += [(Occur.MustNot, aside) for aside in _SET_ASIDE]
     return Query.boolean_query(filters)
-
-
-_SET_ASIDE: list[Query] = []
-
-
-def _set_aside(schema: tantivy.Schema) -> list[Query]:
-    """The set-aside folders' path queries, built once: each regex query
-    compiles its automaton when built, which cost more than a search's
-    whole boolean query on both sides of a hybrid search (docs/performance.md,
-    "Hybrid search's own parts")."""
-    if not _SET_ASIDE:
-        # Every index has ``build_schema``'s fields: the queries fit any of them.
-        _SET_ASIDE[:] = [
-            Query.regex_query(schema, "path", _escape(folder) + ".*")
-            for folder in layout.SET_ASIDE_FOLDERS
-        ]
-    return _SET_ASIDE
 
 
 def _documents(searcher: tantivy.Searcher, found: Sequence[tuple[float, Any]]) -> Ranked:
