@@ -11,11 +11,13 @@ away, and the store's folder is swapped from under a reader.
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from hearth.embedding import products
 from hearth.embedding.products import CodeProducts
 from hearth.index import vectors
 from hearth.index.vector_packs import shipped
@@ -130,3 +132,42 @@ def test_the_integer_products_stay_within_the_bound_they_report() -> None:
     lengths = np.linalg.norm(codes.astype(np.float64), axis=1)
     assert 0 < left < 1e-3
     assert np.all(np.abs(got - exact) <= lengths * left + 1e-6 * np.abs(exact) + 1e-3)
+
+
+def test_a_scan_shared_with_a_helper_thread_gives_the_caller_s_products() -> None:
+    """Case: hybrid search in 10 ms, the scan taken in runs by the caller and
+    a helper thread: the same int32 products as one run over every row, also
+    when the rows do not fill the last run."""
+    rng = np.random.default_rng(17)
+    rows = 2 * products.SHARED_ROWS + 123
+    codes = rng.integers(0, 256, size=(rows, 384)).astype(np.uint8)
+    query = rng.normal(size=384).astype(np.float32)
+    query /= np.linalg.norm(query)
+    alone, left = CodeProducts(helpers=0).scores(codes, query)
+    shared, shared_left = CodeProducts(helpers=1).scores(codes, query)
+    assert shared_left == left
+    assert np.array_equal(shared, alone)
+
+
+def test_the_caller_does_not_wait_for_a_helper_that_has_not_started() -> None:
+    """Case: on a busy machine the helper thread may not get a core: the
+    caller takes every run itself and calls the helper off, rather than
+    waiting for it to be woken."""
+    rng = np.random.default_rng(19)
+    codes = rng.integers(0, 256, size=(3 * products.SHARED_ROWS, 384)).astype(np.uint8)
+    query = rng.normal(size=384).astype(np.float32)
+    scan = CodeProducts(helpers=1)
+    expected, _left = CodeProducts(helpers=0).scores(codes, query)
+    held = threading.Event()
+    blocker = scan._helper_pool().submit(held.wait)  # the helper kept busy
+    got: list[Array] = []
+    caller = threading.Thread(target=lambda: got.append(scan.scores(codes, query)[0]))
+    try:
+        caller.start()
+        caller.join(timeout=30)  # waiting for the helper would never end
+        assert not caller.is_alive()
+        assert np.array_equal(got[0], expected)
+    finally:
+        held.set()
+        blocker.result(timeout=10)
+        caller.join(timeout=10)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,11 +29,15 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-#: Threads of the product. Two halve the scan on an idle machine, but a
+#: Threads of one product. Two halve the scan on an idle machine, but a
 #: second thread that sleeps between runs must be woken at each search, and
 #: on a busy one that wait cost more than the scan (docs/performance.md,
 #: "The vector scan in integers"); one runs on the caller's thread.
 THREADS = 1
+#: Rows of one run when the scan is shared (``CodeProducts.helpers``): the
+#: caller and a helper thread take runs of this many rows in turn until none
+#: is left, so the caller never waits for a helper that has not started.
+SHARED_ROWS = 8192
 
 
 def _codes(vector: npt.NDArray[np.float64]) -> tuple[npt.NDArray[np.int8], float]:
@@ -52,10 +57,15 @@ class CodeProducts:
     #: What an unsigned code holds for 0.
     ZERO = 128
 
-    def __init__(self, threads: int = THREADS) -> None:
+    def __init__(self, threads: int = THREADS, helpers: int | None = None) -> None:
+        """``helpers``: threads that take runs of the scan beside the caller's
+        (None: one when the machine has another core)."""
         self._threads = max(1, min(threads, os.cpu_count() or 1))
         self._session: Any = None
         self._lock = threading.Lock()
+        cores = os.cpu_count() or 1
+        self._helpers = (1 if cores > 1 else 0) if helpers is None else max(0, helpers)
+        self._pool: ThreadPoolExecutor | None = None
 
     def scores(
         self, codes: npt.NDArray[np.uint8], query: npt.NDArray[np.float32]
@@ -86,7 +96,44 @@ class CodeProducts:
             with self._lock:
                 if self._session is None:
                     self._session = _session(codes.shape[1], self._threads)
-        return self._session.run(None, {"rows": codes, "query": both})[0]
+        session = self._session
+        if not self._helpers or len(codes) <= SHARED_ROWS:
+            return session.run(None, {"rows": codes, "query": both})[0]
+        return self._shared(session, codes, both)
+
+    def _shared(self, session: Any, codes: npt.NDArray[np.uint8], both: Any) -> Any:
+        """The product in runs of ``SHARED_ROWS`` rows, taken in turn by this
+        thread and the helpers (ONNX Runtime releases the GIL in a run, and its
+        session may run on several threads at once); a helper that has not
+        started when this thread has taken the last run is called off."""
+        import numpy as np  # noqa: PLC0415  (see _codes)
+
+        out = np.empty((len(codes), 2), dtype=np.int32)
+        starts = iter(range(0, len(codes), SHARED_ROWS))
+        taking = threading.Lock()
+
+        def take() -> None:
+            while True:
+                with taking:
+                    start = next(starts, None)
+                if start is None:
+                    return
+                rows = codes[start : start + SHARED_ROWS]
+                out[start : start + len(rows)] = session.run(None, {"rows": rows, "query": both})[0]
+
+        pool = self._helper_pool()
+        helping = [pool.submit(take) for _ in range(self._helpers)]
+        take()
+        for helper in helping:
+            if not helper.cancel():
+                helper.result()  # a run it took is being written into ``out``
+        return out
+
+    def _helper_pool(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(self._helpers, thread_name_prefix="hearth-scan")
+            return self._pool
 
 
 def _session(dims: int, threads: int) -> Any:

@@ -53,7 +53,8 @@ class Gathered:
 
 class Asked(NamedTuple):
     """The semantic side's question: its vector, what the store found, and
-    the sections of all it found (past the semantic side's margin)."""
+    the sections of all it found (past the semantic side's margin; none when
+    none of them can be crossing's candidate, ``passage_tongues.py``)."""
 
     vector: Vectors
     found: Nearest
@@ -123,6 +124,7 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
     meaning = gathered.meaning
     unique = floors.idf(1, max(total, 1))
     asked_in = floors.tongue(text)
+    latin = asked_in in ("english", "ascii")
     judged = []
     gathered.bodies.load([*((hit.path, hit.start_line) for hit in hits), *gathered.semantic_order])
     # The semantic side's nearest passage with text (a bare heading's vector
@@ -139,8 +141,11 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
         rarest = max((w for t, w in weights.items() if t in held), default=0.0) / unique
         weight = sum(w for t, w in weights.items() if t in held) / unique
         share = floors.word_share(held, weights)
-        written_in = floors.tongue(body)
-        foreign = floors.other_tongues(asked_in, written_in)
+        # Text of ASCII letters alone is in no other language than a question
+        # in Latin letters (``floor.other_tongues``): its tongue is not read.
+        foreign = not (latin and body.isascii()) and floors.other_tongues(
+            asked_in, floors.tongue(body)
+        )
         has_text = bool(body.strip())
         judged.append(
             Judged(

@@ -50,6 +50,8 @@ def _terms(word: str) -> tuple[str, ...]:
 
 
 _REGEX_META = set("\\.+*?()|[]{}^$#&-~")
+#: The set-aside folders' path queries (``_within``): every index has the same fields.
+_SET_ASIDE: list[Query] = []
 
 
 def run_ranked(
@@ -271,9 +273,10 @@ def _within(
         filters.append((Occur.Must, _filter(Query.regex_query(schema, "path", pattern))))
     if not layout.asks_for_set_aside(kind, path_prefix):
         # Merged and rejected proposals, withdrawn decisions, replaced entries: not memory.
-        for folder in layout.SET_ASIDE_FOLDERS:
-            aside = Query.regex_query(schema, "path", _escape(folder) + ".*")
-            filters.append((Occur.MustNot, aside))
+        if not _SET_ASIDE:  # made once: Tantivy compiles a regex query as it is made
+            folders = layout.SET_ASIDE_FOLDERS
+            _SET_ASIDE[:] = [Query.regex_query(schema, "path", _escape(f) + ".*") for f in folders]
+        filters += [(Occur.MustNot, aside) for aside in _SET_ASIDE]
     return Query.boolean_query(filters)
 
 

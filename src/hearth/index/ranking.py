@@ -43,10 +43,12 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from hearth.embedding import Embedder
 from hearth.index import crossing, evidence, neighbour_bonuses, room
+from hearth.index import floor as floors
 from hearth.index.evidence import Gathered
 from hearth.index.floor import FLOOR, Floor
 from hearth.index.hits import Hit, Ranked
 from hearth.index.ondisk import VectorCoverage
+from hearth.index.passage_tongues import TONGUES
 from hearth.index.question import Question
 from hearth.index.terms import (
     asks_in_words,
@@ -243,6 +245,7 @@ def hybrid_ranked(
     # side's (their language is told by their text).
     bodies = index.bodies([*near.hits, *semantic.hits, *keyword.hits, *wide.hits], digests)
     bodies.load([(h.path, h.start_line) for h in wide.hits])
+    TONGUES.learn(wide.hits, wide.digests, bodies)
     if room.crowded(hits, bodies, q.limit):
         wider = index.ranked(q.text, q.kind, q.path_prefix, room.WIDER, q.dates, weights)
         digests.update(wider.digests)
@@ -298,6 +301,12 @@ def semantic_candidates(
     return _semantic(index, store, embedder, q, weights)[0]
 
 
+def _may_be_unheld(index: SearchIndex, text: str) -> bool:
+    """Whether crossing may take the best of every passage for ``text``: a
+    question of unaccented words (its language untold) the home holds none of."""
+    return floors.tongue(text) == "ascii" and evidence.holds_none(index, text)
+
+
 def _semantic(
     index: SearchIndex,
     store: VectorStore,
@@ -313,12 +322,22 @@ def _semantic(
     if nearest:
         lowest = nearest[0][1] - SEMANTIC_MARGIN
         nearest = [(d, score) for d, score in nearest if score >= lowest]
+    everything = [d for d, _ in found.pairs]
+    if not TONGUES.may_cross(q.text, everything) and not _may_be_unheld(index, q.text):
+        # No nearest passage holds text in another language, and the question
+        # is not one of unaccented words the home holds none of (which may be
+        # in another language than the home's: ``crossing.candidate``'s
+        # ``unheld``): crossing can find no candidate, so only the semantic
+        # side's sections are read (the nearest digests come first: the same
+        # sections as the wide read's).
+        narrow = index.ranked_digests(
+            [d for d, _ in nearest], q.kind, q.path_prefix, DEPTH, weights
+        )
+        return narrow, evidence.Asked(vector, found, Ranked([]))
     # The sections of all the nearest passages, past the margin, are read at
     # once: where a note in another language saying what the question asks
     # stands (``crossing.py``); the semantic side is those within it.
-    wide = index.ranked_digests(
-        [d for d, _ in found.pairs], q.kind, q.path_prefix, 2 * DEPTH, weights
-    )
+    wide = index.ranked_digests(everything, q.kind, q.path_prefix, 2 * DEPTH, weights)
     within = {d for d, _ in nearest}
     hits = [h for h in wide.hits if wide.digests[h.path, h.start_line] in within][:DEPTH]
     keys = {(h.path, h.start_line) for h in hits}
