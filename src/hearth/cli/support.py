@@ -313,13 +313,15 @@ def cli(ctx: click.Context, home_option: str | None, actor: str | None) -> None:
     ctx.obj = _State(home_option, actor or None)
 
 
-def _report_line(report: PassReport) -> str:
-    what = "rebuilt the index" if report.rebuilt else ("full pass" if report.full else "pass")
+def _report_line(report: PassReport | dict[str, Any]) -> str:
+    """A pass's line (``PassReport``, or its ``as_dict`` as a server answers it)."""
+    r: dict[str, Any] = report if isinstance(report, dict) else report.as_dict()
+    what = "rebuilt the index" if r["rebuilt"] else ("full pass" if r["full"] else "pass")
     line = (
-        f"{what}: {counted(report.scanned, 'file')} listed, {report.hashed} read, {report.indexed} "
-        f"indexed, {report.removed} removed, {report.parked} parked in {report.seconds:.3f} s"
+        f"{what}: {counted(r['scanned'], 'file')} listed, {r['hashed']} read, {r['indexed']} "
+        f"indexed, {r['removed']} removed, {r['parked']} parked in {r['seconds']:.3f} s"
     )
-    return "\n".join([line, *(f"  error: {e}" for e in report.errors)])
+    return "\n".join([line, *(f"  error: {e}" for e in r["errors"])])
 
 
 # -- progress on a terminal ----------------------------------------------------------
