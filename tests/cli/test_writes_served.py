@@ -120,6 +120,41 @@ def test_with_no_server_a_write_starts_one_on_demand(home: Path) -> None:
     assert transport.find(home) is not None
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("topic", "Heron nests", "--content", "By the mill."),
+        ("rollup", "--week", "2001-W01"),
+        ("consolidate",),
+    ],
+    ids=["topic", "rollup", "consolidate"],
+)
+def test_with_no_server_the_new_served_writes_start_one_on_demand(
+    home: Path, args: tuple[str, ...]
+) -> None:
+    """Case: the writes given a route this round (topic, rollup, consolidate...)
+    start the home's server on demand when none runs, as the other writes do,
+    and their answer (or refusal) is the server's."""
+    assert transport.find(home) is None
+    done = run(home, *args, HEARTH_SERVER="on")
+    assert transport.find(home) is not None
+    if args[0] != "rollup":  # a week without notes: a refusal the command says itself
+        assert done.returncode == 0, answer(done.stderr)
+        assert "pygit2" not in loaded(done.stderr)
+    else:
+        assert done.returncode == 1 and "2001-W01" in answer(done.stderr)
+
+
+def test_a_token_is_made_without_starting_a_server(home: Path) -> None:
+    """Case: ``token create|list`` with no server running write the tokens file
+    themselves and start none (a token is made before a server is served)."""
+    made = run(home, "token", "create", "--name", "laptop", "--scope", "write", HEARTH_SERVER="on")
+    assert made.returncode == 0 and made.stdout.startswith("hth_"), answer(made.stderr)
+    listed = run(home, "token", "list", HEARTH_SERVER="on")
+    assert listed.stdout.startswith("laptop  write  ")
+    assert transport.find(home) is None
+
+
 def test_with_the_server_turned_off_a_write_works_alone(home: Path) -> None:
     """Case: ``HEARTH_SERVER=off``: no server is started, the command writes itself."""
     done = run(home, "memory", "add", "MEMORY.md", "Herons nest by the mill", HEARTH_SERVER="off")

@@ -1,6 +1,8 @@
 """API tokens for ``hearth serve``: ``hearth token create|list|revoke``. Beside a
 running server each asks it (``/v1/tokens``, the person's admin scope), so the
-tokens file has one writer; alone, the command reads and writes it itself."""
+tokens file has one writer; with none running, the command reads and writes it
+itself and starts no server (tokens are made before one is served, and the
+file is no part of the home's content or index)."""
 
 from __future__ import annotations
 
@@ -27,7 +29,9 @@ def token() -> None:
 @click.pass_obj
 def token_create(state: _State, name: str, scope: str, as_json: bool) -> None:
     """Create a token and print it once (only its hash is kept)."""
-    made = served_write(state, "POST", "/v1/tokens", {"name": name, "scope": scope}, fields=None)
+    made = served_write(
+        state, "POST", "/v1/tokens", {"name": name, "scope": scope}, fields=None, start=False
+    )
     if made is None:
         from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
         from hearth.domain.clock import utc_now  # noqa: PLC0415
@@ -42,7 +46,7 @@ def token_create(state: _State, name: str, scope: str, as_json: bool) -> None:
 @click.pass_obj
 def token_list(state: _State, as_json: bool) -> None:
     """List tokens by name and scope (never the tokens themselves)."""
-    listed = served_write(state, "GET", "/v1/tokens", fields=None)
+    listed = served_write(state, "GET", "/v1/tokens", fields=None, start=False)
     if listed is None:
         from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
 
@@ -66,7 +70,7 @@ def token_revoke(state: _State, name: str, as_json: bool) -> None:
     # A name no token can have is not asked for (its URL would not be one route).
     named = name.replace(".", "").replace("_", "").replace("-", "").isalnum()
     asked = f"/v1/tokens/{quoted(name)}"
-    if not named or served_write(state, "DELETE", asked, fields=None) is None:
+    if not named or served_write(state, "DELETE", asked, fields=None, start=False) is None:
         from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
 
         wiring.token_store(state.root).revoke(name)
