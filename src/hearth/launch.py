@@ -7,7 +7,10 @@ every command to parse a few arguments is most of their cost:
   (``hearth setup`` writes exactly that): when the home's server runs, or may
   be started on demand, that session is only a relay (``client/relay.py``);
 - ``hearth --home H agent-hook RUNTIME EVENT``, run before every prompt: when
-  the home's server runs, one request to it (``client/hook.py``).
+  the home's server runs, one request to it (``client/hook.py``);
+
+and the write a person or a script makes most, ``hearth --home H note TEXT``,
+is one request to a running server too (``client/note.py``).
 
 So those exact shapes (``--home`` given, or ``HEARTH_HOME``) go straight to the
 thin client; anything else, and a thin client that cannot answer
@@ -97,6 +100,8 @@ def main() -> None:
 
         if lean.run(*hook):
             _leave()
+    if hook is None:
+        _note(args)
     shape = _relay_shape(args) if hook is None else None
     if shape is not None:
         from hearth.client import relay  # noqa: PLC0415  (only the relay: lean)
@@ -109,12 +114,28 @@ def main() -> None:
     cli_main()
 
 
-def _leave() -> None:
-    """Exit 0 once the output is out, without the interpreter's teardown (the
-    command's light runs do the same: ``cli._leave``)."""
+def _note(args: list[str]) -> None:
+    """``note`` beside a running server, as ``client/note.py`` takes it; returns
+    when that path does not take it (the CLI does it, as before)."""
+    parsed = _global_options(args)
+    if parsed is None or not parsed[2] or parsed[2][0] != "note":
+        return
+    from hearth.client import note  # noqa: PLC0415  (only the request: lean)
+
+    asked = note.shape(*parsed)
+    code = note.run(asked) if asked is not None else None
+    if code == 0:
+        _leave()
+    if code is not None:
+        _leave(code)
+
+
+def _leave(code: int = 0) -> None:
+    """Exit with ``code`` once the output is out, without the interpreter's
+    teardown (the command's light runs do the same: ``cli._leave``)."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except (OSError, ValueError):
-        sys.exit(0)  # a closed pipe: reported as the interpreter always does
-    os._exit(0)
+        sys.exit(code)  # a closed pipe: reported as the interpreter always does
+    os._exit(code)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -182,3 +183,68 @@ def test_merge_and_reject_beside_a_server_are_the_servers(server: Server) -> Non
     batch = json.loads(rejected.stdout)
     assert list(batch) == ["commit", "changed", "keys", "outcome", "added", "skipped"]
     assert (batch["keys"], batch["outcome"]) == (keys[1:], "rejected")
+
+
+def run_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command through click, as ``git hearth`` runs it (no lean path)."""
+    return subprocess.run(
+        [
+            *(sys.executable, "-X", "importtime", "-c", "from hearth.cli import main; main()"),
+            *("--home", str(root), *args),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def _named(text: str) -> str:
+    return re.sub(r"\b[0-9a-f]{12,40}\b", "HEX", text)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("note", "Otters crossed the lane"),
+        ("note", "--title", "Otters", "Kits by the weir", "--json"),
+        ("note", "Heron at dawn", "--title=Herons"),
+        ("--actor", "agent-7", "note", "Herons again", "--json"),
+        ("note", "   "),
+    ],
+    ids=["plain", "title-json", "title-equals", "actor", "refused-blank"],
+)
+def test_note_beside_a_server_is_one_request_without_click(
+    server: Server, args: tuple[str, ...]
+) -> None:
+    """Case: ``hearth note`` beside a running server is one request that loads
+    neither click nor the CLI (``client/note.py``), and answers (or refuses) as
+    the command through click does: the same lines, the same exit status."""
+    lean = run(server.root, *args)
+    through_click = run_cli(server.root, *args)
+    assert "click" not in loaded(lean.stderr) and "hearth.cli" not in loaded(lean.stderr)
+    assert "click" in loaded(through_click.stderr)
+    assert lean.returncode == through_click.returncode
+    assert _named(lean.stdout) == _named(through_click.stdout)
+    assert answer(lean.stderr) == answer(through_click.stderr)
+    if args[-1] != "   ":
+        assert lean.returncode == 0 and lean.stdout
+    else:
+        assert lean.returncode == 1 and answer(lean.stderr).startswith("hearth: ")
+
+
+def test_note_of_another_shape_or_with_no_server_is_the_clis(home: Path) -> None:
+    """Case: what the lean path does not take is the CLI's, as before: a usage
+    error (no TEXT), and a note with no server running (here turned off)."""
+    usage = run(home, "note", HEARTH_SERVER="off")
+    assert usage.returncode == 2 and "Missing argument 'TEXT'" in answer(usage.stderr)
+    alone = run(home, "note", "Otters", HEARTH_SERVER="off")
+    assert alone.returncode == 0 and alone.stdout.startswith("appended to memory/")
+    assert "click" in loaded(alone.stderr) and "pygit2" in loaded(alone.stderr)
+
+
+def test_the_lean_note_makes_the_servers_local_token() -> None:
+    """The lean path spells a local token as the store does (the server parses it)."""
+    from hearth.client import note
+    from hearth.store import server_file
+
+    assert note.LOCAL_TOKEN_PREFIX == server_file.LOCAL_TOKEN_PREFIX
