@@ -45,6 +45,7 @@ from hearth.answers import (
     Written,
 )
 from hearth.app.writes.batch import MAX_BATCH
+from hearth.domain.layout import USER_ID_PATTERN
 from hearth.domain.records import MAX_TITLE_CHARS
 from hearth.domain.text import NOT_BLANK, PLAIN
 from hearth.review_answers import (
@@ -278,7 +279,20 @@ class PassResult(BaseModel):
 #: The longest topic note a request carries (as the MCP tool's).
 MAX_TOPIC_CHARS = 1_000_000
 MAX_WEEK_CHARS = 20
-MAX_TOKEN_NAME_CHARS = 200
+MAX_TOKEN_NAME_CHARS = 64
+#: A hot file with a size bound: what consolidation looks at.
+HotFile = Annotated[
+    str,
+    # In the schema only (the check is consolidation's own): its look-ahead is
+    # beyond pydantic's regex engine.
+    Field(
+        json_schema_extra={
+            "pattern": r"^(?:USER\.md|MEMORY\.md|users/"
+            + USER_ID_PATTERN.removeprefix("^").removesuffix("$")
+            + r"\.md)$"
+        }
+    ),
+]
 
 
 # -- the home's other writes (``routes_home.py``) --------------------------------
@@ -294,7 +308,9 @@ class TopicNote(Strict):
     title: Title = Field(min_length=1)
     #: The note's whole text (creates or replaces it); or ``append``: a section to add.
     content: str | None = Field(None, max_length=MAX_TOPIC_CHARS)
-    append: str | None = Field(None, max_length=MAX_TOPIC_CHARS)
+    append: str | None = Field(
+        None, max_length=MAX_TOPIC_CHARS, json_schema_extra={"pattern": NOT_BLANK}
+    )
 
 
 class Settlement(Strict):
@@ -304,12 +320,12 @@ class Settlement(Strict):
 
 class RollupWeek(Strict):
     #: An ISO week, ``YYYY-Www`` (default: last week).
-    week: str | None = Field(None, max_length=MAX_WEEK_CHARS)
+    week: str | None = Field(None, max_length=MAX_WEEK_CHARS, pattern=r"^[0-9]{4}-W[0-9]{2}$")
 
 
 class Consolidation(Strict):
     #: The hot files to look at (default: USER.md, MEMORY.md and every users/<id>.md).
-    files: list[EntriesFile] = Field(default_factory=list, max_length=MAX_ITEMS)
+    files: list[HotFile] = Field(default_factory=list, max_length=MAX_ITEMS)
 
 
 class Consolidated(BaseModel):
@@ -323,7 +339,9 @@ class Reindexed(PassResult):
 
 
 class NewToken(Strict):
-    name: str = Field(min_length=1, max_length=MAX_TOKEN_NAME_CHARS)
+    name: str = Field(
+        min_length=1, max_length=MAX_TOKEN_NAME_CHARS, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+    )
     scope: Literal["read", "write", "admin"]
 
 

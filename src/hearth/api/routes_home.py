@@ -18,12 +18,13 @@ from hearth.api import models
 from hearth.api.gate import ERRORS, Caller, Service, actor, allowed
 from hearth.api.routes import operation
 from hearth.domain.paths import normalize
+from hearth.domain.text import PLAIN
 from hearth.operations import is_agent, put_operation
 
 #: These routes; ``create_app`` includes them beside ``routes.router``.
 router = APIRouter(responses=ERRORS)
 
-ConflictId = Annotated[str, Path(min_length=1, max_length=200)]
+ConflictId = Annotated[str, Path(min_length=1, max_length=200, pattern=PLAIN)]
 TokenName = Annotated[str, Path(min_length=1, max_length=models.MAX_TOKEN_NAME_CHARS)]
 
 
