@@ -9,8 +9,9 @@ every command to parse a few arguments is most of their cost:
 - ``hearth --home H agent-hook RUNTIME EVENT``, run before every prompt: when
   the home's server runs, one request to it (``client/hook.py``);
 
-and the write a person or a script makes most, ``hearth --home H note TEXT``,
-is one request to a running server too (``client/note.py``).
+and the writes a person or a script makes most, ``hearth --home H note TEXT``
+and ``memory add FILE TEXT``, are one request to a running server too
+(``client/write.py``).
 
 So those exact shapes (``--home`` given, or ``HEARTH_HOME``) go straight to the
 thin client; anything else, and a thin client that cannot answer
@@ -101,7 +102,7 @@ def main() -> None:
         if lean.run(*hook):
             _leave()
     if hook is None:
-        _note(args)
+        _write(args)
     shape = _relay_shape(args) if hook is None else None
     if shape is not None:
         from hearth.client import relay  # noqa: PLC0415  (only the relay: lean)
@@ -114,16 +115,16 @@ def main() -> None:
     cli_main()
 
 
-def _note(args: list[str]) -> None:
-    """``note`` beside a running server, as ``client/note.py`` takes it; returns
-    when that path does not take it (the CLI does it, as before)."""
+def _write(args: list[str]) -> None:
+    """``note`` or ``memory add`` beside a running server, as ``client/write.py``
+    takes them; returns when that path does not (the CLI does it, as before)."""
     parsed = _global_options(args)
-    if parsed is None or not parsed[2] or parsed[2][0] != "note":
+    if parsed is None or not parsed[2] or parsed[2][0] not in ("note", "memory"):
         return
-    from hearth.client import note  # noqa: PLC0415  (only the request: lean)
+    from hearth.client import write  # noqa: PLC0415  (only the request: lean)
 
-    asked = note.shape(*parsed)
-    code = note.run(asked) if asked is not None else None
+    asked = write.shape(*parsed)
+    code = write.run(asked) if asked is not None else None
     if code == 0:
         _leave()
     if code is not None:

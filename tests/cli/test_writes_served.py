@@ -210,23 +210,47 @@ def _named(text: str) -> str:
         ("note", "Heron at dawn", "--title=Herons"),
         ("--actor", "agent-7", "note", "Herons again", "--json"),
         ("note", "   "),
+        ("memory", "add", "MEMORY.md", "Otters hold hands asleep"),
+        ("memory", "add", "--json", "MEMORY.md", "Herons stand still"),
+        ("memory", "add", "USER.md", "Likes otters", "--section", "Preferences"),
+        ("memory", "add", "no/such/place.md", "An entry"),
     ],
-    ids=["plain", "title-json", "title-equals", "actor", "refused-blank"],
+    ids=[
+        "plain",
+        "title-json",
+        "title-equals",
+        "actor",
+        "refused-blank",
+        "memory-add",
+        "memory-add-json",
+        "memory-add-section",
+        "memory-add-refused",
+    ],
 )
-def test_note_beside_a_server_is_one_request_without_click(
+def test_note_and_memory_add_beside_a_server_are_one_request_without_click(
     server: Server, args: tuple[str, ...]
 ) -> None:
-    """Case: ``hearth note`` beside a running server is one request that loads
-    neither click nor the CLI (``client/note.py``), and answers (or refuses) as
-    the command through click does: the same lines, the same exit status."""
-    lean = run(server.root, *args)
+    """Case: ``hearth note`` and ``hearth memory add`` beside a running server are
+    one request that loads neither click nor the CLI (``client/write.py``), and
+    answer (or refuse) as the command through click does: the same lines, the
+    same exit status. (Each run adds its own entry: the second of one text would
+    be another answer.)"""
     through_click = run_cli(server.root, *args)
-    assert "click" not in loaded(lean.stderr) and "hearth.cli" not in loaded(lean.stderr)
+    mine = tuple(
+        f"{a} again"
+        if a in ("Otters hold hands asleep", "Herons stand still", "Likes otters")
+        else a
+        for a in args
+    )
+    lean = run(server.root, *mine)
+    refused = args[-1] == "   " or "no/such/place.md" in args
+    if "no/such/place.md" not in args:  # a refusal as input is the CLI's to say
+        assert "click" not in loaded(lean.stderr) and "hearth.cli" not in loaded(lean.stderr)
     assert "click" in loaded(through_click.stderr)
     assert lean.returncode == through_click.returncode
     assert _named(lean.stdout) == _named(through_click.stdout)
     assert answer(lean.stderr) == answer(through_click.stderr)
-    if args[-1] != "   ":
+    if not refused:
         assert lean.returncode == 0 and lean.stdout
     else:
         assert lean.returncode == 1 and answer(lean.stderr).startswith("hearth: ")
@@ -244,7 +268,7 @@ def test_note_of_another_shape_or_with_no_server_is_the_clis(home: Path) -> None
 
 def test_the_lean_note_makes_the_servers_local_token() -> None:
     """The lean path spells a local token as the store does (the server parses it)."""
-    from hearth.client import note
+    from hearth.client import write
     from hearth.store import server_file
 
-    assert note.LOCAL_TOKEN_PREFIX == server_file.LOCAL_TOKEN_PREFIX
+    assert write.LOCAL_TOKEN_PREFIX == server_file.LOCAL_TOKEN_PREFIX
