@@ -150,6 +150,11 @@ def cli_rows(root: Path, env: dict[str, str], rounds: int) -> None:
 
 
 def run(root: Path, args: argparse.Namespace) -> None:
+    # Installed users have compiled modules: a sandbox's PYTHONDONTWRITEBYTECODE
+    # would time compiling hearth's source in every command (kept aside, so no
+    # source tree is written to).
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(root.parent / "pycache")
     env = use_git_identity(semantic=not args.keyword)
     env["HEARTH_SERVER"] = "on"
     rng = random.Random(37)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import random
 import signal
 import statistics
@@ -89,6 +90,11 @@ def api_write(port: int, token: str, n: int) -> float:
 
 
 def run(root: Path, args: argparse.Namespace) -> None:
+    # Installed users have compiled modules: a sandbox's PYTHONDONTWRITEBYTECODE
+    # would time compiling hearth's source in every command (kept aside, so no
+    # source tree is written to).
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(root.parent / "pycache")
     env = use_git_identity(semantic=not args.keyword)
     env["HEARTH_SERVER"] = "on"
     print(f"seeding {args.files} files ...", flush=True)

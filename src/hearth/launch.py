@@ -7,7 +7,11 @@ every command to parse a few arguments is most of their cost:
   (``hearth setup`` writes exactly that): when the home's server runs, or may
   be started on demand, that session is only a relay (``client/relay.py``);
 - ``hearth --home H agent-hook RUNTIME EVENT``, run before every prompt: when
-  the home's server runs, one request to it (``client/hook.py``).
+  the home's server runs, one request to it (``client/hook.py``);
+
+and the writes a person or a script makes most, ``hearth --home H note TEXT``
+and ``memory add FILE TEXT``, are one request to a running server too
+(``client/write.py``).
 
 So those exact shapes (``--home`` given, or ``HEARTH_HOME``) go straight to the
 thin client; anything else, and a thin client that cannot answer
@@ -97,6 +101,8 @@ def main() -> None:
 
         if lean.run(*hook):
             _leave()
+    if hook is None:
+        _write(args)
     shape = _relay_shape(args) if hook is None else None
     if shape is not None:
         from hearth.client import relay  # noqa: PLC0415  (only the relay: lean)
@@ -109,12 +115,28 @@ def main() -> None:
     cli_main()
 
 
-def _leave() -> None:
-    """Exit 0 once the output is out, without the interpreter's teardown (the
-    command's light runs do the same: ``cli._leave``)."""
+def _write(args: list[str]) -> None:
+    """``note`` or ``memory add`` beside a running server, as ``client/write.py``
+    takes them; returns when that path does not (the CLI does it, as before)."""
+    parsed = _global_options(args)
+    if parsed is None or not parsed[2] or parsed[2][0] not in ("note", "memory"):
+        return
+    from hearth.client import write  # noqa: PLC0415  (only the request: lean)
+
+    asked = write.shape(*parsed)
+    code = write.run(asked) if asked is not None else None
+    if code == 0:
+        _leave()
+    if code is not None:
+        _leave(code)
+
+
+def _leave(code: int = 0) -> None:
+    """Exit with ``code`` once the output is out, without the interpreter's
+    teardown (the command's light runs do the same: ``cli._leave``)."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except (OSError, ValueError):
-        sys.exit(0)  # a closed pipe: reported as the interpreter always does
-    os._exit(0)
+        sys.exit(code)  # a closed pipe: reported as the interpreter always does
+    os._exit(code)

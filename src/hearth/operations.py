@@ -227,20 +227,31 @@ _DECLARED = (
         "memory.settle",
         "admin",
         "settle an entry two machines changed in different ways",
+        http=("POST /v1/memory/conflicts/{conflict_id}/settle",),
         cli=("memory settle",),
         persons_call=True,
     ),
     Operation(
-        "topic", "write", "create, replace or append to a topic note", mcp="topic", cli=("topic",)
+        "topic",
+        "write",
+        "create, replace or append to a topic note",
+        http=("POST /v1/topics",),
+        mcp="topic",
+        cli=("topic",),
     ),
     Operation(
-        "restore", "write", "restore a markdown file from an earlier revision", cli=("restore",)
+        "restore",
+        "write",
+        "restore a markdown file from an earlier revision",
+        http=("POST /v1/restore",),
+        cli=("restore",),
     ),
     Operation(
         "restore.persona",
         "admin",
         "restore a persona or memory file (or a record) from an earlier revision, "
         "or undo an agent's change to one",
+        http=("POST /v1/restore",),
         cli=("restore",),
         persons_call=True,
     ),
@@ -328,7 +339,29 @@ _DECLARED = (
         "tokens",
         "admin",
         "create, list and revoke tokens",
+        http=("GET /v1/tokens", "POST /v1/tokens", "DELETE /v1/tokens/{name}"),
         cli=("token create", "token list", "token revoke"),
+    ),
+    Operation(
+        "reflect",
+        "admin",
+        "run the [reflection] command this machine approved, or approve it",
+        http=("POST /v1/reflect", "POST /v1/reflect/approve"),
+        cli=("reflect",),
+    ),
+    Operation(
+        "rollup",
+        "write",
+        "commit a week's digest of daily notes to continuity/rollups/",
+        http=("POST /v1/rollups",),
+        cli=("rollup",),
+    ),
+    Operation(
+        "consolidate",
+        "write",
+        "propose moves and folds for hot files past their soft budget",
+        http=("POST /v1/consolidate",),
+        cli=("consolidate",),
     ),
 )
 

@@ -144,4 +144,4 @@ def test_the_cli_asks_the_server_on_the_catalogues_routes(shared_server: Server)
         assert f"GET {route_of(operation)}" in routes
         assert routes[f"GET {route_of(operation)}"] == operation
     with pytest.raises(KeyError):
-        route_of("topic")  # MCP and the CLI only: no route to ask
+        route_of("memory.conflicts")  # the CLI only: no route to ask

@@ -33,6 +33,8 @@ _SAMPLE_PATH = {
     "file": "MEMORY.md",
     "runtime": "codex",
     "event": "prompt",
+    "conflict_id": "no-such-conflict",
+    "name": "no-such-token",
 }
 _SAMPLE_QUERY = {"q": "x", "path": "SOUL.md", "entry": "x"}
 

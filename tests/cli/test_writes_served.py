@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -120,6 +121,41 @@ def test_with_no_server_a_write_starts_one_on_demand(home: Path) -> None:
     assert transport.find(home) is not None
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("topic", "Heron nests", "--content", "By the mill."),
+        ("rollup", "--week", "2001-W01"),
+        ("consolidate",),
+    ],
+    ids=["topic", "rollup", "consolidate"],
+)
+def test_with_no_server_the_new_served_writes_start_one_on_demand(
+    home: Path, args: tuple[str, ...]
+) -> None:
+    """Case: the writes given a route this round (topic, rollup, consolidate...)
+    start the home's server on demand when none runs, as the other writes do,
+    and their answer (or refusal) is the server's."""
+    assert transport.find(home) is None
+    done = run(home, *args, HEARTH_SERVER="on")
+    assert transport.find(home) is not None
+    if args[0] != "rollup":  # a week without notes: a refusal the command says itself
+        assert done.returncode == 0, answer(done.stderr)
+        assert "pygit2" not in loaded(done.stderr)
+    else:
+        assert done.returncode == 1 and "2001-W01" in answer(done.stderr)
+
+
+def test_a_token_is_made_without_starting_a_server(home: Path) -> None:
+    """Case: ``token create|list`` with no server running write the tokens file
+    themselves and start none (a token is made before a server is served)."""
+    made = run(home, "token", "create", "--name", "laptop", "--scope", "write", HEARTH_SERVER="on")
+    assert made.returncode == 0 and made.stdout.startswith("hth_"), answer(made.stderr)
+    listed = run(home, "token", "list", HEARTH_SERVER="on")
+    assert listed.stdout.startswith("laptop  write  ")
+    assert transport.find(home) is None
+
+
 def test_with_the_server_turned_off_a_write_works_alone(home: Path) -> None:
     """Case: ``HEARTH_SERVER=off``: no server is started, the command writes itself."""
     done = run(home, "memory", "add", "MEMORY.md", "Herons nest by the mill", HEARTH_SERVER="off")
@@ -147,3 +183,92 @@ def test_merge_and_reject_beside_a_server_are_the_servers(server: Server) -> Non
     batch = json.loads(rejected.stdout)
     assert list(batch) == ["commit", "changed", "keys", "outcome", "added", "skipped"]
     assert (batch["keys"], batch["outcome"]) == (keys[1:], "rejected")
+
+
+def run_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command through click, as ``git hearth`` runs it (no lean path)."""
+    return subprocess.run(
+        [
+            *(sys.executable, "-X", "importtime", "-c", "from hearth.cli import main; main()"),
+            *("--home", str(root), *args),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def _named(text: str) -> str:
+    return re.sub(r"\b[0-9a-f]{12,40}\b", "HEX", text)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("note", "Otters crossed the lane"),
+        ("note", "--title", "Otters", "Kits by the weir", "--json"),
+        ("note", "Heron at dawn", "--title=Herons"),
+        ("--actor", "agent-7", "note", "Herons again", "--json"),
+        ("note", "   "),
+        ("memory", "add", "MEMORY.md", "Otters hold hands asleep"),
+        ("memory", "add", "--json", "MEMORY.md", "Herons stand still"),
+        ("memory", "add", "USER.md", "Likes otters", "--section", "Preferences"),
+        ("memory", "add", "no/such/place.md", "An entry"),
+    ],
+    ids=[
+        "plain",
+        "title-json",
+        "title-equals",
+        "actor",
+        "refused-blank",
+        "memory-add",
+        "memory-add-json",
+        "memory-add-section",
+        "memory-add-refused",
+    ],
+)
+def test_note_and_memory_add_beside_a_server_are_one_request_without_click(
+    server: Server, args: tuple[str, ...]
+) -> None:
+    """Case: ``hearth note`` and ``hearth memory add`` beside a running server are
+    one request that loads neither click nor the CLI (``client/write.py``), and
+    answer (or refuse) as the command through click does: the same lines, the
+    same exit status. (Each run adds its own entry: the second of one text would
+    be another answer.)"""
+    through_click = run_cli(server.root, *args)
+    mine = tuple(
+        f"{a} again"
+        if a in ("Otters hold hands asleep", "Herons stand still", "Likes otters")
+        else a
+        for a in args
+    )
+    lean = run(server.root, *mine)
+    refused = args[-1] == "   " or "no/such/place.md" in args
+    if "no/such/place.md" not in args:  # a refusal as input is the CLI's to say
+        assert "click" not in loaded(lean.stderr) and "hearth.cli" not in loaded(lean.stderr)
+    assert "click" in loaded(through_click.stderr)
+    assert lean.returncode == through_click.returncode
+    assert _named(lean.stdout) == _named(through_click.stdout)
+    assert answer(lean.stderr) == answer(through_click.stderr)
+    if not refused:
+        assert lean.returncode == 0 and lean.stdout
+    else:
+        assert lean.returncode == 1 and answer(lean.stderr).startswith("hearth: ")
+
+
+def test_note_of_another_shape_or_with_no_server_is_the_clis(home: Path) -> None:
+    """Case: what the lean path does not take is the CLI's, as before: a usage
+    error (no TEXT), and a note with no server running (here turned off)."""
+    usage = run(home, "note", HEARTH_SERVER="off")
+    assert usage.returncode == 2 and "Missing argument 'TEXT'" in answer(usage.stderr)
+    alone = run(home, "note", "Otters", HEARTH_SERVER="off")
+    assert alone.returncode == 0 and alone.stdout.startswith("appended to memory/")
+    assert "click" in loaded(alone.stderr) and "pygit2" in loaded(alone.stderr)
+
+
+def test_the_lean_note_makes_the_servers_local_token() -> None:
+    """The lean path spells a local token as the store does (the server parses it)."""
+    from hearth.client import write
+    from hearth.store import server_file
+
+    assert write.LOCAL_TOKEN_PREFIX == server_file.LOCAL_TOKEN_PREFIX

@@ -6,6 +6,7 @@ loopback, one with no server; keys, commits and versions are named alike."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import re
@@ -182,3 +183,177 @@ def test_put_is_the_servers_and_answers_as_alone(twins: Twins, tmp_path: Path) -
     assert list(json.loads(as_json.out)) == ["commit", "path", "changed"]
     stale, _ = twins.both("put", "SOUL.md", "--from-file", str(source), "--expected-oid", "0" * 40)
     assert stale.code == 1 and stale.out == "" and "SOUL.md" in stale.err
+
+
+# -- the writes that were the command's own until now: each has its route ------------
+
+#: What two runs a second apart differ in by nature besides ``_NAMED``: clock
+#: stamps, a pass's or a run's seconds, a new token's secret.
+_TIMED = (
+    (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\+00:00|Z)?"), "TIME"),
+    (re.compile(r"in \d+\.\d+ s\b"), "in S s"),
+    (re.compile(r'"seconds": [0-9.e-]+'), '"seconds": S'),
+    (re.compile(r"hth_[A-Za-z0-9_-]+"), "TOKEN"),
+)
+
+
+def alike_in_time(ran: Ran) -> tuple[int, str, str]:
+    code, out, err = ran.alike()
+    for pattern, name in _TIMED:
+        out, err = pattern.sub(name, out), pattern.sub(name, err)
+    return code, out, err
+
+
+def both_in_time(twins: Twins, *args: str) -> Ran:
+    """As ``Twins.both``, for answers that carry a time or a secret: the served run
+    opened no home, and both answer alike once those are named alike."""
+    served, alone = run(twins.served.root, *args), run(twins.alone, *args)
+    assert "pygit2" not in served.modules and "hearth.app" not in served.modules, args
+    assert "pygit2" in alone.modules, args
+    assert alike_in_time(served) == alike_in_time(alone), args
+    return served
+
+
+def test_topic_writes_and_appends_through_the_server(twins: Twins) -> None:
+    """Case: ``topic`` (create, replace, append, --json) goes through the server
+    (``POST /v1/topics``) and answers as alone; an empty title is refused alike."""
+    made, _ = twins.both("topic", "Otter holts", "--content", "# Otter holts\n\nBy the weir.\n")
+    assert made.code == 0 and made.out.startswith("wrote memory/topics/otter-holts.md (commit ")
+    twins.both("topic", "Otter holts", "--append", "Kits in spring.")
+    as_json, _ = twins.both("topic", "Otter holts", "--append", "Two dens.", "--json")
+    assert list(json.loads(as_json.out)) == ["commit", "path", "changed"]
+    note = (twins.served.root / "memory/topics/otter-holts.md").read_text()
+    assert "By the weir." in note and "Kits in spring." in note and "Two dens." in note
+    assert note == (twins.alone / "memory/topics/otter-holts.md").read_text()
+
+
+def test_restore_brings_a_file_back_through_the_server(twins: Twins, tmp_path: Path) -> None:
+    """Case: ``restore PATH REV`` goes through the server (``POST /v1/restore``): a
+    note and a persona file come back as they were, with the same answer; a
+    revision that names nothing is refused alike."""
+    source = tmp_path / "otters.md"
+    for text in ("# Otters\n\nFirst words.\n", "# Otters\n\nSecond words.\n"):
+        source.write_text(text, encoding="utf-8")
+        twins.both("put", "notes/otters.md", "--from-file", str(source))
+    back, _ = twins.both("restore", "notes/otters.md", "HEAD~1")
+    assert back.code == 0 and back.out.startswith("restored notes/otters.md from HEAD~1 (commit ")
+    assert (twins.served.root / "notes/otters.md").read_text() == "# Otters\n\nFirst words.\n"
+    soul = twins.both("restore", "SOUL.md", "--rev", "HEAD~2", "--json")[0]
+    assert list(json.loads(soul.out)) == ["commit", "path", "changed"]
+    missing = run(twins.served.root, "restore", "notes/otters.md", "no-such-rev")
+    alone = run(twins.alone, "restore", "notes/otters.md", "no-such-rev")
+    assert missing.alike() == alone.alike() and missing.code == 1 and "no-such-rev" in missing.err
+
+
+def test_settle_rollup_and_consolidate_go_through_the_server(twins: Twins) -> None:
+    """Cases: ``memory settle`` (``POST /v1/memory/conflicts/{id}/settle``; an id
+    that is no conflict's is refused alike), ``rollup`` (``POST /v1/rollups``; a
+    week's digest, and a week without notes refused alike) and ``consolidate``
+    (``POST /v1/consolidate``) answer through the server as alone."""
+    refused, _ = twins.both("memory", "settle", "no-such-conflict", "--keep", "file")
+    assert refused.code == 1 and "no-such-conflict" in refused.err
+    twins.both("note", "Otters were fishing by the weir")
+    year, number, _day = dt.datetime.now(dt.UTC).isocalendar()
+    rolled, _ = twins.both("rollup", "--week", f"{year}-W{number:02d}")
+    assert rolled.code == 0 and rolled.out.startswith(
+        f"wrote continuity/rollups/{year}-W{number:02d}.md (commit "
+    ), rolled
+    empty, _ = twins.both("rollup", "--week", "2001-W01")
+    assert empty.code == 1 and "2001-W01" in empty.err
+    proposed, _ = twins.both("consolidate", "--json")
+    assert json.loads(proposed.out) == {"proposed": []}
+    assert twins.both("consolidate", "MEMORY.md")[0].out == "proposed 0 consolidations\n"
+
+
+def test_reindex_and_sync_go_through_the_server(twins: Twins, tmp_path: Path) -> None:
+    """Cases: ``reindex`` (and ``--full``) is the server's pass (``POST
+    /v1/reconcile``), and ``sync`` the server's (``POST /v1/sync``), with a real bare
+    remote; both answer as alone, and a home without a remote is refused alike."""
+    run(twins.alone, "reindex")  # its index is built, as the server's start-up pass built its
+    plain, full = both_in_time(twins, "reindex"), both_in_time(twins, "reindex", "--full")
+    assert plain.out.startswith("full pass: ") and full.out.startswith("rebuilt the index: ")
+    as_json = both_in_time(twins, "reindex", "--json")
+    assert "embedded" in json.loads(as_json.out)
+    nowhere, _ = twins.both("sync")
+    assert nowhere.code == 1 and "no upstream" in nowhere.err
+    for root, name in ((twins.served.root, "served"), (twins.alone, "alone")):
+        remote = tmp_path / f"{name}.git"
+        subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+        subprocess.run(["git", "-C", str(root), "remote", "add", "origin", str(remote)], check=True)
+        subprocess.run(
+            ["git", "-C", str(root), "push", "-q", "-u", "origin", "main"],
+            check=True,
+            capture_output=True,
+        )
+    twins.both("note", "Otters crossed the lane")
+    pushed = both_in_time(twins, "sync")
+    assert pushed.code == 0, pushed
+    assert pushed.out.startswith("pushed with origin/main (was 1 ahead")
+    assert both_in_time(twins, "sync", "--json").code == 0
+
+
+def test_tokens_are_made_listed_and_revoked_through_the_server(twins: Twins) -> None:
+    """Case: ``token create|list|revoke`` go through the server (``/v1/tokens``),
+    the tokens file then has one writer; answers as alone, a taken name and an
+    unknown one refused alike; a token made so is let in by the server at once."""
+    made = both_in_time(twins, "token", "create", "--name", "otter-agent", "--scope", "write")
+    assert made.code == 0 and made.out.startswith("hth_")
+    reply = twins.served.get("/v1/proposals", token=made.out.strip())
+    assert reply.status == 200
+    # A refusal as input (422) is said by the command itself, as before.
+    args = ("token", "create", "--name", "otter-agent", "--scope", "read")
+    taken = run(twins.served.root, *args)
+    assert alike_in_time(taken) == alike_in_time(run(twins.alone, *args))
+    assert taken.code == 1 and "otter-agent" in taken.err
+    # The served twin also holds the tokens its fixture made (t-read-..., t-admin-...).
+    served, alone = run(twins.served.root, "token", "list"), run(twins.alone, "token", "list")
+    assert "pygit2" not in served.modules and served.code == alone.code == 0
+    own = [line[:-25] for line in served.out.splitlines() if not line.startswith("t-")]
+    assert own == [line[:-25] for line in alone.out.splitlines()] == ["otter-agent  write  "]
+    listed = run(twins.served.root, "token", "list", "--json").out
+    tokens = [t for t in json.loads(listed)["tokens"] if not t["name"].startswith("t-")]
+    alone_tokens = json.loads(run(twins.alone, "token", "list", "--json").out)["tokens"]
+    assert [list(t.items())[:2] for t in tokens] == [list(t.items())[:2] for t in alone_tokens]
+    assert [list(t) for t in tokens] == [["name", "scope", "created"]]
+    gone, _ = twins.both("token", "revoke", "otter-agent")
+    assert gone.out == "revoked otter-agent\n"
+    assert twins.served.get("/v1/proposals", token=made.out.strip()).status == 401
+    unknown, _ = twins.both("token", "revoke", "otter-agent")
+    assert unknown.code == 1 and "otter-agent" in unknown.err
+
+
+REFLECTOR = """\
+import json, sys
+bundle = json.load(sys.stdin)
+facts = [e["text"].split("remember:", 1)[1].strip()
+         for e in bundle["entries"] if "remember:" in e["text"]]
+json.dump({"proposals": [{"title": "Things to keep", "entries": facts}] if facts else []},
+          sys.stdout)
+"""
+
+
+def test_reflect_approves_and_runs_through_the_server(twins: Twins, tmp_path: Path) -> None:
+    """Case: ``reflect --approve`` and ``reflect`` go through the server
+    (``POST /v1/reflect/approve``, ``POST /v1/reflect``): the same approval, the
+    same run and proposals, as alone."""
+    script = tmp_path / "distill"
+    script.write_text(f"#!{sys.executable}\n{REFLECTOR}")
+    script.chmod(0o755)
+    for root in (twins.served.root, twins.alone):
+        settings = root / "hearth.toml"
+        settings.write_text(settings.read_text() + f'\n[reflection]\ncommand = "{script}"\n')
+        subprocess.run(["git", "-C", str(root), "commit", "-qam", "reflection"], check=True)
+    # A server reads hearth.toml's [reflection] as it starts.
+    assert twins.served.stop() == 0
+    restarted = start_server(twins.served.root)
+    try:
+        again = Twins(restarted, twins.alone)
+        approved, _ = again.both("reflect", "--approve")
+        assert approved.out.startswith("approved on this machine: ")
+        again.both("note", "remember: otters hold hands asleep")
+        ran = both_in_time(again, "reflect")
+        assert ran.code == 0 and "1 proposal" in ran.out, ran
+        as_json = both_in_time(again, "reflect", "--json")
+        assert json.loads(as_json.out)["error"] is None
+    finally:
+        assert restarted.stop() == 0

@@ -19,7 +19,7 @@ from starlette.responses import RedirectResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from hearth.api import fast_search, routes
+from hearth.api import fast_search, routes, routes_home
 from hearth.api import hooks as hook_routes
 from hearth.api import problems as errors
 from hearth.api.admission import AuthBeforeBody
@@ -79,6 +79,7 @@ def create_app(
     app.add_middleware(HostOriginGuard, allowed_hosts=tuple(allowed_hosts), unix=unix)
     app.state.service = service
     app.include_router(routes.router)
+    app.include_router(routes_home.router)
     fast_search.install(app.router.routes, routes.router.routes)
     app.include_router(hook_routes.router)
     install_ui(app, service, errors.status_of)

@@ -3,7 +3,7 @@ shares are declared once in ``hearth.answers`` and named here too."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
@@ -13,6 +13,7 @@ from hearth.answers import (
     MAX_RATIONALE_CHARS,
     MAX_REASON_CHARS,
     MAX_RECORD_TEXT_CHARS,
+    MAX_REVISION_CHARS,
     MAX_SOURCE_CHARS,
     MAX_SUBJECT_CHARS,
     PATH_SCHEMA,
@@ -44,6 +45,7 @@ from hearth.answers import (
     Written,
 )
 from hearth.app.writes.batch import MAX_BATCH
+from hearth.domain.layout import USER_ID_PATTERN
 from hearth.domain.records import MAX_TITLE_CHARS
 from hearth.domain.text import NOT_BLANK, PLAIN
 from hearth.review_answers import (
@@ -60,6 +62,8 @@ from hearth.review_answers import (
 __all__ = [
     "BatchWritten",
     "Commit",
+    "Consolidated",
+    "Consolidation",
     "ContextBundle",
     "ContextFile",
     "DailyEntry",
@@ -86,6 +90,7 @@ __all__ = [
     "NewEntry",
     "NewLoop",
     "NewProposal",
+    "NewToken",
     "OverBound",
     "PassResult",
     "Passage",
@@ -93,13 +98,21 @@ __all__ = [
     "Proposals",
     "PutFile",
     "Record",
+    "Reindexed",
     "Rejection",
     "Resolution",
+    "Restoration",
     "ReviewSummary",
+    "RollupWeek",
     "SearchHit",
     "SearchResult",
+    "Settlement",
     "Status",
     "Strict",
+    "TokenMade",
+    "TokenView",
+    "Tokens",
+    "TopicNote",
     "VectorCoverage",
     "Withdrawal",
     "Written",
@@ -261,3 +274,89 @@ class PassResult(BaseModel):
     rebuilt: bool
     active_written: bool
     seconds: float
+
+
+#: The longest topic note a request carries (as the MCP tool's).
+MAX_TOPIC_CHARS = 1_000_000
+MAX_WEEK_CHARS = 20
+MAX_TOKEN_NAME_CHARS = 64
+#: A hot file with a size bound: what consolidation looks at.
+HotFile = Annotated[
+    str,
+    # In the schema only (the check is consolidation's own): its look-ahead is
+    # beyond pydantic's regex engine.
+    Field(
+        json_schema_extra={
+            "pattern": r"^(?:USER\.md|MEMORY\.md|users/"
+            + USER_ID_PATTERN.removeprefix("^").removesuffix("$")
+            + r"\.md)$"
+        }
+    ),
+]
+
+
+# -- the home's other writes (``routes_home.py``) --------------------------------
+
+
+class Restoration(Strict):
+    path: str = Field(json_schema_extra=PATH_SCHEMA)
+    #: A commit, branch or tag (``git rev-parse`` spelling) the file is brought back from.
+    rev: str = Field(min_length=1, max_length=MAX_REVISION_CHARS)
+
+
+class TopicNote(Strict):
+    title: Title = Field(min_length=1)
+    #: The note's whole text (creates or replaces it); or ``append``: a section to add.
+    content: str | None = Field(None, max_length=MAX_TOPIC_CHARS)
+    append: str | None = Field(
+        None, max_length=MAX_TOPIC_CHARS, json_schema_extra={"pattern": NOT_BLANK}
+    )
+
+
+class Settlement(Strict):
+    #: ``file``: the version in the file stays; ``other``: the other machine's does.
+    keep: Literal["file", "other"]
+
+
+class RollupWeek(Strict):
+    #: An ISO week, ``YYYY-Www`` (default: last week).
+    week: str | None = Field(None, max_length=MAX_WEEK_CHARS, pattern=r"^[0-9]{4}-W[0-9]{2}$")
+
+
+class Consolidation(Strict):
+    #: The hot files to look at (default: USER.md, MEMORY.md and every users/<id>.md).
+    files: list[HotFile] = Field(default_factory=list, max_length=MAX_ITEMS)
+
+
+class Consolidated(BaseModel):
+    proposed: list[str]
+
+
+class Reindexed(PassResult):
+    #: Sections embedded before answering (the server's own filler embeds in the
+    #: background, so a served pass answers 0).
+    embedded: int = 0
+
+
+class NewToken(Strict):
+    name: str = Field(
+        min_length=1, max_length=MAX_TOKEN_NAME_CHARS, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+    )
+    scope: Literal["read", "write", "admin"]
+
+
+class TokenMade(BaseModel):
+    #: The token itself, shown this once (only its hash is kept).
+    token: str
+    name: str
+    scope: str
+
+
+class TokenView(BaseModel):
+    name: str
+    scope: str
+    created: str
+
+
+class Tokens(BaseModel):
+    tokens: list[TokenView]

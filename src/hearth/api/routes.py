@@ -54,7 +54,13 @@ Handler = TypeVar("Handler", bound=Callable[..., Any])
 
 
 def operation(
-    method: str, path: str, name: str, *, hook_key: bool = False, **extra: Any
+    method: str,
+    path: str,
+    name: str,
+    *,
+    hook_key: bool = False,
+    on: APIRouter = router,
+    **extra: Any,
 ) -> Callable[[Handler], Handler]:
     """A route that runs the operation ``name``: its gate asks the one policy
     (``operations.py``) for the scope, and the OpenAPI document names the
@@ -63,8 +69,9 @@ def operation(
     ``hook_key``: the server's hook key (``hook_key`` in ``.git/hearth/server.json``,
     readable only by the home's owner, new on every start) is let in too: the reads
     the hooks and the CLI delegate to the server (status, search, context, active).
+    ``on``: the router it joins (``routes_home.py`` has its own).
     """
-    route: Callable[..., Callable[[Handler], Handler]] = getattr(router, method)
+    route: Callable[..., Callable[[Handler], Handler]] = getattr(on, method)
     return route(
         path,
         dependencies=[gate(name, hook_key)],
@@ -373,9 +380,11 @@ def memory_remove(
     return written(service.entry_remove(file, entry, actor(info), agent=is_agent(info.scope)))
 
 
-@operation("post", "/v1/reconcile", "reconcile", response_model=models.PassResult, tags=["admin"])
+@operation("post", "/v1/reconcile", "reconcile", response_model=models.Reindexed, tags=["admin"])
 def reconcile(service: Service, full: bool = False) -> dict[str, object]:
-    return service.reconcile(full).as_dict()
+    """A pass (``full``: the index rebuilt aside, then swapped), as ``hearth reindex``
+    answers it; the server's filler embeds what it indexed in the background."""
+    return {**service.reconcile(full).as_dict(), "embedded": 0}
 
 
 @operation("post", "/v1/sync", "sync", tags=["admin"])

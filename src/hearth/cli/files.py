@@ -89,7 +89,7 @@ def get(state: _State, path: str, rev: str | None, as_json: bool) -> None:
         click.echo(data["content"], nl=False)  # to a file or pipe: the bytes as they are
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.argument("path", callback=home_path)
 @click.argument("rev", required=False)
 @click.option(
@@ -112,8 +112,9 @@ def restore(
     rev = rev or rev_option
     if rev is None:
         raise click.UsageError("give the revision: hearth restore PATH REV, or --rev REV")
-    result = state.app().restore(path, rev, state.actor)
-    _written(as_json, result, f"restored {result.path} from {rev}")
+    served = served_write(state, "POST", "/v1/restore", {"path": path, "rev": rev})
+    result = served or state.app().restore(path, rev, state.actor).as_dict()
+    _written(as_json, result, f"restored {result['path']} from {rev}")
 
 
 @cli.command()

@@ -20,6 +20,7 @@ from hearth.cli.support import (
     json_option,
     progress_line,
     served_or_local,
+    served_write,
     shows_progress,
     verbose_option,
 )
@@ -317,20 +318,30 @@ def search(
     _emit(as_json, data, human)
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.option("--full", is_flag=True, help="Rebuild the index from every file, aside, then swap.")
 @json_option
 @click.pass_obj
 def reindex(state: _State, full: bool, as_json: bool) -> None:
-    """Bring the index up to date with the files (a reconcile pass)."""
-    shown = shows_progress(as_json)
-    done = state.app().reindex(
-        full,
-        progress_line("embedding sections for semantic search") if shown else None,
-        reading=progress_line("reading files") if shown else None,
-    )
-    note = f"; {counted(done.embedded, 'section')} embedded" if done.embedded else ""
-    _emit(as_json, done.as_dict(), lambda: _report_line(done.report) + note)
+    """Bring the index up to date with the files (a reconcile pass).
+
+    Beside a running server, its pass: the server embeds what it indexed for
+    semantic search in the background."""
+    asked = "/v1/reconcile?full=true" if full else "/v1/reconcile"
+    done = served_write(state, "POST", asked, fields=None)
+    if done is None:
+        shown = shows_progress(as_json)
+        done = (
+            state.app()
+            .reindex(
+                full,
+                progress_line("embedding sections for semantic search") if shown else None,
+                reading=progress_line("reading files") if shown else None,
+            )
+            .as_dict()
+        )
+    note = f"; {counted(done['embedded'], 'section')} embedded" if done["embedded"] else ""
+    _emit(as_json, done, lambda: _report_line(done) + note)
 
 
 @cli.command(cls=LightCommand)
@@ -356,14 +367,15 @@ def active(state: _State, as_json: bool, verbose: bool) -> None:
     _emit(as_json, view, lambda: f"{freshness}\n\n{view['content']}".rstrip("\n"))
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.option("--week", default=None, metavar="YYYY-Www", help="ISO week (default: last week).")
 @json_option
 @click.pass_obj
 def rollup(state: _State, week: str | None, as_json: bool) -> None:
     """Commit the weekly digest of daily notes to continuity/rollups/."""
-    result = state.app().rollup(week, state.actor)
-    _written(as_json, result, f"wrote {result.path}")
+    served = served_write(state, "POST", "/v1/rollups", {"week": week})
+    result = served or state.app().rollup(week, state.actor).as_dict()
+    _written(as_json, result, f"wrote {result['path']}")
 
 
 @cli.command()

@@ -5,6 +5,7 @@ one topic note at a time, each one commit; reflection and consolidation only eve
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
@@ -121,7 +122,7 @@ def memory_conflicts(state: _State, as_json: bool) -> None:
     _emit(as_json, {"conflicts": [r.as_dict() for r in found]}, human)
 
 
-@memory.command("settle")
+@memory.command("settle", cls=LightCommand)
 @click.argument("conflict_id")
 @click.option(
     "--keep",
@@ -134,11 +135,13 @@ def memory_conflicts(state: _State, as_json: bool) -> None:
 @click.pass_obj
 def memory_settle(state: _State, conflict_id: str, keep: str, as_json: bool) -> None:
     """Settle the entry conflict CONFLICT_ID (as 'hearth memory conflicts' lists it)."""
-    result = state.app().entry_settle(conflict_id, keep, state.actor)
-    _written(as_json, result, f"settled {conflict_id} in {result.path}")
+    asked = f"/v1/memory/conflicts/{quoted(conflict_id)}/settle"
+    served = served_write(state, "POST", asked, {"keep": keep})
+    result = served or state.app().entry_settle(conflict_id, keep, state.actor).as_dict()
+    _written(as_json, result, f"settled {conflict_id} in {result['path']}")
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.argument("title", required=False)
 @click.option("--content", default=None, help="The note's whole text (creates or replaces it).")
 @click.option("--append", "append", default=None, help="Text to add as a new section.")
@@ -148,20 +151,23 @@ def topic(
     state: _State, title: str | None, content: str | None, append: str | None, as_json: bool
 ) -> None:
     """Write the topic note memory/topics/<slug>.md for TITLE; without TITLE, list them."""
-    app = state.app()
     if title is None:
-        found = app.topics()
+        found = state.app().topics()
         _emit(
             as_json,
             {"topics": found},
             lambda: "\n".join(f"{t['path']}  {t['title']}" for t in found) or "no topics",
         )
         return
-    result = app.topic(title, state.actor, content=content, append=append)
-    _written(as_json, result, f"wrote {result.path}")
+    body = {"title": title, "content": content, "append": append}
+    served = served_write(state, "POST", "/v1/topics", body)
+    result = (
+        served or state.app().topic(title, state.actor, content=content, append=append).as_dict()
+    )
+    _written(as_json, result, f"wrote {result['path']}")
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.option(
     "--approve",
     is_flag=True,
@@ -180,15 +186,44 @@ def reflect(state: _State, approve: bool, as_json: bool) -> None:
     """
     from hearth.domain.reflection import shown_command  # noqa: PLC0415
 
-    app = state.app()
     if approve:
-        command = app.approve_reflection()
+        served = served_write(state, "POST", "/v1/reflect/approve", fields=None)
+        command = served["approved"] if served else list(state.app().approve_reflection())
         _emit(
             as_json,
-            {"approved": list(command)},
-            lambda: f"approved on this machine: {shown_command(command)}",
+            {"approved": command},
+            lambda: f"approved on this machine: {shown_command(tuple(command))}",
         )
         return
+    # A command this machine has not approved is refused by the server as input
+    # (422): done here, where a person at a terminal is asked.
+    run = served_write(state, "POST", "/v1/reflect", fields=None) or _reflect_here(state, as_json)
+    if run["error"] is not None:
+        _emit(as_json, run, "")
+        raise HearthError(f"reflection failed: {run['error']}")
+
+    def human() -> str:
+        proposed = run["proposed"]
+        lines = [
+            f"reflection read {counted(run['entries'], 'entry', 'entries')} since {run['since']} "
+            f"in {run['seconds']:.1f} s: "
+            f"{counted(len(proposed), 'proposal')}, "
+            f"{counted(run['dropped'], 'known entry', 'known entries')} dropped"
+        ]
+        lines += [f"  {key}" for key in proposed]
+        if proposed:
+            lines.append("review them with 'hearth proposals'")
+        return "\n".join(lines)
+
+    _emit(as_json, run, human)
+
+
+def _reflect_here(state: _State, as_json: bool) -> dict[str, Any]:
+    """One reflection run in this process; at a terminal, a command not approved
+    on this machine is shown and the person asked first."""
+    from hearth.domain.reflection import shown_command  # noqa: PLC0415
+
+    app = state.app()
     command = app.reflection_waiting() if not as_json and sys.stdin.isatty() else ()
     if command:
         # A person at a terminal (who may just have set the command in an editor)
@@ -196,32 +231,14 @@ def reflect(state: _State, approve: bool, as_json: bool) -> None:
         click.echo(f"hearth.toml's [reflection] command: {shown_command(command)}")
         if click.confirm("run this command on this machine, now and on schedule?", default=False):
             app.approve_reflection()
-    run = app.reflect()
-    data = run.as_dict()
-    if run.error is not None:
-        _emit(as_json, data, "")
-        raise HearthError(f"reflection failed: {run.error}")
-
-    def human() -> str:
-        lines = [
-            f"reflection read {counted(run.entries, 'entry', 'entries')} since {run.since} "
-            f"in {run.seconds:.1f} s: "
-            f"{counted(len(run.proposed), 'proposal')}, "
-            f"{counted(run.dropped, 'known entry', 'known entries')} dropped"
-        ]
-        lines += [f"  {key}" for key in run.proposed]
-        if run.proposed:
-            lines.append("review them with 'hearth proposals'")
-        return "\n".join(lines)
-
-    _emit(as_json, data, human)
+    return app.reflect().as_dict()
 
 
 def _home_paths(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> list[str]:
     return [p for p in (home_path(ctx, param, v) for v in value) if p]
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @click.argument("files", nargs=-1, callback=_home_paths)
 @json_option
 @click.pass_obj
@@ -235,12 +252,13 @@ def consolidate(state: _State, files: list[str], as_json: bool) -> None:
     a fold. Each proposal is one commit; nothing changes a hot file until it is
     merged. The scheduled 'consolidate' job of 'hearth serve' does the same.
     """
-    made = state.app().consolidate(files or None)
-    data = {"proposed": [r.key for r in made]}
+    served = served_write(state, "POST", "/v1/consolidate", {"files": files}, fields=None)
+    data = served or {"proposed": [r.key for r in state.app().consolidate(files or None)]}
+    made = data["proposed"]
 
     def human() -> str:
         lines = [f"proposed {counted(len(made), 'consolidation')}"]
-        lines += [f"  {r.key}" for r in made]
+        lines += [f"  {key}" for key in made]
         if made:
             lines.append("review them with 'hearth proposals'")
         return "\n".join(lines)

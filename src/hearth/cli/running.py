@@ -19,6 +19,7 @@ from hearth.cli.support import (
     cli,
     json_option,
     served_or_local,
+    served_write,
     shows_progress,
     verbose_option,
 )
@@ -271,7 +272,7 @@ def context(
     _emit(as_json, found, human)
 
 
-@cli.command()
+@cli.command(cls=LightCommand)
 @json_option
 @click.pass_obj
 def sync(state: _State, as_json: bool) -> None:
@@ -280,35 +281,44 @@ def sync(state: _State, as_json: bool) -> None:
     On a terminal, a progress line on stderr names each step and counts the
     files read when the incoming changes are indexed.
     """
-    line = ProgressLine()
-    shown = shows_progress(as_json)
-    try:
-        result = state.app().sync(
-            line.step("sync") if shown else None,
-            line.counter("reading files") if shown else None,
-        )
-    finally:
-        line.end()
+    result = served_write(state, "POST", "/v1/sync", fields=None) or _sync_here(state, as_json)
 
     def human() -> str:
-        short = (result.head or "")[:12]
+        short = (result["head"] or "")[:12]
         lines = [
-            f"{result.action} with {result.upstream} (was {result.ahead} ahead, "
-            f"{result.behind} behind; now at {short})"
+            f"{result['action']} with {result['upstream']} (was {result['ahead']} ahead, "
+            f"{result['behind']} behind; now at {short})"
         ]
-        lines += [f"  {_sync_conflict_line(c)}" for c in result.conflicts]
-        vectors = result.vectors
+        lines += [f"  {_sync_conflict_line(c)}" for c in result["conflicts"]]
+        vectors = result["vectors"]
         if vectors is not None:
             lines.append(
                 f"  vectors: {vectors['imported']} from the remote, {vectors['exported']} sent"
                 + ("" if vectors["pushed"] or not vectors["exported"] else " (not pushed yet)")
             )
-            lines += [f"  vectors refused: {reason}" for reason in vectors["refused"]]  # type: ignore[attr-defined]
+            lines += [f"  vectors refused: {reason}" for reason in vectors["refused"]]
             if vectors["error"]:
                 lines.append(f"  {vectors['error']}")
         return "\n".join(lines)
 
-    _emit(as_json, result.as_dict(), human)
+    _emit(as_json, result, human)
+
+
+def _sync_here(state: _State, as_json: bool) -> dict[str, Any]:
+    """A sync in this process, its steps on a terminal's progress line."""
+    line = ProgressLine()
+    shown = shows_progress(as_json)
+    try:
+        return (
+            state.app()
+            .sync(
+                line.step("sync") if shown else None,
+                line.counter("reading files") if shown else None,
+            )
+            .as_dict()
+        )
+    finally:
+        line.end()
 
 
 @cli.command()

@@ -218,6 +218,8 @@ def served_write(
     path: str,
     body: dict[str, Any] | None = None,
     fields: tuple[str, ...] | None = WRITTEN,
+    *,
+    start: bool = True,
 ) -> dict[str, Any] | None:
     """A write asked of the home's one running server (started on demand, as the
     reads do), as ``--actor`` with the person's scope, so that it takes the
@@ -226,11 +228,12 @@ def served_write(
     it, for a read); None when no server could be
     reached (``HEARTH_SERVER=off``, starting turned off, not a home), so the
     command writes itself (also when the server refuses the input: ``_SAID_HERE``).
-    Any other refusal raises ``HearthError`` with the server's message."""
+    Any other refusal raises ``HearthError`` with the server's message.
+    ``start`` False: only a server that runs already is asked."""
     from hearth.client import delegate  # noqa: PLC0415  (start-up: only commands that write)
     from hearth.errors import HearthError  # noqa: PLC0415
 
-    served = delegate.send(state.root, method, path, body, state.actor)
+    served = delegate.send(state.root, method, path, body, state.actor, start=start)
     if served is None:
         return None
     status, data = served
@@ -322,13 +325,15 @@ def cli(ctx: click.Context, home_option: str | None, actor: str | None) -> None:
     ctx.obj = _State(home_option, actor or None)
 
 
-def _report_line(report: PassReport) -> str:
-    what = "rebuilt the index" if report.rebuilt else ("full pass" if report.full else "pass")
+def _report_line(report: PassReport | dict[str, Any]) -> str:
+    """A pass's line (``PassReport``, or its ``as_dict`` as a server answers it)."""
+    r: dict[str, Any] = report if isinstance(report, dict) else report.as_dict()
+    what = "rebuilt the index" if r["rebuilt"] else ("full pass" if r["full"] else "pass")
     line = (
-        f"{what}: {counted(report.scanned, 'file')} listed, {report.hashed} read, {report.indexed} "
-        f"indexed, {report.removed} removed, {report.parked} parked in {report.seconds:.3f} s"
+        f"{what}: {counted(r['scanned'], 'file')} listed, {r['hashed']} read, {r['indexed']} "
+        f"indexed, {r['removed']} removed, {r['parked']} parked in {r['seconds']:.3f} s"
     )
-    return "\n".join([line, *(f"  error: {e}" for e in report.errors)])
+    return "\n".join([line, *(f"  error: {e}" for e in r["errors"])])
 
 
 # -- progress on a terminal ----------------------------------------------------------

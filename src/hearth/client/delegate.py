@@ -143,16 +143,23 @@ def ask(root: Path, path: str, keys: tuple[str, ...]) -> tuple[dict[str, Any] | 
 
 
 def send(
-    root: Path, method: str, path: str, body: dict[str, Any] | None, actor: str
+    root: Path,
+    method: str,
+    path: str,
+    body: dict[str, Any] | None,
+    actor: str,
+    *,
+    start: bool = True,
 ) -> tuple[int, dict[str, Any]] | None:
-    """A write asked of the home's server (started on demand when none runs), as
+    """A write asked of the home's server (started on demand when none runs and
+    ``start``), as
     ``actor`` with the person's scope: (status, JSON body); None when no server
     could be reached, so the command does the work itself (``body`` None: a
     request without one, as a read's). A server that took
     the request and then did not answer is an error, never a second try here:
     the write may have landed."""
     try:
-        server = find(root) or find_or_start(root, on_demand(root))
+        server = find(root) or find_or_start(root, start and on_demand(root))
     except RuntimeError:
         server = None
     if server is None:
