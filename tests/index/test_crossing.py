@@ -113,6 +113,10 @@ def test_a_passage_s_crowding_is_kept_until_the_store_s_rows_change(tmp_path: Pa
     assert asked == [[one, two], [one]]
 
 
+#: The floor with unheld crossing on, at the bar it was measured at.
+UNHELD_ON = dataclasses.replace(FLOOR, crossing_unheld=0.005)
+
+
 def test_a_question_the_home_holds_no_word_of_may_be_in_another_language(
     tmp_path: Path,
 ) -> None:
@@ -135,12 +139,14 @@ def test_a_question_the_home_holds_no_word_of_may_be_in_another_language(
         ("other.md", 1): "Ran 8 km along the river.",
     }
     cosines = {digests[1]: 0.86, digests[0]: 0.85, digests[2]: 0.80}
-    args = ("Tomaten", hits, keys, bodies, cosines, store, FLOOR)
+    args = ("Tomaten", hits, keys, bodies, cosines, store, UNHELD_ON)
     assert crossing.candidate(*args) is None  # no passage in another language
     found = crossing.candidate(*args, unheld=True, template={digests[1]})
     assert found is not None and found.unheld
     assert found.key == ("garden.md", 1)
-    assert crossing.admitted(found, FLOOR) == (found.score >= (FLOOR.crossing_unheld or 1.0))
+    assert crossing.admitted(found, UNHELD_ON) == (found.score >= 0.005)
+    # Off (as shipped: gibberish is such a question too), no candidate is sought.
+    assert crossing.candidate(*args[:-1], FLOOR, unheld=True, template={digests[1]}) is None
     # A question in English letters and words is in the home's language: no.
     english = ("what about the tomatoes?", *args[1:])
     assert crossing.candidate(*english, unheld=True) is None
@@ -150,7 +156,7 @@ def test_the_floor_lets_an_unheld_candidate_through_at_its_own_bar() -> None:
     """The crossing part, for a question the home holds no word of: the
     candidate passes at ``crossing_unheld``, with no margin and written in
     any language; below it, or without the part, it does not."""
-    bar = FLOOR.crossing_unheld
+    bar = UNHELD_ON.crossing_unheld
     assert bar is not None
     at = Judged(
         words=0.0,
@@ -161,7 +167,7 @@ def test_the_floor_lets_an_unheld_candidate_through_at_its_own_bar() -> None:
         crossing=bar,
         crossing_unheld=True,
     )
-    assert is_translation(at, FLOOR)
-    assert not is_translation(dataclasses.replace(at, crossing=bar - 0.01), FLOOR)
-    assert not is_translation(dataclasses.replace(at, text=False), FLOOR)
+    assert is_translation(at, UNHELD_ON)
+    assert not is_translation(dataclasses.replace(at, crossing=bar - 0.01), UNHELD_ON)
+    assert not is_translation(dataclasses.replace(at, text=False), UNHELD_ON)
     assert not is_translation(at, dataclasses.replace(FLOOR, crossing_unheld=None))

@@ -160,6 +160,9 @@ def test_an_english_question_finds_the_note_in_another_language(
     assert any(p is not None and ACROSS[question] in p.text for p in texts)
 
 
+@pytest.mark.xfail(
+    strict=True, reason="unheld crossing is off: typed gibberish passed its bar too (docs/search.md)"
+)
 @pytest.mark.parametrize("query", ["Tomaten", "jardin potager"])
 def test_a_question_in_another_language_finds_the_english_note(home: Hearth, query: str) -> None:
     """Case "across languages", the other way round: a German or French query

@@ -163,7 +163,9 @@ def candidate(
                 foreign.append((key, digest))
         elif len(rivals) < RIVALS:
             rivals.append(digest)
-    anywhere = unheld and asked_in == "ascii" and floor is not None
+    anywhere = (
+        unheld and asked_in == "ascii" and floor is not None and floor.crossing_unheld is not None
+    )
     if not foreign and not (anywhere and every):
         return None
     question = crowd(list(cosines.values()))

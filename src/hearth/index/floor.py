@@ -140,8 +140,10 @@ class Floor:
     #: The crossing at which the best of every passage passes for a question
     #: of unaccented words none of which the home holds (it may be asked in
     #: another language than the home's: ``crossing.candidate``'s ``unheld``);
-    #: None: only a candidate in another language.
-    crossing_unheld: float | None = 0.005
+    #: None: only a candidate in another language. Off: typed gibberish
+    #: (``asdkjh qwpoeiru``) is such a question too, and its best passage stood
+    #: at the crossings of the German and French words it found (docs/search.md).
+    crossing_unheld: float | None = None
 
 
 #: The floor hearth searches with.

@@ -304,6 +304,8 @@ def semantic_candidates(
 def _may_be_unheld(index: SearchIndex, text: str) -> bool:
     """Whether crossing may take the best of every passage for ``text``: a
     question of unaccented words (its language untold) the home holds none of."""
+    if FLOOR.crossing_unheld is None:
+        return False
     return floors.tongue(text) == "ascii" and evidence.holds_none(index, text)
 
 
