@@ -408,3 +408,18 @@ def test_a_persons_edit_stays_protected_when_the_agent_updates_the_proposal_afte
     with pytest.raises(Conflict, match="changed after this proposal"):
         app.merge(key, ACTOR)
     assert "- Sam lives in Guimaraes\n" in workspace.read("MEMORY.md")
+
+
+def test_a_second_child_is_added_beside_the_first_not_replacing_it(workspace: Workspace) -> None:
+    """Case (2) of the data-trust leftovers: `Child: Eva` merged into a file that
+    holds `Child: Ana` once is a second child: both stand, nothing is set aside
+    as superseded, and the merge reports no replacement."""
+    app = workspace.app
+    app.entry_add("MEMORY.md", "Child: Ana", ACTOR)
+    app.entry_add("MEMORY.md", "Pet: Rex", ACTOR)
+    key = app.propose("Family", ["Child: Eva", "Pet: Bo"], ACTOR).key
+    assert key is not None
+    assert app.review_board().proposals[key].replaces == ()
+    app.merge(key, ACTOR)
+    assert memory_entries(workspace) == ["Child: Ana", "Pet: Rex", "Child: Eva", "Pet: Bo"]
+    assert superseded_files(workspace) == []
