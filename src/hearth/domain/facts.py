@@ -30,7 +30,8 @@ lower case (``favourite colour is blue``/``green``), a relation of several
 that did change (``Pet: Bo`` after Rex: both stay), and a pair held in two
 files. What they may pair wrongly: two facts that differ only by a name or a
 title (``Sam studies Portuguese``/``Sam studies German``), a several-valued
-label not in ``MANY_NOUNS`` (``Plant:``), German nouns (all capitalised). The review page shows every replacement before it is made.
+label not in ``MANY_NOUNS`` (``Plant:``), German nouns (all capitalised).
+The review page shows every replacement before it is made.
 
 Pure: text in, a ``Restatement`` (or None) out.
 """
