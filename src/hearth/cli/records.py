@@ -26,7 +26,7 @@ from hearth.errors import HearthError
 
 if TYPE_CHECKING:
     from hearth.app.reads.review_board import ReviewBoard
-    from hearth.app.results import BatchResult
+    from hearth.app.results import BatchResult, WriteResult
     from hearth.store.active_records import RecordView
 
 
@@ -192,15 +192,33 @@ def merge(state: _State, keys: tuple[str, ...], version: str | None, as_json: bo
         # The version shown travels with the merge: a proposal an agent changed
         # since is refused (409) by whichever process merges it.
         path = f"/v1/proposals/{quoted(key)}/merge"
-        served = served_write(state, "POST", path, {"version": version}) if reached else None
-        result = served or state.app().merge(key, state.actor, version=version)
-        _written(as_json, result, f"merged {key}")
+        asked: dict[str, Any] = {"version": version}
+        served = served_write(state, "POST", path, asked, fields=None) if reached else None
+        _merged(as_json, served or state.app().merge(key, state.actor, version=version), key)
         return
     if version is not None:
         raise click.UsageError("--version names the version of one proposal; give one KEY")
     body = {"keys": list(keys)}
     served = served_write(state, "POST", "/v1/proposals/merge", body, BATCH_WRITTEN)
     _batch(as_json, served or state.app().merge_many(keys, state.actor))
+
+
+def _merged(as_json: bool, result: WriteResult | dict[str, Any], key: str) -> None:
+    """A merge's answer: the write's, and what each replacement replaced (the
+    old entry leaves the file; its record keeps it)."""
+    data: dict[str, Any] = result if isinstance(result, dict) else result.as_dict()
+    short = str(data.get("commit") or "")[:12]
+    done = (
+        f"merged {key} (commit {short})"
+        if data.get("changed")
+        else f"merged {key}: nothing changed"
+    )
+    lines = [done] + [
+        f"  replaced line {r['line']} {r['replaces']!r} with {r['entry']!r} "
+        f"({r['was']} -> {r['now']}); the old entry is kept in {r['kept_at']}"
+        for r in data.get("replaced") or ()
+    ]
+    _emit(as_json, data, "\n".join(lines))
 
 
 def _served_proposal(state: _State, key: str) -> tuple[bool, RecordView | None]:

@@ -155,8 +155,10 @@ class RecordWrites(Writer):
         entry). Both must name the proposal's own entries. A proposal to change
         a decision (``decision_change``) supersedes that decision."""
         path = record_path_of("proposal", key)
+        replaced: list[dict[str, object]] = []
 
         def planner(snap: Snapshot) -> Plan:
+            replaced.clear()  # a plan made again on a moved tip says what it did
             check_expected(snap, expected)
             check_version(snap, path, version)
             proposal, original = require_record(snap, "proposal", path, key)
@@ -177,6 +179,10 @@ class RecordWrites(Writer):
             merged = merge_entries(
                 snap, target, before, proposal, self._now(), leave_out, replace or {}, key
             )
+            replaced.extend(
+                {**r.as_dict(), "kept_at": kept.path}
+                for r, kept in zip(merged.replaced, merged.records, strict=True)
+            )
             changes = [*merged.records, *archived]
             if merged.text != before:
                 changes.insert(0, FileChange(target, merged.text.encode()))
@@ -187,7 +193,7 @@ class RecordWrites(Writer):
             )
 
         result = self._commit(planner, "proposal.merge", actor, key)
-        return WriteResult(result.commit, path, result.changed, key)
+        return WriteResult(result.commit, path, result.changed, key, replaced=tuple(replaced))
 
     def reject(
         self, key: str, reason: str, actor: str, *, expected: Expected | None = None
