@@ -108,53 +108,13 @@ LIST_LABELS = frozenset(
 #: doubt both stay: a value wrongly kept beside its successor costs the person
 #: one removal, one wrongly replaced hides a fact from every prompt.
 MANY_NOUNS = frozenset(
-    [
-        "child",
-        "children",
-        "kid",
-        "kids",
-        "son",
-        "sons",
-        "daughter",
-        "daughters",
-        "grandchild",
-        "grandchildren",
-        "grandson",
-        "granddaughter",
-        "sibling",
-        "siblings",
-        "brother",
-        "brothers",
-        "sister",
-        "sisters",
-        "cousin",
-        "cousins",
-        "niece",
-        "nephew",
-        "friend",
-        "friends",
-        "pet",
-        "pets",
-        "dog",
-        "dogs",
-        "cat",
-        "cats",
-        "language",
-        "languages",
-        "speak",
-        "speaks",
-        "hobby",
-        "hobbies",
-        "allergy",
-        "allergies",
-        "colleague",
-        "colleagues",
-        "coworker",
-        "instrument",
-        "instruments",
-        "sport",
-        "sports",
-    ]
+    (
+        "child children kid kids son sons daughter daughters grandchild grandchildren "
+        "grandson granddaughter sibling siblings brother brothers sister sisters cousin "
+        "cousins niece nephew friend friends pet pets dog dogs cat cats language languages "
+        "speak speaks hobby hobbies allergy allergies colleague colleagues coworker "
+        "instrument instruments sport sports"
+    ).split()
 )
 #: A field's label: at most this many words.
 MAX_LABEL_WORDS = 4
