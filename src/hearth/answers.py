@@ -217,6 +217,9 @@ class Replaced(BaseModel):
     rule: str
     was: str
     now: str
+    #: The other hot file the replaced entry stood in (the new value took its
+    #: place there); null: the target.
+    path: str | None = None
     #: The record under ``continuity/superseded/`` that keeps the old entry.
     kept_at: str
 

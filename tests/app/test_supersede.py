@@ -423,3 +423,63 @@ def test_a_second_child_is_added_beside_the_first_not_replacing_it(workspace: Wo
     app.merge(key, ACTOR)
     assert memory_entries(workspace) == ["Child: Ana", "Pet: Rex", "Child: Eva", "Pet: Bo"]
     assert superseded_files(workspace) == []
+
+
+def test_a_fact_held_in_another_hot_file_is_replaced_there(workspace: Workspace) -> None:
+    """Case (5) of the data-trust leftovers: a proposal for MEMORY.md restating
+    with a new value a fact USER.md holds (and one a person note holds) replaces
+    it where it stands, in the merge's one commit, not beside it in MEMORY.md;
+    the old versions are kept under continuity/superseded/ naming their file. A
+    labelled field in a person note is that person's: never paired with
+    MEMORY.md's."""
+    app = workspace.app
+    app.entry_add("USER.md", "Sam lives in Braga", ACTOR)
+    app.put("users/ana.md", b"# Ana\n\n- Ana works at the Porto office of Siemens\n", ACTOR)
+    app.entry_add("users/ana.md", "Location: Porto", ACTOR)
+    key = app.propose(
+        "News",
+        ["Sam lives in Lisbon", "Ana works at the Munich office of Siemens", "Location: Faro"],
+        ACTOR,
+    ).key
+    assert key is not None
+    # The review page says so first (it reads USER.md and MEMORY.md beside the target).
+    shown = app.review_board().proposals[key].replaces
+    assert [(r.new, r.old, r.path) for r in shown] == [
+        ("Sam lives in Lisbon", "Sam lives in Braga", "USER.md")
+    ]
+    before = len(workspace.commits())
+    result = app.merge(key, ACTOR)
+    assert len(workspace.commits()) == before + 1
+    assert "Sam lives in Lisbon" in memory_entries(workspace, "USER.md")
+    assert "Sam lives in Braga" not in memory_entries(workspace, "USER.md")
+    assert memory_entries(workspace, "users/ana.md") == [
+        "Ana works at the Munich office of Siemens",
+        "Location: Porto",
+    ]
+    assert memory_entries(workspace) == ["Location: Faro"]
+    records_text = "".join(f.read_text() for f in superseded_files(workspace))
+    assert "- Entry: Sam lives in Braga\n- File: USER.md\n" in records_text
+    assert "- File: users/ana.md\n" in records_text
+    assert result.replaced is not None
+    assert sorted(str(r["path"]) for r in result.replaced) == ["USER.md", "users/ana.md"]
+    body = workspace.git("log", "-1", "--format=%B")
+    assert "Replaced 'Sam lives in Braga' in USER.md with 'Sam lives in Lisbon'" in body
+    assert workspace.porcelain() == ""
+
+
+def test_a_batch_replaces_in_another_hot_file_once(workspace: Workspace) -> None:
+    """Case (5), batch: two proposals of one batch restating USER.md's fact: the
+    first takes its place, the second (of the same moment) is added to its
+    target as before; nothing lost."""
+    app = workspace.app
+    app.entry_add("USER.md", "Sam lives in Braga", ACTOR)
+    keys = [
+        app.propose(t, [e], ACTOR).key
+        for t, e in (("A", "Sam lives in Lisbon"), ("B", "Sam lives in Faro"))
+    ]
+    app.merge_many([k for k in keys if k is not None], ACTOR)
+    user = memory_entries(workspace, "USER.md")
+    held = user + memory_entries(workspace)
+    assert "Sam lives in Braga" not in user
+    assert "Sam lives in Lisbon" in held and "Sam lives in Faro" in held
+    assert len(superseded_files(workspace)) == 1

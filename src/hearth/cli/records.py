@@ -143,7 +143,8 @@ def _review_lines(views: list[RecordView], board: ReviewBoard) -> str:
                 closeness = "same text" if m.exact else f"{min(m.score, 0.99):.2f}"
                 lines.append(f"    {entry.entry!r} ~ {where}:{m.line} {m.text!r} ({closeness})")
         for r in found.replaces:
-            lines.append(f"    {r.new!r} replaces line {r.line} {r.old!r} ({r.was} -> {r.now})")
+            where = f"{r.path} line" if r.path else "line"
+            lines.append(f"    {r.new!r} replaces {where} {r.line} {r.old!r} ({r.was} -> {r.now})")
         over = found.over_bound
         if over is not None:
             lines.append(
@@ -214,11 +215,16 @@ def _merged(as_json: bool, result: WriteResult | dict[str, Any], key: str) -> No
         else f"merged {key}: nothing changed"
     )
     lines = [done] + [
-        f"  replaced line {r['line']} {r['replaces']!r} with {r['entry']!r} "
+        f"  replaced {_where(r)}line {r['line']} {r['replaces']!r} with {r['entry']!r} "
         f"({r['was']} -> {r['now']}); the old entry is kept in {r['kept_at']}"
         for r in data.get("replaced") or ()
     ]
     _emit(as_json, data, "\n".join(lines))
+
+
+def _where(replaced: dict[str, Any]) -> str:
+    """The other hot file a replaced entry stood in, as a merge's line says it."""
+    return f"{replaced['path']} " if replaced.get("path") else ""
 
 
 def _served_proposal(state: _State, key: str) -> tuple[bool, RecordView | None]:

@@ -27,8 +27,9 @@ What they miss (docs/formats.md says so too): a change told in other words
 (``Sam moved to Lisbon`` beside ``Sam lives in Braga``), a negation
 (``Sam is vegan`` and ``Sam is not vegan``: one side has no span), a value in
 lower case (``favourite colour is blue``/``green``), a relation of several
-that did change (``Pet: Bo`` after Rex: both stay), and a pair held in two
-files. What they may pair wrongly: two facts that differ only by a name or a
+that did change (``Pet: Bo`` after Rex: both stay), and a labelled field held
+in two files (``app/writes/supersede.py`` reaches other files by the value rule
+only). What they may pair wrongly: two facts that differ only by a name or a
 title (``Sam studies Portuguese``/``Sam studies German``), a several-valued
 label not in ``MANY_NOUNS`` (``Plant:``), German nouns (all capitalised).
 The review page shows every replacement before it is made.
@@ -107,15 +108,16 @@ LIST_LABELS = frozenset(
 #: Eva``, ``Sam speaks German``), is one more, not the old one changed. When in
 #: doubt both stay: a value wrongly kept beside its successor costs the person
 #: one removal, one wrongly replaced hides a fact from every prompt.
-MANY_NOUNS = frozenset(
-    (
-        "child children kid kids son sons daughter daughters grandchild grandchildren "
-        "grandson granddaughter sibling siblings brother brothers sister sisters cousin "
-        "cousins niece nephew friend friends pet pets dog dogs cat cats language languages "
-        "speak speaks hobby hobbies allergy allergies colleague colleagues coworker "
-        "instrument instruments sport sports"
-    ).split()
-)
+# fmt: off
+MANY_NOUNS = frozenset([
+    "child", "children", "kid", "kids", "son", "sons", "daughter", "daughters",
+    "grandchild", "grandchildren", "grandson", "granddaughter", "sibling", "siblings",
+    "brother", "brothers", "sister", "sisters", "cousin", "cousins", "niece", "nephew",
+    "friend", "friends", "pet", "pets", "dog", "dogs", "cat", "cats", "language",
+    "languages", "speak", "speaks", "hobby", "hobbies", "allergy", "allergies",
+    "colleague", "colleagues", "coworker", "instrument", "instruments", "sport", "sports",
+])
+# fmt: on
 #: A field's label: at most this many words.
 MAX_LABEL_WORDS = 4
 #: A field's value: at most this many words (a longer one is a sentence, not a value).
@@ -188,6 +190,9 @@ class Restatement:
     #: The value ``old`` held and the one ``new`` gives.
     was: str
     now: str
+    #: The hot file ``old`` stands in when it is not the proposal's target
+    #: (``app/writes/supersede.py``); empty for the target.
+    path: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -197,6 +202,7 @@ class Restatement:
             "rule": self.rule,
             "was": self.was,
             "now": self.now,
+            "path": self.path or None,
         }
 
 

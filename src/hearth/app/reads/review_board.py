@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hearth.app.reads.over_bound import BoundCheck, TopicTexts, proposal_target
-from hearth.app.writes.supersede import restatements
+from hearth.app.writes.supersede import elsewhere, restatements
 from hearth.domain import consolidation, entries, records
 from hearth.domain.facts import Restatement, restates
 from hearth.domain.likeness import (
@@ -235,9 +235,16 @@ class ReviewMatcher:
                 restatements(file_texts.get(target) or "", proposal, (), {}) if target else []
             )
             if target is not None:
-                swapped = {r.new: r.old for r in restated}
+                # What restates a fact of USER.md or MEMORY.md (or a person note a
+                # proposal targets) when that is not the target: replaced there.
+                present = {h.text for h in held_in(target)}
+                skip = present | {r.new for r in restated}
+                far = elsewhere(list(held_files), file_texts.get, target, proposal, skip)
+                restated += far
+                swapped = {r.new: r.old for r in restated if not r.path}
                 known = {m.entry for m in entry_matches if m.known} - set(swapped)
-                new = [e for e in proposal.entries if e not in known]
+                gone = known | {r.new for r in far}
+                new = [e for e in proposal.entries if e not in gone]
                 over = check.merge(target, file_texts.get(target), held_in(target), new, swapped)
             reviews[key] = ProposalReview(
                 key, entry_matches, group_of.get(key), over, tuple(restated)

@@ -41,9 +41,12 @@ def merged_text(
     proposal: records.Proposal,
     leave_out: Sequence[str] = (),
     replace: Mapping[str, str] | None = None,
+    elsewhere: Sequence[str] = (),
 ) -> tuple[str, list[str], str]:
     """The target's text after merging ``proposal`` (see ``RecordWrites.merge``),
-    the entries added, and a note of what was skipped, left out or replaced."""
+    the entries added, and a note of what was skipped, left out or replaced.
+    ``elsewhere``: its entries that took the place of a held one in another hot
+    file (``supersede.py``), not added here."""
     replace = dict(replace or {})
     unknown = [e for e in (*leave_out, *replace) if e not in proposal.entries]
     if unknown:
@@ -53,13 +56,19 @@ def merged_text(
         )
     for new, old in replace.items():
         text = entries.replace_entry(text, old, new)
-    wanted = [e for e in proposal.entries if e not in leave_out and e not in replace]
+    wanted = [
+        e
+        for e in proposal.entries
+        if e not in leave_out and e not in replace and e not in elsewhere
+    ]
     new_text, added = notes.add_entries(text, wanted)
     parts = [f"skipped {len(wanted) - len(added)} already there"]
     if leave_out:
         parts.append(f"left out {len(set(leave_out))} already known")
     if replace:
         parts.append(f"replaced {len(replace)} in place")
+    if elsewhere:
+        parts.append(f"replaced {len(set(elsewhere))} in other files")
     return new_text, added, "; ".join(parts)
 
 

@@ -183,7 +183,8 @@ class RecordWrites(Writer):
                 {**r.as_dict(), "kept_at": kept.path}
                 for r, kept in zip(merged.replaced, merged.records, strict=True)
             )
-            changes = [*merged.records, *archived]
+            others = [FileChange(p, t.encode()) for p, t in merged.others.items()]
+            changes = [*others, *merged.records, *archived]
             if merged.text != before:
                 changes.insert(0, FileChange(target, merged.text.encode()))
             return Plan(
