@@ -4,6 +4,7 @@ and person notes: each change one commit, computed from the committed file."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from hearth.app.results import WriteResult
 from hearth.app.writes.writer import (
@@ -126,9 +127,35 @@ class MemoryWrites(Writer):
         return WriteResult(result.commit, path, result.changed)
 
     def entry_conflicts(self) -> list[entry_merge.ConflictRecord]:
-        """The entry conflicts hearth's sync left to settle, oldest file name first.
-        A record hearth's sync did not commit (forged, edited, or never committed)
-        is not one: it is never offered for settling (``store/conflict_origin.py``)."""
+        """The entry conflicts hearth's sync left to settle, oldest file name first,
+        then those a plain ``git pull`` left (``mergedriver.py``) while the file
+        holds both versions. A record hearth's sync did not commit (forged,
+        edited, or never committed) is not one: it is never offered for settling
+        (``store/conflict_origin.py``)."""
+        found = self._synced_conflicts()
+        named = {r.id for r in found}
+        for note, record in self._pulled_conflicts():
+            data = self.files.read(record.path)
+            text = decode_text(data, record.path) if data is not None else ""
+            if not entry_merge.still_open(record, text):
+                note.unlink(missing_ok=True)  # settled by hand since
+            elif record.id not in named:
+                found.append(record)
+        return found
+
+    def _pulled_conflicts(self) -> list[tuple[Path, entry_merge.ConflictRecord]]:
+        folder = self.store.git_dir / entry_merge.PULLED_DIR
+        found = []
+        for note in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+            try:
+                record = entry_merge.parse_pulled(note.name, note.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                continue
+            if record is not None:
+                found.append((note, record))
+        return found
+
+    def _synced_conflicts(self) -> list[entry_merge.ConflictRecord]:
         found = []
         folder = self.root / layout.ENTRY_CONFLICTS_DIR
         for path in sorted(folder.rglob("*.md")) if folder.is_dir() else []:
@@ -172,6 +199,9 @@ class MemoryWrites(Writer):
             return Plan(f"memory: {record.path}: settle entry conflict {record.id}", tuple(changes))
 
         result = self._commit(planner, "memory.settle", actor)
+        for note, pulled in self._pulled_conflicts():
+            if pulled.id == record.id:
+                note.unlink(missing_ok=True)
         return WriteResult(result.commit, record.path, result.changed)
 
     def topic(
