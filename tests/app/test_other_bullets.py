@@ -88,3 +88,16 @@ def test_consolidation_moves_star_bullets_and_keeps_every_word(workspace: Worksp
     assert source == "# Ana\n\n* Painting: see memory/topics/painting.md\n* Ana likes jazz\n"
     assert note is not None
     assert [e.text for e in entries.list_entries(note)] == [p[2:] for p in painting]
+
+
+def test_the_review_pages_entry_changes_see_star_and_plus_bullets() -> None:
+    """Case (1), what the review page lists as added and removed entries of a
+    diff: `*` and `+` bullets are entries there too (a rule `* * *` is not)."""
+    from hearth.ui.render import entry_changes
+
+    before = "# Ana\n\n* Ana likes jazz\n+ Location: Braga\n\n* * *\n"
+    after = "# Ana\n\n* Ana likes jazz\n+ Location: Porto\n* Ana has a dog\n"
+    assert entry_changes(before, after) == (
+        ["Location: Porto", "Ana has a dog"],
+        ["Location: Braga"],
+    )

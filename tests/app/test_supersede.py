@@ -483,3 +483,21 @@ def test_a_batch_replaces_in_another_hot_file_once(workspace: Workspace) -> None
     assert "Sam lives in Braga" not in user
     assert "Sam lives in Lisbon" in held and "Sam lives in Faro" in held
     assert len(superseded_files(workspace)) == 1
+
+
+def test_a_persons_edit_in_another_hot_file_is_never_overwritten(workspace: Workspace) -> None:
+    """Case (5), a person's edit: the person rewrote USER.md's fact after the
+    agent proposed its new value for MEMORY.md: the merge refuses (409) rather
+    than replace the person's line in USER.md; nothing is written."""
+    app = workspace.app
+    app.entry_add("USER.md", "Sam lives in Braga", ACTOR)
+    key = app.propose("Moved", ["Sam lives in Lisbon"], ACTOR, agent=True).key
+    assert key is not None
+    text = workspace.read("USER.md").replace("Sam lives in Braga", "Sam lives in Porto")
+    person_commits(workspace, "USER.md", text, "2026-12-01T10:00:00Z")
+    before = workspace.commits()
+    with pytest.raises(Conflict, match=r"USER\.md's entry 'Sam lives in Porto' was changed after"):
+        app.merge(key, ACTOR)
+    assert workspace.commits() == before
+    assert "- Sam lives in Porto" in workspace.read("USER.md")
+    assert superseded_files(workspace) == []
