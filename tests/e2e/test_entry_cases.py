@@ -439,8 +439,9 @@ def test_case12_a_plain_pull_names_the_entry_conflict_until_it_is_settled(
     CLI, a real bare remote) that meets an entry changed two ways leaves both
     versions in the file and nothing in the work tree but the merge, tells the
     person on git's output which entry conflicts (what it was, both versions,
-    how to settle it), and ``hearth status`` and ``hearth memory conflicts``
-    keep naming it until it is settled; settling leaves the chosen version."""
+    how to settle it), and ``hearth status``, ``hearth memory conflicts`` and
+    ACTIVE.md keep naming it until it is settled; settling leaves the chosen
+    version."""
     a, b = ab
     _two_ways(a, b)
     pulled = run_git(b.root, "pull", "--no-rebase", "--no-edit")
@@ -460,7 +461,11 @@ def test_case12_a_plain_pull_names_the_entry_conflict_until_it_is_settled(
     assert f"entry conflict {found.id} in MEMORY.md, left by git pull" in status.stdout
     listed = hearth("--home", str(b.root), "memory", "conflicts")
     assert found.id in listed.stdout and "Sam lives in Lisbon" in listed.stdout
+    b.app.reconcile()  # what the post-merge hook starts: ACTIVE.md names it for the assistant
+    active = (b.root / layout.ACTIVE_PATH).read_text()
+    assert f"entry conflict {found.id} in MEMORY.md: settle with" in active
     b.app.entry_settle(found.id, "other", "person")
     assert b.entries() == [found.other]
     assert b.app.entry_conflicts() == []
     assert "left by git pull" not in hearth("--home", str(b.root), "status").stdout
+    assert f"entry conflict {found.id} in MEMORY.md" not in (b.root / layout.ACTIVE_PATH).read_text()

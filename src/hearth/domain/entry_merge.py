@@ -417,6 +417,19 @@ def still_open(record: ConflictRecord, text: str) -> bool:
     return record.kept in held and (record.other is None or record.other in held)
 
 
+def record_note(record: ConflictRecord) -> str:
+    """What status and ACTIVE.md say of an entry conflict to settle."""
+    versions = (
+        f"both in the file: «{record.kept}» and «{record.other}»"
+        if record.other is not None
+        else f"«{record.kept}» in the file, removed on one side"
+    )
+    return (
+        f"entry conflict {record.id} in {record.path}: settle with "
+        f"'hearth memory settle {record.id}'; {versions}"
+    )
+
+
 def conflict_note(path: str, text: str | None) -> str:
     """What status and ACTIVE.md say of a file under ``continuity/conflicts/``: an
     entry conflict to settle, or a whole-file copy to resolve. Worded the same on
@@ -424,15 +437,7 @@ def conflict_note(path: str, text: str | None) -> str:
     first, since ACTIVE.md cuts a line at 200 characters."""
     record = parse_record(path, text) if text is not None else None
     if record is not None:
-        versions = (
-            f"both in the file: «{record.kept}» and «{record.other}»"
-            if record.other is not None
-            else f"«{record.kept}» in the file, removed on one side"
-        )
-        return (
-            f"entry conflict {record.id} in {record.path}: settle with "
-            f"'hearth memory settle {record.id}'; {versions}"
-        )
+        return record_note(record)
     commit = path.removesuffix(".md").rpartition("--")[2]
     return (
         f"sync conflict: the version of commit {commit} is kept at {path}; merge what "

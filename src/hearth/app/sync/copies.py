@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hearth.domain import entry_merge, layout
+from hearth.domain import layout
 from hearth.store import conflict_origin
+from hearth.store import pulled_conflicts as pulled
 
 
 def conflict_copies(root: Path) -> list[str]:
@@ -17,26 +18,9 @@ def conflict_copies(root: Path) -> list[str]:
 
 
 def pulled_conflicts(root: Path) -> list[str]:
-    """The notes (``.git/hearth/pulled-conflicts/<file>--<id>.md``) of entry
-    conflicts the merge driver met under a plain ``git pull``, while the file
-    still holds both versions (``entry_merge.still_open``)."""
-    folder = root / ".git" / entry_merge.PULLED_DIR
-    # hearth sync's merge runs the driver too, and commits a record of its own.
-    synced = {name.rpartition("--")[2] for name in _all(root)}
-    found = []
-    for note in sorted(folder.glob("*.md")) if folder.is_dir() else []:
-        try:
-            record = entry_merge.parse_pulled(note.name, note.read_text(encoding="utf-8"))
-            text = (root / record.path).read_text(encoding="utf-8") if record else ""
-        except (OSError, UnicodeDecodeError, ValueError):
-            continue
-        if (
-            record is not None
-            and f"{record.id}.md" not in synced
-            and entry_merge.still_open(record, text)
-        ):
-            found.append(f".git/{entry_merge.PULLED_DIR}/{note.name}")
-    return found
+    """The notes of entry conflicts a plain ``git pull`` left and not yet settled
+    (``store/pulled_conflicts.py``)."""
+    return [path for path, _record in pulled.open_notes(root)]
 
 
 def _all(root: Path) -> list[str]:

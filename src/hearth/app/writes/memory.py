@@ -4,7 +4,6 @@ and person notes: each change one commit, computed from the committed file."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from hearth.app.results import WriteResult
 from hearth.app.writes.writer import (
@@ -16,7 +15,7 @@ from hearth.app.writes.writer import (
 from hearth.domain import entries, entry_merge, keys, layout, notes, records
 from hearth.domain.text import decode_text
 from hearth.errors import Conflict, EntryMissing, HearthError, InvalidInput, NotFound
-from hearth.store import conflict_origin
+from hearth.store import conflict_origin, pulled_conflicts
 from hearth.store.plans import FileChange, Plan, Snapshot
 
 
@@ -134,26 +133,7 @@ class MemoryWrites(Writer):
         (``store/conflict_origin.py``)."""
         found = self._synced_conflicts()
         named = {r.id for r in found}
-        for note, record in self._pulled_conflicts():
-            data = self.files.read(record.path)
-            text = decode_text(data, record.path) if data is not None else ""
-            if not entry_merge.still_open(record, text):
-                note.unlink(missing_ok=True)  # settled by hand since
-            elif record.id not in named:
-                found.append(record)
-        return found
-
-    def _pulled_conflicts(self) -> list[tuple[Path, entry_merge.ConflictRecord]]:
-        folder = self.store.git_dir / entry_merge.PULLED_DIR
-        found = []
-        for note in sorted(folder.glob("*.md")) if folder.is_dir() else []:
-            try:
-                record = entry_merge.parse_pulled(note.name, note.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError):
-                continue
-            if record is not None:
-                found.append((note, record))
-        return found
+        return found + [r for _n, r in pulled_conflicts.open_notes(self.root) if r.id not in named]
 
     def _synced_conflicts(self) -> list[entry_merge.ConflictRecord]:
         found = []
@@ -199,9 +179,10 @@ class MemoryWrites(Writer):
             return Plan(f"memory: {record.path}: settle entry conflict {record.id}", tuple(changes))
 
         result = self._commit(planner, "memory.settle", actor)
-        for note, pulled in self._pulled_conflicts():
+        # A plain git pull's note of it, if any: settled now.
+        for note, pulled in pulled_conflicts.open_notes(self.root, every=True):
             if pulled.id == record.id:
-                note.unlink(missing_ok=True)
+                (self.root / note).unlink(missing_ok=True)
         return WriteResult(result.commit, record.path, result.changed)
 
     def topic(
