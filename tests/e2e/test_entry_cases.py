@@ -468,4 +468,5 @@ def test_case12_a_plain_pull_names_the_entry_conflict_until_it_is_settled(
     assert b.entries() == [found.other]
     assert b.app.entry_conflicts() == []
     assert "left by git pull" not in hearth("--home", str(b.root), "status").stdout
-    assert f"entry conflict {found.id} in MEMORY.md" not in (b.root / layout.ACTIVE_PATH).read_text()
+    active = (b.root / layout.ACTIVE_PATH).read_text()
+    assert f"entry conflict {found.id} in MEMORY.md" not in active
