@@ -230,7 +230,7 @@ def _kept(
     refused when a person edited any line of it after the proposal was made."""
     if restated.path:
         before = target_text(snap, restated.path)
-    block = next((b for b in _blocks(before) if b.text == restated.old), None)
+    block = {b.text: b for b in _blocks(before)}.get(restated.old)
     line = block.start + 1 if block is not None else None
     # An entry of this very merge that a later one replaces held for no commit.
     since = snap.line_since(target, line) if line is not None else None
