@@ -205,6 +205,36 @@ class LoopWritten(Written):
     updated: bool
 
 
+class Replaced(BaseModel):
+    """A held entry a merged one replaced: a fact with a new value."""
+
+    #: The proposed entry now in the file, where the old one stood.
+    entry: str
+    #: The entry it replaced, and its line in the target before the merge.
+    replaces: str
+    line: int
+    #: ``field`` (a labelled field) or ``value`` (one value of a sentence changed).
+    rule: str
+    was: str
+    now: str
+    #: The other hot file the replaced entry stood in (the new value took its
+    #: place there); null: the target.
+    path: str | None = None
+    #: The record under ``continuity/superseded/`` that keeps the old entry.
+    kept_at: str
+
+
+class MergeWritten(Written):
+    #: What each replacement replaced (empty when the merge only added).
+    replaced: list[Replaced]
+
+
+def merge_written(result: WriteResult) -> MergeWritten:
+    """The answer to ``merge``: a write's, and what it replaced."""
+    found = [Replaced.model_validate(r) for r in result.replaced or ()]
+    return MergeWritten(**written(result).model_dump(), replaced=found)
+
+
 def loop_written(result: WriteResult) -> LoopWritten:
     """The answer to ``loop.add``: a write's, and whether it updated a loop."""
     return LoopWritten(**written(result).model_dump(), updated=bool(result.updated))

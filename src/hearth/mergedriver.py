@@ -10,12 +10,16 @@ entry (``domain/daily_merge.py``), entry files entry by entry three-way
 theirs) and the path (``%P``), which says which merge applies; the result
 replaces ours.
 
-The driver writes only the merged file (%A), nothing else: no record, no
-copy, so git's own verbs (a rebase, a cherry-pick, the virtual base of a
+The driver writes only the merged file (%A) into the work tree: no record,
+no copy, so git's own verbs (a rebase, a cherry-pick, the virtual base of a
 criss-cross merge) see nothing in the work tree they did not expect. An entry
 changed two different ways is not a failed merge: both versions stay in the
 file, side by side, where the assistant and the person see them; ``hearth
 sync`` names them as entry conflicts (records it commits with the merge).
+Under a plain ``git pull`` the driver names each on git's output (the entry,
+both versions, how to settle it) and notes it in the repository's own folder
+(``.git/hearth/pulled-conflicts/``), where ``hearth memory conflicts``,
+``hearth status`` and ``hearth memory settle`` find it until it is settled.
 Exit 1 means frame lines (the text around the entries, or a daily note's title
 lines) changed two different ways: the file then holds git's conflict markers
 around both versions, as git's own line merge leaves them, and git stops as it
@@ -34,8 +38,48 @@ import sys
 from pathlib import Path
 
 from hearth.domain.daily_merge import merge_daily
-from hearth.domain.entry_merge import merge_entry_files
+from hearth.domain.entry_merge import (
+    PULLED_DIR,
+    EntryConflict,
+    conflict_id,
+    merge_entry_files,
+    pulled_name,
+    render_record,
+)
 from hearth.domain.layout import is_daily_note
+
+
+def _noted(path: str, conflict: EntryConflict) -> None:
+    """Note the conflict in the repository's own folder (``entry_merge.PULLED_DIR``),
+    for ``hearth memory conflicts`` and ``hearth status``: git runs the driver
+    at the top of the work tree. Nothing noted is no failure of the merge."""
+    done = subprocess.run(
+        ["git", "rev-parse", "--absolute-git-dir"], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0 or not done.stdout.strip():
+        return
+    folder = Path(done.stdout.strip()) / PULLED_DIR
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / pulled_name(path, conflict)).write_text(render_record(path, conflict)[1])
+    except OSError:
+        return
+
+
+def _said(path: str, conflict: EntryConflict) -> str:
+    """What the person running git is told of one entry conflict: which entry,
+    both versions, and how to settle it."""
+    named = conflict_id(path, conflict)
+    versions = (
+        f"both versions are in the file: «{conflict.kept}» and «{conflict.other}»"
+        if conflict.other is not None
+        else f"«{conflict.kept}» is in the file, removed on the other side"
+    )
+    return (
+        f"hearth: {path}: entry conflict {named}: «{conflict.base}» was changed two ways; "
+        f"{versions}. Settle it with 'hearth memory settle {named} --keep file' (the "
+        "first) or '--keep other' ('hearth memory conflicts' lists it)"
+    )
 
 
 def _line_merge(base: Path, ours: Path, theirs: Path) -> int:
@@ -71,11 +115,8 @@ def main(argv: list[str]) -> int:
         result = merge_entry_files(*texts)
         merged = result.text
         for conflict in result.conflicts:
-            print(
-                f"hearth: {shown}: an entry changed two ways; both versions are in the file: "
-                f"«{conflict.kept}» and «{conflict.other or '(removed)'}»",
-                file=sys.stderr,
-            )
+            _noted(shown, conflict)
+            print(_said(shown, conflict), file=sys.stderr)
         if result.frame_conflict:
             ours.write_bytes(merged.encode("utf-8"))
             print(

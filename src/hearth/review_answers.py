@@ -75,6 +75,8 @@ class Replacement(BaseModel):
     rule: str
     was: str
     now: str
+    #: The other hot file the replaced entry stands in; null: the target.
+    path: str | None = None
 
 
 class Fold(BaseModel):

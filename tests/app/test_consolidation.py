@@ -256,6 +256,40 @@ def test_a_merge_refused_at_the_bound_names_the_consolidation_that_makes_room(
     assert "Caroline plans a trip to place 11 in the north" in text
 
 
+def test_a_refused_batch_merge_names_the_consolidation_that_makes_room(
+    workspace: Workspace,
+) -> None:
+    """Case (4) of the data-trust leftovers: a batch merge ("Merge selected",
+    `hearth merge K1 K2`) that would pass the bound is refused naming hearth's
+    room proposal, as a single merge's refusal does; approved, the batch goes
+    through in one commit with every entry of both."""
+    near_bound(workspace, 7700)
+    keys = [
+        workspace.app.propose(
+            title,
+            [f"Caroline plans a {title.lower()} to place {i} in the north" for i in range(6)],
+            ACTOR,
+            target=NOTE,
+        ).key
+        for title in ("Trip", "Hike")
+    ]
+    assert None not in keys and consolidations(workspace) == []
+    with pytest.raises(ValidationFailed) as refused:
+        workspace.app.merge_many([k for k in keys if k is not None], ACTOR)
+    made = consolidations(workspace)
+    assert made
+    assert "hearth proposed making room in users/caroline.md" in refused.value.message
+    assert "then merge these again" in refused.value.message
+    for k, _p in made:
+        assert k in refused.value.message
+        workspace.app.merge(k, ACTOR)
+    workspace.app.merge_many([k for k in keys if k is not None], ACTOR)
+    held = entry_texts(workspace, NOTE)
+    for title in ("trip", "hike"):
+        assert all(f"Caroline plans a {title} to place {i} in the north" in held for i in range(6))
+    assert len(workspace.read(NOTE)) <= 8000
+
+
 def test_the_scheduled_job_is_registered_and_looks_at_a_file_filled_by_hand(
     workspace: Workspace,
 ) -> None:

@@ -163,7 +163,9 @@ def test_a_batch_over_the_bound_is_refused_and_the_page_says_so_first(
     assert all(m.frees == len(m.text) - len(m.pointer) for m in over.moves)
     with pytest.raises(ValidationFailed):
         app.merge_many([key], ACTOR)
-    assert [v.key for v in app.records("proposal")] == [key]
+    # Nothing merged; hearth proposed the room the batch needs (its refusal names it).
+    pending = [v.key for v in app.records("proposal")]
+    assert key in pending and all(k == key or k.startswith("consolidate-") for k in pending)
 
 
 def test_meaning_is_measured_with_the_search_model(workspace: Workspace) -> None:

@@ -408,3 +408,96 @@ def test_a_persons_edit_stays_protected_when_the_agent_updates_the_proposal_afte
     with pytest.raises(Conflict, match="changed after this proposal"):
         app.merge(key, ACTOR)
     assert "- Sam lives in Guimaraes\n" in workspace.read("MEMORY.md")
+
+
+def test_a_second_child_is_added_beside_the_first_not_replacing_it(workspace: Workspace) -> None:
+    """Case (2) of the data-trust leftovers: `Child: Eva` merged into a file that
+    holds `Child: Ana` once is a second child: both stand, nothing is set aside
+    as superseded, and the merge reports no replacement."""
+    app = workspace.app
+    app.entry_add("MEMORY.md", "Child: Ana", ACTOR)
+    app.entry_add("MEMORY.md", "Pet: Rex", ACTOR)
+    key = app.propose("Family", ["Child: Eva", "Pet: Bo"], ACTOR).key
+    assert key is not None
+    assert app.review_board().proposals[key].replaces == ()
+    app.merge(key, ACTOR)
+    assert memory_entries(workspace) == ["Child: Ana", "Pet: Rex", "Child: Eva", "Pet: Bo"]
+    assert superseded_files(workspace) == []
+
+
+def test_a_fact_held_in_another_hot_file_is_replaced_there(workspace: Workspace) -> None:
+    """Case (5) of the data-trust leftovers: a proposal for MEMORY.md restating
+    with a new value a fact USER.md holds (and one a person note holds) replaces
+    it where it stands, in the merge's one commit, not beside it in MEMORY.md;
+    the old versions are kept under continuity/superseded/ naming their file. A
+    labelled field in a person note is that person's: never paired with
+    MEMORY.md's."""
+    app = workspace.app
+    app.entry_add("USER.md", "Sam lives in Braga", ACTOR)
+    app.put("users/ana.md", b"# Ana\n\n- Ana works at the Porto office of Siemens\n", ACTOR)
+    app.entry_add("users/ana.md", "Location: Porto", ACTOR)
+    key = app.propose(
+        "News",
+        ["Sam lives in Lisbon", "Ana works at the Munich office of Siemens", "Location: Faro"],
+        ACTOR,
+    ).key
+    assert key is not None
+    # The review page says so first (it reads USER.md and MEMORY.md beside the target).
+    shown = app.review_board().proposals[key].replaces
+    assert [(r.new, r.old, r.path) for r in shown] == [
+        ("Sam lives in Lisbon", "Sam lives in Braga", "USER.md")
+    ]
+    before = len(workspace.commits())
+    result = app.merge(key, ACTOR)
+    assert len(workspace.commits()) == before + 1
+    assert "Sam lives in Lisbon" in memory_entries(workspace, "USER.md")
+    assert "Sam lives in Braga" not in memory_entries(workspace, "USER.md")
+    assert memory_entries(workspace, "users/ana.md") == [
+        "Ana works at the Munich office of Siemens",
+        "Location: Porto",
+    ]
+    assert memory_entries(workspace) == ["Location: Faro"]
+    records_text = "".join(f.read_text() for f in superseded_files(workspace))
+    assert "- Entry: Sam lives in Braga\n- File: USER.md\n" in records_text
+    assert "- File: users/ana.md\n" in records_text
+    assert result.replaced is not None
+    assert sorted(str(r["path"]) for r in result.replaced) == ["USER.md", "users/ana.md"]
+    body = workspace.git("log", "-1", "--format=%B")
+    assert "Replaced 'Sam lives in Braga' in USER.md with 'Sam lives in Lisbon'" in body
+    assert workspace.porcelain() == ""
+
+
+def test_a_batch_replaces_in_another_hot_file_once(workspace: Workspace) -> None:
+    """Case (5), batch: two proposals of one batch restating USER.md's fact: the
+    first takes its place, the second (of the same moment) is added to its
+    target as before; nothing lost."""
+    app = workspace.app
+    app.entry_add("USER.md", "Sam lives in Braga", ACTOR)
+    keys = [
+        app.propose(t, [e], ACTOR).key
+        for t, e in (("A", "Sam lives in Lisbon"), ("B", "Sam lives in Faro"))
+    ]
+    app.merge_many([k for k in keys if k is not None], ACTOR)
+    user = memory_entries(workspace, "USER.md")
+    held = user + memory_entries(workspace)
+    assert "Sam lives in Braga" not in user
+    assert "Sam lives in Lisbon" in held and "Sam lives in Faro" in held
+    assert len(superseded_files(workspace)) == 1
+
+
+def test_a_persons_edit_in_another_hot_file_is_never_overwritten(workspace: Workspace) -> None:
+    """Case (5), a person's edit: the person rewrote USER.md's fact after the
+    agent proposed its new value for MEMORY.md: the merge refuses (409) rather
+    than replace the person's line in USER.md; nothing is written."""
+    app = workspace.app
+    app.entry_add("USER.md", "Sam lives in Braga", ACTOR)
+    key = app.propose("Moved", ["Sam lives in Lisbon"], ACTOR, agent=True).key
+    assert key is not None
+    text = workspace.read("USER.md").replace("Sam lives in Braga", "Sam lives in Porto")
+    person_commits(workspace, "USER.md", text, "2026-12-01T10:00:00Z")
+    before = workspace.commits()
+    with pytest.raises(Conflict, match=r"USER\.md's entry 'Sam lives in Porto' was changed after"):
+        app.merge(key, ACTOR)
+    assert workspace.commits() == before
+    assert "- Sam lives in Porto" in workspace.read("USER.md")
+    assert superseded_files(workspace) == []

@@ -86,3 +86,18 @@ def test_an_entry_that_starts_with_a_dash_is_named_by_its_listed_text() -> None:
     text = add_entry(MEMORY, "- - a")
     assert [e.text for e in list_entries(text)][-1] == "- a"
     assert list_entries(remove_entry(text, "- a")) == list_entries(MEMORY)
+
+
+def test_star_and_plus_bullets_are_entries_written_in_the_files_style() -> None:
+    """Case (1) of the data-trust leftovers: '* ' and '+ ' bullets are entries as
+    '- ' ones are; an add under a named section (USER.md's Context) takes the
+    marker of the entries it joins, a replace keeps the entry's own marker, and
+    a thematic break ('* * *') is a rule across the page, never an entry."""
+    user = "# User\n\n## Preferences\n\n* Brief answers\n\n## Context\n\n+ Works in Porto\n"
+    assert [e.text for e in list_entries(user)] == ["Brief answers", "Works in Porto"]
+    added = add_entry(user, "Has two cats", section="Context")
+    assert added.endswith("## Context\n\n+ Works in Porto\n+ Has two cats\n")
+    assert replace_entry(added, "Brief answers", "Short answers").count("* Short answers\n") == 1
+    ruled = "# Notes\n\n* Likes tea\n\n* * *\n\n* Lives in Lyon\n"
+    assert [e.text for e in list_entries(ruled)] == ["Likes tea", "Lives in Lyon"]
+    assert remove_entry(ruled, "Lives in Lyon") == "# Notes\n\n* Likes tea\n\n* * *\n\n"

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import unicodedata
 
-import pytest
-
 from hearth.domain.entries import list_entries
 from hearth.domain.entry_merge import merge_entry_files
 
@@ -63,14 +61,9 @@ def test_an_entry_kept_against_a_removal_keeps_the_blank_line_above_it() -> None
     assert (conflict.kept, conflict.other) == ("Alpha one / - since 2020", None)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an entry is a '- ' bullet only: '* ' and '+ ' bullets are frame lines, so "
-    "two machines appending to a list of them is a frame conflict (markers under git "
-    "pull, a whole-file copy under hearth sync)",
-)
 def test_star_and_plus_bullets_appended_on_both_machines_merge_as_entries() -> None:
-    """'*' and '+' bullets: a person note written with '* ' bullets, one machine
+    """Case (1) of the data-trust leftovers, entry merge: '*' and '+' bullets
+    are entries. A person note written with '* ' bullets, one machine
     appends '* Ana has a dog', the other '+ Ana runs marathons'. Both are facts
     added at the end of a list: both kept, no conflict."""
     base = "# Ana\n\n* Ana likes jazz\n* Ana is a nurse\n"

@@ -91,9 +91,45 @@ def test_a_number_that_is_a_value_still_pairs() -> None:
 
 
 def test_a_label_the_file_holds_twice_is_a_list_not_a_field() -> None:
-    held = ["Child: Ana", "Child: Rui"]
-    assert restates("Child: Eva", "Child: Ana", held) is None
-    assert restates("Child: Eva", "Child: Ana", ["Child: Ana"]) == ("field", "Ana", "Eva")
+    held = ["Car: Fiat", "Car: Volvo"]
+    assert restates("Car: Tesla", "Car: Fiat", held) is None
+    assert restates("Car: Tesla", "Car: Fiat", ["Car: Fiat"]) == ("field", "Fiat", "Tesla")
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("Child: Eva", "Child: Ana"),
+        ("Pet: Bo", "Pet: Rex"),
+        ("Language: German", "Language: Portuguese"),
+        ("Friend: Joe", "Friend: Ana"),
+        ("**Ana's child:** Leo", "**Ana's child:** Eva"),
+        ("Sam's daughter is Eva", "Sam's daughter is Ana"),
+        ("Sam speaks German", "Sam speaks Portuguese"),
+    ],
+)
+def test_a_label_that_holds_several_values_is_not_one_fact(new: str, old: str) -> None:
+    """Case (2) of the data-trust leftovers: `Child: Ana` then `Child: Eva` (and
+    `Pet:`, `Language:`, `Friend:`) held once in the file are two children, not
+    one replaced: a relation a person holds several of never pairs, as a
+    field's label or right before the changed value."""
+    assert restates(new, old, [old]) is None
+    assert restated_in(new, [(old, 3)]) is None
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "was", "now"),
+    [
+        ("Best friend: Joe", "Best friend: Ana", "Ana", "Joe"),
+        ("Native language: Portuguese", "Native language: English", "English", "Portuguese"),
+        ("Sam has 3 kids", "Sam has 2 kids", "2", "3"),
+    ],
+)
+def test_one_of_a_kind_among_many_still_pairs(new: str, old: str, was: str, now: str) -> None:
+    """Case (2), what the rule leaves alone: a qualified label names one (`Best
+    friend:`), and a count of many is one value (`2 kids` -> `3 kids`)."""
+    found = restates(new, old, [old])
+    assert found is not None and found[1:] == (was, now)
 
 
 def test_the_newest_restated_entry_is_the_one_replaced_and_a_held_entry_is_none() -> None:

@@ -430,3 +430,43 @@ def test_a_record_another_machines_sync_made_is_hearths_after_a_merge(
     assert {found.kept, found.other} == {"Sam likes green tea", "Sam likes black tea"}
     a.app.entry_settle(found.id, "file", "person")
     assert "Reads on Sundays" in a.entries() and len(a.app.entry_conflicts()) == 0
+
+
+def test_case12_a_plain_pull_names_the_entry_conflict_until_it_is_settled(
+    ab: list[Machine],
+) -> None:
+    """Case (6) of the data-trust leftovers: a plain ``git pull`` (the real git
+    CLI, a real bare remote) that meets an entry changed two ways leaves both
+    versions in the file and nothing in the work tree but the merge, tells the
+    person on git's output which entry conflicts (what it was, both versions,
+    how to settle it), and ``hearth status``, ``hearth memory conflicts`` and
+    ACTIVE.md keep naming it until it is settled; settling leaves the chosen
+    version."""
+    a, b = ab
+    _two_ways(a, b)
+    pulled = run_git(b.root, "pull", "--no-rebase", "--no-edit")
+    assert pulled.returncode == 0, pulled.stderr
+    assert sorted(b.entries()) == ["Sam lives in Braga", "Sam lives in Lisbon"]
+    assert untracked(b) == ""
+    (found,) = b.app.entry_conflicts()
+    assert (found.path, found.base) == ("MEMORY.md", "Sam lives in Porto")
+    assert {found.kept, found.other} == {"Sam lives in Braga", "Sam lives in Lisbon"}
+    said = (
+        f"hearth: MEMORY.md: entry conflict {found.id}: «Sam lives in Porto» was changed "
+        f"two ways; both versions are in the file: «{found.kept}» and «{found.other}». "
+        f"Settle it with 'hearth memory settle {found.id} --keep file'"
+    )
+    assert said in pulled.stderr.replace("\n", " ")
+    status = hearth("--home", str(b.root), "status")
+    assert f"entry conflict {found.id} in MEMORY.md, left by git pull" in status.stdout
+    listed = hearth("--home", str(b.root), "memory", "conflicts")
+    assert found.id in listed.stdout and "Sam lives in Lisbon" in listed.stdout
+    b.app.reconcile()  # what the post-merge hook starts: ACTIVE.md names it for the assistant
+    active = (b.root / layout.ACTIVE_PATH).read_text()
+    assert f"entry conflict {found.id} in MEMORY.md: settle with" in active
+    b.app.entry_settle(found.id, "other", "person")
+    assert b.entries() == [found.other]
+    assert b.app.entry_conflicts() == []
+    assert "left by git pull" not in hearth("--home", str(b.root), "status").stdout
+    active = (b.root / layout.ACTIVE_PATH).read_text()
+    assert f"entry conflict {found.id} in MEMORY.md" not in active

@@ -134,9 +134,47 @@ def test_merge_of_one_key_shows_and_merges_through_the_server(twins: Twins) -> N
     as_json = run(twins.served.root, "merge", heron[0], "--json")
     alone_json = run(twins.alone, "merge", heron[1], "--json")
     assert as_json.alike() == alone_json.alike() and as_json.code == 0
-    assert list(json.loads(as_json.out)) == ["commit", "path", "changed", "key"]
+    assert list(json.loads(as_json.out)) == ["commit", "path", "changed", "key", "replaced"]
     missing = twins.both("merge", "no-such-key")[0]
     assert missing.code == 1 and missing.out == "" and "no-such-key" in missing.err
+
+
+def test_a_merge_says_what_each_replacement_replaces(twins: Twins) -> None:
+    """Case (3) of the data-trust leftovers: ``hearth merge KEY`` of a proposal
+    that gives a held fact a new value says which line it replaced, with what,
+    and where the old entry is kept; ``--json`` carries it as ``replaced``;
+    served and alone alike."""
+    twins.both("memory", "add", "MEMORY.md", "Location: Braga")
+    twins.both("memory", "add", "MEMORY.md", "Sam likes tea")
+    twins.both("propose", "--title", "Moved", "--entry", "Location: Porto")
+    twins.both("propose", "--title", "Moved again", "--entry", "Location: Faro")
+    keys = [run(twins.served.root, "proposals", "--json"), run(twins.alone, "proposals", "--json")]
+    moved, again = (
+        [p["key"] for ran in keys for p in json.loads(ran.out)["proposals"] if p["title"] == title]
+        for title in ("Moved", "Moved again")
+    )
+    merged = run(twins.served.root, "merge", moved[0]), run(twins.alone, "merge", moved[1])
+    assert merged[0].alike() == merged[1].alike() and merged[0].code == 0
+    said = merged[0].out.splitlines()[-1]
+    assert said.startswith(
+        "  replaced line 13 'Location: Braga' with 'Location: Porto' (Braga -> Porto); "
+        "the old entry is kept in continuity/superseded/"
+    ), merged[0].out
+    kept = said.rsplit(" ", 1)[1]
+    assert "- Entry: Location: Braga" in (twins.served.root / kept).read_text()
+    as_json = run(twins.served.root, "merge", again[0], "--json")
+    alone_json = run(twins.alone, "merge", again[1], "--json")
+    assert as_json.alike() == alone_json.alike() and as_json.code == 0
+    [replaced] = json.loads(as_json.out)["replaced"]
+    assert {k: replaced[k] for k in ("entry", "replaces", "line", "rule", "was", "now")} == {
+        "entry": "Location: Faro",
+        "replaces": "Location: Porto",
+        "line": 13,
+        "rule": "field",
+        "was": "Porto",
+        "now": "Faro",
+    }
+    assert replaced["kept_at"].startswith("continuity/superseded/")
 
 
 def test_a_merge_carries_the_version_shown_and_an_agents_edit_since_is_refused(

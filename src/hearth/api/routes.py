@@ -23,6 +23,7 @@ from hearth.answers import (
     PATH_SCHEMA,
     USER_ID_SCHEMA,
     loop_written,
+    merge_written,
     search_result,
     written,
 )
@@ -187,15 +188,20 @@ def propose(service: Service, body: models.NewProposal, info: Caller) -> models.
 
 
 @operation(
-    "post", "/v1/proposals/{key}/merge", "merge", response_model=models.Written, tags=["review"]
+    "post",
+    "/v1/proposals/{key}/merge",
+    "merge",
+    response_model=models.MergeWritten,
+    tags=["review"],
 )
 def merge(
     service: Service, key: Key, info: Caller, body: models.MergeVersion | None = None
-) -> models.Written:
+) -> models.MergeWritten:
     """Merge a proposal; ``version`` (the ``oid`` the proposals list gave) refuses
-    a proposal changed since it was read (409 stale_write)."""
+    a proposal changed since it was read (409 stale_write). Says what each
+    replacement replaced."""
     version = body.version if body is not None else None
-    return written(service.merge(key, actor(info), version=version))
+    return merge_written(service.merge(key, actor(info), version=version))
 
 
 @operation(

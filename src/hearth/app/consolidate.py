@@ -109,30 +109,44 @@ class Consolidator:
         except Exception:  # the merge stands whatever happens here
             return []
 
-    def refused(self, key: str, target: str | None, exc: ValidationFailed) -> ValidationFailed:
-        """A merge of ``key`` refused at ``target``'s bound: propose moves that make
-        room for it, and the refusal again, saying which to approve first."""
-        over = [f for f in exc.failures if f.rule == "size-bound" and f.path == target]
-        if target is None or not over:
-            return exc
-        bound = bound_of(target, self.writes.settings.bounds) or 0
-        try:
-            after = self.writes.preview_merge(key).after
-            aim = int(bound * consolidation_settings.AIM)
-            made = self.scan([target], need=max(len(after) - aim, len(after) - bound))
-        except Exception:  # the refusal is said whatever happens here
-            return exc
-        pending = made or self._pending_for(target)
-        if not pending:
-            return exc
-        named = ", ".join(f"{r.key}" for r in pending)
-        fix = (
-            f"hearth proposed making room in {target}: approve its consolidation "
-            f"proposal{'s' if len(pending) > 1 else ''} {named} (moves entries to their "
-            "own notes, leaving a pointer; no text is dropped), then merge this again"
-        )
+    def refused(self, keys: Sequence[str], exc: ValidationFailed) -> ValidationFailed:
+        """A merge of ``keys`` (one, or a batch) refused at a target's bound: propose
+        moves that make room for what they add to it, and the refusal again,
+        saying which to approve first; unchanged where none can be found."""
+        by_target: dict[str, list[str]] = {}
+        for key in keys:
+            proposal = self.proposal_of(key)
+            if proposal is not None and not proposal.consolidate:
+                by_target.setdefault(proposal.target, []).append(key)
+        fixes: dict[str, str] = {}
+        for target, mine in by_target.items():
+            if not any(f.rule == "size-bound" and f.path == target for f in exc.failures):
+                continue
+            bound = bound_of(target, self.writes.settings.bounds) or 0
+            try:
+                previews = [self.writes.preview_merge(key) for key in mine]
+                # What each adds to the text they share (a batch applies them in turn).
+                after = len(previews[0].before) + sum(
+                    len(p.after) - len(p.before) for p in previews
+                )
+                aim = int(bound * consolidation_settings.AIM)
+                made = self.scan([target], need=max(after - aim, after - bound))
+            except Exception:  # the refusal is said whatever happens here
+                continue
+            pending = made or self._pending_for(target)
+            if pending:
+                named = ", ".join(f"{r.key}" for r in pending)
+                fixes[target] = (
+                    f"hearth proposed making room in {target}: approve its consolidation "
+                    f"proposal{'s' if len(pending) > 1 else ''} {named} (moves entries to their "
+                    "own notes, leaving a pointer; no text is dropped), then merge "
+                    f"{'this' if len(keys) == 1 else 'these'} again"
+                )
         failures = [
-            RuleFailure(f.path, f.rule, f.message, fix) if f in over else f for f in exc.failures
+            RuleFailure(f.path, f.rule, f.message, fixes[f.path])
+            if f.rule == "size-bound" and f.path in fixes
+            else f
+            for f in exc.failures
         ]
         return ValidationFailed(failures)
 
@@ -388,7 +402,6 @@ class ConsolidatingMerges(LockedWrites):
         near-duplicates, makes hearth propose one (``app/consolidate.py``)."""
         with self.owner:
             proposal = self.consolidator.proposal_of(key)
-            target = proposal.target if proposal else None
             try:
                 result = super().merge(
                     key,
@@ -400,7 +413,7 @@ class ConsolidatingMerges(LockedWrites):
                     fold=fold,
                 )
             except ValidationFailed as exc:
-                raise self.consolidator.refused(key, target, exc) from None
+                raise self.consolidator.refused([key], exc) from None
             self.consolidator.after_merge(proposal)
             return result
 
@@ -416,7 +429,10 @@ class ConsolidatingMerges(LockedWrites):
         after one merge, propose what their targets need now."""
         with self.owner:
             merged = [self.consolidator.proposal_of(k) for k in keys]
-            result = super().merge_many(keys, actor, expected=expected, leave_out=leave_out)
+            try:
+                result = super().merge_many(keys, actor, expected=expected, leave_out=leave_out)
+            except ValidationFailed as exc:
+                raise self.consolidator.refused(keys, exc) from None
             for proposal in merged:
                 self.consolidator.after_merge(proposal)
             return result

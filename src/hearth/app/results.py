@@ -23,6 +23,10 @@ class WriteResult:
     #: A record saved by title: True when one of that title was there and was
     #: updated, False when a new one was made (None for other writes).
     updated: bool | None = None
+    #: A proposal's merge: each held entry a proposed one replaced (a fact with a
+    #: new value, ``Restatement.as_dict``), with ``kept_at``, the record that
+    #: keeps the old one; None for other writes.
+    replaced: tuple[dict[str, object], ...] | None = None
 
     def as_dict(self) -> dict[str, object]:
         data: dict[str, object] = {
@@ -34,6 +38,8 @@ class WriteResult:
             data["key"] = self.key
         if self.updated is not None:
             data["updated"] = self.updated
+        if self.replaced is not None:
+            data["replaced"] = [dict(r) for r in self.replaced]
         return data
 
 

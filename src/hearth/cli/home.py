@@ -162,12 +162,7 @@ def status(state: _State, as_json: bool, verbose: bool) -> None:
                 f"{sync_state['behind']} behind; last {sync_state['last_result'] or 'never'}"
                 + (f" at {sync_state['last_time']}" if sync_state["last_time"] else "")
             )
-        lines += [
-            f"  entry conflict to settle: {c} (hearth memory conflicts)"
-            if c.startswith(layout.ENTRY_CONFLICTS_DIR + "/")
-            else f"  conflict copy to resolve: {c}"
-            for c in data["conflicts"]
-        ]
+        lines += [_conflict_line(c) for c in data["conflicts"]]
         last = data["reflection"]["last"]
         if data["reflection"].get("waiting"):
             lines.append(f"reflection: waiting: {data['reflection']['waiting']}")
@@ -420,3 +415,17 @@ def check(state: _State, fix_keys: bool, as_json: bool) -> None:
     _emit(as_json, result.as_dict(), human)
     if failures:
         sys.exit(1)
+
+
+def _conflict_line(path: str) -> str:
+    """A conflict ``hearth status`` lists: a sync's entry conflict or copy, or an
+    entry conflict a plain ``git pull`` left (noted by the merge driver)."""
+    if path.startswith(layout.ENTRY_CONFLICTS_DIR + "/"):
+        return f"  entry conflict to settle: {path} (hearth memory conflicts)"
+    if path.startswith(".git/"):
+        name, _, named = path.rsplit("/", 1)[1].removesuffix(".md").rpartition("--")
+        return (
+            f"  entry conflict {named} in {name.replace('%', '/')}, left by git pull: an entry "
+            f"changed two ways; settle with 'hearth memory settle {named}'"
+        )
+    return f"  conflict copy to resolve: {path}"

@@ -28,8 +28,8 @@ from hearth.errors import HearthError
 def memory() -> None:
     """Entries of USER.md, MEMORY.md, users/<id>.md or any file with an '## Entries' section.
 
-    An entry is one '- ' line of the file's '## Entries' section (or, in a file
-    without one, a '- ' line at the margin), named by its exact text or by its
+    An entry is one bullet ('- ', '* ' or '+ ') of the file's '## Entries'
+    section (or, in a file without one, a bullet at the margin), named by its exact text or by its
     number ('#3', as 'hearth memory list' shows). Each change is one commit,
     computed from the committed file. 'conflicts' and 'settle' deal with an
     entry two machines changed in different ways (docs/sync.md).

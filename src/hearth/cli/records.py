@@ -28,7 +28,7 @@ from hearth.errors import HearthError
 
 if TYPE_CHECKING:
     from hearth.app.reads.review_board import ReviewBoard
-    from hearth.app.results import BatchResult
+    from hearth.app.results import BatchResult, WriteResult
     from hearth.store.active_records import RecordView
 
 
@@ -145,7 +145,8 @@ def _review_lines(views: list[RecordView], board: ReviewBoard) -> str:
                 closeness = "same text" if m.exact else f"{min(m.score, 0.99):.2f}"
                 lines.append(f"    {entry.entry!r} ~ {where}:{m.line} {m.text!r} ({closeness})")
         for r in found.replaces:
-            lines.append(f"    {r.new!r} replaces line {r.line} {r.old!r} ({r.was} -> {r.now})")
+            where = f"{r.path} line" if r.path else "line"
+            lines.append(f"    {r.new!r} replaces {where} {r.line} {r.old!r} ({r.was} -> {r.now})")
         over = found.over_bound
         if over is not None:
             lines.append(
@@ -194,17 +195,38 @@ def merge(state: _State, keys: tuple[str, ...], version: str | None, as_json: bo
         # The version shown travels with the merge: a proposal an agent changed
         # since is refused (409) by whichever process merges it.
         path = key_route("/v1/proposals", key, "merge")
-        served = (
-            served_write(state, "POST", path, {"version": version}) if reached and path else None
-        )
-        result = served or state.app().merge(key, state.actor, version=version)
-        _written(as_json, result, f"merged {key}")
+        asked: dict[str, Any] = {"version": version}
+        served = served_write(state, "POST", path, asked, fields=None) if reached and path else None
+        _merged(as_json, served or state.app().merge(key, state.actor, version=version), key)
         return
     if version is not None:
         raise click.UsageError("--version names the version of one proposal; give one KEY")
     body = {"keys": list(keys)}
     served = served_write(state, "POST", "/v1/proposals/merge", body, BATCH_WRITTEN)
     _batch(as_json, served or state.app().merge_many(keys, state.actor))
+
+
+def _merged(as_json: bool, result: WriteResult | dict[str, Any], key: str) -> None:
+    """A merge's answer: the write's, and what each replacement replaced (the
+    old entry leaves the file; its record keeps it)."""
+    data: dict[str, Any] = result if isinstance(result, dict) else result.as_dict()
+    short = str(data.get("commit") or "")[:12]
+    done = (
+        f"merged {key} (commit {short})"
+        if data.get("changed")
+        else f"merged {key}: nothing changed"
+    )
+    lines = [done] + [
+        f"  replaced {_where(r)}line {r['line']} {r['replaces']!r} with {r['entry']!r} "
+        f"({r['was']} -> {r['now']}); the old entry is kept in {r['kept_at']}"
+        for r in data.get("replaced") or ()
+    ]
+    _emit(as_json, data, "\n".join(lines))
+
+
+def _where(replaced: dict[str, Any]) -> str:
+    """The other hot file a replaced entry stood in, as a merge's line says it."""
+    return f"{replaced['path']} " if replaced.get("path") else ""
 
 
 def _served_proposal(state: _State, key: str) -> tuple[bool, RecordView | None]:

@@ -1,13 +1,17 @@
-"""Entries of a memory file: one ``- `` line each.
+"""Entries of a memory file: one bullet line each.
 
 USER.md, MEMORY.md, ``users/<id>.md`` and any markdown file with an
-``## Entries`` section keep their durable facts as entries: a ``- `` bullet,
-with the lines a person wrapped it onto and its sub-bullets (``entry_blocks``). Where the
-file has an ``## Entries`` section, its ``- `` lines are the entries; a file
-without one (a workspace adopted from OpenClaw or Lemon, whose MEMORY.md is
-plain bullets) has every top-level ``- `` line outside a code fence as an
-entry. ``hearth memory``, proposal merges and the sync merge
-(``entry_merge.py``) all read entries through ``entry_lines`` here, so they
+``## Entries`` section keep their durable facts as entries: a bullet (``- ``,
+or ``* `` and ``+ ``, which markdown reads alike and a person's editor may
+write), with the lines a person wrapped it onto and its sub-bullets
+(``entry_blocks``). Where the file has an ``## Entries`` section, its bullets
+are the entries; a file without one (a workspace adopted from OpenClaw or
+Lemon, whose MEMORY.md is plain bullets) has every bullet at the margin
+outside a code fence as an entry. A bullet's marker is how it is written, not
+what it says: an entry is known by its text, and hearth writes new entries
+with the marker the file already uses (``bullet_of``). ``hearth memory``,
+proposal merges, supersession, consolidation, likeness and the sync merge
+(``entry_merge.py``) all read entries through ``entry_blocks`` here, so they
 see the same ones.
 
 A runtime changes them one entry at a time (add, replace, remove), each its
@@ -47,6 +51,13 @@ TEMPLATE_PLACEHOLDERS = frozenset(
 #: Longest entry, in characters: an entry is a line, detail goes to a topic note.
 MAX_ENTRY_CHARS = 2000
 _NUMBER = re.compile(r"^#(\d{1,6})$")
+#: The bullet markers markdown reads as one: a marker, then a space.
+BULLETS = ("- ", "* ", "+ ")
+#: A line of three or more ``*`` (spaces between allowed) is a thematic break,
+#: a rule across the page, not a bullet. (``- - -`` is one too in markdown, but
+#: hearth has always read it as an entry, and an entry reading ``- -`` is
+#: written so: it stays one.)
+_BREAK = re.compile(r"^\*(?:[ \t]*\*){2,}[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -116,9 +127,32 @@ def _section(lines: Sequence[str], outside: Sequence[bool]) -> tuple[int, int] |
     return start, end
 
 
+def is_bullet(line: str) -> bool:
+    """Whether ``line`` (leading spaces aside) is a bullet: ``- ``, ``* `` or ``+ ``
+    then text (a thematic break such as ``* * *`` is not)."""
+    stripped = line.strip()
+    return (
+        stripped.startswith(BULLETS) and bool(stripped[2:].strip()) and not _BREAK.match(stripped)
+    )
+
+
+def bullet_of(lines: Sequence[str], near: int | None = None) -> str:
+    """The marker hearth writes a new entry with: that of the entry at or before
+    line index ``near`` (else of the file's last entry), ``-`` in a file with none."""
+    held = [b for b in entry_blocks(lines) if near is None or b.start <= near]
+    return lines[held[-1].start].lstrip()[0] if held else "-"
+
+
+def bulleted(marker: str, entry: str) -> str:
+    """``entry``'s line with ``marker``; with ``-`` when the marker would make
+    it a thematic break (an entry reading ``* *``), so it is read back."""
+    line = f"{marker} {entry}"
+    return line if not _BREAK.match(line) else f"- {entry}"
+
+
 def _entry_text(line: str) -> str | None:
     stripped = line.strip()
-    if stripped.startswith("- ") and stripped[2:].strip():
+    if is_bullet(stripped):
         text = stripped[2:].strip()
         return None if text in TEMPLATE_PLACEHOLDERS else text
     return None
@@ -164,7 +198,7 @@ def entry_blocks(lines: Sequence[str], *, adopted: bool = False) -> list[Block]:
     while i < end:
         line = lines[i]
         text = _entry_text(line) if outside[i] else None
-        if text is None or (found is None and not line.startswith("- ")):
+        if text is None or (found is None and not line.startswith(BULLETS)):
             i += 1
             continue
         depth = _indent(line)
@@ -232,9 +266,10 @@ def add_entries(target: str, new: Sequence[str]) -> tuple[str, list[str]]:
             added.append(entry)
     if not added:
         return _styled(target, crlf), []
-    new_lines = [f"- {e}" for e in added]
     found = _section(lines, outside)
     held = entry_blocks(lines)
+    marker = bullet_of(lines)
+    new_lines = [bulleted(marker, e) for e in added]
     if found is not None:
         start, end = found
         insert_at = end
@@ -332,16 +367,17 @@ def _add_to_section(text: str, entry: str, section: str) -> str:
         ),
         len(lines),
     )
+    marker = bullet_of(lines, end - 1)
     # An older template's placeholder gives way to the section's first entry.
     body = [
         line
         for line in lines[start + 1 : end]
         if line.strip()[2:].strip() not in TEMPLATE_PLACEHOLDERS
-        or not line.strip().startswith("- ")
+        or not line.strip().startswith(BULLETS)
     ]
     while body and not body[-1].strip():
         body.pop()
-    body.append(f"- {entry}")
+    body.append(bulleted(marker, entry))
     if end < len(lines):
         body.append("")
     lines[start + 1 : end] = body
@@ -362,7 +398,8 @@ def replace_entry(text: str, ref: str, new_entry: str) -> str:
     line = lines[entry.line - 1]
     indent = line[: len(line) - len(line.lstrip())]
     block = _block_at(lines, entry.line - 1)
-    lines[block.start : block.head_end] = [f"{indent}- {replacement}"]
+    # The entry keeps the marker it was written with.
+    lines[block.start : block.head_end] = [indent + bulleted(line.lstrip()[0], replacement)]
     return _styled("\n".join(lines), crlf)
 
 

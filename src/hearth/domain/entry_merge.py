@@ -388,6 +388,48 @@ def parse_record(record: str, text: str) -> ConflictRecord | None:
     return ConflictRecord(record_id, values["path"], values["base"], values["kept"], other)
 
 
+# A plain ``git pull`` (or merge) runs the merge driver, which writes nothing
+# into the work tree but the merged file: the conflicts it finds are noted in
+# the repository's own folder instead (``.git/hearth/pulled-conflicts/``,
+# local, never committed), in the record's words, for ``hearth memory
+# conflicts``, ``hearth status`` and ``hearth memory settle`` to name until the
+# file no longer holds both versions.
+
+#: The folder of those notes, in the repository's git directory.
+PULLED_DIR = "hearth/pulled-conflicts"
+
+
+def pulled_name(path: str, conflict: EntryConflict) -> str:
+    """The note's file name for a conflict of ``path``'s merge (``/`` kept out)."""
+    return f"{path.replace('/', '%')}--{conflict_id(path, conflict)}.md"
+
+
+def parse_pulled(name: str, text: str) -> ConflictRecord | None:
+    """The conflict a note holds (``render_record``'s text); None when it is not one."""
+    return parse_record(f"{ENTRY_CONFLICTS_DIR}/{name}", text)
+
+
+def still_open(record: ConflictRecord, text: str) -> bool:
+    """Whether ``text`` (the entry file) still holds both versions (the kept one
+    alone, when the other side removed the entry): not yet settled."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    held = {block.key.replace("\n", " / ") for block in entry_blocks(lines)}
+    return record.kept in held and (record.other is None or record.other in held)
+
+
+def record_note(record: ConflictRecord) -> str:
+    """What status and ACTIVE.md say of an entry conflict to settle."""
+    versions = (
+        f"both in the file: «{record.kept}» and «{record.other}»"
+        if record.other is not None
+        else f"«{record.kept}» in the file, removed on one side"
+    )
+    return (
+        f"entry conflict {record.id} in {record.path}: settle with "
+        f"'hearth memory settle {record.id}'; {versions}"
+    )
+
+
 def conflict_note(path: str, text: str | None) -> str:
     """What status and ACTIVE.md say of a file under ``continuity/conflicts/``: an
     entry conflict to settle, or a whole-file copy to resolve. Worded the same on
@@ -395,15 +437,7 @@ def conflict_note(path: str, text: str | None) -> str:
     first, since ACTIVE.md cuts a line at 200 characters."""
     record = parse_record(path, text) if text is not None else None
     if record is not None:
-        versions = (
-            f"both in the file: «{record.kept}» and «{record.other}»"
-            if record.other is not None
-            else f"«{record.kept}» in the file, removed on one side"
-        )
-        return (
-            f"entry conflict {record.id} in {record.path}: settle with "
-            f"'hearth memory settle {record.id}'; {versions}"
-        )
+        return record_note(record)
     commit = path.removesuffix(".md").rpartition("--")[2]
     return (
         f"sync conflict: the version of commit {commit} is kept at {path}; merge what "

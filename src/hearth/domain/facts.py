@@ -6,24 +6,33 @@ Two rules, both over the words of the two entries (no model):
 - **field**: both are a labelled field, ``Label: value`` (``**Location:** Porto``,
   ``所在地：東京``), with the same label and another value. A label that the file
   already holds twice or more names a list, not a field (``Note: ...``), and a
-  few words that open list items rather than fields (``LIST_LABELS``) never do.
+  few words that open list items rather than fields (``LIST_LABELS``) never do;
+  nor does a label that names one of several a person may hold at once
+  (``MANY_NOUNS``: ``Child: Ana`` then ``Child: Eva`` are two children, the
+  second added beside the first), alone or after a possessive (``Ana's child``);
+  a qualified one (``Best friend``, ``Native language``) names one and pairs.
 - **value**: the two entries read the same but for one short span in the
   middle (at most ``MAX_SPAN`` words on each side: ``Sam lives in Braga`` and
   ``Sam lives in New York``), that span is a value on both sides (a number, a
   name written with a capital, or words of a script without capitals: CJK,
   Thai, Arabic, Hebrew...; there, two characters at least), neither entry
   carries a date (a dated entry tells an event: two events of one shape are
-  two facts), and the words they share are most of each (``MIN_SHARED``).
+  two facts), no word of ``MANY_NOUNS`` stands in the two words before the
+  span (``Sam's daughter is Ana``/``Eva``: two daughters as often as one
+  renamed), and the words they share are most of each (``MIN_SHARED``).
   ``Sam likes tea`` and ``Sam likes coffee`` are two likes, not one fact
   changed, and are not paired.
 
 What they miss (docs/formats.md says so too): a change told in other words
 (``Sam moved to Lisbon`` beside ``Sam lives in Braga``), a negation
 (``Sam is vegan`` and ``Sam is not vegan``: one side has no span), a value in
-lower case (``favourite colour is blue``/``green``), and a pair held in two
-files. What they may pair wrongly: two facts that differ only by a name or a
-title (``Sam speaks Portuguese``/``Sam speaks German``), German nouns (all
-capitalised). The review page shows every replacement before it is made.
+lower case (``favourite colour is blue``/``green``), a relation of several
+that did change (``Pet: Bo`` after Rex: both stay), and a labelled field held
+in two files (``app/writes/supersede.py`` reaches other files by the value rule
+only). What they may pair wrongly: two facts that differ only by a name or a
+title (``Sam studies Portuguese``/``Sam studies German``), a several-valued
+label not in ``MANY_NOUNS`` (``Plant:``), German nouns (all capitalised).
+The review page shows every replacement before it is made.
 
 Pure: text in, a ``Restatement`` (or None) out.
 """
@@ -94,6 +103,21 @@ LIST_LABELS = frozenset(
         "done",
     ]
 )
+#: What a person holds several of at once: a field labelled so (``Child:``,
+#: ``Ana's pet:``), or a value named right after one (``Sam's daughter is
+#: Eva``, ``Sam speaks German``), is one more, not the old one changed. When in
+#: doubt both stay: a value wrongly kept beside its successor costs the person
+#: one removal, one wrongly replaced hides a fact from every prompt.
+# fmt: off
+MANY_NOUNS = frozenset([
+    "child", "children", "kid", "kids", "son", "sons", "daughter", "daughters",
+    "grandchild", "grandchildren", "grandson", "granddaughter", "sibling", "siblings",
+    "brother", "brothers", "sister", "sisters", "cousin", "cousins", "niece", "nephew",
+    "friend", "friends", "pet", "pets", "dog", "dogs", "cat", "cats", "language",
+    "languages", "speak", "speaks", "hobby", "hobbies", "allergy", "allergies",
+    "colleague", "colleagues", "coworker", "instrument", "instruments", "sport", "sports",
+])
+# fmt: on
 #: A field's label: at most this many words.
 MAX_LABEL_WORDS = 4
 #: A field's value: at most this many words (a longer one is a sentence, not a value).
@@ -166,6 +190,9 @@ class Restatement:
     #: The value ``old`` held and the one ``new`` gives.
     was: str
     now: str
+    #: The hot file ``old`` stands in when it is not the proposal's target
+    #: (``app/writes/supersede.py``); empty for the target.
+    path: str = ""
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -175,6 +202,7 @@ class Restatement:
             "rule": self.rule,
             "was": self.was,
             "now": self.now,
+            "path": self.path or None,
         }
 
 
@@ -234,6 +262,15 @@ def field_of(text: str) -> tuple[str, str] | None:
     return _key(label), value
 
 
+def names_many(label: str) -> bool:
+    """Whether a field's label (``field_of``'s key) names one of several a person
+    holds at once: a word of ``MANY_NOUNS`` alone or after a possessive
+    (``child``, ``ana's pet``), not a qualified one (``best friend``)."""
+    words = label.split()
+    owner = words[:-1]
+    return words[-1] in MANY_NOUNS and all(w.endswith(("'s", "’s", "s'")) for w in owner)
+
+
 def _is_value(words: Sequence[str], at: int) -> bool:
     """Whether the span ``words`` (starting at word ``at`` of its entry) is a value:
     each word a number, a capitalised name (not the entry's first word), a word
@@ -264,6 +301,11 @@ def _numbering(before: str, *spans: Sequence[str]) -> bool:
     return before.rstrip(":") in NUMBERING_WORDS and all(
         len(span) == 1 and span[0].strip("#.,").isdigit() for span in spans
     )
+
+
+def _owned(word: str) -> str:
+    """A word without its possessive ending (``sister's`` -> ``sister``)."""
+    return word.removesuffix("'s").removesuffix("’s")
 
 
 def _dated(words: Sequence[str]) -> bool:
@@ -310,6 +352,8 @@ def _value_change(new: str, old: str) -> tuple[str, str] | None:
         return None
     if prefix and _numbering(ka[prefix - 1], span_a, span_b):
         return None
+    if any(_owned(k) in MANY_NOUNS for k in ka[max(0, prefix - 2) : prefix]):
+        return None
     joiner = "" if all(_unspaced(w) for w in (*span_a, *span_b)) else " "
     return joiner.join(span_b), joiner.join(span_a)
 
@@ -325,6 +369,8 @@ def restates(new: str, old: str, held: Sequence[str] = ()) -> tuple[str, str, st
         if label != old_label:
             return None
         if _key(value) == _key(old_value):
+            return None
+        if names_many(label):
             return None
         labelled = [f for f in (field_of(h) for h in held) if f is not None]
         if sum(1 for f in labelled if f[0] == label) > 1:

@@ -27,6 +27,7 @@ from hearth.answers import (
     Reason,
     Title,
     loop_written,
+    merge_written,
     written,
 )
 from hearth.app.served.service import ServedHearth
@@ -313,12 +314,13 @@ def merge(
             "a proposal changed since is refused (stale_write)",
         ),
     ] = None,
-) -> models.Written:
+) -> models.MergeWritten:
     """Accept a pending proposal: its entries go into the target file and the
     proposal is archived, in one commit. A person's decision: call it only
     when the person asked for this very proposal to be merged, and pass the
-    `oid` of the version they read as `version`."""
-    return written(service.merge(key, actor, version=version))
+    `oid` of the version they read as `version`. Answers what each
+    replacement (a held fact given a new value) replaced."""
+    return merge_written(service.merge(key, actor, version=version))
 
 
 @ADMIN_TOOLS.tool("reject", REPLACES)

@@ -1,9 +1,11 @@
 """``continuity/ACTIVE.md``: gathering its inputs from a home, writing it, and
 the one object that refreshes it after every reconcile pass.
 
-Everything read here is a function of the work tree, HEAD and what the
-reconciler knows about the files (validation failures, parked files), so two
-refreshes of the same home write the same bytes; the file is only written
+Everything read here is a function of the work tree, HEAD, what the
+reconciler knows about the files (validation failures, parked files) and the
+merge driver's notes of what a plain ``git pull`` left
+(``store/pulled_conflicts.py``), so two refreshes of the same home write the
+same bytes; the file is only written
 when those bytes differ from what is on disk.
 """
 
@@ -24,10 +26,10 @@ from hearth.domain.active import (
     render_active,
 )
 from hearth.domain.clock import Clock, utc_now
-from hearth.domain.entry_merge import conflict_note
+from hearth.domain.entry_merge import conflict_note, record_note
 from hearth.errors import HearthError
 from hearth.reconcile.manifest import Manifest
-from hearth.store import active_records, conflict_origin
+from hearth.store import active_records, conflict_origin, pulled_conflicts
 from hearth.store.history import PersonaHistory
 from hearth.store.repository import GitError, Repository
 from hearth.store.rooted import RootedFiles
@@ -71,6 +73,8 @@ def gather(
             notes.append(conflict_note(path, record.decode("utf-8", "replace") if record else None))
         elif path.startswith(output_dirs):
             outputs.append(path)
+    # What a plain git pull left: the merge driver's notes, while both versions stand.
+    notes += [record_note(record) for _note, record in pulled_conflicts.open_notes(files.root)]
     notes += [f"not indexed: {path}: {p.reason}" for path, p in sorted(manifest.parked.items())]
     loops: list[LoopLine] = []
     for view in active_records.list_records(files, "loop"):

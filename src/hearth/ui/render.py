@@ -12,6 +12,7 @@ from urllib.parse import quote
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup, escape
 
+from hearth.domain.entries import is_bullet
 from hearth.domain.text import counted
 from hearth.operation_texts import scope_sentences
 
@@ -86,9 +87,10 @@ def when(value: object, zone: dt.tzinfo = dt.UTC) -> str:
 
 
 def entry_changes(before: str, after: str) -> tuple[list[str], list[str]]:
-    """The entries (``- `` lines) ``after`` adds and removes against ``before``."""
-    old = [line.strip()[2:] for line in before.splitlines() if line.strip().startswith("- ")]
-    new = [line.strip()[2:] for line in after.splitlines() if line.strip().startswith("- ")]
+    """The entries (bullet lines: ``- ``, ``* ``, ``+ ``) ``after`` adds and
+    removes against ``before``."""
+    old = [line.strip()[2:] for line in before.splitlines() if is_bullet(line)]
+    new = [line.strip()[2:] for line in after.splitlines() if is_bullet(line)]
     gone = [e for e in old if e not in new]
     came = [e for e in new if e not in old]
     return came, gone

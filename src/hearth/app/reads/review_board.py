@@ -27,10 +27,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hearth.app.reads.over_bound import BoundCheck, TopicTexts, proposal_target
+from hearth.app.reads.review_sorting import sorted_merge
 from hearth.app.writes.supersede import restatements
 from hearth.domain import consolidation, entries, records
 from hearth.domain.facts import Restatement, restates
-from hearth.domain.known_folds import Fold, HeldLike, Sorted, folded, sort_known
+from hearth.domain.known_folds import Fold, HeldLike, Sorted
 from hearth.domain.likeness import (
     EntryMatches,
     Held,
@@ -258,19 +259,16 @@ class ReviewMatcher:
             )
             sorting = Sorted({}, (), ())
             if target is not None:
-                swapped = {r.new: r.old for r in restated}
-                like = [(m.entry, _like(m)) for m in entry_matches if m.entry not in swapped]
-                sorting = sort_known(
-                    [(entry, held) for entry, held in like if held],
-                    target,
-                    [h.text for h in held_in(target)],
+                held = held_in(target)
+                restated, sorting, new, swapped = sorted_merge(
+                    proposal,
+                    (target, held),
+                    (file_texts, list(held_files)),
+                    entry_matches,
+                    restated,
                     self.likeness_of.terms,
                 )
-                grown = folded((f.entry, f.into) for f in sorting.folds)
-                swapped |= {becomes: held for held, becomes in grown.items() if becomes != held}
-                taken = {*sorting.restated, *(f.entry for f in sorting.folds)}
-                new = [e for e in proposal.entries if e not in taken] + [*grown.values()]
-                over = check.merge(target, file_texts.get(target), held_in(target), new, swapped)
+                over = check.merge(target, file_texts.get(target), held, new, swapped)
             reviews[key] = ProposalReview(
                 key,
                 entry_matches,
@@ -398,10 +396,6 @@ def _sees(paths: set[str | None], key: str, entry: str) -> Callable[[Held], bool
         return held.key != key or held.text != entry
 
     return sees
-
-
-def _like(matches: EntryMatches) -> list[HeldLike]:
-    return [HeldLike(m.text, m.path, m.line) for m in matches.holding]
 
 
 def _everything(_held: Held) -> bool:

@@ -100,8 +100,10 @@ class BatchWrites(Writer):
                     {},
                     key,
                     target_text(snap, target),
+                    others=texts,
                 )
                 texts[target], added = merged.text, merged.added
+                texts.update(merged.others)
                 superseded += merged.records
                 skipped = len(proposal.entries) - len(added)
                 tally["added"] = tally.get("added", 0) + len(added)
@@ -160,6 +162,7 @@ class BatchWrites(Writer):
             tally["added"] = len(added)
             tally["skipped"] = len(proposal.entries) - len(added)
             changes = [FileChange(target, text.encode())] if text != before else []
+            changes += [FileChange(p, t.encode()) for p, t in merged.others.items()]
             changes += merged.records
             changes += archive_moves(
                 "proposal", chosen[0], proposal, original, self._now(), "merged"

@@ -15,7 +15,7 @@ from hearth.app.writes.writer import (
 from hearth.domain import entries, entry_merge, keys, layout, notes, records
 from hearth.domain.text import decode_text
 from hearth.errors import Conflict, EntryMissing, HearthError, InvalidInput, NotFound
-from hearth.store import conflict_origin
+from hearth.store import conflict_origin, pulled_conflicts
 from hearth.store.plans import FileChange, Plan, Snapshot
 
 
@@ -126,9 +126,16 @@ class MemoryWrites(Writer):
         return WriteResult(result.commit, path, result.changed)
 
     def entry_conflicts(self) -> list[entry_merge.ConflictRecord]:
-        """The entry conflicts hearth's sync left to settle, oldest file name first.
-        A record hearth's sync did not commit (forged, edited, or never committed)
-        is not one: it is never offered for settling (``store/conflict_origin.py``)."""
+        """The entry conflicts hearth's sync left to settle, oldest file name first,
+        then those a plain ``git pull`` left (``mergedriver.py``) while the file
+        holds both versions. A record hearth's sync did not commit (forged,
+        edited, or never committed) is not one: it is never offered for settling
+        (``store/conflict_origin.py``)."""
+        found = self._synced_conflicts()
+        named = {r.id for r in found}
+        return found + [r for _n, r in pulled_conflicts.open_notes(self.root) if r.id not in named]
+
+    def _synced_conflicts(self) -> list[entry_merge.ConflictRecord]:
         found = []
         folder = self.root / layout.ENTRY_CONFLICTS_DIR
         for path in sorted(folder.rglob("*.md")) if folder.is_dir() else []:
@@ -172,6 +179,10 @@ class MemoryWrites(Writer):
             return Plan(f"memory: {record.path}: settle entry conflict {record.id}", tuple(changes))
 
         result = self._commit(planner, "memory.settle", actor)
+        # A plain git pull's note of it, if any: settled now.
+        for note, pulled in pulled_conflicts.open_notes(self.root, every=True):
+            if pulled.id == record.id:
+                (self.root / note).unlink(missing_ok=True)
         return WriteResult(result.commit, record.path, result.changed)
 
     def topic(

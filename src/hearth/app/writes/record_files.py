@@ -43,11 +43,13 @@ def merged_text(
     leave_out: Sequence[str] = (),
     replace: Mapping[str, str] | None = None,
     fold: Mapping[str, str] | None = None,
+    elsewhere: Sequence[str] = (),
 ) -> tuple[str, list[str], str]:
     """The target's text after merging ``proposal`` (see ``RecordWrites.merge``),
     the entries added, and a note of what was skipped, left out, replaced or
     folded (``fold``: proposed entry -> the held entry it folds into,
-    ``domain/known_folds.py``)."""
+    ``domain/known_folds.py``). ``elsewhere``: its entries that took the place
+    of a held one in another hot file (``supersede.py``), not added here."""
     replace = dict(replace or {})
     fold = dict(fold or {})
     unknown = [e for e in (*leave_out, *replace, *fold) if e not in proposal.entries]
@@ -62,7 +64,9 @@ def merged_text(
         if becomes != held:
             text = entries.replace_entry(text, held, becomes)
     wanted = [
-        e for e in proposal.entries if e not in leave_out and e not in replace and e not in fold
+        e
+        for e in proposal.entries
+        if e not in leave_out and e not in replace and e not in fold and e not in elsewhere
     ]
     new_text, added = notes.add_entries(text, wanted)
     parts = [f"skipped {len(wanted) - len(added)} already there"]
@@ -72,6 +76,8 @@ def merged_text(
         parts.append(f"replaced {len(replace)} in place")
     if fold:
         parts.append(f"folded {len(fold)} into the entries they add to")
+    if elsewhere:
+        parts.append(f"replaced {len(set(elsewhere))} in other files")
     return new_text, added, "; ".join(parts)
 
 

@@ -159,8 +159,10 @@ class RecordWrites(Writer):
         proposal to change
         a decision (``decision_change``) supersedes that decision."""
         path = record_path_of("proposal", key)
+        replaced: list[dict[str, object]] = []
 
         def planner(snap: Snapshot) -> Plan:
+            replaced.clear()  # a plan made again on a moved tip says what it did
             check_expected(snap, expected)
             check_version(snap, path, version, lambda: self.files.read(path))
             proposal, original = require_record(snap, "proposal", path, key)
@@ -189,7 +191,12 @@ class RecordWrites(Writer):
                 key,
                 fold=fold,
             )
-            changes = [*merged.records, *archived]
+            replaced.extend(
+                {**r.as_dict(), "kept_at": kept.path}
+                for r, kept in zip(merged.replaced, merged.records, strict=True)
+            )
+            others = [FileChange(p, t.encode()) for p, t in merged.others.items()]
+            changes = [*others, *merged.records, *archived]
             if merged.text != before:
                 changes.insert(0, FileChange(target, merged.text.encode()))
             return Plan(
@@ -199,7 +206,7 @@ class RecordWrites(Writer):
             )
 
         result = self._commit(planner, "proposal.merge", actor, key)
-        return WriteResult(result.commit, path, result.changed, key)
+        return WriteResult(result.commit, path, result.changed, key, replaced=tuple(replaced))
 
     def reject(
         self, key: str, reason: str, actor: str, *, expected: Expected | None = None
