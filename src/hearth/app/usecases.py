@@ -63,8 +63,10 @@ if TYPE_CHECKING:
 # what only reads need (``queries`` and what it brings, the context bundle) is
 # imported by the methods that read (see docs/cli.md, "Start-up").
 
-#: Search hits the context bundle's recall section starts from.
-RECALL_HITS = 5
+#: Search hits the context bundle's recall section starts from: those above the
+#: floor hand their answering lines (``domain/excerpt.py``) while the recall's
+#: budget has room, so the budget, not this depth, is what bounds the text.
+RECALL_HITS = 20
 
 
 #: The persona files in the order the review page lists them (the core first).
@@ -281,6 +283,9 @@ class Hearth(ConsolidatingMerges):
             hits = self._search(query, None, None, RECALL_HITS, freshen=not fresh).hits
             with self.owner:
                 passages = [p for p in (self._passage(h) for h in hits) if p is not None]
+            from hearth.index.analysis import terms_of  # noqa: PLC0415 (reads only)
+
+            passages = context.answering_passages(passages, prompt_terms(query), terms_of)
         texts: list[tuple[str, str | None]] = []
         with self.owner:
             for path in files:
@@ -371,3 +376,12 @@ class Hearth(ConsolidatingMerges):
             head = self.writes.store.snapshot().head
             if head is not None:
                 agent_changes.mark_seen(self.writes.store.state_dir, head)
+
+
+def prompt_terms(query: str) -> frozenset[str]:
+    """The search analyzer's terms of a prompt's content words: what a line of a
+    recalled section must hold to be handed as an answer (``domain/excerpt.py``)."""
+    from hearth.index.analysis import terms_of  # noqa: PLC0415 (reads only)
+    from hearth.index.floor import content_words  # noqa: PLC0415
+
+    return frozenset(terms_of(" ".join(content_words(query.split()))))

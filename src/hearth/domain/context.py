@@ -10,11 +10,11 @@ nothing is still listed, marked truncated.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from hearth.domain import layout
+from hearth.domain import excerpt, layout
 
 Session = Literal["main", "subagent"]
 
@@ -131,6 +131,26 @@ def marker_span(text: str) -> tuple[int, int] | None:
         return None
     end = text.find(" here …]\n\n", start)
     return None if end < 0 else (start, end + len(" here …]\n\n"))
+
+
+def answering_passages(
+    passages: Sequence[Passage], wanted: Collection[str], terms: excerpt.Terms
+) -> list[Passage]:
+    """The recall's passages as what a runtime is handed of them: of each hit,
+    the lines that answer the prompt (``excerpt``: the whole section when it is
+    short or no line holds the prompt's words), each run with its own line
+    range, in turns across the hits (``excerpt.in_turns``), best first."""
+    per_hit: list[list[excerpt.Unit]] = []
+    for passage in passages:
+        found = excerpt.answering(passage.text, passage.start_line, wanted, terms)
+        if found is None:
+            per_hit.append([excerpt.Unit(passage.start_line, passage.end_line, passage.text)])
+        else:
+            per_hit.append([a.unit for a in found])
+    return [
+        Passage(passages[i].path, u.start, u.end, passages[i].heading, u.text)
+        for i, u in excerpt.in_turns(per_hit)
+    ]
 
 
 def bundle(

@@ -1,0 +1,117 @@
+"""The lines of a recalled passage that answer the prompt.
+
+A hit is a section: a person note's ``## Entries`` with fifty entries, a topic
+note, or one turn of a daily note. Handing the whole section spends a
+runtime's small recall budget on entries the prompt is not about, and a cut
+section (head and tail) may lose the one entry it was recalled for. So a
+section longer than ``WHOLE_CHARS`` is read as its units (an entry with its
+continuation lines and sub-bullets, a paragraph, a heading) and only the
+units that hold the prompt's words are handed, each with its own line range.
+
+A unit is weighed by the prompt's words it holds, each word by how rare it is
+among the section's units (a name that every entry of a person's note holds
+weighs little; the one entry that says ``adoption`` weighs much), and kept
+when it weighs at least ``KEEP_SHARE`` of the best unit. A section in which no
+unit holds a word of the prompt (found by meaning, or by its heading or path)
+is handed from its head, as before.
+
+Pure: the words of a text come from the caller (the search analyzer's terms,
+so ``research`` finds ``researched`` as search does).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+
+#: A section at most this long is handed whole: its lines are all near the hit.
+WHOLE_CHARS = 700
+#: A unit is kept when it weighs at least this share of the section's best unit.
+KEEP_SHARE = 0.5
+
+_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+\S")
+_HEADING = re.compile(r"^#{1,6}\s")
+
+Terms = Callable[[str], Iterable[str]]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """Lines ``start``..``end`` (1-based, in the file) of a section and their text."""
+
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Answering:
+    """A unit that answers, and its weight (the prompt's words it holds)."""
+
+    unit: Unit
+    weight: float
+
+
+def units(text: str, first_line: int) -> list[Unit]:
+    """``text`` (a section's lines from ``first_line``) as its units: a heading
+    line, an entry (a bullet with its deeper-indented or wrapped lines), or a
+    paragraph (lines up to a blank one)."""
+    lines = text.split("\n")
+    found: list[Unit] = []
+    at = 0
+    while at < len(lines):
+        line = lines[at]
+        if not line.strip():
+            at += 1
+            continue
+        end = at + 1
+        bullet = _BULLET.match(line)
+        if not _HEADING.match(line):
+            indent = len(bullet.group(1)) if bullet else -1
+            while end < len(lines) and lines[end].strip() and not _HEADING.match(lines[end]):
+                nested = _BULLET.match(lines[end])
+                if nested and len(nested.group(1)) <= indent:
+                    break  # the next entry of the same list
+                if nested and not bullet:
+                    break  # a list after a paragraph
+                end += 1
+        found.append(Unit(first_line + at, first_line + end - 1, "\n".join(lines[at:end])))
+        at = end
+    return found
+
+
+def answering(
+    text: str, first_line: int, wanted: Collection[str], terms: Terms
+) -> list[Answering] | None:
+    """The units of ``text`` that answer a prompt whose words are ``wanted``
+    (terms as ``terms`` gives them), best first; None when the section is
+    handed whole (short, or no unit holds a word of the prompt)."""
+    if len(text) <= WHOLE_CHARS or not wanted:
+        return None
+    found = units(text, first_line)
+    held = [set(terms(u.text)) & set(wanted) for u in found]
+    if not any(held):
+        return None
+    count = len(found)
+    rarity = {w: math.log(1 + count / sum(w in h for h in held)) for w in set().union(*held)}
+    weights = [sum(rarity[w] for w in h) for h in held]
+    best = max(weights)
+    kept = [
+        Answering(u, round(w, 6))
+        for u, w in zip(found, weights, strict=True)
+        if w > 0 and w >= best * KEEP_SHARE
+    ]
+    return sorted(kept, key=lambda a: (-a.weight, a.unit.start))
+
+
+def in_turns(per_hit: list[list[Unit]]) -> list[tuple[int, Unit]]:
+    """Each hit's units (best first) taken in turns: every hit's best unit in
+    the hits' order, then every hit's second, and so on, with the hit's place:
+    a budget that runs out leaves out the weakest units, not the later hits."""
+    out: list[tuple[int, Unit]] = []
+    depth = max((len(u) for u in per_hit), default=0)
+    for turn in range(depth):
+        out += [(i, found[turn]) for i, found in enumerate(per_hit) if turn < len(found)]
+    return out
