@@ -35,13 +35,17 @@ def test_units_are_entries_with_their_wrapped_lines_paragraphs_and_headings() ->
     assert found[2].text == "- Sam drove\n  the whole way"
 
 
-def test_a_long_note_hands_only_the_entry_the_prompt_is_about() -> None:
+def test_a_long_note_hands_the_entry_the_prompt_is_about_first() -> None:
     """A name every entry holds weighs little: the one entry that says
-    ``adoption`` is handed, with its wrapped line, and not the other 39."""
+    ``adoption`` comes first, with its wrapped line; an entry that holds none
+    of the prompt's words is not handed at all."""
     found = excerpt.answering(NOTE, 4, {"sam", "adoption", "agencie"}, words)
     assert found is not None
-    assert [(a.unit.start, a.unit.end) for a in found] == [(4 + 21, 4 + 22)]
+    assert (found[0].unit.start, found[0].unit.end) == (4 + 21, 4 + 22)
     assert found[0].unit.text.endswith("and wrote to two of them.")
+    assert all(a.weight < found[0].weight / 2 for a in found[1:])
+    only = excerpt.answering(NOTE, 4, {"adoption", "agencie"}, words)
+    assert only is not None and [a.unit.start for a in only] == [4 + 21]
 
 
 def test_a_short_section_or_one_that_holds_no_word_of_the_prompt_is_whole() -> None:
@@ -52,8 +56,8 @@ def test_a_short_section_or_one_that_holds_no_word_of_the_prompt_is_whole() -> N
 def test_the_recall_takes_each_hits_best_lines_in_turns() -> None:
     """Every hit's best lines first, in the hits' order, then the next ones:
     a budget that runs out drops the weakest lines, not the later hits. The
-    walks with the dog (``dog`` only, held by half the note) weigh under half
-    of the entry that names Rex, and are not handed."""
+    walks with the dog (``dog`` only, held by half the note) come after every
+    hit's best line."""
     other = "\n".join(f"- Ana bakes bread number {n}." for n in range(40)) + "\n- Ana's dog Rex"
     passages = [
         Passage("users/sam.md", 1, 100, "Entries", NOTE + "\n- Sam's dog Rex is old"),
@@ -61,11 +65,28 @@ def test_the_recall_takes_each_hits_best_lines_in_turns() -> None:
         Passage("memory/2026-01-02.md", 5, 7, "10:00 — Sam", "## 10:00 — Sam\n\nRex barked."),
     ]
     got = answering_passages(passages, {"dog", "rex"}, words)
-    assert [(p.path, p.start_line, p.end_line) for p in got] == [
+    assert [(p.path, p.start_line, p.end_line) for p in got][:3] == [
         ("users/sam.md", 44, 44),
         ("users/ana.md", 41, 41),
         ("memory/2026-01-02.md", 5, 7),
     ]
     assert got[0].text == "- Sam's dog Rex is old"
+    walks = [p.text for p in got[3:]]
+    assert len(walks) == 20 and all("walked the dog" in w for w in walks)
     two = answering_passages(passages[:2], {"sam", "ana", "bread"}, words)
     assert [p.path for p in two][:3] == ["users/sam.md", "users/ana.md", "users/sam.md"]
+
+
+def test_a_named_persons_note_hands_only_entries_with_the_prompts_other_words() -> None:
+    """Issue 53: a person note reached the runtime only as a search hit. The
+    note of a person the prompt names now hands the entries that hold a word
+    of the prompt besides the name, after the hits; none when none does."""
+    note = Passage("users/sam.md", 1, 43, "", "# Sam\n\n" + NOTE)
+    hit = Passage("memory/2026-01-02.md", 5, 7, "10:00 — Sam", "## 10:00 — Sam\n\nAdoption day.")
+    wanted = {"sam", "adoption"}
+    got = answering_passages([hit], wanted, words, [note], {"sam"})
+    assert [(p.path, p.start_line) for p in got] == [
+        ("memory/2026-01-02.md", 5),
+        ("users/sam.md", 24),
+    ]
+    assert answering_passages([hit], {"sam", "otter"}, words, [note], {"sam"}) == [hit]

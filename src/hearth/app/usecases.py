@@ -283,9 +283,7 @@ class Hearth(ConsolidatingMerges):
             hits = self._search(query, None, None, RECALL_HITS, freshen=not fresh).hits
             with self.owner:
                 passages = [p for p in (self._passage(h) for h in hits) if p is not None]
-            from hearth.index.analysis import terms_of  # noqa: PLC0415 (reads only)
-
-            passages = context.answering_passages(passages, prompt_terms(query), terms_of)
+                passages = self._answering(query, passages)
         texts: list[tuple[str, str | None]] = []
         with self.owner:
             for path in files:
@@ -294,6 +292,26 @@ class Hearth(ConsolidatingMerges):
         bounds = self.writes.settings.context
         return context.bundle(
             session, texts, bounds.file_chars, bounds.total_chars, query, passages
+        )
+
+    def _answering(self, query: str, passages: list[Passage]) -> list[Passage]:
+        """The recall's lines that answer ``query``: of each passage, and of the
+        note of each person it names that no passage came from
+        (``context.answering_passages``)."""
+        from hearth.index.analysis import terms_of  # noqa: PLC0415 (reads only)
+        from hearth.index.floor import inner_names  # noqa: PLC0415
+
+        names = inner_names(query)
+        found = {p.path for p in passages}
+        named: list[Passage] = []
+        for path in dict.fromkeys(layout.user_path(n) for n in names):
+            data = None if path is None or path in found else self.writes.files.read(path)
+            if path is not None and data is not None:
+                text = decode_text(data, path)
+                named.append(Passage(path, 1, text.count("\n") + 1, "", text))
+        name_terms = terms_of(" ".join(names))
+        return context.answering_passages(
+            passages, prompt_terms(query), terms_of, named, name_terms
         )
 
     def _passage(self, hit: Hit) -> Passage | None:

@@ -134,12 +134,23 @@ def marker_span(text: str) -> tuple[int, int] | None:
 
 
 def answering_passages(
-    passages: Sequence[Passage], wanted: Collection[str], terms: excerpt.Terms
+    passages: Sequence[Passage],
+    wanted: Collection[str],
+    terms: excerpt.Terms,
+    named: Sequence[Passage] = (),
+    names: Collection[str] = (),
 ) -> list[Passage]:
     """The recall's passages as what a runtime is handed of them: of each hit,
     the lines that answer the prompt (``excerpt``: the whole section when it is
     short or no line holds the prompt's words), each run with its own line
-    range, in turns across the hits (``excerpt.in_turns``), best first."""
+    range, in turns across the hits (``excerpt.in_turns``), best first.
+
+    ``named``: the person notes of the people the prompt names (``names``, as
+    terms) that no hit came from, after the hits: of each, only the entries
+    that hold a word of the prompt besides the names (``What does Sam do to
+    relax?`` hands ``- Sam relaxes by painting`` from ``users/sam.md``), and
+    nothing when no entry does.
+    """
     per_hit: list[list[excerpt.Unit]] = []
     for passage in passages:
         found = excerpt.answering(passage.text, passage.start_line, wanted, terms)
@@ -147,8 +158,13 @@ def answering_passages(
             per_hit.append([excerpt.Unit(passage.start_line, passage.end_line, passage.text)])
         else:
             per_hit.append([a.unit for a in found])
+    besides = set(wanted) - set(names)
+    for note in named:
+        got = excerpt.answering(note.text, note.start_line, besides, terms, named=True) or []
+        per_hit.append([a.unit for a in got])
+    every = [*passages, *named]
     return [
-        Passage(passages[i].path, u.start, u.end, passages[i].heading, u.text)
+        Passage(every[i].path, u.start, u.end, every[i].heading, u.text)
         for i, u in excerpt.in_turns(per_hit)
     ]
 

@@ -8,12 +8,13 @@ section longer than ``WHOLE_CHARS`` is read as its units (an entry with its
 continuation lines and sub-bullets, a paragraph, a heading) and only the
 units that hold the prompt's words are handed, each with its own line range.
 
-A unit is weighed by the prompt's words it holds, each word by how rare it is
-among the section's units (a name that every entry of a person's note holds
-weighs little; the one entry that says ``adoption`` weighs much), and kept
-when it weighs at least ``KEEP_SHARE`` of the best unit. A section in which no
-unit holds a word of the prompt (found by meaning, or by its heading or path)
-is handed from its head, as before.
+A unit is kept when it holds a word of the prompt, and weighed by the words
+it holds, each by how rare it is among the section's units (a name that every
+entry of a person's note holds weighs little; the one entry that says
+``adoption`` weighs much): the heaviest come first, so a small budget hands
+the entries the prompt is about and a larger one the rest of what it touches.
+A section in which no unit holds a word of the prompt (found by meaning, or by
+its heading or path) is handed from its head, as before.
 
 Pure: the words of a text come from the caller (the search analyzer's terms,
 so ``research`` finds ``researched`` as search does).
@@ -28,8 +29,6 @@ from dataclasses import dataclass
 
 #: A section at most this long is handed whole: its lines are all near the hit.
 WHOLE_CHARS = 700
-#: A unit is kept when it weighs at least this share of the section's best unit.
-KEEP_SHARE = 0.5
 
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+\S")
 _HEADING = re.compile(r"^#{1,6}\s")
@@ -83,26 +82,23 @@ def units(text: str, first_line: int) -> list[Unit]:
 
 
 def answering(
-    text: str, first_line: int, wanted: Collection[str], terms: Terms
+    text: str, first_line: int, wanted: Collection[str], terms: Terms, *, named: bool = False
 ) -> list[Answering] | None:
     """The units of ``text`` that answer a prompt whose words are ``wanted``
     (terms as ``terms`` gives them), best first; None when the section is
-    handed whole (short, or no unit holds a word of the prompt)."""
-    if len(text) <= WHOLE_CHARS or not wanted:
-        return None
+    handed whole (short, or no unit holds a word of the prompt). A ``named``
+    note (one the prompt names, not one search found) is never whole: only
+    its units that hold a word of the prompt, none when none does."""
+    if not wanted or (len(text) <= WHOLE_CHARS and not named):
+        return [] if named else None
     found = units(text, first_line)
     held = [set(terms(u.text)) & set(wanted) for u in found]
     if not any(held):
-        return None
+        return [] if named else None
     count = len(found)
     rarity = {w: math.log(1 + count / sum(w in h for h in held)) for w in set().union(*held)}
     weights = [sum(rarity[w] for w in h) for h in held]
-    best = max(weights)
-    kept = [
-        Answering(u, round(w, 6))
-        for u, w in zip(found, weights, strict=True)
-        if w > 0 and w >= best * KEEP_SHARE
-    ]
+    kept = [Answering(u, round(w, 6)) for u, w in zip(found, weights, strict=True) if w > 0]
     return sorted(kept, key=lambda a: (-a.weight, a.unit.start))
 
 
