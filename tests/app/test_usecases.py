@@ -226,3 +226,33 @@ def test_context_recall_adds_the_entries_of_a_named_persons_note(workspace: Work
     assert [(p["start_line"], p["text"]) for p in noted] == [(6, "- Ana runs a bakery")]
     quiet = app.context("subagent", query="Has Ana seen the otters?").as_dict()["recall"]
     assert [p for p in quiet if p["path"] == "users/ana.md"] == []
+
+
+def test_context_recall_follows_a_named_persons_pointer_to_the_moved_entries(
+    workspace: Workspace,
+) -> None:
+    """Issue 53: what consolidation moved out of a person note (leaving
+    ``- Garden (Ana): see memory/topics/garden-ana.md``) reached a runtime only
+    when search passed the topic note. The entries of it that answer a prompt
+    naming Ana now come with the note's own, with their path and line; a
+    pointer out of the home is not followed."""
+    app = workspace.app
+    note = (
+        "# Ana\n\n## Entries\n\n- Ana paints\n"
+        "- Garden (Ana): see memory/topics/garden-ana.md\n"
+        "- Old (Ana): see memory/topics/../../outside.md\n"
+    )
+    app.put("users/ana.md", note.encode(), ACTOR)
+    moved = "# Garden (Ana)\n\n## Entries\n\n- Ana bought a heater for the balcony\n- Ana reads\n"
+    app.put("memory/topics/garden-ana.md", moved.encode(), ACTOR)
+    app.note("Ana grows peppers on her sunny balcony, she said, and sells them.", "Ana", ACTOR)
+    asked = "What does Ana grow on her sunny balcony?"
+    assert [h.path for h in app.search(asked).hits] == [
+        workspace.app.search("peppers").hits[0].path
+    ]
+    recall = app.context("subagent", query=asked).as_dict()["recall"]
+    moved_in = [p for p in recall if p["path"] == "memory/topics/garden-ana.md"]
+    assert [(p["start_line"], p["text"]) for p in moved_in] == [
+        (5, "- Ana bought a heater for the balcony")
+    ]
+    assert all(".." not in p["path"] for p in recall)

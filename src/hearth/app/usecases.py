@@ -296,19 +296,28 @@ class Hearth(ConsolidatingMerges):
 
     def _answering(self, query: str, passages: list[Passage]) -> list[Passage]:
         """The recall's lines that answer ``query``: of each passage, and of the
-        note of each person it names that no passage came from
-        (``context.answering_passages``)."""
+        notes of each person it names that no passage came from: ``users/<id>.md``
+        and the topic notes its pointer lines name (``context.answering_passages``,
+        ``context.pointed``)."""
         from hearth.index.analysis import terms_of  # noqa: PLC0415 (reads only)
         from hearth.index.floor import inner_names  # noqa: PLC0415
 
         names = inner_names(query)
         found = {p.path for p in passages}
         named: list[Passage] = []
-        for path in dict.fromkeys(layout.user_path(n) for n in names):
-            data = None if path is None or path in found else self.writes.files.read(path)
-            if path is not None and data is not None:
-                text = decode_text(data, path)
+        queue = [p for p in dict.fromkeys(layout.user_path(n) for n in names) if p is not None]
+        for path in queue:
+            try:
+                data = None if ".." in path.split("/") else self.writes.files.read(path)
+            except HearthError:
+                data = None  # a pointer to what is not a note of the home
+            if data is None:
+                continue
+            text = decode_text(data, path)
+            if path not in found:
                 named.append(Passage(path, 1, text.count("\n") + 1, "", text))
+            if layout.user_id_of(path) is not None:
+                queue += [p for p in context.pointed(text) if p not in queue]
         name_terms = terms_of(" ".join(names))
         return context.answering_passages(
             passages, prompt_terms(query), terms_of, named, name_terms

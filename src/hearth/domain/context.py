@@ -10,6 +10,7 @@ nothing is still listed, marked truncated.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -131,6 +132,15 @@ def marker_span(text: str) -> tuple[int, int] | None:
         return None
     end = text.find(" here …]\n\n", start)
     return None if end < 0 else (start, end + len(" here …]\n\n"))
+
+
+_POINTED = re.compile(r"^\s*[-*+]\s.*:\s+see\s+((?:memory/topics|users)/\S+\.md)\s*$", re.M)
+
+
+def pointed(note: str) -> list[str]:
+    """The notes a person note's pointer lines name (``- Garden (Sam): see
+    memory/topics/garden-sam.md``, what a consolidation leaves), in order."""
+    return list(dict.fromkeys(m.group(1) for m in _POINTED.finditer(note)))
 
 
 def answering_passages(
