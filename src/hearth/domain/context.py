@@ -156,10 +156,11 @@ def answering_passages(
     range, in turns across the hits (``excerpt.in_turns``), best first.
 
     ``named``: the person notes of the people the prompt names (``names``, as
-    terms) that no hit came from, after the hits: of each, only the entries
-    that hold a word of the prompt besides the names (``What does Sam do to
-    relax?`` hands ``- Sam relaxes by painting`` from ``users/sam.md``), and
-    nothing when no entry does.
+    terms) and the topic notes their pointer lines name (``pointed``) that no
+    hit came from, after the hits: of each, only the entries that hold a word
+    of the prompt besides the names (``What does Sam do to relax?`` hands
+    ``- Sam relaxes by painting`` from ``users/sam.md``), and nothing when no
+    entry does.
     """
     per_hit: list[list[excerpt.Unit]] = []
     for passage in passages:
