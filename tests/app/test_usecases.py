@@ -215,7 +215,8 @@ def test_context_recall_hands_the_answering_entry_of_a_long_note(workspace: Work
 def test_context_recall_adds_the_entries_of_a_named_persons_note(workspace: Workspace) -> None:
     """Issue 53: a person note reached the runtime only when search passed it.
     The note of the person the prompt names adds its entries that hold the
-    prompt's other words, with their lines; no entry is added when none does."""
+    prompt's other words, with their lines, then its other entries; nothing
+    of it when nothing answers the prompt."""
     app = workspace.app
     app.put("users/ana.md", b"# Ana\n\n## Entries\n\n- Ana paints\n- Ana runs a bakery\n", ACTOR)
     app.note("Ana said she bakes rye bread in her bakery on Sundays.", "Ana", ACTOR)
@@ -223,7 +224,11 @@ def test_context_recall_adds_the_entries_of_a_named_persons_note(workspace: Work
     recall = app.context("subagent", query=asked).as_dict()["recall"]
     assert recall[0]["path"].startswith("memory/")  # the hit search found comes first
     noted = [p for p in recall if p["path"] == "users/ana.md"]
-    assert [(p["start_line"], p["text"]) for p in noted] == [(6, "- Ana runs a bakery")]
+    # The entry that answers first (after the hit), then the rest of her note.
+    assert [(p["start_line"], p["text"]) for p in noted] == [
+        (6, "- Ana runs a bakery"),
+        (5, "- Ana paints"),
+    ]
     quiet = app.context("subagent", query="Has Ana seen the otters?").as_dict()["recall"]
     assert [p for p in quiet if p["path"] == "users/ana.md"] == []
 
@@ -253,6 +258,9 @@ def test_context_recall_follows_a_named_persons_pointer_to_the_moved_entries(
     recall = app.context("subagent", query=asked).as_dict()["recall"]
     moved_in = [p for p in recall if p["path"] == "memory/topics/garden-ana.md"]
     assert [(p["start_line"], p["text"]) for p in moved_in] == [
-        (5, "- Ana bought a heater for the balcony")
+        (5, "- Ana bought a heater for the balcony"),
+        (6, "- Ana reads"),
     ]
+    answering = [p["path"] for p in recall]
+    assert answering.index("memory/topics/garden-ana.md") < answering.index("users/ana.md")
     assert all(".." not in p["path"] for p in recall)

@@ -77,16 +77,20 @@ def test_the_recall_takes_each_hits_best_lines_in_turns() -> None:
     assert [p.path for p in two][:3] == ["users/sam.md", "users/ana.md", "users/sam.md"]
 
 
-def test_a_named_persons_note_hands_only_entries_with_the_prompts_other_words() -> None:
+def test_a_named_persons_note_hands_its_answering_entries_then_the_rest() -> None:
     """Issue 53: a person note reached the runtime only as a search hit. The
-    note of a person the prompt names now hands the entries that hold a word
-    of the prompt besides the name, after the hits; none when none does."""
-    note = Passage("users/sam.md", 1, 43, "", "# Sam\n\n" + NOTE)
+    note of a person the prompt names now hands, after the hits, the entries
+    that hold a word of the prompt besides the name, then its other entries in
+    file order (never its headings); nothing at all when nothing answers."""
+    pointer = "- Garden (Sam): see memory/topics/garden-sam.md"
+    note = Passage("users/sam.md", 1, 44, "", "# Sam\n\n" + NOTE + "\n" + pointer)
     hit = Passage("memory/2026-01-02.md", 5, 7, "10:00 — Sam", "## 10:00 — Sam\n\nAdoption day.")
-    wanted = {"sam", "adoption"}
-    got = answering_passages([hit], wanted, words, [note], {"sam"})
-    assert [(p.path, p.start_line) for p in got] == [
+    got = answering_passages([hit], {"sam", "adoption"}, words, [note], {"sam"})
+    assert [(p.path, p.start_line) for p in got][:2] == [
         ("memory/2026-01-02.md", 5),
         ("users/sam.md", 24),
     ]
-    assert answering_passages([hit], {"sam", "otter"}, words, [note], {"sam"}) == [hit]
+    rest = [p.start_line for p in got[2:]]
+    assert rest == sorted(rest) and len(rest) == 39 and 24 not in rest
+    assert all(p.text.startswith("- Sam ") for p in got[2:])  # no heading, no pointer
+    assert answering_passages([], {"sam", "otter"}, words, [note], {"sam"}) == []

@@ -157,10 +157,11 @@ def answering_passages(
 
     ``named``: the person notes of the people the prompt names (``names``, as
     terms) and the topic notes their pointer lines name (``pointed``) that no
-    hit came from, after the hits: of each, only the entries that hold a word
-    of the prompt besides the names (``What does Sam do to relax?`` hands
-    ``- Sam relaxes by painting`` from ``users/sam.md``), and nothing when no
-    entry does.
+    hit came from, after the hits: of each, the entries that hold a word of
+    the prompt besides the names (``What does Sam do to relax?`` hands
+    ``- Sam relaxes by painting`` from ``users/sam.md``), then, once anything
+    answered, their other entries in file order, last of all. Nothing is
+    handed when no hit and no entry answers.
     """
     per_hit: list[list[excerpt.Unit]] = []
     for passage in passages:
@@ -170,13 +171,20 @@ def answering_passages(
         else:
             per_hit.append([a.unit for a in found])
     besides = set(wanted) - set(names)
+    rest: list[tuple[int, excerpt.Unit]] = []
     for note in named:
         got = excerpt.answering(note.text, note.start_line, besides, terms, named=True) or []
         per_hit.append([a.unit for a in got])
+        rest += [
+            (len(per_hit) - 1, u) for u in excerpt.entries_besides(note.text, note.start_line, got)
+        ]
     every = [*passages, *named]
+    order = excerpt.in_turns(per_hit)
+    # The rest of what the home holds of the people named, once something
+    # answered: after every line that answers, so it only fills what is left.
     return [
         Passage(every[i].path, u.start, u.end, every[i].heading, u.text)
-        for i, u in excerpt.in_turns(per_hit)
+        for i, u in (order + rest if order else [])
     ]
 
 

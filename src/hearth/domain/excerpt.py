@@ -32,6 +32,7 @@ WHOLE_CHARS = 700
 
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+\S")
 _HEADING = re.compile(r"^#{1,6}\s")
+_POINTER = re.compile(r":\s+see\s+(?:memory/topics|users)/\S+\.md\s*$")
 
 Terms = Callable[[str], Iterable[str]]
 
@@ -100,6 +101,18 @@ def answering(
     weights = [sum(rarity[w] for w in h) for h in held]
     kept = [Answering(u, round(w, 6)) for u, w in zip(found, weights, strict=True) if w > 0]
     return sorted(kept, key=lambda a: (-a.weight, a.unit.start))
+
+
+def entries_besides(text: str, first_line: int, taken: Iterable[Answering]) -> list[Unit]:
+    """The entries of ``text`` (from ``first_line``) that are not ``taken``, in
+    file order: bullets only, no pointer line (the note it names comes itself)
+    and no heading."""
+    held = {a.unit.start for a in taken}
+    return [
+        u
+        for u in units(text, first_line)
+        if u.start not in held and _BULLET.match(u.text) and not _POINTER.search(u.text)
+    ]
 
 
 def in_turns(per_hit: list[list[Unit]]) -> list[tuple[int, Unit]]:
