@@ -23,9 +23,11 @@ session. Three people (``--person``):
 Then every question of categories 1 to 4 is asked as a runtime asks it: the
 prompt hook's recall (``Hearth.context`` for the question, as the hook route
 asks it, and ``agent_context.recall_text``, the hook's own text, with the
-budget as its limit), then the session-start bundle (``Hearth.context("main")``
-within the home's ``[context]`` bounds). At each budget the recall comes first
-(at most 3 passages) and the hot files follow in the bundle's order, with each
+budget as its limit: the lines of each hit above the floor that answer the
+question, and of the note of a person it names, while the budget has room),
+then the session-start bundle (``Hearth.context("main")`` within the home's
+``[context]`` bounds). At each budget the recall comes first and the hot
+files follow in the bundle's order, with each
 speaker's note where the bundle puts a person's note (AGENTS, SOUL, TOOLS,
 IDENTITY, USER, ``users/<a>.md``, ``users/<b>.md``, MEMORY, ACTIVE), the whole
 cut at the budget: the order of the issue's measurement (``coverage``).

@@ -228,3 +228,76 @@ def test_a_file_changed_right_after_the_start_up_pass_listed_it_is_indexed(
         assert served.index_freshness() == (True, None)
     finally:
         served.stop()
+
+
+def test_context_recall_hands_the_answering_entry_of_a_long_note(workspace: Workspace) -> None:
+    """Issue 53: a recalled section was handed whole, cut to its head and tail,
+    so the entry it was found for, in the middle of a long person note, was
+    cut away. The recall now hands that entry with its own line."""
+    app = workspace.app
+    fillers = [f"- Sam walked along the canal on a grey morning, number {n}." for n in range(60)]
+    lines = ["# Sam", "", "## Entries", "", *fillers[:30], "- Sam keeps three beehives"]
+    app.put("users/sam.md", ("\n".join([*lines, *fillers[30:]]) + "\n").encode(), ACTOR)
+    recall = app.context("subagent", query="how many beehives does Sam keep").as_dict()["recall"]
+    hive = [p for p in recall if "beehives" in p["text"]]
+    assert hive and (hive[0]["path"], hive[0]["start_line"], hive[0]["end_line"]) == (
+        "users/sam.md",
+        35,
+        35,
+    )
+    assert hive[0]["text"] == "- Sam keeps three beehives"
+    assert recall[0] == hive[0]  # the entry the prompt is about comes first
+
+
+def test_context_recall_adds_the_entries_of_a_named_persons_note(workspace: Workspace) -> None:
+    """Issue 53: a person note reached the runtime only when search passed it.
+    The note of the person the prompt names adds its entries that hold the
+    prompt's other words, with their lines, then its other entries; nothing
+    of it when nothing answers the prompt."""
+    app = workspace.app
+    app.put("users/ana.md", b"# Ana\n\n## Entries\n\n- Ana paints\n- Ana runs a bakery\n", ACTOR)
+    app.note("Ana said she bakes rye bread in her bakery on Sundays.", "Ana", ACTOR)
+    asked = "What bread does Ana bake in her bakery on Sundays?"
+    recall = app.context("subagent", query=asked).as_dict()["recall"]
+    assert recall[0]["path"].startswith("memory/")  # the hit search found comes first
+    noted = [p for p in recall if p["path"] == "users/ana.md"]
+    # The entry that answers first (after the hit), then the rest of her note.
+    assert [(p["start_line"], p["text"]) for p in noted] == [
+        (6, "- Ana runs a bakery"),
+        (5, "- Ana paints"),
+    ]
+    quiet = app.context("subagent", query="Has Ana seen the otters?").as_dict()["recall"]
+    assert [p for p in quiet if p["path"] == "users/ana.md"] == []
+
+
+def test_context_recall_follows_a_named_persons_pointer_to_the_moved_entries(
+    workspace: Workspace,
+) -> None:
+    """Issue 53: what consolidation moved out of a person note (leaving
+    ``- Garden (Ana): see memory/topics/garden-ana.md``) reached a runtime only
+    when search passed the topic note. The entries of it that answer a prompt
+    naming Ana now come with the note's own, with their path and line; a
+    pointer out of the home is not followed."""
+    app = workspace.app
+    note = (
+        "# Ana\n\n## Entries\n\n- Ana paints\n"
+        "- Garden (Ana): see memory/topics/garden-ana.md\n"
+        "- Old (Ana): see memory/topics/../../outside.md\n"
+    )
+    app.put("users/ana.md", note.encode(), ACTOR)
+    moved = "# Garden (Ana)\n\n## Entries\n\n- Ana bought a heater for the balcony\n- Ana reads\n"
+    app.put("memory/topics/garden-ana.md", moved.encode(), ACTOR)
+    app.note("Ana grows peppers on her sunny balcony, she said, and sells them.", "Ana", ACTOR)
+    asked = "What does Ana grow on her sunny balcony?"
+    assert [h.path for h in app.search(asked).hits] == [
+        workspace.app.search("peppers").hits[0].path
+    ]
+    recall = app.context("subagent", query=asked).as_dict()["recall"]
+    moved_in = [p for p in recall if p["path"] == "memory/topics/garden-ana.md"]
+    assert [(p["start_line"], p["text"]) for p in moved_in] == [
+        (5, "- Ana bought a heater for the balcony"),
+        (6, "- Ana reads"),
+    ]
+    answering = [p["path"] for p in recall]
+    assert answering.index("memory/topics/garden-ana.md") < answering.index("users/ana.md")
+    assert all(".." not in p["path"] for p in recall)

@@ -170,3 +170,51 @@ def test_gemini_prompt_drops_the_repeated_session_context() -> None:
     assert ac.hook_output(GEMINI, "prompt", "t") == {
         "hookSpecificOutput": {"hookEventName": "BeforeAgent", "additionalContext": "t"}
     }
+
+
+def _turn(day: int, line: int, words: str) -> dict[str, object]:
+    text = f"## 10:{line:02d} UTC — Sam\n\n{words}"
+    return {
+        "path": f"memory/2026-01-{day:02d}.md",
+        "start_line": line,
+        "end_line": line + 2,
+        "text": text,
+    }
+
+
+def test_recall_fills_its_budget_with_every_hits_lines_not_three_passages() -> None:
+    """Issue 53: the prompt's recall handed at most 3 passages, whatever room
+    was left; it now hands every passage the bundle recalled while the limit
+    has room, and one too long for what is left gives way to a shorter one."""
+    turns = [_turn(day, 5, f"Sam fed the otters on day {day}.") for day in range(1, 7)]
+    text = ac.recall_text({"recall": turns}, 2500)
+    assert len(text) <= 2500
+    assert [d for d in range(1, 7) if f"on day {d}." in text] == [1, 2, 3, 4, 5, 6]
+    huge = {**_turn(9, 5, "otters " * 600), "path": "memory/topics/otters.md"}
+    squeezed = ac.recall_text({"recall": [*turns[:5], huge, turns[5]]}, 1400)
+    assert "on day 6." in squeezed and len(squeezed) <= 1400
+    assert "otters otters" not in squeezed  # no sliver of the long one
+
+
+def test_recall_joins_touching_lines_of_one_file_under_one_fence() -> None:
+    """Entries of one note recalled as separate runs are shown in line order,
+    touching runs as one block with one line range (``path:start-end``)."""
+    runs = [
+        {"path": "users/sam.md", "start_line": 9, "end_line": 9, "text": "- Sam keeps bees"},
+        {
+            "path": "memory/2026-01-02.md",
+            "start_line": 3,
+            "end_line": 5,
+            "text": "## 10:00\n\nBees.",
+        },
+        {"path": "users/sam.md", "start_line": 8, "end_line": 8, "text": "- Sam sells honey"},
+        {"path": "users/sam.md", "start_line": 20, "end_line": 20, "text": "- Sam's hives"},
+    ]
+    handed = ac.recall_handed({"recall": runs}, 2500)
+    assert [f.path for f in handed.files] == [
+        "users/sam.md:8-9",
+        "users/sam.md:20-20",
+        "memory/2026-01-02.md:3-5",
+    ]
+    assert "users/sam.md:8-9 [hearth fence" in handed.text
+    assert "- Sam sells honey\n- Sam keeps bees\n===== end of users/sam.md:8-9" in handed.text

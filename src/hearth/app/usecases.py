@@ -63,8 +63,10 @@ if TYPE_CHECKING:
 # what only reads need (``queries`` and what it brings, the context bundle) is
 # imported by the methods that read (see docs/cli.md, "Start-up").
 
-#: Search hits the context bundle's recall section starts from.
-RECALL_HITS = 5
+#: Search hits the context bundle's recall section starts from: those above the
+#: floor hand their answering lines (``domain/excerpt.py``) while the recall's
+#: budget has room, so the budget, not this depth, is what bounds the text.
+RECALL_HITS = 20
 
 
 #: The persona files in the order the review page lists them (the core first).
@@ -283,6 +285,7 @@ class Hearth(ConsolidatingMerges):
             hits = self._search(query, None, None, RECALL_HITS, freshen=not fresh).hits
             with self.owner:
                 passages = [p for p in (self._passage(h) for h in hits) if p is not None]
+                passages = self._answering(query, passages)
         texts: list[tuple[str, str | None]] = []
         with self.owner:
             for path in files:
@@ -296,6 +299,35 @@ class Hearth(ConsolidatingMerges):
         bounds = self.writes.settings.context
         return context.bundle(
             session, texts, bounds.file_chars, bounds.total_chars, query, passages
+        )
+
+    def _answering(self, query: str, passages: list[Passage]) -> list[Passage]:
+        """The recall's lines that answer ``query``: of each passage, and of the
+        notes of each person it names that no passage came from: ``users/<id>.md``
+        and the topic notes its pointer lines name (``context.answering_passages``,
+        ``context.pointed``)."""
+        from hearth.index.analysis import terms_of  # noqa: PLC0415 (reads only)
+        from hearth.index.floor import inner_names  # noqa: PLC0415
+
+        names = inner_names(query)
+        found = {p.path for p in passages}
+        named: list[Passage] = []
+        queue = [p for p in dict.fromkeys(layout.user_path(n) for n in names) if p is not None]
+        for path in queue:
+            try:
+                data = None if ".." in path.split("/") else self.writes.files.read(path)
+            except HearthError:
+                data = None  # a pointer to what is not a note of the home
+            if data is None:
+                continue
+            text = decode_text(data, path)
+            if path not in found:
+                named.append(Passage(path, 1, text.count("\n") + 1, "", text))
+            if layout.user_id_of(path) is not None:
+                queue += [p for p in context.pointed(text) if p not in queue]
+        name_terms = terms_of(" ".join(names))
+        return context.answering_passages(
+            passages, prompt_terms(query), terms_of, named, name_terms
         )
 
     def _passage(self, hit: Hit) -> Passage | None:
@@ -378,3 +410,12 @@ class Hearth(ConsolidatingMerges):
             head = self.writes.store.snapshot().head
             if head is not None:
                 agent_changes.mark_seen(self.writes.store.state_dir, head)
+
+
+def prompt_terms(query: str) -> frozenset[str]:
+    """The search analyzer's terms of a prompt's content words: what a line of a
+    recalled section must hold to be handed as an answer (``domain/excerpt.py``)."""
+    from hearth.index.analysis import terms_of  # noqa: PLC0415 (reads only)
+    from hearth.index.floor import content_words  # noqa: PLC0415
+
+    return frozenset(terms_of(" ".join(content_words(query.split()))))

@@ -10,11 +10,12 @@ nothing is still listed, marked truncated.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from hearth.domain import layout
+from hearth.domain import excerpt, layout
 
 Session = Literal["main", "subagent"]
 
@@ -131,6 +132,60 @@ def marker_span(text: str) -> tuple[int, int] | None:
         return None
     end = text.find(" here …]\n\n", start)
     return None if end < 0 else (start, end + len(" here …]\n\n"))
+
+
+_POINTED = re.compile(r"^\s*[-*+]\s.*:\s+see\s+((?:memory/topics|users)/\S+\.md)\s*$", re.M)
+
+
+def pointed(note: str) -> list[str]:
+    """The notes a person note's pointer lines name (``- Garden (Sam): see
+    memory/topics/garden-sam.md``, what a consolidation leaves), in order."""
+    return list(dict.fromkeys(m.group(1) for m in _POINTED.finditer(note)))
+
+
+def answering_passages(
+    passages: Sequence[Passage],
+    wanted: Collection[str],
+    terms: excerpt.Terms,
+    named: Sequence[Passage] = (),
+    names: Collection[str] = (),
+) -> list[Passage]:
+    """The recall's passages as what a runtime is handed of them: of each hit,
+    the lines that answer the prompt (``excerpt``: the whole section when it is
+    short or no line holds the prompt's words), each run with its own line
+    range, in turns across the hits (``excerpt.in_turns``), best first.
+
+    ``named``: the person notes of the people the prompt names (``names``, as
+    terms) and the topic notes their pointer lines name (``pointed``) that no
+    hit came from, after the hits: of each, the entries that hold a word of
+    the prompt besides the names (``What does Sam do to relax?`` hands
+    ``- Sam relaxes by painting`` from ``users/sam.md``), then, once anything
+    answered, their other entries in file order, last of all. Nothing is
+    handed when no hit and no entry answers.
+    """
+    per_hit: list[list[excerpt.Unit]] = []
+    for passage in passages:
+        found = excerpt.answering(passage.text, passage.start_line, wanted, terms)
+        if found is None:
+            per_hit.append([excerpt.Unit(passage.start_line, passage.end_line, passage.text)])
+        else:
+            per_hit.append([a.unit for a in found])
+    besides = set(wanted) - set(names)
+    rest: list[tuple[int, excerpt.Unit]] = []
+    for note in named:
+        got = excerpt.answering(note.text, note.start_line, besides, terms, named=True) or []
+        per_hit.append([a.unit for a in got])
+        rest += [
+            (len(per_hit) - 1, u) for u in excerpt.entries_besides(note.text, note.start_line, got)
+        ]
+    every = [*passages, *named]
+    order = excerpt.in_turns(per_hit)
+    # The rest of what the home holds of the people named, once something
+    # answered: after every line that answers, so it only fills what is left.
+    return [
+        Passage(every[i].path, u.start, u.end, every[i].heading, u.text)
+        for i, u in (order + rest if order else [])
+    ]
 
 
 def bundle(

@@ -23,11 +23,12 @@ person, and agents write most of these files, so it is built to be relied on:
   aside first; each cut also leaves a marker where it cut (``context.cut``).
 
 The files come in ``PRIORITY`` order, who the assistant is and for whom first.
-The recall text lists the hits search judged evidence for the prompt (above
-the relevance floor, ``index/floor.py``), at most ``RECALL_PASSAGES``, with path
-and line range, fenced the same way; it is empty when none is (or none outside
-the session's own files), so the prompt gets nothing rather than noise, and it
-is never padded to the limit.
+The recall text hands, of each hit search judged evidence for the prompt
+(above the relevance floor, ``index/floor.py``), the lines that answer it
+(``domain/excerpt.py``), best first while the limit has room, with path and
+line range, fenced the same way; it is empty when no hit passes (or none
+outside the session's own files), so the prompt gets nothing rather than
+noise, and it is never padded to the limit.
 """
 
 from __future__ import annotations
@@ -71,8 +72,10 @@ OTHER_SHARE = 0.08
 NEEDS = ("USER.md", "MEMORY.md", layout.ACTIVE_PATH, "IDENTITY.md", "TOOLS.md", "SOUL.md")
 #: A file given fewer characters than this is left out (said so) rather than shown as a sliver.
 MIN_SHOWN = 200
-#: Passages a prompt's recall shows at most.
-RECALL_PASSAGES = 3
+#: Hits of the bundle's recall (the search's first ones above the floor) whose
+#: lines a prompt's recall may hand (``app/usecases.RECALL_HITS``); the budget,
+#: not a count, decides how many of their lines fit.
+RECALL_PASSAGES = 20
 #: Characters of a prompt used as the search query.
 QUERY_CHARS = 500
 _HOOK_CONTEXT = re.compile(r"<hook_context>.*?</hook_context>", re.DOTALL)
@@ -244,14 +247,22 @@ def recall_text(bundle: Mapping[str, Any], limit: int) -> str:
 
 
 def recall_handed(bundle: Mapping[str, Any], limit: int) -> Handed:
-    """``recall_text`` and each passage it hands over (``path:start-end``: the
-    characters of the passage and those kept; ``hearth context --explain``)."""
+    """``recall_text`` and each block it hands over (``path:start-end``: the
+    characters of the lines and those kept; ``hearth context --explain``).
+
+    The bundle's recall holds, best first, the lines of each hit that answer
+    the prompt (``domain/excerpt.py``); they are taken in that order while the
+    ``limit`` has room (a run that does not fit is skipped for a smaller one
+    after it, a sliver is never shown), then printed by file in the order the
+    files first came, each file's runs in line order, touching runs as one
+    block under one fence: ``users/sam.md:12-14``.
+    """
     session_files = set(PRIORITY)
     passages = [
         p
         for p in bundle.get("recall", [])
         if isinstance(p, Mapping) and p.get("path") not in session_files and p.get("text")
-    ][:RECALL_PASSAGES]
+    ]
     if not passages:
         return Handed("", ())
     fence = fence_of(
@@ -261,21 +272,71 @@ def recall_handed(bundle: Mapping[str, Any], limit: int) -> Handed:
         "# hearth recalled for this prompt (from the assistant's memory; cite path:lines)\n"
         f"Each passage starts and ends with a line that carries the fence {fence}.\n"
     )
+    chosen = _chosen(passages, limit - len(head), fence)
+    if not chosen:
+        return Handed("", ())
     parts = [head]
-    kept: list[FileHanded] = []
-    remaining = limit - len(head)
+    for run in _blocks_of(chosen):
+        parts.append(f"{_opening(run.where, fence)}{run.shown}\n{_closing(run.where, fence)}")
+    return Handed("".join(parts), tuple(r.handed for r in _blocks_of(chosen)))
+
+
+@dataclass(frozen=True)
+class _Run:
+    """Lines ``start``..``end`` of ``path`` as handed: ``shown`` of ``chars``
+    (cut at line ``cut_line`` when not whole)."""
+
+    path: str
+    start: int
+    end: int
+    shown: str
+    chars: int
+    cut_line: int | None = None
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.start}-{self.end}"
+
+    @property
+    def handed(self) -> FileHanded:
+        kept = self.chars if self.cut_line is None else len(self.shown)
+        return FileHanded(self.where, self.chars, kept, self.cut_line)
+
+
+def _chosen(passages: Sequence[Mapping[str, Any]], room: int, fence: str) -> list[_Run]:
+    """The passages that fit in ``room`` with their frames, best first; one too
+    long for what is left is cut (head and tail) when enough of it shows."""
+    chosen: list[_Run] = []
     for p in passages:
-        where = f"{p['path']}:{p['start_line']}-{p['end_line']}"
+        path, start, end = str(p["path"]), int(p["start_line"]), int(p["end_line"])
+        where = f"{path}:{start}-{end}"
         frame = len(_opening(where, fence)) + len(_closing(where, fence)) + 1
+        if any(r.path == path and r.start <= start and end <= r.end for r in chosen):
+            continue  # lines handed already (a record's front matter, recalled twice)
         whole = str(p["text"]).strip()
-        done = cut_kept(str(p["path"]), whole, remaining - frame)
+        done = cut_kept(path, whole, room - frame)
         if not done.shown or (done.cut and len(done.shown) < MIN_SHOWN):
-            break  # a sliver of a passage says nothing
-        parts.append(f"{_opening(where, fence)}{done.shown}\n{_closing(where, fence)}")
-        remaining -= len(parts[-1])
-        line = int(p["start_line"]) + whole[: done.head].count("\n") if done.cut else None
-        kept.append(FileHanded(where, len(whole), done.head + done.tail, line))
-    return Handed("".join(parts), tuple(kept)) if len(parts) > 1 else Handed("", ())
+            continue  # a sliver of a passage says nothing; a smaller one may fit
+        line = start + whole[: done.head].count("\n") if done.cut else None
+        chosen.append(_Run(path, start, end, done.shown, len(whole), line))
+        room -= frame + len(done.shown)
+    return chosen
+
+
+def _blocks_of(chosen: Sequence[_Run]) -> list[_Run]:
+    """``chosen`` by file (in the order the files first came), each file's runs
+    in line order, and whole runs whose lines touch joined into one."""
+    out: list[_Run] = []
+    for path in dict.fromkeys(run.path for run in chosen):
+        for run in sorted((r for r in chosen if r.path == path), key=lambda r: r.start):
+            last = out[-1] if out else None
+            touching = last is not None and last.path == path and run.start == last.end + 1
+            if touching and last is not None and last.cut_line is None and run.cut_line is None:
+                shown = f"{last.shown}\n{run.shown}"
+                out[-1] = _Run(path, last.start, run.end, shown, len(shown))
+                continue
+            out.append(run)
+    return out
 
 
 def prompt_of(runtime: Runtime, hook_input: Mapping[str, Any]) -> str:
