@@ -71,7 +71,7 @@ def run_ranked(
     if matched is None:
         return Ranked([], {})
     scored = _user_query(schema, searcher, read, matched, dates, weights)
-    query = _ranked(schema, scored, kind, path_prefix, template, weights)
+    query = _ranked(schema, searcher, scored, kind, path_prefix, template, weights)
     found = searcher.search(query, _bounded(limit), count=False).hits
     return dataclasses.replace(_documents(searcher, found), query=scored, matched=matched)
 
@@ -100,7 +100,7 @@ def run_digest_ranked(
         chunk = list(digests[start : start + limit])
         held = _any_of(schema, DIGEST_KEY, [digest_key(d) for d in chunk])
         found = searcher.search(
-            _ranked(schema, held, kind, path_prefix, template, weights),
+            _ranked(schema, searcher, held, kind, path_prefix, template, weights),
             4 * len(chunk),
             count=False,
         ).hits
@@ -230,6 +230,7 @@ def _bounded(limit: int) -> int:
 
 def _ranked(
     schema: tantivy.Schema,
+    searcher: tantivy.Searcher,
     words: Query,
     kind: str | None,
     path_prefix: str | None,
@@ -239,7 +240,7 @@ def _ranked(
     """``words`` within the filters; archived records and sections still holding
     the home template's text (their digests: ``template``) at a fraction of
     their score."""
-    base = _within(schema, words, kind, path_prefix)
+    base = _within(schema, searcher, words, kind, path_prefix)
     archive = _filter(Query.term_query(schema, "kind", "archive"))
     # Each lowered set adds its score times (weight - 1) to the score every
     # section gets: the query is evaluated once for every section and again
@@ -258,9 +259,14 @@ def _ranked(
 
 
 def _within(
-    schema: tantivy.Schema, words: Query, kind: str | None, path_prefix: str | None
+    schema: tantivy.Schema,
+    searcher: tantivy.Searcher,
+    words: Query,
+    kind: str | None,
+    path_prefix: str | None,
 ) -> Query:
-    """``words`` within the kind and path filters (which add nothing to the score)."""
+    """``words`` within the kind and path filters (which add nothing to the
+    score), as ``searcher`` sees the index."""
     filters = [(Occur.Must, words)]
     if kind:
         filters.append((Occur.Must, _filter(Query.term_query(schema, "kind", kind))))
@@ -271,10 +277,35 @@ def _within(
         filters.append((Occur.Must, _filter(Query.regex_query(schema, "path", pattern))))
     if not layout.asks_for_set_aside(kind, path_prefix):
         # Merged and rejected proposals, withdrawn decisions, replaced entries: not memory.
-        for folder in layout.SET_ASIDE_FOLDERS:
-            aside = Query.regex_query(schema, "path", _escape(folder) + ".*")
-            filters.append((Occur.MustNot, aside))
+        filters += [(Occur.MustNot, aside) for aside in _set_aside(schema, searcher)]
     return Query.boolean_query(filters)
+
+
+#: Each set-aside folder's path query, by schema (``_set_aside``).
+_SET_ASIDE: dict[int, tuple[tantivy.Schema, tuple[tuple[str, Query], ...]]] = {}
+
+
+def _set_aside(schema: tantivy.Schema, searcher: tantivy.Searcher) -> list[Query]:
+    """The path query of each of ``layout.SET_ASIDE_FOLDERS`` that holds a
+    path term in ``searcher``'s index: a folder that holds none has no
+    section to leave out, and its filter, evaluated with every clause of the
+    ranking that holds it, was a large share of a keyword search; the same
+    sections are found either way (docs/performance.md, "Keyword search,
+    part by part").
+
+    The queries are built once a schema: a regex query compiles its
+    automaton when it is made, and Tantivy clones an immutable query into
+    each boolean query, so one serves every search."""
+    held = _SET_ASIDE.get(id(schema))
+    if held is None or held[0] is not schema:
+        made = tuple(
+            (folder, Query.regex_query(schema, "path", _escape(folder) + ".*"))
+            for folder in layout.SET_ASIDE_FOLDERS
+        )
+        if len(_SET_ASIDE) >= 4:  # a process has one schema, tests a few
+            _SET_ASIDE.clear()
+        held = _SET_ASIDE[id(schema)] = (schema, made)
+    return [q for folder, q in held[1] if searcher.terms_with_prefix("path", folder, limit=1)]
 
 
 def _documents(searcher: tantivy.Searcher, found: Sequence[tuple[float, Any]]) -> Ranked:
