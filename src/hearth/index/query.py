@@ -246,7 +246,11 @@ def _ranked(
     # section gets: the query is evaluated once for every section and again
     # for the lowered ones only. (Three clauses, each section in exactly one,
     # evaluated it three times, slower on the 10,000-file home.)
-    lowered = [([(Occur.Must, archive)], weights.archive)]
+    lowered: list[tuple[list[tuple[Occur, Query]], float]] = []
+    # A lowered set no section of the index is in adds nothing to any score:
+    # its clause is left out (the same scores; each clause evaluates the query).
+    if searcher.doc_freq("kind", "archive"):
+        lowered.append(([(Occur.Must, archive)], weights.archive))
     if template:
         held = _template_filter(schema, template)
         lowered.append(([(Occur.Must, held), (Occur.MustNot, archive)], weights.template))

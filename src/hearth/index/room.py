@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from hearth.index.analysis import terms_of
+from hearth.index.analysis import term_set
 from hearth.index.evidence import content_terms
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def made(hits: Sequence[Hit], waiting: Sequence[Hit], bodies: Bodies, text: str)
         body = bodies.get(key, "")
         if key in shown or not body.strip() or hit.score <= 0:
             continue
-        if wanted <= set(terms_of(f"{hit.heading}\n{body}")):
+        if wanted <= term_set(f"{hit.heading}\n{body}"):
             found.append(hit)
             shown.add(key)
             if len(found) == extra:
