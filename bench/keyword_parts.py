@@ -39,6 +39,7 @@ from homegen import WORDS, use_git_identity
 PARTS = [
     ("live", "", "question", "the question read"),
     ("query", "", "_matched_query", "  query: what must match (parsed)"),
+    ("query", "", "matched_query", "  query: what must match (parsed)"),
     ("query", "", "_user_query", "  query: the lifts"),
     ("query", "", "_ranked", "  query: filters and lowered sets"),
     ("query", "", "_documents", "  the hits' stored fields"),
@@ -110,7 +111,7 @@ def main() -> None:
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"CPU a keyword search, ms ({count} searches, load average {load}):")
     print(f"  {'whole search':<54} {whole:6.3f}")
-    for _module, _owner, _name, label in PARTS:
+    for label in dict.fromkeys(label for _module, _owner, _name, label in PARTS):
         if label in times:
             print(f"  {label:<54} {times[label] / count * 1000:6.3f}")
 

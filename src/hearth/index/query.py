@@ -1,6 +1,6 @@
-"""The keyword side of search on Tantivy: from user text to ranked sections,
-their neighbours and their snippets (the pipeline that puts them together is
-``ranking.py``; the weights are ``weights.py``'s).
+"""The keyword side of search on Tantivy: from user text to ranked sections
+and their neighbours (their snippets are ``snippets.py``'s; the pipeline that
+puts them together is ``ranking.py``; the weights are ``weights.py``'s).
 
 User text goes through Tantivy's lenient parser, so no input makes a search
 fail: what does not parse is searched as words. A word ending in ``*``
@@ -23,7 +23,7 @@ import dataclasses
 import functools
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import tantivy
@@ -32,13 +32,11 @@ from tantivy import Occur, Query
 from hearth.domain import layout
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.errors import InvalidInput
-from hearth.index.analysis import is_plain
 from hearth.index.hits import Hit, Ranked
 from hearth.index.schema import DIGEST_KEY, ORDINAL, SEARCH_FIELD, digest_key, shared_analyzer
 from hearth.index.terms import QueryText, char_run_tokens, read_query
 from hearth.index.weights import WEIGHTS, Weights
 
-SNIPPET_CHARS = 200
 _ANALYZER = shared_analyzer()
 
 
@@ -67,7 +65,7 @@ def run_ranked(
     days and months of ``dates`` among them), best first, without snippets."""
     searcher = index.searcher()
     read = read_query(text[:MAX_QUERY_CHARS])
-    matched = _matched_query(index, schema, read)
+    matched = matched_query(index, schema, read)
     if matched is None:
         return Ranked([], {})
     scored = _user_query(schema, searcher, read, matched, dates, weights)
@@ -173,55 +171,6 @@ def run_in_headings(index: tantivy.Index, words: Sequence[str]) -> list[str]:
         for word in words
         if (terms := _terms(word)) and all(searcher.doc_freq("heading", t) > 0 for t in terms)
     ]
-
-
-def run_snippets(
-    index: tantivy.Index,
-    schema: tantivy.Schema,
-    hits: Sequence[Hit],
-    bodies: Mapping[tuple[str, int], str],
-    text: str,
-    plain: tantivy.Index | None = None,
-    matched: Query | None = None,
-) -> list[Hit]:
-    """``hits`` with their snippets for ``text``: the best fragment of each
-    body with the query's matches in bold.
-
-    ``matched``: the keyword ranking's ``Ranked.matched`` of ``text``, if there
-    was one (else ``text`` is parsed again: the same query).
-
-    ``plain``: the same index opened with the writer's fast analyzer
-    (``analysis.py``), its searcher in step with ``index``'s
-    (``SearchIndex._in_step``). A body the fast analyzer cuts as the search
-    analyzer does (``is_plain``: most text) is highlighted through it, the same
-    snippet in a fraction of the time; any other body through ``index``'s
-    analyzer.
-    """
-    if not hits:
-        return []
-    if matched is None:
-        matched = _matched_query(index, schema, read_query(text[:MAX_QUERY_CHARS]))
-    generators: dict[bool, tantivy.SnippetGenerator | None] = {}
-
-    def generator(fast: bool) -> tantivy.SnippetGenerator | None:
-        if fast not in generators:
-            made = None
-            if matched is not None:
-                # ``body`` has no terms of its own (schema.py): the body is
-                # highlighted with the terms of ``text``.
-                searcher = (plain if fast and plain is not None else index).searcher()
-                made = tantivy.SnippetGenerator.create(searcher, matched, schema, SEARCH_FIELD)
-                made.set_max_num_chars(SNIPPET_CHARS)
-            generators[fast] = made
-        return generators[fast]
-
-    out = []
-    for hit in hits:
-        body = bodies[hit.path, hit.start_line]
-        made = generator(plain is not None and is_plain(body))
-        found = made.snippet_from_doc(tantivy.Document(**{SEARCH_FIELD: body})) if made else None
-        out.append(hit.with_snippet(_snippet(found, body)))
-    return out
 
 
 def _bounded(limit: int) -> int:
@@ -354,7 +303,7 @@ def _user_query(
     return Query.boolean_query([(Occur.Must, matched), *bonus]) if bonus else matched
 
 
-def _matched_query(index: tantivy.Index, schema: tantivy.Schema, read: QueryText) -> Query | None:
+def matched_query(index: tantivy.Index, schema: tantivy.Schema, read: QueryText) -> Query | None:
     """What a section must match (any word, phrase or prefix of the query)."""
     parts: list[tuple[Occur, Query]] = []
     if read.parsed.strip():
@@ -459,21 +408,3 @@ def _filter(query: Query) -> Query:
 
 def _escape(text: str) -> str:
     return "".join("\\" + ch if ch in _REGEX_META else ch for ch in text)
-
-
-def _snippet(snippet: tantivy.Snippet | None, body: str) -> str:
-    """The best fragment with its matches in ``**bold**``; else the body's first words."""
-    fragment = snippet.fragment() if snippet is not None else ""
-    if snippet is None or not fragment.strip():
-        words = " ".join(body.split())
-        return words if len(words) <= SNIPPET_CHARS else words[: SNIPPET_CHARS - 1] + "…"
-    raw = fragment.encode("utf-8")
-    out: list[bytes] = []
-    cursor = 0
-    for span in sorted(snippet.highlighted(), key=lambda r: r.start):
-        if span.start < cursor:
-            continue
-        out += [raw[cursor : span.start], b"**", raw[span.start : span.end], b"**"]
-        cursor = span.end
-    out.append(raw[cursor:])
-    return " ".join(b"".join(out).decode("utf-8", "replace").split())
