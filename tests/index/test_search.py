@@ -296,7 +296,7 @@ def test_snippets_through_the_fast_analyzer_are_the_search_analyzers(
 ) -> None:
     """The fast path (plain text through the writer's analyzer) gives exactly the
     snippet the search analyzer gives; text that is not plain takes the slow one."""
-    from hearth.index.query import run_snippets
+    from hearth.index.snippets import run_snippets
 
     idx = indexed_files(tmp_path, MIXED)
     ranked = idx.ranked(query, limit=10)

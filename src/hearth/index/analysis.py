@@ -100,6 +100,26 @@ def terms_of(text: str) -> list[str]:
     return (_fast_analyzer() if is_plain(text) else shared_analyzer()).analyze(text)
 
 
+#: The ``simple`` tokenizer's tokens of lower-cased ASCII text: runs of letters and digits.
+_ASCII_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+@functools.lru_cache(maxsize=8192)
+def _word_terms(word: str) -> tuple[str, ...]:
+    return tuple(_fast_analyzer().analyze(word))
+
+
+def term_set(text: str) -> set[str]:
+    """The set of ``terms_of(text)``. Of plain ASCII text (most sections),
+    each distinct word is analyzed once and remembered: the analyzer's
+    filters (case, folding, stemming) work a token at a time, so a word's
+    terms are the same alone as in its text, and the relevance floor asks
+    for the terms of every hit it judges."""
+    if text.isascii() and not may_hold_long_run(text):
+        return {t for word in set(_ASCII_TOKEN.findall(text.lower())) for t in _word_terms(word)}
+    return set(terms_of(text))
+
+
 def may_hold_long_run(text: str) -> bool:
     """False when ``text`` surely has no run of more than MAX_TOKEN_CHARS letters."""
     if len(text) <= MAX_TOKEN_CHARS:  # most titles and headings: no run can be longer

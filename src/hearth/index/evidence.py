@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from hearth.domain.searching import MAX_QUERY_CHARS
 from hearth.index import floor as floors
-from hearth.index.analysis import terms_of
+from hearth.index.analysis import term_set
 from hearth.index.floor import Floor, Judged, Meaning
 from hearth.index.schema import shared_analyzer
 from hearth.index.terms import read_query, without_dates
@@ -134,7 +134,7 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
     for hit in hits:
         key = (hit.path, hit.start_line)
         body = gathered.bodies.get(key, "")
-        held = set(terms_of(f"{hit.title}\n{hit.heading}\n{body}")) if weights else set()
+        held = term_set(f"{hit.title}\n{hit.heading}\n{body}") if weights else set()
         cosine = meaning.cosines.get(gathered.digests.get(key, "")) if meaning else None
         standing = meaning.standing(cosine) if meaning and cosine is not None else None
         both = key in gathered.keyword_first and key in gathered.semantic_first

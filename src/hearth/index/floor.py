@@ -237,8 +237,14 @@ def word_share(held: Collection[str], weights: Mapping[str, float]) -> float:
     return sum(w for term, w in weights.items() if term in held) / total
 
 
-_LETTERS = re.compile(r"[^\W\d_]")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
+#: A letter of Han or kana, and of hangul.
+_CJK = re.compile(r"(?=[^\W\d_])[\u3040-\u30ff\u3400-\u9fff]")
+_HANGUL = re.compile(r"(?=[^\W\d_])[\uac00-\ud7af\u1100-\u11ff]")
+#: Every ASCII character but a letter, made a space.
+_NOT_ASCII_LETTER = str.maketrans(
+    {chr(c): " " for c in range(128) if not ("a" <= chr(c) <= "z" or "A" <= chr(c) <= "Z")}
+)
 #: English function words in at least this share of a Latin text's words: English.
 ENGLISH_SHARE = 0.15
 
@@ -249,22 +255,21 @@ def tongue(text: str) -> str:
     ``latin`` (Latin letters with accents and few English function words:
     German, French, Spanish), ``ascii`` (a few unaccented words: any of
     those), or "" (no letters, or several scripts)."""
-    scripts = set()
-    for char in _LETTERS.findall(text):
-        if "\u3040" <= char <= "\u30ff" or "\u3400" <= char <= "\u9fff":
-            scripts.add("cjk")
-        elif "\uac00" <= char <= "\ud7af" or "\u1100" <= char <= "\u11ff":
-            scripts.add("hangul")
-    if len(scripts) == 1:
-        return scripts.pop()
-    if scripts:
-        return ""
-    words = [w.lower() for w in _LATIN_WORD.findall(text)]
+    # A body is judged at every search that finds it, and most are ASCII: its
+    # words are its runs of letters, found without a regular expression.
+    if text.isascii():
+        words = text.lower().translate(_NOT_ASCII_LETTER).split()
+    else:
+        cjk = _CJK.search(text) is not None
+        hangul = _HANGUL.search(text) is not None
+        if cjk or hangul:
+            return "" if cjk and hangul else "cjk" if cjk else "hangul"
+        words = [w.lower() for w in _LATIN_WORD.findall(text)]
     if not words:
         return ""
-    if sum(w in STOP_WORDS for w in words) >= ENGLISH_SHARE * len(words):
+    if sum(map(STOP_WORDS.__contains__, words)) >= ENGLISH_SHARE * len(words):
         return "english"
-    return "latin" if any(not w.isascii() for w in words) else "ascii"
+    return "ascii" if text.isascii() or all(map(str.isascii, words)) else "latin"
 
 
 def other_tongues(one: str, other: str) -> bool:

@@ -1,6 +1,6 @@
-"""The keyword side of search on Tantivy: from user text to ranked sections,
-their neighbours and their snippets (the pipeline that puts them together is
-``ranking.py``; the weights are ``weights.py``'s).
+"""The keyword side of search on Tantivy: from user text to ranked sections
+and their neighbours (their snippets are ``snippets.py``'s; the pipeline that
+puts them together is ``ranking.py``; the weights are ``weights.py``'s).
 
 User text goes through Tantivy's lenient parser, so no input makes a search
 fail: what does not parse is searched as words. A word ending in ``*``
@@ -23,7 +23,7 @@ import dataclasses
 import functools
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import tantivy
@@ -32,13 +32,11 @@ from tantivy import Occur, Query
 from hearth.domain import layout
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.errors import InvalidInput
-from hearth.index.analysis import is_plain
 from hearth.index.hits import Hit, Ranked
 from hearth.index.schema import DIGEST_KEY, ORDINAL, SEARCH_FIELD, digest_key, shared_analyzer
 from hearth.index.terms import QueryText, char_run_tokens, read_query
 from hearth.index.weights import WEIGHTS, Weights
 
-SNIPPET_CHARS = 200
 _ANALYZER = shared_analyzer()
 
 
@@ -50,8 +48,6 @@ def _terms(word: str) -> tuple[str, ...]:
 
 
 _REGEX_META = set("\\.+*?()|[]{}^$#&-~")
-#: The set-aside folders' path queries (``_within``): every index has the same fields.
-_SET_ASIDE: list[Query] = []
 
 
 def run_ranked(
@@ -69,11 +65,11 @@ def run_ranked(
     days and months of ``dates`` among them), best first, without snippets."""
     searcher = index.searcher()
     read = read_query(text[:MAX_QUERY_CHARS])
-    matched = _matched_query(index, schema, read)
+    matched = matched_query(index, schema, read)
     if matched is None:
         return Ranked([], {})
     scored = _user_query(schema, searcher, read, matched, dates, weights)
-    query = _ranked(schema, scored, kind, path_prefix, template, weights)
+    query = _ranked(schema, searcher, scored, kind, path_prefix, template, weights)
     found = searcher.search(query, _bounded(limit), count=False).hits
     return dataclasses.replace(_documents(searcher, found), query=scored, matched=matched)
 
@@ -102,7 +98,7 @@ def run_digest_ranked(
         chunk = list(digests[start : start + limit])
         held = _any_of(schema, DIGEST_KEY, [digest_key(d) for d in chunk])
         found = searcher.search(
-            _ranked(schema, held, kind, path_prefix, template, weights),
+            _ranked(schema, searcher, held, kind, path_prefix, template, weights),
             4 * len(chunk),
             count=False,
         ).hits
@@ -177,61 +173,13 @@ def run_in_headings(index: tantivy.Index, words: Sequence[str]) -> list[str]:
     ]
 
 
-def run_snippets(
-    index: tantivy.Index,
-    schema: tantivy.Schema,
-    hits: Sequence[Hit],
-    bodies: Mapping[tuple[str, int], str],
-    text: str,
-    plain: tantivy.Index | None = None,
-    matched: Query | None = None,
-) -> list[Hit]:
-    """``hits`` with their snippets for ``text``: the best fragment of each
-    body with the query's matches in bold.
-
-    ``matched``: the keyword ranking's ``Ranked.matched`` of ``text``, if there
-    was one (else ``text`` is parsed again: the same query).
-
-    ``plain``: the same index opened with the writer's fast analyzer
-    (``analysis.py``), its searcher in step with ``index``'s
-    (``SearchIndex._in_step``). A body the fast analyzer cuts as the search
-    analyzer does (``is_plain``: most text) is highlighted through it, the same
-    snippet in a fraction of the time; any other body through ``index``'s
-    analyzer.
-    """
-    if not hits:
-        return []
-    if matched is None:
-        matched = _matched_query(index, schema, read_query(text[:MAX_QUERY_CHARS]))
-    generators: dict[bool, tantivy.SnippetGenerator | None] = {}
-
-    def generator(fast: bool) -> tantivy.SnippetGenerator | None:
-        if fast not in generators:
-            made = None
-            if matched is not None:
-                # ``body`` has no terms of its own (schema.py): the body is
-                # highlighted with the terms of ``text``.
-                searcher = (plain if fast and plain is not None else index).searcher()
-                made = tantivy.SnippetGenerator.create(searcher, matched, schema, SEARCH_FIELD)
-                made.set_max_num_chars(SNIPPET_CHARS)
-            generators[fast] = made
-        return generators[fast]
-
-    out = []
-    for hit in hits:
-        body = bodies[hit.path, hit.start_line]
-        made = generator(plain is not None and is_plain(body))
-        found = made.snippet_from_doc(tantivy.Document(**{SEARCH_FIELD: body})) if made else None
-        out.append(hit.with_snippet(_snippet(found, body)))
-    return out
-
-
 def _bounded(limit: int) -> int:
     return max(1, min(limit, MAX_LIMIT))
 
 
 def _ranked(
     schema: tantivy.Schema,
+    searcher: tantivy.Searcher,
     words: Query,
     kind: str | None,
     path_prefix: str | None,
@@ -241,13 +189,17 @@ def _ranked(
     """``words`` within the filters; archived records and sections still holding
     the home template's text (their digests: ``template``) at a fraction of
     their score."""
-    base = _within(schema, words, kind, path_prefix)
+    base = _within(schema, searcher, words, kind, path_prefix)
     archive = _filter(Query.term_query(schema, "kind", "archive"))
     # Each lowered set adds its score times (weight - 1) to the score every
     # section gets: the query is evaluated once for every section and again
     # for the lowered ones only. (Three clauses, each section in exactly one,
     # evaluated it three times, slower on the 10,000-file home.)
-    lowered = [([(Occur.Must, archive)], weights.archive)]
+    lowered: list[tuple[list[tuple[Occur, Query]], float]] = []
+    # A lowered set no section of the index is in adds nothing to any score:
+    # its clause is left out (the same scores; each clause evaluates the query).
+    if searcher.doc_freq("kind", "archive"):
+        lowered.append(([(Occur.Must, archive)], weights.archive))
     if template:
         held = _template_filter(schema, template)
         lowered.append(([(Occur.Must, held), (Occur.MustNot, archive)], weights.template))
@@ -260,9 +212,14 @@ def _ranked(
 
 
 def _within(
-    schema: tantivy.Schema, words: Query, kind: str | None, path_prefix: str | None
+    schema: tantivy.Schema,
+    searcher: tantivy.Searcher,
+    words: Query,
+    kind: str | None,
+    path_prefix: str | None,
 ) -> Query:
-    """``words`` within the kind and path filters (which add nothing to the score)."""
+    """``words`` within the kind and path filters (which add nothing to the
+    score), as ``searcher`` sees the index."""
     filters = [(Occur.Must, words)]
     if kind:
         filters.append((Occur.Must, _filter(Query.term_query(schema, "kind", kind))))
@@ -273,11 +230,35 @@ def _within(
         filters.append((Occur.Must, _filter(Query.regex_query(schema, "path", pattern))))
     if not layout.asks_for_set_aside(kind, path_prefix):
         # Merged and rejected proposals, withdrawn decisions, replaced entries: not memory.
-        if not _SET_ASIDE:  # made once: Tantivy compiles a regex query as it is made
-            folders = layout.SET_ASIDE_FOLDERS
-            _SET_ASIDE[:] = [Query.regex_query(schema, "path", _escape(f) + ".*") for f in folders]
-        filters += [(Occur.MustNot, aside) for aside in _SET_ASIDE]
+        filters += [(Occur.MustNot, aside) for aside in _set_aside(schema, searcher)]
     return Query.boolean_query(filters)
+
+
+#: Each set-aside folder's path query, by schema (``_set_aside``).
+_SET_ASIDE: dict[int, tuple[tantivy.Schema, tuple[tuple[str, Query], ...]]] = {}
+
+
+def _set_aside(schema: tantivy.Schema, searcher: tantivy.Searcher) -> list[Query]:
+    """The path query of each of ``layout.SET_ASIDE_FOLDERS`` that holds a
+    path term in ``searcher``'s index: a folder that holds none has no
+    section to leave out, and its filter, evaluated with every clause of the
+    ranking that holds it, was a large share of a keyword search; the same
+    sections are found either way (docs/performance.md, "Keyword search,
+    part by part").
+
+    The queries are built once a schema: a regex query compiles its
+    automaton when it is made, and Tantivy clones an immutable query into
+    each boolean query, so one serves every search."""
+    held = _SET_ASIDE.get(id(schema))
+    if held is None or held[0] is not schema:
+        made = tuple(
+            (folder, Query.regex_query(schema, "path", _escape(folder) + ".*"))
+            for folder in layout.SET_ASIDE_FOLDERS
+        )
+        if len(_SET_ASIDE) >= 4:  # a process has one schema, tests a few
+            _SET_ASIDE.clear()
+        held = _SET_ASIDE[id(schema)] = (schema, made)
+    return [q for folder, q in held[1] if searcher.terms_with_prefix("path", folder, limit=1)]
 
 
 def _documents(searcher: tantivy.Searcher, found: Sequence[tuple[float, Any]]) -> Ranked:
@@ -322,7 +303,7 @@ def _user_query(
     return Query.boolean_query([(Occur.Must, matched), *bonus]) if bonus else matched
 
 
-def _matched_query(index: tantivy.Index, schema: tantivy.Schema, read: QueryText) -> Query | None:
+def matched_query(index: tantivy.Index, schema: tantivy.Schema, read: QueryText) -> Query | None:
     """What a section must match (any word, phrase or prefix of the query)."""
     parts: list[tuple[Occur, Query]] = []
     if read.parsed.strip():
@@ -427,21 +408,3 @@ def _filter(query: Query) -> Query:
 
 def _escape(text: str) -> str:
     return "".join("\\" + ch if ch in _REGEX_META else ch for ch in text)
-
-
-def _snippet(snippet: tantivy.Snippet | None, body: str) -> str:
-    """The best fragment with its matches in ``**bold**``; else the body's first words."""
-    fragment = snippet.fragment() if snippet is not None else ""
-    if snippet is None or not fragment.strip():
-        words = " ".join(body.split())
-        return words if len(words) <= SNIPPET_CHARS else words[: SNIPPET_CHARS - 1] + "…"
-    raw = fragment.encode("utf-8")
-    out: list[bytes] = []
-    cursor = 0
-    for span in sorted(snippet.highlighted(), key=lambda r: r.start):
-        if span.start < cursor:
-            continue
-        out += [raw[cursor : span.start], b"**", raw[span.start : span.end], b"**"]
-        cursor = span.end
-    out.append(raw[cursor:])
-    return " ".join(b"".join(out).decode("utf-8", "replace").split())

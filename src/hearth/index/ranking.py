@@ -181,6 +181,9 @@ def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[l
     hits = neighbour_bonuses.spread(ranked.hits, neighbours, ordinals, q.limit, q.names, weights)
     first = frozenset((h.path, h.start_line) for h in ranked.hits if h.score > 0)
     bodies = index.bodies([*near.hits, *ranked.hits], {**near.digests, **ranked.digests})
+    # The page's files in one read (each folder opened once): the page is
+    # judged for room, then by the floor, then given snippets.
+    bodies.load((h.path, h.start_line) for h in hits)
     if room.crowded(hits, bodies, q.limit):
         wider = index.ranked(q.text, q.kind, q.path_prefix, room.WIDER, q.dates, weights)
         bodies = index.bodies(
@@ -244,7 +247,7 @@ def hybrid_ranked(
     # Bodies are read only for the hits judged and returned, and the wide
     # side's (their language is told by their text).
     bodies = index.bodies([*near.hits, *semantic.hits, *keyword.hits, *wide.hits], digests)
-    bodies.load([(h.path, h.start_line) for h in wide.hits])
+    bodies.load([(h.path, h.start_line) for h in [*wide.hits, *hits]])
     TONGUES.learn(wide.hits, wide.digests, bodies)
     if room.crowded(hits, bodies, q.limit):
         wider = index.ranked(q.text, q.kind, q.path_prefix, room.WIDER, q.dates, weights)

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from hearth.index import floor as floors
-from hearth.index.analysis import terms_of
+from hearth.index.analysis import term_set
 from hearth.index.evidence import content_terms
 from hearth.index.terms import fold, read_query, without_dates
 
@@ -69,7 +69,7 @@ def made(hits: Sequence[Hit], waiting: Sequence[Hit], bodies: Bodies, text: str)
         if key in shown or not body.strip() or hit.score <= 0:
             continue
         text_of = f"{hit.heading}\n{body}"
-        if wanted <= set(terms_of(text_of)):
+        if wanted <= term_set(text_of):
             (as_typed if holds_typed(typed, text_of) else others).append(hit)
             shown.add(key)
             if len(as_typed) == extra or (not typed and len(others) == extra):

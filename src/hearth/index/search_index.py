@@ -38,7 +38,6 @@ from hearth.index.query import (
     run_in_headings,
     run_neighbours,
     run_ranked,
-    run_snippets,
 )
 from hearth.index.schema import (
     ANALYZER,
@@ -54,6 +53,7 @@ from hearth.index.schema import (
     search_text,
     section_digest,
 )
+from hearth.index.snippets import run_snippets
 from hearth.index.weights import WEIGHTS, Weights
 
 #: Heap per indexing thread for big batches (rebuilds).
