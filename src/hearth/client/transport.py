@@ -157,8 +157,11 @@ def exchange(
 ) -> tuple[int, dict[str, str], bytes]:
     """One HTTP/1.1 request to the server: (status, headers with lower-case names,
     body). Raises OSError when the server cannot be reached or the answer is cut
-    short or not HTTP."""
+    short or not HTTP, and ``TimeoutError`` when the whole exchange took over
+    ``timeout`` seconds (a server stopped or stuck still accepts connections:
+    a timeout per read alone would wait on for one that trickles)."""
     import socket  # noqa: PLC0415  (start-up: only when a server runs)
+    import time  # noqa: PLC0415  (built in: free)
 
     lines = [f"{method} {path} HTTP/1.1", f"Host: {server.host_header}", "Connection: close"]
     lines += [f"{name}: {value}" for name, value in headers.items()]
@@ -169,17 +172,23 @@ def exchange(
         sock.settimeout(timeout)
         sock.connect(server.address)
         sock.sendall(request)
-        answer = _read_all(sock)
+        answer = _read_all(sock, time.monotonic() + timeout)
     parsed = _parse_answer(answer)
     if parsed is None:
         raise OSError("the server's answer was cut short or not HTTP")
     return parsed
 
 
-def _read_all(sock: socket.socket) -> bytes:
+def _read_all(sock: socket.socket, deadline: float) -> bytes:
+    import time  # noqa: PLC0415  (built in: free)
+
     chunks: list[bytes] = []
     size = 0
     while size <= MAX_ANSWER:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("timed out")
+        sock.settimeout(left)
         chunk = sock.recv(65536)
         if not chunk:
             break
