@@ -18,6 +18,7 @@ from hearth.cli.support import (
     cli,
     home_path,
     json_option,
+    lock_wait,
     progress_line,
     served_or_local,
     shows_progress,
@@ -250,7 +251,7 @@ def _status(state: _State) -> tuple[dict[str, Any], str]:
             data["runtimes"] = _wired_here(data.get("runtimes"), root)
             return data, f"answered by the server at {server.url}"
     note = "" if server is None else f" (the server at {server.url} had no current answer)"
-    found = wiring.open_lean(root).status()
+    found = wiring.open_lean(root, lock_wait()).status()
     if found is not None:
         return found, f"read without a reconcile pass: nothing changed since the last one{note}"
     return state.app().status().as_dict(), f"after a reconcile pass{note}"

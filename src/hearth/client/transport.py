@@ -30,6 +30,10 @@ MAX_ANSWER = 16 * 1024 * 1024
 #: that reading it loads none of the store (tests/client/test_transport.py
 #: holds the two side by side).
 RECORD = os.path.join(".git", "hearth", "server.json")  # noqa: PTH118  (no pathlib: start-up)
+#: The servers (their urls) that took a request of this process and did not
+#: answer it in time: stopped or stuck, and maybe holding the home's locks, so
+#: the command doing the work itself waits for those only briefly.
+STUCK: list[str] = []
 _LOOPBACK = {"127.0.0.1": "127.0.0.1", "localhost": "127.0.0.1", "::1": "::1"}
 #: A server bound to every address is asked on loopback.
 _ANY_ADDRESS = {"0.0.0.0": "127.0.0.1", "::": "::1"}
@@ -129,12 +133,23 @@ def _own_socket(path: str) -> bool:
     )
 
 
-def get(server: Server, path: str, timeout: float = TIMEOUT) -> dict[str, Any] | None:
-    """``GET path`` of the server, its JSON object on a 200; None otherwise."""
+def get(server: Server, path: str, timeout: float | None = None) -> dict[str, Any] | None:
+    """``GET path`` of the server, its JSON object on a 200; None otherwise
+    (``timeout``: the whole exchange's seconds, ``TIMEOUT`` when None)."""
+    timeout = TIMEOUT if timeout is None else timeout
     try:
         answer = exchange(
             server, "GET", path, {"Authorization": f"Bearer {server.key}"}, b"", timeout
         )
+    except TimeoutError:
+        import sys  # noqa: PLC0415  (built in: free)
+
+        STUCK.append(server.url)
+        sys.stderr.write(
+            f"hearth: the home's server at {server.url} did not answer in {timeout:.0f} s; "
+            "doing it here\n"
+        )
+        return None
     except OSError:
         return None
     status, _headers, body = answer
