@@ -195,3 +195,27 @@ def test_no_server_leaves_stdin_to_the_command(tmp_path: Path) -> None:
 def test_the_record_the_lean_client_reads_is_the_stores() -> None:
     """The lean client spells ``.git/hearth/server.json`` itself (no store import)."""
     assert Path(transport.RECORD) == Path(".git", state.FOLDER, state.SERVER)
+
+
+def test_a_stopped_server_gets_the_turn_no_answer_within_the_hooks_bound(
+    server: Server, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Case (hostile follow-up 1): a server that took the hook's request and does
+    not answer (``kill -STOP``) held the turn 10 s, and then the command asked it
+    again and opened the home itself. The hook gives up after its bound
+    (shortened here) and the turn goes on with no answer, the reason on stderr."""
+    import io
+    import signal
+
+    from hearth.client import hook
+
+    monkeypatch.setattr(hook, "TIMEOUT", 1.0)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(PROMPT.encode())))
+    os.kill(server.proc.pid, signal.SIGSTOP)
+    try:
+        printed = hook.run(str(server.root), "claude-code", "prompt")
+    finally:
+        os.kill(server.proc.pid, signal.SIGCONT)
+    out, err = capsys.readouterr()
+    assert printed and out == ""
+    assert "did not answer in 1 s; this turn goes on without recall" in err

@@ -198,3 +198,37 @@ def test_human_status_shows_how_far_embedding_has_got(tmp_path: Path) -> None:
     assert ("all " in line) == vectors["complete"], line
     if not vectors["complete"]:
         assert f"{vectors['embedded']} of " in line, line
+
+
+def test_a_read_beside_a_stopped_server_holding_the_lock_gives_up_soon(
+    server: Server, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Case (hostile follow-up 1, reads): ``kill -STOP`` the server while its pass
+    holds the reconcile lock: ``hearth status`` waited 5 s for the server, then
+    60 s for the lock in its lean read and 60 more in its pass. Once the server
+    did not answer, the command says so and waits for the lock only briefly
+    (both bounds shortened here), then exits 1 naming the lock: no traceback."""
+    import signal
+
+    from hearth import wiring
+    from hearth.cli import _run
+    from hearth.client import transport
+    from hearth.store import state
+    from hearth.store.lock import write_lock
+
+    monkeypatch.setattr(transport, "TIMEOUT", 1.0)
+    monkeypatch.setattr(transport, "STUCK", [])
+    monkeypatch.setattr(wiring, "STUCK_WAIT_SECONDS", 1.0)
+    lock = server.root / ".git" / state.FOLDER / state.RECONCILE_LOCK
+    # Held as the stopped server's pass would hold it; taken before the server
+    # stops, which a pass of its own (the tests before this one wrote) may hold.
+    with write_lock(lock, 60.0):
+        os.kill(server.proc.pid, signal.SIGSTOP)
+        try:
+            code = _run(["--home", str(server.root), "status"])
+        finally:
+            os.kill(server.proc.pid, signal.SIGCONT)
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert f"the home's server at {server.url} did not answer in 1 s; doing it here" in err
+    assert "reconcile.lock for over 1 s; try again" in err and "Traceback" not in err

@@ -272,3 +272,71 @@ def test_the_lean_note_makes_the_servers_local_token() -> None:
     from hearth.store import server_file
 
     assert write.LOCAL_TOKEN_PREFIX == server_file.LOCAL_TOKEN_PREFIX
+
+
+def test_a_write_to_a_stopped_server_gives_up_and_lands_once(
+    server: Server, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Case (hostile follow-up 1): ``kill -STOP`` the server, then ``hearth note``:
+    the command waited 600 s. It gives up after its bound (shortened here) with
+    exit 1 and a message saying the write may still land, no traceback; and when
+    the server resumes the note is written once (never sent a second time)."""
+    from hearth.cli import _run
+    from hearth.client import delegate
+
+    monkeypatch.setattr(delegate, "WRITE_SECONDS", 1.0)
+    os.kill(server.proc.pid, signal.SIGSTOP)
+    try:
+        code = _run(["--home", str(server.root), "note", "Stopped otters sleep"])
+    finally:
+        os.kill(server.proc.pid, signal.SIGCONT)
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "did not answer in 1 s; it may still write it; check 'hearth status'" in err
+    assert "Traceback" not in err
+
+    def written() -> int:
+        return sum(
+            path.read_text().count("Stopped otters sleep")
+            for path in (server.root / "memory").glob("*.md")
+        )
+
+    deadline = time.monotonic() + 20
+    while written() == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # a second write, were one sent, would land by now
+    assert written() == 1
+
+
+def test_the_lean_note_to_a_stopped_server_gives_up_at_the_same_bound(
+    server: Server, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The lean path (``client/write.py``, what ``hearth --home H note TEXT``
+    runs beside a server) waited 600 s for a stopped server where the CLI's
+    path gives up at its bound: the same bound, the same words, and the note
+    lands once when the server resumes."""
+    from hearth.client import transport, write
+
+    monkeypatch.setattr(transport, "WRITE_SECONDS", 1.0)
+    asked = write.shape(str(server.root), None, ["note", "Stopped herons wait"])
+    assert asked is not None
+    os.kill(server.proc.pid, signal.SIGSTOP)
+    try:
+        code = write.run(asked)
+    finally:
+        os.kill(server.proc.pid, signal.SIGCONT)
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert "did not answer in 1 s; it may still write it; check 'hearth status'" in err
+
+    def written() -> int:
+        return sum(
+            path.read_text().count("Stopped herons wait")
+            for path in (server.root / "memory").glob("*.md")
+        )
+
+    deadline = time.monotonic() + 20
+    while written() == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # a second write, were one sent, would land by now
+    assert written() == 1

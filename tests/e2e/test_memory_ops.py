@@ -143,3 +143,30 @@ def test_recall_stays_inside_the_budget(home: Path) -> None:  # noqa: F811
     assert bundle["total_chars"] <= 8000
     assert bundle["recall"] and bundle["truncated"] is True
     assert all(len(p["text"]) <= 3000 for p in bundle["recall"])
+
+
+def test_removing_by_text_one_of_two_alike_entries_is_refused(
+    server: Server,  # noqa: F811
+) -> None:
+    """Case (hostile follow-up 3): two entries read the same, one with
+    sub-bullets; ``memory remove FILE TEXT`` took the first, sub-bullets and
+    all (words lost). By text it is refused, naming both numbers; ``#N`` removes
+    the one meant. Through the real CLI beside the real server."""
+    root = server.root
+    memory = root / "MEMORY.md"
+    memory.write_text(
+        memory.read_text()
+        + "- Call the vet\n  - about the otter's paw, Tuesdays only\n- Call the vet\n"
+    )
+    git(root, "commit", "-qam", "two alike")
+    head = git(root, "rev-parse", "HEAD")
+    h = ["--home", str(root)]
+    said = refused(*h, "memory", "remove", "MEMORY.md", "Call the vet")
+    assert "2 entries read 'Call the vet'" in said and "by its number" in said, said
+    assert git(root, "rev-parse", "HEAD") == head
+    assert "Tuesdays only" in memory.read_text()
+    listed = json.loads(ok(*h, "memory", "list", "MEMORY.md", "--json"))["entries"]
+    second = [e["number"] for e in listed if e["text"] == "Call the vet"][1]
+    ok(*h, "memory", "remove", "MEMORY.md", f"#{second}")
+    text = memory.read_text()
+    assert text.count("Call the vet") == 1 and "Tuesdays only" in text

@@ -134,3 +134,29 @@ def test_the_served_status_and_the_health_page_say_it_too(lived_in: tuple[Path, 
     html = page.raw.decode()
     assert page.status == 200 and "What each runtime is handed at session start" in html
     assert f"{memory['kept']} of {memory['chars']} characters, cut at line" in html
+
+
+def test_a_served_status_says_wired_from_the_persons_home_folder(
+    lived_in: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Case (hostile follow-up 2): the server runs with another ``$HOME`` (another
+    user's, /root) than the person who ran ``hearth setup claude-code``: the
+    status it answered said no runtime was wired, where ``context --explain``
+    said wired. The command reads ``wired`` from the person's own folder."""
+    root, user = lived_in
+    elsewhere = tmp_path / "server-user"
+    elsewhere.mkdir()
+    server = start_server(root, env=isolated_env(elsewhere))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "hearth", "--home", str(root), "status", "--json", "-v"],
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**isolated_env(user), "HEARTH_SERVER": "on"},
+        )
+    finally:
+        assert server.stop() == 0
+    assert done.returncode == 0 and "answered by the server" in done.stderr, done.stderr
+    rows = {row["runtime"]: row for row in json.loads(done.stdout)["runtimes"]}
+    assert rows["claude-code"]["wired"] is True and rows["codex"]["wired"] is False

@@ -39,3 +39,17 @@ def test_a_key_that_is_no_key_is_named_alike(twins: Twins, args: tuple[str, ...]
     served, alone = run(twins.served.root, *args), run(twins.alone, *args)
     assert served.code == 1 and "is not a record key" in served.err, served.err
     assert served.alike() == alone.alike()
+
+
+@pytest.mark.parametrize("oid", ["", "abc", "0" * 39 + "g"])
+def test_an_expected_oid_that_is_no_version_is_named(twins: Twins, oid: str) -> None:
+    """hostile follow-up 4: ``put --expected-oid ""`` said "changed since you
+    read it (HEAD has ..., you expected )"; what is no blob id is refused in
+    the command's words, alike beside a server and alone, nothing written."""
+    source = twins.alone / "new-soul.md"
+    source.write_text("# Soul\n\nCalm.\n")
+    args = ("put", "SOUL.md", "--from-file", str(source), "--expected-oid", oid)
+    served, alone = run(twins.served.root, *args), run(twins.alone, *args)
+    assert served.alike() == alone.alike()
+    assert served.code == 1 and f"--expected-oid {oid!r} is not a file's version" in served.err
+    assert "Calm." not in (twins.served.root / "SOUL.md").read_text()

@@ -40,6 +40,13 @@ def put(
     as_json: bool,
 ) -> None:
     """Replace PATH in the home with the content of a file, as one commit."""
+    if expected_oid is not None and not _is_oid(expected_oid):
+        from hearth.errors import HearthError  # noqa: PLC0415
+
+        raise HearthError(
+            f"--expected-oid {expected_oid!r} is not a file's version: give the 40 hex "
+            "digits of the oid 'hearth get PATH --json' shows, or leave the option out"
+        )
     data = source.read(_SERVED_PUT_BYTES + 1)
     if len(data) <= _SERVED_PUT_BYTES:
         try:
@@ -57,6 +64,11 @@ def put(
     content = data[:limit] + (source.read(limit - len(data)) if len(data) < limit else b"")
     result = app.put(path, content, state.actor, expected_oid, message)
     _written(as_json, result, f"wrote {result.path}")
+
+
+def _is_oid(value: str) -> bool:
+    """Whether ``value`` is a blob id as git and the API spell it (40 lowercase hex)."""
+    return len(value) == 40 and all(c in "0123456789abcdef" for c in value)
 
 
 #: The most bytes ``put`` sends the server (its body limit is 10 MiB, and JSON

@@ -18,6 +18,7 @@ from hearth.cli.support import (
     cli,
     home_path,
     json_option,
+    lock_wait,
     progress_line,
     served_or_local,
     served_write,
@@ -212,6 +213,21 @@ def _server_record(root: Path) -> dict[str, Any] | None:
     return {key: record.get(key) for key in ("pid", "url", "mode", "started", "uds")}
 
 
+def _wired_here(rows: object, root: Path) -> object:
+    """The server's runtime rows with ``wired`` read from this person's ``$HOME``
+    (where ``hearth setup`` wrote their runtimes' configuration), not from the
+    server's: it may run as another user, or with another HOME."""
+    from hearth.runtimes.handed import wired_runtimes  # noqa: PLC0415
+
+    if not isinstance(rows, list):
+        return rows
+    wired = set(wired_runtimes(root))
+    return [
+        {**row, "wired": row.get("runtime") in wired} if isinstance(row, dict) else row
+        for row in rows
+    ]
+
+
 def _status(state: _State) -> tuple[dict[str, Any], str]:
     """The status and how it was reached: asked of the home's running server (when
     its snapshot is current), read without a pass (when one would change nothing),
@@ -228,9 +244,10 @@ def _status(state: _State) -> tuple[dict[str, Any], str]:
         if served is not None and isinstance(snapshot, dict) and snapshot.get("current"):
             data = {key: served.get(key) for key in STATUS_KEYS}
             data["home"] = str(root)
+            data["runtimes"] = _wired_here(data.get("runtimes"), root)
             return data, f"answered by the server at {server.url}"
     note = "" if server is None else f" (the server at {server.url} had no current answer)"
-    found = wiring.open_lean(root).status()
+    found = wiring.open_lean(root, lock_wait()).status()
     if found is not None:
         return found, f"read without a reconcile pass: nothing changed since the last one{note}"
     return state.app().status().as_dict(), f"after a reconcile pass{note}"

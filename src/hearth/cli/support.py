@@ -142,8 +142,17 @@ class _State:
 
         heavy()
         if self._app is None:
-            self._app = wiring.open_app(self.root)
+            self._app = wiring.open_app(self.root, lock_timeout=lock_wait())
         return self._app
+
+
+def lock_wait() -> float:
+    """How long this command's reconcile pass waits for another's lock: briefly
+    once the home's server took a request and did not answer it in time."""
+    from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
+    from hearth.client import transport  # noqa: PLC0415
+
+    return wiring.STUCK_WAIT_SECONDS if transport.STUCK else wiring.RECONCILE_WAIT_SECONDS
 
 
 def home_path(ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:

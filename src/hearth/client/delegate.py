@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hearth.client import transport
 from hearth.client.transport import TIMEOUT, Server, exchange, find, get
 from hearth.store import private, server_file, state
 
@@ -27,6 +28,9 @@ __all__ = ["TIMEOUT", "Server", "ask", "exchange", "find", "find_or_start", "get
 #: Seconds a read waits for the server's index to catch up with the files.
 FRESH_SECONDS = 3.0
 
+
+#: Seconds a CLI write waits for the server's answer (``transport.WRITE_SECONDS``).
+WRITE_SECONDS = transport.WRITE_SECONDS
 
 #: Turns starting a server on demand on or off for this process (on|off).
 SERVER_ENV = "HEARTH_SERVER"
@@ -172,9 +176,15 @@ def send(
         headers["Content-Type"] = "application/json"
     payload = json.dumps(body).encode() if body is not None else b""
     try:
-        status, _headers, raw = exchange(server, method, path, headers, payload, 600.0)
+        status, _headers, raw = exchange(server, method, path, headers, payload, WRITE_SECONDS)
     except (ConnectionRefusedError, FileNotFoundError):
         return None  # nothing was sent
+    except TimeoutError as exc:
+        # Never sent again: a stopped server that resumes still makes the write.
+        raise OSError(
+            f"the home's server at {server.url} did not answer in {WRITE_SECONDS:.0f} s; "
+            "it may still write it; check 'hearth status' and 'git log -1' before trying again"
+        ) from exc
     except OSError as exc:
         raise OSError(
             f"the home's server at {server.url} took the request but did not answer ({exc}); "

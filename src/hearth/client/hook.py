@@ -22,8 +22,11 @@ from hearth.client import transport
 
 #: The route (``api/hooks.py``'s ``AGENT_PATH``).
 PATH = "/v1/hooks/agent/{runtime}/{event}"
-#: Seconds to wait for the answer: the server waits up to three for its index.
-TIMEOUT = 10.0
+#: Seconds to wait for the whole answer: the server waits up to three for its
+#: index. A server that does not answer in time (stopped, stuck) gets the turn
+#: no answer at all rather than a second wait for the command's own
+#: (docs/hooks.md).
+TIMEOUT = 5.0
 
 
 class _Run:
@@ -57,6 +60,14 @@ def ask(
             server, "POST", path, headers, json.dumps(body).encode(), TIMEOUT
         )
         data = json.loads(answer) if status == 200 else None
+    except TimeoutError:
+        import sys  # noqa: PLC0415  (built in: free)
+
+        sys.stderr.write(
+            f"hearth agent-hook: the home's server at {server.url} did not answer in "
+            f"{TIMEOUT:.0f} s; this turn goes on without recall\n"
+        )
+        return ""
     except (OSError, ValueError):
         return None
     if status == 503:

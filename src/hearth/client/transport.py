@@ -24,12 +24,19 @@ if TYPE_CHECKING:
 
 #: Seconds to connect and to wait for the answer before doing the work here.
 TIMEOUT = 5.0
+#: Seconds a CLI write waits for the server's answer before giving up (it may
+#: wait up to half of that for another write's lock; docs/operations.md).
+WRITE_SECONDS = 60.0
 #: The largest answer read (a status of a big home is tens of kilobytes).
 MAX_ANSWER = 16 * 1024 * 1024
 #: ``.git/`` + the store's ``state.FOLDER`` + ``state.SERVER``, spelled here so
 #: that reading it loads none of the store (tests/client/test_transport.py
 #: holds the two side by side).
 RECORD = os.path.join(".git", "hearth", "server.json")  # noqa: PTH118  (no pathlib: start-up)
+#: The servers (their urls) that took a request of this process and did not
+#: answer it in time: stopped or stuck, and maybe holding the home's locks, so
+#: the command doing the work itself waits for those only briefly.
+STUCK: list[str] = []
 _LOOPBACK = {"127.0.0.1": "127.0.0.1", "localhost": "127.0.0.1", "::1": "::1"}
 #: A server bound to every address is asked on loopback.
 _ANY_ADDRESS = {"0.0.0.0": "127.0.0.1", "::": "::1"}
@@ -129,12 +136,23 @@ def _own_socket(path: str) -> bool:
     )
 
 
-def get(server: Server, path: str, timeout: float = TIMEOUT) -> dict[str, Any] | None:
-    """``GET path`` of the server, its JSON object on a 200; None otherwise."""
+def get(server: Server, path: str, timeout: float | None = None) -> dict[str, Any] | None:
+    """``GET path`` of the server, its JSON object on a 200; None otherwise
+    (``timeout``: the whole exchange's seconds, ``TIMEOUT`` when None)."""
+    timeout = TIMEOUT if timeout is None else timeout
     try:
         answer = exchange(
             server, "GET", path, {"Authorization": f"Bearer {server.key}"}, b"", timeout
         )
+    except TimeoutError:
+        import sys  # noqa: PLC0415  (built in: free)
+
+        STUCK.append(server.url)
+        sys.stderr.write(
+            f"hearth: the home's server at {server.url} did not answer in {timeout:.0f} s; "
+            "doing it here\n"
+        )
+        return None
     except OSError:
         return None
     status, _headers, body = answer
@@ -157,8 +175,11 @@ def exchange(
 ) -> tuple[int, dict[str, str], bytes]:
     """One HTTP/1.1 request to the server: (status, headers with lower-case names,
     body). Raises OSError when the server cannot be reached or the answer is cut
-    short or not HTTP."""
+    short or not HTTP, and ``TimeoutError`` when the whole exchange took over
+    ``timeout`` seconds (a server stopped or stuck still accepts connections:
+    a timeout per read alone would wait on for one that trickles)."""
     import socket  # noqa: PLC0415  (start-up: only when a server runs)
+    import time  # noqa: PLC0415  (built in: free)
 
     lines = [f"{method} {path} HTTP/1.1", f"Host: {server.host_header}", "Connection: close"]
     lines += [f"{name}: {value}" for name, value in headers.items()]
@@ -169,17 +190,23 @@ def exchange(
         sock.settimeout(timeout)
         sock.connect(server.address)
         sock.sendall(request)
-        answer = _read_all(sock)
+        answer = _read_all(sock, time.monotonic() + timeout)
     parsed = _parse_answer(answer)
     if parsed is None:
         raise OSError("the server's answer was cut short or not HTTP")
     return parsed
 
 
-def _read_all(sock: socket.socket) -> bytes:
+def _read_all(sock: socket.socket, deadline: float) -> bytes:
+    import time  # noqa: PLC0415  (built in: free)
+
     chunks: list[bytes] = []
     size = 0
     while size <= MAX_ANSWER:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("timed out")
+        sock.settimeout(left)
         chunk = sock.recv(65536)
         if not chunk:
             break

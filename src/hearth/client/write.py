@@ -147,10 +147,18 @@ def run(asked: dict[str, Any]) -> int | None:
     payload = json.dumps(asked["body"]).encode()
     try:
         status, _headers, raw = transport.exchange(
-            server, "POST", asked["path"], headers, payload, 600.0
+            server, "POST", asked["path"], headers, payload, transport.WRITE_SECONDS
         )
     except (ConnectionRefusedError, FileNotFoundError):
         return None  # nothing was sent
+    except TimeoutError:
+        # Never sent again: a stopped server that resumes still makes the write.
+        sys.stderr.write(
+            f"hearth: the home's server at {server.url} did not answer in "
+            f"{transport.WRITE_SECONDS:.0f} s; it may still write it; check 'hearth status' "
+            "and 'git log -1' before trying again\n"
+        )
+        return 1
     except OSError as exc:
         sys.stderr.write(
             f"hearth: the home's server at {server.url} took the request but did not answer "

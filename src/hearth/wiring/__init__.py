@@ -53,6 +53,9 @@ if TYPE_CHECKING:
 
 #: Seconds a reconcile pass waits for another process's pass to finish.
 RECONCILE_WAIT_SECONDS = 60.0
+#: The same wait once the home's server took a request of this command and did
+#: not answer it in time (stopped, stuck): its pass may hold the lock for good.
+STUCK_WAIT_SECONDS = 5.0
 
 
 def _home(root: Path) -> tuple[RootedFiles, Settings]:
@@ -164,14 +167,14 @@ def _writes(parts: HomeParts, after_write: AfterWrite | None) -> HomeWrites:
 # -- what callers get --------------------------------------------------------------
 
 
-def open_lean(root: Path) -> LeanStatus:
+def open_lean(root: Path, lock_timeout: float = RECONCILE_WAIT_SECONDS) -> LeanStatus:
     """The home's status without a reconcile pass, when one would change nothing
     (``app/status/lean.py``: its ``status()`` is None when one would, then
     ``open_app(root).status()``)."""
     from hearth.app.status.lean import LeanStatus
 
     _files, settings = _home(root)
-    return LeanStatus(root, settings, _semantic_on(settings), RECONCILE_WAIT_SECONDS)
+    return LeanStatus(root, settings, _semantic_on(settings), lock_timeout)
 
 
 def open_writes(root: Path, clock: Clock = utc_now) -> HomeWrites:

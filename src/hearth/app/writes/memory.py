@@ -3,6 +3,7 @@ and person notes: each change one commit, computed from the committed file."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from hearth.app.results import WriteResult
@@ -78,7 +79,9 @@ class MemoryWrites(Writer):
         removed: list[str] = []
 
         def change(current: str) -> str:
-            removed[:] = [entries.find_entry(current, old).text]
+            found = entries.find_entry(current, old)
+            _only_one(current, old, found)
+            removed[:] = [found.text]
             return entries.remove_entry(current, old)
 
         return self._edit_entries(
@@ -277,3 +280,24 @@ def _user_paths(path: str) -> tuple[str, ...]:
 def _quote(text: str, limit: int = 50) -> str:
     short = text if len(text) <= limit else text[: limit - 1] + "…"
     return f'"{short}"'
+
+
+def _only_one(text: str, ref: str, found: entries.Entry) -> None:
+    """Refuses removing by its text an entry that another reads alike: the two
+    may differ in what they hold (sub-bullets), and taking the first would lose
+    the other's words. ``#N`` names one."""
+    if re.fullmatch(r"#\d{1,6}", ref.strip()):
+        return  # named by its number
+    same = [e for e in entries.list_entries(text) if _nfc(e.text) == _nfc(found.text)]
+    if len(same) > 1:
+        numbers = " and ".join(f"#{e.number}" for e in same)
+        raise Conflict(
+            f"{len(same)} entries read {found.text!r} ({numbers}); say which to remove "
+            "by its number (list the entries to see them)"
+        )
+
+
+def _nfc(text: str) -> str:
+    import unicodedata  # noqa: PLC0415  (only when removing by text)
+
+    return unicodedata.normalize("NFC", text)
