@@ -49,3 +49,19 @@ def test_search_names_the_nearest_left_out_and_why(shared_server: Server) -> Non
     assert isinstance(nearest, dict)
     assert nearest["path"] == "memory/topics/kettle.md"
     assert "of the question's words" in nearest["reason"]
+
+
+def test_a_day_word_alone_is_searched_over_http_never_recalled(shared_server: Server) -> None:
+    """Issue 48, "a search made only of a day, time or small-talk word":
+    ``/v1/search?q=Friday`` finds the note that holds it (no matches on main);
+    ``/v1/context``'s recall for "see you Friday!" or "Friday" stays silent."""
+    s = shared_server
+    content = "# Supper\n\nSupper at the Quillmark inn on Friday.\n"
+    assert s.put("/v1/files/memory/topics/supper.md", {"content": content}).status == 200
+    hits = [h["path"] for h in _search(s, q="Friday")["hits"]]  # type: ignore[attr-defined]
+    assert "memory/topics/supper.md" in hits
+    for prompt in ("see you Friday!", "Friday"):
+        reply = s.get("/v1/context?" + urlencode({"q": prompt}), token="read")
+        assert reply.status == 200, reply.body
+        recalled = [p["path"] for p in reply.body["recall"]]
+        assert "memory/topics/supper.md" not in recalled, prompt

@@ -6,7 +6,15 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from hearth.index.floor import FLOOR, Judged, Meaning, inner_names, is_evidence, passing
+from hearth.index.floor import (
+    FLOOR,
+    Judged,
+    Meaning,
+    inner_names,
+    is_evidence,
+    lone_words,
+    passing,
+)
 from hearth.index.hits import Hit
 
 
@@ -88,3 +96,18 @@ def test_a_hit_with_no_vector_yet_is_judged_by_its_words() -> None:
     # With a vector, the hybrid bar asks for meaning as well.
     plain = Judged(words=0.6, rarest=1.0, held=1.0, standing=-3.0, both=False)
     assert passing([hit], [plain], {("memory/topics/new.md", 1): 0}) == [False]
+
+
+def test_a_query_of_date_or_small_talk_words_alone_is_searched_never_recalled() -> None:
+    """Issue 48, "a search made only of a day, time or small-talk word": its
+    words are judged (``lone_words``); searched, a hit holding every one of
+    them passes and no other, by meaning neither; recalled, none passes."""
+    assert lone_words(["Friday"]) == ["friday"]
+    assert lone_words(["good", "night!"]) == ["good", "night"]
+    assert lone_words(["how", "are", "you", "today?"]) == []  # a sentence of small talk
+    assert lone_words(["see", "you", "Friday!"]) == []
+    holds = Judged(words=1.0, rarest=1.0, held=1.0, standing=-3.0, both=False)
+    hits = [_hit(1), _hit(2), _hit(3)]
+    assert passing(hits, [holds, MEANING, WORDS], {}, lone=True) == [True, False, False]
+    recall = dataclasses.replace(FLOOR, searched=False)
+    assert passing(hits, [holds, MEANING, WORDS], {}, floor=recall, lone=True) == [False] * 3

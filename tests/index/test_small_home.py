@@ -200,3 +200,18 @@ def test_asked_for_by_kind_they_are_shown_with_their_status(home: Hearth) -> Non
     assert [h.status for h in hits if "rejected" in h.path] == ["rejected"]
     passage = home._passage(next(h for h in hits if "rejected" in h.path))
     assert passage is not None and "status: rejected" in passage.text
+
+
+@pytest.mark.parametrize(
+    ("query", "where"), [("night", "users/sam.md"), ("weekend", "users/sam.md")]
+)
+def test_a_day_or_time_word_alone_is_found_and_never_recalled(
+    home: Hearth, query: str, where: str
+) -> None:
+    """Case "a search made only of a day, time or small-talk word" (the hostile
+    tester's "night": "no matches" though Sam "works night shifts ... on
+    weekends"): search finds the entry; the prompt's recall of the same word,
+    or of small talk, stays silent."""
+    assert where in _paths(home, query)
+    for prompt in (query, "good night!", "thanks, have a nice weekend"):
+        assert not home.context("main", prompt).recall, prompt

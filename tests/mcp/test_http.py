@@ -335,3 +335,22 @@ def test_a_rejected_proposal_is_no_context_recall(shared_server: Server) -> None
 
     recall = anyio.run(run)["recall"]
     assert all("Sam hates gardening" not in p["text"] for p in recall), recall
+
+
+def test_a_day_word_alone_is_searched_never_recalled(shared_server: Server) -> None:
+    """Issue 48, "a search made only of a day, time or small-talk word": MCP
+    ``search`` for "tonight" finds the note that holds it (no matches on
+    main); MCP ``context`` for the same word stays silent (small talk)."""
+    s = shared_server
+    text = "Packing the Varnholt boxes tonight"
+
+    async def run() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+        async with http_client(s, "write") as client:
+            written = await call(client, "note", {"text": text, "title": "Boxes"})
+            found = await call(client, "search", {"query": "tonight"})
+            recalled = await call(client, "context", {"q": "tonight"})
+            return written, found, recalled
+
+    written, found, recalled = anyio.run(run)
+    assert written["path"] in [h["path"] for h in found["hits"]], found
+    assert all(text not in p["text"] for p in recalled["recall"]), recalled

@@ -240,13 +240,14 @@ class Hearth(ConsolidatingMerges):
         *,
         freshen: bool,
         everything: bool = False,
+        recall: bool = False,
     ) -> SearchResult:
         if freshen and self.search_reopens:
             self._freshen()
         index = self.reconciler.index
         if index.current is None:
             self.reconciler.catch_up()
-        return index.search(text, kind, path, limit, everything=everything)
+        return index.search(text, kind, path, limit, everything=everything, recall=recall)
 
     def status(self) -> HomeStatus | ServedStatus:
         self._freshen()
@@ -282,7 +283,7 @@ class Hearth(ConsolidatingMerges):
         passages: list[Passage] = []
         if query is not None and query.strip():
             # One pass serves both: ACTIVE.md's and the search's.
-            hits = self._search(query, None, None, RECALL_HITS, freshen=not fresh).hits
+            hits = self._search(query, None, None, RECALL_HITS, freshen=not fresh, recall=True).hits
             with self.owner:
                 passages = [p for p in (self._passage(h) for h in hits) if p is not None]
                 passages = self._answering(query, passages)

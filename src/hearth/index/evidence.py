@@ -106,6 +106,8 @@ class Signals(NamedTuple):
     named: bool
     #: The question has content words and the home holds none of them.
     absent: bool = False
+    #: Its words are words of dates and small talk alone (``floor.lone_words``).
+    lone: bool = False
 
 
 def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gathered) -> Signals:
@@ -114,6 +116,10 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
     if len(q.text) > MAX_QUERY_CHARS:
         text = text.rsplit(None, 1)[0]  # a word cut in two is no word the home lacks
     words = content_terms(text)
+    # Words of dates and small talk alone are the words judged (``floor.passing``
+    # decides, by ``Floor.searched``, whether they are searched).
+    lone = [] if words else floors.lone_words(read_query(without_dates(text)).words)
+    words = words or [t for w in lone for t in _terms(w)]
     names = {name: _terms(name) for name in floors.inner_names(text)}
     wanted = set(words) | {t for ts in names.values() for t in ts}
     df, total = index.frequencies(sorted(wanted))
@@ -164,7 +170,7 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
         )
     known = [n for n in names if n not in unknown]
     absent = bool(weights) and all(df.get(t, 0) == 0 for t in weights)
-    return Signals(judged, unknown, bool(known and index.in_headings(known)), absent)
+    return Signals(judged, unknown, bool(known and index.in_headings(known)), absent, bool(lone))
 
 
 @dataclass(frozen=True)
@@ -201,6 +207,7 @@ def passing(
         floor,
         hybrid=hybrid,
         absent=found.absent,
+        lone=found.lone,
     )
     nearest = None
     for hit, judged, passed in zip(hits, found.judged, ok, strict=True):

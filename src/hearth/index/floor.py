@@ -144,6 +144,11 @@ class Floor:
     #: (``asdkjh qwpoeiru``) is such a question too, and its best passage stood
     #: at the crossings of the German and French words it found (docs/search.md).
     crossing_unheld: float | None = None
+    #: A search a person asked for (``hearth search``, ``/v1/search``, MCP
+    #: ``search``), not a prompt's recall: a query made only of words of dates
+    #: and small talk searches for them (``lone_words``); recalled, it is
+    #: small talk and passes nothing.
+    searched: bool = True
 
 
 #: The floor hearth searches with.
@@ -222,6 +227,15 @@ def content_words(words: Sequence[str]) -> list[str]:
         if low and low not in STOP_WORDS and low not in _DATE_WORDS and low not in _SMALL_TALK:
             out.append(low)
     return out
+
+
+def lone_words(words: Sequence[str]) -> list[str]:
+    """``words`` (edge punctuation stripped) when every one is a word of dates or
+    small talk (``Friday``, ``good night``, ``tonight``: a query of these alone
+    is about them), else none (``how are you today``: a sentence of small talk)."""
+    lows = [low for low in (word.lower().strip(_EDGE) for word in words) if low]
+    lone = all(low in _DATE_WORDS or low in _SMALL_TALK for low in lows)
+    return lows if lone else []
 
 
 def idf(df: int, total: int) -> float:
@@ -365,11 +379,16 @@ def passing(
     *,
     hybrid: bool = True,
     absent: bool = False,
+    lone: bool = False,
 ) -> list[bool]:
     """For each hit, whether it is evidence (``judged`` in the same order);
     ``named``: the question names what a heading of the home holds;
     ``hybrid``: the ranking had the semantic side (else ``floor.keyword``);
-    ``absent``: the home holds none of the question's words."""
+    ``absent``: the home holds none of the question's words;
+    ``lone``: its words are words of dates and small talk alone (``lone_words``):
+    searched, only a hit holding every one of them is evidence; recalled, none."""
+    if lone:
+        return [floor.searched and j.words >= 1.0 for j in judged]
     if (floor.names and unknown_names) or (floor.absent_words and absent):
         return [is_translation(j, floor) for j in judged]
     bar = bar_of(floor, named=named, hybrid=hybrid)

@@ -16,6 +16,7 @@ did (the CLI, a hook) asks the reconciler to catch up before it searches.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import threading
 from collections.abc import Iterable
@@ -151,16 +152,21 @@ class LiveIndex:
         limit: int = 10,
         *,
         everything: bool = False,
+        recall: bool = False,
     ) -> SearchResult:
         """Search the open index through the ranking pipeline (``ranking.py``:
         hybrid when semantic ranking is on and vectors exist): the hits above
-        the relevance floor (``floor.py``), or with ``everything`` every hit."""
+        the relevance floor (``floor.py``), or with ``everything`` every hit;
+        ``recall``: a prompt's recall, not a search a person asked for
+        (``Floor.searched``: small talk alone finds nothing)."""
         index = self._index
         if index is None:
             raise IndexUnusable("the index is not open yet: run a reconcile pass first")
         today = self.clock().astimezone(dt.UTC).date()
         asked = question(text, kind, path_prefix, limit, today)
         floor = None if everything else FLOOR
+        if floor is not None and recall:
+            floor = dataclasses.replace(floor, searched=False)
         found = ranking.search(index, asked, self.semantic, floor=floor)
         self._searched()
         return found

@@ -1,0 +1,113 @@
+"""A search made only of a day, a time or a small-talk word (issue 48: "a
+word the home holds is found"): ``hearth search Friday`` finds the note that
+holds "Friday", while the prompt hook stays silent for small talk on the same
+home ("see you Friday!", "good night!"), with hybrid ranking on (the default)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hearth.runtimes.agent_context import PRIORITY
+from tests.e2e.run import hearth
+
+pytestmark = pytest.mark.e2e  # the installed executable in subprocesses
+
+NOTES = {
+    "memory/topics/plans.md": "# Plans\n\nDinner at the Mill with Sam on Friday.\n",
+    "memory/topics/sam.md": "# Sam\n\nSam works night shifts at the hospital on weekends.\n",
+    "memory/topics/trip.md": "# Trip\n\nWe fly to Porto in March; the bags are packed tonight.\n",
+    "memory/topics/call.md": "# Call\n\nSaid good night to grandma on the phone.\n",
+    "memory/topics/car.md": "# Car\n\nThe mechanic replaced the brake pads.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A home with semantic ranking on and every passage embedded."""
+    with pytest.MonkeyPatch.context() as env:
+        env.delenv("HEARTH_SEMANTIC", raising=False)
+        root = tmp_path_factory.mktemp("lone") / "home"
+        assert hearth("init", str(root)).returncode == 0
+        for path, text in NOTES.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_text(text)
+        done = hearth("--home", str(root), "reindex", "--json")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["embedded"] > 0
+    return root
+
+
+@pytest.fixture(autouse=True)
+def semantic(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HEARTH_SEMANTIC", raising=False)
+
+
+def _found(root: Path, query: str) -> list[str]:
+    """The paths ``hearth search QUERY --json`` answers."""
+    done = hearth("--home", str(root), "search", query, "--json")
+    assert done.returncode == 0, done.stderr
+    return [hit["path"] for hit in json.loads(done.stdout)["hits"]]
+
+
+@pytest.mark.parametrize(
+    ("query", "where"),
+    [
+        ("Friday", "memory/topics/plans.md"),
+        ("night", "memory/topics/sam.md"),
+        ("weekend", "memory/topics/sam.md"),
+        ("March", "memory/topics/trip.md"),
+        ("tonight", "memory/topics/trip.md"),
+        ("good night", "memory/topics/call.md"),
+    ],
+)
+def test_a_search_of_date_or_small_talk_words_finds_the_notes_that_hold_them(
+    home: Path, query: str, where: str
+) -> None:
+    """Case "a search made only of a day, time or small-talk word": each was
+    "no matches" on main (the words weighed nothing), though the home holds
+    them; only notes holding every word are answered."""
+    found = _found(home, query)
+    assert where in found, found
+    assert "memory/topics/car.md" not in found
+
+
+def test_a_word_the_home_never_holds_stays_silent(home: Path) -> None:
+    """Searched alone, a date word no note holds finds nothing."""
+    assert _found(home, "Wednesday") == []
+
+
+def _prompt(root: Path, prompt: str) -> str:
+    """What the hook injects, as Claude Code sends the prompt ("" for nothing)."""
+    sent = {
+        "session_id": "test",
+        "transcript_path": str(root.parent / "transcript.jsonl"),
+        "cwd": str(root.parent),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    }
+    done = hearth(
+        "--home", str(root), "agent-hook", "claude-code", "prompt", stdin=json.dumps(sent)
+    )
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    if not done.stdout:
+        return ""
+    return str(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"])
+
+
+@pytest.mark.parametrize(
+    "prompt", ["see you Friday!", "good night!", "thanks, have a nice weekend", "tonight"]
+)
+def test_the_prompt_hook_stays_silent_for_small_talk(home: Path, prompt: str) -> None:
+    """Case "small talk stays silent for the prompt hook": on the home where
+    search finds "Friday", "good night" and "weekend", the hook's recall
+    keeps words of dates and small talk out and injects nothing; nor does
+    ``hearth context --query`` recall a note (the session files, handed
+    anyway, are no recall the hook injects)."""
+    assert _prompt(home, prompt) == ""
+    done = hearth("--home", str(home), "context", "--query", prompt, "--json")
+    assert done.returncode == 0, done.stderr
+    recalled = [p["path"] for p in json.loads(done.stdout)["recall"]]
+    assert [p for p in recalled if p not in PRIORITY] == []
