@@ -40,6 +40,9 @@ NO_TEXT = {
     "sync": "brings commits that the pre-commit rules and hearth check judge",
     "tokens": "writes .git/hearth, never a file of the home",
     "edit": "the review page's alone; it runs revise_proposal, the gate below",
+    "reflect": "runs the command this machine approved; its proposals pass propose's gate",
+    "rollup": "writes a digest of daily notes already in the home (a week, no text)",
+    "consolidate": "proposes moving or folding entries already in the home (no text)",
 }
 
 NUL = "bad \x00 here"
@@ -101,6 +104,8 @@ def _http_cases(k: dict[str, str]) -> list[tuple[str, str, str, dict[str, Any]]]
         ("memory.remove", "DELETE", "/v1/memory/MEMORY.md/entries?entry=bad%00here", {}),
         ("reject", "POST", f"/v1/proposals/{k['proposal']}/reject", {"reason": NUL}),
         ("reject.many", "POST", "/v1/proposals/reject", {"keys": [k["proposal"]], "reason": NUL}),
+        ("topic", "POST", "/v1/topics", {"title": "t", "content": NUL}),
+        ("topic", "POST", "/v1/topics", {"title": "t", "append": NUL}),
     ]
 
 

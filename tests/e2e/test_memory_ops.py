@@ -162,7 +162,7 @@ def test_removing_by_text_one_of_two_alike_entries_is_refused(
     head = git(root, "rev-parse", "HEAD")
     h = ["--home", str(root)]
     said = refused(*h, "memory", "remove", "MEMORY.md", "Call the vet")
-    assert "2 entries read 'Call the vet'" in said and "by its number" in said, said
+    assert "read 'Call the vet' alike" in said and "by its number" in said, said
     assert git(root, "rev-parse", "HEAD") == head
     assert "Tuesdays only" in memory.read_text()
     listed = json.loads(ok(*h, "memory", "list", "MEMORY.md", "--json"))["entries"]

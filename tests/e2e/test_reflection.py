@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -184,7 +185,16 @@ def test_the_threshold_is_a_setting(home: Path, tmp_path: Path) -> None:  # noqa
     run = json.loads(ok(*h, "reflect", "--json"))
     assert run["dropped"] == 0 and len(run["proposed"]) == 2
     settings.write_text(settings.read_text().replace("threshold = 1.0", "threshold = 3"))
-    git(home, "commit", "-qam", "settings: a bad threshold")
+    # The commit's own rules refuse a setting hearth cannot use, naming it...
+    stopped = subprocess.run(
+        ["git", "-C", str(home), "commit", "-qam", "settings: a bad threshold"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert stopped.returncode != 0 and "[review] threshold" in stopped.stderr, stopped.stderr
+    # ...and one committed past them (--no-verify) is named by the commands.
+    git(home, "commit", "--no-verify", "-qam", "settings: a bad threshold")
     message = refused(*h, "proposals")
     assert "[review] threshold" in message
 

@@ -292,7 +292,7 @@ def _only_one(text: str, ref: str, found: entries.Entry) -> None:
     if len(same) > 1:
         numbers = " and ".join(f"#{e.number}" for e in same)
         raise Conflict(
-            f"{len(same)} entries read {found.text!r} ({numbers}); say which to remove "
+            f"entries {numbers} read {found.text!r} alike; say which to remove "
             "by its number (list the entries to see them)"
         )
 
