@@ -205,21 +205,25 @@ class LoopWritten(Written):
     updated: bool
 
 
-class Replaced(BaseModel):
-    """A held entry a merged one replaced: a fact with a new value."""
+class Replacement(BaseModel):
+    """A proposed entry that restates the target's entry at ``line`` with a new value."""
 
-    #: The proposed entry now in the file, where the old one stood.
+    #: The proposed entry (in the file where the old one stood, once merged).
     entry: str
-    #: The entry it replaced, and its line in the target before the merge.
+    #: The entry it replaces, and its line in the target before the merge.
     replaces: str
     line: int
     #: ``field`` (a labelled field) or ``value`` (one value of a sentence changed).
     rule: str
     was: str
     now: str
-    #: The other hot file the replaced entry stood in (the new value took its
-    #: place there); null: the target.
+    #: The other hot file the replaced entry stands in; null: the target.
     path: str | None = None
+
+
+class Replaced(Replacement):
+    """A held entry a merged one replaced: a fact with a new value."""
+
     #: The record under ``continuity/superseded/`` that keeps the old entry.
     kept_at: str
 

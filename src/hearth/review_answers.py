@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from hearth.answers import Loop, Record
+from hearth.answers import Loop, Record, Replacement
 
 if TYPE_CHECKING:
     from hearth.app.results import BatchResult
@@ -64,19 +64,6 @@ class OverBound(BaseModel):
     #: Entries of the target to move to a topic note, each leaving its pointer,
     #: repeated ones first, then the oldest, until the merge fits.
     movable: list[Movable]
-
-
-class Replacement(BaseModel):
-    """A proposed entry that restates the target's entry at ``line`` with a new value."""
-
-    entry: str
-    replaces: str
-    line: int
-    rule: str
-    was: str
-    now: str
-    #: The other hot file the replaced entry stands in; null: the target.
-    path: str | None = None
 
 
 class Fold(BaseModel):
