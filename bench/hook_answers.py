@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/hook_answers.py LOCOMO_DIR --before OTHER/.venv/bin/python
         [--work DIR] [--questions N (0: all)] [--seed S] [--runtime claude-code]
+    .venv/bin/python bench/hook_answers.py LOCOMO_DIR --alone [...]
 
 The prompts of the silence benchmark (``bench/recall_silence.py``: each
 conversation's own questions, as many foreign ones, and the no-memory
@@ -12,13 +13,23 @@ on) and answers every prompt with its own ``hearth agent-hook RUNTIME
 prompt``, one process each, as a runtime runs it; then the session-start
 hook. Prints how many answers differ (and the first differences), and each
 side's hook p50 and p90 wall-clock time. Asserts nothing.
+
+``--alone`` compares this checkout with itself: the "before" side answers
+every prompt with no server (``HEARTH_SERVER=off``: the command's own flow in
+its own process, opening the home), the "after" side through its served home
+(the lean relay). It shows the served path hands a runtime what the command
+alone does, where a change of what recall hands (not of its speed) makes the
+answers of two checkouts differ. Each answer's fence is drawn afresh (a salt
+of its own), so fences are compared as ``<fence>``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import re
 import signal
 import statistics
 import subprocess
@@ -32,6 +43,12 @@ from homegen import use_git_identity, wait_answering
 from locomo import NO_MEMORY, build_home, chosen, load, locate, ready
 
 START = {"hook_event_name": "SessionStart", "source": "startup"}
+_FENCE = re.compile(r"(fence,? )[0-9a-f]{16}")
+
+
+def unfenced(text: str) -> str:
+    """``text`` with each salted fence written as ``<fence>``."""
+    return _FENCE.sub(r"\1<fence>", text)
 
 
 def free_port() -> int:
@@ -43,7 +60,12 @@ def free_port() -> int:
 
 
 def ask(
-    hearth: str, root: Path, runtime: str, event: str, sent: dict[str, str]
+    hearth: str,
+    root: Path,
+    runtime: str,
+    event: str,
+    sent: dict[str, str],
+    env: dict[str, str] | None = None,
 ) -> tuple[str, float]:
     started = time.perf_counter()
     done = subprocess.run(
@@ -52,6 +74,7 @@ def ask(
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
     took = time.perf_counter() - started
     if done.returncode != 0 or done.stderr.strip():
@@ -88,6 +111,22 @@ def side(
         server.wait(timeout=60)
 
 
+def alone(
+    python: str, root: Path, prompts: list[str], runtime: str
+) -> tuple[list[str], list[float]]:
+    """The same hooks as ``side`` with no server: each opens the home itself."""
+    hearth = str(Path(python).parent / "hearth")
+    env = {**os.environ, "HEARTH_SERVER": "off"}
+    answers, seconds = [], []
+    for prompt in prompts:
+        sent = {"hook_event_name": "UserPromptSubmit", "prompt": prompt}
+        text, took = ask(hearth, root, runtime, "prompt", sent, env)
+        answers.append(text)
+        seconds.append(took)
+    answers.append(ask(hearth, root, runtime, "session-start", START, env)[0])
+    return answers, seconds
+
+
 def run(locomo: Path, work: Path, args: argparse.Namespace, env: dict[str, str]) -> None:
     rng = random.Random(args.seed)
     conversations = {p.stem: load(p) for p in sorted(locomo.glob("*.json"))}
@@ -104,13 +143,16 @@ def run(locomo: Path, work: Path, args: argparse.Namespace, env: dict[str, str])
         (root / ".hearth-bench-done").touch()
         own, foreign = chosen(conversations, stem, where, rng, args.questions)
         prompts = [q.text for q in own] + [q.text for q in foreign] + list(NO_MEMORY)
-        before, took_before = side(args.before, root, prompts, args.runtime, env)
+        if args.alone:
+            before, took_before = alone(sys.executable, root, prompts, args.runtime)
+        else:
+            before, took_before = side(args.before, root, prompts, args.runtime, env)
         after, took_after = side(sys.executable, root, prompts, args.runtime, env)
         times["before"] += took_before
         times["after"] += took_after
         for prompt, one, other in zip([*prompts, "(session start)"], before, after, strict=True):
             asked += 1
-            if one != other:
+            if unfenced(one) != unfenced(other):
                 differ += 1
                 if differ <= 3:
                     print(f"{stem}: {prompt!r}\n  before {one[:300]!r}\n  after  {other[:300]!r}")
@@ -128,7 +170,9 @@ def run(locomo: Path, work: Path, args: argparse.Namespace, env: dict[str, str])
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("locomo", type=Path)
-    parser.add_argument("--before", required=True, help="the other checkout's python")
+    who = parser.add_mutually_exclusive_group(required=True)
+    who.add_argument("--before", help="the other checkout's python")
+    who.add_argument("--alone", action="store_true", help="before: this checkout with no server")
     parser.add_argument("--work", type=Path, default=None)
     parser.add_argument("--questions", type=int, default=0)
     parser.add_argument("--seed", type=int, default=38)
