@@ -146,7 +146,10 @@ def _claude_servers(user_home: Path) -> object:
 def test_each_runtime_lists_hearth_connected(home: Path, runtimes_env: Path) -> None:
     for name in ("claude-code", "gemini", "opencode", "codex", "cursor"):
         setup(home, name)
-    claude = run("claude", "mcp", "list", cwd=runtimes_env)
+    # Claude Code gives a server 5 s to connect unless its environment says more;
+    # this is about the wiring, and a loaded machine starts every process slower.
+    waits = {"MCP_TIMEOUT": "60000", "MCP_CONNECT_TIMEOUT_MS": "60000"}
+    claude = run("claude", "mcp", "list", cwd=runtimes_env, env=waits)
     assert "hearth" in claude.stdout and "✔ Connected" in claude.stdout, claude.stdout
     gemini = run(
         "gemini", "mcp", "list", cwd=runtimes_env, env={"GEMINI_CLI_TRUST_WORKSPACE": "true"}
