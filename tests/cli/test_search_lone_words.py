@@ -74,6 +74,22 @@ def test_a_search_of_date_or_small_talk_words_finds_the_notes_that_hold_them(
     assert "memory/topics/car.md" not in found
 
 
+@pytest.mark.parametrize(
+    ("query", "where"),
+    [("in March", "memory/topics/trip.md"), ("last Friday", "memory/topics/plans.md")],
+)
+def test_a_date_with_the_word_that_sets_it_finds_the_notes_that_hold_it(
+    home: Path, query: str, where: str
+) -> None:
+    """Data-trust leftover (3): ``in March`` answered "no matches" (a function
+    word beside the date word) and ``last Friday`` a persona file holding
+    "last", though the home holds a March note and a Friday note. The note
+    holding the date's word is found, and nothing that does not hold it."""
+    found = _found(home, query)
+    assert where in found, found
+    assert found == [where], found
+
+
 def test_a_word_the_home_never_holds_stays_silent(home: Path) -> None:
     """Searched alone, a date word no note holds finds nothing."""
     assert _found(home, "Wednesday") == []
@@ -98,7 +114,8 @@ def _prompt(root: Path, prompt: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "prompt", ["see you Friday!", "good night!", "thanks, have a nice weekend", "tonight"]
+    "prompt",
+    ["see you Friday!", "good night!", "thanks, have a nice weekend", "tonight", "in March"],
 )
 def test_the_prompt_hook_stays_silent_for_small_talk(home: Path, prompt: str) -> None:
     """Case "small talk stays silent for the prompt hook": on the home where
