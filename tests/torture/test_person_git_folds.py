@@ -49,7 +49,7 @@ from tests.conftest import git
 pytestmark = pytest.mark.torture
 
 LONG = os.environ.get("HEARTH_TORTURE") == "long"
-ROUNDS = int(os.environ.get("HEARTH_FOLD_ROUNDS", "30" if LONG else "3"))
+ROUNDS = int(os.environ.get("HEARTH_FOLD_ROUNDS", "30" if LONG else "2"))
 NOTE = "users/caroline.md"
 ACTOR = "test"
 
