@@ -3,22 +3,25 @@
 after each round (a data-trust leftover, (5)).
 
 One home, served by the use cases in this process, with a bare remote and a
-second clone (another machine) that pushes a note to ``main`` and one to a side
-branch each round. Each round hearth adds a held entry to a person note and an
-agent proposes an entry that adds words to it; then, at the same time:
+second clone (another machine) that pushes each round a note and an entry of
+the same person note to ``main``, and another of each to a side branch. Each
+round hearth adds a held entry to the person note and an agent proposes an
+entry that adds words to it; then, at the same time:
 
 - review merges the proposal with the board's default fold (retried while the
   store is busy; a refusal is no acknowledgement);
 - the person writes a note of their own, commits it, amends that commit with
-  one more line, ``git pull --rebase``s the other machine's note and
-  ``git cherry-pick``s the side branch's.
+  one more line, ``git pull --rebase``s the other machine's commit,
+  ``git cherry-pick``s the side branch's and pushes (a pull or pick stopped on
+  a conflict is a problem, aborted).
 
 After each round, what HEAD holds (``git show HEAD:path``, the history's word,
 not the working tree's):
 
 - every entry hearth added and every fold acknowledged, with every token of
   both the held entry and the proposed one (``loses_words``), exactly once;
-- every note of the person's, as amended, and each one pulled and picked;
+- every note of the person's, as amended, and each one pulled and picked,
+  and the other machine's entries;
 - a clean working tree with no rebase or cherry-pick left half done.
 
 The short form runs in ``make test``; ``make torture`` (``HEARTH_TORTURE=long``)
@@ -68,6 +71,7 @@ class Round:
     folded: bool = False
     refused: list[str] = field(default_factory=list)
     person: dict[str, str] = field(default_factory=dict)  # path -> text
+    others: list[str] = field(default_factory=list)  # the other machine's entries
     failed: list[str] = field(default_factory=list)
 
 
@@ -78,6 +82,7 @@ def machines(tmp_path: Path) -> Iterator[Machines]:
     app = wiring.open_app(root)
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    app.entry_add(NOTE, "Caroline likes green tea", ACTOR)  # the note both machines hold
     git(root, "remote", "add", "origin", str(remote))
     git(root, "push", "-q", "-u", "origin", "HEAD:main")
     git(root, "branch", "-q", "--set-upstream-to=origin/main")
@@ -113,18 +118,29 @@ def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=False)
 
 
+def _add_entry(path: Path, entry: str) -> None:
+    """The other machine's own entry, added by hand at the end of the note."""
+    path.write_text(path.read_text().rstrip("\n") + f"\n- {entry}\n")
+
+
+def _other_entries(n: int) -> tuple[str, str]:
+    return f"Caroline pulled {_words(n + 1000)[0]}", f"Caroline picked {_words(n + 2000)[0]}"
+
+
 def _other_machine(m: Machines, n: int) -> tuple[str, str]:
     """The other machine pushes a note to main and one to the side branch."""
     pulled, picked = f"memory/topics/pulled-{n}.md", f"memory/topics/picked-{n}.md"
     git(m.other, "pull", "-q", "--rebase", "origin", "main")
     (m.other / pulled).parent.mkdir(parents=True, exist_ok=True)
     (m.other / pulled).write_text(f"# Pulled {n}\n\nfrom the other machine {n}\n")
-    git(m.other, "add", pulled)
+    _add_entry(m.other / NOTE, _other_entries(n)[0])
+    git(m.other, "add", pulled, NOTE)
     git(m.other, "commit", "-qm", f"pulled {n}")
     git(m.other, "push", "-q", "origin", "HEAD:main")
     git(m.other, "checkout", "-q", "-B", "side")
     (m.other / picked).write_text(f"# Picked {n}\n\non the side branch {n}\n")
-    git(m.other, "add", picked)
+    _add_entry(m.other / NOTE, _other_entries(n)[1])
+    git(m.other, "add", picked, NOTE)
     git(m.other, "commit", "-qm", f"picked {n}")
     git(m.other, "push", "-q", "-f", "origin", "side")
     git(m.other, "checkout", "-q", "main")
@@ -149,12 +165,38 @@ def _person(m: Machines, n: int, seen: Round, pulled: str, picked: str) -> None:
     if not _retry(lambda: _run(root, "commit", "-q", "--amend", "--no-edit"), "amend", seen):
         return
     seen.person[mine] = text
-    if _retry(lambda: _run(root, "pull", "-q", "--rebase"), "pull --rebase", seen):
+    pulled_entry, picked_entry = _other_entries(n)
+    if _settled(root, "pull", "--rebase", what="pull --rebase", abort="rebase", seen=seen):
         seen.person[pulled] = (m.other / pulled).read_text()
+        seen.others.append(pulled_entry)
     if not _retry(lambda: _run(root, "fetch", "-q", "origin", "side"), "fetch side", seen):
         return
-    if _retry(lambda: _run(root, "cherry-pick", "FETCH_HEAD"), "cherry-pick", seen):
+    if _settled(
+        root, "cherry-pick", "FETCH_HEAD", what="cherry-pick", abort="cherry-pick", seen=seen
+    ):
         seen.person[picked] = f"# Picked {n}\n\non the side branch {n}\n"
+        seen.others.append(picked_entry)
+    _retry(lambda: _run(root, "push", "-q", "origin", "HEAD:main"), "push", seen)
+
+
+def _settled(root: Path, *args: str, what: str, abort: str, seen: Round) -> bool:
+    """``git ARGS`` retried while git's lock is held; one that stops on a
+    conflict (the entry merge driver could not merge) is recorded and aborted."""
+    for _ in range(200):
+        done = _run(root, *args)
+        if done.returncode == 0:
+            return True
+        stopped = any(
+            (root / ".git" / half).exists()
+            for half in ("rebase-merge", "rebase-apply", "CHERRY_PICK_HEAD")
+        )
+        if stopped:
+            seen.failed.append(f"{what} stopped: {(done.stdout + done.stderr).strip()[:400]}")
+            _run(root, abort, "--abort")
+            return False
+        time.sleep(0.02)
+    seen.failed.append(f"{what}: {done.stderr.strip()[:300]}")
+    return False
 
 
 def _review(m: Machines, key: str, seen: Round) -> None:
@@ -185,6 +227,9 @@ def _check(m: Machines, n: int, rounds: list[Round]) -> list[str]:
             )
         elif seen.folded and loses_words(ours[0], [seen.proposed]):
             problems.append(f"round {n}: the fold of {seen.proposed!r} lost words: {ours[0]!r}")
+        for entry in seen.others:
+            if entry not in held:
+                problems.append(f"round {n}: the other machine's {entry!r} is not in HEAD")
         for path, text in seen.person.items():
             shown = _run(m.root, "show", f"HEAD:{path}")
             if shown.stdout != text:
