@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from hearth.domain.layout import daily_note_date
 from hearth.domain.searching import MAX_QUERY_CHARS
 from hearth.index import floor as floors
 from hearth.index.analysis import term_set
@@ -209,6 +210,10 @@ def passing(
         absent=found.absent,
         lone=found.lone,
     )
+    if found.lone and floor.searched and q.dates:
+        # ``last Friday`` names a day: that day's note answers it, whether or
+        # not it says "Friday".
+        ok = [o or str(daily_note_date(h.path)) in q.dates for h, o in zip(hits, ok, strict=True)]
     nearest = None
     for hit, judged, passed in zip(hits, found.judged, ok, strict=True):
         if not passed:
