@@ -14,6 +14,7 @@ error body every surface sends (HTTP, MCP, the hooks' server check) is
     ├── NotAHome             the folder is not an initialized home
     │   └── HomeGone         the home a process opened was deleted or replaced
     ├── Forbidden            the caller may not do this to this record (the person's own)
+    │   └── OutOfScope       the caller's scope does not allow the operation (MCP's 403)
     ├── Conflict             the operation would overwrite or lose someone's work
     │   ├── DirtyFile        a target file holds uncommitted edits (or an editor's buffer)
     │   ├── StaleWrite       the caller's expected blob id is not HEAD's any more
@@ -24,6 +25,7 @@ error body every surface sends (HTTP, MCP, the hooks' server check) is
     ├── InvalidInput         malformed input (empty text, bad title, bad setting)
     │   └── InvalidRecord    a record file does not parse
     ├── TooLarge             content over its size bound
+    │   └── BodyTooLarge     a request body past the server's bound, as it is received
     ├── ValidationFailed     one or more validation rules failed (carries them)
     ├── StoreError           git itself failed in a way retrying will not fix
     │   └── IndexUnusable    the search index is missing, corrupt or of another schema
@@ -33,10 +35,7 @@ Beside the tree, the edges' own signals, each raised and answered by one
 edge and never reported as hearth's failure: ``ApiError`` (an HTTP refusal of
 the API's edge, with its status), ``LoginFirst`` (a review page asked for
 without a token), ``BadPack`` (a synced vector pack refused), ``NotPlain`` (a
-planned file the write-ahead path leaves to a pass). Two more stay with the
-types they need, which this module may not import: ``api/limits.py``'s
-``_TooLarge`` (Starlette's HTTP exception) and ``mcp/calls.py``'s ``Refused``
-(worded by the scope policy).
+planned file the write-ahead path leaves to a pass).
 """
 
 from __future__ import annotations
@@ -87,6 +86,17 @@ class Forbidden(HearthError):
     the person made): the API's 403, as a scope refusal is."""
 
     code = "forbidden"
+
+
+class OutOfScope(Forbidden):
+    """The caller's scope does not allow an operation (the API's 403, word for
+    word), worded for a token's holder (``message``) and for a ``hearth mcp``
+    session started with a ``--scope`` (``for_session``); the scope policy words
+    both (``operations.refusal``)."""
+
+    def __init__(self, message: str, *, for_session: str) -> None:
+        super().__init__(message)
+        self.for_session = for_session
 
 
 class HomeGone(NotAHome):
@@ -158,6 +168,12 @@ class InvalidRecord(InvalidInput):
 
 class TooLarge(HearthError):
     code = "too_large"
+
+
+class BodyTooLarge(TooLarge):
+    """A request body grew past the server's bound while it was received (a
+    chunked body declares no length): ``api/limits.py`` answers 413 whatever
+    the handler reading it made of it."""
 
 
 class ValidationFailed(HearthError):

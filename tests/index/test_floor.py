@@ -111,3 +111,17 @@ def test_a_query_of_date_or_small_talk_words_alone_is_searched_never_recalled() 
     assert passing(hits, [holds, MEANING, WORDS], {}, lone=True) == [True, False, False]
     recall = dataclasses.replace(FLOOR, searched=False)
     assert passing(hits, [holds, MEANING, WORDS], {}, floor=recall, lone=True) == [False] * 3
+
+
+def test_a_date_said_with_the_words_that_set_it_is_its_date_words_alone() -> None:
+    """Data-trust leftover (3), ``in March`` and ``last Friday``: the word that
+    sets the date (``in``, ``last``) made the query no longer one of date words
+    alone, and ``last`` was judged as its content word, so the notes holding
+    March or Friday were left out ("no matches"). The date's words are the
+    words judged; a sentence still is not."""
+    assert lone_words(["in", "March"]) == ["march"]
+    assert lone_words(["last", "Friday"]) == ["friday"]
+    assert lone_words(["on", "the", "weekend?"]) == ["weekend"]
+    assert lone_words(["in", "the"]) == []  # no date word at all
+    assert lone_words(["last", "train"]) == []
+    assert lone_words(["how", "are", "you", "today?"]) == []

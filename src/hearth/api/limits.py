@@ -2,18 +2,21 @@
 
 Checked on the declared ``Content-Length`` and again on the bytes actually
 received (a chunked body declares nothing), so no request can make the
-server buffer more than ``max_bytes``.
+server buffer more than ``max_bytes``. A body that grows past the bound while
+a handler reads it raises ``BodyTooLarge`` into that handler, which may turn it
+into an answer of its own (FastAPI's body parsing answers 400 for any error);
+so once the bound is passed, whatever the handler answers is held back and
+the 413 is the answer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
 
-from starlette.exceptions import HTTPException as StarletteHTTPException
-
-from hearth.errors import error_body
+from hearth.errors import BodyTooLarge, error_body
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -22,13 +25,6 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 MAX_BODY_BYTES = 10 * 1024 * 1024
-
-
-class _TooLarge(StarletteHTTPException):
-    """An HTTP error, so that whatever reads the body turns it into a 413 response."""
-
-    def __init__(self, max_bytes: int) -> None:
-        super().__init__(413, f"request body over {max_bytes // (1024 * 1024)} MiB")
 
 
 class BodyLimit:
@@ -52,27 +48,30 @@ class BodyLimit:
                     return
         received = 0
         started = False
+        over = False
 
         async def counting_receive() -> Message:
-            nonlocal received
+            nonlocal received, over
             message = await receive()
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    raise _TooLarge(self.max_bytes)
+                    over = True
+                    raise BodyTooLarge(f"request body over {self.max_bytes // (1024 * 1024)} MiB")
             return message
 
         async def tracking_send(message: Message) -> None:
             nonlocal started
+            if over and not started:
+                return  # the handler's answer to the cut body: the 413 goes instead
             if message["type"] == "http.response.start":
                 started = True
             await send(message)
 
-        try:
+        with contextlib.suppress(BodyTooLarge):  # answered below
             await self.app(scope, counting_receive, tracking_send)
-        except _TooLarge:
-            if not started:
-                await self._refuse_too_large(send)
+        if over and not started:
+            await self._refuse_too_large(send)
 
     async def _refuse_too_large(self, send: Send) -> None:
         limit = self.max_bytes // (1024 * 1024)

@@ -334,7 +334,8 @@ class Hearth(ConsolidatingMerges):
     def _passage(self, hit: Hit) -> Passage | None:
         """A hit's lines from the work tree (None when the file changed under it, or
         when it is a look-alike of a persona file, which recall never passes off as
-        the persona: ``lookalike``)."""
+        the persona: ``lookalike``); a section of a heading alone with what stands
+        under it (``context.with_what_is_under``), never the heading alone."""
         if "/" not in hit.path and looks_like(hit.path, layout.HOT_FILES) is not None:
             return None
         try:
@@ -345,8 +346,12 @@ class Hearth(ConsolidatingMerges):
             return None
         # A record's title, status and reason are its front matter: never cut away.
         start = 1 if layout.record_location(hit.path) is not None else hit.start_line
-        lines = decode_text(data, hit.path).split("\n")[start - 1 : hit.end_line]
-        return Passage(hit.path, start, hit.end_line, hit.heading, "\n".join(lines).strip())
+        every = decode_text(data, hit.path).split("\n")
+        end = context.with_what_is_under(every, start, hit.end_line)
+        if end is None:
+            return None  # headings alone: nothing under them says anything
+        lines = every[start - 1 : end]
+        return Passage(hit.path, start, end, hit.heading, "\n".join(lines).strip())
 
     # -- keeping derived state and remotes in step ----------------------------------
 

@@ -143,6 +143,37 @@ def pointed(note: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in _POINTED.finditer(note)))
 
 
+def with_what_is_under(lines: Sequence[str], start: int, end: int) -> int | None:
+    """The last line of a recalled passage (lines ``start``..``end``, 1-based,
+    of a file's ``lines``): ``end`` when it holds text; for one of headings
+    alone (``## Greenhouse`` right before ``### Tomatoes``), the last line of
+    what stands under its first heading (its subsections, up to the next
+    heading of its level or higher); None when nothing but headings does.
+    A heading handed alone says nothing of what the home holds."""
+    held = lines[start - 1 : end]
+    if any(line.strip() and not _HEADING.match(line) for line in held):
+        return end
+    first = next((line for line in held if line.strip()), "")
+    if not _HEADING.match(first):
+        return None
+    level = len(first) - len(first.lstrip("#"))
+    at = end
+    while at < len(lines):
+        line = lines[at]
+        if _HEADING.match(line) and len(line) - len(line.lstrip("#")) <= level:
+            break
+        at += 1
+    under = lines[end:at]
+    if not any(line.strip() and not _HEADING.match(line) for line in under):
+        return None
+    while at > end and not lines[at - 1].strip():
+        at -= 1
+    return at
+
+
+_HEADING = re.compile(r"^#{1,6}\s")
+
+
 def answering_passages(
     passages: Sequence[Passage],
     wanted: Collection[str],

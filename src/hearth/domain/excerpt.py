@@ -14,7 +14,8 @@ entry of a person's note holds weighs little; the one entry that says
 ``adoption`` weighs much): the heaviest come first, so a small budget hands
 the entries the prompt is about and a larger one the rest of what it touches.
 A section in which no unit holds a word of the prompt (found by meaning, or by
-its heading or path) is handed from its head, as before.
+its heading or path) is handed from its head, as before. A heading is never a
+unit that answers: handed alone, it says nothing.
 
 Pure: the words of a text come from the caller (the search analyzer's terms,
 so ``research`` finds ``researched`` as search does).
@@ -92,9 +93,12 @@ def answering(
     its units that hold a word of the prompt, none when none does."""
     if not wanted or (len(text) <= WHOLE_CHARS and not named):
         return [] if named else None
-    found = units(text, first_line)
+    # A heading says what its lines are about, not what they say: handed alone
+    # it answers nothing, so a section only whose heading holds the prompt's
+    # words is handed from its head (the heading, then what is under it).
+    found = [u for u in units(text, first_line) if not _HEADING.match(u.text)]
     held = [set(terms(u.text)) & set(wanted) for u in found]
-    if not any(held):
+    if not found or not any(held):
         return [] if named else None
     count = len(found)
     rarity = {w: math.log(1 + count / sum(w in h for h in held)) for w in set().union(*held)}

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
+from hearth.domain.layout import daily_note_date
 from hearth.domain.searching import MAX_QUERY_CHARS
 from hearth.index import floor as floors
 from hearth.index.analysis import term_set
@@ -115,11 +116,11 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
     text = q.text[:MAX_QUERY_CHARS]
     if len(q.text) > MAX_QUERY_CHARS:
         text = text.rsplit(None, 1)[0]  # a word cut in two is no word the home lacks
-    words = content_terms(text)
-    # Words of dates and small talk alone are the words judged (``floor.passing``
-    # decides, by ``Floor.searched``, whether they are searched).
-    lone = [] if words else floors.lone_words(read_query(without_dates(text)).words)
-    words = words or [t for w in lone for t in _terms(w)]
+    # Words of dates and small talk alone (``in March``: ``in`` only sets the
+    # date) are the words judged (``floor.passing`` decides, by
+    # ``Floor.searched``, whether they are searched); else its content words.
+    lone = floors.lone_words(read_query(without_dates(text)).words)
+    words = [t for w in lone for t in _terms(w)] if lone else content_terms(text)
     names = {name: _terms(name) for name in floors.inner_names(text)}
     wanted = set(words) | {t for ts in names.values() for t in ts}
     df, total = index.frequencies(sorted(wanted))
@@ -209,6 +210,10 @@ def passing(
         absent=found.absent,
         lone=found.lone,
     )
+    if found.lone and floor.searched and q.dates:
+        # ``last Friday`` names a day: that day's note answers it, whether or
+        # not it says "Friday".
+        ok = [o or str(daily_note_date(h.path)) in q.dates for h, o in zip(hits, ok, strict=True)]
     nearest = None
     for hit, judged, passed in zip(hits, found.judged, ok, strict=True):
         if not passed:

@@ -79,6 +79,12 @@ _DATE_WORDS = frozenset(_DATE_WORDS_TEXT.split())
 _SMALL_TALK_TEXT = """hi hello hey hiya howdy thanks thank thx cheers bye goodbye good morning
 afternoon evening night great nice cool ok okay yes yeah yep nope sure please continue fine"""
 _SMALL_TALK = frozenset(_SMALL_TALK_TEXT.split())
+#: The words that set a date in a phrase (``in March``, ``last Friday``, ``on the
+#: weekend``): beside words of dates they say when, not what, so a search of
+#: them is still a search of the date's words alone.
+_DATE_FRAME_TEXT = """in on at of by for from to the a an this that last next every since until
+till before after during past coming early late mid"""
+_DATE_FRAME = frozenset(_DATE_FRAME_TEXT.split())
 
 
 @dataclass(frozen=True)
@@ -230,12 +236,16 @@ def content_words(words: Sequence[str]) -> list[str]:
 
 
 def lone_words(words: Sequence[str]) -> list[str]:
-    """``words`` (edge punctuation stripped) when every one is a word of dates or
-    small talk (``Friday``, ``good night``, ``tonight``: a query of these alone
-    is about them), else none (``how are you today``: a sentence of small talk)."""
+    """The words of dates or small talk of ``words`` (edge punctuation stripped)
+    when every other one only sets a date (``_DATE_FRAME``): ``Friday``, ``good
+    night``, ``tonight``, ``in March``, ``last Friday`` (a query of these alone is
+    about them); else none (``how are you today``: a sentence of small talk)."""
     lows = [low for low in (word.lower().strip(_EDGE) for word in words) if low]
-    lone = all(low in _DATE_WORDS or low in _SMALL_TALK for low in lows)
-    return lows if lone else []
+    said = [low for low in lows if low in _DATE_WORDS or low in _SMALL_TALK]
+    lone = said and all(
+        low in _DATE_WORDS or low in _SMALL_TALK or low in _DATE_FRAME for low in lows
+    )
+    return said if lone else []
 
 
 def idf(df: int, total: int) -> float:

@@ -37,7 +37,7 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from hearth.errors import HearthError, error_body
+from hearth.errors import HearthError, OutOfScope, error_body
 from hearth.operations import Scope, may, refusal, scope_of
 
 
@@ -73,24 +73,13 @@ def error_result(code: str, message: str, detail: object = None) -> CallToolResu
     )
 
 
-class Refused(Exception):
-    """The caller's scope does not allow this call (the API's 403); worded for
-    the caller when it is answered (a token's scope, or a session's)."""
-
-    def __init__(self, held: Scope, operation: str) -> None:
-        super().__init__(refusal(held, operation))
-        self.held = held
-        self.operation = operation
-
-    def message_for(self, caller: Caller) -> str:
-        return refusal(self.held, self.operation, session=caller.session)
-
-
 def require(held: Scope, operation: str) -> None:
     """Raise the API's 403, word for word, unless the one policy lets a caller of
     scope ``held`` run ``operation`` (``operations.py``)."""
     if not may(held, operation):
-        raise Refused(held, operation)
+        raise OutOfScope(
+            refusal(held, operation), for_session=refusal(held, operation, session=True)
+        )
 
 
 def _result(model: BaseModel) -> CallToolResult:
@@ -217,8 +206,9 @@ class Tools:
                     model = await anyio.to_thread.run_sync(functools.partial(fn, **arguments))
                 else:
                     model = fn(**arguments)
-            except Refused as exc:
-                return error_result("forbidden", exc.message_for(caller))
+            except OutOfScope as exc:
+                message = exc.for_session if caller.session else exc.message
+                return error_result("forbidden", message)
             except HearthError as exc:
                 return error_result(exc.code, exc.message, exc.detail)
             return _result(model)

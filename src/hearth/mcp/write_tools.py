@@ -248,7 +248,8 @@ def memory(
     replace `entry` (its exact text, or #N from list) with `new_entry`. op
     remove: remove `entry`. Each change is one commit computed from the
     committed file, so it never overwrites anyone's edit; refused when the
-    entry is not there (entry_missing), the file is over its bound
+    entry is not there (entry_missing), when two entries read `entry` alike
+    (conflict, naming their numbers: give #N), the file is over its bound
     (validation_failed) or holds uncommitted edits (dirty_file). Needs the
     write scope except for list. Longer notes belong in `topic`.
     """

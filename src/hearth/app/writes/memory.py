@@ -67,6 +67,7 @@ class MemoryWrites(Writer):
         text = entries.clean_entry(new)
 
         def change(current: str) -> str:
+            _only_one(current, old, entries.find_entry(current, old), "replace")
             return entries.replace_entry(current, old, text)
 
         return self._edit_entries(
@@ -80,7 +81,7 @@ class MemoryWrites(Writer):
 
         def change(current: str) -> str:
             found = entries.find_entry(current, old)
-            _only_one(current, old, found)
+            _only_one(current, old, found, "remove")
             removed[:] = [found.text]
             return entries.remove_entry(current, old)
 
@@ -282,17 +283,17 @@ def _quote(text: str, limit: int = 50) -> str:
     return f'"{short}"'
 
 
-def _only_one(text: str, ref: str, found: entries.Entry) -> None:
-    """Refuses removing by its text an entry that another reads alike: the two
-    may differ in what they hold (sub-bullets), and taking the first would lose
-    the other's words. ``#N`` names one."""
+def _only_one(text: str, ref: str, found: entries.Entry, verb: str) -> None:
+    """Refuses removing or replacing by its text an entry that another reads
+    alike: the two may differ in what they hold (sub-bullets), and taking the
+    first would lose or change the other's words. ``#N`` names one."""
     if re.fullmatch(r"#\d{1,6}", ref.strip()):
         return  # named by its number
     same = [e for e in entries.list_entries(text) if _nfc(e.text) == _nfc(found.text)]
     if len(same) > 1:
         numbers = " and ".join(f"#{e.number}" for e in same)
         raise Conflict(
-            f"entries {numbers} read {found.text!r} alike; say which to remove "
+            f"entries {numbers} read {found.text!r} alike; say which to {verb} "
             "by its number (list the entries to see them)"
         )
 
