@@ -217,7 +217,7 @@ def _wired_here(rows: object, root: Path) -> object:
     """The server's runtime rows with ``wired`` read from this person's ``$HOME``
     (where ``hearth setup`` wrote their runtimes' configuration), not from the
     server's: it may run as another user, or with another HOME."""
-    from hearth.runtimes.handed import wired_runtimes  # noqa: PLC0415
+    from hearth.runtimes.wired import wired_runtimes  # noqa: PLC0415
 
     if not isinstance(rows, list):
         return rows
