@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from hearth.runtimes.handed import wired_runtimes
 from hearth.runtimes.known import RUNTIMES
 from hearth.runtimes.setup import RuntimeSetup
+from hearth.runtimes.wired import wired_runtimes
 
 
 def _no_cli(argv: list[str]) -> subprocess.CompletedProcess[str]:
