@@ -13,7 +13,9 @@ import pytest
 
 from hearth import traffic
 from hearth.api.app import InFlight
-from hearth.index.semantic import VectorFiller
+from hearth.index.semantic import SemanticRanking, VectorFiller
+from tests.conftest import Workspace
+from tests.index.test_vectors_follow_files import CountingEmbedder
 
 
 def _served_for(seconds: float, entered: threading.Event) -> threading.Thread:
@@ -106,3 +108,30 @@ def test_the_server_counts_each_http_request_while_it_is_served() -> None:
     asyncio.run(app({"type": "lifespan"}, None, None))
     assert seen == [1, 0]
     assert traffic.in_flight() == 0
+
+
+def test_the_threads_a_fill_embeds_on_give_way_as_the_filler_does(workspace: Workspace) -> None:
+    """Case: the fill's embedding threads (a pool it starts) step aside as its
+    filler thread does, and a fill a command runs in the foreground never does."""
+    embedder = CountingEmbedder()
+    seen: list[bool] = []
+    embedder.before = lambda: seen.append(traffic.gives_way())
+    index = workspace.app.reconciler.index
+    index.semantic = SemanticRanking(workspace.home.store.state_dir / "vectors", embedder)
+    workspace.app.reconcile()
+    workspace.write("memory/topics/kestrels.md", "# Kestrels\n\nThey hover.\n")
+    workspace.app.reconcile()
+
+    def filler() -> None:
+        traffic.give_way()
+        index.fill_vectors()
+
+    worker = threading.Thread(target=filler)
+    worker.start()
+    worker.join(timeout=60)
+    assert seen and all(seen)
+    seen.clear()
+    workspace.write("memory/topics/herons.md", "# Herons\n\nThey wait.\n")
+    workspace.app.reconcile()
+    index.fill_vectors()
+    assert seen and not any(seen)
