@@ -61,7 +61,7 @@ def test_a_stream_that_stays_open_does_not_stop_the_fill(monkeypatch: pytest.Mon
     fill waits only for young requests."""
     monkeypatch.setattr(traffic, "YOUNG_SECONDS", 0.1)
     entered, waited = threading.Event(), []
-    request = _served_for(1.0, entered)
+    request = _served_for(0.4, entered)
 
     def filler() -> None:
         traffic.give_way()
