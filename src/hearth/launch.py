@@ -11,7 +11,8 @@ every command to parse a few arguments is most of their cost:
 
 and the writes a person or a script makes most, ``hearth --home H note TEXT``
 and ``memory add FILE TEXT``, are one request to a running server too
-(``client/write.py``).
+(``client/write.py``), as are the reads ``status``, ``get``, ``search`` and
+``context`` in their plain shapes (``client/read.py``).
 
 So those exact shapes (``--home`` given, or ``HEARTH_HOME``) go straight to the
 thin client; anything else, and a thin client that cannot answer
@@ -103,6 +104,7 @@ def main() -> None:
             _leave()
     if hook is None:
         _write(args)
+        _read(args)
     shape = _relay_shape(args) if hook is None else None
     if shape is not None:
         from hearth.client import relay  # noqa: PLC0415  (only the relay: lean)
@@ -129,6 +131,24 @@ def _write(args: list[str]) -> None:
         _leave()
     if code is not None:
         _leave(code)
+
+
+#: The reads ``client/read.py`` may take.
+_READS = ("status", "get", "search", "context")
+
+
+def _read(args: list[str]) -> None:
+    """``status``, ``get``, ``search`` or ``context`` beside a running server, as
+    ``client/read.py`` takes them; returns when that path does not (the CLI
+    does it, as before)."""
+    parsed = _global_options(args)
+    if parsed is None or not parsed[2] or parsed[2][0] not in _READS:
+        return
+    from hearth.client import read  # noqa: PLC0415  (only the request: lean)
+
+    asked = read.shape(*parsed)
+    if asked is not None and read.run(asked) == 0:
+        _leave()
 
 
 def _leave(code: int = 0) -> None:

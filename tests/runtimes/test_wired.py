@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from hearth.runtimes.handed import wired_runtimes
 from hearth.runtimes.known import RUNTIMES
 from hearth.runtimes.setup import RuntimeSetup
+from hearth.runtimes.wired import wired_runtimes
 
 
 def _no_cli(argv: list[str]) -> subprocess.CompletedProcess[str]:
@@ -49,3 +49,14 @@ def test_a_home_whose_path_is_not_ascii_is_seen_wired(tmp_path: Path, name: str)
     home = _home(tmp_path / "José" / "家")
     _wire(user, home, name)
     assert name in wired_runtimes(home, user)
+
+
+def test_the_lean_table_of_mcp_files_is_the_runtimes_own() -> None:
+    """``runtimes/wired.py`` spells each runtime's MCP file without loading
+    ``known.py`` (the lean status path): the two say the same, in the same order."""
+    from hearth.runtimes.known import RUNTIMES
+    from hearth.runtimes.wired import MCP_FILES
+
+    assert list(MCP_FILES) == [
+        (r.name, r.mcp.file, r.mcp.format, r.mcp.key) for r in RUNTIMES.values()
+    ]

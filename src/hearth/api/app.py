@@ -17,8 +17,9 @@ from fastapi import FastAPI
 from starlette.requests import Request
 from starlette.responses import RedirectResponse
 from starlette.routing import Route
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from hearth import traffic
 from hearth.api import fast_search, routes, routes_home
 from hearth.api import hooks as hook_routes
 from hearth.api import problems as errors
@@ -77,6 +78,8 @@ def create_app(
     app.add_middleware(AuthBeforeBody, service=service)
     # Added last, so it runs first: nothing else sees a refused request.
     app.add_middleware(HostOriginGuard, allowed_hosts=tuple(allowed_hosts), unix=unix)
+    # Outermost: the vectors' filler steps aside from the moment a request is seen.
+    app.add_middleware(InFlight)
     app.state.service = service
     app.include_router(routes.router)
     app.include_router(routes_home.router)
@@ -88,6 +91,21 @@ def create_app(
     app.router.routes.append(Route("/", _to_review_page, include_in_schema=False))
     app.mount(MCP_PATH, mcp)
     return app
+
+
+class InFlight:
+    """Counts each HTTP request while it is served (``hearth.traffic``), so
+    the background fill of vectors steps aside from Python's lock meanwhile."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        with traffic.serving():
+            await self.app(scope, receive, send)
 
 
 async def _to_review_page(_request: Request) -> RedirectResponse:

@@ -338,6 +338,9 @@ class Reindexed(PassResult):
     #: Sections embedded before answering (the server's own filler embeds in the
     #: background, so a served pass answers 0).
     embedded: int = 0
+    #: Sections without a vector when it answered: what the server's filler
+    #: still embeds in the background (null: semantic ranking off).
+    to_embed: int | None = None
 
 
 class NewToken(Strict):

@@ -29,7 +29,7 @@ from hearth.answers import (
 )
 from hearth.api import models
 from hearth.api.gate import ERRORS, Caller, Service, actor, allowed, gate
-from hearth.app.results import ActiveView, Diff
+from hearth.app.results import ActiveView, Diff, Reindexed
 from hearth.domain.entries import MAX_ENTRY_CHARS
 from hearth.domain.layout import MAX_USER_ID_CHARS, Kind
 from hearth.domain.paths import normalize
@@ -389,8 +389,10 @@ def memory_remove(
 @operation("post", "/v1/reconcile", "reconcile", response_model=models.Reindexed, tags=["admin"])
 def reconcile(service: Service, full: bool = False) -> dict[str, object]:
     """A pass (``full``: the index rebuilt aside, then swapped), as ``hearth reindex``
-    answers it; the server's filler embeds what it indexed in the background."""
-    return {**service.reconcile(full).as_dict(), "embedded": 0}
+    answers it; the server's filler embeds what it indexed in the background
+    (``embedded`` 0, ``to_embed`` what waits for it)."""
+    report = service.reconcile(full)
+    return Reindexed(report, 0, service.vectors_to_embed()).as_dict()
 
 
 @operation("post", "/v1/sync", "sync", tags=["admin"])

@@ -137,10 +137,14 @@ class CheckResult:
 @dataclass(frozen=True)
 class Reindexed:
     report: PassReport
+    #: Sections embedded before answering (0 from a server: its filler embeds).
     embedded: int = 0
+    #: Sections without a vector when it answered, which a server's filler
+    #: embeds in the background (None: semantic ranking off).
+    to_embed: int | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {**self.report.as_dict(), "embedded": self.embedded}
+        return {**self.report.as_dict(), "embedded": self.embedded, "to_embed": self.to_embed}
 
 
 @dataclass(frozen=True)

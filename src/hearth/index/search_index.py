@@ -27,6 +27,7 @@ from typing import NamedTuple
 import tantivy
 from tantivy import Query
 
+from hearth import traffic
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
 from hearth.index.analysis import build_fast_analyzer, stored_value, unstored_value
@@ -62,6 +63,8 @@ WRITER_HEAP = 50_000_000
 SMALL_WRITER_HEAP = 15_000_000
 #: Files in one update above which a second indexing thread is used.
 BIG_BATCH = 500
+#: Sections listed for the vectors' filler between its steps aside (``hearth.traffic``).
+STEP = 256
 _META = META_NAME
 _TANTIVY = TANTIVY_DIR
 
@@ -252,7 +255,11 @@ class SearchIndex:
         order: dict[str, tuple[int, str]] = {}
         if total == 0:
             return Listing(live, [])
-        for _score, address in searcher.search(tantivy.Query.all_query(), total).hits:
+        for n, (_score, address) in enumerate(
+            searcher.search(tantivy.Query.all_query(), total).hits
+        ):
+            if not n % STEP:
+                traffic.step_aside()  # a long Python loop on the filler's thread
             doc = searcher.doc(address)
             key = str(doc.get_first("digest") or "")
             if key in live:
@@ -267,7 +274,9 @@ class SearchIndex:
         # The passages are read from the files: a section changed since it was
         # indexed is left out (its new text comes with the pass that indexes it).
         missing = []
-        for path, _line, key, section in current(self.read, wanted):
+        for n, (path, _line, key, section) in enumerate(current(self.read, wanted)):
+            if not n % STEP:
+                traffic.step_aside()
             missing.append((order[key], key, passage(section.heading, section.body), path))
         missing.sort(key=lambda item: item[0])
         return Listing(live, [(key, text, path) for _order, key, text, path in missing])

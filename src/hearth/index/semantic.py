@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hearth import traffic
 from hearth.domain.sections import Section
 from hearth.embedding import Embedder
 from hearth.index.ondisk import VectorCoverage, stored_rows
@@ -212,8 +213,12 @@ class SemanticRanking:
         done = dropped = 0
         # ``workers`` chunks are embedded at once (one per core with ONNX
         # Runtime), then stored in order by this thread; ``stop`` is checked
-        # between rounds. Threads made here inherit this thread's priority.
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hearth-embed") as pool:
+        # between rounds. Threads made here inherit this thread's priority, and
+        # give way to requests as it does (``hearth.traffic``).
+        marked = traffic.give_way if traffic.gives_way() else None
+        with ThreadPoolExecutor(
+            max_workers=workers, thread_name_prefix="hearth-embed", initializer=marked
+        ) as pool:
             for start in range(0, len(chunks), workers):
                 if stop is not None and stop.is_set():
                     break
@@ -229,6 +234,7 @@ class SemanticRanking:
                 for chunk, vectors in zip(
                     round_, pool.map(self.embedder.passages, texts), strict=True
                 ):
+                    traffic.step_aside()
                     store.add([d for d, _t in chunk], vectors)
                     with self._lock:
                         for d, _t in chunk:
@@ -309,6 +315,7 @@ class VectorFiller:
         if sys.platform.startswith("linux"):  # where a thread has a priority of its own
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), LOWEST_PRIORITY)
+        traffic.give_way()  # and steps aside from Python's lock while a request is served
         while not self._stop.is_set():
             self._wake.wait(timeout=30)
             self._wake.clear()

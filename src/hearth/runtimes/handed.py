@@ -14,9 +14,6 @@ counted here (docs/runtimes.md).
 
 from __future__ import annotations
 
-import itertools
-import json
-import tomllib
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -25,8 +22,8 @@ from hearth.domain import context
 from hearth.domain.settings import ContextBounds
 from hearth.errors import HearthError
 from hearth.runtimes import agent_context as ac
-from hearth.runtimes.config_text import strip_jsonc
-from hearth.runtimes.known import RUNTIMES, Runtime, get_in
+from hearth.runtimes.known import RUNTIMES, Runtime
+from hearth.runtimes.wired import wired_runtimes
 
 MCP_INSTRUCTIONS = """\
 hearth is this assistant's home: its persona (SOUL.md, IDENTITY.md, AGENTS.md, \
@@ -102,52 +99,6 @@ def runtime_rows(
             }
         )
     return rows
-
-
-def wired_runtimes(home: Path, user_home: Path | None = None) -> list[str]:
-    """The runtimes whose MCP configuration (under the person's home folder,
-    ``$HOME``, where ``hearth setup`` wrote it) names this home."""
-    user_home = Path.home() if user_home is None else user_home
-    found = []
-    for runtime in RUNTIMES.values():
-        entry = _mcp_entry(user_home / runtime.mcp.file, runtime.mcp.format, runtime.mcp.key)
-        if _names_home(entry, str(home)):
-            found.append(runtime.name)
-    return found
-
-
-def _names_home(entry: object, home: str) -> bool:
-    """Whether an MCP entry's words give ``--home`` exactly ``home`` (a home
-    whose path another's begins with, ``~/hearth`` of ``~/hearth-work``, is not
-    it)."""
-    words: list[str] = []
-
-    def walk(value: object) -> None:
-        if isinstance(value, str):
-            words.append(value)
-        elif isinstance(value, dict):
-            for item in value.values():
-                walk(item)
-        elif isinstance(value, list):
-            for item in value:
-                walk(item)
-
-    walk(entry)
-    pairs = itertools.pairwise(words)
-    return f"--home={home}" in words or any(a == "--home" and b == home for a, b in pairs)
-
-
-def _mcp_entry(path: Path, form: str, key: tuple[str, ...]) -> object:
-    try:
-        text = path.read_text(encoding="utf-8")
-        document = (
-            tomllib.loads(text)
-            if form == "toml"
-            else json.loads(strip_jsonc(text)[0] if form == "jsonc" else text)
-        )
-    except (OSError, ValueError):
-        return None
-    return get_in(document, key) if isinstance(document, dict) else None
 
 
 def home_rows(
