@@ -250,3 +250,16 @@ def test_a_word_before_a_colon_is_a_word_not_a_field(home: Hearth, query: str, w
     ``title:``, ``heading:``, ``body:`` and ``text:`` are), so the word was
     dropped and the parser's query matched nothing."""
     assert any(p.startswith(where) for p in _paths(home, query))
+
+
+@pytest.mark.parametrize("limit", [5, 10, 20])
+def test_a_word_held_only_by_the_templates_text_is_found_at_every_limit(
+    home: Hearth, limit: int
+) -> None:
+    """Hostile tester: ``hearth search across`` (MEMORY.md's preamble, "learned
+    across sessions") answered "no matches" at the default limit of 10 and found
+    MEMORY.md at ``--limit 5`` or 20: the template's text is ranked down, so ten
+    sections nearest by meaning, holding none of the word, filled the page
+    before the floor, which then left all of them out."""
+    paths = [h.path for h in home.search("across", limit=limit).hits]
+    assert "MEMORY.md" in paths, paths
