@@ -53,7 +53,11 @@ class RuleFailure:
     fix: str
 
     def describe(self) -> str:
-        return f"{self.path}: [{self.rule}] {self.message} ({self.fix})"
+        # A name is one line: one a commit gave a newline never prints as lines
+        # of their own (text.shown, imported here: text.py imports this module).
+        from hearth.domain.text import shown  # noqa: PLC0415
+
+        return f"{shown(self.path, keep='')}: [{self.rule}] {self.message} ({self.fix})"
 
     def as_dict(self) -> dict[str, str]:
         return {"path": self.path, "rule": self.rule, "message": self.message, "fix": self.fix}

@@ -28,7 +28,7 @@ from hearth.cli.support import (
 from hearth.domain import layout
 from hearth.domain.layout import KINDS
 from hearth.domain.searching import MAX_LIMIT
-from hearth.domain.text import counted
+from hearth.domain.text import counted, shown
 
 #: What ``init`` says when git knows no one to sign a person's commits.
 IDENTITY_ADVICE = [
@@ -150,7 +150,7 @@ def status(state: _State, as_json: bool, verbose: bool) -> None:
                 f"({done * 100 // max(1, sections)}%; the rest fill in the background, "
                 "or with 'hearth reindex')"
             )
-        lines += [f"  parked: {p['path']}: {p['reason']}" for p in index["parked"]]
+        lines += [f"  parked: {shown(p['path'], keep='')}: {p['reason']}" for p in index["parked"]]
         lines += [f"  error: {e}" for e in index["errors"]]
         if index["active_error"]:
             lines.append(f"  {index['active_error']}")
