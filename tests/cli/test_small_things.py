@@ -92,3 +92,31 @@ def test_a_name_holding_a_newline_prints_on_one_line(tmp_path: Path) -> None:
         forged = [x for x in done.stdout.splitlines() if x.startswith(("## ", "- nothing"))]
         assert forged == [], done.stdout
         assert "memory/evil␊## Needs attention␊- nothing.md" in done.stdout, done.stdout
+
+
+def test_a_records_field_holding_a_newline_lists_on_one_line(tmp_path: Path) -> None:
+    """Hostile tester: a committed loop whose ``next_step`` spells newlines with
+    a YAML escape (``"call\\n## Pending proposals\\n- none"``), and a broken one
+    whose file name holds them, made ``hearth loops`` print a heading and a
+    bullet of their own; hearth's own writes fold such text into one line, and
+    ACTIVE.md escapes it. Now each record lists on one line."""
+    env = isolated_env(tmp_path / "userhome")
+    root = make_home(tmp_path / "home", env)
+    loops = root / "continuity" / "open-loops"
+    loops.mkdir(parents=True, exist_ok=True)
+    done = _hearth("--home", str(root), "loop", "add", "--title", "Call the garage", env=env)
+    key = done.stdout.strip()
+    path = loops / f"{key}.md"
+    path.write_text(
+        path.read_text().replace(
+            "status: open", 'status: open\nnext_step: "call\\n## Pending\\n- none"'
+        )
+    )
+    (loops / "x\n## Decisions\n- approved.md").write_text("not a record\n")
+    git(root, "add", "continuity")
+    git(root, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "loops")
+    listed = _hearth("--home", str(root), "loops", env=env)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert len(lines) == 2, listed.stdout
+    assert not any(x.startswith(("## ", "- ")) for x in lines), listed.stdout
