@@ -52,7 +52,10 @@ class RuleFailure:
     fix: str
 
     def describe(self) -> str:
-        return f"{self.path}: [{self.rule}] {self.message} ({self.fix})"
+        # A name is one line: one a commit gave a newline never prints as lines of
+        # their own (C0 controls as their pictures, as domain/text.shown spells them).
+        path = "".join(chr(0x2400 + ord(c)) if ord(c) < 0x20 else c for c in self.path)
+        return f"{path}: [{self.rule}] {self.message} ({self.fix})"
 
     def as_dict(self) -> dict[str, str]:
         return {"path": self.path, "rule": self.rule, "message": self.message, "fix": self.fix}

@@ -3,6 +3,7 @@ real files; ``app/served/runtime_writes.py``, docs/runtimes.md)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import time
 from collections.abc import Iterator
@@ -15,6 +16,7 @@ from hearth.app.served.runtime_writes import RuntimeWriteCommits
 from hearth.domain.runtime_writes import RuntimeWrites, parse_runtime_writes
 from hearth.domain.settings import parse_settings
 from hearth.errors import InvalidInput
+from hearth.store.trust import CommandTrust
 from tests.conftest import Workspace
 
 SECRET = "aws AKIAIOSFODNN7EXAMPLE here"
@@ -139,6 +141,10 @@ def test_the_served_home_commits_in_the_background(workspace: Workspace) -> None
         "\n[runtimes.openclaw]\ncommit_writes = true\nsettle_seconds = 0.3\n"
     )
     workspace.home.put("hearth.toml", settings.encode(), "cli")
+    # This machine set it up (``hearth setup openclaw`` records it so).
+    (rules,) = parse_settings(settings).committed_writes()
+    trust = CommandTrust(workspace.root, workspace.root / ".git" / "hearth")
+    trust.approve_writes("openclaw", rules.paths, dt.datetime.now(dt.UTC))
     service = wiring.open_service(workspace.root)
     service.start()
     try:

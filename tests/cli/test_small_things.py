@@ -71,3 +71,52 @@ def test_no_matches_says_what_was_left_out_and_why(tmp_path: Path) -> None:
     assert done.stdout.startswith("no matches (1 below the relevance floor left out"), done.stdout
     assert "nearest: MEMORY.md:" in done.stdout
     assert "of the question's words" in done.stdout
+
+
+def test_a_name_holding_a_newline_prints_on_one_line(tmp_path: Path) -> None:
+    """Hostile tester: a commit (from the remote, past any hook) named a file
+    ``memory/evil\\n## Needs attention\\n- nothing.md``; ``hearth status`` and
+    ``hearth check`` printed the name as it is, so the terminal showed lines the
+    home never said (a heading, a bullet). ACTIVE.md escaped it already; the
+    CLI shows an escape as ␛ but kept the newline. Now each name is one line,
+    its newlines shown as ␊."""
+    env = isolated_env(tmp_path / "userhome")
+    root = make_home(tmp_path / "home", env)
+    name = "evil\n## Needs attention\n- nothing.md"
+    (root / "memory").mkdir(exist_ok=True)
+    (root / "memory" / name).write_text("# hi\n\ntext\n")
+    git(root, "add", "memory")
+    git(root, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "odd name")
+    for args in (["status"], ["check"]):
+        done = _hearth("--home", str(root), *args, env=env)
+        forged = [x for x in done.stdout.splitlines() if x.startswith(("## ", "- nothing"))]
+        assert forged == [], done.stdout
+        assert "memory/evil␊## Needs attention␊- nothing.md" in done.stdout, done.stdout
+
+
+def test_a_records_field_holding_a_newline_lists_on_one_line(tmp_path: Path) -> None:
+    """Hostile tester: a committed loop whose ``next_step`` spells newlines with
+    a YAML escape (``"call\\n## Pending proposals\\n- none"``), and a broken one
+    whose file name holds them, made ``hearth loops`` print a heading and a
+    bullet of their own; hearth's own writes fold such text into one line, and
+    ACTIVE.md escapes it. Now each record lists on one line."""
+    env = isolated_env(tmp_path / "userhome")
+    root = make_home(tmp_path / "home", env)
+    loops = root / "continuity" / "open-loops"
+    loops.mkdir(parents=True, exist_ok=True)
+    done = _hearth("--home", str(root), "loop", "add", "--title", "Call the garage", env=env)
+    key = done.stdout.strip()
+    path = loops / f"{key}.md"
+    path.write_text(
+        path.read_text().replace(
+            "status: open", 'status: open\nnext_step: "call\\n## Pending\\n- none"'
+        )
+    )
+    (loops / "x\n## Decisions\n- approved.md").write_text("not a record\n")
+    git(root, "add", "continuity")
+    git(root, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "loops")
+    listed = _hearth("--home", str(root), "loops", env=env)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert len(lines) == 2, listed.stdout
+    assert not any(x.startswith(("## ", "- ")) for x in lines), listed.stdout

@@ -13,6 +13,7 @@ once the edit is committed.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -20,7 +21,9 @@ from pathlib import Path
 import pytest
 
 from tests.api.conftest import BIN, isolated_env, make_home, start_server
-from tests.conftest import git
+from tests.conftest import FakeClock, git
+from tests.e2e.test_cli_e2e import ok
+from tests.e2e.test_entry_sync import clones
 
 pytestmark = pytest.mark.skipif(shutil.which("vim") is None, reason="needs vim")
 
@@ -149,3 +152,53 @@ def test_an_agent_write_behind_vims_unsaved_buffer_is_refused_naming_the_swap_fi
     final = (root / "MEMORY.md").read_text()
     assert "person typing here, not saved yet" in final
     assert "figs" not in final and "figs" not in git(root, "log", "-p", "-1")
+
+
+def test_a_sync_never_brings_changes_under_vims_unsaved_buffer(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    """Hostile tester: vim has MEMORY.md open with a line typed and not saved;
+    the other machine added an entry. ``hearth sync`` fast-forwarded MEMORY.md
+    under the buffer (while ``hearth memory add`` refused it, naming the swap
+    file), so vim's save asked "The file has been changed since reading it",
+    and a yes wrote the buffer over the incoming entry, which the next commit
+    and sync removed on every machine. Reproduction: machines.sh DIR; on m0
+    ``hearth memory add MEMORY.md X``, push; on m1 open MEMORY.md in vim, type
+    a line, do not save; ``hearth sync`` in another terminal. Now the sync stops
+    and names the swap file, as for a file with uncommitted edits."""
+    other, mine = clones(tmp_path, clock, 2)
+    ok("--home", str(other), "memory", "add", "MEMORY.md", "Sam's bike is the blue one")
+    git(other, "push", "-q", "origin", "main")
+    head = git(mine, "rev-parse", "HEAD").strip()
+    said = tmp_path / "sync.txt"
+    script = tmp_path / "edit.vim"
+    script.write_text(
+        "\n".join(
+            [
+                "$put ='- person typing here, not saved yet'",
+                f"silent !{BIN / 'hearth'} --home {mine} sync > {said} 2>&1;"
+                f' echo "exit $?" >> {said}',
+                "write!",
+                "quit",
+            ]
+        )
+        + "\n"
+    )
+    vim = subprocess.run(
+        ["vim", "-N", "-u", "NONE", "-i", "NONE", "-es", "-S", str(script), "MEMORY.md"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "HEARTH_SERVER": "off"},
+        timeout=120,
+        cwd=mine,
+    )
+    assert vim.returncode == 0, vim.stdout + vim.stderr
+    out = said.read_text()
+    assert "exit 1" in out and ".MEMORY.md.swp" in out, out
+    assert git(mine, "rev-parse", "HEAD").strip() == head
+    # Saved and committed, the person's line and the other machine's entry meet.
+    git(mine, "commit", "-qam", "my edit")
+    ok("--home", str(mine), "sync")
+    final = (mine / "MEMORY.md").read_text()
+    assert "person typing here" in final and "Sam's bike is the blue one" in final

@@ -27,6 +27,8 @@ from typing import Any
 
 import pytest
 
+from hearth.domain.settings import parse_settings
+from hearth.store.trust import CommandTrust
 from tests.api.conftest import free_port
 from tests.conftest import git
 from tests.e2e.run import BIN, hearth
@@ -199,6 +201,9 @@ def test_an_openclaw_turn_on_the_home(home: Path, claw_env: Path) -> None:
     settings = (home / "hearth.toml").read_text()
     assert "[runtimes.openclaw]\ncommit_writes = true" in settings
     assert "Hearth-Actor: cli" in git(home, "log", "-1", "--format=%B")
+    # Set up on this machine (not only in the synced hearth.toml): committed here.
+    (rules,) = parse_settings(settings).committed_writes()
+    assert CommandTrust(home, home / ".git" / "hearth").writes_approved("openclaw", rules.paths)
 
     # OpenClaw's own view: the plugin loaded, in the memory slot, the config valid.
     listed = json.loads(claw("plugins", "list", "--json").stdout)
@@ -342,6 +347,8 @@ def test_a_persons_openclaw_settings_survive_setup_and_remove(home: Path, claw_e
     assert not (claw_env / ".openclaw" / "extensions" / "hearth-memory").exists()
     assert "[runtimes.openclaw]" not in (home / "hearth.toml").read_text()
     assert git(home, "diff", commits[0], "HEAD", "--stat") == ""
+    trusted = (home / ".git" / "hearth" / "trusted-commands.json").read_text()
+    assert json.loads(trusted)["runtime_writes"] == {}
 
 
 PLUGIN_DRIVER = """

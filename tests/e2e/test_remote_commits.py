@@ -7,6 +7,7 @@ likes and pushes; the victim syncs with ``hearth sync`` and serves as usual.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 
@@ -126,3 +127,75 @@ def test_a_committed_symlink_is_named_by_check_and_status_with_the_fix(
         assert "symlink" in line and "git rm" in line
     parked = json.loads(ok(*h, "status", "--json"))["index"]["parked"]
     assert {p["path"] for p in parked if "git rm" in p["reason"]} >= {"cfg.md", "shared"}
+
+
+def test_continuity_made_a_symlink_by_a_pulled_commit_is_named_not_a_dead_end(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    """Hostile tester: a commit from the remote replaced ``continuity/`` with a
+    symlink to a folder outside the home; after a plain ``git pull`` (hearth
+    sync refuses it), ``hearth status`` and ``hearth check`` both exited 1 with
+    only "'continuity' is a symlink or not a folder": no status at all, and
+    neither where the link points nor the fix. Each now names it as it names any
+    committed symlink (rule ``symlink``, ``git rm continuity``), and status
+    still reports the home."""
+    attacker, victim = clones(tmp_path, clock, 2)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.rmtree(attacker / "continuity", ignore_errors=True)  # nothing of it tracked yet
+    (attacker / "continuity").symlink_to(outside)
+    git(attacker, "add", "continuity")
+    git(attacker, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "tidy")
+    git(attacker, "push", "-q", "origin", "main")
+    git(victim, "pull", "-q", "--no-rebase", "origin", "main")
+    assert (victim / "continuity").is_symlink()
+    h = ["--home", str(victim)]
+    checked = hearth(*h, "check")
+    assert checked.returncode == 1
+    line = next(x for x in checked.stdout.splitlines() if x.startswith("continuity: "))
+    assert "[symlink]" in line and "git rm continuity" in line
+    shown = ok(*h, "status")
+    line = next(x for x in shown.splitlines() if " continuity: " in x)
+    assert "symlink" in line and "git rm" in line
+    assert list(outside.iterdir()) == []
+
+
+def test_a_synced_runtime_writes_setting_commits_nothing_of_the_persons_until_set_up_here(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    """Hostile tester: a commit from the remote that turns on ``[runtimes.openclaw]
+    commit_writes`` with patterns naming every markdown file made the victim's
+    served home commit the person's uncommitted edit of SOUL.md and a draft they
+    never added (``memory: openclaw wrote notes/draft.md``), and the next sync
+    pushed them to the attacker. Reproduction: machines.sh DIR; on m0 append the
+    table (paths ["*.md", "*/*.md"]), commit, push; on m1 ``hearth sync``, edit
+    SOUL.md, write notes/draft.md, ``hearth serve``: both are committed as openclaw.
+    The setting is this machine's person's to turn on (``hearth setup openclaw``
+    here), as a synced reflection command is."""
+    attacker, victim = clones(tmp_path, clock, 2)
+    settings = attacker / "hearth.toml"
+    settings.write_text(
+        settings.read_text() + "\n[runtimes.openclaw]\ncommit_writes = true\n"
+        'paths = ["*.md", "*/*.md"]\nsettle_seconds = 0.2\n'
+    )
+    git(attacker, "commit", "-qam", "settings: tidy")
+    git(attacker, "push", "-q", "origin", "main")
+    h = ["--home", str(victim)]
+    ok(*h, "sync")
+    soul = victim / "SOUL.md"
+    soul.write_text(soul.read_text() + "\nA private line the person has not committed.\n")
+    (victim / "notes").mkdir()
+    (victim / "notes" / "draft.md").write_text("# Draft\n\nThe lawyer is Ms Patel.\n")
+    head = git(victim, "rev-parse", "HEAD").strip()
+    server = start_server(victim)
+    try:
+        time.sleep(2.5)  # several settle times: a commit would have been made
+        assert git(victim, "rev-parse", "HEAD").strip() == head
+        active = victim / "continuity" / "ACTIVE.md"
+        # ACTIVE.md's Needs attention says why nothing is committed here.
+        assert wait_for(lambda: "'hearth setup openclaw'" in active.read_text(), 10)
+    finally:
+        assert server.stop() == 0
+    assert git(victim, "status", "--porcelain").split("\n")[:2] == [" M SOUL.md", "?? notes/"]
+    ok(*h, "sync")
+    assert "Ms Patel" not in git(victim, "log", "--all", "-p", "origin/main")

@@ -215,3 +215,51 @@ def test_a_day_or_time_word_alone_is_found_and_never_recalled(
     assert where in _paths(home, query)
     for prompt in (query, "good night!", "thanks, have a nice weekend"):
         assert not home.context("main", prompt).recall, prompt
+
+
+@pytest.mark.parametrize(
+    ("query", "where"),
+    [
+        ("Okafor's", "MEMORY.md"),
+        ("Priya's", "memory/2026-10-09.md"),
+        ("hospital's", "users/sam.md"),
+    ],
+)
+def test_a_word_the_home_holds_is_found_with_an_apostrophe_s(
+    home: Hearth, query: str, where: str
+) -> None:
+    """Hostile tester: "Okafor's", "Priya's", "hospital's" answered "no matches"
+    though the home holds Okafor, Priya and hospital: the possessive's ``s`` was
+    taken for a content word the section lacked. ``Sam's`` in a person's home
+    (lived-in.sh) was "no matches" the same way."""
+    assert any(p.startswith(where) for p in _paths(home, query))
+
+
+@pytest.mark.parametrize(
+    ("query", "where"),
+    [
+        ("Okafor:", "MEMORY.md"),
+        ("Priya:", "memory/2026-10-09.md"),
+        ("Lello:", "MEMORY.md"),
+        ("quotes:", "continuity/open-loops/archive/replace-the-car-tyre--"),
+    ],
+)
+def test_a_word_before_a_colon_is_a_word_not_a_field(home: Hearth, query: str, where: str) -> None:
+    """Hostile tester: "Okafor:", "Priya: figures", a time such as "10:30"
+    answered "no matches": any ``word:`` was read as a search field (only
+    ``title:``, ``heading:``, ``body:`` and ``text:`` are), so the word was
+    dropped and the parser's query matched nothing."""
+    assert any(p.startswith(where) for p in _paths(home, query))
+
+
+@pytest.mark.parametrize("limit", [5, 10, 20])
+def test_a_word_held_only_by_the_templates_text_is_found_at_every_limit(
+    home: Hearth, limit: int
+) -> None:
+    """Hostile tester: ``hearth search across`` (MEMORY.md's preamble, "learned
+    across sessions") answered "no matches" at the default limit of 10 and found
+    MEMORY.md at ``--limit 5`` or 20: the template's text is ranked down, so ten
+    sections nearest by meaning, holding none of the word, filled the page
+    before the floor, which then left all of them out."""
+    paths = [h.path for h in home.search("across", limit=limit).hits]
+    assert "MEMORY.md" in paths, paths

@@ -23,7 +23,7 @@ from hearth.cli.support import (
     quoted,
     served_write,
 )
-from hearth.domain.text import counted
+from hearth.domain.text import counted, shown
 from hearth.errors import HearthError
 
 if TYPE_CHECKING:
@@ -83,10 +83,12 @@ def propose(
 def _record_lines(views: list[RecordView], describe: Callable[[Any], str]) -> str:
     if not views:
         return "none"
+    # One line per record: a field or a file name a commit gave a newline (a YAML
+    # escape) shows it as ␊, never as lines of its own.
     return "\n".join(
-        f"{v.key}  {describe(v.record)}{_whose(v.record)}"
+        shown(f"{v.key}  {describe(v.record)}{_whose(v.record)}", keep="")
         if v.record
-        else f"{v.key}  (broken: {v.error})"
+        else shown(f"{v.key}  (broken: {v.error})", keep="")
         for v in views
     )
 

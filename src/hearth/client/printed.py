@@ -20,6 +20,17 @@ def counted(count: int, one: str, many: str | None = None) -> str:
     return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
+def one_line(text: str) -> str:
+    """``text`` on one line: ``domain.text.shown(text, keep="")`` (a newline as
+    ␊), loaded only for a text that is not plainly printable (a committed name
+    may hold a newline that would print a heading the home never said)."""
+    if text.isprintable():
+        return text
+    from hearth.domain.text import shown  # noqa: PLC0415  (rare: such a character)
+
+    return shown(text, keep="")
+
+
 def status_text(data: dict[str, Any]) -> str:
     """``hearth status``' lines, from its JSON (``server`` included)."""
     index = data["index"]
@@ -57,7 +68,7 @@ def status_text(data: dict[str, Any]) -> str:
             f"({done * 100 // max(1, sections)}%; the rest fill in the background, "
             "or with 'hearth reindex')"
         )
-    lines += [f"  parked: {p['path']}: {p['reason']}" for p in index["parked"]]
+    lines += [f"  parked: {one_line(p['path'])}: {p['reason']}" for p in index["parked"]]
     lines += [f"  error: {e}" for e in index["errors"]]
     if index["active_error"]:
         lines.append(f"  {index['active_error']}")

@@ -69,14 +69,20 @@ class Server:
 
 def find(root: str | os.PathLike[str]) -> Server | None:
     """This home's live server, from ``server.json``; None when none runs."""
+    place = os.path.join(root, RECORD)  # noqa: PTH118
     try:
-        with open(os.path.join(root, RECORD), "rb") as record:  # noqa: PTH118
+        with open(place, "rb") as record:
             data = json.loads(record.read())
         pid = int(data["pid"])
         url, key = str(data["url"]), str(data["hook_key"])
-    except (OSError, ValueError, KeyError, TypeError):
+        state = data.get("state")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     if not alive(pid) or not key:
+        return None
+    # A copy of the home (cp -a while its server runs) holds the original's
+    # record: that server serves the original, never this copy.
+    if isinstance(state, str) and state != os.path.realpath(os.path.dirname(place)):  # noqa: PTH120
         return None
     import socket  # noqa: PLC0415  (start-up: only when a server runs, to reach it)
 

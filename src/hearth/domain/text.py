@@ -172,7 +172,13 @@ def shown(text: str, keep: str = "\n\t") -> str:
     character that is not text (``first_not_text``) or hides (``first_hidden``) is
     replaced by a visible stand-in, except those of ``keep``; a text with none is
     returned as it is."""
-    if first_not_text(text) is None and first_hidden(text) is None:
+    # Newline and tab are text, shown as themselves only when ``keep`` says so.
+    breaks = "".join(c for c in "\n\t" if c not in keep)
+    if (
+        first_not_text(text) is None
+        and first_hidden(text) is None
+        and not any(c in text for c in breaks)
+    ):
         return text
     hiding = {
         index
@@ -184,7 +190,10 @@ def shown(text: str, keep: str = "\n\t") -> str:
     for index, char in enumerate(text):
         lone_return = char == "\r" and text[index + 1 : index + 2] != "\n"
         if char not in keep and (
-            index in hiding or lone_return or _NOT_TEXT_CHAR.match(char) is not None
+            index in hiding
+            or lone_return
+            or char in breaks
+            or _NOT_TEXT_CHAR.match(char) is not None
         ):
             code = ord(char)
             out.append(_PICTURES.get(code) or f"{{U+{code:04X}}}")

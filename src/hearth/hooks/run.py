@@ -26,7 +26,7 @@ from hearth.domain import layout
 from hearth.domain.text import counted
 from hearth.errors import HearthError
 from hearth.hooks.precommit import pre_commit
-from hearth.store import active_records, state
+from hearth.store import active_records, server_file, state
 from hearth.store.repository import GitError
 
 #: Seconds a hook run by hand waits for another hearth's pass before skipping its own.
@@ -40,6 +40,8 @@ def server_running(state_dir: Path) -> str | None:
         pid = int(data["pid"])
         os.kill(pid, 0)
     except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(data, dict) or not server_file.names_this_home(data, state_dir):
         return None
     return str(data.get("url", ""))
 

@@ -70,6 +70,7 @@ Key = tuple[str, int]
 
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+)[\"'“‘(]*([A-Z][\w-]*)")
 _EDGE = "?!.,;:'\"()[]{}’"
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s$")
 _DATE_WORDS_TEXT = """today yesterday tomorrow tonight ago week weeks weekend month months year
 years monday tuesday wednesday thursday friday saturday sunday january february march april
 may june july august september october november december"""
@@ -227,7 +228,8 @@ def content_words(words: Sequence[str]) -> list[str]:
     those: ``ranking.py``), of small talk, and edge punctuation."""
     out = []
     for word in words:
-        low = word.lower().strip(_EDGE)
+        # A possessive's "s" is no word of its own: "Okafor's" asks for Okafor.
+        low = _POSSESSIVE.sub("", word.lower().strip(_EDGE))
         if re.split(r"['’]", low, maxsplit=1)[0] in STOP_WORDS:  # that's, I'd, won't
             continue
         if low and low not in STOP_WORDS and low not in _DATE_WORDS and low not in _SMALL_TALK:

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from hearth.embedding import Embedder
 from hearth.index import crossing, evidence, neighbour_bonuses, room
 from hearth.index import floor as floors
+from hearth.index.analysis import term_set
 from hearth.index.evidence import Gathered
 from hearth.index.floor import FLOOR, Floor
 from hearth.index.hits import Hit, Ranked
@@ -150,8 +151,34 @@ def search(
         kept, nearest = evidence.passing(index, q, hits, gathered, floor)
         left_out = len(hits) - len(kept)
         hits = kept
+        if not hits and ranking == "hybrid" and floor.searched:
+            hits, gathered = _holding_every_word(index, q, weights, gathered)
     snippets = index.snippets(hits, gathered.bodies, q.text, gathered.matched)
     return SearchResult(snippets, ranking, coverage, left_out, nearest)
+
+
+def _holding_every_word(
+    index: SearchIndex, q: Question, weights: Weights, gathered: Gathered
+) -> tuple[list[Hit], Gathered]:
+    """The keyword side's hits that hold every content word of a search the
+    hybrid page answered with nothing (and what was known of them), else none.
+
+    Fused ranks are not the words: the home template's text is ranked down, so a
+    page of sections near the question's meaning, holding none of its words, can
+    push the one section that holds the word a person typed past the limit, and
+    the floor then leaves everything out. A section holding every content word
+    is evidence (``floor.py``), so it is looked for before answering nothing."""
+    wanted = set(evidence.content_terms(q.text))
+    if not wanted:
+        return [], gathered
+    hits, found = keyword_ranked(index, q, weights)
+    held = [
+        h
+        for h in hits
+        if wanted
+        <= term_set(f"{h.title}\n{h.heading}\n{found.bodies.get((h.path, h.start_line), '')}")
+    ]
+    return (held, found) if held else ([], gathered)
 
 
 def keyword_search(index: SearchIndex, q: Question, weights: Weights = WEIGHTS) -> list[Hit]:

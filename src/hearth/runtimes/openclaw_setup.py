@@ -19,6 +19,7 @@ and restores hearth.toml's table. The patch itself is pure: ``runtimes/openclaw_
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import shlex
 import tomllib
@@ -35,6 +36,7 @@ from hearth.runtimes import openclaw_config as oc
 from hearth.runtimes.setup import Change, Run, SetupReport, Which
 from hearth.store import state as state_files
 from hearth.store import user_files
+from hearth.store.trust import CommandTrust
 
 NAME = "openclaw"
 #: The home's record of what setup replaced (in ``.git/hearth/``).
@@ -102,6 +104,7 @@ class OpenClawSetup:
             raise
         if settings_text is not None:
             self._put_settings(settings_text, "settings: commit what OpenClaw's agent writes")
+        self._set_up_here(on=True)
         return report
 
     # -- remove -----------------------------------------------------------------------
@@ -138,6 +141,7 @@ class OpenClawSetup:
         self._patch(cli, plan)
         if settings_text is not None:
             self._put_settings(settings_text, "settings: stop committing what OpenClaw writes")
+        self._set_up_here(on=False)
         (self._state_dir() / STATE_FILE).unlink(missing_ok=True)
         return report
 
@@ -235,6 +239,18 @@ class OpenClawSetup:
 
     def _state_dir(self) -> Path:
         return state_files.state_dir_of(self.home)
+
+    def _set_up_here(self, *, on: bool) -> None:
+        """Record on this machine (never in the synced hearth.toml) that OpenClaw's
+        writes over the table's patterns are committed here, or take that back:
+        the served home commits them only then (``store/trust.py``)."""
+        trust = CommandTrust(self.home, self._state_dir())
+        text = user_files.read(self.home / layout.SETTINGS_PATH) or ""
+        wanted = [r for r in parse_settings(text).committed_writes() if r.runtime == NAME]
+        if on and wanted:
+            trust.approve_writes(NAME, wanted[0].paths, dt.datetime.now(dt.UTC))
+        else:
+            trust.approve_writes(NAME, (), None)
 
     def _kept(self) -> dict[str, Any]:
         return dict(state_files.read_record(self._state_dir() / STATE_FILE))

@@ -20,6 +20,7 @@ import pygit2
 from pygit2.enums import FileStatus, RepositoryState
 
 from hearth.errors import StoreError
+from hearth.store.editors import editor_lock
 from hearth.store.tree_diff import changed_paths
 
 GIT_TIMEOUT = 300
@@ -188,3 +189,12 @@ class Remote:
             if incoming is None or path in incoming:
                 dirty.append(path)
         return sorted(dirty)
+
+    def held_among(self, base: str | None, theirs: str) -> dict[str, str]:
+        """The files the changes from ``base`` to ``theirs`` would touch that an
+        editor holds with unsaved changes, each with its editor's lock: as much
+        the person's edit as one on disk (the buffer would be saved over what
+        came in)."""
+        paths = changed_paths(self._repo(), base, theirs, MAX_INCOMING_PATHS) if base else None
+        held = {path: editor_lock(self.root, path) for path in paths or ()}
+        return {path: lock for path, lock in sorted(held.items()) if lock is not None}

@@ -222,6 +222,10 @@ class RootedFiles:
                 return sorted(names)
         except FileNotFoundError:
             return []
+        except PathRefused:
+            # A folder on the way is a symlink (a pulled commit can make one):
+            # never entered, so nothing is in it; check and status name the link.
+            return []
 
     def walk(self) -> list[str]:
         """Every non-folder entry of the work tree (symlinks included, so callers can

@@ -70,6 +70,9 @@ def publish(
         "hook_key": hook_key,
         "uds": uds,
         "mode": mode,
+        # Which home's state this is: a copy of the home (cp -a while this
+        # runs) carries this file along, and must not take this server for its own.
+        "state": os.path.realpath(state_dir),
     }
     temp.unlink(missing_ok=True)
     with open(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as out:
@@ -109,7 +112,17 @@ def read(state_dir: Path) -> dict[str, object] | None:
         pid = int(data["pid"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    return data if isinstance(data, dict) and alive(pid) else None
+    if not isinstance(data, dict) or not names_this_home(data, state_dir):
+        return None
+    return data if alive(pid) else None
+
+
+def names_this_home(data: dict[str, object], state_dir: Path | str) -> bool:
+    """Whether a server record read from ``state_dir`` was written there (and not
+    copied along with the home); a record without ``state`` (an older server's)
+    is taken at its word."""
+    held = data.get("state")
+    return not isinstance(held, str) or held == os.path.realpath(state_dir)
 
 
 def hold_lock(state_dir: Path) -> int | None:

@@ -235,7 +235,12 @@ def open_service(
     from hearth.app.reflection import Reflector
     from hearth.app.served.jobs import RuntimeNotices, ScheduledJobs
     from hearth.app.served.precommit import StagedChecker
-    from hearth.app.served.runtime_writes import RuntimeWriteCommits, refusal_notes
+    from hearth.app.served.runtime_writes import (
+        RuntimeWriteCommits,
+        refusal_notes,
+        set_up_here,
+        waiting_notes,
+    )
     from hearth.app.served.service import ChangeHints, OwnedPasses, ServedHearth
     from hearth.app.status.progress import PassProgress
     from hearth.app.status.snapshot import board_for
@@ -243,6 +248,7 @@ def open_service(
     from hearth.reconcile.watcher import Watcher
     from hearth.reconcile.worker import ReconcileWorker
     from hearth.store.tokens import TokenStore
+    from hearth.store.trust import CommandTrust
 
     parts = _parts(root, clock)
     owner = threading.RLock()
@@ -251,12 +257,17 @@ def open_service(
     log = _reflection_log(parts)
     # Each runtime's uncommitted writes, shared by its committer (built below,
     # after the reconciler) and the notices the reconciler reads.
-    committed: list[tuple[RuntimeWrites, dict[str, str]]] = [
-        (rules, {}) for rules in parts.settings.committed_writes()
-    ]
+    trust = CommandTrust(root, parts.store.state_dir)
+    set_up, waiting = set_up_here(
+        parts.settings.committed_writes(), lambda r: trust.writes_approved(r.runtime, r.paths)
+    )
+    committed: list[tuple[RuntimeWrites, dict[str, str]]] = [(rules, {}) for rules in set_up]
     notices = RuntimeNotices(
         parts.store.index_lock,
-        sources=[functools.partial(refusal_notes, rules, left) for rules, left in committed],
+        sources=[
+            functools.partial(waiting_notes, waiting),
+            *(functools.partial(refusal_notes, rules, left) for rules, left in committed),
+        ],
     )
     reconciler = _reconciler(parts, notices, syncer, log, semantic=semantic)
     # The status snapshot reads the home's parts (reads need no indexing).

@@ -31,7 +31,7 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from hearth.app.parts import HomeParts
@@ -287,6 +287,26 @@ class RuntimeWriteCommits(Writer):
 
     def attention(self) -> list[str]:
         return refusal_notes(self.rules, self.refused)
+
+
+def set_up_here(
+    wanted: Sequence[RuntimeWrites], approved: Callable[[RuntimeWrites], bool]
+) -> tuple[list[RuntimeWrites], list[RuntimeWrites]]:
+    """The runtimes whose writes hearth.toml asks to commit, split into those this
+    machine set up (committed) and those it did not (waiting). hearth.toml syncs:
+    a commit from the remote must not make this machine commit, and push, what
+    its person left uncommitted."""
+    return [r for r in wanted if approved(r)], [r for r in wanted if not approved(r)]
+
+
+def waiting_notes(waiting: Sequence[RuntimeWrites]) -> list[str]:
+    """Needs attention lines for the runtimes whose writes wait to be set up here."""
+    return [
+        f"hearth.toml asks to commit what {rules.runtime} writes, but it was not set up on "
+        f"this machine, so nothing is committed for it here; if you use {rules.runtime} "
+        f"here, run 'hearth setup {rules.runtime}'"
+        for rules in waiting
+    ]
 
 
 def refusal_notes(rules: RuntimeWrites, refused: dict[str, str]) -> list[str]:

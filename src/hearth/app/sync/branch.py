@@ -288,6 +288,15 @@ class Syncer:
                 f"{', '.join(dirty)}; commit or stash them and sync again",
                 detail={"paths": dirty},
             )
+        held = self.remote.held_among(base, theirs)
+        if held:
+            locks = ", ".join(f"{path} (its lock: {lock})" for path, lock in held.items())
+            raise SyncBlocked(
+                f"incoming changes touch files an editor holds with unsaved changes: {locks}; "
+                "save and commit your edit, or discard it (in the editor, save or quit), "
+                "and sync again",
+                detail={"paths": list(held), "editor_locks": held},
+            )
 
     def _merge(self, tracking: str) -> list[str]:
         """Merge ``tracking`` in one commit (``_merge_steps``). A merge that fails
