@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from hearth.index import bodies
+from hearth.index import bodies, ranking
 from hearth.index.bodies import Kept
+from hearth.index.question import question
 from hearth.index.search_index import SearchIndex
 from hearth.store import rooted
 from hearth.store.rooted import RootedFiles
@@ -164,3 +165,50 @@ def test_a_home_s_index_keeps_its_files(
     opened.clear()
     assert reconciler.index.search("kestrel hovering", everything=True).hits == first
     assert opened == []
+
+
+def test_a_kept_section_s_terms_are_found_once(
+    tmp_path: Path, settled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The relevance floor's words of a hit (``Bodies.terms``) of a kept file
+    are analyzed at its first search only, and are what the analyzer gives."""
+    index, _read = kept_index(tmp_path)
+    analyzed: list[str] = []
+    real = bodies.term_set
+
+    def counted(text: str) -> set[str]:
+        analyzed.append(text)
+        return real(text)
+
+    monkeypatch.setattr(bodies, "term_set", counted)
+    first = ranking.search(index, question("hives quiet", None, None, 10, None))
+    assert first.hits[0].snippet == "The **hives** are **quiet**"
+    judged = len(analyzed)
+    assert judged >= 1
+    again = ranking.search(index, question("hives quiet", None, None, 10, None))
+    assert again == first
+    assert len(analyzed) == judged
+    ranked = index.ranked("hives", limit=10)
+    kept = index.bodies(ranked.hits, ranked.digests)
+    [hit] = ranked.hits
+    where = (hit.path, hit.start_line)
+    assert kept.terms(where, hit.title, hit.heading) == real(
+        f"{hit.title}\n{hit.heading}\nThe hives are quiet."
+    )
+
+
+def test_keeping_changes_no_answer(tmp_path: Path, settled: None) -> None:
+    """Searches with and without keeping give the same answers, before and
+    after a file changes."""
+    kept, _read = kept_index(tmp_path / "kept")
+    plain = indexed_files(tmp_path / "plain", FILES)
+    asked = ["hives", "gardens sam", "kestrel north field", "bees quiet", "nothing here"]
+
+    def answers(index: SearchIndex) -> list[ranking.SearchResult]:
+        return [ranking.search(index, question(q, None, None, 10, None)) for q in asked]
+
+    assert answers(kept) == answers(plain)
+    time.sleep(0.05)
+    for root in (tmp_path / "kept", tmp_path / "plain"):
+        (root / "home" / NOTE).write_text(FILES[NOTE].replace("Sam", "Ruth and Sam"))
+    assert answers(kept) == answers(plain)

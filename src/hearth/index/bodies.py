@@ -30,13 +30,15 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import NamedTuple, TypeVar, overload
 
 from hearth.domain.sections import Section, split_sections
 from hearth.errors import HearthError
+from hearth.index.analysis import term_set
 from hearth.index.schema import digest, passage, section_digest
 
+_T = TypeVar("_T")
 #: ``(path, start_line)``: a section's place, as hits are keyed.
 Where = tuple[str, int]
 #: Reads files of the home (relative paths) at once: each one's bytes, None
@@ -112,6 +114,18 @@ class Bodies(Mapping[Where, str]):
             found = self._found[where] = self._body(where)
         return found
 
+    @overload
+    def get(self, where: Where, /) -> str | None: ...
+    @overload
+    def get(self, where: Where, /, default: str | _T) -> str | _T: ...
+    def get(self, where: Where, /, default: object = None) -> object:
+        # Mapping's own ``get`` goes through ``__getitem__`` and a KeyError for
+        # every section not in the ranking; the floor asks for every hit's body.
+        found = self._found.get(where)
+        if found is not None:
+            return found
+        return self[where] if where in self._places else default
+
     def _body(self, where: Where) -> str:
         place = self._places[where]
         path, start_line = where
@@ -124,6 +138,20 @@ class Bodies(Mapping[Where, str]):
                 found = lines.bodies[start_line, place] = self._cut(path, start_line, place, lines)
             return found
         return self._cut(path, start_line, place, lines)
+
+    def terms(self, where: Where, title: str, heading: str) -> Collection[str]:
+        """``analysis.term_set`` of a hit's title, heading and body (the words
+        the relevance floor looks for in it); of a kept file's section,
+        found once."""
+        body = self.get(where, "")
+        lines = self._lines.get(where[0])
+        if where not in self._places or not isinstance(lines, Lines):
+            return term_set(f"{title}\n{heading}\n{body}")
+        key = (where[1], self._places[where], title, heading)
+        found = lines.terms.get(key)
+        if found is None:
+            found = lines.terms[key] = frozenset(term_set(f"{title}\n{heading}\n{body}"))
+        return found
 
     def _cut(self, path: str, start_line: int, place: Place, lines: list[str]) -> str:
         """The body at ``start_line`` of the file of ``lines``."""
@@ -163,11 +191,14 @@ class Bodies(Mapping[Where, str]):
 
 class Lines(list[str]):
     """A kept file's lines, and the bodies found in them by ``(start_line,
-    Place)`` (the same lines give the same body: it is found once)."""
+    Place)`` (the same lines give the same body: it is found once), and
+    their terms."""
 
     def __init__(self, lines: Iterable[str]) -> None:
         super().__init__(lines)
         self.bodies: dict[tuple[int, Place], str] = {}
+        #: ``Bodies.terms`` of its sections, by start line, place, title and heading.
+        self.terms: dict[tuple[int, Place, str, str], frozenset[str]] = {}
 
 
 class Kept:
