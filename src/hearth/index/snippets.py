@@ -4,6 +4,7 @@ bold, through Tantivy's snippet generator (the hits and their query are
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 
 import tantivy
@@ -17,6 +18,7 @@ from hearth.index.schema import SEARCH_FIELD
 from hearth.index.terms import read_query
 
 SNIPPET_CHARS = 200
+_start = operator.itemgetter(0)
 
 
 def run_snippets(
@@ -77,10 +79,13 @@ def _snippet(snippet: tantivy.Snippet | None, body: str) -> str:
     raw = fragment.encode("utf-8")
     out: list[bytes] = []
     cursor = 0
-    for span in sorted(snippet.highlighted(), key=lambda r: r.start):
-        if span.start < cursor:
+    # Each range's ends read once (an attribute of Tantivy's object is a call).
+    spans = [(span.start, span.end) for span in snippet.highlighted()]
+    spans.sort(key=_start)
+    for start, end in spans:
+        if start < cursor:
             continue
-        out += [raw[cursor : span.start], b"**", raw[span.start : span.end], b"**"]
-        cursor = span.end
+        out += [raw[cursor:start], b"**", raw[start:end], b"**"]
+        cursor = end
     out.append(raw[cursor:])
     return " ".join(b"".join(out).decode("utf-8", "replace").split())
