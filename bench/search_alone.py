@@ -36,13 +36,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from homegen import WORDS, start_server, use_git_identity, wait_idle
-from measure import latency, memory_kb
-
-
-def cpu_seconds(pid: int) -> float:
-    """The process's user and system CPU time so far, every thread's."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+from measure import cpu_seconds, latency, memory_kb
 
 
 def run_one(home: Path, env: dict[str, str], queries: list[str], label: str) -> None:
