@@ -35,7 +35,7 @@ from typing import NamedTuple, TypeVar, overload
 
 from hearth.domain.sections import Section, split_sections
 from hearth.errors import HearthError
-from hearth.index.analysis import term_set
+from hearth.index.analysis import is_plain, term_set
 from hearth.index.schema import digest, passage, section_digest
 
 _T = TypeVar("_T")
@@ -153,6 +153,20 @@ class Bodies(Mapping[Where, str]):
             found = lines.terms[key] = frozenset(term_set(f"{title}\n{heading}\n{body}"))
         return found
 
+    def plain(self, where: Where) -> bool:
+        """``analysis.is_plain`` of a section's body (whether the writer's fast
+        analyzer cuts it as the search analyzer does: its snippet's); of a
+        kept file's section, found once."""
+        body = self.get(where, "")
+        lines = self._lines.get(where[0])
+        if where not in self._places or not isinstance(lines, Lines):
+            return is_plain(body)
+        key = (where[1], self._places[where])
+        found = lines.plain.get(key)
+        if found is None:
+            found = lines.plain[key] = is_plain(body)
+        return found
+
     def _cut(self, path: str, start_line: int, place: Place, lines: list[str]) -> str:
         """The body at ``start_line`` of the file of ``lines``."""
         # After a heading line, or (the first section, without one) from its first line.
@@ -199,6 +213,8 @@ class Lines(list[str]):
         self.bodies: dict[tuple[int, Place], str] = {}
         #: ``Bodies.terms`` of its sections, by start line, place, title and heading.
         self.terms: dict[tuple[int, Place, str, str], frozenset[str]] = {}
+        #: ``Bodies.plain`` of its sections.
+        self.plain: dict[tuple[int, Place], bool] = {}
 
 
 class Kept:

@@ -12,6 +12,7 @@ from tantivy import Query
 
 from hearth.domain.searching import MAX_QUERY_CHARS
 from hearth.index.analysis import is_plain
+from hearth.index.bodies import Bodies
 from hearth.index.hits import Hit
 from hearth.index.query import matched_query
 from hearth.index.schema import SEARCH_FIELD
@@ -61,10 +62,14 @@ def run_snippets(
             generators[fast] = made
         return generators[fast]
 
+    # A search's bodies tell their plainness once for each kept section.
+    plainness = bodies.plain if isinstance(bodies, Bodies) else None
     out = []
     for hit in hits:
-        body = bodies[hit.path, hit.start_line]
-        made = generator(plain is not None and is_plain(body))
+        where = (hit.path, hit.start_line)
+        body = bodies[where]
+        fast = plain is not None and (plainness(where) if plainness else is_plain(body))
+        made = generator(fast)
         found = made.snippet_from_doc(tantivy.Document(**{SEARCH_FIELD: body})) if made else None
         out.append(hit.with_snippet(_snippet(found, body)))
     return out
