@@ -220,3 +220,19 @@ def test_keeping_changes_no_answer(tmp_path: Path, settled: None) -> None:
     for root in (tmp_path / "kept", tmp_path / "plain"):
         (root / "home" / NOTE).write_text(FILES[NOTE].replace("Sam", "Ruth and Sam"))
     assert answers(kept) == answers(plain)
+
+
+def test_a_file_of_a_path_outside_the_plain_form_is_read_at_every_search(
+    tmp_path: Path, settled: None
+) -> None:
+    """A path ``RootedFiles.read`` normalizes first (here an accented name)
+    has no signature: its file is read as before, at every search."""
+    index = indexed_files(tmp_path, {"memory/topics/café.md": "# Café\n\nThe espresso bar.\n"})
+    files = RootedFiles(tmp_path / "home")
+    read = Counted(files)
+    index.read = read
+    index.kept = Kept(files.signature)
+    for _ in range(2):
+        [hit] = keyword_search(index, "espresso")
+        assert hit.snippet == "The **espresso** bar"
+    assert read.calls == [["memory/topics/café.md"], ["memory/topics/café.md"]]

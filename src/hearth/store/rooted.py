@@ -95,7 +95,7 @@ class RootedFiles:
         bytes a rooted read gave; a symlink or another file put in its place
         has another."""
         if len(path) > MAX_PATH_CHARS or _PLAIN_PATH.fullmatch(path) is None:
-            return None  # only the paths the index holds as they are
+            return None  # a path ``read`` would normalize first: its file is never kept
         try:
             st = os.stat(path, dir_fd=self._root_fd, follow_symlinks=False)
         except OSError:
