@@ -61,6 +61,12 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def cpu_seconds(pid: int) -> float:
+    """A process's user and system CPU time so far, every thread's (``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def latency(name: str, samples: list[float], tail: float = 0.99) -> float:
     ms = [s * 1000 for s in samples]
     p50, high = statistics.median(ms), percentile(ms, tail)

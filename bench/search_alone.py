@@ -13,8 +13,11 @@ This bench starts one ``hearth serve`` at a time, this checkout's and, with
 ``--compare``, one running hearth from another checkout's ``src`` (on
 ``PYTHONPATH``), in turn, ``--turns`` times each: 40 distinct queries to warm
 the searcher (and the model), then ``--searches`` distinct ones on one
-keep-alive connection, top 10 with snippets; p50 and p99, and the server's
-resident memory (VmRSS, of it anonymous and file-backed) after them.
+keep-alive connection, top 10 with snippets; p50 and p99, the server's CPU
+time a search (user and system, all its threads, from ``/proc``: it moves
+less with the machine's load than the wall clock), and its resident memory
+(VmRSS, of it anonymous and file-backed) after them. Each server is first
+let settle (``wait_idle``), so its start-up work is not counted.
 
 Prints figures; asserts nothing.
 """
@@ -32,13 +35,14 @@ import time
 from pathlib import Path
 from urllib.parse import urlencode
 
-from homegen import WORDS, start_server, use_git_identity
-from measure import latency, memory_kb
+from homegen import WORDS, start_server, use_git_identity, wait_idle
+from measure import cpu_seconds, latency, memory_kb
 
 
 def run_one(home: Path, env: dict[str, str], queries: list[str], label: str) -> None:
     server, port, token = start_server(home, env, scope="read", name="alone" + secrets.token_hex(3))
     try:
+        wait_idle(server.pid)
         conn = http.client.HTTPConnection("127.0.0.1", port)
         headers = {"Authorization": f"Bearer {token}"}
         samples, rankings = [], set()
@@ -49,11 +53,15 @@ def run_one(home: Path, env: dict[str, str], queries: list[str], label: str) -> 
             body = answer.read()
             if answer.status != 200:
                 raise RuntimeError(f"{answer.status}: {body[:200]!r}")
+            if n == 39:
+                cpu0 = cpu_seconds(server.pid)
             if n >= 40:  # the first 40 warm the searcher and the model
                 samples.append(time.perf_counter() - t0)
                 rankings.add(body.split(b'"ranking":"', 1)[-1].split(b'"', 1)[0].decode())
+        cpu = (cpu_seconds(server.pid) - cpu0) / len(samples) * 1000
         kb = memory_kb(server.pid)
         latency(f"{label} ({', '.join(sorted(rankings))})", samples)
+        print(f"    server CPU {cpu:.2f} ms a search")
         print(
             f"    VmRSS {kb['VmRSS'] / 1024:.0f} MB "
             f"(anonymous {kb['RssAnon'] / 1024:.0f}, file-backed {kb['RssFile'] / 1024:.0f}; "

@@ -12,9 +12,10 @@ both are idle (``homegen.wait_idle``: the start-up pass done), each round
 asks every query of the round of both, one then the other (which goes first
 alternates), on a keep-alive connection each, top 10 with snippets. Whatever
 loads the machine falls on both alike, so the ratio of the two p50s is what
-the change did. Prints each round's p50s and their ratio, the p50 and p99 of
-all rounds, the ratios' median, the load average and each server's memory;
-asserts nothing.
+the change did. Prints each round's p50s and their ratio, and each server's
+CPU time a search (user and system, every thread, from ``/proc``) and their
+ratio; the p50 and p99 of all rounds, the ratios' medians, the load average
+and each server's memory; asserts nothing.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from homegen import WORDS, start_server, use_git_identity, wait_idle
-from measure import latency, memory_kb
+from measure import cpu_seconds, latency, memory_kb
 
 
 def _load() -> str:
@@ -64,11 +65,15 @@ class Served:
         self.server.wait(timeout=30)
 
 
-def rounds(this: Served, other: Served, queries: list[str], count: int) -> list[float]:
-    """``count`` rounds of ``queries``, each asked of both; each round's ratio of p50s."""
-    ratios = []
+def rounds(
+    this: Served, other: Served, queries: list[str], count: int
+) -> tuple[list[float], list[float]]:
+    """``count`` rounds of ``queries``, each asked of both; each round's ratio
+    of p50s, and of CPU time a search."""
+    ratios, spent = [], []
     for n in range(count):
         mine, theirs = [], []
+        cpu = {s.label: cpu_seconds(s.server.pid) for s in (this, other)}
         for i, text in enumerate(queries):
             first, second = (this, other) if (i + n) % 2 == 0 else (other, this)
             took = {first.label: first.ask(text), second.label: second.ask(text)}
@@ -78,8 +83,17 @@ def rounds(this: Served, other: Served, queries: list[str], count: int) -> list[
         other.samples += theirs
         a, b = statistics.median(mine) * 1000, statistics.median(theirs) * 1000
         ratios.append(a / b)
-        print(f"  round {n + 1}: p50 {a:.2f} against {b:.2f} ms, {a / b:.3f} (load {_load()})")
-    return ratios
+        used = {
+            s.label: (cpu_seconds(s.server.pid) - cpu[s.label]) / len(queries) * 1000
+            for s in (this, other)
+        }
+        c, d = used[this.label], used[other.label]
+        spent.append(c / d)
+        print(
+            f"  round {n + 1}: p50 {a:.2f} against {b:.2f} ms, {a / b:.3f}; "
+            f"CPU {c:.2f} against {d:.2f} ms a search, {c / d:.3f} (load {_load()})"
+        )
+    return ratios, spent
 
 
 def main() -> None:
@@ -108,7 +122,7 @@ def main() -> None:
                 wait_idle(served.server.pid)
                 for text in queries[:40]:  # warm the searcher (and the model)
                     served.ask(text)
-            ratios = rounds(servers[0], servers[1], queries[40:], args.rounds)
+            ratios, spent = rounds(servers[0], servers[1], queries[40:], args.rounds)
             for served in servers:
                 latency(f"{served.label}, every round", served.samples)
                 kb = memory_kb(served.server.pid)
@@ -116,6 +130,8 @@ def main() -> None:
                 print(f"    private memory {private:.0f} MB, VmRSS {total:.0f} MB")
             ratio = statistics.median(ratios)
             print(f"  ratio of p50s (this / other), median of rounds: {ratio:.3f}")
+            used = statistics.median(spent)
+            print(f"  ratio of CPU a search (this / other), median of rounds: {used:.3f}")
         finally:
             for served in servers:
                 served.stop()

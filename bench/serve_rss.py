@@ -184,9 +184,11 @@ def run(args: argparse.Namespace, work: Path) -> None:
         home = work / f"built-{n}"
         shutil.rmtree(home, ignore_errors=True)
         shutil.copytree(seed, home, symlinks=True)  # mtimes kept
+        # Alone (HEARTH_SERVER=off): a reindex would otherwise start an
+        # on-demand server for the home, whose socket the copy cannot take.
         subprocess.run(
             [HEARTH, "--home", str(home), "reindex", "--full"],
-            check=True, env=tree_env, stdout=subprocess.DEVNULL,
+            check=True, env={**tree_env, "HEARTH_SERVER": "off"}, stdout=subprocess.DEVNULL,
         )  # fmt: skip
         built.append(home)
     for turn in range(args.turns):

@@ -16,24 +16,45 @@ follows the change has not run yet), the section at that line is what the
 file holds now, or nothing: a snippet shows the file as it is, never text
 that is gone. ``passages`` (the vectors' backfill) keeps only sections whose
 text is still the one indexed, since a vector is stored under that digest.
+
+Searches keep the lines of the files they read (``Kept``), each under its
+file's signature (``RootedFiles.signature``: inode, size, times): a file
+whose signature is the same at the next search is not opened again (a
+search's ten files were a tenth of its time, most of it opening their
+folders and themselves), and one that changed is read again, so a snippet
+still shows the file as it is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import NamedTuple
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import NamedTuple, TypeVar, overload
 
 from hearth.domain.sections import Section, split_sections
 from hearth.errors import HearthError
+from hearth.index.analysis import is_plain, term_set
 from hearth.index.schema import digest, passage, section_digest
 
+_T = TypeVar("_T")
 #: ``(path, start_line)``: a section's place, as hits are keyed.
 Where = tuple[str, int]
 #: Reads files of the home (relative paths) at once: each one's bytes, None
 #: for one that does not exist or cannot be read (``RootedFiles.read_many``).
 Reader = Callable[[Sequence[str]], Mapping[str, bytes | None]]
+#: A file's signature (``RootedFiles.signature``): None when it has none.
+Signer = Callable[[str], "tuple[int, ...] | None"]
 #: Files read at once by the vectors' listing.
 READ_AT_ONCE = 256
+#: How long before a read a file must have last changed for its lines to be
+#: kept: two writes within one tick of the filesystem's clock, of the same
+#: size, leave the same signature (git's "racy" entries); a file this old
+#: gets a later change time at its next write.
+SETTLED_NS = 2_000_000_000
+#: The characters of files kept at most (the least lately used go first).
+KEPT_CHARS = 4_000_000
 
 
 def texts(read: Reader | None, paths: Sequence[str]) -> dict[str, str | None]:
@@ -76,9 +97,12 @@ class Bodies(Mapping[Where, str]):
     Otherwise (a long section's piece, a file changed since) the file is cut
     into sections as the reconciler cuts it."""
 
-    def __init__(self, read: Reader | None, places: Mapping[Where, Place]) -> None:
+    def __init__(
+        self, read: Reader | None, places: Mapping[Where, Place], kept: Kept | None = None
+    ) -> None:
         self._read = read
         self._places = places
+        self._kept = kept
         self._lines: dict[str, list[str] | None] = {}
         self._sections: dict[str, dict[int, Section]] = {}
         #: The bodies found (the floor and the snippets ask for the same ones).
@@ -90,12 +114,61 @@ class Bodies(Mapping[Where, str]):
             found = self._found[where] = self._body(where)
         return found
 
+    @overload
+    def get(self, where: Where, /) -> str | None: ...
+    @overload
+    def get(self, where: Where, /, default: str | _T) -> str | _T: ...
+    def get(self, where: Where, /, default: object = None) -> object:
+        # Mapping's own ``get`` goes through ``__getitem__`` and a KeyError for
+        # every section not in the ranking; the floor asks for every hit's body.
+        found = self._found.get(where)
+        if found is not None:
+            return found
+        return self[where] if where in self._places else default
+
     def _body(self, where: Where) -> str:
         place = self._places[where]
         path, start_line = where
         lines = self._lines_of(path)
         if lines is None:
             return ""
+        if isinstance(lines, Lines):  # a kept file's: its bodies found before
+            found = lines.bodies.get((start_line, place))
+            if found is None:
+                found = lines.bodies[start_line, place] = self._cut(path, start_line, place, lines)
+            return found
+        return self._cut(path, start_line, place, lines)
+
+    def terms(self, where: Where, title: str, heading: str) -> Collection[str]:
+        """``analysis.term_set`` of a hit's title, heading and body (the words
+        the relevance floor looks for in it); of a kept file's section,
+        found once."""
+        body = self.get(where, "")
+        lines = self._lines.get(where[0])
+        if where not in self._places or not isinstance(lines, Lines):
+            return term_set(f"{title}\n{heading}\n{body}")
+        key = (where[1], self._places[where], title, heading)
+        found = lines.terms.get(key)
+        if found is None:
+            found = lines.terms[key] = frozenset(term_set(f"{title}\n{heading}\n{body}"))
+        return found
+
+    def plain(self, where: Where) -> bool:
+        """``analysis.is_plain`` of a section's body (whether the writer's fast
+        analyzer cuts it as the search analyzer does: its snippet's); of a
+        kept file's section, found once."""
+        body = self.get(where, "")
+        lines = self._lines.get(where[0])
+        if where not in self._places or not isinstance(lines, Lines):
+            return is_plain(body)
+        key = (where[1], self._places[where])
+        found = lines.plain.get(key)
+        if found is None:
+            found = lines.plain[key] = is_plain(body)
+        return found
+
+    def _cut(self, path: str, start_line: int, place: Place, lines: list[str]) -> str:
+        """The body at ``start_line`` of the file of ``lines``."""
         # After a heading line, or (the first section, without one) from its first line.
         for first in (start_line, start_line - 1):
             body = "\n".join(lines[max(first, 0) : place.end_line]).strip("\n")
@@ -112,6 +185,9 @@ class Bodies(Mapping[Where, str]):
         """Read the files of ``wheres`` not read yet, at once (a search asks for
         the bodies of the hits it judges and returns: one read of each folder)."""
         paths = list(dict.fromkeys(p for p, _line in wheres if p not in self._lines))
+        if self._kept is not None:
+            self._lines.update(self._kept.lines(self._read, paths))
+            return
         for path, text in texts(self._read, paths).items():
             self._lines[path] = None if text is None else text.split("\n")
 
@@ -125,6 +201,75 @@ class Bodies(Mapping[Where, str]):
 
     def __len__(self) -> int:
         return len(self._places)
+
+
+class Lines(list[str]):
+    """A kept file's lines, and the bodies found in them by ``(start_line,
+    Place)`` (the same lines give the same body: it is found once), and
+    their terms."""
+
+    def __init__(self, lines: Iterable[str]) -> None:
+        super().__init__(lines)
+        self.bodies: dict[tuple[int, Place], str] = {}
+        #: ``Bodies.terms`` of its sections, by start line, place, title and heading.
+        self.terms: dict[tuple[int, Place, str, str], frozenset[str]] = {}
+        #: ``Bodies.plain`` of its sections.
+        self.plain: dict[tuple[int, Place], bool] = {}
+
+
+class Kept:
+    """The lines of the files searches read, by path, each under its file's
+    signature when it was read (``sign``: ``RootedFiles.signature``), at most
+    ``most`` characters of them. Shared by the searches of a process (a
+    lock guards it); a list of lines is never changed once kept."""
+
+    def __init__(self, sign: Signer, most: int = KEPT_CHARS) -> None:
+        self._sign = sign
+        self._most = most
+        self._files: OrderedDict[str, tuple[tuple[int, ...], list[str], int]] = OrderedDict()
+        self._chars = 0
+        self._lock = threading.Lock()
+
+    def lines(self, read: Reader | None, paths: Sequence[str]) -> dict[str, list[str] | None]:
+        """Each file's lines (None: ``texts`` has no text for it): those kept
+        under the signature the file has now, the others read with ``read``.
+
+        The signature is taken before the file is read: a change between the
+        two leaves the text kept under the older signature, which the next
+        search finds changed (it reads the file again), never the reverse."""
+        out: dict[str, list[str] | None] = {}
+        signed: dict[str, tuple[int, ...] | None] = {}
+        for path in paths:
+            sign = self._sign(path)
+            with self._lock:
+                kept = self._files.get(path)
+                if sign is not None and kept is not None and kept[0] == sign:
+                    self._files.move_to_end(path)
+                    out[path] = kept[1]
+                    continue
+            signed[path] = sign
+        if not signed:
+            return out
+        before = time.time_ns()
+        for path, text in texts(read, list(signed)).items():
+            lines = out[path] = None if text is None else Lines(text.split("\n"))
+            sign = signed[path]
+            if lines is not None and sign is not None and sign[-1] < before - SETTLED_NS:
+                self._keep(path, sign, lines, len(text or ""))
+        return out
+
+    def _keep(self, path: str, sign: tuple[int, ...], lines: list[str], chars: int) -> None:
+        if chars > self._most:
+            return
+        with self._lock:
+            old = self._files.pop(path, None)
+            if old is not None:
+                self._chars -= old[2]
+            self._files[path] = (sign, lines, chars)
+            self._chars += chars
+            while self._chars > self._most:
+                _path, (_sign, _lines, gone) = self._files.popitem(last=False)
+                self._chars -= gone
 
 
 def current(

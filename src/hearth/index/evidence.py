@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, NamedTuple
 from hearth.domain.layout import daily_note_date
 from hearth.domain.searching import MAX_QUERY_CHARS
 from hearth.index import floor as floors
-from hearth.index.analysis import term_set
 from hearth.index.floor import Floor, Judged, Meaning
 from hearth.index.schema import shared_analyzer
 from hearth.index.terms import read_query, without_dates
@@ -132,6 +131,7 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
     unique = floors.idf(1, max(total, 1))
     asked_in = floors.tongue(text)
     latin = asked_in in ("english", "ascii")
+    whole = sum(weights.values())
     judged = []
     gathered.bodies.load([*((hit.path, hit.start_line) for hit in hits), *gathered.semantic_order])
     # The semantic side's nearest passage with text (a bare heading's vector
@@ -141,13 +141,16 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
     for hit in hits:
         key = (hit.path, hit.start_line)
         body = gathered.bodies.get(key, "")
-        held = term_set(f"{hit.title}\n{hit.heading}\n{body}") if weights else set()
+        held = gathered.bodies.terms(key, hit.title, hit.heading) if weights else set()
         cosine = meaning.cosines.get(gathered.digests.get(key, "")) if meaning else None
         standing = meaning.standing(cosine) if meaning and cosine is not None else None
         both = key in gathered.keyword_first and key in gathered.semantic_first
-        rarest = max((w for t, w in weights.items() if t in held), default=0.0) / unique
-        weight = sum(w for t, w in weights.items() if t in held) / unique
-        share = floors.word_share(held, weights)
+        # The weights of the question's words the hit holds, found once: the
+        # rarest, their sum, and their share (``floor.word_share``, the same sum).
+        holds = [w for t, w in weights.items() if t in held]
+        rarest = max(holds, default=0.0) / unique
+        weight = sum(holds) / unique
+        share = sum(holds) / whole if whole > 0 else 0.0
         # Text of ASCII letters alone is in no other language than a question
         # in Latin letters (``floor.other_tongues``): its tongue is not read.
         foreign = not (latin and body.isascii()) and floors.other_tongues(

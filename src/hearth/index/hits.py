@@ -31,10 +31,20 @@ class Hit:
 
     def scored(self, score: float) -> Hit:
         """This hit with ``score`` (as ``dataclasses.replace``, without its look at each field)."""
-        return Hit(**{**self.__dict__, "score": score})
+        return self._with("score", score)
 
     def with_snippet(self, snippet: str) -> Hit:
-        return Hit(**{**self.__dict__, "snippet": snippet})
+        return self._with("snippet", snippet)
+
+    def _with(self, name: str, value: object) -> Hit:
+        """This hit with one field's value changed, its fields copied at once:
+        the frozen class's ``__init__`` sets each through ``object.__setattr__``
+        (a search copies twenty hits)."""
+        new = object.__new__(type(self))
+        fields = new.__dict__
+        fields.update(self.__dict__)
+        fields[name] = value
+        return new
 
 
 @dataclass(frozen=True)

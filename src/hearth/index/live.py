@@ -27,7 +27,7 @@ from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
 from hearth.heap import SEARCHES_PER_GIVE_BACK, now_and_then
 from hearth.index import ranking
-from hearth.index.bodies import Reader
+from hearth.index.bodies import Kept, Reader, Signer
 from hearth.index.floor import FLOOR
 from hearth.index.ondisk import VectorCoverage
 from hearth.index.question import question
@@ -61,6 +61,7 @@ class LiveIndex:
         self._template_digests: frozenset[str] | None = None
         #: Reads the home's files, for the bodies of hits (``read_from``).
         self._read: Reader | None = None
+        self._kept: Kept | None = None
         self._index: SearchIndex | None = None
         #: What searches free goes back to the system now and then (heap.py).
         self._searched = now_and_then(SEARCHES_PER_GIVE_BACK)
@@ -70,13 +71,18 @@ class LiveIndex:
             self._template_digests = template_digests(self.template)
         index.template = self._template_digests
         index.read = self._read
+        index.kept = self._kept
         return index
 
-    def read_from(self, read: Reader) -> None:
-        """Read hits' bodies with ``read`` (the home's files: the reconciler's)."""
+    def read_from(self, read: Reader, sign: Signer | None = None) -> None:
+        """Read hits' bodies with ``read`` (the home's files: the reconciler's);
+        with ``sign`` (``RootedFiles.signature``), keep the files' lines while
+        their signature stays the same (``bodies.Kept``)."""
         self._read = read
+        self._kept = Kept(sign) if sign is not None else None
         if self._index is not None:
             self._index.read = read
+            self._index.kept = self._kept
 
     @property
     def current(self) -> SearchIndex | None:

@@ -270,24 +270,31 @@ def _ranked_documents(docs: Sequence[tuple[float, tantivy.Document]]) -> Ranked:
     ordinals: dict[tuple[str, int], int] = {}
     digests: dict[tuple[str, int], str] = {}
     for score, doc in docs:
+        first = doc.get_first
+        path = str(first("path"))
         hit = Hit(
-            path=str(doc.get_first("path")),
-            start_line=int(doc.get_first("start_line") or 0),
-            end_line=int(doc.get_first("end_line") or 0),
-            title=str(doc.get_first("title") or ""),
-            heading=str(doc.get_first("heading") or ""),
-            kind=str(doc.get_first("kind")),
-            date=str(doc.get_first("date") or ""),
+            path=path,
+            start_line=int(first("start_line") or 0),
+            end_line=int(first("end_line") or 0),
+            title=str(first("title") or ""),
+            heading=str(first("heading") or ""),
+            kind=str(first("kind")),
+            date=str(first("date") or ""),
             score=round(float(score), 4),
             snippet="",
-            status=layout.record_status(str(doc.get_first("path"))),
+            status=_record_status(path),
         )
         hits.append(hit)
-        ordinal = doc.get_first(ORDINAL)
+        ordinal = first(ORDINAL)
         if ordinal is not None:
             ordinals[hit.path, hit.start_line] = int(ordinal)
-        digests[hit.path, hit.start_line] = str(doc.get_first("digest") or "")
+        digests[hit.path, hit.start_line] = str(first("digest") or "")
     return Ranked(hits, ordinals, digests)
+
+
+#: ``layout.record_status`` of a path, remembered (the same paths come back
+#: search after search).
+_record_status = functools.lru_cache(maxsize=8192)(layout.record_status)
 
 
 def _user_query(

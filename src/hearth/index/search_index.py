@@ -31,7 +31,7 @@ from hearth import traffic
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
 from hearth.index.analysis import build_fast_analyzer, stored_value, unstored_value
-from hearth.index.bodies import Bodies, Place, Reader, current
+from hearth.index.bodies import Bodies, Kept, Place, Reader, current
 from hearth.index.hits import Hit, Ranked
 from hearth.index.ondisk import META_NAME, SCHEMA_VERSION, TANTIVY_DIR
 from hearth.index.query import (
@@ -97,6 +97,9 @@ class SearchIndex:
         #: Reads the home's files, for the bodies of hits (``bodies.py``); set by
         #: ``LiveIndex``. Without it a hit's body is empty.
         self.read: Reader | None = None
+        #: The lines of files searches read, kept while unchanged (``bodies.Kept``;
+        #: set by ``LiveIndex``). Without it each search reads its files.
+        self.kept: Kept | None = None
         self.schema = build_schema()
         self._writing: tantivy.Index | None = None
         self._opening = threading.Lock()
@@ -207,7 +210,7 @@ class SearchIndex:
             (h.path, h.start_line): Place(h.end_line, h.heading, digests[h.path, h.start_line])
             for h in hits
         }
-        return Bodies(self.read, places)
+        return Bodies(self.read, places, self.kept)
 
     def snippets(
         self,

@@ -4,6 +4,7 @@ bold, through Tantivy's snippet generator (the hits and their query are
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 
 import tantivy
@@ -11,12 +12,14 @@ from tantivy import Query
 
 from hearth.domain.searching import MAX_QUERY_CHARS
 from hearth.index.analysis import is_plain
+from hearth.index.bodies import Bodies
 from hearth.index.hits import Hit
 from hearth.index.query import matched_query
 from hearth.index.schema import SEARCH_FIELD
 from hearth.index.terms import read_query
 
 SNIPPET_CHARS = 200
+_start = operator.itemgetter(0)
 
 
 def run_snippets(
@@ -59,10 +62,14 @@ def run_snippets(
             generators[fast] = made
         return generators[fast]
 
+    # A search's bodies tell their plainness once for each kept section.
+    plainness = bodies.plain if isinstance(bodies, Bodies) else None
     out = []
     for hit in hits:
-        body = bodies[hit.path, hit.start_line]
-        made = generator(plain is not None and is_plain(body))
+        where = (hit.path, hit.start_line)
+        body = bodies[where]
+        fast = plain is not None and (plainness(where) if plainness else is_plain(body))
+        made = generator(fast)
         found = made.snippet_from_doc(tantivy.Document(**{SEARCH_FIELD: body})) if made else None
         out.append(hit.with_snippet(_snippet(found, body)))
     return out
@@ -77,10 +84,13 @@ def _snippet(snippet: tantivy.Snippet | None, body: str) -> str:
     raw = fragment.encode("utf-8")
     out: list[bytes] = []
     cursor = 0
-    for span in sorted(snippet.highlighted(), key=lambda r: r.start):
-        if span.start < cursor:
+    # Each range's ends read once (an attribute of Tantivy's object is a call).
+    spans = [(span.start, span.end) for span in snippet.highlighted()]
+    spans.sort(key=_start)
+    for start, end in spans:
+        if start < cursor:
             continue
-        out += [raw[cursor : span.start], b"**", raw[span.start : span.end], b"**"]
-        cursor = span.end
+        out += [raw[cursor:start], b"**", raw[start:end], b"**"]
+        cursor = end
     out.append(raw[cursor:])
     return " ".join(b"".join(out).decode("utf-8", "replace").split())

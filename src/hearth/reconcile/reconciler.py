@@ -91,7 +91,9 @@ class Reconciler:
         self.index = index or LiveIndex(state_dir / state_files.INDEX_DIR, clock=clock)
         # Hits' bodies are read from the files; one grown past what a pass
         # indexes (it parks it) is not read whole by a search.
-        self.index.read_from(functools.partial(files.read_many, limit=MAX_INDEX_BYTES))
+        self.index.read_from(
+            functools.partial(files.read_many, limit=MAX_INDEX_BYTES), files.signature
+        )
         self.folder = self.index.folder
         self.active = ActiveRefresher(root, files, repo, attention, clock)
         #: What a pass reads, parks, retries or drops (``differ.py``).

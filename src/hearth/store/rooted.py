@@ -85,6 +85,25 @@ class RootedFiles:
             raise PathRefused(f"{path!r} is not a regular file")
         return True
 
+    def signature(self, path: str) -> tuple[int, ...] | None:
+        """What changes whenever the regular file ``path`` does (its device,
+        inode, size, mode, and modification and change times, of one ``lstat``
+        from the home's folder); None when there is no regular file there.
+
+        A search keeps the text of files it read under it (``bodies.Kept``):
+        the same signature is the same inode, unchanged since, so the same
+        bytes a rooted read gave; a symlink or another file put in its place
+        has another."""
+        if len(path) > MAX_PATH_CHARS or _PLAIN_PATH.fullmatch(path) is None:
+            return None  # a path ``read`` would normalize first: its file is never kept
+        try:
+            st = os.stat(path, dir_fd=self._root_fd, follow_symlinks=False)
+        except OSError:
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mode, st.st_mtime_ns, st.st_ctime_ns)
+
     def read(self, path: str) -> bytes | None:
         """The file's bytes, or None when it does not exist."""
         with self._parent(path, create=False) as parent:
