@@ -130,14 +130,24 @@ class Server:
         return int(self.proc.returncode)
 
 
+def make_tokens(root: Path) -> dict[str, str]:
+    """A read, a write and an admin token of the home at ``root``, made in this
+    process through the tokens file's own store, as ``hearth token create`` makes
+    them with no server running: three processes fewer for every server a test
+    starts (the command itself is tested in tests/cli/test_writes_served.py and
+    tests/api/test_first_minutes.py)."""
+    from hearth import wiring
+    from hearth.domain.clock import utc_now
+
+    store = wiring.token_store(root)
+    return {
+        scope: store.create(f"t-{scope}-{time.monotonic_ns()}", scope, utc_now())[0]
+        for scope in ("read", "write", "admin")
+    }
+
+
 def start_server(root: Path, *extra: str, env: dict[str, str] | None = None) -> Server:
-    tokens = {}
-    for scope in ("read", "write", "admin"):
-        name = f"t-{scope}-{time.monotonic_ns()}"
-        created = hearth(
-            "--home", str(root), "token", "create", "--name", name, "--scope", scope, env=env
-        )
-        tokens[scope] = created.strip()
+    tokens = make_tokens(root)
     port = free_port()
     proc = subprocess.Popen(
         [str(BIN / "hearth"), "--home", str(root), "serve", "--port", str(port), *extra],

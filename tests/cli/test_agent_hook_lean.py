@@ -65,8 +65,12 @@ def note(server: Server, text: str) -> None:
     assert reply.status == 200, reply.body
 
 
-def test_the_prompt_hook_beside_a_server_loads_neither_click_nor_the_cli(server: Server) -> None:
-    """Case: the hook reaches the server without click, the CLI, pydantic or the app."""
+def test_the_prompt_hook_beside_a_server_loads_neither_click_nor_the_cli(
+    shared_server: Server,
+) -> None:
+    """Case: the hook reaches the server without click, the CLI, pydantic or the app.
+    (The module's server: this case and the refusal below leave it running.)"""
+    server = shared_server
     note(server, "Lanterns for the otter fundraiser")
     done = run(
         "--home",
@@ -110,9 +114,12 @@ def test_the_lean_answer_is_the_commands_byte_for_byte(
     assert (lean.stdout == "") == (stdin == NOTHING)
 
 
-def test_input_that_is_not_json_is_refused_as_before_beside_a_server(server: Server) -> None:
+def test_input_that_is_not_json_is_refused_as_before_beside_a_server(
+    shared_server: Server,
+) -> None:
     """Case: never fails the turn. The server refuses the input, the lean path
     hands it to the command, which says why on stderr, prints nothing, exits 0."""
+    server = shared_server
     done = run("--home", str(server.root), "agent-hook", "gemini", "prompt", stdin="not json")
     assert (done.returncode, done.stdout) == (0, "")
     assert done.stderr.startswith("hearth agent-hook: JSONDecodeError(")

@@ -228,13 +228,15 @@ def _named(text: str) -> str:
     ],
 )
 def test_note_and_memory_add_beside_a_server_are_one_request_without_click(
-    server: Server, args: tuple[str, ...]
+    shared_server: Server, args: tuple[str, ...]
 ) -> None:
     """Case: ``hearth note`` and ``hearth memory add`` beside a running server are
     one request that loads neither click nor the CLI (``client/write.py``), and
     answer (or refuse) as the command through click does: the same lines, the
     same exit status. (Each run adds its own entry: the second of one text would
-    be another answer.)"""
+    be another answer. The cases share the module's server: no two write the
+    same text or title.)"""
+    server = shared_server
     through_click = run_cli(server.root, *args)
     mine = tuple(
         f"{a} again"

@@ -4,13 +4,30 @@ command's own words, with the same exit status."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
-from tests.e2e.test_writes_served_alike import Twins, run, twins
-
-__all__ = ["twins"]  # the fixture, found by name
+from tests.api.conftest import isolated_env, make_home, start_server
+from tests.e2e.test_writes_served_alike import Twins, run
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def twins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Twins]:
+    """One pair of twins for the module: every case here is a refusal that
+    writes nothing (the last ones check it), so each meets the twins as the one
+    before left them, alike."""
+    folder = tmp_path_factory.mktemp("twins")
+    env = isolated_env(tmp_path_factory.mktemp("userhome"))
+    server = start_server(make_home(folder / "served", env), env=env)
+    try:
+        yield Twins(server, make_home(folder / "alone", env))
+    finally:
+        assert server.stop() == 0
+    assert "Traceback" not in server.stderr, server.stderr
 
 
 def test_an_empty_note_is_refused_in_the_commands_words(twins: Twins) -> None:
@@ -42,14 +59,17 @@ def test_a_key_that_is_no_key_is_named_alike(twins: Twins, args: tuple[str, ...]
 
 
 @pytest.mark.parametrize("oid", ["", "abc", "0" * 39 + "g"])
-def test_an_expected_oid_that_is_no_version_is_named(twins: Twins, oid: str) -> None:
+def test_an_expected_oid_that_is_no_version_is_named(
+    twins: Twins, oid: str, tmp_path: Path
+) -> None:
     """hostile follow-up 4: ``put --expected-oid ""`` said "changed since you
     read it (HEAD has ..., you expected )"; what is no blob id is refused in
     the command's words, alike beside a server and alone, nothing written."""
-    source = twins.alone / "new-soul.md"
+    source = tmp_path / "new-soul.md"
     source.write_text("# Soul\n\nCalm.\n")
     args = ("put", "SOUL.md", "--from-file", str(source), "--expected-oid", oid)
     served, alone = run(twins.served.root, *args), run(twins.alone, *args)
     assert served.alike() == alone.alike()
     assert served.code == 1 and f"--expected-oid {oid!r} is not a file's version" in served.err
     assert "Calm." not in (twins.served.root / "SOUL.md").read_text()
+    assert "Calm." not in (twins.alone / "SOUL.md").read_text()
