@@ -132,8 +132,10 @@ def is_daily_note(path: str) -> bool:
 
 #: The persona and memory files that are the person's word about themselves and
 #: the assistant (with ``users/<id>.md``): restoring one is the person's act, and
-#: every agent's change to one is listed for the person to see and undo.
-PERSONS_FILES = ("SOUL.md", "IDENTITY.md", "AGENTS.md", "USER.md", "MEMORY.md")
+#: every agent's change to one is listed for the person to see and undo. Every
+#: hot file is one: a runtime loads each at session start (TOOLS.md even into a
+#: subagent's bundle), so an agent's line there steers every later session.
+PERSONS_FILES = HOT_FILES
 
 
 def is_persons_file(path: str) -> bool:
