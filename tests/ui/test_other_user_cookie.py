@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.server
 import threading
 from collections.abc import Iterator
+from typing import ClassVar
 
 import pytest
 from playwright.sync_api import Browser
@@ -18,7 +19,7 @@ from tests.ui.test_review_page import login
 class _Catcher(http.server.BaseHTTPRequestHandler):
     """Another user's server: links on within its own site, keeps what it is sent."""
 
-    cookies: list[str] = []
+    cookies: ClassVar[list[str]] = []
 
     def do_GET(self) -> None:
         self.cookies.append(self.headers.get("Cookie") or "")
