@@ -49,6 +49,8 @@ _FIELD = re.compile(r"^[+-]?\w+:")
 #: and its colon punctuation (``Okafor:``, ``10:30``), never a field no section has.
 _FIELDS = frozenset({"title", "heading", "body", "text"})
 _NAMED = re.compile(r"^[+-]?(\w+):")
+#: A possessive's ``'s`` at a word's end (before any closing punctuation).
+_POSSESSIVE_END = re.compile(r"(?<=\w)['’][sS](?=[^\w'’]*$)")
 #: ``body`` has no terms of its own (schema.py): ``body:word`` searches ``text``.
 _BODY_FIELD = re.compile(r"^([+-]?)body:")
 _SYNTAX = re.compile(r'"|(?:^|\s)[+-]\S|\b(?:title|heading|body):|\w\*(?:\s|$)')
@@ -123,7 +125,12 @@ def read_query(text: str) -> QueryText:
     prefixes: list[str] = []
     rest: list[str] = []
     words: list[str] = []
-    for raw in text.split():
+    quoted = False
+    for given in text.split():
+        inside, quoted = quoted or '"' in given, quoted ^ (given.count('"') % 2 == 1)
+        # Tantivy's parser makes ``okafor's`` the phrase "okafor s", which a
+        # section naming Okafor does not hold: the "s" is no word of its own.
+        raw = given if inside else _POSSESSIVE_END.sub("", given)
         match = _PREFIX.match(raw)
         if match:
             prefixes.append(fold(match.group(1)))
