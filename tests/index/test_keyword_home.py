@@ -66,3 +66,17 @@ def test_a_word_the_home_holds_is_found_with_an_apostrophe_s_by_keywords(
 def test_a_word_the_home_holds_is_found_by_keywords(home: Hearth, query: str, where: str) -> None:
     """The same home's plain words, the control for the case above."""
     assert any(p.startswith(where) for p in _paths(home, query))
+
+
+@pytest.mark.parametrize(
+    "query", ["d'association", "d’association", "l’association", "qu'association"]
+)
+def test_a_french_word_after_an_elided_article_is_found_by_keywords(
+    home: Hearth, query: str
+) -> None:
+    """Reproduction: `hearth search "d'association"` in a home whose daily note
+    says "Réunion de l'association des locataires": "no matches" (keyword
+    ranking alone, and hybrid too: see test_small_home.py). The parser made
+    ``d'association`` the phrase "d association"; the elided article (l', d',
+    qu'...) is no word of its own, as a possessive's s is none."""
+    assert "memory/2026-10-06.md" in _paths(home, query)
