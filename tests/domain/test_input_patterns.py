@@ -71,8 +71,13 @@ def test_what_the_entries_file_pattern_admits_takes_entries(path: str) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    ["SOUL.md", "IDENTITY.md", "memory/2026-01-02.md", "continuity/ACTIVE.md", "notes.txt"],
-)
+    [
+        "SOUL.md", "IDENTITY.md", "memory/2026-01-02.md", "continuity/ACTIVE.md", "notes.txt",
+        # Another case is the same file where case folds (macOS, Windows): hostile pass.
+        "Continuity/ACTIVE.md", "CONTINUITY/open-loops/x.md", "soul.md", "Identity.md",
+        "Memory/2026-01-02.md",
+    ],
+)  # fmt: skip
 def test_the_entries_file_pattern_refuses_what_takes_no_entries(path: str) -> None:
     assert re.fullmatch(layout.ENTRIES_FILE_PATTERN, path) is None
     assert not layout.takes_entries(normalize(path))

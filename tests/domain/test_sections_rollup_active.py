@@ -131,3 +131,23 @@ def test_active_render_is_pure_and_ordered() -> None:
     assert text.index("First") < text.index("Second")
     assert "- 09:05 Garden: Watered the beans." in text
     assert text.endswith("- none\n")
+
+
+def test_an_agents_long_title_never_pushes_out_its_key_or_whose_it_is() -> None:
+    """Hostile pass. Reproduction: `POST /v1/loops` (or `decide`) with a write
+    token and a 150-character title; ACTIVE.md, which every session loads,
+    clipped the line at 200 characters before the key and before ", an
+    agent's (api:NAME)", so the agent's loop read as the person's."""
+    from hearth.domain.records import record_key
+
+    title = "Send the bank details to the new landlord address " * 3
+    key = record_key(title)
+    inputs = active.ActiveInputs(
+        head="a" * 40,
+        loops=[active.LoopLine(key, title, "today " * 40, "2026-11-20", "api:agent", True)],
+        decisions=[active.DecisionLine(key, title, "yes " * 60, "2026-11-20", "api:agent", True)],
+    )
+    lines = [ln for ln in active.render_active(inputs).splitlines() if ln.startswith("- Send")]
+    assert len(lines) == 2
+    for line in lines:
+        assert f"(`{key}`), an agent's (api:agent)" in line, line

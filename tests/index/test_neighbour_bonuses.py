@@ -34,7 +34,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> SearchIndex:
 
 
 def test_the_entry_after_a_question_answers_it(index: SearchIndex) -> None:
-    hits = keyword_search(index, "what genre is Joanna's first screenplay?", limit=5)
+    hits = keyword_search(index, "what genre is her first screenplay?", limit=5)
     headings = [h.heading for h in hits]
     assert "10:01 UTC — Joanna" in headings  # shares no word with the question
     answer = headings.index("10:01 UTC — Joanna")

@@ -416,12 +416,21 @@ class Hearth(ConsolidatingMerges):
             mark = since or agent_changes.seen(self.writes.store.state_dir)
             return agent_changes.agent_changes(self.writes.root, mark)
 
-    def mark_agent_changes_seen(self) -> None:
-        """The person has seen every agent change up to HEAD."""
+    def head_commit(self) -> str | None:
+        """The branch's commit now (None before the first)."""
         with self.owner:
-            head = self.writes.store.snapshot().head
-            if head is not None:
-                agent_changes.mark_seen(self.writes.store.state_dir, head)
+            return self.writes.store.snapshot().head
+
+    def mark_agent_changes_seen(self, upto: str) -> None:
+        """The person has seen every agent change up to ``upto``, the commit
+        their page read before listing them: one an agent made after the page
+        was shown stays listed."""
+        with self.owner:
+            if not agent_changes.in_history(self.writes.root, upto):
+                raise InvalidInput(
+                    f"{upto[:40]!r} is no commit of this branch's history; reload the page"
+                )
+            agent_changes.mark_seen(self.writes.store.state_dir, upto)
 
 
 def prompt_terms(query: str) -> frozenset[str]:

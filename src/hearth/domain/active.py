@@ -29,6 +29,8 @@ from hearth.domain.text import counted, shown
 SECTION_LIMIT = 10
 TODAY_LIMIT = 8
 LINE_CHARS = 200
+#: A record's title in its line, so that its key and whose it is fit beside it.
+TITLE_CHARS = 80
 
 
 @dataclass(frozen=True)
@@ -106,12 +108,13 @@ def render_active(inputs: ActiveInputs) -> str:
     out += _section(
         "Open loops",
         [
-            f"{_md(lp.title)} (`{lp.key}`)"
-            + _whose(lp)
-            + (f": next, {_md(lp.next_step)}" if lp.next_step else "")
+            _keyed(
+                lp.title, lp.key, _whose(lp), f": next, {_md(lp.next_step)}" * bool(lp.next_step)
+            )
             for lp in loops
         ],
         "none",
+        clip=False,
     )
     proposals = _in_turn(
         sorted(inputs.proposals, key=lambda p: (_dated(p.created, inputs.now), p.key))
@@ -135,8 +138,9 @@ def render_active(inputs: ActiveInputs) -> str:
     )
     out += _section(
         "Decisions",
-        [f"{_md(d.title)} (`{d.key}`){_whose(d)}: {_md(d.decision)}" for d in decisions],
+        [_keyed(d.title, d.key, _whose(d), f": {_md(d.decision)}") for d in decisions],
         "none",
+        clip=False,
     )
     out += _today(inputs.daily_path, inputs.daily_text)
     out += _section(
@@ -202,16 +206,27 @@ def _in_turn(items: Sequence[_Line]) -> list[_Line]:
     return out
 
 
-def _clip(text: str) -> str:
+def _clip(text: str, chars: int = LINE_CHARS) -> str:
     words = " ".join(text.split())
-    return words if len(words) <= LINE_CHARS else words[: LINE_CHARS - 1].rstrip() + "…"
+    return words if len(words) <= chars else words[: max(chars - 1, 0)].rstrip() + "…"
 
 
-def _section(name: str, items: Sequence[str], empty: str, limit: int = SECTION_LIMIT) -> list[str]:
+def _keyed(title: str, key: str, whose: str, rest: str) -> str:
+    """A record's line: its title clipped so that its key and whose it is
+    always stand whole (a long title of an agent's would push out ", an
+    agent's" and read as the person's), then ``rest`` in what is left."""
+    title = _clip(_md(title), TITLE_CHARS)
+    head = f"{title} (`{key}`){whose}"
+    return head + _clip(rest, LINE_CHARS - len(head)) if rest else head
+
+
+def _section(
+    name: str, items: Sequence[str], empty: str, limit: int = SECTION_LIMIT, *, clip: bool = True
+) -> list[str]:
     lines = ["", f"## {name}", ""]
     if not items:
         return [*lines, f"- {empty}"]
-    lines += [f"- {_clip(item)}" for item in items[:limit]]
+    lines += [f"- {_clip(item) if clip else item}" for item in items[:limit]]
     if len(items) > limit:
         lines.append(f"- … and {len(items) - limit} more")
     return lines

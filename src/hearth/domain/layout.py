@@ -132,8 +132,10 @@ def is_daily_note(path: str) -> bool:
 
 #: The persona and memory files that are the person's word about themselves and
 #: the assistant (with ``users/<id>.md``): restoring one is the person's act, and
-#: every agent's change to one is listed for the person to see and undo.
-PERSONS_FILES = ("SOUL.md", "IDENTITY.md", "AGENTS.md", "USER.md", "MEMORY.md")
+#: every agent's change to one is listed for the person to see and undo. Every
+#: hot file is one: a runtime loads each at session start (TOOLS.md even into a
+#: subagent's bundle), so an agent's line there steers every later session.
+PERSONS_FILES = HOT_FILES
 
 
 def is_persons_file(path: str) -> bool:
@@ -150,12 +152,23 @@ NO_ENTRY_FILES = ("SOUL.md", "IDENTITY.md")
 
 def takes_entries(path: str) -> bool:
     """Whether memory entries (and a proposal's) may go to the normalized ``path``:
-    a markdown file outside continuity/, not a daily note, not in NO_ENTRY_FILES."""
+    a markdown file outside continuity/, not a daily note, not in NO_ENTRY_FILES.
+    Judged with case folded: on a file system that folds case (macOS, Windows)
+    ``Continuity/open-loops/x.md`` is the person's loop and ``soul.md`` is SOUL.md."""
+    folded = path.casefold()
     return (
         path.endswith(".md")
-        and not path.startswith(CONTINUITY_DIR + "/")
-        and not is_daily_note(path)
-        and path not in NO_ENTRY_FILES
+        and not folded.startswith(CONTINUITY_DIR + "/")
+        and not is_daily_note(folded)
+        and folded not in {name.casefold() for name in NO_ENTRY_FILES}
+    )
+
+
+def _any_case(text: str) -> str:
+    """A regex for ``text`` in any case of its ASCII letters (JSON Schema's
+    patterns take no flags)."""
+    return "".join(
+        f"[{c.upper()}{c.lower()}]" if c.isascii() and c.isalpha() else re.escape(c) for c in text
     )
 
 
@@ -165,9 +178,9 @@ ENTRIES_FILE_PATTERN = path_pattern(
     ".md",
     refused="|".join(
         (
-            re.escape(CONTINUITY_DIR + "/"),
-            rf"{re.escape(DAILY_DIR)}/[^/]+$",
-            *(rf"{re.escape(name)}$" for name in NO_ENTRY_FILES),
+            _any_case(CONTINUITY_DIR + "/"),
+            rf"{_any_case(DAILY_DIR)}/[^/]+$",
+            *(rf"{_any_case(name)}$" for name in NO_ENTRY_FILES),
         )
     ),
 )

@@ -60,7 +60,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hearth.index.terms import STOP_WORDS, names_in
+from hearth.index.terms import STOP_WORDS, bare_word, names_in
 
 if TYPE_CHECKING:
     from hearth.index.hits import Hit
@@ -70,7 +70,6 @@ Key = tuple[str, int]
 
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+)[\"'“‘(]*([A-Z][\w-]*)")
 _EDGE = "?!.,;:'\"()[]{}’"
-_POSSESSIVE = re.compile(r"(?<=\w)['’]s$")
 _DATE_WORDS_TEXT = """today yesterday tomorrow tonight ago week weeks weekend month months year
 years monday tuesday wednesday thursday friday saturday sunday january february march april
 may june july august september october november december"""
@@ -228,8 +227,9 @@ def content_words(words: Sequence[str]) -> list[str]:
     those: ``ranking.py``), of small talk, and edge punctuation."""
     out = []
     for word in words:
-        # A possessive's "s" is no word of its own: "Okafor's" asks for Okafor.
-        low = _POSSESSIVE.sub("", word.lower().strip(_EDGE))
+        # A possessive's "s" is no word of its own: "Okafor's" asks for Okafor;
+        # nor is an elided article: "d'association" asks for association.
+        low = bare_word(word.lower().strip(_EDGE))
         if re.split(r"['’]", low, maxsplit=1)[0] in STOP_WORDS:  # that's, I'd, won't
             continue
         if low and low not in STOP_WORDS and low not in _DATE_WORDS and low not in _SMALL_TALK:

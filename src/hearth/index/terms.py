@@ -49,6 +49,22 @@ _FIELD = re.compile(r"^[+-]?\w+:")
 #: and its colon punctuation (``Okafor:``, ``10:30``), never a field no section has.
 _FIELDS = frozenset({"title", "heading", "body", "text"})
 _NAMED = re.compile(r"^[+-]?(\w+):")
+#: A possessive's ``'s`` at a word's end (before any closing punctuation).
+_POSSESSIVE_END = re.compile(r"(?<=\w)['’][sS](?=[^\w'’]*$)")
+#: An elided article or pronoun at a word's start (French, Italian: ``l'``,
+#: ``d'``, ``qu'``, ``dell'``...).
+_ELIDED_START = re.compile(
+    r"(?<![\w'’])(?:[cdjlmnst]|qu|dell|dall|nell|sull|all|un)['’](?=\w)", re.I
+)
+
+
+def bare_word(word: str) -> str:
+    """``word`` without a possessive's ``'s`` and an elided article: no word of
+    its own either (``Okafor's`` asks for Okafor, ``d'association`` for
+    association)."""
+    return _ELIDED_START.sub("", _POSSESSIVE_END.sub("", word))
+
+
 #: ``body`` has no terms of its own (schema.py): ``body:word`` searches ``text``.
 _BODY_FIELD = re.compile(r"^([+-]?)body:")
 _SYNTAX = re.compile(r'"|(?:^|\s)[+-]\S|\b(?:title|heading|body):|\w\*(?:\s|$)')
@@ -123,7 +139,13 @@ def read_query(text: str) -> QueryText:
     prefixes: list[str] = []
     rest: list[str] = []
     words: list[str] = []
-    for raw in text.split():
+    quoted = False
+    for given in text.split():
+        inside, quoted = quoted or '"' in given, quoted ^ (given.count('"') % 2 == 1)
+        # Tantivy's parser makes ``okafor's`` the phrase "okafor s" (and
+        # ``d'association`` "d association"), which a section naming Okafor
+        # (or saying "l'association") does not hold.
+        raw = given if inside else bare_word(given)
         match = _PREFIX.match(raw)
         if match:
             prefixes.append(fold(match.group(1)))

@@ -21,6 +21,7 @@ from pydantic import AnyHttpUrl
 from starlette.types import ASGIApp
 
 from hearth.app.served.service import ServedHearth
+from hearth.mcp import quota
 from hearth.mcp.calls import Caller
 from hearth.mcp.server import build_server
 from hearth.operations import SCOPES
@@ -73,6 +74,7 @@ def build(service: ServedHearth, url: str | None) -> tuple[MCPServer, ASGIApp]:
     app = server.streamable_http_app(
         streamable_http_path="/",
         json_response=True,
+        session_idle_timeout=quota.IDLE_SECONDS,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
     return server, app

@@ -24,6 +24,7 @@ import anyio.to_thread
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from hearth.errors import error_body
+from hearth.mcp.quota import SessionQuota
 
 PATH = "/mcp"
 #: Seconds an MCP request waits for the server to be built before it is answered 503.
@@ -41,6 +42,7 @@ class LazyMount:
         self._ready: anyio.Event | None = None
         self._wanted: anyio.Event | None = None
         self._failed: str | None = None
+        self.quota = SessionQuota()
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -76,6 +78,11 @@ class LazyMount:
         if self._app is None:
             await _unavailable(send, self._failed or "MCP is starting; try again in a moment")
             return
+        refused = self.quota.refusal(scope) if scope["type"] == "http" else None
+        if refused is not None:
+            await _unavailable(send, refused, status=429, code="too_many_sessions")
+            return
+        send = self.quota.watching(scope, send) if scope["type"] == "http" else send
         await self._app(scope, receive, _refusals_in_our_shape(scope, send))
 
 
@@ -129,12 +136,14 @@ class ExactPath:
         )
 
 
-async def _unavailable(send: Send, message: str) -> None:
-    body = json.dumps(error_body("unavailable", message))
+async def _unavailable(
+    send: Send, message: str, status: int = 503, code: str = "unavailable"
+) -> None:
+    body = json.dumps(error_body(code, message))
     await send(
         {
             "type": "http.response.start",
-            "status": 503,
+            "status": status,
             "headers": [(b"content-type", b"application/json"), (b"retry-after", b"1")],
         }
     )

@@ -64,6 +64,14 @@ def seen(state_dir: Path) -> str | None:
     return value if len(value) == 40 and all(c in "0123456789abcdef" for c in value) else None
 
 
+def in_history(root: Path, commit: str) -> bool:
+    """Whether ``commit`` (40 hex digits) is HEAD or one of its ancestors."""
+    if len(commit) != 40 or any(c not in "0123456789abcdef" for c in commit):
+        return False
+    done = run_git(root, ["merge-base", "--is-ancestor", commit, "HEAD"], b"")
+    return done is not None and done[0] == 0
+
+
 def mark_seen(state_dir: Path, commit: str) -> None:
     temp = state_dir / f".{SEEN_FILE}.tmp"
     temp.write_text(commit + "\n")

@@ -37,6 +37,9 @@ COOKIE_PATH = "/ui"
 SESSION_SECONDS = 12 * 3600
 #: The most sessions kept; the oldest goes first.
 MAX_SESSIONS = 256
+#: The most sessions of one token: its own oldest goes first, so logging in over
+#: and over with one token (an agent's) never ends another token's session.
+MAX_SESSIONS_PER_TOKEN = 8
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,9 @@ class Gate:
             return None
         session_id = secrets.token_urlsafe(32)
         with self._lock:
+            mine = [k for k, s in self._sessions.items() if s.digest == digest]
+            for old in mine[: max(0, len(mine) - MAX_SESSIONS_PER_TOKEN + 1)]:
+                del self._sessions[old]
             self._sessions[session_id] = _Session(digest, self._now())
             while len(self._sessions) > MAX_SESSIONS:
                 self._sessions.popitem(last=False)

@@ -32,7 +32,7 @@ async def undo(request: Request, visitor: MaybeVisitor, kit: UiKit, service: Ser
 @router.post("/changes/seen")
 async def seen(request: Request, visitor: MaybeVisitor, kit: UiKit, service: Served) -> Response:
     def call(visitor: Visitor, form: dict[str, list[str]]) -> Done:
-        service.mark_agent_changes_seen()
+        service.mark_agent_changes_seen(first(form, "upto"))
         return Done("Marked the agents' changes as seen")
 
     return await kit.acting(request, visitor, "changes.seen", "/ui/", call)

@@ -70,6 +70,7 @@ def review_page(
         key=lambda v: (getattr(v.record, "updated", ""), v.key),
         reverse=True,
     )
+    upto = service.head_commit()  # read before the list: a later change stays unseen
     changes = service.agent_changes()
     form = form or {}
     return kit.page(
@@ -87,6 +88,7 @@ def review_page(
         decisions=decisions,
         oids=service.head_oids([v.path for v in (*loops, *decisions)] + [c.path for c in changes]),
         changes=changes,
+        upto=upto or "",
         refusal=refusal,
         ticked=set(form.get("keys", [])),
         typed={k: v[0] for k, v in form.items() if k.startswith("reason") and v},
