@@ -1,18 +1,18 @@
-"""Entries of a memory file: one bullet line each.
+"""Entries of a memory file: one bullet each.
 
 USER.md, MEMORY.md, ``users/<id>.md`` and any markdown file with an
-``## Entries`` section keep their durable facts as entries: a bullet (``- ``,
-or ``* `` and ``+ ``, which markdown reads alike and a person's editor may
-write), with the lines a person wrapped it onto and its sub-bullets
-(``entry_blocks``). Where the file has an ``## Entries`` section, its bullets
-are the entries; a file without one (a workspace adopted from OpenClaw or
-Lemon, whose MEMORY.md is plain bullets) has every bullet at the margin
-outside a code fence as an entry. A bullet's marker is how it is written, not
-what it says: an entry is known by its text, and hearth writes new entries
-with the marker the file already uses (``bullet_of``). ``hearth memory``,
-proposal merges, supersession, consolidation, likeness and the sync merge
-(``entry_merge.py``) all read entries through ``entry_blocks`` here, so they
-see the same ones.
+``## Entries`` section keep their durable facts as entries: a bullet (``- ``, or
+``* `` and ``+ ``, which markdown reads alike and a person's editor may
+write), with the lines a person wrapped it onto (indented or not, as markdown
+reads a list item) and its sub-bullets (``entry_blocks``). Where the file has
+an ``## Entries`` section, its bullets are the entries; a file without one (a
+workspace adopted from OpenClaw or Lemon, whose MEMORY.md is plain bullets)
+has every bullet at the margin outside a code fence as an entry. A bullet's
+marker is how it is written, not what it says: an entry is known by its text,
+and hearth writes new entries with the marker the file already uses
+(``bullet_of``). ``hearth memory``, proposal merges, supersession,
+consolidation, likeness and the sync merge (``entry_merge.py``) all read
+entries through ``entry_blocks`` here, so they see the same ones.
 
 A runtime changes them one entry at a time (add, replace, remove), each its
 own commit, instead of rewriting the whole file; an entry is named by its
@@ -162,6 +162,31 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+#: What starts a block of its own at an entry's depth or less, so is no lazy
+#: continuation of the entry's text: a heading, a bullet (``-``, ``*``, ``+``,
+#: numbered; an empty one too), a thematic break or setext underline (``---``,
+#: ``___``, ``***``), a quote, an HTML block that may cut a paragraph (a
+#: comment, as hearth's templates write). Fences stop an entry already
+#: (``_unfenced``).
+_STARTS_BLOCK = re.compile(
+    r"^\s{0,3}(?:#{1,6}(?:[ \t]|$)|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)"
+    r"|(?:-[ \t]*){3,}$|(?:_[ \t]*){3,}$|(?:\*[ \t]*){3,}$|>"
+    r"|<(?:!|\?|/?(?:script|pre|style|textarea|div|p|table|details|section|ul|ol|li|h[1-6])\b))",
+    re.IGNORECASE,
+)
+
+
+def _continues(line: str, depth: int) -> bool:
+    """Whether ``line``, right after a line of an entry that stands at ``depth``,
+    is still that entry's: indented deeper (a continuation or a sub-bullet), or
+    a lazy continuation line, which markdown reads as the text above it even at
+    the margin (a hard wrap by nano, ``fmt`` or a person pressing Enter) unless
+    it starts a block of its own. A blank line ends the entry."""
+    if not line.strip():
+        return False
+    return _indent(line) > depth or not _STARTS_BLOCK.match(line)
+
+
 @dataclass(frozen=True)
 class Block:
     """One entry as written: its bullet line, the continuation lines that wrap
@@ -186,9 +211,12 @@ def entry_blocks(lines: Sequence[str], *, adopted: bool = False) -> list[Block]:
 
     The bullets of the ``## Entries`` section when there is one; else (or with
     ``adopted``) the adopted form: every ``- `` line that starts at the margin,
-    outside code fences. A line indented deeper than the bullet that starts an entry, with
-    no blank line before it, belongs to that entry: a continuation of its text,
-    or a sub-bullet. A bullet no deeper than the entry's starts the next one.
+    outside code fences. A line after an entry's bullet, with no blank line
+    before it, belongs to that entry: indented deeper, a continuation of its
+    text or a sub-bullet; at the bullet's depth or less, a lazy continuation of
+    the text it follows (the entry's, or its last sub-bullet's), as markdown
+    reads it, unless it starts a block of its own (``_continues``). A bullet no
+    deeper than the entry's starts the next one.
     """
     outside = _unfenced(lines)
     found = None if adopted else _section(lines, outside)
@@ -206,7 +234,7 @@ def entry_blocks(lines: Sequence[str], *, adopted: bool = False) -> list[Block]:
         subs: list[str] = []
         j = i + 1
         head_end = None
-        while j < end and outside[j] and lines[j].strip() and _indent(lines[j]) > depth:
+        while j < end and outside[j] and _continues(lines[j], depth):
             sub = _entry_text(lines[j])
             if sub is not None:
                 head_end = j if head_end is None else head_end
