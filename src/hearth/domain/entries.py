@@ -32,6 +32,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from hearth.domain.blocks import continues, unfenced
 from hearth.errors import Conflict, EntryMissing, InvalidInput
 
 ENTRIES_HEADING = "## Entries"
@@ -85,27 +86,6 @@ def clean_entry(text: str) -> str:
     if len(one) > MAX_ENTRY_CHARS:
         raise InvalidInput(f"an entry is at most {MAX_ENTRY_CHARS} characters ({len(one)} given)")
     return one
-
-
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-
-
-def _unfenced(lines: Sequence[str]) -> list[bool]:
-    """For each line, whether it lies outside a fenced code block (fences included: no)."""
-    outside: list[bool] = []
-    fence: str | None = None
-    for line in lines:
-        marker = _FENCE.match(line)
-        if fence is None and marker:
-            fence = marker.group(1)[0] * 3
-            outside.append(False)
-        elif fence is not None:
-            if marker and marker.group(1).startswith(fence):
-                fence = None
-            outside.append(False)
-        else:
-            outside.append(True)
-    return outside
 
 
 def _section(lines: Sequence[str], outside: Sequence[bool]) -> tuple[int, int] | None:
@@ -162,31 +142,6 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-#: What starts a block of its own at an entry's depth or less, so is no lazy
-#: continuation of the entry's text: a heading, a bullet (``-``, ``*``, ``+``,
-#: numbered; an empty one too), a thematic break or setext underline (``---``,
-#: ``___``, ``***``), a quote, an HTML block that may cut a paragraph (a
-#: comment, as hearth's templates write). Fences stop an entry already
-#: (``_unfenced``).
-_STARTS_BLOCK = re.compile(
-    r"^\s{0,3}(?:#{1,6}(?:[ \t]|$)|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)"
-    r"|(?:-[ \t]*){3,}$|(?:_[ \t]*){3,}$|(?:\*[ \t]*){3,}$|>"
-    r"|<(?:!|\?|/?(?:script|pre|style|textarea|div|p|table|details|section|ul|ol|li|h[1-6])\b))",
-    re.IGNORECASE,
-)
-
-
-def _continues(line: str, depth: int) -> bool:
-    """Whether ``line``, right after a line of an entry that stands at ``depth``,
-    is still that entry's: indented deeper (a continuation or a sub-bullet), or
-    a lazy continuation line, which markdown reads as the text above it even at
-    the margin (a hard wrap by nano, ``fmt`` or a person pressing Enter) unless
-    it starts a block of its own. A blank line ends the entry."""
-    if not line.strip():
-        return False
-    return _indent(line) > depth or not _STARTS_BLOCK.match(line)
-
-
 @dataclass(frozen=True)
 class Block:
     """One entry as written: its bullet line, the continuation lines that wrap
@@ -215,10 +170,10 @@ def entry_blocks(lines: Sequence[str], *, adopted: bool = False) -> list[Block]:
     before it, belongs to that entry: indented deeper, a continuation of its
     text or a sub-bullet; at the bullet's depth or less, a lazy continuation of
     the text it follows (the entry's, or its last sub-bullet's), as markdown
-    reads it, unless it starts a block of its own (``_continues``). A bullet no
+    reads it, unless it starts a block of its own (``blocks.continues``). A bullet no
     deeper than the entry's starts the next one.
     """
-    outside = _unfenced(lines)
+    outside = unfenced(lines)
     found = None if adopted else _section(lines, outside)
     start, end = (found[0] + 1, found[1]) if found is not None else (0, len(lines))
     blocks: list[Block] = []
@@ -234,7 +189,7 @@ def entry_blocks(lines: Sequence[str], *, adopted: bool = False) -> list[Block]:
         subs: list[str] = []
         j = i + 1
         head_end = None
-        while j < end and outside[j] and _continues(lines[j], depth):
+        while j < end and outside[j] and continues(lines[j], depth):
             sub = _entry_text(lines[j])
             if sub is not None:
                 head_end = j if head_end is None else head_end
@@ -259,7 +214,7 @@ def entry_lines(lines: Sequence[str]) -> list[tuple[int, str]]:
 
 def has_entries_section(text: str) -> bool:
     lines = text.split("\n")
-    return _section(lines, _unfenced(lines)) is not None
+    return _section(lines, unfenced(lines)) is not None
 
 
 def list_entries(text: str) -> list[Entry]:
@@ -284,7 +239,7 @@ def add_entries(target: str, new: Sequence[str]) -> tuple[str, list[str]]:
         lines.pop()
     if lines == [""]:
         lines = []
-    outside = _unfenced(lines)
+    outside = unfenced(lines)
     present = {_nfc(text) for _i, text in entry_lines(lines)}
     added: list[str] = []
     for entry in new:
@@ -359,7 +314,7 @@ def add_entry(text: str, entry: str, section: str | None = None) -> str:
 def sections_of(text: str) -> list[str]:
     """The names of the file's ``## `` sections, in order (outside code fences)."""
     lines = text.split("\n")
-    outside = _unfenced(lines)
+    outside = unfenced(lines)
     return [
         line[3:].strip() for i, line in enumerate(lines) if outside[i] and line.startswith("## ")
     ]
@@ -367,7 +322,7 @@ def sections_of(text: str) -> list[str]:
 
 def _add_to_section(text: str, entry: str, section: str) -> str:
     lines = text.split("\n")
-    outside = _unfenced(lines)
+    outside = unfenced(lines)
     if _section(lines, outside) is not None:
         # The file as it is now, not the request: 409, as for a file without
         # an entries section.

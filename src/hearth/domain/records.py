@@ -310,23 +310,17 @@ def parse(kind: RecordKind, text: str) -> Record:
         elif name in ("created", "updated"):
             fields[name] = ""
     if cls is Proposal:
-        fields["entries"] = _proposed(body)
+        # Its ``- `` lines, each with the lines a person wrapped it onto.
+        lines = body.replace("\r\n", "\n").split("\n")
+        wrapped = {block.start: block.text for block in entry_blocks(lines, adopted=True)}
+        fields["entries"] = tuple(
+            clean_entry(wrapped.get(i, line[2:]))
+            for i, line in enumerate(lines)
+            if line[:2] == "- "
+        )
     else:
         fields[cls.BODY] = body.strip()
     return cls(**fields)
-
-
-def _proposed(body: str) -> tuple[str, ...]:
-    """A proposal's entries: its ``- `` lines at the margin, each with the lines
-    a person wrapped it onto (``entries.entry_blocks``: indented or not, as
-    markdown reads a list item), so an entry wrapped in an editor is merged whole."""
-    lines = body.replace("\r\n", "\n").split("\n")
-    wrapped = {block.start: block.text for block in entry_blocks(lines, adopted=True)}
-    return tuple(
-        clean_entry(wrapped.get(i, line[2:]))
-        for i, line in enumerate(lines)
-        if line.startswith("- ")
-    )
 
 
 def _meta(text: str, name: str) -> str:
