@@ -64,6 +64,15 @@ def test_a_margin_wrap_with_crlf_line_endings() -> None:
     assert keys == ["Bravo plays chess on Sundays at the club", "Alpha likes tea"]
 
 
+@pytest.mark.parametrize("stop", ["---", "-", "## Later", "1."])
+def test_a_crlf_file_read_as_it_is_ends_a_wrap_where_markdown_does(stop: str) -> None:
+    """Case: CRLF, read without converting its line endings (as the listing
+    reads a committed file): a rule, an empty bullet, a heading or a number
+    ending in "\r" still ends the entry."""
+    text = f"{HEAD}- Bravo plays chess on\nSundays\n{stop}\nmore\n".replace("\n", "\r\n")
+    assert list_entries(text)[0].text == "Bravo plays chess on Sundays"
+
+
 def test_a_margin_wrap_then_a_sub_bullet() -> None:
     """Case: wrap then a sub-bullet. The wrapped text is the entry's, the
     sub-bullet stays its sub-bullet; a replacement keeps the sub-bullet."""

@@ -53,6 +53,7 @@ def continues(line: str, depth: int) -> bool:
     a lazy continuation line, which markdown reads as the text above it even at
     the margin (a hard wrap by nano, ``fmt`` or a person pressing Enter) unless
     it starts a block of its own. A blank line ends the entry."""
-    if not line.strip():
+    said = line.rstrip()  # a CRLF file read as it is: ``$`` does not match before "\r"
+    if not said:
         return False
-    return len(line) - len(line.lstrip()) > depth or not _STARTS_BLOCK.match(line)
+    return len(said) - len(said.lstrip()) > depth or not _STARTS_BLOCK.match(said)
