@@ -19,7 +19,7 @@ from hearth.domain.entries import (
     remove_entry,
     replace_entry,
 )
-from hearth.domain.entry_merge import merge_entry_files
+from hearth.domain.entry_merge import ConflictRecord, merge_entry_files, still_open
 
 HEAD = "# M\n\n## Entries\n\n"
 
@@ -166,3 +166,19 @@ def test_a_wrapped_entry_replaced_on_the_other_side_leaves_no_fragment() -> None
     merged = merge_entry_files(base, ours, theirs)
     assert merged.text == HEAD + "- Bravo plays go\n- Alpha likes tea\n- Dan runs\n"
     assert not merged.conflicts
+
+
+def test_an_open_entry_conflict_stays_open_when_a_version_is_wrapped() -> None:
+    """Status and ACTIVE.md: an entry conflict is open while the file holds
+    both versions; a person hard-wrapping one of them at the margin settles
+    nothing (it is still the same version), and removing it does."""
+    base = HEAD + "- Bravo plays chess\n- Alpha likes tea\n"
+    ours = base.replace("chess\n", "chess on Sundays at the club\n")
+    theirs = base.replace("chess\n", "chess on Mondays\n")
+    merged = merge_entry_files(base, ours, theirs)
+    (conflict,) = merged.conflicts
+    record = ConflictRecord("x", "MEMORY.md", conflict.base, conflict.kept, conflict.other)
+    wrapped = merged.text.replace("chess on Sundays at", "chess on\nSundays at")
+    assert wrapped != merged.text and still_open(record, wrapped)
+    settled = remove_entry(wrapped, "Bravo plays chess on Sundays at the club")
+    assert not still_open(record, settled) and "Sundays" not in settled
