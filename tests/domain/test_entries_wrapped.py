@@ -124,6 +124,15 @@ def test_a_lazy_line_ends_where_markdown_ends_it(stop: str) -> None:
     assert held[1:] == (["Next text after"] if stop[:2] in ("- ", "* ", "+ ") else [])
 
 
+def test_entries_indented_four_spaces_stay_apart() -> None:
+    """A list a person re-indented four spaces (or more) deep: each bullet at
+    the entry's depth starts the next entry, a margin line still wraps one."""
+    body = "    - Bravo plays chess\n    - Alpha likes\ngreen tea\n      - with milk\n"
+    body += "  - Carol sings\n"
+    assert texts(body) == ["Bravo plays chess", "Alpha likes green tea", "Carol sings"]
+    assert entry_blocks((HEAD + body).split("\n"))[1].key == "Alpha likes green tea\n- with milk"
+
+
 def test_a_margin_line_after_the_entries_of_an_adopted_file() -> None:
     """A file of plain bullets (no ``## Entries``) reads a margin wrap the same."""
     text = "- Bravo plays chess on\nSundays\n\nA paragraph.\n"

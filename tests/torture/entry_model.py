@@ -187,7 +187,10 @@ class Model:
             app.entry_remove(path, forced[2] if forced else self.rng.choice(held), "agent")
         elif kind == "replace":
             old = forced[2] if forced else self.rng.choice(held)
-            changed_to = f"{old.split(' (', 1)[0]} (now r{self.figures.rounds} m{n})"
+            # Numbered: a machine replacing its own replacement in one round
+            # writes a new text, not the same one again.
+            self.counter += 1
+            changed_to = f"{old.split(' (', 1)[0]} (now r{self.figures.rounds} m{n} {self.counter})"
             app.entry_replace(path, old, changed_to, "agent")
         elif kind in ("delete-file", "rename-file"):
             if not self._whole_file(root, kind, path):

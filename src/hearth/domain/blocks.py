@@ -40,7 +40,7 @@ def unfenced(lines: Sequence[str]) -> list[bool]:
 #: ``___``, ``***``), a quote, an HTML block that may cut a paragraph (a
 #: comment, as hearth's templates write), a code fence.
 _STARTS_BLOCK = re.compile(
-    r"^\s{0,3}(?:`{3,}|~{3,}|#{1,6}(?:[ \t]|$)|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)"
+    r"^(?:`{3,}|~{3,}|#{1,6}(?:[ \t]|$)|[-*+](?:[ \t]|$)|\d{1,9}[.)](?:[ \t]|$)"
     r"|(?:-[ \t]*){3,}$|(?:_[ \t]*){3,}$|(?:\*[ \t]*){3,}$|>"
     r"|<(?:!|\?|/?(?:script|pre|style|textarea|div|p|table|details|section|ul|ol|li|h[1-6])\b))",
     re.IGNORECASE,
@@ -56,4 +56,7 @@ def continues(line: str, depth: int) -> bool:
     said = line.rstrip()  # a CRLF file read as it is: ``$`` does not match before "\r"
     if not said:
         return False
-    return len(said) - len(said.lstrip()) > depth or not _STARTS_BLOCK.match(said)
+    # Measured from the line's own text: an entry indented four spaces or more
+    # (re-indented by a person) is followed by its siblings as deep.
+    bare = said.lstrip()
+    return len(said) - len(bare) > depth or not _STARTS_BLOCK.match(bare)
