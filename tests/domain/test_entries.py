@@ -103,9 +103,8 @@ def test_star_and_plus_bullets_are_entries_written_in_the_files_style() -> None:
     assert remove_entry(ruled, "Lives in Lyon") == "# Notes\n\n* Likes tea\n\n* * *\n\n"
 
 
-@pytest.mark.xfail(strict=True, reason="lazy continuation lines are not read as the entry's")
 def test_an_entry_wrapped_without_indentation_is_one_entry() -> None:
-    """Hostile tester (not fixed): markdown reads a line that follows a bullet
+    """Hostile tester: markdown reads a line that follows a bullet
     with no blank line between, even at the margin, as the bullet's text (a
     lazy continuation line: what nano's hard wrap or a person pressing Enter in
     a plain editor writes). hearth reads only indented lines so, and this entry

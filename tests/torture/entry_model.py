@@ -5,8 +5,8 @@ steps, each one of:
 
 - an agent's ``memory add``, ``remove`` or ``replace`` through hearth;
 - a person's editor edit committed with plain git: a reorder, a wrap onto a
-  continuation line, a sub-bullet, a subheading or a blank line, CRLF, trailing
-  spaces, a re-indent, a preamble edit;
+  continuation line (indented, or at the margin), a sub-bullet, a subheading
+  or a blank line, CRLF, trailing spaces, a re-indent, a preamble edit;
 - (with ``hearth sync``) a person note deleted or renamed with ``git rm``/``git mv``;
 
 then the machines meet, each in turn, by one verb: ``hearth sync``, ``git pull``
@@ -166,7 +166,7 @@ class Model:
         """One step of machine ``n``: drawn, or ``forced`` (kind, path, entry)."""
         root, app = self.roots[n], self.apps[n]
         before = self.keys(root)
-        kinds = ["add", "add", "remove", "replace", "reorder", "wrap", "sub-bullet"]
+        kinds = ["add", "add", "remove", "replace", "reorder", "wrap", "margin-wrap", "sub-bullet"]
         kinds += ["subheading", "blank", "crlf", "trailing", "reindent", "preamble"]
         if self.verb == "sync":
             kinds += ["delete-file", "rename-file"]
@@ -187,7 +187,10 @@ class Model:
             app.entry_remove(path, forced[2] if forced else self.rng.choice(held), "agent")
         elif kind == "replace":
             old = forced[2] if forced else self.rng.choice(held)
-            changed_to = f"{old.split(' (', 1)[0]} (now r{self.figures.rounds} m{n})"
+            # Numbered: a machine replacing its own replacement in one round
+            # writes a new text, not the same one again.
+            self.counter += 1
+            changed_to = f"{old.split(' (', 1)[0]} (now r{self.figures.rounds} m{n} {self.counter})"
             app.entry_replace(path, old, changed_to, "agent")
         elif kind in ("delete-file", "rename-file"):
             if not self._whole_file(root, kind, path):
@@ -268,13 +271,14 @@ class Model:
             else:
                 taken = [" " * (level - depth) + line for line in taken]
             lines[at:at] = taken
-        elif kind == "wrap":
+        elif kind in ("wrap", "margin-wrap"):
             block = rng.choice(blocks)
             head = lines[block.start]
             words = head.split(" ")
             if block.head_end != block.start + 1 or len(words) < 6:
                 return False
-            indent = " " * (len(head) - len(head.lstrip()) + 2)
+            # A margin wrap is markdown's lazy continuation line (nano, ``fmt``).
+            indent = "" if kind == "margin-wrap" else " " * (len(head) - len(head.lstrip()) + 2)
             half = len(words) // 2 + 1
             lines[block.start : block.start + 1] = [
                 " ".join(words[:half]),

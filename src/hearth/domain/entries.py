@@ -1,18 +1,18 @@
-"""Entries of a memory file: one bullet line each.
+"""Entries of a memory file: one bullet each.
 
 USER.md, MEMORY.md, ``users/<id>.md`` and any markdown file with an
-``## Entries`` section keep their durable facts as entries: a bullet (``- ``,
-or ``* `` and ``+ ``, which markdown reads alike and a person's editor may
-write), with the lines a person wrapped it onto and its sub-bullets
-(``entry_blocks``). Where the file has an ``## Entries`` section, its bullets
-are the entries; a file without one (a workspace adopted from OpenClaw or
-Lemon, whose MEMORY.md is plain bullets) has every bullet at the margin
-outside a code fence as an entry. A bullet's marker is how it is written, not
-what it says: an entry is known by its text, and hearth writes new entries
-with the marker the file already uses (``bullet_of``). ``hearth memory``,
-proposal merges, supersession, consolidation, likeness and the sync merge
-(``entry_merge.py``) all read entries through ``entry_blocks`` here, so they
-see the same ones.
+``## Entries`` section keep their durable facts as entries: a bullet (``- ``, or
+``* `` and ``+ ``, which markdown reads alike and a person's editor may
+write), with the lines a person wrapped it onto (indented or not, as markdown
+reads a list item) and its sub-bullets (``entry_blocks``). Where the file has
+an ``## Entries`` section, its bullets are the entries; a file without one (a
+workspace adopted from OpenClaw or Lemon, whose MEMORY.md is plain bullets)
+has every bullet at the margin outside a code fence as an entry. A bullet's
+marker is how it is written, not what it says: an entry is known by its text,
+and hearth writes new entries with the marker the file already uses
+(``bullet_of``). ``hearth memory``, proposal merges, supersession,
+consolidation, likeness and the sync merge (``entry_merge.py``) all read
+entries through ``entry_blocks`` here, so they see the same ones.
 
 A runtime changes them one entry at a time (add, replace, remove), each its
 own commit, instead of rewriting the whole file; an entry is named by its
@@ -32,6 +32,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from hearth.domain.blocks import continues, unfenced
 from hearth.errors import Conflict, EntryMissing, InvalidInput
 
 ENTRIES_HEADING = "## Entries"
@@ -85,27 +86,6 @@ def clean_entry(text: str) -> str:
     if len(one) > MAX_ENTRY_CHARS:
         raise InvalidInput(f"an entry is at most {MAX_ENTRY_CHARS} characters ({len(one)} given)")
     return one
-
-
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-
-
-def _unfenced(lines: Sequence[str]) -> list[bool]:
-    """For each line, whether it lies outside a fenced code block (fences included: no)."""
-    outside: list[bool] = []
-    fence: str | None = None
-    for line in lines:
-        marker = _FENCE.match(line)
-        if fence is None and marker:
-            fence = marker.group(1)[0] * 3
-            outside.append(False)
-        elif fence is not None:
-            if marker and marker.group(1).startswith(fence):
-                fence = None
-            outside.append(False)
-        else:
-            outside.append(True)
-    return outside
 
 
 def _section(lines: Sequence[str], outside: Sequence[bool]) -> tuple[int, int] | None:
@@ -186,11 +166,14 @@ def entry_blocks(lines: Sequence[str], *, adopted: bool = False) -> list[Block]:
 
     The bullets of the ``## Entries`` section when there is one; else (or with
     ``adopted``) the adopted form: every ``- `` line that starts at the margin,
-    outside code fences. A line indented deeper than the bullet that starts an entry, with
-    no blank line before it, belongs to that entry: a continuation of its text,
-    or a sub-bullet. A bullet no deeper than the entry's starts the next one.
+    outside code fences. A line after an entry's bullet, with no blank line
+    before it, belongs to that entry: indented deeper, a continuation of its
+    text or a sub-bullet; at the bullet's depth or less, a lazy continuation of
+    the text it follows (the entry's, or its last sub-bullet's), as markdown
+    reads it, unless it starts a block of its own (``blocks.continues``). A bullet no
+    deeper than the entry's starts the next one.
     """
-    outside = _unfenced(lines)
+    outside = unfenced(lines)
     found = None if adopted else _section(lines, outside)
     start, end = (found[0] + 1, found[1]) if found is not None else (0, len(lines))
     blocks: list[Block] = []
@@ -206,7 +189,7 @@ def entry_blocks(lines: Sequence[str], *, adopted: bool = False) -> list[Block]:
         subs: list[str] = []
         j = i + 1
         head_end = None
-        while j < end and outside[j] and lines[j].strip() and _indent(lines[j]) > depth:
+        while j < end and outside[j] and continues(lines[j], depth):
             sub = _entry_text(lines[j])
             if sub is not None:
                 head_end = j if head_end is None else head_end
@@ -231,7 +214,7 @@ def entry_lines(lines: Sequence[str]) -> list[tuple[int, str]]:
 
 def has_entries_section(text: str) -> bool:
     lines = text.split("\n")
-    return _section(lines, _unfenced(lines)) is not None
+    return _section(lines, unfenced(lines)) is not None
 
 
 def list_entries(text: str) -> list[Entry]:
@@ -256,7 +239,7 @@ def add_entries(target: str, new: Sequence[str]) -> tuple[str, list[str]]:
         lines.pop()
     if lines == [""]:
         lines = []
-    outside = _unfenced(lines)
+    outside = unfenced(lines)
     present = {_nfc(text) for _i, text in entry_lines(lines)}
     added: list[str] = []
     for entry in new:
@@ -331,7 +314,7 @@ def add_entry(text: str, entry: str, section: str | None = None) -> str:
 def sections_of(text: str) -> list[str]:
     """The names of the file's ``## `` sections, in order (outside code fences)."""
     lines = text.split("\n")
-    outside = _unfenced(lines)
+    outside = unfenced(lines)
     return [
         line[3:].strip() for i, line in enumerate(lines) if outside[i] and line.startswith("## ")
     ]
@@ -339,7 +322,7 @@ def sections_of(text: str) -> list[str]:
 
 def _add_to_section(text: str, entry: str, section: str) -> str:
     lines = text.split("\n")
-    outside = _unfenced(lines)
+    outside = unfenced(lines)
     if _section(lines, outside) is not None:
         # The file as it is now, not the request: 409, as for a file without
         # an entries section.

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from hearth.domain import keys, lionclaw
+from hearth.domain.entries import entry_blocks
 from hearth.domain.front_matter import field_text, front_matter, split_front_matter
 from hearth.domain.keys import is_key, key_of_archive_stem, legacy_record_key, record_key
 from hearth.domain.layout import DEFAULT_PROPOSAL_TARGET, RecordKind, record_location
@@ -309,8 +310,13 @@ def parse(kind: RecordKind, text: str) -> Record:
         elif name in ("created", "updated"):
             fields[name] = ""
     if cls is Proposal:
+        # Its ``- `` lines, each with the lines a person wrapped it onto.
+        lines = body.replace("\r\n", "\n").split("\n")
+        wrapped = {block.start: block.text for block in entry_blocks(lines, adopted=True)}
         fields["entries"] = tuple(
-            clean_entry(line[2:]) for line in body.splitlines() if line.startswith("- ")
+            clean_entry(wrapped.get(i, line[2:]))
+            for i, line in enumerate(lines)
+            if line[:2] == "- "
         )
     else:
         fields[cls.BODY] = body.strip()

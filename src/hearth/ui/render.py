@@ -12,7 +12,7 @@ from urllib.parse import quote
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup, escape
 
-from hearth.domain.entries import is_bullet
+from hearth.domain.entries import entry_blocks
 from hearth.domain.text import counted
 from hearth.operation_texts import scope_sentences
 
@@ -87,13 +87,18 @@ def when(value: object, zone: dt.tzinfo = dt.UTC) -> str:
 
 
 def entry_changes(before: str, after: str) -> tuple[list[str], list[str]]:
-    """The entries (bullet lines: ``- ``, ``* ``, ``+ ``) ``after`` adds and
-    removes against ``before``."""
-    old = [line.strip()[2:] for line in before.splitlines() if is_bullet(line)]
-    new = [line.strip()[2:] for line in after.splitlines() if is_bullet(line)]
+    """The entries (``entry_blocks``: a bullet, ``- ``, ``* `` or ``+ ``, with its
+    wrapped lines; its sub-bullets after `` / ``) ``after`` adds and removes
+    against ``before``. Known by what they say, so a re-wrap is no change."""
+    old, new = _shown_entries(before), _shown_entries(after)
     gone = [e for e in old if e not in new]
     came = [e for e in new if e not in old]
     return came, gone
+
+
+def _shown_entries(text: str) -> list[str]:
+    lines = text.replace("\r\n", "\n").split("\n")
+    return [block.key.replace("\n- ", " / ") for block in entry_blocks(lines)]
 
 
 def diff_entries(diff: str) -> tuple[list[str], list[str]]:
