@@ -46,10 +46,10 @@ lint: dev
 	$(BIN)/lint-imports
 
 # Everything, on TEST_JOBS processes (the tests of one file stay on one process,
-# so a module's shared server is started once). Three on two cores: a test
+# so a module's shared server is started once). Four on two cores: a test
 # spends much of its time waiting on the processes it starts (a server coming
-# up, a watcher settling), which a third process fills.
-TEST_JOBS ?= 3
+# up, a watcher settling), which more processes fill.
+TEST_JOBS ?= 4
 test: lint
 	$(BIN)/pytest -n $(TEST_JOBS) --dist loadfile
 
