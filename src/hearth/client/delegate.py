@@ -20,13 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from hearth.client import transport
-from hearth.client.transport import TIMEOUT, Server, exchange, find, get
+from hearth.client.transport import FRESH_SECONDS, TIMEOUT, Server, exchange, find, get
 from hearth.store import private, server_file, state
 
 __all__ = ["TIMEOUT", "Server", "ask", "exchange", "find", "find_or_start", "get", "send"]
-
-#: Seconds a read waits for the server's index to catch up with the files.
-FRESH_SECONDS = 3.0
 
 
 #: Seconds a CLI write waits for the server's answer (``transport.WRITE_SECONDS``).

@@ -28,9 +28,6 @@ TYPE_CHECKING = False  # typing's own costs the start-up this path is for
 if TYPE_CHECKING:
     from typing import Any
 
-#: Seconds a read waits for the server's index to catch up with the files
-#: (``delegate.FRESH_SECONDS``).
-FRESH_SECONDS = 3.0
 #: What ``status`` shows, whoever computes it (a server adds its own parts).
 STATUS_KEYS = (
     "home",
@@ -148,10 +145,10 @@ def _fresh(
 ) -> dict[str, Any] | None:
     """``delegate.ask``: the server's answer once its index holds the files as
     a pass would leave them (a search says so itself; any other read, the
-    status snapshot), waiting ``FRESH_SECONDS`` at most while it catches up."""
+    status snapshot), waiting ``transport.FRESH_SECONDS`` at most while it catches up."""
     import time  # noqa: PLC0415  (built in: free)
 
-    deadline = time.monotonic() + FRESH_SECONDS
+    deadline = time.monotonic() + transport.FRESH_SECONDS
     while True:
         if says_fresh:
             data = transport.get(server, path)

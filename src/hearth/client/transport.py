@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 #: Seconds to connect and to wait for the answer before doing the work here.
 TIMEOUT = 5.0
+#: Seconds a read waits for the server's index to catch up with the files.
+FRESH_SECONDS = 3.0
 #: Seconds a CLI write waits for the server's answer before giving up (it may
 #: wait up to half of that for another write's lock; docs/operations.md).
 WRITE_SECONDS = 60.0
