@@ -48,7 +48,6 @@ def test_the_session_cookie_alone_opens_nothing(shared_server: Server) -> None:
     s = shared_server
     with httpx2.Client(base_url=s.url, follow_redirects=False) as person:
         mine = _log_in(person, s.tokens["admin"])
-        assert re.fullmatch(r"/ui/s/[\w-]{16,}/", mine), mine
         cookie = next(c for c in person.cookies.jar if c.name == "hearth_session")
         assert cookie.path == mine.rstrip("/")
         assert person.get(mine).status_code == 200
@@ -63,6 +62,7 @@ def test_the_session_cookie_alone_opens_nothing(shared_server: Server) -> None:
             "/ui/loops/x/resolve", headers={**stolen, "Origin": s.url}, data={"csrf": "x"}
         )
         assert posted.status_code == 401, posted.text
+    assert re.fullmatch(r"/ui/s/[\w-]{16,}/", mine), mine
 
 
 def test_a_cookie_set_by_another_port_does_not_log_the_person_out(shared_server: Server) -> None:

@@ -70,7 +70,7 @@ def test_the_review_session_never_reaches_another_port_of_the_host(
     there from one of them."""
     url, caught = other_users_server
     context, page = login(browser, ui_server, ui_server.tokens["admin"])
-    place = at(page, "/ui").removeprefix(ui_server.url)
+    place = page.url.removeprefix(ui_server.url).rstrip("/")  # /ui/s/<place>
     try:
         page.goto(url + "/")
         page.click("#on")
@@ -85,6 +85,7 @@ def test_the_review_session_never_reaches_another_port_of_the_host(
         context.close()
     assert len(caught) >= 8  # each page and link, each with its cookies and its Referer
     assert not any("hearth_session" in line for line in caught), caught
+    assert re.fullmatch(r"/ui/s/[\w-]{16,}", place), place
     assert not any(place in line for line in caught), caught
 
 
