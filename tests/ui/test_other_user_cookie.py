@@ -91,13 +91,18 @@ def test_the_review_session_never_reaches_another_port_of_the_host(
 
 def test_a_place_that_no_longer_opens_is_forgotten(browser: Browser, ui_server: Server) -> None:
     """The page remembers its place in the origin's own storage (kept apart by
-    port): /ui/ opened again goes there; after logging out, /ui/ is the login
-    form (the old place is tried once, then forgotten, never a loop)."""
+    port): /ui/ opened again goes there (the login form opened on purpose
+    stays); after logging out, /ui/ is the login form (the old place is tried
+    once, then forgotten, never a loop)."""
     context, page = login(browser, ui_server, ui_server.tokens["admin"])
     try:
         place = at(page, "/ui")
         page.goto(ui_server.url + "/ui/health")
         expect(page).to_have_url(place + "/health")
+        page.goto(ui_server.url + "/ui/login")  # on purpose: another token, say
+        expect(page.get_by_label("Token")).to_be_visible()
+        expect(page).to_have_url(ui_server.url + "/ui/login")
+        page.goto(place + "/health")
         csrf = page.locator("form[action$='/logout'] input[name=csrf]").get_attribute("value")
         reply = context.request.post(
             at(page, "/ui/logout"), form={"csrf": csrf or ""}, headers={"Origin": ui_server.url}

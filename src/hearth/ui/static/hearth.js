@@ -20,6 +20,7 @@
 // storage (kept apart by port, unlike cookies) remembers the place, so that
 // /ui/ opened again goes there rather than to the login form; a place that no
 // longer opens (logged out, the server restarted) is tried once and forgotten.
+// Nothing here is a credential: without the cookie a place is the login form.
 (function () {
   try {
     var here = location.pathname.match(/^\/ui\/s\/[A-Za-z0-9_-]+/);
@@ -30,9 +31,12 @@
       out.addEventListener("submit", function () { localStorage.removeItem("hearth.place"); });
       return;
     }
+    // Only a page's redirect to the login form (it names the page: ?next=), not
+    // the form opened on purpose (to log in with another token).
     var next = document.querySelector("form[action='/ui/login'] input[name=next]");
     var place = localStorage.getItem("hearth.place");
-    if (!next || !place || document.querySelector("[role=alert]")) return;
+    var sent = new URLSearchParams(location.search).has("next");
+    if (!next || !place || !sent || document.querySelector("[role=alert]")) return;
     if (sessionStorage.getItem("hearth.tried") === place) {
       localStorage.removeItem("hearth.place");
       sessionStorage.removeItem("hearth.tried");
