@@ -33,8 +33,10 @@ class Places:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            found = _PLACED.match(str(scope.get("path", "")))
+        path = scope.get("path", "")
+        # Every request passes here (the API's too): a prefix test first.
+        if scope["type"] == "http" and isinstance(path, str) and path.startswith(PLACES):
+            found = _PLACED.match(path)
             if found:
                 inner = "/ui" + (found[2] or "/")
                 parts = bytes(scope.get("raw_path") or b"").split(b"/", 4)
