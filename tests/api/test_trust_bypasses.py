@@ -25,8 +25,12 @@ class _Page:
     def __init__(self, server: Server) -> None:
         self.port = server.port
         self.cookies: dict[str, str] = {}
+        #: Where the session's pages are, once logged in (its cookie's path).
+        self.base = "/ui"
 
     def request(self, method: str, path: str, form: dict[str, str] | None = None) -> int:
+        if path.startswith("/ui/") and not path.startswith("/ui/login"):
+            path = self.base + path.removeprefix("/ui")
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         origin = f"127.0.0.1:{self.port}"
         headers = {"Host": origin, "Origin": f"http://{origin}"}
@@ -41,6 +45,8 @@ class _Page:
             response = conn.getresponse()
             self.text = response.read().decode(errors="replace")
             for name, value in response.getheaders():
+                if name.lower() == "location" and value.startswith("/ui/s/"):
+                    self.base = value.rsplit("/", 1)[0] if path == "/ui/login" else self.base
                 if name.lower() == "set-cookie":
                     key, _, rest = value.split(";")[0].partition("=")
                     self.cookies[key] = rest

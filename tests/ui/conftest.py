@@ -8,6 +8,7 @@ command that installs it.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -47,3 +48,12 @@ def git(root: Path, *args: str) -> str:
     return subprocess.run(
         ["git", "-C", str(root), *args], capture_output=True, text=True, check=True
     ).stdout
+
+
+def at(page: object, path: str) -> str:
+    """The address of the review page's ``path`` (``/ui/...``) at the session
+    place of the browser ``page`` is logged in to (its address shows it)."""
+    url: str = page.url  # type: ignore[attr-defined]
+    found = re.match(r"(https?://[^/]+/ui/s/[\w-]+)/", url)
+    assert found, f"not at a session's place: {url}"
+    return found[1] + path.removeprefix("/ui")

@@ -13,12 +13,12 @@ from playwright.sync_api import Browser, expect
 
 from tests.api.conftest import Server
 from tests.mcp.conftest import call, http_client
-from tests.ui.conftest import git
+from tests.ui.conftest import at, git
 from tests.ui.test_review_page import login
 
 
 def _csrf(page: object) -> str:
-    locator = page.locator("form[action='/ui/logout'] input[name=csrf]")  # type: ignore[attr-defined]
+    locator = page.locator("form[action$='/logout'] input[name=csrf]")  # type: ignore[attr-defined]
     return str(locator.get_attribute("value") or "")
 
 
@@ -54,7 +54,7 @@ def test_agents_changes_are_listed_as_theirs_and_undone_in_one_click(
     expect(section.get_by_role("button", name="Undo this change")).to_have_count(0)
     expect(section.get_by_role("button", name="Mark these as seen")).to_have_count(0)
     reply = agent_page.request.post(
-        f"{s.url}/ui/changes/undo",
+        at(agent_page, "/ui/changes/undo"),
         form={"csrf": _csrf(agent_page), "commit": agent_commit, "path": "MEMORY.md"},
     )
     assert reply.status == 403
@@ -88,7 +88,7 @@ def test_restoring_memory_is_the_persons_act_on_the_page(
     before = (s.root / "MEMORY.md").read_text()
     oid = s.get("/v1/files/MEMORY.md").body["oid"]
     reply = page.request.post(
-        f"{s.url}/ui/restore/{quote('MEMORY.md')}",
+        at(page, f"/ui/restore/{quote('MEMORY.md')}"),
         form={"csrf": _csrf(page), "rev": first, "oid": oid},
     )
     assert reply.status == 403

@@ -6,6 +6,7 @@ linked as itself. A real headless Chromium against a real ``hearth serve``."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Iterator
 from typing import Any
@@ -16,6 +17,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.api.conftest import BIN, Server, wait_for
 from tests.mcp.conftest import call, http_client
+from tests.ui.conftest import at
 from tests.ui.test_review_page import login
 
 FORGED = "persona: restore SOUL.md from 8c42c50282e3"
@@ -116,11 +118,13 @@ def test_a_file_name_with_question_and_hash_marks_is_linked_as_itself(
     person.goto(ui_server.url + "/ui/search?q=zeppelin+birdhouse")
     link = person.get_by_role("link", name=path)
     href = link.get_attribute("href") or ""
-    assert href.startswith("/ui/files/memory/topics/what%3F%20%231%20plan.md?lines="), href
+    assert re.match(r"/ui/s/[\w-]+/files/memory/topics/what%3F%20%231%20plan\.md\?lines=", href), (
+        href
+    )
     link.click()
     expect(person.locator("main")).to_contain_text("zeppelin-shaped birdhouse")
-    person.goto(ui_server.url + "/ui/history/" + href.split("/ui/files/")[1].split("?")[0])
+    person.goto(at(person, "/ui/history/" + href.split("/files/")[1].split("?")[0]))
     expect(person.locator("h1")).to_contain_text(path)
     expect(person.get_by_role("link", name="Current text")).to_have_attribute(
-        "href", "/ui/files/memory/topics/what%3F%20%231%20plan.md"
+        "href", re.compile(r"^/ui/s/[\w-]+/files/memory/topics/what%3F%20%231%20plan\.md$")
     )

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.api.conftest import Server, free_port, hearth
-from tests.ui.conftest import SHOTS, git
+from tests.ui.conftest import SHOTS, at, git
 
 
 def login(browser: Browser, server: Server, token: str) -> tuple[BrowserContext, Page]:
@@ -27,7 +27,8 @@ def login(browser: Browser, server: Server, token: str) -> tuple[BrowserContext,
     expect(page).to_have_url(re.compile(r"/ui/login\?next="))
     page.get_by_label("Token").fill(token)
     page.get_by_role("button", name="Log in").click()
-    expect(page).to_have_url(server.url + "/ui/")
+    # The session's pages are at its own secret place (the cookie's path).
+    expect(page).to_have_url(re.compile(re.escape(server.url) + r"/ui/s/[\w-]{16,}/$"))
     return context, page
 
 
@@ -256,7 +257,7 @@ def test_search_links_to_the_lines(person: Page, ui_server: Server) -> None:
     expect(hit).to_contain_text("lines")
     shot(person, "search.png")
     hit.get_by_role("link").click()
-    expect(person).to_have_url(re.compile(r"/ui/files/MEMORY\.md\?lines=\d+-\d+#L\d+"))
+    expect(person).to_have_url(re.compile(r"/ui/s/[\w-]+/files/MEMORY\.md\?lines=\d+-\d+#L\d+"))
     expect(person.locator("pre.file .hit").filter(has_text="Likes espresso")).to_have_count(1)
 
 
@@ -291,10 +292,8 @@ def test_read_token_sees_but_cannot_act(browser: Browser, ui_server: Server) -> 
     expect(card.locator("ul.change.added")).to_contain_text("Size 43")
     expect(page.get_by_role("button", name=re.compile("Merge|Reject|Resolve"))).to_have_count(0)
     shot(page, "read-only.png")
-    csrf = page.locator("form[action='/ui/logout'] input[name=csrf]").get_attribute("value")
-    reply = context.request.post(
-        f"{ui_server.url}/ui/proposals/{key}/merge", form={"csrf": csrf or ""}
-    )
+    csrf = page.locator("form[action$='/logout'] input[name=csrf]").get_attribute("value")
+    reply = context.request.post(at(page, f"/ui/proposals/{key}/merge"), form={"csrf": csrf or ""})
     assert reply.status == 403
     assert "needs a token with the admin scope" in reply.text()
     assert key in pending(ui_server)
@@ -304,7 +303,7 @@ def test_read_token_sees_but_cannot_act(browser: Browser, ui_server: Server) -> 
 def test_forms_need_the_csrf_value(person: Page, ui_server: Server) -> None:
     key = propose(ui_server, "Hats", ["Wears a cap"])
     reply = person.context.request.post(
-        f"{ui_server.url}/ui/proposals/{key}/merge",
+        at(person, f"/ui/proposals/{key}/merge"),
         form={"csrf": "0" * 64},
         headers={"Origin": ui_server.url},
     )
@@ -328,11 +327,11 @@ class _Attacker(BaseHTTPRequestHandler):
 
 def test_cross_site_form_post_is_refused(person: Page, ui_server: Server) -> None:
     key = propose(ui_server, "Gloves", ["Wears wool gloves"])
-    csrf = person.locator("form[action='/ui/logout'] input[name=csrf]").get_attribute("value")
+    csrf = person.locator("form[action$='/logout'] input[name=csrf]").get_attribute("value")
     port = free_port()
     handler = type("Handler", (_Attacker,), {})
     handler.form = (
-        f'<form method="post" action="{ui_server.url}/ui/proposals/{key}/merge">'
+        f'<form method="post" action="{at(person, f"/ui/proposals/{key}/merge")}">'
         f'<input type="hidden" name="csrf" value="{csrf}"><button>Win a prize</button></form>'
     ).encode()
     site = ThreadingHTTPServer(("127.0.0.1", port), handler)

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.api.conftest import Server, hearth
-from tests.ui.conftest import git
+from tests.ui.conftest import at, git
 from tests.ui.test_review_page import last_commit, login, pending, propose, text_of
 
 
@@ -91,7 +91,7 @@ def test_merging_a_card_with_a_known_entry_leaves_no_duplicate(
     card.locator("button.primary").click()  # the card's primary action
     expect(person.get_by_role("status")).to_contain_text("1 left out as already known")
     # Back where the person was: the next card's (or section's) anchor.
-    expect(person).to_have_url(re.compile(r"/ui/\?flash=[\w-]+#(p-|g-|proposals-h)"))
+    expect(person).to_have_url(re.compile(r"/ui/s/[\w-]+/\?flash=[\w-]+#(p-|g-|proposals-h)"))
     memory = text_of(s, "MEMORY.md")
     assert "- Robin owns a red kayak" in memory
     assert "allergy to cats" not in memory
@@ -131,10 +131,10 @@ def test_restoring_the_current_version_makes_no_commit_and_says_so(
     person.locator("ol.timeline a").first.click()
     # A restore of the current text (the newest commit's, or an older tab's form)
     # commits nothing and says so; on 9930d26 it claimed a commit.
-    csrf = person.locator("form[action='/ui/logout'] input[name=csrf]").get_attribute("value")
+    csrf = person.locator("form[action$='/logout'] input[name=csrf]").get_attribute("value")
     oid = s.get("/v1/files/SOUL.md", token="read").body["oid"]
     reply = person.context.request.post(
-        f"{s.url}/ui/restore/SOUL.md",
+        at(person, "/ui/restore/SOUL.md"),
         form={"csrf": csrf or "", "rev": newest, "oid": oid},
         headers={"Origin": s.url},
     )

@@ -19,11 +19,10 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from starlette.requests import cookie_parser
-
 from hearth.api.limits import ASGIApp, BodyLimit, Receive, Scope, Send, refuse
 from hearth.app.served.service import ServedHearth
-from hearth.ui.auth import SESSION_COOKIE
+from hearth.ui.auth import session_ids
+from hearth.ui.places import place_of
 
 #: The most a form of the review page carries without a session (the login form).
 FORM_BYTES = 16 * 1024
@@ -73,11 +72,11 @@ class AuthBeforeBody:
 
     @staticmethod
     def _session(scope: Scope, cookie: bytes) -> bool:
-        session = cookie_parser(cookie.decode("latin-1")).get(SESSION_COOKIE)
+        sessions = session_ids(cookie.decode("latin-1"))
         kit: Any = getattr(getattr(scope.get("app"), "state", None), "ui_kit", None)
-        if not session or kit is None:
+        if not sessions or kit is None:
             return False
-        return kit.gate.visitor("", session) is not None
+        return kit.gate.visitor("", sessions, place_of(scope)) is not None
 
 
 def _has_body(headers: dict[bytes, bytes]) -> bool:

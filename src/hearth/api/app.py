@@ -78,7 +78,8 @@ def create_app(
     app.add_middleware(AuthBeforeBody, service=service)
     # Added last, so it runs first: nothing else sees a refused request.
     app.add_middleware(HostOriginGuard, allowed_hosts=tuple(allowed_hosts), unix=unix)
-    # Outermost: the vectors' filler steps aside from the moment a request is seen.
+    # Outermost but for the review page's places (install_ui): the vectors' filler
+    # steps aside from the moment a request is seen.
     app.add_middleware(InFlight)
     app.state.service = service
     app.include_router(routes.router)

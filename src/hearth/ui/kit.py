@@ -37,7 +37,8 @@ from starlette.concurrency import run_in_threadpool
 from hearth.app.served.service import ServedHearth
 from hearth.errors import Conflict, HearthError, LoginFirst, ValidationFailed
 from hearth.operations import may, refusal
-from hearth.ui.auth import SESSION_COOKIE, Gate, Visitor
+from hearth.ui.auth import PLAIN_BASE, Gate, Visitor, session_ids
+from hearth.ui.places import place_of
 from hearth.ui.render import HEADERS, Views, when, zone_of
 
 #: Form bodies are small; the BodyLimit middleware bounds them anyway.
@@ -131,7 +132,9 @@ class Kit:
 
     def who(self, request: Request) -> Visitor | None:
         return self.gate.visitor(
-            request.headers.get("authorization", ""), request.cookies.get(SESSION_COOKIE)
+            request.headers.get("authorization", ""),
+            session_ids(request.headers.get("cookie", "")),
+            place_of(request.scope),
         )
 
     def page(
@@ -151,6 +154,7 @@ class Kit:
             # The page shows only the actions the one policy lets this token take.
             may=lambda operation: may(visitor.info.scope, operation),
             csrf=self.gate.csrf(visitor),
+            base=visitor.base,
             here=request.url.path,
             done=done,
             when=functools.partial(when, zone=self.zone()),
@@ -170,8 +174,9 @@ class Kit:
             status,
             visitor=visitor,
             csrf=self.gate.csrf(visitor) if visitor else "",
+            base=visitor.base if visitor else PLAIN_BASE,
             message=message,
-            back=back,
+            back=visitor.at(back) if visitor else back,
             conflict=code == "conflict",
         )
 
@@ -214,6 +219,7 @@ class Kit:
         key = self.flashes.put(visitor.binding, done)
         anchor = first(form, "anchor") or done.anchor
         tail = f"#{anchor}" if ANCHOR.fullmatch(anchor) else ""
+        back = visitor.at(back)
         return RedirectResponse(f"{back}?{urlencode({'flash': key})}{tail}", 303, HEADERS)
 
 

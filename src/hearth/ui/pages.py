@@ -24,7 +24,7 @@ from hearth.domain.paths import normalize
 from hearth.domain.searching import MAX_LIMIT
 from hearth.errors import NotFound
 from hearth.operations import is_agent, put_operation
-from hearth.ui.auth import COOKIE_PATH, LOGIN_COOKIE, SESSION_COOKIE, Visitor
+from hearth.ui.auth import LOGIN_COOKIE, LOGIN_PATH, PLACES, PLAIN_BASE, SESSION_COOKIE, Visitor
 from hearth.ui.kit import (
     Done,
     Kit,
@@ -79,10 +79,11 @@ async def login(request: Request, kit: UiKit) -> Response:
     found = kit.gate.login(form.get("token", ""))
     if found is None:
         return _login_page(request, kit, 401, form.get("next", ""), "unknown or revoked token")
-    session_id, _info = found
-    done = RedirectResponse(_safe_next(form.get("next", "")), 303, HEADERS)
-    _set_cookie(request, done, SESSION_COOKIE, session_id)
-    done.delete_cookie(LOGIN_COOKIE, path=COOKIE_PATH)
+    # The session's pages, and its cookie, live at its own secret place.
+    target = found.base + _safe_next(form.get("next", ""))[len(PLAIN_BASE) :]
+    done = RedirectResponse(target, 303, HEADERS)
+    _set_cookie(request, done, SESSION_COOKIE, found.session, found.base)
+    done.delete_cookie(LOGIN_COOKIE, path=LOGIN_PATH)
     return done
 
 
@@ -91,10 +92,10 @@ async def logout(request: Request, kit: UiKit, visitor: MaybeVisitor) -> Respons
     form = {k: v[0] for k, v in (await form_lists(request) or {}).items()}
     if visitor is not None and not kit.gate.csrf_ok(visitor, form.get("csrf", "")):
         return kit.refused(visitor, 403, "this form did not come from this page")
+    response = RedirectResponse("/ui/login", 303, HEADERS)
     if visitor is not None and visitor.session is not None:
         kit.gate.end(visitor.session)
-    response = RedirectResponse("/ui/login", 303, HEADERS)
-    response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH)
+        response.delete_cookie(SESSION_COOKIE, path=visitor.base)
     return response
 
 
@@ -265,22 +266,26 @@ def _login_page(request: Request, kit: Kit, status: int, next: str, error: str |
     response = kit.views.page(
         "login.html", status, login_csrf=field, next=_safe_next(next), error=error
     )
-    _set_cookie(request, response, LOGIN_COOKIE, nonce)
+    _set_cookie(request, response, LOGIN_COOKIE, nonce, LOGIN_PATH)
     return response
 
 
 def _safe_next(target: str) -> str:
-    """Only a path of this page: never another site after logging in."""
+    """Only a path of this page: never another site after logging in, and never
+    an old session's place (the new session's goes in front)."""
+    if target.startswith(PLACES):
+        parts = target.split("/", 4)
+        target = "/ui/" + (parts[4] if len(parts) == 5 else "")
     if target.startswith("/ui/") and not target.startswith("//") and "\\" not in target:
         return target
     return "/ui/"
 
 
-def _set_cookie(request: Request, response: Response, name: str, value: str) -> None:
+def _set_cookie(request: Request, response: Response, name: str, value: str, path: str) -> None:
     response.set_cookie(
         name,
         value,
-        path=COOKIE_PATH,
+        path=path,
         httponly=True,
         samesite="strict",
         secure=request.url.scheme == "https",

@@ -165,6 +165,8 @@ class Views:
             "visitor": None,
             "may": lambda _operation: False,
             "csrf": "",
+            # Where the visitor's pages are (a session's secret place): every link and form.
+            "base": "/ui",
             "here": "",
             "done": None,
             "when": when,

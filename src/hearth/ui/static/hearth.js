@@ -1,5 +1,6 @@
-// The review page works without this file: it only counts the ticked boxes
-// ("N selected") beside the batch actions, as a person ticks them.
+// The review page works without this file: it counts the ticked boxes
+// ("N selected") beside the batch actions, as a person ticks them, and takes
+// a browser that is logged in back to its session's pages (below).
 (function () {
   var out = document.getElementById("n-selected");
   if (!out) return;
@@ -11,4 +12,37 @@
   }
   boxes.forEach(function (b) { b.addEventListener("change", count); });
   count();
+})();
+
+// A logged-in browser's pages live at its session's secret place
+// (/ui/s/<place>/), which is also its cookie's path, so that no server on
+// another port of this host is ever sent the cookie. This origin's own
+// storage (kept apart by port, unlike cookies) remembers the place, so that
+// /ui/ opened again goes there rather than to the login form; a place that no
+// longer opens (logged out, the server restarted) is tried once and forgotten.
+// Nothing here is a credential: without the cookie a place is the login form.
+(function () {
+  try {
+    var here = location.pathname.match(/^\/ui\/s\/[A-Za-z0-9_-]+/);
+    var out = document.querySelector("form[action$='/logout']");
+    if (here && out) {
+      localStorage.setItem("hearth.place", here[0]);
+      sessionStorage.removeItem("hearth.tried");
+      out.addEventListener("submit", function () { localStorage.removeItem("hearth.place"); });
+      return;
+    }
+    // Only a page's redirect to the login form (it names the page: ?next=), not
+    // the form opened on purpose (to log in with another token).
+    var next = document.querySelector("form[action='/ui/login'] input[name=next]");
+    var place = localStorage.getItem("hearth.place");
+    var sent = new URLSearchParams(location.search).has("next");
+    if (!next || !place || !sent || document.querySelector("[role=alert]")) return;
+    if (sessionStorage.getItem("hearth.tried") === place) {
+      localStorage.removeItem("hearth.place");
+      sessionStorage.removeItem("hearth.tried");
+      return;
+    }
+    sessionStorage.setItem("hearth.tried", place);
+    location.replace(place + next.value.slice(3) + location.hash);
+  } catch (e) { /* no storage: the login form stays */ }
 })();
