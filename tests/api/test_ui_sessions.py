@@ -88,7 +88,7 @@ def test_login_never_goes_to_an_old_place(shared_server: Server) -> None:
         old = "/ui/s/" + "B" * 32 + "/health"
         page = person.get(old)
         assert page.status_code == 303
-        assert page.headers["location"] == "/ui/login?next=%2Fui%2Fhealth"
+        assert page.headers["location"] == "/ui/login?next=%2Fui%2Fhealth&gone=1"
         form = person.get("/ui/login")
         field = re.search(r'name="login_csrf" value="([^"]+)"', form.text)
         assert field

@@ -83,7 +83,7 @@ def test_restoring_memory_is_the_persons_act_on_the_page(
     s = ui_server
     first = git(s.root, "rev-list", "--max-parents=0", "HEAD").strip()
     context, page = login(browser, s, s.tokens["write"])
-    page.goto(f"{s.url}/ui/history/MEMORY.md?rev={first}")
+    page.goto(at(page, f"/ui/history/MEMORY.md?rev={first}"))
     expect(page.get_by_role("button", name="Restore")).to_have_count(0)
     before = (s.root / "MEMORY.md").read_text()
     oid = s.get("/v1/files/MEMORY.md").body["oid"]

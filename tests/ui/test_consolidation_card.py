@@ -17,6 +17,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.api.conftest import Server
 from tests.app.test_consolidation import ADOPTION, NOTE, PAINTING, filler, note_text
+from tests.ui.conftest import at
 from tests.ui.test_review_page import last_commit, login, pending, propose, text_of
 
 
@@ -51,7 +52,7 @@ def test_the_card_shows_what_moves_where_and_approve_is_its_first_action(
     proposal = next(p for p in made if set(p["entries"]) == set(PAINTING))  # type: ignore[arg-type]
     ckey, destination, pointer = proposal["key"], proposal["destination"], proposal["leaves"]
     assert isinstance(destination, str) and isinstance(pointer, str)
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     card = person.locator(f"#p-{ckey}")
     notice = card.locator(".consolidation")
     expect(notice).to_contain_text("What moves where")
@@ -90,7 +91,7 @@ def test_a_stale_card_offers_reject_first(person: Page, ui_server: Server) -> No
         token="write",
     )
     assert edit.status == 200, edit.body
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     card = person.locator(f"#p-{fold['key']}")
     expect(card.locator(".consolidation")).to_contain_text("Stale")
     expect(card.locator(".actions button.primary")).to_have_text("Reject: stale")

@@ -11,7 +11,7 @@ from playwright.sync_api import Browser, expect
 
 from hearth.domain.entry_merge import EntryConflict, render_record
 from tests.api.conftest import BIN, Server
-from tests.ui.conftest import git
+from tests.ui.conftest import at, git
 from tests.ui.test_review_page import login
 
 
@@ -39,12 +39,12 @@ def test_the_person_settles_an_entry_conflict_on_the_health_page(
 ) -> None:
     record = _plant(ui_server)
     reader_context, reader = login(browser, ui_server, ui_server.tokens["write"])
-    reader.goto(ui_server.url + "/ui/health")
+    reader.goto(at(reader, "/ui/health"))
     expect(reader.get_by_text("Other version: «Sam lives in Lisbon»")).to_be_visible()
     expect(reader.get_by_role("button", name="Use the other version")).to_have_count(0)
     reader_context.close()
     context, page = login(browser, ui_server, ui_server.tokens["admin"])
-    page.goto(ui_server.url + "/ui/health")
+    page.goto(at(page, "/ui/health"))
     expect(page.get_by_text("One version: «Sam lives in Braga»")).to_be_visible()
     page.get_by_role("button", name="Use the other version").click()
     expect(page.get_by_text("Settled the entry conflict")).to_be_visible()
@@ -102,7 +102,7 @@ def test_a_forged_conflict_is_named_and_never_offered_for_settling(
     assert refused.returncode == 1 and "no entry conflict" in refused.stderr
     assert "penicillin is fine" not in user.read_text()
     context, page = login(browser, ui_server, ui_server.tokens["admin"])
-    page.goto(ui_server.url + "/ui/health")
+    page.goto(at(page, "/ui/health"))
     expect(page.get_by_text("penicillin is fine")).to_have_count(0)
     expect(page.get_by_role("button", name="Use the other version")).to_have_count(0)
     expect(page.get_by_text("forged or unverified conflict file").first).to_be_visible()

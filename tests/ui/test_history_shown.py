@@ -81,7 +81,7 @@ def test_history_page_shows_actor_and_op_not_the_agent_s_subject(
 ) -> None:
     """Case 7, the review page: the timeline's newest commit names the agent and
     the operation, and its title is hearth's."""
-    person.goto(ui_server.url + "/ui/history/SOUL.md")
+    person.goto(at(person, "/ui/history/SOUL.md"))
     first = person.locator("ol.timeline li").first
     expect(first.locator(".actor")).to_have_text(agent_put)
     expect(first.locator(".op")).to_have_text("file.put")
@@ -95,7 +95,7 @@ def test_persona_page_lists_heartbeat_bootstrap_and_person_notes(
     """Case 7: the Persona page includes HEARTBEAT.md, BOOTSTRAP.md and users/*.md."""
     note = "# Sam\n\n## Entries\n\n- Sam grows tomatoes\n"
     assert ui_server.put("/v1/files/users/sam.md", {"content": note}, token="write").status == 200
-    person.goto(ui_server.url + "/ui/persona")
+    person.goto(at(person, "/ui/persona"))
     table = person.locator("table")
     for name in ("HEARTBEAT.md", "BOOTSTRAP.md", "users/sam.md", "SOUL.md"):
         expect(table.get_by_role("link", name=name, exact=True)).to_be_visible()
@@ -115,7 +115,7 @@ def test_a_file_name_with_question_and_hash_marks_is_linked_as_itself(
         token="write",
     )
     assert reply.status == 200, reply.body
-    person.goto(ui_server.url + "/ui/search?q=zeppelin+birdhouse")
+    person.goto(at(person, "/ui/search?q=zeppelin+birdhouse"))
     link = person.get_by_role("link", name=path)
     href = link.get_attribute("href") or ""
     assert re.match(r"/ui/s/[\w-]+/files/memory/topics/what%3F%20%231%20plan\.md\?lines=", href), (

@@ -93,7 +93,7 @@ def test_a_place_that_no_longer_opens_is_forgotten(browser: Browser, ui_server: 
     """The page remembers its place in the origin's own storage (kept apart by
     port): /ui/ opened again goes there (the login form opened on purpose
     stays); after logging out, /ui/ is the login form (the old place is tried
-    once, then forgotten, never a loop)."""
+    once, the server answers it with ``gone``, and it is forgotten: never a loop)."""
     context, page = login(browser, ui_server, ui_server.tokens["admin"])
     try:
         place = at(page, "/ui")
@@ -108,11 +108,15 @@ def test_a_place_that_no_longer_opens_is_forgotten(browser: Browser, ui_server: 
             at(page, "/ui/logout"), form={"csrf": csrf or ""}, headers={"Origin": ui_server.url}
         )
         assert reply.ok
+        # The stored place is tried, the server says it is gone, the page forgets it.
         page.goto(ui_server.url + "/ui/health")
-        expect(page).to_have_url(re.compile(r"/ui/login\?next=%2Fui%2Fhealth$"))
+        expect(page).to_have_url(re.compile(r"/ui/login\?next=%2Fui%2Fhealth&gone=1$"))
         expect(page.get_by_label("Token")).to_be_visible()
-        page.goto(place + "/health")
+        assert page.evaluate("localStorage.getItem('hearth.place')") is None
+        page.goto(ui_server.url + "/ui/health")  # nothing left to go back to
         expect(page).to_have_url(re.compile(r"/ui/login\?next=%2Fui%2Fhealth$"))
+        page.goto(place + "/health")
+        expect(page).to_have_url(re.compile(r"/ui/login\?next=%2Fui%2Fhealth&gone=1$"))
         assert page.evaluate("localStorage.getItem('hearth.place')") is None
     finally:
         context.close()

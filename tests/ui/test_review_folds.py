@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.api.conftest import Server
-from tests.ui.conftest import git
+from tests.ui.conftest import at, git
 from tests.ui.test_review_page import login, pending, propose, text_of
 from tests.ui.test_review_safe import add_entry
 
@@ -39,7 +39,7 @@ def test_the_default_button_folds_a_known_entry_that_adds_words(
     assert [(f["into"], f["becomes"]) for f in mine["folds"]] == [
         ("Jules bakes sourdough bread", becomes)
     ]
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     card = person.locator(f"#p-{key}")
     expect(card.locator("p.folds")).to_contain_text("Jules bakes sourdough bread")
     expect(card.locator("p.folds q.folded")).to_have_text(becomes)
@@ -64,7 +64,7 @@ def test_keeping_one_of_a_group_rejects_only_what_it_says_all_of(
     kept = propose(s, "Kayak", ["Rene paddles a green kayak on the river"])
     same = propose(s, "Kayak again", ["Rene paddles a green kayak"])
     more = propose(s, "Kayak trips", ["Rene paddles a green kayak to the island every summer"])
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     group = person.locator(f"section.group:has(#p-{kept})")
     expect(group.locator(f"#p-{same}")).to_have_count(1)
     expect(group.locator(f"#p-{more}")).to_have_count(1)
@@ -74,7 +74,7 @@ def test_keeping_one_of_a_group_rejects_only_what_it_says_all_of(
     left = pending(s)
     assert kept not in left and same not in left and more in left
     # On its own card now, the one left folds into the kept entry by default.
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     person.locator(f"#p-{more} button.primary").click()
     memory = text_of(s, "MEMORY.md")
     assert "- Rene paddles a green kayak on the river (also: to island every summer)\n" in memory

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.api.conftest import Server, hearth
-from tests.ui.conftest import git
+from tests.ui.conftest import at, git
 from tests.ui.test_review_page import last_commit, login, pending, propose, shot, text_of
 
 
@@ -42,7 +42,7 @@ def test_known_entries_groups_and_batch_actions(person: Page, ui_server: Server)
     cycling = propose(s, "Cycling", ["Pat has a red bicycle"])
     garden = propose(s, "Garden", ["The garden has three apple trees"])
 
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     card = person.locator(f"#p-{cats}")
     flag = card.locator(".matches li.known")
     expect(flag).to_contain_text("Already known")
@@ -100,7 +100,7 @@ def test_a_stale_selection_changes_nothing(person: Page, ui_server: Server) -> N
     s = ui_server
     tea = propose(s, "Tea kinds", ["Likes oolong"])
     soup = propose(s, "Soup", ["Likes miso soup"])
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     propose(s, "Tea kinds", ["Likes sencha"])  # the tea proposal changes under the page
     head = git(s.root, "rev-parse", "HEAD")
     person.locator(f"#sel-{tea}").check()
@@ -116,7 +116,7 @@ def test_a_stale_selection_changes_nothing(person: Page, ui_server: Server) -> N
 
 def test_nothing_chosen_and_no_csrf_are_refused(person: Page, ui_server: Server) -> None:
     s = ui_server
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     person.get_by_role("button", name="Merge selected").click()
     expect(person.get_by_role("alert")).to_contain_text("Tick at least one proposal first")
     key = propose(s, "Forged", ["forged fact"])
@@ -158,7 +158,7 @@ def test_following_the_over_bound_advice_lets_the_merge_through(
     assert 7000 < len(content) < 8000, len(content)
     assert s.put("/v1/files/USER.md", {"content": content}, token="write").status == 200
     key = propose(s, "Too much", ["z" * 300, "w" * 300], target="USER.md")
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     card = person.locator(f"#p-{key}")
     notice = card.locator(".over-bound")
     expect(notice).to_contain_text("over its bound of 8,000")
@@ -189,7 +189,7 @@ def test_following_the_over_bound_advice_lets_the_merge_through(
         hearth("--home", str(s.root), "topic", title, "--append", entry, env=env)
         reply = s.put("/v1/memory/USER.md/entries", {"old": entry, "new": pointer}, token="write")
         assert reply.status == 200, reply.body
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     card = person.locator(f"#p-{key}")
     expect(card.locator(".over-bound")).to_have_count(0)
     card.get_by_role("button", name="Merge into USER.md").click()

@@ -109,7 +109,7 @@ def test_merge_a_proposal(person: Page, ui_server: Server) -> None:
     )
     assert loop.status == 200
     before = int(git(ui_server.root, "rev-list", "--count", "HEAD"))
-    person.goto(ui_server.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     card = person.locator(f"#p-{key}")
     expect(card.get_by_role("heading", name="Coffee")).to_be_visible()
     # Entries added, in words; the raw diff one click away.
@@ -138,7 +138,7 @@ def test_merge_a_proposal(person: Page, ui_server: Server) -> None:
 
 def test_reject_with_a_reason(person: Page, ui_server: Server) -> None:
     key = propose(ui_server, "Tea", ["Likes green tea"])
-    person.goto(ui_server.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     card = person.locator(f"#p-{key}")
     card.locator("summary", has_text="Reject").click()  # opens the <details>
     card.get_by_label("Reason").fill("only said it once")
@@ -155,7 +155,7 @@ def test_reject_with_a_reason(person: Page, ui_server: Server) -> None:
 
 def test_edit_entries_then_merge(person: Page, ui_server: Server) -> None:
     key = propose(ui_server, "Music", ["Likes jazz", "Plays piano badly"])
-    person.goto(ui_server.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     card = person.locator(f"#p-{key}")
     card.locator("summary", has_text="Edit entries").click()
     card.get_by_label("Entries, one per line").fill("Likes modal jazz\nPlays piano")
@@ -178,7 +178,7 @@ def test_resolve_a_loop(person: Page, ui_server: Server) -> None:
         "/v1/loops", {"title": "Renew passport", "next_step": "find photos"}, token="write"
     )
     key = reply.body["key"]
-    person.goto(ui_server.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     card = person.locator(f"#l-{key}")
     expect(card).to_contain_text("find photos")
     card.get_by_label("Resolution note").fill("renewed at the town hall")
@@ -199,7 +199,7 @@ def test_soul_history_diff_and_restore(person: Page, ui_server: Server) -> None:
         )
         assert reply.status == 200, reply.body
     calm_commit = git(ui_server.root, "log", "-1", "--format=%H", "HEAD~1").strip()
-    person.goto(ui_server.url + "/ui/persona")
+    person.goto(at(person, "/ui/persona"))
     person.get_by_role("link", name="SOUL.md").click()
     expect(person.get_by_role("heading", name="History of SOUL.md")).to_be_visible()
     timeline = person.locator("ol.timeline")
@@ -227,7 +227,7 @@ def test_soul_history_diff_and_restore(person: Page, ui_server: Server) -> None:
 
 def test_stale_page_is_refused_with_a_visible_conflict(person: Page, ui_server: Server) -> None:
     key = propose(ui_server, "Cheese", ["Likes comte"])
-    person.goto(ui_server.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     # Someone else adds an entry while the page is open: the page is stale.
     propose(ui_server, "Cheese", ["Dislikes blue cheese"])
     head = git(ui_server.root, "rev-parse", "HEAD")
@@ -239,7 +239,7 @@ def test_stale_page_is_refused_with_a_visible_conflict(person: Page, ui_server: 
     assert key in pending(ui_server)
     assert "comte" not in text_of(ui_server, "MEMORY.md")
     # A stale restore is refused the same way.
-    person.goto(ui_server.url + "/ui/history/SOUL.md")
+    person.goto(at(person, "/ui/history/SOUL.md"))
     person.locator("ol.timeline a").last.click()
     newer = "# Soul\n\nNewer. " + "I speak plainly and keep my answers short. " * 3 + "\n"
     assert ui_server.put("/v1/files/SOUL.md", {"content": newer}, token="write").status == 200
@@ -249,7 +249,7 @@ def test_stale_page_is_refused_with_a_visible_conflict(person: Page, ui_server: 
 
 
 def test_search_links_to_the_lines(person: Page, ui_server: Server) -> None:
-    person.goto(ui_server.url + "/ui/search")
+    person.goto(at(person, "/ui/search"))
     person.get_by_label("Words").fill("espresso")
     person.get_by_role("button", name="Search").click()
     hit = person.locator("ol.hits li").first
@@ -274,7 +274,7 @@ def test_search_says_what_the_floor_left_out(ui_server: Server) -> None:
 
 
 def test_health(person: Page, ui_server: Server) -> None:
-    person.goto(ui_server.url + "/ui/health")
+    person.goto(at(person, "/ui/health"))
     expect(person.get_by_role("heading", name=re.compile("^Needs attention"))).to_be_visible()
     checks = person.locator("table.checks")
     for what in ("Search index", "File watcher", "Sync", "Conflict copies", "Parked files"):

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.api.conftest import Server
-from tests.ui.conftest import git
+from tests.ui.conftest import at, git
 from tests.ui.test_review_page import login, pending, propose, text_of
 
 
@@ -38,7 +38,7 @@ def test_the_card_says_what_it_replaces_and_its_default_action_replaces(
     assert [(r["replaces"], r["rule"]) for r in mine["replaces"]] == [
         ("Sam lives in Braga", "value")
     ]
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     card = person.locator(f"#p-{key}")
     expect(card.locator("p.replaces")).to_contain_text("Sam lives in Braga")
     expect(card.locator(".badge.replaces")).to_be_visible()

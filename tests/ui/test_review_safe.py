@@ -51,7 +51,7 @@ def test_enter_in_every_reason_field_never_merges(person: Page, ui_server: Serve
         "/v1/decisions", {"title": "Weekly review", "decision": "Fridays"}, token="write"
     )
     assert reply.status == 200
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     fields = person.locator("input[name^='reason']:not([type=hidden]), input[name='note']")
     ids = [fields.nth(i).get_attribute("id") or "" for i in range(fields.count())]
     ids.sort(key=lambda i: i != "batch-reason")  # while there are proposals to tick
@@ -59,7 +59,7 @@ def test_enter_in_every_reason_field_never_merges(person: Page, ui_server: Serve
     memory, start = text_of(s, "MEMORY.md"), head(s)
     tried: list[str] = []
     for field_id in ids:
-        person.goto(s.url + "/ui/")
+        person.goto(at(person, "/ui/"))
         field = person.locator(f"#{field_id}")
         if field.count() == 0:  # its proposal was rejected by an earlier Enter
             continue
@@ -85,7 +85,7 @@ def test_merging_a_card_with_a_known_entry_leaves_no_duplicate(
     s = ui_server
     add_entry(s, "MEMORY.md", "Robin is allergic to cats")
     key = propose(s, "Robin", ["Robin has an allergy to cats", "Robin owns a red kayak"])
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     card = person.locator(f"#p-{key}")
     expect(card.locator(".matches li.known")).to_contain_text("Robin is allergic to cats")
     card.locator("button.primary").click()  # the card's primary action
@@ -99,7 +99,7 @@ def test_merging_a_card_with_a_known_entry_leaves_no_duplicate(
     assert key not in pending(s)
     # Every entry known: the primary action rejects it as known, merging nothing.
     again = propose(s, "Robin again", ["Robin has a cat allergy"])
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     card = person.locator(f"#p-{again}")
     expect(card.locator("button.primary")).to_have_text("Reject: already known")
     card.locator("button.primary").click()
@@ -108,7 +108,7 @@ def test_merging_a_card_with_a_known_entry_leaves_no_duplicate(
     assert "Reason: already known: Robin has a cat allergy" in last_commit(s)
     # Replacing the known entry is a separate, deliberate action.
     third = propose(s, "Robin's kayak", ["Robin's kayak is red"])
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     card = person.locator(f"#p-{third}")
     card.locator("summary", has_text="Merge the known entries too").click()
     card.get_by_role("button", name=re.compile("^Replace line")).click()
@@ -127,7 +127,7 @@ def test_restoring_the_current_version_makes_no_commit_and_says_so(
         == 200
     )
     newest = head(s)
-    person.goto(s.url + "/ui/history/SOUL.md")
+    person.goto(at(person, "/ui/history/SOUL.md"))
     person.locator("ol.timeline a").first.click()
     # A restore of the current text (the newest commit's, or an older tab's form)
     # commits nothing and says so; on 9930d26 it claimed a commit.
@@ -152,7 +152,7 @@ def test_a_refused_batch_keeps_the_selection(person: Page, ui_server: Server) ->
     one = propose(s, "Umbrella", ["Casey carries a green umbrella"])
     two = propose(s, "Scarf", ["Casey knits scarves in winter"])
     start = head(s)
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     person.locator(f"#sel-{one}").check()
     person.locator(f"#sel-{two}").check()
     person.locator("#batch-reason").fill("   ")  # passes `required`, says nothing
@@ -176,7 +176,7 @@ def test_a_refused_batch_keeps_the_selection(person: Page, ui_server: Server) ->
 
 
 def test_banners_come_from_the_server_not_the_address(person: Page, ui_server: Server) -> None:
-    person.goto(ui_server.url + "/ui/?done=merged&commit=" + "0" * 40 + "&flash=forged")
+    person.goto(at(person, "/ui/?done=merged&commit=" + "0" * 40 + "&flash=forged"))
     expect(person.get_by_role("status")).to_have_count(0)
     expect(person.locator("main")).not_to_contain_text("000000000000")
 
@@ -202,12 +202,12 @@ def test_search_counts_match_the_cli_and_show_the_rest(person: Page, ui_server: 
     )
     total = len(found["hits"])
     assert total > 20
-    person.goto(s.url + "/ui/search?q=quokka")
+    person.goto(at(person, "/ui/search?q=quokka"))
     expect(person.get_by_role("status")).to_contain_text(f"Showing 20 of {total} hits")
     expect(person.locator("ol.hits > li")).to_have_count(20)
     person.get_by_role("link", name=f"Show all {total}").click()
     expect(person.locator("ol.hits > li")).to_have_count(total)
-    person.goto(s.url + "/ui/search?q=Ember")
+    person.goto(at(person, "/ui/search?q=Ember"))
     snippet = person.locator("ol.hits .snippet").first
     expect(snippet).to_contain_text("Name: Ember")
     expect(snippet).not_to_contain_text("**")
@@ -218,10 +218,10 @@ def test_persona_who_and_times_in_the_persons_zone(person: Page, ui_server: Serv
     s = ui_server
     add_entry(s, "USER.md", "Time zone: Asia/Tokyo (JST)")
     key = propose(s, "Tokyo", ["Jun drinks matcha"])
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     person.locator(f"#p-{key} button.primary").click()
     expect(person.get_by_role("status")).to_contain_text("Merged")
-    person.goto(s.url + "/ui/persona")
+    person.goto(at(person, "/ui/persona"))
     row = person.locator("tr", has=person.get_by_role("rowheader", name="MEMORY.md"))
     expect(row).to_contain_text("ui:")
     expect(row).not_to_contain_text("maintainers")
@@ -253,7 +253,7 @@ def test_gzip_for_pages_only_and_a_favicon(person: Page, ui_server: Server) -> N
     assert status == 200 and body.startswith(b"<svg")
     missing: list[str] = []
     person.on("response", lambda r: missing.append(r.url) if r.status == 404 else None)
-    person.goto(s.url + "/ui/")
+    person.goto(at(person, "/ui/"))
     expect(person.locator("link[rel=icon]")).to_have_attribute("href", "/ui/static/favicon.svg")
     person.wait_for_load_state("networkidle")
     assert missing == []

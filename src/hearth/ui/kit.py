@@ -184,7 +184,12 @@ class Kit:
         if request.headers.get("authorization"):
             return self.refused(None, 401, "unknown or revoked token", "/ui/login")
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-        return RedirectResponse(f"/ui/login?{urlencode({'next': target})}", 303, HEADERS)
+        asked = {"next": target}
+        if place_of(request.scope) is not None:
+            # A session's place that admits no one: the page's script forgets it
+            # rather than going back there (no loop, whatever the timing).
+            asked["gone"] = "1"
+        return RedirectResponse(f"/ui/login?{urlencode(asked)}", 303, HEADERS)
 
     async def acting(
         self,

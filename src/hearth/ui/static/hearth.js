@@ -19,7 +19,8 @@
 // another port of this host is ever sent the cookie. This origin's own
 // storage (kept apart by port, unlike cookies) remembers the place, so that
 // /ui/ opened again goes there rather than to the login form; a place that no
-// longer opens (logged out, the server restarted) is tried once and forgotten.
+// longer opens (logged out, the server restarted) is forgotten when the server
+// says so.
 // Nothing here is a credential: without the cookie a place is the login form.
 (function () {
   try {
@@ -27,22 +28,17 @@
     var out = document.querySelector("form[action$='/logout']");
     if (here && out) {
       localStorage.setItem("hearth.place", here[0]);
-      sessionStorage.removeItem("hearth.tried");
       out.addEventListener("submit", function () { localStorage.removeItem("hearth.place"); });
       return;
     }
-    // Only a page's redirect to the login form (it names the page: ?next=), not
-    // the form opened on purpose (to log in with another token).
+    // The server sends a place that no longer opens to the login form with
+    // ?gone: forget it. Only a page's redirect (it names the page: ?next=) goes
+    // back, not the form opened on purpose (to log in with another token).
+    var asked = new URLSearchParams(location.search);
+    if (asked.has("gone")) { localStorage.removeItem("hearth.place"); return; }
     var next = document.querySelector("form[action='/ui/login'] input[name=next]");
     var place = localStorage.getItem("hearth.place");
-    var sent = new URLSearchParams(location.search).has("next");
-    if (!next || !place || !sent || document.querySelector("[role=alert]")) return;
-    if (sessionStorage.getItem("hearth.tried") === place) {
-      localStorage.removeItem("hearth.place");
-      sessionStorage.removeItem("hearth.tried");
-      return;
-    }
-    sessionStorage.setItem("hearth.tried", place);
+    if (!next || !place || !asked.has("next") || document.querySelector("[role=alert]")) return;
     location.replace(place + next.value.slice(3) + location.hash);
   } catch (e) { /* no storage: the login form stays */ }
 })();
