@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hearth.index import analysis, charsets
-from hearth.index.schema import CHAR_SCRIPTS, MAX_TOKEN_CHARS, build_analyzer
+from hearth.index.schema import CHAR_SCRIPTS, MAX_TOKEN_CHARS, PICTOGRAPHS, build_analyzer
 from tests.conftest import examples
 
 SEARCH = build_analyzer()
@@ -48,11 +48,12 @@ def _members(char_class: str) -> set[int]:
 def test_the_character_classes_match_both_tokenizers_on_every_code_point() -> None:
     simple = _single_tokens(tantivy.Tokenizer.simple())
     cut = _single_tokens(tantivy.Tokenizer.regex(f"[{CHAR_SCRIPTS}]"))
+    pictographs = _single_tokens(tantivy.Tokenizer.regex(PICTOGRAPHS))
     word = _single_tokens(tantivy.Tokenizer.regex(rf"[[\p{{L}}\p{{N}}\p{{M}}]--[{CHAR_SCRIPTS}]]"))
     expected = {
-        "CUT_CHARS": cut & simple,
-        "SIMPLE_ONLY_CHARS": simple - word - cut,
-        "SEARCH_ONLY_CHARS": (word | cut) - simple,
+        "CUT_CHARS": (cut | pictographs) & simple,
+        "SIMPLE_ONLY_CHARS": simple - word - cut - pictographs,
+        "SEARCH_ONLY_CHARS": (word | cut | pictographs) - simple,
     }
     for name, points in expected.items():
         found = _members(getattr(charsets, name))

@@ -33,6 +33,9 @@ FILES = {
     "memory/topics/long-clause.md": f"# 思い出\n\n{LONG_CLAUSE}\n",
     "memory/topics/long-word.md": "# Long\n\n" + "x" * 150 + "ynchronization happened.\n",
     "memory/topics/english.md": "# Garden\n\nSam plants tomatoes in the garden every spring.\n",
+    "memory/topics/party.md": "# Party\n\nSam's party was 🎉 great, bring 🍕 next time.\n",
+    "memory/topics/emoji-glued.md": "# Glued\n\nRoof mended✅ and the van 👍🏽 too.\n",
+    "memory/topics/family.md": "# Family\n\nThe three of us 👨‍👩‍👧 at the lake, ❤️ it.\n",
 }
 
 
@@ -108,6 +111,36 @@ def test_a_200_character_clause_is_found_by_a_word_inside_it(index: SearchIndex)
 def test_a_word_longer_than_a_token_is_cut_not_dropped(index: SearchIndex) -> None:
     assert first(index, "happened") == "memory/topics/long-word.md"
     assert first(index, "x" * 64) == "memory/topics/long-word.md"
+
+
+@pytest.mark.parametrize(
+    ("query", "holder"),
+    [
+        ("🎉", "memory/topics/party.md"),
+        ("🍕", "memory/topics/party.md"),
+        ("pizza 🍕", "memory/topics/party.md"),
+        ("✅", "memory/topics/emoji-glued.md"),
+        ("mended", "memory/topics/emoji-glued.md"),
+        ("👍", "memory/topics/emoji-glued.md"),
+        ("👍🏽", "memory/topics/emoji-glued.md"),
+        ("👩", "memory/topics/family.md"),
+        ("👨‍👩‍👧", "memory/topics/family.md"),
+        ("❤", "memory/topics/family.md"),
+        ("❤️", "memory/topics/family.md"),
+    ],
+)
+def test_an_emoji_the_home_holds_finds_its_note(
+    index: SearchIndex, query: str, holder: str
+) -> None:
+    """A lived-in home's emoji (hostile pass): before, the analyzer dropped
+    pictographs, and a search for an emoji a note holds said "no matches".
+    Skin tones, joiners and the emoji presentation selector are not needed
+    to find it."""
+    assert first(index, query) == holder
+
+
+def test_an_emoji_the_home_does_not_hold_finds_nothing(index: SearchIndex) -> None:
+    assert keyword_search(index, "🦉") == []
 
 
 def test_english_still_stems(index: SearchIndex) -> None:
