@@ -154,9 +154,14 @@ def stored_value(text: str) -> IndexValue:
 
 def unstored_value(text: str) -> IndexValue:
     """What the indexed, unstored ``text`` field is given."""
-    if not _has_special(text):
+    if text.isascii():
         return pretokenized(text) if may_hold_long_run(text) else text
-    if _CLASSES.search_only.search(text) is not None or folding.foldable(text):
+    rest = "".join(_NOT_ASCII.findall(text))
+    if folding.foldable(text, rest):
+        return pretokenized(text)
+    if _CLASSES.any_special.search(rest) is None:
+        return pretokenized(text) if may_hold_long_run(text) else text
+    if _CLASSES.search_only.search(rest) is not None:
         return pretokenized(text)
     spaced = _CLASSES.simple_only.sub(" ", _CLASSES.cut.sub(r" \g<0> ", text))
     return pretokenized(text) if may_hold_long_run(spaced) else spaced

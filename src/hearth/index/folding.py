@@ -72,9 +72,17 @@ def _table() -> dict[int, str | None]:
 
 @functools.cache
 def _changed() -> re.Pattern[str]:
-    """The characters ``_table`` maps (built on first use: a command that
-    never analyzes text does not pay for it)."""
-    return re.compile("[" + "".join(re.escape(chr(code)) for code in sorted(_table())) + "]")
+    """The characters ``_table`` maps, as one class of ranges (built on first
+    use: a command that never analyzes text does not pay for it)."""
+    codes = sorted(_table())
+    spans: list[list[int]] = []
+    for code in codes:
+        if spans and spans[-1][1] == code - 1:
+            spans[-1][1] = code
+        else:
+            spans.append([code, code])
+    parts = (re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "") for a, b in spans)
+    return re.compile(f"[{''.join(parts)}]")
 
 
 #: Runs of characters outside ASCII (every character ``_table`` maps is one).
@@ -84,8 +92,8 @@ _NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
 def foldable(text: str, outside_ascii: str | None = None) -> bool:
     """Whether ``fold`` changes ``text`` (ASCII never). ``outside_ascii``:
     the characters of ``text`` outside ASCII, if the caller has them: only
-    they are looked up (a daily note's ``—`` would otherwise have the whole
-    note read through the pattern)."""
+    they are looked up for the characters ``fold`` maps (a daily note's
+    ``—`` then costs one look at the ``—``)."""
     if text.isascii():
         return False
     if not unicodedata.is_normalized("NFC", text):
