@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import unicodedata
+from pathlib import Path
+
 import pytest
 
 from hearth.index.search_index import SearchIndex
@@ -33,6 +36,21 @@ FILES = {
     "memory/topics/long-clause.md": f"# 思い出\n\n{LONG_CLAUSE}\n",
     "memory/topics/long-word.md": "# Long\n\n" + "x" * 150 + "ynchronization happened.\n",
     "memory/topics/english.md": "# Garden\n\nSam plants tomatoes in the garden every spring.\n",
+    "memory/topics/party.md": "# Party\n\nSam's party was 🎉 great, bring 🍕 next time.\n",
+    "memory/topics/emoji-glued.md": "# Glued\n\nRoof mended✅ and the van 👍🏽 too.\n",
+    "memory/topics/family.md": "# Family\n\nThe three of us 👨‍👩‍👧 at the lake, ❤️ it.\n",
+    # Text pasted in decomposed form (NFD), as some macOS apps hand it over.
+    "memory/topics/nfd.md": unicodedata.normalize(
+        "NFD", "# Pasted\n\nCafé au lait in Besançon with Zoë.\n"
+    ),
+    "memory/topics/nfd-ko.md": unicodedata.normalize("NFD", "# 저녁\n\n김치찌개를 먹었다.\n"),
+    "memory/topics/el.md": "# Ταξίδι\n\nΉπιαμε καφέ στην Αθήνα με τον Νίκο.\n",
+    "memory/topics/ru.md": "# Праздник\n\nКупили ёлку и мандарины на Новый год.\n",
+    "memory/topics/ar.md": "# الجمعة\n\nذهبنا إلى السُّوق يوم الجمعة\n",
+    "memory/topics/he.md": "# ברכה\n\nאָמַרְנוּ שָׁלוֹם לַשְּׁכֵנִים.\n",
+    "memory/topics/ja-halfwidth.md": "# 夕食\n\nｶﾚｰﾗｲｽを作った。\n",
+    "memory/topics/ja-ramen.md": "# 昼食\n\nラーメンを食べに行った。\n",
+    "memory/topics/tr.md": "# Gezi\n\nİstanbul'da Işıl ile buluştuk.\n",
 }
 
 
@@ -108,6 +126,77 @@ def test_a_200_character_clause_is_found_by_a_word_inside_it(index: SearchIndex)
 def test_a_word_longer_than_a_token_is_cut_not_dropped(index: SearchIndex) -> None:
     assert first(index, "happened") == "memory/topics/long-word.md"
     assert first(index, "x" * 64) == "memory/topics/long-word.md"
+
+
+@pytest.mark.parametrize(
+    ("query", "holder"),
+    [
+        ("🎉", "memory/topics/party.md"),
+        ("🍕", "memory/topics/party.md"),
+        ("pizza 🍕", "memory/topics/party.md"),
+        ("✅", "memory/topics/emoji-glued.md"),
+        ("mended", "memory/topics/emoji-glued.md"),
+        ("👍", "memory/topics/emoji-glued.md"),
+        ("👍🏽", "memory/topics/emoji-glued.md"),
+        ("👩", "memory/topics/family.md"),
+        ("👨‍👩‍👧", "memory/topics/family.md"),
+        ("❤", "memory/topics/family.md"),
+        ("❤️", "memory/topics/family.md"),
+    ],
+)
+def test_an_emoji_the_home_holds_finds_its_note(
+    index: SearchIndex, query: str, holder: str
+) -> None:
+    """A lived-in home's emoji (hostile pass): before, the analyzer dropped
+    pictographs, and a search for an emoji a note holds said "no matches".
+    Skin tones, joiners and the emoji presentation selector are not needed
+    to find it."""
+    assert first(index, query) == holder
+
+
+def test_an_emoji_the_home_does_not_hold_finds_nothing(index: SearchIndex) -> None:
+    assert keyword_search(index, "🦉") == []
+
+
+@pytest.mark.parametrize(
+    ("query", "holder"),
+    [
+        ("café", "memory/topics/nfd.md"),
+        ("cafe", "memory/topics/nfd.md"),
+        ("Besançon", "memory/topics/nfd.md"),
+        ("zoe", "memory/topics/nfd.md"),
+        ("김치찌개", "memory/topics/nfd-ko.md"),
+        ("καφε", "memory/topics/el.md"),
+        ("αθηνα", "memory/topics/el.md"),
+        ("Αθήνα", "memory/topics/el.md"),
+        ("елку", "memory/topics/ru.md"),
+        ("ёлку", "memory/topics/ru.md"),
+        ("السوق", "memory/topics/ar.md"),
+        ("السُّوق", "memory/topics/ar.md"),
+        ("שלום", "memory/topics/he.md"),
+        ("カレーライス", "memory/topics/ja-halfwidth.md"),
+        ("ｶﾚｰﾗｲｽ", "memory/topics/ja-halfwidth.md"),
+        ("ﾗｰﾒﾝ", "memory/topics/ja-ramen.md"),
+        ("istanbul", "memory/topics/tr.md"),
+        ("İstanbul", "memory/topics/tr.md"),
+    ],
+)
+def test_a_word_typed_the_way_people_type_it_finds_the_note(
+    index: SearchIndex, query: str, holder: str
+) -> None:
+    """Search of a lived-in home in other languages (hostile pass): each of
+    these said "no matches" for a word the home holds, typed as people type
+    it: decomposed text (NFD) found by the composed word, Greek without its
+    accents, Russian е for ё, Arabic and Hebrew without vowel points,
+    full-width katakana for half-width and back, Turkish ``istanbul``."""
+    assert first(index, query) == holder
+
+
+def test_folding_keeps_letters_that_are_letters_of_their_own(tmp_path: Path) -> None:
+    """Russian й is not и: a fold of every mark would find ``мои`` in ``мой``."""
+    more = indexed_files(tmp_path, {"memory/topics/x.md": "# x\n\nмой дом\n"})
+    assert keyword_search(more, "мои") == []
+    assert first(more, "мой") == "memory/topics/x.md"
 
 
 def test_english_still_stems(index: SearchIndex) -> None:

@@ -244,3 +244,26 @@ def test_notable_entries_kept_incrementally_equal_a_full_sweep(workspace: Worksp
     assert "IDENTITY.md" not in attention and "sync conflict" not in attention
     assert "memory/topics/sam.md" in rec.session.manifest.notable
     assert "memory/topics/sam.md: [secret-text]" in attention
+
+
+def test_attention_names_a_pulled_hearth_toml_the_home_cannot_read(workspace: Workspace) -> None:
+    """A hostile or hand-resolved synced commit (hostile pass): ``git rebase
+    --continue`` runs no pre-commit hook, so hearth.toml with a rebase's
+    conflict markers reaches the branch. A running home goes on with the
+    settings it read at its start and said nothing; its next start stops
+    every command. ACTIVE.md's Needs attention now names it."""
+    ws = workspace
+    settings = ws.read("hearth.toml")
+    broken = settings.replace(
+        "user_md = 8000", "<<<<<<< HEAD\nuser_md = 7000\n=======\nuser_md = 9000\n>>>>>>> m1"
+    )
+    assert broken != settings
+    ws.write("hearth.toml", broken)
+    ws.git("commit", "-qam", "m1 bound", "--no-verify")
+    ws.app.reconciler.reconcile()
+    attention = ws.read(ACTIVE).split("## Open loops")[0]
+    assert "hearth.toml: [settings] hearth.toml is not valid TOML" in attention
+    ws.write("hearth.toml", settings)
+    ws.git("commit", "-qam", "settled", "--no-verify")
+    ws.app.reconciler.reconcile()
+    assert "hearth.toml" not in ws.read(ACTIVE).split("## Open loops")[0]

@@ -277,7 +277,7 @@ def sync(state: _State, as_json: bool) -> None:
             f"{result['action']} with {result['upstream']} (was {result['ahead']} ahead, "
             f"{result['behind']} behind; now at {short})"
         ]
-        lines += [f"  {_sync_conflict_line(c)}" for c in result["conflicts"]]
+        lines += [f"  {_sync_conflict_line(c, state.root)}" for c in result["conflicts"]]
         vectors = result["vectors"]
         if vectors is not None:
             lines.append(
@@ -377,10 +377,19 @@ def hook(state: _State, name: str, args: tuple[str, ...]) -> None:
         sys.exit(code)
 
 
-def _sync_conflict_line(path: str) -> str:
+def _sync_conflict_line(path: str, root: Path | None = None) -> str:
     if path.startswith(layout.ENTRY_CONFLICTS_DIR + "/"):
         # Both versions are in the file; the record only names them.
         return f"entry conflict: an entry changed two ways, both versions in the file; see {path}"
+    # A file deleted on one side and changed on the other stays deleted, and
+    # the copy is the changed version, which may be this machine's own edit:
+    # "the remote's version" told a person their edit was still in place.
+    original = path.removeprefix(layout.CONFLICTS_DIR + "/").rpartition("--")[0]
+    if root is not None and original and not (root / original).exists():
+        return (
+            f"conflict: {original} was deleted on one side and changed on the other; "
+            f"it stays deleted, and the changed version is kept at {path}"
+        )
     return f"conflict: the remote's version kept at {path}"
 
 

@@ -155,6 +155,12 @@ def check_text(path: str, text: str, bounds: Bounds) -> list[RuleFailure]:
     return failures
 
 
+def check_settings(text: str) -> list[RuleFailure]:
+    """hearth.toml's rule alone: what a running home says of the settings on
+    disk, which it read once at its start (a pull may bring ones it cannot read)."""
+    return _settings_rule(layout.SETTINGS_PATH, text)
+
+
 def _settings_rule(path: str, text: str) -> list[RuleFailure]:
     """hearth.toml as hearth reads it: a file it cannot read would stop every
     later command of the home (a running server would go on with the old one)."""

@@ -20,8 +20,9 @@ analyzer's terms, at the same positions:
   characters only ``simple`` takes for letters replaced by a space;
 - what is left (stored fields; text holding characters ``simple`` drops but the
   search analyzer keeps, such as combining marks, Indic viramas and Thai
-  punctuation; a run of letters longer than ``MAX_TOKEN_CHARS``) is given
-  pre-tokenized, with the search analyzer's own terms.
+  punctuation; a run of letters longer than ``MAX_TOKEN_CHARS``; text that
+  ``folding.fold`` changes) is given pre-tokenized, with the search
+  analyzer's own terms of the folded text.
 
 Reading (query parsing, snippets) keeps the search analyzer. ``charsets.py``
 holds the character classes, checked against both tokenizers for every code
@@ -35,7 +36,7 @@ import re
 
 import tantivy
 
-from hearth.index import charsets
+from hearth.index import charsets, folding
 from hearth.index.schema import MAX_TOKEN_CHARS, shared_analyzer
 
 
@@ -97,7 +98,9 @@ def terms_of(text: str) -> list[str]:
     """The search analyzer's terms of ``text``, through the fast analyzer when
     it cuts ``text`` the same way (``is_plain``): a section's terms in a
     fraction of the time (the relevance floor reads every hit's)."""
-    return (_fast_analyzer() if is_plain(text) else shared_analyzer()).analyze(text)
+    if is_plain(text):
+        return _fast_analyzer().analyze(text)
+    return shared_analyzer().analyze(folding.fold(text))
 
 
 #: The ``simple`` tokenizer's tokens of lower-cased ASCII text: runs of letters and digits.
@@ -141,7 +144,7 @@ def _has_special(text: str) -> bool:
     if text.isascii():
         return False
     rest = "".join(_NOT_ASCII.findall(text))
-    return _CLASSES.any_special.search(rest) is not None
+    return _CLASSES.any_special.search(rest) is not None or folding.foldable(text, rest)
 
 
 def stored_value(text: str) -> IndexValue:
@@ -151,18 +154,24 @@ def stored_value(text: str) -> IndexValue:
 
 def unstored_value(text: str) -> IndexValue:
     """What the indexed, unstored ``text`` field is given."""
-    if not _has_special(text):
+    if text.isascii():
         return pretokenized(text) if may_hold_long_run(text) else text
-    if _CLASSES.search_only.search(text) is not None:
+    rest = "".join(_NOT_ASCII.findall(text))
+    if folding.foldable(text, rest):
+        return pretokenized(text)
+    if _CLASSES.any_special.search(rest) is None:
+        return pretokenized(text) if may_hold_long_run(text) else text
+    if _CLASSES.search_only.search(rest) is not None:
         return pretokenized(text)
     spaced = _CLASSES.simple_only.sub(" ", _CLASSES.cut.sub(r" \g<0> ", text))
     return pretokenized(text) if may_hold_long_run(spaced) else spaced
 
 
 def pretokenized(text: str) -> tantivy.PreTokenizedString:
-    """``text`` with the search analyzer's terms (offsets are not kept: no
-    field given this way is highlighted from its indexed form)."""
-    terms = shared_analyzer().analyze(text)
+    """``text`` with the search analyzer's terms of its folded spelling
+    (``folding.py``; offsets are not kept: no field given this way is
+    highlighted from its indexed form)."""
+    terms = shared_analyzer().analyze(folding.fold(text))
     return tantivy.PreTokenizedString(
         text, [tantivy.Token(term, position, 0, 0) for position, term in enumerate(terms)]
     )

@@ -28,9 +28,11 @@ from typing import NamedTuple
 # 6: ``ordinal``, a section's place in its file (neighbouring entries, ``neighbour_bonuses.py``).
 # 7: no ``body``: a hit's body is read from its file (``bodies.py``).
 # 8: a record's front-matter fields a person reads are a section (``domain/sections.py``).
+# 9: a pictograph (an emoji) is a token of its own (``schema.PICTOGRAPHS``).
+# 10: terms of text in its folded spelling (``folding.py``: Greek accents, ё, NFD...).
 #: The index schema's version (see ``schema.py``: bump it there with any change of
 #: fields or analyzers); named here so status can compare it without Tantivy.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 10
 META_NAME = "meta.json"
 TANTIVY_DIR = "tantivy"
 #: The vector store's file of digests, and the size of one.

@@ -7,6 +7,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from hearth.domain.searching import MAX_LIMIT, MAX_QUERY_CHARS
+from hearth.index.folding import fold
 from hearth.index.terms import named_dates, names_in
 
 
@@ -32,7 +33,10 @@ def question(
     today: dt.date | None = None,
 ) -> Question:
     """The question of ``text``; ``today`` (the clock's, UTC) resolves the
-    relative dates it names (without it, absolute dates only)."""
+    relative dates it names (without it, absolute dates only). The text is
+    folded as the index's terms are (``folding.py``: ``αθηνα`` finds
+    ``Αθήνα``); most text is left as it is."""
+    text = fold(text)
     read = text[:MAX_QUERY_CHARS]  # what the keyword side searches, too
     dates = tuple(dict.fromkeys(named_dates(read, today)))
     limit = max(1, min(limit, MAX_LIMIT))

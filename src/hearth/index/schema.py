@@ -56,11 +56,18 @@ ORDINAL = "ordinal"
 #: particles glued to words): every character is a token of its own, and a
 #: query finds words in them as phrases of characters (``query.py``).
 CHAR_SCRIPTS = r"\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\p{Thai}\p{Lao}\p{Khmer}\p{Myanmar}"
+#: Pictographs (emoji, and symbols such as the copyright sign) are tokens of
+#: their own too: a person who wrote a note with an emoji in it searches for
+#: it by that emoji (version 9; before, they were separators and such a
+#: search said "no matches"). Skin tones and joiners are not pictographs, so
+#: a family or a thumb of any tone is found by its plain pictographs.
+PICTOGRAPHS = r"\p{Extended_Pictographic}"
 #: Longest token of letters and digits: a longer run is cut into pieces of
 #: this length rather than dropped, so no text is silently unsearchable.
 MAX_TOKEN_CHARS = 64
 TOKEN_PATTERN = (
-    rf"[{CHAR_SCRIPTS}]|[[\p{{L}}\p{{N}}\p{{M}}]--[{CHAR_SCRIPTS}]]{{1,{MAX_TOKEN_CHARS}}}"
+    rf"[{CHAR_SCRIPTS}]|{PICTOGRAPHS}"
+    rf"|[[\p{{L}}\p{{N}}\p{{M}}]--[{CHAR_SCRIPTS}]]{{1,{MAX_TOKEN_CHARS}}}"
 )
 
 
@@ -83,8 +90,9 @@ def build_schema() -> tantivy.Schema:
 
 @functools.cache
 def build_analyzer() -> tantivy.TextAnalyzer:
-    """Words of letters and digits, one token per character of ``CHAR_SCRIPTS``;
-    lower-cased, accents folded to ASCII (``cafe`` finds ``café``), English stems.
+    """Words of letters and digits, one token per character of ``CHAR_SCRIPTS``
+    and per pictograph; lower-cased, accents folded to ASCII (``cafe`` finds
+    ``café``), English stems.
 
     Built once per process (compiling its regex takes tens of milliseconds);
     registering it on an index copies it."""

@@ -12,12 +12,13 @@ when those bytes differ from what is on disk.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
-from hearth.domain import layout, records
+from hearth.domain import layout, records, validation
 from hearth.domain.active import (
     ActiveInputs,
     DecisionLine,
@@ -76,6 +77,7 @@ def gather(
     # What a plain git pull left: the merge driver's notes, while both versions stand.
     notes += [record_note(record) for _note, record in pulled_conflicts.open_notes(files.root)]
     notes += [f"not indexed: {path}: {p.reason}" for path, p in sorted(manifest.parked.items())]
+    notes += _settings_notes(files.read(layout.SETTINGS_PATH))
     loops: list[LoopLine] = []
     for view in active_records.list_records(files, "loop"):
         if isinstance(view.record, records.OpenLoop):
@@ -134,6 +136,19 @@ def gather(
         outputs=outputs,
         now=records.timestamp(now) if now is not None else "",
     )
+
+
+@functools.lru_cache(maxsize=4)
+def _settings_notes(data: bytes | None) -> tuple[str, ...]:
+    """hearth.toml's failure, if it has one. hearth.toml is no markdown, so
+    the passes never judge it; a home keeps the settings it read at its start,
+    and a synced hearth.toml it cannot read (a rebase's conflict markers: git
+    runs no pre-commit hook for a rebase) stops every command once it
+    restarts. Remembered by content: most refreshes read the same bytes."""
+    if data is None:
+        return ()
+    failures = validation.check_settings(data.decode("utf-8", "replace"))
+    return tuple(failure.describe() for failure in failures)
 
 
 def write_if_changed(files: RootedFiles, inputs: ActiveInputs) -> tuple[bool, str]:

@@ -337,7 +337,10 @@ class Syncer:
         lines = [f"sync: merge {tracking}"]
         if copies:
             lines[0] += f" (kept both sides of {counted(len(copies), 'file')})"
-            lines.append("Kept one version in place; the other is at:\n" + _listed(copies))
+            lines.append(
+                "Kept one version in place (a file deleted on one side and changed on "
+                "the other stays deleted); the other version is at:\n" + _listed(copies)
+            )
         if records:
             lines.append(
                 "Entries changed two ways; both versions are in the file, named at:\n"
