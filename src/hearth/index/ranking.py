@@ -171,7 +171,7 @@ def _holding_every_word(
     wanted = set(evidence.content_terms(q.text))
     if not wanted:
         return [], gathered
-    hits, found = keyword_ranked(index, q, weights)
+    hits, found = keyword_ranked(index, q, weights, gathered.keyword)
     held = [
         h
         for h in hits
@@ -193,15 +193,25 @@ def keyword_search(index: SearchIndex, q: Question, weights: Weights = WEIGHTS) 
     return index.snippets(hits, gathered.bodies, q.text, gathered.matched)
 
 
-def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[list[Hit], Gathered]:
-    """``keyword_search``'s hits without snippets, and what it knew of them."""
+def keyword_ranked(
+    index: SearchIndex, q: Question, weights: Weights, deeper: Ranked | None = None
+) -> tuple[list[Hit], Gathered]:
+    """``keyword_search``'s hits without snippets, and what it knew of them.
+
+    ``deeper``: ``index.ranked`` of the same question, filters and weights at
+    a depth of at least ``max(q.limit, FLOW_FROM)`` (a hybrid search's keyword
+    side, ``DEPTH`` deep), whose first sections are taken instead of asking the
+    index again: a hybrid page the floor emptied then costs no second query."""
     if wants_exact_words(q.text):
         ranked = index.ranked(q.text, q.kind, q.path_prefix, q.limit, q.dates, weights)
         first = frozenset((h.path, h.start_line) for h in ranked.hits)
         bodies = index.bodies(ranked.hits, ranked.digests)
         return ranked.hits, Gathered(bodies, ranked.ordinals, first, matched=ranked.matched)
     depth = max(q.limit, neighbour_bonuses.FLOW_FROM)
-    ranked = index.ranked(q.text, q.kind, q.path_prefix, depth, q.dates, weights)
+    if deeper is not None:
+        ranked = _first(deeper, depth)
+    else:
+        ranked = index.ranked(q.text, q.kind, q.path_prefix, depth, q.dates, weights)
     near = index.neighbours(neighbour_bonuses.sources(ranked.hits, ranked.ordinals), ranked.query)
     neighbours = near.hits if asks_in_words(q.text) else [h for h in near.hits if h.score > 0]
     ordinals = {**near.ordinals, **ranked.ordinals}
@@ -219,6 +229,20 @@ def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[l
         hits = room.made(hits, wider.hits, bodies, q.text)
         ordinals = {**wider.ordinals, **ordinals}
     return hits, Gathered(bodies, ordinals, first, matched=ranked.matched)
+
+
+def _first(ranked: Ranked, depth: int) -> Ranked:
+    """The first ``depth`` sections of ``ranked``: what ``index.ranked`` of the
+    same question answers at that depth (Tantivy orders its top documents by
+    score, then by address, whatever their number)."""
+    hits = ranked.hits[:depth]
+    keys = {(h.path, h.start_line) for h in hits}
+    return dataclasses.replace(
+        ranked,
+        hits=hits,
+        ordinals={k: v for k, v in ranked.ordinals.items() if k in keys},
+        digests={k: v for k, v in ranked.digests.items() if k in keys},
+    )
 
 
 def hybrid_search(
@@ -310,6 +334,7 @@ def hybrid_ranked(
         evidence.meaning_of(store, meaning, keys),
         keyword.matched,
         across,
+        keyword,
     )
 
 
