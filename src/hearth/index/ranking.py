@@ -44,7 +44,6 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from hearth.embedding import Embedder
 from hearth.index import crossing, evidence, neighbour_bonuses, room
 from hearth.index import floor as floors
-from hearth.index.analysis import term_set
 from hearth.index.evidence import Gathered
 from hearth.index.floor import FLOOR, Floor
 from hearth.index.hits import Hit, Ranked
@@ -172,11 +171,11 @@ def _holding_every_word(
     if not wanted:
         return [], gathered
     hits, found = keyword_ranked(index, q, weights, gathered.keyword)
+    # The terms of a kept file's section are found once (``Bodies.terms``).
     held = [
         h
         for h in hits
-        if wanted
-        <= term_set(f"{h.title}\n{h.heading}\n{found.bodies.get((h.path, h.start_line), '')}")
+        if wanted.issubset(found.bodies.terms((h.path, h.start_line), h.title, h.heading))
     ]
     return (held, found) if held else ([], gathered)
 
