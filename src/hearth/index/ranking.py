@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -46,6 +46,7 @@ from hearth.index import crossing, evidence, neighbour_bonuses, room
 from hearth.index import floor as floors
 from hearth.index.evidence import Gathered
 from hearth.index.floor import FLOOR, Floor
+from hearth.index.fusion import fuse
 from hearth.index.hits import Hit, Ranked
 from hearth.index.ondisk import VectorCoverage
 from hearth.index.passage_tongues import TONGUES
@@ -425,41 +426,6 @@ def semantic_text(text: str, names: Collection[str] = ()) -> str:
         return text
     cut = _DANGLING.sub(r"\1", " ".join(cut.split()))
     return cut.strip() or text
-
-
-def fuse(
-    keyword: Sequence[Hit],
-    semantic: Sequence[Hit],
-    limit: int,
-    dates: Sequence[str] = (),
-    template: Collection[tuple[str, int]] = (),
-    weights: Weights = WEIGHTS,
-) -> list[Hit]:
-    """Reciprocal-rank fusion of two rankings of sections; scores are the fused ones.
-
-    ``dates`` (``YYYY-MM-DD`` or ``YYYY-MM``) add ``weights.day_share`` to the
-    sections of those days; archived records and the sections ``template``
-    names by ``(path, start_line)`` (still the home template's text) count at
-    their factor.
-    """
-    scores: dict[tuple[str, int], float] = {}
-    chosen: dict[tuple[str, int], Hit] = {}
-    sides = ((weights.keyword_side, keyword), (weights.semantic_side, semantic))
-    for side, ranking in sides:
-        for rank, hit in enumerate(ranking, start=1):
-            key = (hit.path, hit.start_line)
-            share = side / (weights.rrf_k + rank)
-            if hit.kind == "archive":
-                share *= weights.archive
-            elif key in template:
-                share *= weights.template
-            scores[key] = scores.get(key, 0.0) + share
-            chosen.setdefault(key, hit)  # the keyword hit first: its snippet has matches
-    for key, hit in chosen.items():
-        if hit.date and any(hit.date.startswith(day) for day in dates):
-            scores[key] += weights.day_share
-    ordered = sorted(scores, key=lambda key: (-scores[key], key))
-    return [chosen[k].scored(round(scores[k], 6)) for k in ordered[:limit]]
 
 
 _POOL: ThreadPoolExecutor | None = None
