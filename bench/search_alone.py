@@ -1,7 +1,7 @@
 """Search over HTTP with one server running at a time: this hearth against another.
 
     .venv/bin/python bench/search_alone.py HOME [--semantic] [--compare SRC]
-        [--searches 300] [--turns 2]
+        [--searches 300] [--turns 2] [--questions]
 
 HOME is a seeded home (say ``bench/hybrid_search.py --work DIR``'s
 ``DIR/seed``, whose vectors are complete, or a folder ``bench/homegen.py``
@@ -13,7 +13,9 @@ This bench starts one ``hearth serve`` at a time, this checkout's and, with
 ``--compare``, one running hearth from another checkout's ``src`` (on
 ``PYTHONPATH``), in turn, ``--turns`` times each: 40 distinct queries to warm
 the searcher (and the model), then ``--searches`` distinct ones on one
-keep-alive connection, top 10 with snippets; p50 and p99, the server's CPU
+keep-alive connection, top 10 with snippets (two or three of the home's
+words; ``--questions``: as questions, "where is the copper and violin", as
+``bench/hybrid_search.py`` asks); p50 and p99, the server's CPU
 time a search (user and system, all its threads, from ``/proc``: it moves
 less with the machine's load than the wall clock), and its resident memory
 (VmRSS, of it anonymous and file-backed) after them. Each server is first
@@ -36,6 +38,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from homegen import WORDS, start_server, use_git_identity, wait_idle
+from hybrid_search import distinct_queries
 from measure import cpu_seconds, latency, memory_kb
 
 
@@ -79,13 +82,18 @@ def main() -> None:
     parser.add_argument("--compare", help="also serve with hearth's source from this src folder")
     parser.add_argument("--searches", type=int, default=300)
     parser.add_argument("--turns", type=int, default=2)
+    parser.add_argument("--questions", action="store_true", help="ask questions of the words")
     args = parser.parse_args()
     env = use_git_identity(semantic=args.semantic)
     servers = [("this checkout", env)]
     if args.compare:
         servers.append((f"hearth from {args.compare}", {**env, "PYTHONPATH": args.compare}))
     rng = random.Random(6)
-    queries = [" ".join(rng.sample(WORDS, rng.choice((2, 3)))) for _ in range(args.searches + 40)]
+    if args.questions:
+        queries = distinct_queries(rng, args.searches + 40)
+    else:
+        count = args.searches + 40
+        queries = [" ".join(rng.sample(WORDS, rng.choice((2, 3)))) for _ in range(count)]
     print(f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory(prefix="hearth-bench-", dir=args.home.parent) as tmp:
         for turn in range(args.turns):

@@ -14,7 +14,7 @@ import datetime as dt
 import pytest
 
 from hearth.domain.sections import split_sections
-from hearth.index import ranking
+from hearth.index import fusion, ranking
 from hearth.index.hits import Hit
 from hearth.index.question import question
 from hearth.index.schema import digest, passage
@@ -174,7 +174,7 @@ def test_every_weight_has_a_case() -> None:
 def _fused(keyword: list[Hit], semantic: list[Hit], **changed: float) -> list[Section]:
     weights = dataclasses.replace(WEIGHTS, **changed)
     dates = ["2023-05-03"]
-    return [_section(h) for h in ranking.fuse(keyword, semantic, 10, dates, (), weights)]
+    return [_section(h) for h in fusion.fuse(keyword, semantic, 10, dates, (), weights)]
 
 
 def test_a_pair_of_common_words_loses_its_bonus_only_in_a_large_home(index: SearchIndex) -> None:
@@ -226,7 +226,7 @@ def test_the_fusion_weights_on_the_same_fixture(index: SearchIndex) -> None:
     assert _fused([harbour, sam], [sam, harbour])[0] == _section(sam)
     assert _fused([harbour, sam], [sam, harbour], day_share=0)[0] == _section(harbour)
     # The rank constant: a section scores side / (rrf_k + rank) on each side.
-    [only] = ranking.fuse([kestrel], [], 10, (), (), dataclasses.replace(WEIGHTS, rrf_k=9))
+    [only] = fusion.fuse([kestrel], [], 10, (), (), dataclasses.replace(WEIGHTS, rrf_k=9))
     assert only.score == pytest.approx(WEIGHTS.keyword_side / 10, abs=1e-6)
 
 

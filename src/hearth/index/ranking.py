@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -44,9 +44,9 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from hearth.embedding import Embedder
 from hearth.index import crossing, evidence, neighbour_bonuses, room
 from hearth.index import floor as floors
-from hearth.index.analysis import term_set
 from hearth.index.evidence import Gathered
 from hearth.index.floor import FLOOR, Floor
+from hearth.index.fusion import fuse
 from hearth.index.hits import Hit, Ranked
 from hearth.index.ondisk import VectorCoverage
 from hearth.index.passage_tongues import TONGUES
@@ -171,12 +171,12 @@ def _holding_every_word(
     wanted = set(evidence.content_terms(q.text))
     if not wanted:
         return [], gathered
-    hits, found = keyword_ranked(index, q, weights)
+    hits, found = keyword_ranked(index, q, weights, gathered.keyword)
+    # The terms of a kept file's section are found once (``Bodies.terms``).
     held = [
         h
         for h in hits
-        if wanted
-        <= term_set(f"{h.title}\n{h.heading}\n{found.bodies.get((h.path, h.start_line), '')}")
+        if wanted.issubset(found.bodies.terms((h.path, h.start_line), h.title, h.heading))
     ]
     return (held, found) if held else ([], gathered)
 
@@ -193,15 +193,25 @@ def keyword_search(index: SearchIndex, q: Question, weights: Weights = WEIGHTS) 
     return index.snippets(hits, gathered.bodies, q.text, gathered.matched)
 
 
-def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[list[Hit], Gathered]:
-    """``keyword_search``'s hits without snippets, and what it knew of them."""
+def keyword_ranked(
+    index: SearchIndex, q: Question, weights: Weights, deeper: Ranked | None = None
+) -> tuple[list[Hit], Gathered]:
+    """``keyword_search``'s hits without snippets, and what it knew of them.
+
+    ``deeper``: ``index.ranked`` of the same question, filters and weights at
+    a depth of at least ``max(q.limit, FLOW_FROM)`` (a hybrid search's keyword
+    side, ``DEPTH`` deep), whose first sections are taken instead of asking the
+    index again: a hybrid page the floor emptied then costs no second query."""
     if wants_exact_words(q.text):
         ranked = index.ranked(q.text, q.kind, q.path_prefix, q.limit, q.dates, weights)
         first = frozenset((h.path, h.start_line) for h in ranked.hits)
         bodies = index.bodies(ranked.hits, ranked.digests)
         return ranked.hits, Gathered(bodies, ranked.ordinals, first, matched=ranked.matched)
     depth = max(q.limit, neighbour_bonuses.FLOW_FROM)
-    ranked = index.ranked(q.text, q.kind, q.path_prefix, depth, q.dates, weights)
+    if deeper is not None:
+        ranked = _first(deeper, depth)
+    else:
+        ranked = index.ranked(q.text, q.kind, q.path_prefix, depth, q.dates, weights)
     near = index.neighbours(neighbour_bonuses.sources(ranked.hits, ranked.ordinals), ranked.query)
     neighbours = near.hits if asks_in_words(q.text) else [h for h in near.hits if h.score > 0]
     ordinals = {**near.ordinals, **ranked.ordinals}
@@ -219,6 +229,20 @@ def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[l
         hits = room.made(hits, wider.hits, bodies, q.text)
         ordinals = {**wider.ordinals, **ordinals}
     return hits, Gathered(bodies, ordinals, first, matched=ranked.matched)
+
+
+def _first(ranked: Ranked, depth: int) -> Ranked:
+    """The first ``depth`` sections of ``ranked``: what ``index.ranked`` of the
+    same question answers at that depth (Tantivy orders its top documents by
+    score, then by address, whatever their number)."""
+    hits = ranked.hits[:depth]
+    keys = {(h.path, h.start_line) for h in hits}
+    return dataclasses.replace(
+        ranked,
+        hits=hits,
+        ordinals={k: v for k, v in ranked.ordinals.items() if k in keys},
+        digests={k: v for k, v in ranked.digests.items() if k in keys},
+    )
 
 
 def hybrid_search(
@@ -310,6 +334,7 @@ def hybrid_ranked(
         evidence.meaning_of(store, meaning, keys),
         keyword.matched,
         across,
+        keyword,
     )
 
 
@@ -401,41 +426,6 @@ def semantic_text(text: str, names: Collection[str] = ()) -> str:
         return text
     cut = _DANGLING.sub(r"\1", " ".join(cut.split()))
     return cut.strip() or text
-
-
-def fuse(
-    keyword: Sequence[Hit],
-    semantic: Sequence[Hit],
-    limit: int,
-    dates: Sequence[str] = (),
-    template: Collection[tuple[str, int]] = (),
-    weights: Weights = WEIGHTS,
-) -> list[Hit]:
-    """Reciprocal-rank fusion of two rankings of sections; scores are the fused ones.
-
-    ``dates`` (``YYYY-MM-DD`` or ``YYYY-MM``) add ``weights.day_share`` to the
-    sections of those days; archived records and the sections ``template``
-    names by ``(path, start_line)`` (still the home template's text) count at
-    their factor.
-    """
-    scores: dict[tuple[str, int], float] = {}
-    chosen: dict[tuple[str, int], Hit] = {}
-    sides = ((weights.keyword_side, keyword), (weights.semantic_side, semantic))
-    for side, ranking in sides:
-        for rank, hit in enumerate(ranking, start=1):
-            key = (hit.path, hit.start_line)
-            share = side / (weights.rrf_k + rank)
-            if hit.kind == "archive":
-                share *= weights.archive
-            elif key in template:
-                share *= weights.template
-            scores[key] = scores.get(key, 0.0) + share
-            chosen.setdefault(key, hit)  # the keyword hit first: its snippet has matches
-    for key, hit in chosen.items():
-        if hit.date and any(hit.date.startswith(day) for day in dates):
-            scores[key] += weights.day_share
-    ordered = sorted(scores, key=lambda key: (-scores[key], key))
-    return [chosen[k].scored(round(scores[k], 6)) for k in ordered[:limit]]
 
 
 _POOL: ThreadPoolExecutor | None = None
