@@ -18,10 +18,8 @@ beside its baseline from the same run:
   "the", "garden"), seeded; against SQLite FTS5's bm25() and snippet() on the
   same files, in-process;
 - server memory (VmRSS after the searches; the peak VmHWM at the end) and
-  its private memory (RssAnon + RssShmem, issue 52's measure: the index's
-  pages the kernel maps from disk are cache it can drop): after the
-  searches, and the most of it seen after each step (settled, searches,
-  writes, commits, saves);
+  its private memory (RssAnon + RssShmem, issue 52's measure) after the
+  searches and the most seen after a step (settled, searches, writes...);
 - ``hearth serve`` start to a settled home: from starting the process until
   its status says fresh at HEAD (and then until it is quiet); against
   ``git status`` of the same files;
