@@ -266,7 +266,9 @@ class StatusBoard:
                 patch = self._patch is not None and self._patches()
             try:
                 wholes = self.tree_reads["whole"]
-                seconds = self._take(covered, patch, again=False).seconds
+                # A whole one a status call just took is not taken again (its cost
+                # stands for this one's in the gap); a patch costs little anyway.
+                seconds = self._take(covered, patch, again=patch).seconds
                 # A patch that had to list everything counts as a whole one.
                 costs[patch and self.tree_reads["whole"] == wholes] = seconds
             except (HearthError, OSError, GitError) as exc:
