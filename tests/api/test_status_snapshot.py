@@ -198,13 +198,13 @@ def test_the_board_does_not_take_again_what_a_status_call_just_took() -> None:
     board.start()
     try:
         ticket = board.request()
-        assert board.view(idle=True)[0] == _fresh_home()  # taken here, at once
+        assert board.view(idle=True)[0] == _fresh_home()  # taken here, at once (mostly)
         assert board.wait(ticket, 10)
         time.sleep(QUIET_SECONDS + 0.5)  # past the thread's wait for quiet
-        assert taken == ["MainThread"]
+        assert len(taken) == 1  # here, or by the thread had it started first
         later = board.request()  # a later request is still served by the thread
         assert board.wait(later, 10)
-        assert taken == ["MainThread", "hearth-status"]
+        assert taken[1:] == ["hearth-status"]
     finally:
         board.stop()
 
