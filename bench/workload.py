@@ -17,7 +17,9 @@ beside its baseline from the same run:
   words, each word a random word of the home's text (so mostly common ones:
   "the", "garden"), seeded; against SQLite FTS5's bm25() and snippet() on the
   same files, in-process;
-- server memory (VmRSS after the searches; the peak VmHWM at the end);
+- server memory (VmRSS after the searches; the peak VmHWM at the end) and
+  its private memory (RssAnon + RssShmem, issue 52's measure) after the
+  searches and the most seen after a step (settled, searches, writes...);
 - ``hearth serve`` start to a settled home: from starting the process until
   its status says fresh at HEAD (and then until it is quiet); against
   ``git status`` of the same files;
@@ -204,6 +206,7 @@ def measure(files: int, args: argparse.Namespace, tmp: Path, env: dict[str, str]
         client = Client(port, token)
         f["start"] = settle(client, root, server.pid, t0)
         f["start_quiet"] = time.perf_counter() - t0
+        settled = private_mb(server.pid)
         print(
             f"  serve to settled {f['start']:.1f} s (quiet: {f['start_quiet']:.1f} s)", flush=True
         )
@@ -214,18 +217,23 @@ def measure(files: int, args: argparse.Namespace, tmp: Path, env: dict[str, str]
         print(f"  keyword search: {hits} of {len(queries)} queries found something; e.g. "
               f"{', '.join(repr(q) for q in queries[:5])}", flush=True)  # fmt: skip
         f["rss"] = memory_kb(server.pid)["VmRSS"] / 1024
+        f["private"] = private_mb(server.pid)
+        f["private_most"] = max(settled, f["private"])
         print(f"  search p50 {f['search_p50']:.2f} ms (FTS5 {f['search_fts_p50']:.2f} ms), "
-              f"RSS {f['rss']:.0f} MB", flush=True)  # fmt: skip
+              f"RSS {f['rss']:.0f} MB, private {f['private']:.0f} MB", flush=True)  # fmt: skip
         writes(client, root, copy, vocab, rng, args, f)
         print(
             f"  API write p50 {f['write_p50']:.1f} ms (git {f['write_git_p50']:.1f} ms)", flush=True
         )
+        f["private_most"] = max(f["private_most"], private_mb(server.pid))
         person_commits(client, root, copy, server.pid, vocab, rng, args, f)
         print(f"  hooked commit p50 {f['commit_p50']:.1f} ms (plain {f['commit_git_p50']:.1f} ms), "
               f"settled {f['settle']:.2f} s after the last", flush=True)  # fmt: skip
+        f["private_most"] = max(f["private_most"], private_mb(server.pid))
         saves(client, root, vocab, rng, args, f)
         print(f"  editor save p95 {f['save_p99']:.1f} ms", flush=True)
         f["hwm"] = memory_kb(server.pid)["VmHWM"] / 1024
+        f["private_most"] = max(f["private_most"], private_mb(server.pid))
     finally:
         server.terminate()
         server.wait(timeout=60)
@@ -234,6 +242,10 @@ def measure(files: int, args: argparse.Namespace, tmp: Path, env: dict[str, str]
     shutil.rmtree(copy, ignore_errors=True)
     db.unlink(missing_ok=True)
     return f
+
+
+def private_mb(pid: int) -> float:
+    return memory_kb(pid)["private"] / 1024
 
 
 def edit(root: Path, path: str, line: str) -> None:
@@ -358,6 +370,7 @@ ROWS = [
     ("keyword search p50 / p99 (HTTP)", "search", "search_fts", "ms", "FTS5 in-process"),
     ("hybrid search p50 / p99 (HTTP)", "hybrid", "hybrid_kw", "ms", "keyword, same home"),
     ("server RSS (keyword), peak", "rss", "hwm", "MB", "peak VmHWM at the end"),
+    ("server private memory, most after a step", "private", "private_most", "MB", ""),
     ("`hearth serve` start to settled", "start", "start_git", "s", "git status"),
     ("a person's `git commit` with hooks", "commit", "commit_git", "ms", "plain git"),
     ("settling after the last commit", "settle", None, "s", ""),
@@ -384,12 +397,14 @@ def table(sizes: dict[int, Figures]) -> None:
             if base is not None and cell(f, base) != "-":
                 if key == "rss":
                     text += f" (peak {cell(f, base)})"
+                elif key == "private":
+                    text += f" (most {cell(f, base)})"
                 else:
                     mine = f.get(f"{key}_p50", f.get(key, 0.0))
                     theirs = f.get(f"{base}_p50", f.get(base, 0.0))
                     text += f" vs {cell(f, base)} = {mine / theirs:.2f}x" if theirs else ""
             cells.append(text)
-        note = f" (vs {base_label})" if base_label and key != "rss" else ""
+        note = f" (vs {base_label})" if base_label and key not in ("rss", "private") else ""
         print(f"| {label}, {unit}{note} | {' | '.join(cells)} |")
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from hearth import wiring
 from hearth.app.results import HomeStatus
-from hearth.app.status.snapshot import StatusBoard
+from hearth.app.status.snapshot import QUIET_SECONDS, StatusBoard
 from hearth.errors import StoreError
 from hearth.reconcile.reports import IndexStatus, PassReport
 from tests.api.conftest import Server, free_port, wait_for
@@ -147,6 +147,64 @@ def test_requests_made_while_a_snapshot_is_taken_fold_into_one_more() -> None:
         assert taken == [0, 1]  # one more, not five
         latest = board.latest()
         assert latest is not None and latest.data == {"n": 2}
+    finally:
+        board.stop()
+
+
+def test_a_status_asked_while_the_first_snapshot_is_taken_waits_for_it() -> None:
+    """Issue 52, start to settled at 100,000 files: a server's first status call,
+    made while the board's thread lists the home for its first snapshot, gets
+    that snapshot; before, it listed the whole home a second time (one listing
+    at a time, so the start's status waited for both)."""
+    entered, release = threading.Event(), threading.Event()
+    taken: list[str] = []
+
+    def compute() -> HomeStatus:
+        taken.append(threading.current_thread().name)
+        if len(taken) == 1:
+            entered.set()
+            assert release.wait(10)
+        return _fresh_home()
+
+    board = StatusBoard(compute, lambda: 0, lambda: "now")
+    board.start()
+    try:
+        board.request()
+        assert entered.wait(10)
+        viewed: list[HomeStatus] = []
+        asking = threading.Thread(target=lambda: viewed.append(board.view(idle=True)[0]))
+        asking.start()
+        time.sleep(0.2)  # the status call is waiting
+        release.set()
+        asking.join(10)
+        assert viewed == [_fresh_home()]
+        assert taken == ["hearth-status"]
+    finally:
+        board.stop()
+
+
+def test_the_board_does_not_take_again_what_a_status_call_just_took() -> None:
+    """Issue 52, start to settled at 100,000 files: a snapshot a status call took
+    (the board's thread still waiting for requests to stop) covers the start's
+    request, so the thread does not list the home again right after it."""
+    taken: list[str] = []
+
+    def compute() -> HomeStatus:
+        taken.append(threading.current_thread().name)
+        time.sleep(0.2)  # a listing takes a while: the thread is awake meanwhile
+        return _fresh_home()
+
+    board = StatusBoard(compute, lambda: 0, lambda: "now")
+    board.start()
+    try:
+        ticket = board.request()
+        assert board.view(idle=True)[0] == _fresh_home()  # taken here, at once (mostly)
+        assert board.wait(ticket, 10)
+        time.sleep(QUIET_SECONDS + 0.5)  # past the thread's wait for quiet
+        assert len(taken) == 1  # here, or by the thread had it started first
+        later = board.request()  # a later request is still served by the thread
+        assert board.wait(later, 10)
+        assert taken[1:] == ["hearth-status"]
     finally:
         board.stop()
 

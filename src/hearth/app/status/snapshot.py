@@ -185,6 +185,11 @@ class StatusBoard:
         Without the board's thread (a home opened but not served) every call takes one.
         """
         snap = self.latest() if self.running else None
+        if snap is None and self.running:
+            # The board's thread may be taking the first one (a server's start):
+            # waited for, not listed a second time beside it.
+            with self._taking:
+                snap = self.latest()
         if snap is None:
             snap = self.take()
         current = idle and snap.passes >= self._passes()
@@ -196,8 +201,15 @@ class StatusBoard:
             covered = self._requested
         return self._take(covered)
 
-    def _take(self, covered: int, patch: bool = False) -> Snapshot:
+    def _take(self, covered: int, patch: bool = False, again: bool = True) -> Snapshot:
+        """A snapshot covering the requests up to ``covered``; unless ``again``,
+        the newest one kept when it already covers them (taken on a caller's
+        thread meanwhile, started after those requests were made)."""
         with self._taking:
+            if not again:
+                with self._cond:
+                    if self._latest is not None and self._covered >= covered:
+                        return self._latest
             passes, as_of, started = self._passes(), self._now(), self._monotonic()
             data = self._patch() if patch and self._patch is not None else self._compute()
             snap = Snapshot(data, as_of, started, passes, self._monotonic() - started)
@@ -254,7 +266,9 @@ class StatusBoard:
                 patch = self._patch is not None and self._patches()
             try:
                 wholes = self.tree_reads["whole"]
-                seconds = self._take(covered, patch).seconds
+                # A whole one a status call just took is not taken again (its cost
+                # stands for this one's in the gap); a patch costs little anyway.
+                seconds = self._take(covered, patch, again=patch).seconds
                 # A patch that had to list everything counts as a whole one.
                 costs[patch and self.tree_reads["whole"] == wholes] = seconds
             except (HearthError, OSError, GitError) as exc:
