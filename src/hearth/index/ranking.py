@@ -201,7 +201,7 @@ def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[l
         bodies = index.bodies(ranked.hits, ranked.digests)
         return ranked.hits, Gathered(bodies, ranked.ordinals, first, matched=ranked.matched)
     depth = max(q.limit, neighbour_bonuses.FLOW_FROM)
-    ranked = index.ranked(q.text, q.kind, q.path_prefix, depth, q.dates, weights)
+    ranked = index.ranked(q.text, q.kind, q.path_prefix, depth, q.dates, weights, room.WIDER)
     near = index.neighbours(neighbour_bonuses.sources(ranked.hits, ranked.ordinals), ranked.query)
     neighbours = near.hits if asks_in_words(q.text) else [h for h in near.hits if h.score > 0]
     ordinals = {**near.ordinals, **ranked.ordinals}
@@ -212,12 +212,7 @@ def keyword_ranked(index: SearchIndex, q: Question, weights: Weights) -> tuple[l
     # judged for room, then by the floor, then given snippets.
     bodies.load((h.path, h.start_line) for h in hits)
     if room.crowded(hits, bodies, q.limit):
-        wider = index.ranked(q.text, q.kind, q.path_prefix, room.WIDER, q.dates, weights)
-        bodies = index.bodies(
-            [*near.hits, *wider.hits], {**near.digests, **ranked.digests, **wider.digests}
-        )
-        hits = room.made(hits, wider.hits, bodies, q.text)
-        ordinals = {**wider.ordinals, **ordinals}
+        hits = room.made(hits, room.waiting(ranked, bodies, ordinals), bodies, q.text)
     return hits, Gathered(bodies, ordinals, first, matched=ranked.matched)
 
 
