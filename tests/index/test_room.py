@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from hearth import wiring
-from hearth.index import query, room
+from hearth.index import bodies, query, room
 from tests.conftest import FakeClock
 
 
@@ -108,3 +108,32 @@ def test_a_crowded_page_reads_only_the_candidates_it_needs(
     assert sum(read) < room.WIDER // 2, read
     monkeypatch.setattr(room, "CHUNK", room.WIDER)  # every candidate at once
     assert [(h.path, h.start_line, h.score) for h in app.search("recipe").hits] == page
+
+
+def test_a_crowded_page_passes_over_title_lines_without_reading_their_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Case "keyword search <= 2 ms p50 on the 10,000-file home" (issue 52):
+    a third of the candidates a crowded page looks through are title lines
+    the index holds bare, and each one's file was read to find it empty."""
+    clock = FakeClock(dt.datetime(2026, 10, 1, 9, tzinfo=dt.UTC))
+    root = tmp_path / "home"
+    wiring.initialize(root, clock)
+    app = wiring.open_app(root, clock)
+    app.writes.note("Ruth asked for the recipe of the lentil curry.", "Dinner", "test")
+    for n in range(40):
+        app.writes.topic("Recipes" if n == 0 else f"Recipes {n + 1}", "test", content="")
+    app.reconciler.reconcile()
+    read: list[str] = []
+    texts = bodies.texts
+
+    def counted(reader: Any, paths: Any) -> Any:
+        read.extend(paths)
+        return texts(reader, paths)
+
+    monkeypatch.setattr(bodies, "texts", counted)
+    page = [h.path for h in app.search("recipe").hits]
+    assert any(p.startswith("memory/2026-10-01") for p in page), page
+    # Only the first page's title lines are read (to judge the page): ten.
+    topics = {p for p in read if p.startswith("memory/topics/")}
+    assert len(topics) <= len(page), sorted(topics)

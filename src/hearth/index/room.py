@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from hearth.index import floor as floors
 from hearth.index.evidence import content_terms
+from hearth.index.schema import digest, passage
 from hearth.index.terms import fold, read_query, without_dates
 
 if TYPE_CHECKING:
@@ -56,16 +57,26 @@ def waiting(ranked: Ranked, bodies: Read, ordinals: dict[tuple[str, int], int]) 
     hits, then those it found further (``ranked.further``, asked for with
     ``more=WIDER``), read from the index a ``CHUNK`` at a time only as
     ``made`` goes on (most pages find their text in the first few), each
-    chunk's places added to ``bodies`` and its ordinals to ``ordinals``."""
-    yield from ranked.hits[:WIDER]
+    chunk's places added to ``bodies`` and its ordinals to ``ordinals``.
+
+    Those the index holds bare (a title line: their passage's digest is their
+    heading's alone) are passed over without reading their files: ``made``
+    never takes a bare heading, and a body written under one since waits for
+    the pass that follows the change, as its ranking does."""
+    yield from (h for h in ranked.hits[:WIDER] if not _bare(h, ranked.digests))
     if ranked.further is None or len(ranked.hits) >= WIDER:
         return
     for chunk in ranked.further(CHUNK):
         bodies.add(chunk.hits, chunk.digests)
-        bodies.load((h.path, h.start_line) for h in chunk.hits)
+        some = [h for h in chunk.hits if not _bare(h, chunk.digests)]
+        bodies.load((h.path, h.start_line) for h in some)
         for where, ordinal in chunk.ordinals.items():
             ordinals.setdefault(where, ordinal)
-        yield from chunk.hits
+        yield from some
+
+
+def _bare(hit: Hit, digests: Mapping[tuple[str, int], str]) -> bool:
+    return digests.get((hit.path, hit.start_line)) == digest(passage(hit.heading, ""))
 
 
 def made(hits: Sequence[Hit], waiting: Iterable[Hit], bodies: Read, text: str) -> list[Hit]:
@@ -84,8 +95,10 @@ def made(hits: Sequence[Hit], waiting: Iterable[Hit], bodies: Read, text: str) -
     others: list[Hit] = []
     for hit in waiting:
         key = (hit.path, hit.start_line)
+        if key in shown or hit.score <= 0:
+            continue
         body = bodies.get(key, "")
-        if key in shown or not body.strip() or hit.score <= 0:
+        if not body.strip():
             continue
         # The terms of an empty title, the heading and the body: those of the
         # heading and body, kept with the file for the floor's next look.
