@@ -131,4 +131,8 @@ def typed_words(text: str) -> frozenset[str]:
 
 def holds_typed(typed: frozenset[str], text: str) -> bool:
     """Whether ``text`` holds every one of ``typed`` as a whole word."""
-    return bool(typed) and typed <= {fold(w) for w in _WORD.findall(text)}
+    if not typed:
+        return False
+    if text.isascii():  # folding an ASCII word is lower-casing it
+        return typed <= set(_WORD.findall(text.lower()))
+    return typed <= {fold(w) for w in _WORD.findall(text)}
