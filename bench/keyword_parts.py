@@ -49,6 +49,7 @@ PARTS = [
     ("search_index", "SearchIndex", "neighbours", "neighbours"),
     ("bodies", "Bodies", "load", "bodies read from files"),
     ("room", "", "crowded", "crowded page's room"),
+    ("room", "", "made", "crowded page's room made (its candidates read)"),
     ("evidence", "", "passing", "relevance floor (bodies read there too, if not yet)"),
     ("search_index", "SearchIndex", "snippets", "snippets"),
 ]
