@@ -1,6 +1,7 @@
 """Where a keyword search's CPU time goes, in-process, part by part.
 
     .venv/bin/python bench/keyword_parts.py HOME [--searches 300] [--rounds 3]
+        [--queries FILE]   (a JSON list of queries: 40 to warm, then the rest)
     PYTHONPATH=OTHER/src .venv/bin/python bench/keyword_parts.py HOME ...   (another tree)
 
 HOME is a home (say ``bench/hybrid_search.py --work DIR``'s ``DIR/seed``, the
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import functools
 import importlib
+import json
 import os
 import random
 import shutil
@@ -47,6 +49,7 @@ PARTS = [
     ("search_index", "SearchIndex", "neighbours", "neighbours"),
     ("bodies", "Bodies", "load", "bodies read from files"),
     ("room", "", "crowded", "crowded page's room"),
+    ("room", "", "made", "crowded page's room made (its candidates read)"),
     ("evidence", "", "passing", "relevance floor (bodies read there too, if not yet)"),
     ("search_index", "SearchIndex", "snippets", "snippets"),
 ]
@@ -84,12 +87,20 @@ def main() -> None:
     parser.add_argument("home", type=Path)
     parser.add_argument("--searches", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--queries",
+        type=Path,
+        help="a JSON list of queries to ask instead (40 to warm, then the rest)",
+    )
     args = parser.parse_args()
     use_git_identity()
     from hearth import wiring
 
     rng = random.Random(6)
     queries = [" ".join(rng.sample(WORDS, rng.choice((2, 3)))) for _ in range(args.searches + 40)]
+    if args.queries:
+        queries = json.loads(args.queries.read_text())
+        args.searches = len(queries) - 40
     with tempfile.TemporaryDirectory(prefix="hearth-kw-", dir=args.home.parent) as tmp:
         home = Path(tmp) / "home"
         shutil.copytree(args.home, home, symlinks=True)

@@ -31,12 +31,15 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from typing import NamedTuple, TypeVar, overload
+from typing import TYPE_CHECKING, NamedTuple, TypeVar, overload
 
 from hearth.domain.sections import Section, split_sections
 from hearth.errors import HearthError
 from hearth.index.analysis import is_plain, term_set
 from hearth.index.schema import digest, passage, section_digest
+
+if TYPE_CHECKING:
+    from hearth.index.hits import Hit
 
 _T = TypeVar("_T")
 #: ``(path, start_line)``: a section's place, as hits are keyed.
@@ -101,7 +104,7 @@ class Bodies(Mapping[Where, str]):
         self, read: Reader | None, places: Mapping[Where, Place], kept: Kept | None = None
     ) -> None:
         self._read = read
-        self._places = places
+        self._places = dict(places)
         self._kept = kept
         self._lines: dict[str, list[str] | None] = {}
         self._sections: dict[str, dict[int, Section]] = {}
@@ -113,6 +116,13 @@ class Bodies(Mapping[Where, str]):
         if found is None:
             found = self._found[where] = self._body(where)
         return found
+
+    def add(self, hits: Iterable[Hit], digests: Mapping[Where, str]) -> None:
+        """The places of more sections (``hits``, with their ``digests``): a
+        ranking read further, their bodies read when first asked for."""
+        for h in hits:
+            where = (h.path, h.start_line)
+            self._places.setdefault(where, Place(h.end_line, h.heading, digests[where]))
 
     @overload
     def get(self, where: Where, /) -> str | None: ...

@@ -8,6 +8,8 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
     from tantivy import Query
 
 
@@ -62,3 +64,6 @@ class Ranked:
     query: Query | None = None
     #: What a section must match to be a keyword hit (its snippets highlight it).
     matched: Query | None = None
+    #: The candidates found past ``hits`` (a keyword ranking asked for ``more``),
+    #: read from the index a chunk of the given size at a time, best first.
+    further: Callable[[int], Iterator[Ranked]] | None = None

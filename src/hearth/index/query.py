@@ -23,7 +23,7 @@ import dataclasses
 import functools
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import tantivy
@@ -60,9 +60,12 @@ def run_ranked(
     template: frozenset[str] = frozenset(),
     dates: Sequence[str] = (),
     weights: Weights = WEIGHTS,
+    more: int = 0,
 ) -> Ranked:
     """The keyword candidates of ``text``, BM25 plus the keyword lifts (the
-    days and months of ``dates`` among them), best first, without snippets."""
+    days and months of ``dates`` among them), best first, without snippets;
+    with ``more``, the first ``more`` candidates are found, and those past
+    ``limit`` are read from the index only when asked for (``Ranked.further``)."""
     searcher = index.searcher()
     read = read_query(text[:MAX_QUERY_CHARS])
     matched = matched_query(index, schema, read)
@@ -70,8 +73,24 @@ def run_ranked(
         return Ranked([], {})
     scored = _user_query(schema, searcher, read, matched, dates, weights)
     query = _ranked(schema, searcher, scored, kind, path_prefix, template, weights)
-    found = searcher.search(query, _bounded(limit), count=False).hits
-    return dataclasses.replace(_documents(searcher, found), query=scored, matched=matched)
+    found = searcher.search(query, _bounded(max(limit, more)), count=False).hits
+    first = _documents(searcher, found[: _bounded(limit)])
+    further = _Further(searcher, found[len(first.hits) :]).chunks
+    return dataclasses.replace(first, query=scored, matched=matched, further=further)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Further:
+    """Candidates found and not yet read: a document is most of a candidate's
+    cost, and a crowded page's room (``room.py``) mostly needs only the first
+    few past the page."""
+
+    searcher: tantivy.Searcher
+    found: Sequence[tuple[float, Any]]
+
+    def chunks(self, size: int) -> Iterator[Ranked]:
+        for start in range(0, len(self.found), size):
+            yield _documents(self.searcher, self.found[start : start + size])
 
 
 def run_digest_ranked(

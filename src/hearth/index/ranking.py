@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -211,7 +211,7 @@ def keyword_ranked(
     if deeper is not None:
         ranked = _first(deeper, depth)
     else:
-        ranked = index.ranked(q.text, q.kind, q.path_prefix, depth, q.dates, weights)
+        ranked = index.ranked(q.text, q.kind, q.path_prefix, depth, q.dates, weights, room.WIDER)
     near = index.neighbours(neighbour_bonuses.sources(ranked.hits, ranked.ordinals), ranked.query)
     neighbours = near.hits if asks_in_words(q.text) else [h for h in near.hits if h.score > 0]
     ordinals = {**near.ordinals, **ranked.ordinals}
@@ -222,12 +222,7 @@ def keyword_ranked(
     # judged for room, then by the floor, then given snippets.
     bodies.load((h.path, h.start_line) for h in hits)
     if room.crowded(hits, bodies, q.limit):
-        wider = index.ranked(q.text, q.kind, q.path_prefix, room.WIDER, q.dates, weights)
-        bodies = index.bodies(
-            [*near.hits, *wider.hits], {**near.digests, **ranked.digests, **wider.digests}
-        )
-        hits = room.made(hits, wider.hits, bodies, q.text)
-        ordinals = {**wider.ordinals, **ordinals}
+        hits = room.made(hits, room.waiting(ranked, bodies, ordinals), bodies, q.text)
     return hits, Gathered(bodies, ordinals, first, matched=ranked.matched)
 
 
@@ -235,13 +230,27 @@ def _first(ranked: Ranked, depth: int) -> Ranked:
     """The first ``depth`` sections of ``ranked``: what ``index.ranked`` of the
     same question answers at that depth (Tantivy orders its top documents by
     score, then by address, whatever their number)."""
-    hits = ranked.hits[:depth]
+    hits, rest = ranked.hits[:depth], ranked.hits[depth:]
+
+    def further(size: int) -> Iterator[Ranked]:
+        # A crowded page's room reads on (``room.waiting``): what is past ``depth``.
+        for start in range(0, len(rest), size):
+            yield _only(ranked, rest[start : start + size])
+        if ranked.further is not None:
+            yield from ranked.further(size)
+
+    return dataclasses.replace(_only(ranked, hits), query=ranked.query, further=further)
+
+
+def _only(ranked: Ranked, hits: list[Hit]) -> Ranked:
+    """``ranked`` cut to ``hits`` (some of its own), with their ordinals and digests."""
     keys = {(h.path, h.start_line) for h in hits}
     return dataclasses.replace(
         ranked,
         hits=hits,
         ordinals={k: v for k, v in ranked.ordinals.items() if k in keys},
         digests={k: v for k, v in ranked.digests.items() if k in keys},
+        further=None,
     )
 
 
@@ -270,7 +279,8 @@ def hybrid_ranked(
 ) -> tuple[list[Hit], Gathered]:
     """``hybrid_search``'s hits without snippets, and what it knew of them."""
     depth = max(q.limit, DEPTH)
-    side = (q.text, q.kind, q.path_prefix, depth, q.dates, weights)
+    # As deep as a keyword search finds (``deeper``: a page the floor empties).
+    side = (q.text, q.kind, q.path_prefix, depth, q.dates, weights, room.WIDER)
     if parallel:
         keyword_side = _pool().submit(index.ranked, *side)
         try:

@@ -22,21 +22,24 @@ last of them when it sits in a long section.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from hearth.index import floor as floors
-from hearth.index.analysis import term_set
 from hearth.index.evidence import content_terms
+from hearth.index.schema import digest, passage
 from hearth.index.terms import fold, read_query, without_dates
 
 if TYPE_CHECKING:
-    from hearth.index.hits import Hit
+    from hearth.index.bodies import Bodies as Read
+    from hearth.index.hits import Hit, Ranked
 
 #: The share of a full page bare headings may take while text waits below.
 BARE_SHARE = 0.5
 #: The keyword side's candidates read for them.
 WIDER = 200
+#: Candidates past the ranking's own read from the index at a time.
+CHUNK = 16
 
 Bodies = Mapping[tuple[str, int], str]
 
@@ -49,7 +52,34 @@ def crowded(hits: Sequence[Hit], bodies: Bodies, limit: int) -> int:
     return max(bare - int(limit * BARE_SHARE), 0)
 
 
-def made(hits: Sequence[Hit], waiting: Sequence[Hit], bodies: Bodies, text: str) -> list[Hit]:
+def waiting(ranked: Ranked, bodies: Read, ordinals: dict[tuple[str, int], int]) -> Iterator[Hit]:
+    """The keyword side's first ``WIDER`` candidates, best first: ``ranked``'s
+    hits, then those it found further (``ranked.further``, asked for with
+    ``more=WIDER``), read from the index a ``CHUNK`` at a time only as
+    ``made`` goes on (most pages find their text in the first few), each
+    chunk's places added to ``bodies`` and its ordinals to ``ordinals``.
+
+    Those the index holds bare (a title line: their passage's digest is their
+    heading's alone) are passed over without reading their files: ``made``
+    never takes a bare heading, and a body written under one since waits for
+    the pass that follows the change, as its ranking does."""
+    yield from (h for h in ranked.hits[:WIDER] if not _bare(h, ranked.digests))
+    if ranked.further is None or len(ranked.hits) >= WIDER:
+        return
+    for chunk in ranked.further(CHUNK):
+        bodies.add(chunk.hits, chunk.digests)
+        some = [h for h in chunk.hits if not _bare(h, chunk.digests)]
+        bodies.load((h.path, h.start_line) for h in some)
+        for where, ordinal in chunk.ordinals.items():
+            ordinals.setdefault(where, ordinal)
+        yield from some
+
+
+def _bare(hit: Hit, digests: Mapping[tuple[str, int], str]) -> bool:
+    return digests.get((hit.path, hit.start_line)) == digest(passage(hit.heading, ""))
+
+
+def made(hits: Sequence[Hit], waiting: Iterable[Hit], bodies: Read, text: str) -> list[Hit]:
     """``hits`` with its last bare headings beyond ``BARE_SHARE`` (``crowded``)
     replaced by the first of ``waiting`` (the keyword side's candidates, best
     first) holding every content term of the question ``text`` in their own
@@ -65,11 +95,15 @@ def made(hits: Sequence[Hit], waiting: Sequence[Hit], bodies: Bodies, text: str)
     others: list[Hit] = []
     for hit in waiting:
         key = (hit.path, hit.start_line)
-        body = bodies.get(key, "")
-        if key in shown or not body.strip() or hit.score <= 0:
+        if key in shown or hit.score <= 0:
             continue
-        text_of = f"{hit.heading}\n{body}"
-        if wanted <= term_set(text_of):
+        body = bodies.get(key, "")
+        if not body.strip():
+            continue
+        # The terms of an empty title, the heading and the body: those of the
+        # heading and body, kept with the file for the floor's next look.
+        if wanted.issubset(bodies.terms(key, "", hit.heading)):
+            text_of = f"{hit.heading}\n{body}"
             (as_typed if holds_typed(typed, text_of) else others).append(hit)
             shown.add(key)
             if len(as_typed) == extra or (not typed and len(others) == extra):
@@ -97,4 +131,8 @@ def typed_words(text: str) -> frozenset[str]:
 
 def holds_typed(typed: frozenset[str], text: str) -> bool:
     """Whether ``text`` holds every one of ``typed`` as a whole word."""
-    return bool(typed) and typed <= {fold(w) for w in _WORD.findall(text)}
+    if not typed:
+        return False
+    if text.isascii():  # folding an ASCII word is lower-casing it
+        return typed <= set(_WORD.findall(text.lower()))
+    return typed <= {fold(w) for w in _WORD.findall(text)}

@@ -173,12 +173,12 @@ class SearchIndex:
         limit: int = 10,
         dates: Sequence[str] = (),
         weights: Weights = WEIGHTS,
+        more: int = 0,
     ) -> Ranked:
         """The keyword candidates of ``text``, without snippets (``dates``: the
-        days and months it names)."""
-        return run_ranked(
-            self._index, self.schema, text, kind, path_prefix, limit, self.template, dates, weights
-        )
+        days and months it names; ``more``: ``run_ranked``'s)."""
+        filters = (kind, path_prefix, limit, self.template, dates, weights, more)
+        return run_ranked(self._index, self.schema, text, *filters)
 
     def ranked_digests(
         self,
