@@ -118,16 +118,26 @@ def find(text: str, prefilter: bool = True) -> list[tuple[int, str]]:
 
 
 #: Each pattern with whether it ignores case (read once: ``Flag`` arithmetic
-#: is slow enough to count when every file of a home is checked).
-_Scan = tuple[str, tuple[str, ...], re.Pattern[str], bool]
+#: is slow enough to count when every file of a home is checked) and a
+#: character each of its literals holds, if one does: most prose holds no
+#: ``_``, and one look for a character is far cheaper than one for each literal.
+_Scan = tuple[str, tuple[str, ...], re.Pattern[str], bool, str]
 _SCANS: tuple[_Scan, ...] = tuple(
-    (what, literals, pattern, bool(pattern.flags & re.IGNORECASE))
+    (
+        what,
+        literals,
+        pattern,
+        bool(pattern.flags & re.IGNORECASE),
+        next((c for c in "_-." if all(c in literal for literal in literals)), ""),
+    )
     for what, literals, pattern in PATTERNS
 )
 
 
 def _holds(text: str, lower: str, scan: _Scan) -> bool:
     where = lower if scan[3] else text
+    if scan[4] and scan[4] not in where:
+        return False
     return any(literal in where for literal in scan[1])
 
 
@@ -140,7 +150,7 @@ def _scan(
 ) -> None:
     lower = text.lower() if prefilter else ""
     for scan in scans:
-        what, _literals, pattern, _folded = scan
+        what, _literals, pattern, _folded, _mark = scan
         if what in found:
             continue
         if prefilter and not _holds(text, lower, scan):
@@ -155,7 +165,7 @@ def _joined_lines(text: str, lower: str, scans: Sequence[_Scan]) -> list[tuple[i
     the next line's first word (its line number, the joined words). A private
     key's header is one line and not looked for here."""
     ends: set[int] = set()
-    for what, literals, _pattern, folded in scans:
+    for what, literals, _pattern, folded, _mark in scans:
         if what == PATTERNS[0][0]:
             continue
         where = lower if folded else text
