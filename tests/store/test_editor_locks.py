@@ -56,3 +56,49 @@ def test_emacss_lock_link_holds_the_file_while_its_process_lives(tmp_path: Path)
     lock.unlink()
     lock.symlink_to(f"sam@{socket.gethostname()}.{_dead_pid()}:1700000000")
     assert editor_lock(tmp_path, "USER.md") is None
+
+
+def test_a_folder_listed_once_finds_the_same_locks(tmp_path: Path) -> None:
+    """A commit of many files lists each folder once (``Folders``): the same
+    answer as looking beside each file, for a live modified swap, a swap of an
+    unmodified buffer, emacs's link, and files no editor holds."""
+    from hearth.store.editors import Folders
+
+    (tmp_path / "memory").mkdir()
+    for name in ("MEMORY.md", "USER.md", "notes.md", "plain.md"):
+        (tmp_path / "memory" / name).write_text("x\n")
+    (tmp_path / "memory" / ".MEMORY.md.swn").write_bytes(_swap(os.getpid(), dirty=True))
+    (tmp_path / "memory" / ".notes.md.swp").write_bytes(_swap(os.getpid(), dirty=False))
+    (tmp_path / "memory" / ".#USER.md").symlink_to(f"sam@{socket.gethostname()}.{os.getpid()}:1")
+    (tmp_path / ".SOUL.md.swp").write_bytes(b"not a swap file")
+    paths = ["memory/MEMORY.md", "memory/USER.md", "memory/notes.md", "memory/plain.md"]
+    paths += ["SOUL.md", "AGENTS.md", "gone/away.md"]
+    folders = Folders(tmp_path)
+    assert [folders.lock(p) for p in paths] == [editor_lock(tmp_path, p) for p in paths]
+    assert [folders.lock(p) for p in paths] == [
+        "memory/.MEMORY.md.swn",
+        "memory/.#USER.md",
+        None,
+        None,
+        ".SOUL.md.swp",
+        None,
+        None,
+    ]
+
+
+def test_init_adopting_many_files_stops_at_one_a_vim_buffer_holds(tmp_path: Path) -> None:
+    """``hearth init`` of a folder of many files (the listed-once path) refuses,
+    naming the swap, while vim holds one of them with unsaved changes."""
+    import pytest
+
+    from hearth import wiring
+    from hearth.errors import DirtyFile
+
+    root = tmp_path / "home"
+    (root / "memory/topics").mkdir(parents=True)
+    for n in range(40):
+        (root / f"memory/topics/t{n}.md").write_text(f"# Topic {n}\n\nText {n}.\n")
+    (root / "memory/topics/.t7.md.swp").write_bytes(_swap(os.getpid(), dirty=True))
+    with pytest.raises(DirtyFile) as refused:
+        wiring.initialize(root)
+    assert "memory/topics/.t7.md.swp" in str(refused.value.detail)

@@ -204,7 +204,9 @@ def reindex(state: _State, full: bool, as_json: bool) -> None:
     Beside a running server, its pass: the server embeds what it indexed for
     semantic search in the background."""
     asked = "/v1/reconcile?full=true" if full else "/v1/reconcile"
-    done = served_write(state, "POST", asked, fields=None)
+    # A server started for a full reindex rebuilds as it starts, and that answers
+    # the request: its start-up pass would otherwise build the index a first time.
+    done = served_write(state, "POST", asked, fields=None, rebuild=full)
     served = done is not None
     if done is None:
         shown = shows_progress(as_json)

@@ -52,8 +52,9 @@ def on_demand(root: Path) -> bool:
     return value is not False
 
 
-def find_or_start(root: Path, start: bool) -> Server | None:
-    """The home's live server; when none runs and ``start``, one started now."""
+def find_or_start(root: Path, start: bool, *, rebuild: bool = False) -> Server | None:
+    """The home's live server; when none runs and ``start``, one started now
+    (``rebuild``: its start-up pass rebuilds the index, for ``reindex --full``)."""
     found = find(root)
     if found is not None or not start or not (root / "hearth.toml").is_file():
         return found  # only a home gets a server (a plain repository is refused later)
@@ -62,7 +63,10 @@ def find_or_start(root: Path, start: bool) -> Server | None:
     # module path, and any folder (a shared one, a home a commit wrote to) may
     # hold a ``.py`` file of someone else's.
     _spawn_detached(
-        [sys.executable, "-P", "-m", "hearth", "--home", str(root), "serve", "--on-demand"],
+        [
+            *(sys.executable, "-P", "-m", "hearth", "--home", str(root), "serve", "--on-demand"),
+            *(["--rebuild"] if rebuild else []),
+        ],
         state_dir / server_file.SERVER_LOG,
     )
     deadline = time.monotonic() + START_SECONDS
@@ -151,16 +155,17 @@ def send(
     actor: str,
     *,
     start: bool = True,
+    rebuild: bool = False,
 ) -> tuple[int, dict[str, Any]] | None:
     """A write asked of the home's server (started on demand when none runs and
-    ``start``), as
+    ``start``; ``rebuild``: started to rebuild the index, see ``find_or_start``), as
     ``actor`` with the person's scope: (status, JSON body); None when no server
     could be reached, so the command does the work itself (``body`` None: a
     request without one, as a read's). A server that took
     the request and then did not answer is an error, never a second try here:
     the write may have landed."""
     try:
-        server = find(root) or find_or_start(root, start and on_demand(root))
+        server = find(root) or find_or_start(root, start and on_demand(root), rebuild=rebuild)
     except RuntimeError:
         server = None
     if server is None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Sequence
 
 #: (what it is, literals, pattern). A pattern starts with its literal and checks the
 #: word boundary before it after it (``sk-(?<=\bsk-)``): a regex that starts with
@@ -78,11 +79,20 @@ PATTERNS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
 
 #: A run of base64 long enough to hold a credential (the shortest above is 20
 #: characters after its prefix, 32 once encoded).
-_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_-]{32,}={0,2}")
+_RUN_CHARS = 32
+_BASE64_RUN = re.compile(rf"[A-Za-z0-9+/_-]{{{_RUN_CHARS},}}={{0,2}}")
 #: Characters a credential is made of: a line ending in one and the next line
 #: starting with one may be a credential cut in two.
 _TOKEN_CHARS = re.compile(r"[A-Za-z0-9_/+=-]+")
 _LEADING_SPACE = re.compile(r"[ \t>#*]*")
+
+
+def _long_word(text: str) -> bool:
+    """Whether ``text`` holds a word (a run without white space) as long as a
+    base64 run worth decoding: a run holds no white space, so it lies in one
+    word, and splitting on white space is far faster than the run's pattern
+    tried at every character of ordinary prose."""
+    return max(map(len, text.split()), default=0) >= _RUN_CHARS
 
 
 def find(text: str, prefilter: bool = True) -> list[tuple[int, str]]:
@@ -91,37 +101,74 @@ def find(text: str, prefilter: bool = True) -> list[tuple[int, str]]:
     tests' reference)."""
     found: dict[str, int] = {}
     lower = text.lower()
-    _scan(text, prefilter, found, lambda start: text.count("\n", 0, start) + 1, lower)
-    for line, joined in _joined_lines(text, lower):
-        _scan(joined, prefilter, found, lambda _start, line=line: line)
-    for line, decoded in _decoded_runs(text):
-        _scan(decoded, prefilter, found, lambda _start, line=line: line)
+    # The patterns one of whose literals the text holds: a literal found
+    # neither in the text nor in its lower-case copy is in no line of it, so
+    # no joined line (made of the text's own words) holds it either.
+    held = [scan for scan in _SCANS if _holds(text, lower, scan)] if prefilter else list(_SCANS)
+    # ``held`` is already filtered by literal: each of its patterns runs.
+    _scan(text, held, False, found, lambda start: text.count("\n", 0, start) + 1)
+    if held:
+        # A joined line is looked at for every pattern: a literal may span the
+        # two words it joins.
+        for line, joined in _joined_lines(text, lower, held):
+            _scan(joined, _SCANS, prefilter, found, lambda _start, line=line: line)
+    for line, decoded in _decoded_runs(text, prefilter):
+        _scan(decoded, _SCANS, prefilter, found, lambda _start, line=line: line)
     return [(found[what], what) for what, _l, _p in PATTERNS if what in found]
 
 
+#: Each pattern with whether it ignores case (read once: ``Flag`` arithmetic
+#: is slow enough to count when every file of a home is checked) and a
+#: character each of its literals holds, if one does: most prose holds no
+#: ``_``, and one look for a character is far cheaper than one for each literal.
+_Scan = tuple[str, tuple[str, ...], re.Pattern[str], bool, str]
+_SCANS: tuple[_Scan, ...] = tuple(
+    (
+        what,
+        literals,
+        pattern,
+        bool(pattern.flags & re.IGNORECASE),
+        next((c for c in "_-." if all(c in literal for literal in literals)), ""),
+    )
+    for what, literals, pattern in PATTERNS
+)
+
+
+def _holds(text: str, lower: str, scan: _Scan) -> bool:
+    where = lower if scan[3] else text
+    if scan[4] and scan[4] not in where:
+        return False
+    return any(literal in where for literal in scan[1])
+
+
 def _scan(
-    text: str, prefilter: bool, found: dict[str, int], line_of: object, lower: str | None = None
+    text: str,
+    scans: Sequence[_Scan],
+    prefilter: bool,
+    found: dict[str, int],
+    line_of: object,
 ) -> None:
-    if lower is None:
-        lower = text.lower() if prefilter else ""
-    for what, literals, pattern in PATTERNS:
+    lower = text.lower() if prefilter else ""
+    for scan in scans:
+        what, _literals, pattern, _folded, _mark = scan
         if what in found:
             continue
-        where = lower if pattern.flags & re.IGNORECASE else text
-        if prefilter and not any(literal in where for literal in literals):
+        if prefilter and not _holds(text, lower, scan):
             continue
         match = pattern.search(text)
         if match:
             found[what] = line_of(match.start())  # type: ignore[operator]
 
 
-def _joined_lines(text: str, lower: str) -> list[tuple[int, str]]:
-    """Each line whose last word holds a pattern's literal, that word joined with
+def _joined_lines(text: str, lower: str, scans: Sequence[_Scan]) -> list[tuple[int, str]]:
+    """Each line whose last word holds a literal of ``scans``, that word joined with
     the next line's first word (its line number, the joined words). A private
     key's header is one line and not looked for here."""
     ends: set[int] = set()
-    for _what, literals, pattern in PATTERNS[1:]:
-        where = lower if pattern.flags & re.IGNORECASE else text
+    for what, literals, _pattern, folded, _mark in scans:
+        if what == PATTERNS[0][0]:
+            continue
+        where = lower if folded else text
         for literal in literals:
             start = where.find(literal)
             while start != -1:
@@ -169,9 +216,11 @@ def _continued(text: str, end: int) -> str:
     return out
 
 
-def _decoded_runs(text: str) -> list[tuple[int, str]]:
+def _decoded_runs(text: str, prefilter: bool = True) -> list[tuple[int, str]]:
     """Long base64 runs of ``text`` decoded, when they decode to text."""
-    decoded = []
+    decoded: list[tuple[int, str]] = []
+    if prefilter and not _long_word(text):
+        return decoded
     for match in _BASE64_RUN.finditer(text):
         run = match.group().rstrip("=")
         alphabet = "-_" if ("-" in run or "_" in run) else "+/"

@@ -91,6 +91,8 @@ def has_conflict_markers(text: str) -> bool:
     """Whether ``text`` holds an unresolved merge conflict: git's opening,
     middle and closing marker lines, in that order."""
     wanted = ("<<<<<<< ", "=======", ">>>>>>> ")
+    if wanted[0] not in text:
+        return False  # no line can open a conflict (most files: one look, no split)
     at = 0
     for raw in text.split("\n"):
         line = raw.rstrip("\r")
