@@ -14,7 +14,10 @@ docs/reliability.md.
 The sign of it: a staged blob that differs from HEAD's, whose work-tree copy
 is HEAD's (so nobody edited and staged it), and that is the version of the
 file just before a run of hearth's own commits to it, with no commit of a
-person's in between. Such a copy is hearth's write lost to the race, never a
+person's in between. When the write git raced created the file (the day's
+first entry), the older copy is no entry at all: the staged deletion of a
+file whose work-tree copy is HEAD's and that a run of hearth's commits created.
+Such a copy is hearth's write lost to the race, never a
 person's choice, and is put back to HEAD's version: by the pre-commit hook
 before git reads the index again to build the commit, and by hearth's next
 write to the file (``store/git.py``).
@@ -41,6 +44,11 @@ LOG_ARGS = (
     "--no-renames",
     "--format=%x1e%(trailers:key=Hearth-Op,valueonly,separator=%x2C)",
 )
+
+#: How the log (and ``git diff-index``) names "no file": the old blob of the
+#: commit that created the path. A staged copy with no entry, where hearth's
+#: commit created the file, is that version.
+NO_BLOB = "0" * 40
 
 
 def replaced_only_by_hearth(log: str, staged_oid: str) -> bool:

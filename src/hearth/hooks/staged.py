@@ -56,6 +56,8 @@ class Staged:
     deleted: bool
     #: The path's blob in the commit compared with (HEAD), zeros when it is new.
     head_oid: str = "0" * 40
+    #: The path's mode in HEAD (``000000`` when it is new).
+    head_mode: str = "000000"
 
 
 def unquote(raw: bytes) -> bytes:
@@ -107,6 +109,7 @@ def parse_listing(raw: bytes) -> list[Staged]:
                 oid=oid,
                 deleted=status.startswith("D"),
                 head_oid=head_oid,
+                head_mode=fields[0][1:].decode("ascii", "replace"),
             )
         )
     return found
@@ -189,7 +192,10 @@ class StagedFiles:
         """
         found = []
         for item in staged:
-            if item.deleted or item.mode not in ("100644", "100755") or item.oid == item.head_oid:
+            # A deletion is one too when hearth's first write created the file:
+            # git's older copy of the index had no entry for it yet.
+            mode = item.head_mode if item.deleted else item.mode
+            if mode not in ("100644", "100755") or item.oid == item.head_oid:
                 continue
             if set(item.head_oid) == {"0"} or _worktree_oid(self.root / item.path) != item.head_oid:
                 continue  # new, or edited in the work tree: the person's to stage
@@ -203,9 +209,9 @@ class StagedFiles:
     def restore_head_copies(self, stale: Sequence[Staged], timeout: float = 5.0) -> None:
         """Put HEAD's version back in the index for ``stale`` (the index git staged
         into: ``GIT_INDEX_FILE`` in a hook), waiting while a hearth write holds its lock."""
-        args = ["update-index"]
+        args = ["update-index", "--add"]  # a lost entry is added back
         for item in stale:
-            args += ["--cacheinfo", f"{item.mode},{item.head_oid},{item.path}"]
+            args += ["--cacheinfo", f"{item.head_mode},{item.head_oid},{item.path}"]
         deadline = time.monotonic() + timeout
         while True:
             done = self._git(*args)

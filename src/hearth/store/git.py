@@ -33,7 +33,7 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import FileMode, RepositoryState
 
-from hearth.domain.stale_copy import LOG_ARGS, replaced_only_by_hearth
+from hearth.domain.stale_copy import LOG_ARGS, NO_BLOB, replaced_only_by_hearth
 from hearth.errors import (
     Busy,
     Conflict,
@@ -387,11 +387,12 @@ class GitStore:
     def _lost_to_a_race(self, path: str, staged_oid: pygit2.Oid | None) -> bool:
         """The staged copy is an older version that only hearth's commits replaced:
         a ``git commit`` that raced an earlier hearth write put it back
-        (``domain/stale_copy.py``). It is not the person's: it gets hearth's version."""
-        if staged_oid is None:
-            return False
+        (``domain/stale_copy.py``). It is not the person's: it gets hearth's version.
+        No entry at all is such a copy too when hearth's own commit created the file:
+        git read the index before that commit."""
         log = git_cli.path_log(self.root, LOG_ARGS, path)
-        return log is not None and replaced_only_by_hearth(log, str(staged_oid))
+        staged = str(staged_oid) if staged_oid is not None else NO_BLOB
+        return log is not None and replaced_only_by_hearth(log, staged)
 
     def _build_tree(
         self,

@@ -116,13 +116,14 @@ class GitIndexFile:
         self.scratch = state_dir / state.SCRATCH_INDEX
         self.owner = state_dir / state.LOCK_OWNER
         self._index: pygit2.Index | None = None
-        self._stamp: tuple[int, int, int] | None = None
+        self._stamp: tuple[int, int, int, bytes] | None = None
 
     def current(self) -> pygit2.Index:
         """git's index as an object bound to our scratch copy.
 
         Re-read only when the index file is not the one we last wrote (git
-        replaces it by rename, so its inode changes whenever anyone writes it).
+        replaces it by rename, so its inode changes whenever anyone writes it;
+        ``_stamp`` also compares its checksum, as an inode can be reused).
         """
         stamp = _stamp(self.path)
         if self._index is None or stamp != self._stamp:
@@ -198,9 +199,23 @@ def _mtime(path: Path) -> float | None:
         return None
 
 
-def _stamp(path: Path) -> tuple[int, int, int] | None:
+#: The length of the checksum that ends git's index file (SHA-1 of the rest).
+_TRAILER = 20
+
+
+def _stamp(path: Path) -> tuple[int, int, int, bytes] | None:
+    """What tells one index file from another: its inode, size and mtime, and
+    the checksum git ends it with. The stat fields alone can match a file
+    another process wrote: a freed inode is handed out again, and the kernel's
+    timestamps are as coarse as its clock tick; the checksum differs whenever
+    the entries do (unless ``index.skipHash`` writes zeros there)."""
     try:
-        st = path.stat()
+        with path.open("rb") as handle:
+            st = os.fstat(handle.fileno())
+            tail = b""
+            if st.st_size >= _TRAILER:
+                handle.seek(-_TRAILER, os.SEEK_END)
+                tail = handle.read(_TRAILER)
     except FileNotFoundError:
         return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
+    return (st.st_ino, st.st_size, st.st_mtime_ns, tail)
