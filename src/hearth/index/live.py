@@ -120,8 +120,10 @@ class LiveIndex:
             self.semantic.index_opened()
 
     def build_aside(self) -> tuple[Path, SearchIndex]:
-        """A new, empty index in a folder beside the live one."""
-        self.folder.parent.mkdir(parents=True, exist_ok=True)
+        """A new, empty index in a folder beside the live one. The folder that
+        holds the live one is made if missing, but not its parents: a home
+        deleted under the server is not made again (``FileNotFoundError``)."""
+        self.folder.parent.mkdir(exist_ok=True)
         new_folder = aside(self.folder)
         return new_folder, SearchIndex.create(new_folder)
 

@@ -113,10 +113,15 @@ class SearchIndex:
 
     @classmethod
     def create(cls, folder: Path) -> SearchIndex:
-        """A new, empty index in ``folder`` (which must not exist yet)."""
-        folder.mkdir(parents=True)
+        """A new, empty index in ``folder`` (which must not exist yet; its parent
+        must). Tantivy's failure (its folder removed as it starts) is
+        ``IndexUnusable``, as an index that cannot be opened is."""
+        folder.mkdir()
         (folder / _TANTIVY).mkdir()
-        tantivy.Index(build_schema(), path=str(folder / _TANTIVY), reuse=False)
+        try:
+            tantivy.Index(build_schema(), path=str(folder / _TANTIVY), reuse=False)
+        except (ValueError, OSError, RuntimeError) as exc:
+            raise IndexUnusable(f"no index can be made in {folder}: {exc}") from exc
         meta = {"schema": SCHEMA_VERSION, "generation": secrets.token_hex(8)}
         (folder / _META).write_text(json.dumps(meta))
         return cls(folder)
