@@ -26,6 +26,7 @@ class GatedReconciler:
         self.gate = threading.Event()
         self.entered = threading.Event()
         self.fail_next = 0
+        self.bug_next = 0
 
     def reconcile(self, paths: list[str] | None = None) -> PassReport:
         self.calls.append(None if paths is None else sorted(paths))
@@ -34,6 +35,9 @@ class GatedReconciler:
         if self.fail_next:
             self.fail_next -= 1
             raise Busy("held")
+        if self.bug_next:
+            self.bug_next -= 1
+            raise ValueError("a library's own error")
         return PassReport(full=paths is None)
 
 
@@ -90,6 +94,25 @@ def test_a_failed_pass_is_retried_and_recorded() -> None:
         assert worker.wait(ticket, timeout=5)
         assert fake.calls == [["a.md"], ["a.md"]]
         assert worker.state.passes == 1
+    finally:
+        worker.stop()
+
+
+def test_a_pass_failing_on_a_bug_is_logged_and_retried(caplog: pytest.LogCaptureFixture) -> None:
+    """An error that is neither hearth's nor the system's does not end the worker's
+    thread (its passes would stop for good): it is logged and the pass retried."""
+    fake = GatedReconciler()
+    fake.gate.set()
+    fake.bug_next = 1
+    worker = ReconcileWorker(fake)  # type: ignore[arg-type]
+    worker.start()
+    try:
+        ticket = worker.request(["a.md"])
+        assert worker.wait(ticket, timeout=5)
+        assert worker.running
+        assert fake.calls == [["a.md"], ["a.md"]]
+        assert worker.state.passes == 1
+        assert "a library's own error" in caplog.text
     finally:
         worker.stop()
 

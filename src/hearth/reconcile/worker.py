@@ -8,11 +8,13 @@ first pass that *started* after its request.
 
 A pass that fails is recorded and retried on a backoff table when the
 failure may be temporary (a lock held too long, an I/O error); the worker
-itself never dies of it.
+itself never dies of it. A failure that is not one of hearth's or the
+system's is a bug: it is logged with its traceback and retried the same way.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -23,6 +25,8 @@ from hearth.reconcile.reports import PassReport
 
 #: Seconds to wait before retrying after the n-th consecutive failed pass.
 RETRY_BACKOFF = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+
+log = logging.getLogger(__name__)
 
 
 class Passes(Protocol):
@@ -130,6 +134,11 @@ class ReconcileWorker:
         except (HearthError, OSError) as exc:
             self.state.failures += 1
             self.state.last_error = str(exc)
+            return False
+        except Exception as exc:
+            log.exception("a reconcile pass failed; it is retried")
+            self.state.failures += 1
+            self.state.last_error = f"{type(exc).__name__}: {exc}"
             return False
         self.state.passes += 1
         self.state.failures = 0
