@@ -149,7 +149,7 @@ def test_bodies_are_read_once_a_file_and_only_when_asked(tmp_path: Path) -> None
 
     index.read = reading
     ranked = index.ranked("gardens hives", limit=10)
-    bodies = index.bodies(ranked.hits, ranked.digests)
+    bodies = index.bodies(ranked)
     assert read == []  # nothing is read until a body is asked for
     assert {bodies[h.path, h.start_line] for h in ranked.hits} == {
         "Planted the gardens with Sam.",
@@ -213,6 +213,6 @@ def test_every_sections_body_is_the_one_the_reconciler_cut(tmp_path: Path) -> No
     }
     assert len(found) == len(cut)
     ranked = index.ranked_digests([str(doc.get_first("digest")) for doc in found], limit=1000)
-    bodies = index.bodies(ranked.hits, ranked.digests)
+    bodies = index.bodies(ranked)
     assert {(h.path, h.start_line) for h in ranked.hits} == set(cut)
     assert {where: bodies[where] for where in cut} == {where: s.body for where, s in cut.items()}

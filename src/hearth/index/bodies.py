@@ -39,7 +39,7 @@ from hearth.index.analysis import is_plain, term_set
 from hearth.index.schema import digest, passage, section_digest
 
 if TYPE_CHECKING:
-    from hearth.index.hits import Hit
+    from hearth.index.hits import Ranked
 
 _T = TypeVar("_T")
 #: ``(path, start_line)``: a section's place, as hits are keyed.
@@ -129,24 +129,38 @@ class Bodies(Mapping[Where, str]):
         #: The bodies found (the floor and the snippets ask for the same ones).
         self._found: dict[Where, str] = {}
 
+    @classmethod
+    def of(
+        cls, found: Iterable[Ranked], read: Reader | None, kept: Kept | None, vouch: Voucher | None
+    ) -> Bodies:
+        """The bodies of the hits of rankings ``found``: stored ones while their
+        files are unchanged (``vouch``), the others read from them when first
+        asked for."""
+        places: dict[Where, Place] = {}
+        stored: dict[Where, Stored] = {}
+        for ranked in found:
+            for h in ranked.hits:
+                where = (h.path, h.start_line)
+                places[where] = Place(h.end_line, h.heading, ranked.digests[where])
+            stored.update(ranked.stored)
+        return cls(read, places, kept, stored, vouch)
+
     def __getitem__(self, where: Where) -> str:
         found = self._found.get(where)
         if found is None:
             found = self._found[where] = self._body(where)
         return found
 
-    def add(
-        self, hits: Iterable[Hit], digests: Mapping[Where, str], stored: Mapping[Where, Stored]
-    ) -> None:
-        """The places of more sections (``hits``, with their ``digests`` and
-        ``stored`` bodies): a ranking read further, their bodies found when
+    def add(self, ranked: Ranked) -> None:
+        """The places of more sections (``ranked``'s hits, with their digests
+        and stored bodies): a ranking read further, their bodies found when
         first asked for."""
-        for h in hits:
+        for h in ranked.hits:
             where = (h.path, h.start_line)
             if where not in self._places:
-                self._places[where] = Place(h.end_line, h.heading, digests[where])
-                if where in stored:
-                    self._stored[where] = stored[where]
+                self._places[where] = Place(h.end_line, h.heading, ranked.digests[where])
+                if where in ranked.stored:
+                    self._stored[where] = ranked.stored[where]
 
     @overload
     def get(self, where: Where, /) -> str | None: ...
@@ -188,6 +202,11 @@ class Bodies(Mapping[Where, str]):
                 found = lines.bodies[start_line, place] = self._cut(path, start_line, place, lines)
             return found
         return self._cut(path, start_line, place, lines)
+
+    def holds(self, where: Where, title: str, heading: str, wanted: Iterable[str]) -> bool:
+        """Whether the ``terms`` of a section hold every one of ``wanted``."""
+        held = self.terms(where, title, heading)
+        return all(t in held for t in wanted)
 
     def terms(self, where: Where, title: str, heading: str) -> Container[str]:
         """``analysis.term_set`` of a hit's title, heading and body (the words

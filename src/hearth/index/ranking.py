@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import threading
-from collections.abc import Collection, Container, Iterator
+from collections.abc import Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -173,15 +173,9 @@ def _holding_every_word(
         return [], gathered
     hits, found = keyword_ranked(index, q, weights, gathered.keyword)
     # The terms of a kept file's section are found once (``Bodies.terms``).
-    bodies = found.bodies
-    held = [
-        h for h in hits if _holds(bodies.terms((h.path, h.start_line), h.title, h.heading), wanted)
-    ]
+    holds = found.bodies.holds
+    held = [h for h in hits if holds((h.path, h.start_line), h.title, h.heading, wanted)]
     return (held, found) if held else ([], gathered)
-
-
-def _holds(held: Container[str], wanted: Collection[str]) -> bool:
-    return all(t in held for t in wanted)
 
 
 def keyword_search(index: SearchIndex, q: Question, weights: Weights = WEIGHTS) -> list[Hit]:
@@ -208,7 +202,7 @@ def keyword_ranked(
     if wants_exact_words(q.text):
         ranked = index.ranked(q.text, q.kind, q.path_prefix, q.limit, q.dates, weights)
         first = frozenset((h.path, h.start_line) for h in ranked.hits)
-        bodies = index.bodies(ranked.hits, ranked.digests, ranked.stored)
+        bodies = index.bodies(ranked)
         return ranked.hits, Gathered(bodies, ranked.ordinals, first, matched=ranked.matched)
     depth = max(q.limit, neighbour_bonuses.FLOW_FROM)
     if deeper is not None:
@@ -220,11 +214,7 @@ def keyword_ranked(
     ordinals = {**near.ordinals, **ranked.ordinals}
     hits = neighbour_bonuses.spread(ranked.hits, neighbours, ordinals, q.limit, q.names, weights)
     first = frozenset((h.path, h.start_line) for h in ranked.hits if h.score > 0)
-    bodies = index.bodies(
-        [*near.hits, *ranked.hits],
-        {**near.digests, **ranked.digests},
-        {**near.stored, **ranked.stored},
-    )
+    bodies = index.bodies(near, ranked)
     # The page's files in one read (each folder opened once): the page is
     # judged for room, then by the floor, then given snippets.
     bodies.load((h.path, h.start_line) for h in hits)
@@ -301,7 +291,6 @@ def hybrid_ranked(
         keyword = index.ranked(*side)
         semantic, meaning = _semantic(index, store, embedder, q, weights)
     digests = {**semantic.digests, **keyword.digests}
-    stored = {**semantic.stored, **keyword.stored}
     template = {key for key, d in digests.items() if d in index.template}
     fused = fuse(keyword.hits, semantic.hits, 2 * depth, q.dates, template, weights)
     # The neighbours of the first hits that are in neither list are fetched,
@@ -312,21 +301,17 @@ def hybrid_ranked(
     unscored = [h.scored(0.0) for h in near.hits]
     hits = neighbour_bonuses.spread(fused, unscored, ordinals, q.limit, q.names, weights)
     digests.update(near.digests)
-    stored.update(near.stored)
     wide = meaning.wide
     digests.update(wide.digests)
-    stored.update(wide.stored)
     # Bodies are read only for the hits judged and returned, and the wide
     # side's (their language is told by their text).
-    bodies = index.bodies([*near.hits, *semantic.hits, *keyword.hits, *wide.hits], digests, stored)
+    bodies = index.bodies(near, semantic, keyword, wide)
     bodies.load([(h.path, h.start_line) for h in [*wide.hits, *hits]])
     TONGUES.learn(wide.hits, wide.digests, bodies)
     if room.crowded(hits, bodies, q.limit):
         wider = index.ranked(q.text, q.kind, q.path_prefix, room.WIDER, q.dates, weights)
         digests.update(wider.digests)
-        stored.update(wider.stored)
-        found = [*near.hits, *semantic.hits, *wider.hits, *wide.hits]
-        bodies = index.bodies(found, digests, stored)
+        bodies = index.bodies(near, semantic, wider, wide)
         hits = room.made(hits, wider.hits, bodies, q.text)
         ordinals = {**wider.ordinals, **ordinals}
     across = crossing.candidate(

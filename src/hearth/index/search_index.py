@@ -31,7 +31,7 @@ from hearth import traffic
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
 from hearth.index.analysis import build_fast_analyzer, stored_value, unstored_value
-from hearth.index.bodies import Bodies, Kept, Place, Reader, Voucher, current
+from hearth.index.bodies import Bodies, Kept, Reader, Voucher, current
 from hearth.index.hits import Hit, Ranked
 from hearth.index.ondisk import META_NAME, SCHEMA_VERSION, TANTIVY_DIR
 from hearth.index.query import (
@@ -102,8 +102,7 @@ class SearchIndex:
         #: The lines of files searches read, kept while unchanged (``bodies.Kept``;
         #: set by ``LiveIndex``). Without it each search reads its files.
         self.kept: Kept | None = None
-        #: Vouches for a file's bytes on disk (``bodies.Voucher``; set by
-        #: ``LiveIndex``). Without it every body is read from its file.
+        #: Vouches for files' bytes (``bodies.Voucher``; set by ``LiveIndex``).
         self.vouch: Voucher | None = None
         self.schema = build_schema()
         self._writing: tantivy.Index | None = None
@@ -208,20 +207,9 @@ class SearchIndex:
         """Those of ``words`` that some section's heading holds."""
         return run_in_headings(self._index, words)
 
-    def bodies(
-        self,
-        hits: Iterable[Hit],
-        digests: Mapping[tuple[str, int], str],
-        stored: Mapping[tuple[str, int], tuple[str, bytes]] | None = None,
-    ) -> Bodies:
-        """The bodies of ``hits`` (with their ``digests`` and ``stored`` bodies,
-        a ranking's): stored ones while their files are unchanged, the others
-        read from their files when first asked for."""
-        places = {
-            (h.path, h.start_line): Place(h.end_line, h.heading, digests[h.path, h.start_line])
-            for h in hits
-        }
-        return Bodies(self.read, places, self.kept, stored, self.vouch)
+    def bodies(self, *found: Ranked) -> Bodies:
+        """The bodies of the hits of rankings ``found`` (``Bodies.of``)."""
+        return Bodies.of(found, self.read, self.kept, self.vouch)
 
     def snippets(
         self,
@@ -347,18 +335,13 @@ class IndexUpdate:
     def delete(self, path: str) -> None:
         self._open().delete_documents_by_term("path", path)
 
-    def replace(
-        self, path: str, sections: Sequence[Section], file_digest: bytes | None = None
-    ) -> None:
-        """Put ``sections`` in place of ``path``'s; ``file_digest``: the digest
-        of the file's bytes they were cut from, as the manifest keeps it (a
-        search then takes their bodies from the index while the file is still
-        those bytes, ``bodies.py``)."""
+    def replace(self, path: str, sections: Sequence[Section], file: bytes | None = None) -> None:
+        """``sections`` in place of ``path``'s, cut from bytes of digest ``file``."""
         writer = self._open()
         if not self._fresh:
             writer.delete_documents_by_term("path", path)
         for ordinal, section in enumerate(sections):
-            writer.add_document(document(section, ordinal, file_digest))
+            writer.add_document(document(section, ordinal, file))
 
     def commit(self) -> bool:
         """Commit what was added; False when there was nothing."""
@@ -382,12 +365,9 @@ class IndexUpdate:
             writer.wait_merging_threads()
 
 
-def document(
-    section: Section, ordinal: int = 0, file_digest: bytes | None = None
-) -> tantivy.Document:
+def document(section: Section, ordinal: int = 0, file: bytes | None = None) -> tantivy.Document:
     """The index document of a section, the ``ordinal``-th of its file (cut
-    from bytes of ``file_digest``), its fields in the writer's form
-    (``analysis.py``)."""
+    from bytes of digest ``file``), its fields in the writer's form."""
     title = stored_value(section.title)
     heading = stored_value(section.heading)
     text = unstored_value(search_text(section.title, section.heading, section.body))
@@ -403,8 +383,8 @@ def document(
         ORDINAL: ordinal,
         BODY: section.body,
     }
-    if file_digest is not None:
-        fields[FILE_DIGEST] = file_digest
+    if file is not None:
+        fields[FILE_DIGEST] = file
     special: list[tuple[str, tantivy.PreTokenizedString]] = []
     for name, value in (("title", title), ("heading", heading), ("text", text)):
         if isinstance(value, str):
