@@ -215,9 +215,10 @@ class Bodies(Mapping[Where, str]):
         body = self.get(where, "")
         kept = self._kept
         if kept is not None and self._indexed(where) is not None:
-            text = f"{title}\n{heading}\n{body}"
             key = (where, self._stored[where][1], title, heading)
-            return kept.judged(kept.terms, key, lambda: Held(term_set(text)))
+            return kept.judged(
+                kept.terms, key, lambda: Held(term_set(f"{title}\n{heading}\n{body}"))
+            )
         lines = self._lines.get(where[0])
         if where not in self._places or not isinstance(lines, Lines):
             return term_set(f"{title}\n{heading}\n{body}")
