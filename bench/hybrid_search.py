@@ -172,9 +172,9 @@ def in_process(root: Path, queries: list[str]) -> None:
         found = timed("semantic side: sections of the nearest digests", index.ranked_digests,
                       digests, None, None, depth)  # fmt: skip
         timed("  (their snippets, all 50: before)", index.snippets, found.hits,
-              index.bodies(found.hits, found.digests), text)  # fmt: skip
+              index.bodies(found), text)  # fmt: skip
         fused = timed("fusion", fuse, keyword.hits, found.hits, 10)
-        bodies = index.bodies([*found.hits, *keyword.hits], {**found.digests, **keyword.digests})
+        bodies = index.bodies(found, keyword)
         timed("snippets of the 10 returned", index.snippets, fused, bodies, text)
         for parallel, how in ((False, "one side after the other"), (True, "keyword side beside")):
             timed(f"whole hybrid search, {how}", ranking.hybrid_search, index, store,

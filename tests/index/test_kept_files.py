@@ -189,7 +189,7 @@ def test_a_kept_section_s_terms_are_found_once(
     assert again == first
     assert len(analyzed) == judged
     ranked = index.ranked("hives", limit=10)
-    kept = index.bodies(ranked.hits, ranked.digests)
+    kept = index.bodies(ranked)
     [hit] = ranked.hits
     where = (hit.path, hit.start_line)
     assert kept.terms(where, hit.title, hit.heading) == real(

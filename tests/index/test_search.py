@@ -214,16 +214,14 @@ def test_ranking_without_snippets_then_snippets_gives_the_search(
 ) -> None:
     ranked = index.ranked(query, limit=10)
     assert all(hit.snippet == "" for hit in ranked.hits)
-    assert set(index.bodies(ranked.hits, ranked.digests)) == {
-        (h.path, h.start_line) for h in ranked.hits
-    }
+    assert set(index.bodies(ranked)) == {(h.path, h.start_line) for h in ranked.hits}
     # Snippets for only the first two are those the full search gives them.
-    assert index.snippets(
-        ranked.hits[:2], index.bodies(ranked.hits, ranked.digests), query
-    ) == keyword_search(index, query, limit=2)
-    assert index.snippets(
-        ranked.hits, index.bodies(ranked.hits, ranked.digests), query
-    ) == keyword_search(index, query, limit=10)
+    assert index.snippets(ranked.hits[:2], index.bodies(ranked), query) == keyword_search(
+        index, query, limit=2
+    )
+    assert index.snippets(ranked.hits, index.bodies(ranked), query) == keyword_search(
+        index, query, limit=10
+    )
 
 
 @pytest.mark.parametrize("query", ["hives garden", "planted gardens quiet hives"])
@@ -235,7 +233,7 @@ def test_snippets_of_ranked_hits_are_those_of_the_search_with_context(
     ranked = index.ranked(query, limit=10)
     made = {
         (h.path, h.start_line): h.snippet
-        for h in index.snippets(ranked.hits, index.bodies(ranked.hits, ranked.digests), query)
+        for h in index.snippets(ranked.hits, index.bodies(ranked), query)
     }
     searched = keyword_search(index, query, limit=10)
     assert {(h.path, h.start_line) for h in searched} >= set(made)
@@ -268,7 +266,7 @@ def test_sections_by_digest_keep_the_digests_order(index: SearchIndex) -> None:
     assert index.ranked_digests([day, day], limit=5).hits == index.ranked_digests([day]).hits
     assert index.ranked_digests([]).hits == []
     # Found by meaning only, no word of the query in it: the section's first words.
-    [hit] = index.snippets(found.hits[:1], index.bodies(found.hits, found.digests), "raptor")
+    [hit] = index.snippets(found.hits[:1], index.bodies(found), "raptor")
     assert hit.snippet == "Hovering bird of prey."
 
 
@@ -301,7 +299,7 @@ def test_snippets_through_the_fast_analyzer_are_the_search_analyzers(
     idx = indexed_files(tmp_path, MIXED)
     ranked = idx.ranked(query, limit=10)
     assert ranked.hits
-    bodies = idx.bodies(ranked.hits, ranked.digests)
+    bodies = idx.bodies(ranked)
     fast = idx.snippets(ranked.hits, bodies, query)
     slow = run_snippets(idx._index, idx.schema, ranked.hits, bodies, query, None)
     assert [h.snippet for h in fast] == [h.snippet for h in slow]

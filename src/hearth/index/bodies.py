@@ -30,7 +30,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, TypeVar, overload
 
 from hearth.domain.sections import Section, split_sections
@@ -39,7 +39,7 @@ from hearth.index.analysis import is_plain, term_set
 from hearth.index.schema import digest, passage, section_digest
 
 if TYPE_CHECKING:
-    from hearth.index.hits import Hit
+    from hearth.index.hits import Ranked
 
 _T = TypeVar("_T")
 #: ``(path, start_line)``: a section's place, as hits are keyed.
@@ -49,6 +49,12 @@ Where = tuple[str, int]
 Reader = Callable[[Sequence[str]], Mapping[str, bytes | None]]
 #: A file's signature (``RootedFiles.signature``): None when it has none.
 Signer = Callable[[str], "tuple[int, ...] | None"]
+#: The digest of a file's bytes on disk now, when the reconciler's manifest
+#: knows them (``Reconciler.vouched``); None when it does not.
+Voucher = Callable[[str], "bytes | None"]
+#: A section's body as the index stores it, and the digest of the bytes of
+#: the file it was cut from (``Ranked.stored``).
+Stored = tuple[str, bytes]
 #: Files read at once by the vectors' listing.
 READ_AT_ONCE = 256
 #: How long before a read a file must have last changed for its lines to be
@@ -58,6 +64,9 @@ READ_AT_ONCE = 256
 SETTLED_NS = 2_000_000_000
 #: The characters of files kept at most (the least lately used go first).
 KEPT_CHARS = 4_000_000
+#: The sections whose words and plainness are kept, at most (``Kept.judged``).
+JUDGED = 16384
+_NONE = object()
 
 
 def texts(read: Reader | None, paths: Sequence[str]) -> dict[str, str | None]:
@@ -101,15 +110,40 @@ class Bodies(Mapping[Where, str]):
     into sections as the reconciler cuts it."""
 
     def __init__(
-        self, read: Reader | None, places: Mapping[Where, Place], kept: Kept | None = None
+        self,
+        read: Reader | None,
+        places: Mapping[Where, Place],
+        kept: Kept | None = None,
+        stored: Mapping[Where, Stored] | None = None,
+        vouch: Voucher | None = None,
     ) -> None:
         self._read = read
         self._places = dict(places)
         self._kept = kept
+        self._stored = dict(stored) if stored else {}
+        self._vouch = vouch
+        #: Each file's ``vouch``, asked once a search.
+        self._vouched: dict[str, bytes | None] = {}
         self._lines: dict[str, list[str] | None] = {}
         self._sections: dict[str, dict[int, Section]] = {}
         #: The bodies found (the floor and the snippets ask for the same ones).
         self._found: dict[Where, str] = {}
+
+    @classmethod
+    def of(
+        cls, found: Iterable[Ranked], read: Reader | None, kept: Kept | None, vouch: Voucher | None
+    ) -> Bodies:
+        """The bodies of the hits of rankings ``found``: stored ones while their
+        files are unchanged (``vouch``), the others read from them when first
+        asked for."""
+        places: dict[Where, Place] = {}
+        stored: dict[Where, Stored] = {}
+        for ranked in found:
+            for h in ranked.hits:
+                where = (h.path, h.start_line)
+                places[where] = Place(h.end_line, h.heading, ranked.digests[where])
+            stored.update(ranked.stored)
+        return cls(read, places, kept, stored, vouch)
 
     def __getitem__(self, where: Where) -> str:
         found = self._found.get(where)
@@ -117,12 +151,16 @@ class Bodies(Mapping[Where, str]):
             found = self._found[where] = self._body(where)
         return found
 
-    def add(self, hits: Iterable[Hit], digests: Mapping[Where, str]) -> None:
-        """The places of more sections (``hits``, with their ``digests``): a
-        ranking read further, their bodies read when first asked for."""
-        for h in hits:
+    def add(self, ranked: Ranked) -> None:
+        """The places of more sections (``ranked``'s hits, with their digests
+        and stored bodies): a ranking read further, their bodies found when
+        first asked for."""
+        for h in ranked.hits:
             where = (h.path, h.start_line)
-            self._places.setdefault(where, Place(h.end_line, h.heading, digests[where]))
+            if where not in self._places:
+                self._places[where] = Place(h.end_line, h.heading, ranked.digests[where])
+                if where in ranked.stored:
+                    self._stored[where] = ranked.stored[where]
 
     @overload
     def get(self, where: Where, /) -> str | None: ...
@@ -136,7 +174,23 @@ class Bodies(Mapping[Where, str]):
             return found
         return self[where] if where in self._places else default
 
+    def _indexed(self, where: Where) -> str | None:
+        """The body the index stores for ``where``, if its file is still the
+        bytes it was cut from; else None (read the file)."""
+        stored = self._stored.get(where)
+        if stored is None:
+            return None
+        path = where[0]
+        if path in self._vouched:
+            on_disk = self._vouched[path]
+        else:
+            on_disk = self._vouched[path] = self._vouch(path) if self._vouch else None
+        return stored[0] if stored[1] == on_disk else None
+
     def _body(self, where: Where) -> str:
+        indexed = self._indexed(where)
+        if indexed is not None:
+            return indexed
         place = self._places[where]
         path, start_line = where
         lines = self._lines_of(path)
@@ -149,32 +203,47 @@ class Bodies(Mapping[Where, str]):
             return found
         return self._cut(path, start_line, place, lines)
 
-    def terms(self, where: Where, title: str, heading: str) -> Collection[str]:
+    def holds(self, where: Where, title: str, heading: str, wanted: Iterable[str]) -> bool:
+        """Whether the ``terms`` of a section hold every one of ``wanted``."""
+        held = self.terms(where, title, heading)
+        return all(t in held for t in wanted)
+
+    def terms(self, where: Where, title: str, heading: str) -> Container[str]:
         """``analysis.term_set`` of a hit's title, heading and body (the words
-        the relevance floor looks for in it); of a kept file's section,
-        found once."""
+        the relevance floor looks for in it); of a kept file's section or one
+        whose body came from the index, found once."""
         body = self.get(where, "")
+        kept = self._kept
+        if kept is not None and self._indexed(where) is not None:
+            key = (where, self._stored[where][1], title, heading)
+            return kept.judged(
+                kept.terms, key, lambda: Held(term_set(f"{title}\n{heading}\n{body}"))
+            )
         lines = self._lines.get(where[0])
         if where not in self._places or not isinstance(lines, Lines):
             return term_set(f"{title}\n{heading}\n{body}")
-        key = (where[1], self._places[where], title, heading)
-        found = lines.terms.get(key)
+        key_in_file = (where[1], self._places[where], title, heading)
+        found = lines.terms.get(key_in_file)
         if found is None:
-            found = lines.terms[key] = frozenset(term_set(f"{title}\n{heading}\n{body}"))
+            found = lines.terms[key_in_file] = frozenset(term_set(f"{title}\n{heading}\n{body}"))
         return found
 
     def plain(self, where: Where) -> bool:
         """``analysis.is_plain`` of a section's body (whether the writer's fast
         analyzer cuts it as the search analyzer does: its snippet's); of a
-        kept file's section, found once."""
+        kept file's section or one whose body came from the index, found once."""
         body = self.get(where, "")
+        kept = self._kept
+        if kept is not None and self._indexed(where) is not None:
+            key = (where, self._stored[where][1])
+            return kept.judged(kept.plain, key, lambda: is_plain(body))
         lines = self._lines.get(where[0])
         if where not in self._places or not isinstance(lines, Lines):
             return is_plain(body)
-        key = (where[1], self._places[where])
-        found = lines.plain.get(key)
+        key_in_file = (where[1], self._places[where])
+        found = lines.plain.get(key_in_file)
         if found is None:
-            found = lines.plain[key] = is_plain(body)
+            found = lines.plain[key_in_file] = is_plain(body)
         return found
 
     def _cut(self, path: str, start_line: int, place: Place, lines: list[str]) -> str:
@@ -194,7 +263,11 @@ class Bodies(Mapping[Where, str]):
     def load(self, wheres: Iterable[Where]) -> None:
         """Read the files of ``wheres`` not read yet, at once (a search asks for
         the bodies of the hits it judges and returns: one read of each folder)."""
-        paths = list(dict.fromkeys(p for p, _line in wheres if p not in self._lines))
+        paths = list(
+            dict.fromkeys(
+                w[0] for w in wheres if w[0] not in self._lines and self._indexed(w) is None
+            )
+        )
         if self._kept is not None:
             self._lines.update(self._kept.lines(self._read, paths))
             return
@@ -211,6 +284,21 @@ class Bodies(Mapping[Where, str]):
 
     def __len__(self) -> int:
         return len(self._places)
+
+
+class Held:
+    """A set of terms as one string, each between spaces: what the relevance
+    floor and a crowded page's room ask of a section's terms is whether it
+    holds a few, and a kept ``frozenset`` took about ten times the memory
+    (terms hold no space: the analyzers cut at every one)."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, terms: Iterable[str]) -> None:
+        self._text = f" {' '.join(terms)} "
+
+    def __contains__(self, term: object) -> bool:
+        return isinstance(term, str) and f" {term} " in self._text
 
 
 class Lines(list[str]):
@@ -239,6 +327,28 @@ class Kept:
         self._files: OrderedDict[str, tuple[tuple[int, ...], list[str], int]] = OrderedDict()
         self._chars = 0
         self._lock = threading.Lock()
+        #: ``Bodies.terms`` and ``Bodies.plain`` of sections whose bodies came
+        #: from the index, by place and file digest (the text is the same while
+        #: both are), at most ``JUDGED`` of each (``judged``).
+        self.terms: OrderedDict[Hashable, object] = OrderedDict()
+        self.plain: OrderedDict[Hashable, object] = OrderedDict()
+
+    def judged(
+        self, kept: OrderedDict[Hashable, object], key: Hashable, make: Callable[[], _T]
+    ) -> _T:
+        """``kept``'s (``terms`` or ``plain``) value under ``key``, made once
+        with ``make``; the least lately used go first past ``JUDGED``."""
+        with self._lock:
+            found = kept.get(key, _NONE)
+            if found is not _NONE:
+                kept.move_to_end(key)
+                return found  # type: ignore[return-value]
+        made = make()
+        with self._lock:
+            kept[key] = made
+            if len(kept) > JUDGED:
+                kept.popitem(last=False)
+        return made
 
     def lines(self, read: Reader | None, paths: Sequence[str]) -> dict[str, list[str] | None]:
         """Each file's lines (None: ``texts`` has no text for it): those kept

@@ -52,14 +52,17 @@ class Hit:
 @dataclass(frozen=True)
 class Ranked:
     """Hits without snippets (``snippet`` empty), and what the index keeps of
-    each section by ``(path, start_line)``. Bodies are not kept: a search
-    reads those of the hits it returns from their files (``bodies.py``)."""
+    each section by ``(path, start_line)``."""
 
     hits: list[Hit]
     #: Each section's place in its file (``ordinal``), by ``(path, start_line)``.
     ordinals: dict[tuple[str, int], int] = dataclasses.field(default_factory=dict)
     #: Each section's passage digest, by ``(path, start_line)``.
     digests: dict[tuple[str, int], str] = dataclasses.field(default_factory=dict)
+    #: Each section's stored body and the digest of the file's bytes it was cut
+    #: from (``bodies.py`` uses it while the file is still those bytes); only
+    #: sections indexed with one.
+    stored: dict[tuple[str, int], tuple[str, bytes]] = dataclasses.field(default_factory=dict)
     #: The scored query of a keyword ranking (its neighbours are scored by it).
     query: Query | None = None
     #: What a section must match to be a keyword hit (its snippets highlight it).

@@ -27,7 +27,7 @@ from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
 from hearth.heap import SEARCHES_PER_GIVE_BACK, now_and_then
 from hearth.index import ranking
-from hearth.index.bodies import Kept, Reader, Signer
+from hearth.index.bodies import Kept, Reader, Signer, Voucher
 from hearth.index.floor import FLOOR
 from hearth.index.ondisk import VectorCoverage
 from hearth.index.question import question
@@ -62,6 +62,7 @@ class LiveIndex:
         #: Reads the home's files, for the bodies of hits (``read_from``).
         self._read: Reader | None = None
         self._kept: Kept | None = None
+        self._vouch: Voucher | None = None
         self._index: SearchIndex | None = None
         #: What searches free goes back to the system now and then (heap.py).
         self._searched = now_and_then(SEARCHES_PER_GIVE_BACK)
@@ -72,17 +73,22 @@ class LiveIndex:
         index.template = self._template_digests
         index.read = self._read
         index.kept = self._kept
+        index.vouch = self._vouch
         return index
 
-    def read_from(self, read: Reader, sign: Signer | None = None) -> None:
+    def read_from(
+        self, read: Reader, sign: Signer | None = None, vouch: Voucher | None = None
+    ) -> None:
         """Read hits' bodies with ``read`` (the home's files: the reconciler's);
         with ``sign`` (``RootedFiles.signature``), keep the files' lines while
-        their signature stays the same (``bodies.Kept``)."""
+        their signature stays the same (``bodies.Kept``); with ``vouch``
+        (``Reconciler.vouched``), take a body from the index while its file
+        is still the bytes it was cut from."""
         self._read = read
         self._kept = Kept(sign) if sign is not None else None
+        self._vouch = vouch
         if self._index is not None:
-            self._index.read = read
-            self._index.kept = self._kept
+            self._live(self._index)
 
     @property
     def current(self) -> SearchIndex | None:

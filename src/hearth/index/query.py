@@ -33,7 +33,15 @@ from hearth.domain import layout
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.errors import InvalidInput
 from hearth.index.hits import Hit, Ranked
-from hearth.index.schema import DIGEST_KEY, ORDINAL, SEARCH_FIELD, digest_key, shared_analyzer
+from hearth.index.schema import (
+    BODY,
+    DIGEST_KEY,
+    FILE_DIGEST,
+    ORDINAL,
+    SEARCH_FIELD,
+    digest_key,
+    shared_analyzer,
+)
 from hearth.index.terms import QueryText, char_run_tokens, read_query
 from hearth.index.weights import WEIGHTS, Weights
 
@@ -288,6 +296,7 @@ def _ranked_documents(docs: Sequence[tuple[float, tantivy.Document]]) -> Ranked:
     hits: list[Hit] = []
     ordinals: dict[tuple[str, int], int] = {}
     digests: dict[tuple[str, int], str] = {}
+    stored: dict[tuple[str, int], tuple[str, bytes]] = {}
     for score, doc in docs:
         first = doc.get_first
         path = str(first("path"))
@@ -308,7 +317,10 @@ def _ranked_documents(docs: Sequence[tuple[float, tantivy.Document]]) -> Ranked:
         if ordinal is not None:
             ordinals[hit.path, hit.start_line] = int(ordinal)
         digests[hit.path, hit.start_line] = str(first("digest") or "")
-    return Ranked(hits, ordinals, digests)
+        file_digest = first(FILE_DIGEST)
+        if file_digest is not None:
+            stored[hit.path, hit.start_line] = (str(first(BODY) or ""), file_digest)
+    return Ranked(hits, ordinals, digests, stored)
 
 
 #: ``layout.record_status`` of a path, remembered (the same paths come back

@@ -173,11 +173,8 @@ def _holding_every_word(
         return [], gathered
     hits, found = keyword_ranked(index, q, weights, gathered.keyword)
     # The terms of a kept file's section are found once (``Bodies.terms``).
-    held = [
-        h
-        for h in hits
-        if wanted.issubset(found.bodies.terms((h.path, h.start_line), h.title, h.heading))
-    ]
+    holds = found.bodies.holds
+    held = [h for h in hits if holds((h.path, h.start_line), h.title, h.heading, wanted)]
     return (held, found) if held else ([], gathered)
 
 
@@ -205,7 +202,7 @@ def keyword_ranked(
     if wants_exact_words(q.text):
         ranked = index.ranked(q.text, q.kind, q.path_prefix, q.limit, q.dates, weights)
         first = frozenset((h.path, h.start_line) for h in ranked.hits)
-        bodies = index.bodies(ranked.hits, ranked.digests)
+        bodies = index.bodies(ranked)
         return ranked.hits, Gathered(bodies, ranked.ordinals, first, matched=ranked.matched)
     depth = max(q.limit, neighbour_bonuses.FLOW_FROM)
     if deeper is not None:
@@ -217,7 +214,7 @@ def keyword_ranked(
     ordinals = {**near.ordinals, **ranked.ordinals}
     hits = neighbour_bonuses.spread(ranked.hits, neighbours, ordinals, q.limit, q.names, weights)
     first = frozenset((h.path, h.start_line) for h in ranked.hits if h.score > 0)
-    bodies = index.bodies([*near.hits, *ranked.hits], {**near.digests, **ranked.digests})
+    bodies = index.bodies(near, ranked)
     # The page's files in one read (each folder opened once): the page is
     # judged for room, then by the floor, then given snippets.
     bodies.load((h.path, h.start_line) for h in hits)
@@ -250,6 +247,7 @@ def _only(ranked: Ranked, hits: list[Hit]) -> Ranked:
         hits=hits,
         ordinals={k: v for k, v in ranked.ordinals.items() if k in keys},
         digests={k: v for k, v in ranked.digests.items() if k in keys},
+        stored={k: v for k, v in ranked.stored.items() if k in keys},
         further=None,
     )
 
@@ -307,13 +305,13 @@ def hybrid_ranked(
     digests.update(wide.digests)
     # Bodies are read only for the hits judged and returned, and the wide
     # side's (their language is told by their text).
-    bodies = index.bodies([*near.hits, *semantic.hits, *keyword.hits, *wide.hits], digests)
+    bodies = index.bodies(near, semantic, keyword, wide)
     bodies.load([(h.path, h.start_line) for h in [*wide.hits, *hits]])
     TONGUES.learn(wide.hits, wide.digests, bodies)
     if room.crowded(hits, bodies, q.limit):
         wider = index.ranked(q.text, q.kind, q.path_prefix, room.WIDER, q.dates, weights)
         digests.update(wider.digests)
-        bodies = index.bodies([*near.hits, *semantic.hits, *wider.hits, *wide.hits], digests)
+        bodies = index.bodies(near, semantic, wider, wide)
         hits = room.made(hits, wider.hits, bodies, q.text)
         ordinals = {**wider.ordinals, **ordinals}
     across = crossing.candidate(
@@ -412,6 +410,7 @@ def _semantic(
         hits,
         {k: v for k, v in wide.ordinals.items() if k in keys},
         {k: v for k, v in wide.digests.items() if k in keys},
+        {k: v for k, v in wide.stored.items() if k in keys},
     )
     return ranked, evidence.Asked(vector, found, wide)
 

@@ -67,7 +67,7 @@ def waiting(ranked: Ranked, bodies: Read, ordinals: dict[tuple[str, int], int]) 
     if ranked.further is None or len(ranked.hits) >= WIDER:
         return
     for chunk in ranked.further(CHUNK):
-        bodies.add(chunk.hits, chunk.digests)
+        bodies.add(chunk)
         some = [h for h in chunk.hits if not _bare(h, chunk.digests)]
         bodies.load((h.path, h.start_line) for h in some)
         for where, ordinal in chunk.ordinals.items():
@@ -102,7 +102,7 @@ def made(hits: Sequence[Hit], waiting: Iterable[Hit], bodies: Read, text: str) -
             continue
         # The terms of an empty title, the heading and the body: those of the
         # heading and body, kept with the file for the floor's next look.
-        if wanted.issubset(bodies.terms(key, "", hit.heading)):
+        if bodies.holds(key, "", hit.heading, wanted):
             text_of = f"{hit.heading}\n{body}"
             (as_typed if holds_typed(typed, text_of) else others).append(hit)
             shown.add(key)

@@ -13,11 +13,14 @@ title and heading fields, and a question's filler words ranked the persona
 files' titles first. ``title`` and ``heading`` stay indexed for
 ``field:word`` queries and for the heading and title bonus (``query.py``).
 
-There is no ``body`` field (version 7): a section's body is read from its
-file when a search needs it (``bodies.py``), found by ``path`` and
-``start_line``. Stored, the bodies were most of the index and of a busy
-server's memory. Snippets highlight the body with the terms of ``text``; a
-query's ``body:word`` searches ``text``.
+``body`` is stored without terms (version 11; versions 7 to 10 read it
+from the file at every search): a search takes the bodies of its hits from
+their documents, with the digest of the file's bytes they were cut from
+(``file_digest``), and uses one only while the file on disk is still those
+bytes (``bodies.py``). The document store is a file the process maps: its
+pages are the kernel's cache, not the server's own memory. Snippets
+highlight the body with the terms of ``text``; a query's ``body:word``
+searches ``text``.
 
 ``digest`` (the key of a section's vector) is stored without terms too
 (version 5): the semantic side finds sections by ``digest_key``, an integer
@@ -51,6 +54,11 @@ SEARCH_FIELD = "text"
 DIGEST_KEY = "digest_key"
 #: A section's place in its file: its neighbours are ``ordinal`` - 1 and + 1.
 ORDINAL = "ordinal"
+#: A section's body, stored without terms (``text`` holds its words).
+BODY = "body"
+#: The digest of the bytes of the file a section was cut from, as the
+#: reconciler's manifest keeps it (none for sections indexed without one).
+FILE_DIGEST = "file_digest"
 
 #: Scripts written without spaces between words (or, for Hangul, with
 #: particles glued to words): every character is a token of its own, and a
@@ -85,6 +93,10 @@ def build_schema() -> tantivy.Schema:
     builder.add_integer_field("start_line", stored=True)
     builder.add_integer_field("end_line", stored=True)
     builder.add_integer_field(ORDINAL, stored=True, indexed=True)
+    #: The section's text, and the digest of the file's bytes it was cut from
+    #: (``bodies.py``: a body is used only while the file is still those bytes).
+    builder.add_text_field(BODY, stored=True, tokenizer_name=NO_TERMS, index_option="basic")
+    builder.add_bytes_field(FILE_DIGEST, stored=True, indexed=False)
     return builder.build()
 
 

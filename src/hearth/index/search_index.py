@@ -31,7 +31,7 @@ from hearth import traffic
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
 from hearth.index.analysis import build_fast_analyzer, stored_value, unstored_value
-from hearth.index.bodies import Bodies, Kept, Place, Reader, current
+from hearth.index.bodies import Bodies, Kept, Reader, Voucher, current
 from hearth.index.hits import Hit, Ranked
 from hearth.index.ondisk import META_NAME, SCHEMA_VERSION, TANTIVY_DIR
 from hearth.index.query import (
@@ -42,7 +42,9 @@ from hearth.index.query import (
 )
 from hearth.index.schema import (
     ANALYZER,
+    BODY,
     DIGEST_KEY,
+    FILE_DIGEST,
     NO_TERMS,
     ORDINAL,
     SEARCH_FIELD,
@@ -100,6 +102,8 @@ class SearchIndex:
         #: The lines of files searches read, kept while unchanged (``bodies.Kept``;
         #: set by ``LiveIndex``). Without it each search reads its files.
         self.kept: Kept | None = None
+        #: Vouches for files' bytes (``bodies.Voucher``; set by ``LiveIndex``).
+        self.vouch: Voucher | None = None
         self.schema = build_schema()
         self._writing: tantivy.Index | None = None
         self._opening = threading.Lock()
@@ -208,14 +212,9 @@ class SearchIndex:
         """Those of ``words`` that some section's heading holds."""
         return run_in_headings(self._index, words)
 
-    def bodies(self, hits: Iterable[Hit], digests: Mapping[tuple[str, int], str]) -> Bodies:
-        """The bodies of ``hits`` (with their ``digests``, a ranking's), read
-        from their files when first asked for."""
-        places = {
-            (h.path, h.start_line): Place(h.end_line, h.heading, digests[h.path, h.start_line])
-            for h in hits
-        }
-        return Bodies(self.read, places, self.kept)
+    def bodies(self, *found: Ranked) -> Bodies:
+        """The bodies of the hits of rankings ``found`` (``Bodies.of``)."""
+        return Bodies.of(found, self.read, self.kept, self.vouch)
 
     def snippets(
         self,
@@ -341,12 +340,13 @@ class IndexUpdate:
     def delete(self, path: str) -> None:
         self._open().delete_documents_by_term("path", path)
 
-    def replace(self, path: str, sections: Sequence[Section]) -> None:
+    def replace(self, path: str, sections: Sequence[Section], file: bytes | None = None) -> None:
+        """``sections`` in place of ``path``'s, cut from bytes of digest ``file``."""
         writer = self._open()
         if not self._fresh:
             writer.delete_documents_by_term("path", path)
         for ordinal, section in enumerate(sections):
-            writer.add_document(document(section, ordinal))
+            writer.add_document(document(section, ordinal, file))
 
     def commit(self) -> bool:
         """Commit what was added; False when there was nothing."""
@@ -370,9 +370,9 @@ class IndexUpdate:
             writer.wait_merging_threads()
 
 
-def document(section: Section, ordinal: int = 0) -> tantivy.Document:
-    """The index document of a section, the ``ordinal``-th of its file, its
-    fields in the writer's form (``analysis.py``)."""
+def document(section: Section, ordinal: int = 0, file: bytes | None = None) -> tantivy.Document:
+    """The index document of a section, the ``ordinal``-th of its file (cut
+    from bytes of digest ``file``), its fields in the writer's form."""
     title = stored_value(section.title)
     heading = stored_value(section.heading)
     text = unstored_value(search_text(section.title, section.heading, section.body))
@@ -386,7 +386,10 @@ def document(section: Section, ordinal: int = 0) -> tantivy.Document:
         "start_line": section.start_line,
         "end_line": section.end_line,
         ORDINAL: ordinal,
+        BODY: section.body,
     }
+    if file is not None:
+        fields[FILE_DIGEST] = file
     special: list[tuple[str, tantivy.PreTokenizedString]] = []
     for name, value in (("title", title), ("heading", heading), ("text", text)):
         if isinstance(value, str):

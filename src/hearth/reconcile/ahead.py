@@ -260,7 +260,7 @@ class IndexAhead:
                     if outcome.kind != "sections":  # not UTF-8: the ordinary pass parks it
                         raise NotPlain(path)
                     run.outcomes[path] = outcome
-                    batch.replace(path, list(outcome.sections))
+                    batch.replace(path, list(outcome.sections), outcome.digest)
         except BaseException as exc:  # the ordinary pass takes over
             run.error = exc
 

@@ -68,11 +68,12 @@ class Changes:
         self.delete.add(path)
         self.batch.delete(path)
 
-    def put(self, path: str, sections: list[Section]) -> None:
+    def put(self, path: str, sections: list[Section], file_digest: bytes) -> None:
+        """Index ``sections`` of ``path``, cut from bytes of ``file_digest``."""
         self.touched.add(path)
         self.replaced.add(path)
         self.indexed += 1
-        self.batch.replace(path, sections)
+        self.batch.replace(path, sections, file_digest)
         if self.keep_sections:
             self.sections += sections
 
@@ -255,7 +256,7 @@ class Differ:
             self._park(state, changes, path, signature, "not valid UTF-8 text; save it as UTF-8")
             return
         sections = list(outcome.sections)
-        changes.put(path, sections)
+        changes.put(path, sections, outcome.digest)
         entry = FileEntry(
             outcome.size, mtime_ns, outcome.digest, len(sections), racy, outcome.problems
         )

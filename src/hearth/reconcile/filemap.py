@@ -91,6 +91,16 @@ class FileMap(Mapping[str, FileEntry]):
         row = self.rows.get(path)
         return row is not None and not row[_RACY] and row[:16] == _SIGNATURE.pack(size, mtime_ns)
 
+    def vouched(self, path: str, size: int, mtime_ns: int) -> bytes | None:
+        """The content digest of ``path``'s row when it ``matches`` a file of
+        ``lstat`` signature ``(size, mtime_ns)``: the digest of that file's
+        bytes, as a pass skips it for; None otherwise (no row, another
+        signature, racy)."""
+        row = self.rows.get(path)  # one read of a row: a pass may put another
+        if row is None or row[_RACY] or row[:16] != _SIGNATURE.pack(size, mtime_ns):
+            return None
+        return row[_HEAD.size :]
+
     def signature(self, path: str) -> tuple[int, int] | None:
         """``(size, mtime_ns)`` of ``path``'s row; None when there is none."""
         row = self.rows.get(path)

@@ -89,10 +89,13 @@ class Reconciler:
         self.clock = clock
         #: The index the passes keep (its lifecycle and searching live there).
         self.index = index or LiveIndex(state_dir / state_files.INDEX_DIR, clock=clock)
-        # Hits' bodies are read from the files; one grown past what a pass
-        # indexes (it parks it) is not read whole by a search.
+        # Hits' bodies come from the index while their files are the bytes
+        # the manifest knows (``vouched``), else from the files; one grown past
+        # what a pass indexes (it parks it) is not read whole by a search.
         self.index.read_from(
-            functools.partial(files.read_many, limit=MAX_INDEX_BYTES), files.signature
+            functools.partial(files.read_many, limit=MAX_INDEX_BYTES),
+            files.signature,
+            self.vouched,
         )
         self.folder = self.index.folder
         self.active = ActiveRefresher(root, files, repo, attention, clock)
@@ -191,6 +194,18 @@ class Reconciler:
             report = self._pass(None, self._rebuild())
         give_back()
         return _timed(report, started)
+
+    def vouched(self, path: str) -> bytes | None:
+        """The digest of the bytes of the file ``path`` as it is on disk now,
+        when the manifest knows them (its row's signature is the file's
+        ``lstat``'s, and not racy: what a pass skips the file for); None
+        otherwise. A search uses a body stored in the index only when its
+        ``file_digest`` is this (``bodies.py``). Called from searches'
+        threads: one read of the manifest's row, no lock."""
+        sign = self.files.signature(path)
+        if sign is None:
+            return None
+        return self.session.manifest.files.vouched(path, sign[2], sign[4])
 
     def catch_up(self) -> LiveIndex:
         """The index, made current with what other processes did to it and the
