@@ -11,7 +11,12 @@ takes the home's server lock (``store/server_file.py``):
   waits for the lock;
 - held by a foreground server, a second ``hearth serve`` is refused, naming
   the first (pid, address, since when); a second server started on demand
-  leaves quietly (exit 0): the home is served, which is what its client wanted.
+  leaves quietly (exit 0): the home is served, which is what its client wanted;
+- held while no server serves yet (one is starting, or ``hearth reindex
+  --full`` rebuilds the index in its own process, holding the lock as the
+  server would), a server started on demand waits for it: it leaves as above
+  once a server serves, and serves once the lock is free, so the client that
+  started it gets its answer when the rebuild is done.
 
 Then it binds its sockets (the home's unix socket always; TCP unless started
 on demand) and only then says it serves: a port in use is an error before any
@@ -41,6 +46,11 @@ if TYPE_CHECKING:
 
 #: Seconds a foreground server waits for a server started on demand to hand over.
 TAKE_OVER_SECONDS = 20.0
+#: Seconds a server started on demand waits for the lock while no server serves
+#: (as long as its client waits for it, ``client/delegate.py``).
+TURN_SECONDS = 60.0
+#: Seconds between two looks at the lock and the server record while waiting.
+TURN_POLL_SECONDS = 0.05
 #: Seconds between two looks at the home and the idle time.
 WATCH_SECONDS = 0.25
 #: Overrides ``[server] idle_minutes`` for tests and scripts (seconds).
@@ -59,7 +69,7 @@ def claim(state_dir: Path, on_demand: bool) -> int | None:
     if fd is not None:
         return fd
     if on_demand:
-        return None
+        return _turn(state_dir)
     record = server_file.read(state_dir) or {}
     if record.get("mode") == "on-demand":
         pid = int(str(record["pid"]))
@@ -76,14 +86,31 @@ def claim(state_dir: Path, on_demand: bool) -> int | None:
         )
     if not record:
         raise HearthError(
-            "another server is starting for this home; try again in a moment "
-            "('hearth status' names it once it serves)"
+            "another server is starting for this home, or 'hearth reindex --full' is "
+            "rebuilding its index; try again in a moment ('hearth status' names a "
+            "server once it serves)"
         )
     raise HearthError(
         f"a server already serves this home: pid {record.get('pid')} at {record.get('url')} "
         f"(started {record.get('started') or '?'} by {record.get('mode') or 'hearth serve'}); "
         f"stop it first ('kill {record.get('pid')}')"
     )
+
+
+def _turn(state_dir: Path) -> int | None:
+    """The lock once its holder lets go, for a server started on demand; None
+    as soon as a server serves the home, when the home is removed meanwhile (its
+    lock file with it: nothing is made there again), or after ``TURN_SECONDS``."""
+    deadline = time.monotonic() + TURN_SECONDS
+    while server_file.read(state_dir) is None and time.monotonic() < deadline:
+        time.sleep(TURN_POLL_SECONDS)
+        try:
+            fd = server_file.hold_lock(state_dir, make=False)
+        except FileNotFoundError:
+            return None
+        if fd is not None:
+            return fd
+    return None
 
 
 def bind_unix(path: Path, *, held: bool = False) -> socket.socket:

@@ -125,13 +125,16 @@ def names_this_home(data: dict[str, object], state_dir: Path | str) -> bool:
     return not isinstance(held, str) or held == os.path.realpath(state_dir)
 
 
-def hold_lock(state_dir: Path) -> int | None:
+def hold_lock(state_dir: Path, *, make: bool = True) -> int | None:
     """Take the server lock without waiting; its descriptor (kept open for as long
-    as this process serves), or None when another process holds it."""
+    as this process serves), or None when another process holds it. ``make``
+    False: the lock file must be there already (``FileNotFoundError`` when the
+    home was removed meanwhile: nothing is made in it again)."""
     import fcntl  # noqa: PLC0415  (the server's; clients stay lean)
 
-    private_dir(state_dir)
-    fd = os.open(state_dir / SERVER_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    if make:
+        private_dir(state_dir)
+    fd = os.open(state_dir / SERVER_LOCK, os.O_RDWR | (os.O_CREAT if make else 0), 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
