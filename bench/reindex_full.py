@@ -15,8 +15,9 @@ change in the machine's load falls on all of them alike. Every build starts
 with no server running: a server a build leaves (a tree whose `reindex
 --full` starts one) is stopped after it, and its CPU seconds until then are
 the build's. Prints each one's median wall and CPU seconds (user + system of
-the process and its children, and of a server it started), and the ratios; the load average before and after. Compiled modules are
-cached aside as in bench/workload.py, after one build of each that is not
+the process and its children, and of a server it started), and the
+ratios; the load average before and after. Compiled modules are cached
+aside as in bench/workload.py, after one build of each that is not
 counted. Asserts nothing about speed.
 """
 

@@ -1,13 +1,12 @@
-"""A server started on demand while the home's server lock is held and no
-server serves yet (one is starting, or ``hearth reindex --full`` rebuilds in
-its own process holding the lock): it waits for the lock instead of leaving,
-so the client that started it gets a server once the holder lets go; it leaves
-once a server serves, and when the home is removed meanwhile it makes nothing
-there again."""
+"""A server started on demand while ``hearth reindex --full`` holds the home's
+server lock to rebuild in its own process: it waits for the lock instead of
+leaving, so the client that started it gets a server once the rebuild lets go;
+it leaves at once when a server holds the lock (one starting, or one handing
+over to a foreground ``hearth serve``, which must win it), and when the home
+is removed meanwhile it makes nothing there again."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import threading
@@ -24,6 +23,14 @@ def _state(tmp_path: Path) -> Path:
     return state
 
 
+def _rebuilding(state: Path) -> int:
+    """The lock held as ``reindex --full`` holds it (``delegate.claim_home``)."""
+    held = server_file.hold_lock(state)
+    assert held is not None
+    server_file.say_holder(held, server_file.REBUILDING)
+    return held
+
+
 def _later(seconds: float, action: object) -> threading.Thread:
     def run() -> None:
         time.sleep(seconds)
@@ -34,42 +41,40 @@ def _later(seconds: float, action: object) -> threading.Thread:
     return thread
 
 
-def test_a_server_started_on_demand_waits_for_the_lock_its_holder_lets_go(
-    tmp_path: Path,
-) -> None:
-    """Case: the lock is held with no server record (as by a rebuilding
-    command): the on-demand claim returns the lock once it is let go (it
-    returned None at once before, and nothing served the home)."""
+def test_a_server_started_on_demand_waits_for_a_rebuilds_lock(tmp_path: Path) -> None:
+    """Case: a rebuilding command holds the lock: the on-demand claim returns
+    the lock once it is let go (it returned None at once before, and nothing
+    served the home), and the lock's file no longer says a rebuild holds it."""
     state = _state(tmp_path)
-    held = server_file.hold_lock(state)
-    assert held is not None
+    held = _rebuilding(state)
     _later(0.3, lambda: os.close(held))
     fd = serving.claim(state, on_demand=True)
     assert fd is not None
     assert server_file.hold_lock(state) is None  # this claim holds it now
+    assert not server_file.held_to_rebuild(state)
     os.close(fd)
 
 
-def test_it_leaves_once_a_server_serves_the_home(tmp_path: Path) -> None:
-    """Case: the holder was a server starting: once its record is published, the
-    waiting one leaves (None), as one started beside a running server does."""
+def test_it_leaves_at_once_when_a_server_holds_the_lock(tmp_path: Path) -> None:
+    """Case: a server holds the lock (starting, or stopping to hand over to a
+    foreground ``hearth serve`` that waits for the lock): the on-demand claim
+    leaves at once, as before, and never races the foreground one for it."""
     state = _state(tmp_path)
     held = server_file.hold_lock(state)
     assert held is not None
-    record = {"url": "http://127.0.0.1:1", "pid": os.getpid(), "state": os.path.realpath(state)}
-    _later(0.3, lambda: (state / "server.json").write_text(json.dumps(record)))
     try:
+        started = time.monotonic()
         assert serving.claim(state, on_demand=True) is None
+        assert time.monotonic() - started < serving.TURN_POLL_SECONDS
     finally:
         os.close(held)
 
 
 def test_it_makes_nothing_in_a_home_removed_while_it_waits(tmp_path: Path) -> None:
-    """Case: the home is deleted while the lock is held: the waiting one leaves
-    without making ``.git/hearth`` again."""
+    """Case: the home is deleted while a rebuild holds the lock: the waiting
+    one leaves without making ``.git/hearth`` again."""
     state = _state(tmp_path)
-    held = server_file.hold_lock(state)
-    assert held is not None
+    held = _rebuilding(state)
     _later(0.3, lambda: shutil.rmtree(tmp_path / "home"))
     try:
         assert serving.claim(state, on_demand=True) is None

@@ -91,6 +91,7 @@ def test_reindex_full_with_no_server_builds_once_in_the_command(tmp_path: Path) 
         assert done["indexed"] == done["scanned"] >= NOTES
         assert (done["embedded"], done["to_embed"]) == (0, None)
         assert _served_by(state) is None and not (state / "server.json").exists()
+        assert not server_file.held_to_rebuild(state)  # the lock let go, and its note
         found = subprocess.run(
             _hearth(root, "search", "millrace", "--json", "--verbose"),
             capture_output=True,
@@ -114,8 +115,9 @@ def test_a_client_arriving_during_the_rebuild_is_answered_once_it_is_done(
     tmp_path: Path,
 ) -> None:
     """Case: the home's server lock is held as ``reindex --full`` holds it while
-    it rebuilds, and a note is written meanwhile; a search arriving then starts
-    a server on demand, which waits for the lock (it left at once before, and
+    it rebuilds (saying so in the lock's file), and a note is written
+    meanwhile; a search arriving then starts a server on demand, which waits
+    for the lock (it left at once before, and
     the search waited a minute for a server that never came, then worked
     alone): no server serves while the lock is held, and once it is let go the
     search is answered by the one server it started, with the new note."""
@@ -125,6 +127,7 @@ def test_a_client_arriving_during_the_rebuild_is_answered_once_it_is_done(
     env = {**os.environ, "HEARTH_SERVER": "on"}
     held = server_file.hold_lock(state)
     assert held is not None
+    server_file.say_holder(held, server_file.REBUILDING)  # as ``delegate.claim_home`` does
     pid, search = None, None
     try:
         (root / "memory/topics/egret.md").write_text("# Egret\n\nAn egret by the millrace.\n")

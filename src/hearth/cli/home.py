@@ -3,7 +3,6 @@ rollup and check."""
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
@@ -252,7 +251,7 @@ def _rebuilt_as_the_server(state: _State, as_json: bool) -> dict[str, Any] | Non
         report = app.reconcile(True, progress_line("reading files") if shown else None)
         to_embed = app.vectors_to_embed()
     finally:
-        os.close(held)  # a server started meanwhile on demand may start now
+        delegate.let_go(held)  # a server started meanwhile on demand may start now
     if to_embed:
         delegate.start_server(state.root)
     return Reindexed(report, 0, to_embed).as_dict()

@@ -12,11 +12,11 @@ takes the home's server lock (``store/server_file.py``):
 - held by a foreground server, a second ``hearth serve`` is refused, naming
   the first (pid, address, since when); a second server started on demand
   leaves quietly (exit 0): the home is served, which is what its client wanted;
-- held while no server serves yet (one is starting, or ``hearth reindex
-  --full`` rebuilds the index in its own process, holding the lock as the
-  server would), a server started on demand waits for it: it leaves as above
-  once a server serves, and serves once the lock is free, so the client that
-  started it gets its answer when the rebuild is done.
+- held by ``hearth reindex --full`` rebuilding the index in its own process
+  (it holds the lock as a server would, and says so in the lock's file), a
+  server started on demand waits for it and serves once it is free, so the
+  client that started it gets its answer when the rebuild is done; held by a
+  server that is starting or stopping, it leaves at once, as above.
 
 Then it binds its sockets (the home's unix socket always; TCP unless started
 on demand) and only then says it serves: a port in use is an error before any
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 #: Seconds a foreground server waits for a server started on demand to hand over.
 TAKE_OVER_SECONDS = 20.0
-#: Seconds a server started on demand waits for the lock while no server serves
+#: Seconds a server started on demand waits for a rebuilding command's lock
 #: (as long as its client waits for it, ``client/delegate.py``).
 TURN_SECONDS = 60.0
 #: Seconds between two looks at the lock and the server record while waiting.
@@ -67,6 +67,7 @@ def claim(state_dir: Path, on_demand: bool) -> int | None:
     already serves it."""
     fd = server_file.hold_lock(state_dir)
     if fd is not None:
+        server_file.say_holder(fd)  # a killed rebuild's note, if any, is not true now
         return fd
     if on_demand:
         return _turn(state_dir)
@@ -98,17 +99,20 @@ def claim(state_dir: Path, on_demand: bool) -> int | None:
 
 
 def _turn(state_dir: Path) -> int | None:
-    """The lock once its holder lets go, for a server started on demand; None
-    as soon as a server serves the home, when the home is removed meanwhile (its
-    lock file with it: nothing is made there again), or after ``TURN_SECONDS``."""
+    """The lock once a rebuilding ``reindex --full`` lets go of it, for a server
+    started on demand; None at once when a server holds it (one starting, or
+    one handing over to a foreground ``hearth serve``, which must win the lock),
+    when the home is removed meanwhile (its lock file with it: nothing is made
+    there again), or after ``TURN_SECONDS``."""
     deadline = time.monotonic() + TURN_SECONDS
-    while server_file.read(state_dir) is None and time.monotonic() < deadline:
+    while server_file.held_to_rebuild(state_dir) and time.monotonic() < deadline:
         time.sleep(TURN_POLL_SECONDS)
         try:
             fd = server_file.hold_lock(state_dir, make=False)
         except FileNotFoundError:
             return None
         if fd is not None:
+            server_file.say_holder(fd)
             return fd
     return None
 

@@ -32,6 +32,7 @@ __all__ = [
     "find",
     "find_or_start",
     "get",
+    "let_go",
     "send",
     "start_server",
 ]
@@ -103,7 +104,16 @@ def claim_home(root: Path) -> int | None:
     alone."""
     if find(root) is not None or not (root / "hearth.toml").is_file() or not on_demand(root):
         return None
-    return server_file.hold_lock(private.private_dir(root / ".git" / state.FOLDER))
+    held = server_file.hold_lock(private.private_dir(root / ".git" / state.FOLDER))
+    if held is not None:
+        server_file.say_holder(held, server_file.REBUILDING)
+    return held
+
+
+def let_go(held: int) -> None:
+    """Let go of the server lock ``claim_home`` took."""
+    server_file.say_holder(held)
+    os.close(held)
 
 
 def _spawn_detached(argv: list[str], log_path: Path) -> None:

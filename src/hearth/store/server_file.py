@@ -143,6 +143,27 @@ def hold_lock(state_dir: Path, *, make: bool = True) -> int | None:
     return fd
 
 
+#: What the server lock's file says while ``hearth reindex --full`` holds the
+#: lock to rebuild in its own process (a server holding it leaves it empty).
+REBUILDING = b"reindex --full\n"
+
+
+def say_holder(fd: int, note: bytes = b"") -> None:
+    """Write ``note`` in the server lock's file, held on ``fd``: ``REBUILDING``, or
+    nothing (a server; a rebuilding command before it lets go)."""
+    os.ftruncate(fd, 0)
+    if note:
+        os.pwrite(fd, note, 0)
+
+
+def held_to_rebuild(state_dir: Path) -> bool:
+    """Whether the server lock's file says a command holds the lock to rebuild."""
+    try:
+        return (state_dir / SERVER_LOCK).read_bytes() == REBUILDING
+    except OSError:
+        return False
+
+
 def socket_path(state_dir: Path) -> Path:
     """Where this home's server listens for its thin clients: ``server.sock`` in
     ``state_dir``; when that path is too long for a socket, a short name in
