@@ -11,10 +11,13 @@ reading, sectioning, checking, the Tantivy build aside and swap, the
 manifest, ACTIVE.md), then the FTS5 build of bench/search_index.py (one row
 per file), then, with ``--baseline``, another hearth's `reindex --full` (the
 `.venv/bin/hearth` of another worktree) on the same files. Taking turns, a
-change in the machine's load falls on all of them alike. Prints each one's
-median wall and CPU seconds (user + system of the process and its children),
-and the ratios; the load average before and after. Compiled modules are
-cached aside as in bench/workload.py, after one build of each that is not
+change in the machine's load falls on all of them alike. Every build starts
+with no server running: a server a build leaves (a tree whose `reindex
+--full` starts one) is stopped after it, and its CPU seconds until then are
+the build's. Prints each one's median wall and CPU seconds (user + system of
+the process and its children, and of a server it started), and the
+ratios; the load average before and after. Compiled modules are cached
+aside as in bench/workload.py, after one build of each that is not
 counted. Asserts nothing about speed.
 """
 
@@ -32,6 +35,7 @@ from pathlib import Path
 
 from homegen import generate_home, use_git_identity
 from measure import FTS5_BUILD, HEARTH, Run, run
+from reindex_served import cpu_of, server_pid, stop_server
 
 
 def make_home(root: Path, files: int, env: dict[str, str]) -> None:
@@ -72,6 +76,10 @@ def main() -> None:
             for name, command in commands.items():
                 db.unlink(missing_ok=True)
                 done = run(command, env)
+                left = server_pid(root)
+                if left is not None:
+                    done.cpu += cpu_of(left)
+                    stop_server(root)
                 if n:
                     runs[name].append(done)
         print(f"after the builds: {load()}")

@@ -203,11 +203,12 @@ def reindex(state: _State, full: bool, as_json: bool) -> None:
 
     Beside a running server, its pass: the server embeds what it indexed for
     semantic search in the background."""
-    asked = "/v1/reconcile?full=true" if full else "/v1/reconcile"
-    # A server started for a full reindex rebuilds as it starts, and that answers
-    # the request: its start-up pass would otherwise build the index a first time.
-    done = served_write(state, "POST", asked, fields=None, rebuild=full)
-    served = done is not None
+    done = _rebuilt_as_the_server(state, as_json) if full else None
+    later = done is not None and bool(done["to_embed"])  # the server it started embeds them
+    if done is None:
+        asked = "/v1/reconcile?full=true" if full else "/v1/reconcile"
+        done = served_write(state, "POST", asked, fields=None)
+        later = done is not None
     if done is None:
         shown = shows_progress(as_json)
         done = (
@@ -224,10 +225,36 @@ def reindex(state: _State, full: bool, as_json: bool) -> None:
         left = counted(done["to_embed"], "section")
         note += (
             f"; {left} to embed, which the home's server embeds in the background"
-            if served
+            if later
             else f"; {left} still without a vector (the next reindex embeds them)"
         )
     _emit(as_json, done, lambda: _report_line(done) + note)
+
+
+def _rebuilt_as_the_server(state: _State, as_json: bool) -> dict[str, Any] | None:
+    """``reindex --full`` when no server runs (and one may be started): the
+    rebuild made here, holding the home's server lock, as the server would make
+    it, then the server started in the background when sections wait for their
+    vectors (its filler embeds them). Starting a server first would put its
+    start-up (a second of imports and threads) before the build. None when a
+    server serves or is starting: it is asked, as beside any server."""
+    from hearth.client import delegate  # noqa: PLC0415  (start-up: a full reindex only)
+
+    held = delegate.claim_home(state.root)
+    if held is None:
+        return None
+    from hearth.app.results import Reindexed  # noqa: PLC0415  (a server's answer needs none)
+
+    try:
+        app = state.app()
+        shown = shows_progress(as_json)
+        report = app.reconcile(True, progress_line("reading files") if shown else None)
+        to_embed = app.vectors_to_embed()
+    finally:
+        delegate.let_go(held)  # a server started meanwhile on demand may start now
+    if to_embed:
+        delegate.start_server(state.root)
+    return Reindexed(report, 0, to_embed).as_dict()
 
 
 @cli.command(cls=LightCommand)

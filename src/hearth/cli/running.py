@@ -88,13 +88,6 @@ def watch(state: _State) -> None:
     hidden=True,
     help="Started by a client: the home socket and a free loopback port; stops when idle.",
 )
-@click.option(
-    "--rebuild",
-    "rebuild",
-    is_flag=True,
-    hidden=True,
-    help="Started by 'reindex --full': the start-up pass rebuilds the index and answers it.",
-)
 @click.pass_obj
 def serve(
     state: _State,
@@ -103,7 +96,6 @@ def serve(
     uds: str | None,
     allow_remote: tuple[str, ...],
     on_demand: bool,
-    rebuild: bool,
 ) -> None:
     """Serve the home over HTTP, with the watcher and the scheduler, until SIGTERM.
 
@@ -154,7 +146,6 @@ def serve(
         root,
         local_socket=str(home_socket),
         started_as="on-demand" if on_demand else "serve",
-        rebuild_at_start=rebuild,
     )
     bound = sockets[-1].getsockname()
     url = f"unix:{uds}" if uds else f"http://{'127.0.0.1' if on_demand else host}:{bound[1]}"

@@ -11,7 +11,12 @@ takes the home's server lock (``store/server_file.py``):
   waits for the lock;
 - held by a foreground server, a second ``hearth serve`` is refused, naming
   the first (pid, address, since when); a second server started on demand
-  leaves quietly (exit 0): the home is served, which is what its client wanted.
+  leaves quietly (exit 0): the home is served, which is what its client wanted;
+- held by ``hearth reindex --full`` rebuilding the index in its own process
+  (it holds the lock as a server would, and says so in the lock's file), a
+  server started on demand waits for it and serves once it is free, so the
+  client that started it gets its answer when the rebuild is done; held by a
+  server that is starting or stopping, it leaves at once, as above.
 
 Then it binds its sockets (the home's unix socket always; TCP unless started
 on demand) and only then says it serves: a port in use is an error before any
@@ -41,6 +46,11 @@ if TYPE_CHECKING:
 
 #: Seconds a foreground server waits for a server started on demand to hand over.
 TAKE_OVER_SECONDS = 20.0
+#: Seconds a server started on demand waits for a rebuilding command's lock
+#: (as long as its client waits for it, ``client/delegate.py``).
+TURN_SECONDS = 60.0
+#: Seconds between two looks at the lock and the server record while waiting.
+TURN_POLL_SECONDS = 0.05
 #: Seconds between two looks at the home and the idle time.
 WATCH_SECONDS = 0.25
 #: Overrides ``[server] idle_minutes`` for tests and scripts (seconds).
@@ -57,9 +67,10 @@ def claim(state_dir: Path, on_demand: bool) -> int | None:
     already serves it."""
     fd = server_file.hold_lock(state_dir)
     if fd is not None:
+        server_file.say_holder(fd)  # a killed rebuild's note, if any, is not true now
         return fd
     if on_demand:
-        return None
+        return _turn(state_dir)
     record = server_file.read(state_dir) or {}
     if record.get("mode") == "on-demand":
         pid = int(str(record["pid"]))
@@ -76,14 +87,34 @@ def claim(state_dir: Path, on_demand: bool) -> int | None:
         )
     if not record:
         raise HearthError(
-            "another server is starting for this home; try again in a moment "
-            "('hearth status' names it once it serves)"
+            "another server is starting for this home, or 'hearth reindex --full' is "
+            "rebuilding its index; try again in a moment ('hearth status' names a "
+            "server once it serves)"
         )
     raise HearthError(
         f"a server already serves this home: pid {record.get('pid')} at {record.get('url')} "
         f"(started {record.get('started') or '?'} by {record.get('mode') or 'hearth serve'}); "
         f"stop it first ('kill {record.get('pid')}')"
     )
+
+
+def _turn(state_dir: Path) -> int | None:
+    """The lock once a rebuilding ``reindex --full`` lets go of it, for a server
+    started on demand; None at once when a server holds it (one starting, or
+    one handing over to a foreground ``hearth serve``, which must win the lock),
+    when the home is removed meanwhile (its lock file with it: nothing is made
+    there again), or after ``TURN_SECONDS``."""
+    deadline = time.monotonic() + TURN_SECONDS
+    while server_file.held_to_rebuild(state_dir) and time.monotonic() < deadline:
+        time.sleep(TURN_POLL_SECONDS)
+        try:
+            fd = server_file.hold_lock(state_dir, make=False)
+        except FileNotFoundError:
+            return None
+        if fd is not None:
+            server_file.say_holder(fd)
+            return fd
+    return None
 
 
 def bind_unix(path: Path, *, held: bool = False) -> socket.socket:

@@ -229,7 +229,6 @@ def served_write(
     fields: tuple[str, ...] | None = WRITTEN,
     *,
     start: bool = True,
-    rebuild: bool = False,
 ) -> dict[str, Any] | None:
     """A write asked of the home's one running server (started on demand, as the
     reads do), as ``--actor`` with the person's scope, so that it takes the
@@ -239,14 +238,11 @@ def served_write(
     reached (``HEARTH_SERVER=off``, starting turned off, not a home), so the
     command writes itself (also when the server refuses the input: ``_SAID_HERE``).
     Any other refusal raises ``HearthError`` with the server's message.
-    ``start`` False: only a server that runs already is asked; ``rebuild``: a server
-    started for this rebuilds the index as it starts (``reindex --full``)."""
+    ``start`` False: only a server that runs already is asked."""
     from hearth.client import delegate  # noqa: PLC0415  (start-up: only commands that write)
     from hearth.errors import HearthError  # noqa: PLC0415
 
-    served = delegate.send(
-        state.root, method, path, body, state.actor, start=start, rebuild=rebuild
-    )
+    served = delegate.send(state.root, method, path, body, state.actor, start=start)
     if served is None:
         return None
     status, data = served

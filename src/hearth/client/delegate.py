@@ -23,7 +23,19 @@ from hearth.client import transport
 from hearth.client.transport import FRESH_SECONDS, TIMEOUT, Server, exchange, find, get
 from hearth.store import private, server_file, state
 
-__all__ = ["TIMEOUT", "Server", "ask", "exchange", "find", "find_or_start", "get", "send"]
+__all__ = [
+    "TIMEOUT",
+    "Server",
+    "ask",
+    "claim_home",
+    "exchange",
+    "find",
+    "find_or_start",
+    "get",
+    "let_go",
+    "send",
+    "start_server",
+]
 
 
 #: Seconds a CLI write waits for the server's answer (``transport.WRITE_SECONDS``).
@@ -52,31 +64,56 @@ def on_demand(root: Path) -> bool:
     return value is not False
 
 
-def find_or_start(root: Path, start: bool, *, rebuild: bool = False) -> Server | None:
-    """The home's live server; when none runs and ``start``, one started now
-    (``rebuild``: its start-up pass rebuilds the index, for ``reindex --full``)."""
+def find_or_start(root: Path, start: bool) -> Server | None:
+    """The home's live server; when none runs and ``start``, one started now."""
     found = find(root)
     if found is not None or not start or not (root / "hearth.toml").is_file():
         return found  # only a home gets a server (a plain repository is refused later)
-    state_dir = private.private_dir(root / ".git" / state.FOLDER)
-    # -P: ``-m`` would put this client's working folder first on the server's
-    # module path, and any folder (a shared one, a home a commit wrote to) may
-    # hold a ``.py`` file of someone else's.
-    _spawn_detached(
-        [
-            *(sys.executable, "-P", "-m", "hearth", "--home", str(root), "serve", "--on-demand"),
-            *(["--rebuild"] if rebuild else []),
-        ],
-        state_dir / server_file.SERVER_LOG,
-    )
+    log = start_server(root)
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline:
         found = find(root)
         if found is not None:
             return found
         time.sleep(0.02)
-    tail = _tail(state_dir / server_file.SERVER_LOG)
+    tail = _tail(log)
     raise RuntimeError(f"the home's server did not start ({tail or 'no reason logged'})")
+
+
+def start_server(root: Path) -> Path:
+    """Start the home's server in the background, without waiting for it; where it logs.
+    One that finds another server serving the home leaves at once (``cli/serving.py``)."""
+    state_dir = private.private_dir(root / ".git" / state.FOLDER)
+    # -P: ``-m`` would put this client's working folder first on the server's
+    # module path, and any folder (a shared one, a home a commit wrote to) may
+    # hold a ``.py`` file of someone else's.
+    argv = [sys.executable, "-P", "-m", "hearth", "--home", str(root), "serve", "--on-demand"]
+    _spawn_detached(argv, state_dir / server_file.SERVER_LOG)
+    return state_dir / server_file.SERVER_LOG
+
+
+def claim_home(root: Path) -> int | None:
+    """The home's server lock, for a command that does the server's work in its
+    own process (``reindex --full`` when no server runs: one build, with no
+    server's start before it). While it is held no server starts: one started
+    on demand meanwhile waits for it (``cli/serving.py``), so the index has one
+    writer, and the client that started that one gets its answers from it once
+    the command is done. The descriptor (closing it lets go); None when a server
+    serves or is starting (it holds the lock), when starting one is turned off,
+    or when ``root`` is not a home: then the command asks the server, or works
+    alone."""
+    if find(root) is not None or not (root / "hearth.toml").is_file() or not on_demand(root):
+        return None
+    held = server_file.hold_lock(private.private_dir(root / ".git" / state.FOLDER))
+    if held is not None:
+        server_file.say_holder(held, server_file.REBUILDING)
+    return held
+
+
+def let_go(held: int) -> None:
+    """Let go of the server lock ``claim_home`` took."""
+    server_file.say_holder(held)
+    os.close(held)
 
 
 def _spawn_detached(argv: list[str], log_path: Path) -> None:
@@ -155,17 +192,16 @@ def send(
     actor: str,
     *,
     start: bool = True,
-    rebuild: bool = False,
 ) -> tuple[int, dict[str, Any]] | None:
     """A write asked of the home's server (started on demand when none runs and
-    ``start``; ``rebuild``: started to rebuild the index, see ``find_or_start``), as
+    ``start``), as
     ``actor`` with the person's scope: (status, JSON body); None when no server
     could be reached, so the command does the work itself (``body`` None: a
     request without one, as a read's). A server that took
     the request and then did not answer is an error, never a second try here:
     the write may have landed."""
     try:
-        server = find(root) or find_or_start(root, start and on_demand(root), rebuild=rebuild)
+        server = find(root) or find_or_start(root, start and on_demand(root))
     except RuntimeError:
         server = None
     if server is None:

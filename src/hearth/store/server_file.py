@@ -125,19 +125,43 @@ def names_this_home(data: dict[str, object], state_dir: Path | str) -> bool:
     return not isinstance(held, str) or held == os.path.realpath(state_dir)
 
 
-def hold_lock(state_dir: Path) -> int | None:
+def hold_lock(state_dir: Path, *, make: bool = True) -> int | None:
     """Take the server lock without waiting; its descriptor (kept open for as long
-    as this process serves), or None when another process holds it."""
+    as this process serves), or None when another process holds it. ``make``
+    False: the lock file must be there already (``FileNotFoundError`` when the
+    home was removed meanwhile: nothing is made in it again)."""
     import fcntl  # noqa: PLC0415  (the server's; clients stay lean)
 
-    private_dir(state_dir)
-    fd = os.open(state_dir / SERVER_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    if make:
+        private_dir(state_dir)
+    fd = os.open(state_dir / SERVER_LOCK, os.O_RDWR | (os.O_CREAT if make else 0), 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         os.close(fd)
         return None
     return fd
+
+
+#: What the server lock's file says while ``hearth reindex --full`` holds the
+#: lock to rebuild in its own process (a server holding it leaves it empty).
+REBUILDING = b"reindex --full\n"
+
+
+def say_holder(fd: int, note: bytes = b"") -> None:
+    """Write ``note`` in the server lock's file, held on ``fd``: ``REBUILDING``, or
+    nothing (a server; a rebuilding command before it lets go)."""
+    os.ftruncate(fd, 0)
+    if note:
+        os.pwrite(fd, note, 0)
+
+
+def held_to_rebuild(state_dir: Path) -> bool:
+    """Whether the server lock's file says a command holds the lock to rebuild."""
+    try:
+        return (state_dir / SERVER_LOCK).read_bytes() == REBUILDING
+    except OSError:
+        return False
 
 
 def socket_path(state_dir: Path) -> Path:

@@ -223,14 +223,12 @@ def open_service(
     *,
     local_socket: str | None = None,
     started_as: str = "serve",
-    rebuild_at_start: bool = False,
 ) -> ServedHearth:
     """Everything a long-running process serves for the home at ``root``: the use
     cases kept fresh by a reconcile worker (``on_pass`` told of every pass) and a
     file watcher, with the scheduled jobs' and recovery's notices in ACTIVE.md.
     ``local_socket``: the home's socket the server listens on; ``started_as``:
-    ``serve`` or ``on-demand`` (both published in server.json);
-    ``rebuild_at_start``: the start-up pass rebuilds the index (``lifecycle.py``)."""
+    ``serve`` or ``on-demand`` (both published in server.json)."""
     import functools
     import threading
 
@@ -316,7 +314,6 @@ def open_service(
         staged=StagedChecker(root),
         local_socket=local_socket,
         started_as=started_as,
-        rebuild_at_start=rebuild_at_start,
     )
 
 

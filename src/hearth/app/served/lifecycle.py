@@ -15,9 +15,7 @@ started and stopped here, whatever runs it:
 - tests and benchmarks: ``start`` and ``stop`` themselves.
 
 ``start``: the watcher, a killed write's recovery, the start-up pass
-(rebuilding the index if needed, or when ``reindex --full`` started the
-server: then that rebuild answers its request, ``start_rebuild``, rather
-than a second rebuild right after the first), the status board, the worker, runtimes'
+(rebuilding the index if needed), the status board, the worker, runtimes'
 committers, background recovery when git's index lock is held, the vector
 filler. ``stop``: the same in the reverse order, then the index closed.
 """
@@ -28,7 +26,6 @@ import asyncio
 import contextlib
 import logging
 import threading
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -61,10 +58,6 @@ RECOVERY_RETRY_SECONDS = 1.0
 #: watcher that fails or takes longer is re-armed by the scheduler's check,
 #: which asks for a full pass).
 WATCHER_ARM_SECONDS = 10.0
-#: Seconds after the start during which the start-up rebuild answers the first
-#: full pass asked: ``reindex --full`` asks as soon as the server it started is
-#: found (its wait for the start is the client's, ``client/delegate.py``).
-START_REBUILD_SECONDS = 30.0
 #: Seconds between watcher health checks in ``hearth watch``.
 HEALTH_CHECK_SECONDS = 2.0
 
@@ -87,7 +80,6 @@ class ServedLife:
     hook_key: str
     local_socket: str | None
     started_as: str
-    rebuild_at_start: bool
     owned: Callable[[], contextlib.AbstractContextManager[None]]
     consolidate: Callable[[], object]
     _now: Callable[[], str]
@@ -102,9 +94,6 @@ class ServedLife:
         self.start_error: str | None = None
         self._recovery: threading.Thread | None = None
         self._stopping = threading.Event()
-        #: The start-up rebuild's report and when it ended, until a full pass takes it.
-        self._start_rebuild: tuple[PassReport, float] | None = None
-        self._start_rebuild_lock = threading.Lock()
 
     @property
     def recovery_error(self) -> str | None:
@@ -132,17 +121,12 @@ class ServedLife:
             self._try_recover(RECOVERY_TRY_SECONDS)
             with (
                 contextlib.suppress(HearthError, OSError),
-                self.passes.running(full=True, rebuild=self.rebuild_at_start) as tracked,
+                self.passes.running(full=True) as tracked,
             ):
                 # A failed start-up pass is the worker's to retry (on its backoff
                 # table, visible in status as the worker's last error); so is
                 # one cut short by ``interrupt_start``.
-                reading = self._unless_stopping(tracked)
-                if self.rebuild_at_start:
-                    report = self.reconciler.rebuild(reading)
-                    self._start_rebuild = (report, time.monotonic())
-                else:
-                    report = self.reconciler.reconcile(progress=reading)
+                report = self.reconciler.reconcile(progress=self._unless_stopping(tracked))
         if self._stopping.is_set():
             self.watcher.stop()
             return None  # ``stop`` follows: nothing more to start
@@ -162,19 +146,6 @@ class ServedLife:
             self.filler.start()
         self.started = self._now()
         return report
-
-    def start_rebuild(self) -> PassReport | None:
-        """The start-up rebuild's report, once, when the server was started to
-        rebuild (``rebuild_at_start``) and it ended moments ago: the full pass
-        the starting ``reindex --full`` asks for next. Building a second index
-        from the same files right after the first would give the same index;
-        a change since was seen by the watcher, armed before the rebuild listed
-        the files, and has its own pass. Else None: the pass is made."""
-        with self._start_rebuild_lock:
-            kept, self._start_rebuild = self._start_rebuild, None
-        if kept is None or time.monotonic() - kept[1] > START_REBUILD_SECONDS:
-            return None
-        return kept[0]
 
     def interrupt_start(self) -> None:
         """Cut a running start-up pass short (the server is asked to stop while a

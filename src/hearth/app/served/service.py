@@ -98,7 +98,6 @@ class ServedHearth(Hearth, ServedLife):
         staged: StagedChecker,
         local_socket: str | None = None,
         started_as: str = "serve",
-        rebuild_at_start: bool = False,
     ) -> None:
         super().__init__(writes, reconciler, syncer, reflector, owner)
         self.tokens = tokens
@@ -125,9 +124,6 @@ class ServedHearth(Hearth, ServedLife):
         #: server was started: ``serve`` or ``on-demand``.
         self.local_socket = local_socket
         self.started_as = started_as
-        #: The start-up pass is a rebuild, which answers the first full pass
-        #: asked right after (``lifecycle.py``: a server ``reindex --full`` started).
-        self.rebuild_at_start = rebuild_at_start
         self._life_begins()
 
     def _freshen(self) -> None:
@@ -243,9 +239,6 @@ class ServedHearth(Hearth, ServedLife):
     # -- what changes the status snapshot asks for a new one ----------------------
 
     def reconcile(self, full: bool = False, reading: Progress | None = None) -> PassReport:
-        kept = self.start_rebuild() if full else None
-        if kept is not None:
-            return kept
         try:
             with self.owned(), self.passes.running(full=True, rebuild=full) as tracked:
                 return super().reconcile(full, _both(tracked, reading))
