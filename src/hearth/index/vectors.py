@@ -46,6 +46,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import mmap
 import os
 import secrets
 import shutil
@@ -101,6 +102,9 @@ class VectorStore:
         #: The rows file, opened once: exact rows are read from the file these
         #: codes were made from, even after a compaction swapped the folder.
         self._rows_fd: int | None = None
+        #: A read-only map of that file (``_mapped``), made again when it grew.
+        self._map: Vectors = np.empty((0, dims), dtype=np.float32)
+        self._mapping = threading.Lock()
         self._digests = RowsByDigest()
         #: Rough scores through integer products (``embedding/products.py``);
         #: False: through the codes as floats, a block at a time. Either gives
@@ -301,30 +305,53 @@ class VectorStore:
         self._room(whole)
         for start in range(have, whole, _BLOCK):
             stop = min(whole, start + _BLOCK)
-            self._encode(start, self.rows_at(np.arange(start, stop)))
+            self._encode(start, self._read_run(start, stop))
         self._extend(raw, None)
 
     def rows_at(self, rows: npt.NDArray[np.intp]) -> Vectors:
-        """The stored rows numbered ``rows`` (ascending), read from the file (a
-        run of neighbouring rows at a time): what is read is the page cache's,
-        not this process's; faster than through a memory map opened for them
-        (docs/performance.md, "The vector scan in integers"). Public: the
-        benchmarks time it (bench/vector_scan.py, bench/hybrid_parts.py)."""
-        width = self.dims * 4
-        out = np.empty((len(rows), self.dims), dtype=np.float32)
+        """The stored rows numbered ``rows``, copied out of a memory
+        map of the rows file kept for the store's life: a search reads a hundred
+        or more scattered rows, and one system call a run of them cost ten
+        times the copy (docs/performance.md, "Exact rows through a kept map").
+        The map's pages are the file's, which the kernel may drop and read
+        again: not this process's private memory. Public: the benchmarks time
+        it (bench/vector_scan.py, bench/hybrid_parts.py)."""
         if len(rows) == 0:
-            return out
-        view = out.data.cast("B")
-        ends = np.flatnonzero(np.diff(rows) != 1) + 1
-        fd = self._open_rows()
-        for first, last in zip([0, *ends.tolist()], [*ends.tolist(), len(rows)], strict=True):
-            want, at = view[first * width : last * width], int(rows[first]) * width
-            got = 0
-            while got < len(want):
-                read = os.preadv(fd, [want[got:]], at + got)
-                if not read:
+            return np.empty((0, self.dims), dtype=np.float32)
+        out: Vectors = self._mapped(int(rows.max()) + 1)[rows]
+        return out
+
+    def _mapped(self, need: int) -> Vectors:
+        """The rows file as ``[rows, dims]`` float32, mapped again when it holds
+        fewer than ``need`` rows (appends since): a map is never changed, so a
+        reader holding the last one reads on while another replaces it."""
+        view = self._map
+        if len(view) >= need:
+            return view
+        with self._mapping:
+            view = self._map
+            if len(view) < need:
+                fd = self._open_rows()
+                whole = os.fstat(fd).st_size // (self.dims * 4)
+                if whole < need:
                     raise OSError(f"{self.folder / _ROWS}: shorter than it was")
-                got += read
+                mapped = mmap.mmap(fd, whole * self.dims * 4, prot=mmap.PROT_READ)
+                view = np.frombuffer(mapped, dtype=np.float32).reshape(whole, self.dims)
+                self._map = view
+        return view
+
+    def _read_run(self, start: int, stop: int) -> Vectors:
+        """Rows ``start`` to ``stop`` read from the file (not through the map: the
+        rows a store is opened with are read once, and through a map their
+        pages would stay mapped in this process)."""
+        width = self.dims * 4
+        out = np.empty((stop - start, self.dims), dtype=np.float32)
+        view, got, fd = out.data.cast("B"), 0, self._open_rows()
+        while got < len(view):
+            read = os.preadv(fd, [view[got:]], start * width + got)
+            if not read:
+                raise OSError(f"{self.folder / _ROWS}: shorter than it was")
+            got += read
         return out
 
     def _open_rows(self) -> int:
