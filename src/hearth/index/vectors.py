@@ -36,9 +36,15 @@ reads the exact rows (the ``rows`` file) of the ``count`` best, and scores
 again only the rows whose score plus slack (and what the query's own codes
 lost) reaches the least of those exact scores: the same digests in the same
 order as a product over every float32 row, in a quarter of the memory
-(docs/search.md, "Memory of a hybrid server"). Not an approximate search:
-e5's cosines bunch too closely for binary codes or fewer dimensions to pick
-the candidates (docs/performance.md, "The vector scan in integers").
+(docs/search.md, "Memory of a hybrid server").
+
+From ``PREFILTER_FROM`` rows on, the search is approximate: the rows'
+first 128 principal components, as 8-bit codes (``_Projection``), pick
+``PREFILTER_SHARE`` of the rows (at least the count asked), and only those
+are scored from their full codes and read again exactly. Sign bits (one a
+dimension, Hamming distance) were measured and not taken: e5's cosines
+bunch too closely for them to pick the candidates (docs/performance.md,
+"A prefilter of principal components").
 """
 
 from __future__ import annotations
@@ -86,6 +92,20 @@ _ROUNDING = 1e-4
 #: Rows from which the scan goes through integer products: below, starting
 #: ONNX Runtime's run costs more than it saves.
 INTEGER_FROM = 4096
+#: Rows from which a search scores only the candidates of a binary prefilter
+#: (``_candidates``), not every row's codes: an approximate search
+#: (docs/search.md, "The binary prefilter"). ``bench/recall.py --scan
+#: prefilter`` sets it to 0 (at any size) to measure what it loses.
+PREFILTER_FROM = 16384
+#: The share of the rows the prefilter hands to the rescoring ...
+PREFILTER_SHARE = 0.025
+#: ... and the fewest (None: the count asked for).
+PREFILTER_LEAST: int | None = None
+#: The principal components the prefilter scores.
+PREFILTER_DIMS = 128
+#: Rows whose mean and axes the prefilter's codes are of (the first ones of
+#: the file, so every process codes a store alike).
+_CENTRE_ROWS = 4096
 
 
 class VectorStore:
@@ -111,6 +131,7 @@ class VectorStore:
         #: the same nearest rows, which ``_kept`` reads again exactly.
         self.integer_scan = True
         self._products = CodeProducts()
+        self._projection = _Projection(dims)
         self._guard = threading.Lock()
         #: Held while rows are read into the buffer or appended (searches refresh
         #: the store from their own threads).
@@ -134,11 +155,13 @@ class VectorStore:
         every row (from the rows' codes, which every search scores anyway):
         the background a passage's similarity is judged against (``floor.py``)."""
         n = self._count
-        codes, scale, slack, keys = self._codes, self._scale, self._slack, self._digests
+        codes, scale, slack = self._codes, self._scale, self._slack
         if n == 0 or count <= 0:
             return Nearest([], 0.0, 0.0, 0)
         count = min(count, n)
         query = np.ascontiguousarray(query, dtype=np.float32)
+        if n >= PREFILTER_FROM:
+            return self._prefiltered(query, count, n)
         rough, left = self._rough(codes[:n], query)
         rough *= scale[:n]
         if count < n:
@@ -151,13 +174,54 @@ class VectorStore:
             rows, exact = self._kept(query, rough, reach, count)
         else:
             rows, exact = np.arange(n), self.rows_at(np.arange(n))
+        return self._ranked(query, rows, exact, count, float(rough.mean()), float(rough.std()), n)
+
+    def _prefiltered(self, query: Vectors, count: int, n: int) -> Nearest:
+        """``nearest_in`` over the candidates of the prefilter: the
+        ``PREFILTER_SHARE`` of the rows (at least the ``count`` asked) whose
+        principal components' codes score highest (``_Projection``), scored
+        from their full codes and read again exactly as the full scan does
+        (the same answer whenever the candidates hold the exact nearest). The
+        background's mean and spread come from the codes' moments, not from
+        a score of every row."""
+        projection = self._projection.upto(self, n)
+        least = count if PREFILTER_LEAST is None else PREFILTER_LEAST
+        take = min(n, max(least, int(np.ceil(PREFILTER_SHARE * n))))
+        rows = projection.nearest(query, take)
+        codes = self._codes[rows]
+        rough = np.empty(len(rows), dtype=np.float32)
+        block = np.empty((min(len(rows), _BLOCK), self.dims), dtype=np.float32)
+        for start in range(0, len(rows), _BLOCK):
+            stop = min(len(rows), start + _BLOCK)
+            np.matmul(self._floats(codes[start:stop], block), query, out=rough[start:stop])
+        rough *= self._scale[rows]
+        count = min(count, len(rows))
+        if count < len(rows):
+            reach = (self._slack[rows] + _ROUNDING) * float(np.linalg.norm(query))
+            kept, exact = self._kept(query, rough, reach, count, rows)
+        else:
+            kept, exact = rows, self.rows_at(rows)
+        mean, spread = projection.background(query)
+        return self._ranked(query, kept, exact, count, mean, spread, n)
+
+    def _ranked(
+        self,
+        query: Vectors,
+        rows: npt.NDArray[np.intp],
+        exact: Vectors,
+        count: int,
+        mean: float,
+        spread: float,
+        n: int,
+    ) -> Nearest:
+        """The ``count`` best of ``rows`` by their ``exact`` rows' cosine."""
         # In float64, each row's score is the same whichever rows are scored
         # with it (float32 products over a matrix vary in the last bit with
         # its shape), then rounded to float32.
         scores = (exact.astype(np.float64) @ query.astype(np.float64)).astype(np.float32)
         top = np.lexsort((rows, -scores))[:count]  # equal scores: the earlier row first
-        pairs = [(keys.hex(int(rows[i])), float(scores[i])) for i in top]
-        return Nearest(pairs, float(rough.mean()), float(rough.std()), n)
+        pairs = [(self._digests.hex(int(rows[i])), float(scores[i])) for i in top]
+        return Nearest(pairs, mean, spread, n)
 
     def _rough(self, codes: npt.NDArray[np.uint8], query: Vectors) -> tuple[Vectors, float]:
         """Every row's codes times ``query`` (before the row's scale), and how
@@ -200,14 +264,23 @@ class VectorStore:
         return [float(v) for v in top.mean(axis=0)]
 
     def _kept(
-        self, query: Vectors, rough: Vectors, reach: Vectors, count: int
+        self,
+        query: Vectors,
+        rough: Vectors,
+        reach: Vectors,
+        count: int,
+        among: npt.NDArray[np.intp] | None = None,
     ) -> tuple[npt.NDArray[np.intp], Vectors]:
         """The rows that may be among the ``count`` nearest, with their exact
         rows: those whose rough score plus ``reach`` reaches the least exact
-        score of the ``count`` best rough ones."""
-        first = np.sort(np.argpartition(rough, len(rough) - count)[len(rough) - count :])
+        score of the ``count`` best rough ones (of ``among``, sorted row
+        numbers ``rough`` scores, when not every row)."""
+        best = np.argpartition(rough, len(rough) - count)[len(rough) - count :]
+        first = np.sort(best if among is None else among[best])
         head = self.rows_at(first)
         rows = np.flatnonzero(rough + reach >= float((head @ query).min()))
+        if among is not None:
+            rows = among[rows]
         exact = np.empty((len(rows), self.dims), dtype=np.float32)
         known = np.isin(rows, first, assume_unique=True)
         exact[known] = head[np.searchsorted(first, rows[known])]
@@ -375,6 +448,13 @@ class VectorStore:
             self._codes[where] = codes + CodeProducts.ZERO
             self._scale[where], self._slack[where] = scale, slack
 
+    def values(self, start: int, stop: int) -> Vectors:
+        """Rows ``start`` to ``stop`` as their codes stand for them (``scale * codes``)."""
+        block = np.empty((stop - start, self.dims), dtype=np.float32)
+        values = self._floats(self._codes[start:stop], block)
+        values *= self._scale[start:stop, None]
+        return values
+
     def _room(self, total: int) -> None:
         """Arrays made larger (copies) when they hold fewer than ``total`` rows."""
         have, size = self._count, self._codes.shape[0]
@@ -414,6 +494,93 @@ class VectorStore:
 
     def digests(self) -> list[str]:
         return self._digests.all(self._count)
+
+
+class _Projection:
+    """Every row's first ``PREFILTER_DIMS`` principal components as 8-bit codes
+    with a scale (the rows less their centre, projected on the axes of the
+    file's first ``_CENTRE_ROWS`` rows, from their codes: every process codes
+    a store alike), and the codes' moments (sum and sum of outer products),
+    from which the mean and spread of a query's cosine to every row follow
+    without scoring every row. Made on a store's first prefiltered search and
+    kept up with its appends; only in memory (derived from the codes like
+    the codes from the rows, so no store on disk holds stale ones)."""
+
+    def __init__(self, dims: int) -> None:
+        self.dims = dims
+        self.width = min(PREFILTER_DIMS, dims)
+        self._codes = np.zeros((0, self.width), dtype=np.uint8)  # code + CodeProducts.ZERO
+        self._scale: Vectors = np.zeros(0, dtype=np.float32)
+        self._count = 0
+        self._centre: Vectors = np.zeros(dims, dtype=np.float32)
+        self._axes: Vectors = np.zeros((self.width, dims), dtype=np.float32)
+        self._centred_on = 0
+        self._sum = np.zeros(dims, dtype=np.float64)
+        self._outer = np.zeros((dims, dims), dtype=np.float64)
+        self._products = CodeProducts()
+        self._lock = threading.Lock()
+
+    def upto(self, store: VectorStore, n: int) -> _Projection:
+        """These codes, holding at least the store's first ``n`` rows."""
+        if self._count >= n and self._centred_on >= min(n, _CENTRE_ROWS):
+            return self
+        with self._lock:
+            base = min(n, _CENTRE_ROWS)
+            if self._centred_on < base and (base >= 2 * self._centred_on or base == _CENTRE_ROWS):
+                # Axes of more of the first rows: every row coded again.
+                first = store.values(0, base).astype(np.float64)
+                centre = first.mean(axis=0)
+                axes = np.linalg.svd(first - centre, full_matrices=False)[2][: self.width]
+                self._axes = np.zeros((self.width, self.dims), dtype=np.float32)
+                self._axes[: len(axes)] = axes
+                self._centre = centre.astype(np.float32)
+                self._centred_on, self._count = base, 0
+                self._sum[:] = 0
+                self._outer[:] = 0
+            if self._count < n:
+                size = max(n, 2 * len(self._codes))
+                codes = np.zeros((size, self.width), dtype=np.uint8)
+                scale = np.zeros(size, dtype=np.float32)
+                codes[: self._count] = self._codes[: self._count]
+                scale[: self._count] = self._scale[: self._count]
+                for start in range(self._count, n, _BLOCK):
+                    stop = min(n, start + _BLOCK)
+                    values = store.values(start, stop)
+                    projected = (values - self._centre) @ self._axes.T
+                    peak = np.abs(projected).max(axis=1)
+                    scale[start:stop] = np.where(peak > 0, peak / 127.0, 1.0)
+                    coded = np.rint(projected / scale[start:stop, None])
+                    codes[start:stop] = np.clip(coded, -127, 127) + CodeProducts.ZERO
+                    wide = values.astype(np.float64)
+                    self._sum += wide.sum(axis=0)
+                    self._outer += wide.T @ wide
+                self._codes, self._scale, self._count = codes, scale, n
+        return self
+
+    def nearest(self, query: Vectors, take: int) -> npt.NDArray[np.intp]:
+        """The ``take`` rows (sorted) whose projection's product with
+        ``query``'s is highest (the centre's product, the same for every
+        row, left out)."""
+        n = self._count
+        if take >= n:
+            return np.arange(n)
+        projected = np.ascontiguousarray(self._axes @ query, dtype=np.float32)
+        if n >= INTEGER_FROM:
+            rough = self._products.scores(self._codes[:n], projected)[0]
+        else:
+            rough = (self._codes[:n].astype(np.float32) - CodeProducts.ZERO) @ projected
+        rough *= self._scale[:n]
+        return np.sort(np.argpartition(rough, n - take)[n - take :])
+
+    def background(self, query: Vectors) -> tuple[float, float]:
+        """Mean and spread of ``query``'s product with every row's codes (times
+        its scale), from the moments: what scoring every row would give, to
+        rounding."""
+        n = max(1, self._count)
+        wide = query.astype(np.float64)
+        mean = float(wide @ self._sum) / n
+        square = float(wide @ self._outer @ wide) / n
+        return mean, float(np.sqrt(max(0.0, square - mean * mean)))
 
 
 def open_store(folder: Path, model: str, dims: int) -> VectorStore:
