@@ -68,7 +68,15 @@ import numpy.typing as npt
 from hearth.embedding import CodeProducts
 from hearth.index.ondisk import KEY_BYTES, KEYS_NAME, Nearest
 from hearth.index.vector_digests import RowsByDigest
-from hearth.index.vector_files import LOCK, META, ROWS, cut_torn_tail, fresh_folder, swap_in
+from hearth.index.vector_files import (
+    LOCK,
+    META,
+    ROWS,
+    cut_held,
+    cut_torn_tail,
+    fresh_folder,
+    swap_in,
+)
 from hearth.index.vector_packs import shipped
 
 Vectors = npt.NDArray[np.float32]
@@ -182,12 +190,12 @@ class VectorStore:
         principal components' codes score highest (``_Projection``), scored
         from their full codes and read again exactly as the full scan does
         (the same answer whenever the candidates hold the exact nearest). The
-        background's mean and spread come from the codes' moments, not from
-        a score of every row."""
+        background's mean and spread come from the rows' sum and the
+        prefilter's products (``_Projection.background``)."""
         projection = self._projection.upto(self, n)
         least = count if PREFILTER_LEAST is None else PREFILTER_LEAST
         take = min(n, max(least, int(np.ceil(PREFILTER_SHARE * n))))
-        rows = projection.nearest(query, take)
+        rows, every = projection.nearest(query, take)
         codes = self._codes[rows]
         rough = np.empty(len(rows), dtype=np.float32)
         block = np.empty((min(len(rows), _BLOCK), self.dims), dtype=np.float32)
@@ -201,7 +209,7 @@ class VectorStore:
             kept, exact = self._kept(query, rough, reach, count, rows)
         else:
             kept, exact = rows, self.rows_at(rows)
-        mean, spread = projection.background(query)
+        mean, spread = projection.background(query, every)
         return self._ranked(query, kept, exact, count, mean, spread, n)
 
     def _ranked(
@@ -298,6 +306,9 @@ class VectorStore:
                 return
             rows = np.ascontiguousarray(shipped(vectors[fresh]), dtype=np.float32)
             keys = b"".join(bytes.fromhex(digests[i]) for i in fresh)
+            # Rows another process wrote without their keys (it died between
+            # the two) would put these rows out of step with their keys.
+            cut_held(self.folder, self.dims)
             with self._tail:  # a refresh meanwhile would read these rows as new
                 with (self.folder / _ROWS).open("ab") as out:
                     out.write(rows.tobytes())
@@ -395,9 +406,10 @@ class VectorStore:
         return out
 
     def _mapped(self, need: int) -> Vectors:
-        """The rows file as ``[rows, dims]`` float32, mapped again when it holds
-        fewer than ``need`` rows (appends since): a map is never changed, so a
-        reader holding the last one reads on while another replaces it."""
+        """The rows file as ``[rows, dims]`` float32 (the rows this store took),
+        mapped again when it holds fewer than ``need`` rows (appends
+        since): a map is never changed, so a reader holding the last one reads
+        on while another replaces it."""
         view = self._map
         if len(view) >= need:
             return view
@@ -406,6 +418,12 @@ class VectorStore:
             if len(view) < need:
                 fd = self._open_rows()
                 whole = os.fstat(fd).st_size // (self.dims * 4)
+                # Only rows this store took (their keys were written): a torn
+                # tail's cut (``cut_torn_tail``, in place, by any process
+                # opening the store) may shorten the rows file to those, and
+                # a map's page past the end of its file kills its reader
+                # (SIGBUS).
+                whole = min(whole, max(need, self._count))
                 if whole < need:
                     raise OSError(f"{self.folder / _ROWS}: shorter than it was")
                 mapped = mmap.mmap(fd, whole * self.dims * 4, prot=mmap.PROT_READ)
@@ -500,11 +518,12 @@ class _Projection:
     """Every row's first ``PREFILTER_DIMS`` principal components as 8-bit codes
     with a scale (the rows less their centre, projected on the axes of the
     file's first ``_CENTRE_ROWS`` rows, from their codes: every process codes
-    a store alike), and the codes' moments (sum and sum of outer products),
-    from which the mean and spread of a query's cosine to every row follow
-    without scoring every row. Made on a store's first prefiltered search and
-    kept up with its appends; only in memory (derived from the codes like
-    the codes from the rows, so no store on disk holds stale ones)."""
+    a store alike), and the rows' sum, from which (with the products of
+    every row's projection) the mean and spread of a query's cosine to every
+    row follow without scoring every row's full codes. Made on a store's
+    first prefiltered search (a second of CPU at 40,000 rows) and kept up
+    with its appends; only in memory (derived from the codes like the codes
+    from the rows, so no store on disk holds stale ones)."""
 
     def __init__(self, dims: int) -> None:
         self.dims = dims
@@ -516,7 +535,9 @@ class _Projection:
         self._axes: Vectors = np.zeros((self.width, dims), dtype=np.float32)
         self._centred_on = 0
         self._sum = np.zeros(dims, dtype=np.float64)
-        self._outer = np.zeros((dims, dims), dtype=np.float64)
+        #: The axes past ``width`` and the rows' variance along each.
+        self._rest = np.zeros((0, dims), dtype=np.float64)
+        self._rest_spread = np.zeros(0, dtype=np.float64)
         self._products = CodeProducts()
         self._lock = threading.Lock()
 
@@ -530,13 +551,15 @@ class _Projection:
                 # Axes of more of the first rows: every row coded again.
                 first = store.values(0, base).astype(np.float64)
                 centre = first.mean(axis=0)
-                axes = np.linalg.svd(first - centre, full_matrices=False)[2][: self.width]
-                self._axes = np.zeros((self.width, self.dims), dtype=np.float32)
-                self._axes[: len(axes)] = axes
+                # The covariance's eigenvectors, largest first (an SVD of the
+                # rows costs ten times more).
+                lengths, axes = np.linalg.eigh(np.cov(first, rowvar=False, bias=True))
+                self._axes = axes[:, ::-1][:, : self.width].T.astype(np.float32)
+                self._rest = axes[:, ::-1][:, self.width :].T.copy()
+                self._rest_spread = np.maximum(lengths[::-1][self.width :], 0.0)
                 self._centre = centre.astype(np.float32)
                 self._centred_on, self._count = base, 0
                 self._sum[:] = 0
-                self._outer[:] = 0
             if self._count < n:
                 size = max(n, 2 * len(self._codes))
                 codes = np.zeros((size, self.width), dtype=np.uint8)
@@ -551,36 +574,35 @@ class _Projection:
                     scale[start:stop] = np.where(peak > 0, peak / 127.0, 1.0)
                     coded = np.rint(projected / scale[start:stop, None])
                     codes[start:stop] = np.clip(coded, -127, 127) + CodeProducts.ZERO
-                    wide = values.astype(np.float64)
-                    self._sum += wide.sum(axis=0)
-                    self._outer += wide.T @ wide
+                    self._sum += values.sum(axis=0, dtype=np.float64)
                 self._codes, self._scale, self._count = codes, scale, n
         return self
 
-    def nearest(self, query: Vectors, take: int) -> npt.NDArray[np.intp]:
+    def nearest(self, query: Vectors, take: int) -> tuple[npt.NDArray[np.intp], Vectors]:
         """The ``take`` rows (sorted) whose projection's product with
         ``query``'s is highest (the centre's product, the same for every
-        row, left out)."""
+        row, left out), and every row's product."""
         n = self._count
-        if take >= n:
-            return np.arange(n)
         projected = np.ascontiguousarray(self._axes @ query, dtype=np.float32)
         if n >= INTEGER_FROM:
             rough = self._products.scores(self._codes[:n], projected)[0]
         else:
             rough = (self._codes[:n].astype(np.float32) - CodeProducts.ZERO) @ projected
         rough *= self._scale[:n]
-        return np.sort(np.argpartition(rough, n - take)[n - take :])
+        if take >= n:
+            return np.arange(n), rough
+        return np.sort(np.argpartition(rough, n - take)[n - take :]), rough
 
-    def background(self, query: Vectors) -> tuple[float, float]:
-        """Mean and spread of ``query``'s product with every row's codes (times
-        its scale), from the moments: what scoring every row would give, to
-        rounding."""
+    def background(self, query: Vectors, rough: Vectors) -> tuple[float, float]:
+        """Mean and spread of ``query``'s cosine to every row: the mean from
+        the rows' sum; the spread from ``rough`` (every row's projected
+        product) and, along the axes the codes leave out, the first rows'
+        variance (the two parts are uncorrelated on those rows)."""
         n = max(1, self._count)
         wide = query.astype(np.float64)
         mean = float(wide @ self._sum) / n
-        square = float(wide @ self._outer @ wide) / n
-        return mean, float(np.sqrt(max(0.0, square - mean * mean)))
+        rest = float(np.square(self._rest @ wide) @ self._rest_spread)
+        return mean, float(np.sqrt(float(rough.var(dtype=np.float64)) + rest))
 
 
 def open_store(folder: Path, model: str, dims: int) -> VectorStore:
