@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
 import time
 from pathlib import Path
@@ -36,18 +35,9 @@ import numpy as np
 from hearth.embedding import load_embedder
 from hearth.index import vectors
 from hearth.index.vectors import VectorStore
+from vector_prefilter import questions
 
 COUNT = 100
-
-
-def questions(locomo: Path, count: int) -> list[str]:
-    asked = [
-        q["question"]
-        for path in sorted(locomo.glob("*.json"))
-        for q in json.loads(path.read_text())["qa"]
-        if q.get("category") in (1, 2, 3, 4)
-    ]
-    return random.Random(52).sample(asked, min(count, len(asked)))
 
 
 def ask(store: VectorStore, query: np.ndarray, prefiltered: bool) -> tuple[list[str], float]:

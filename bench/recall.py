@@ -248,7 +248,7 @@ def main() -> None:
                 hearth.index.vectors.PREFILTER_LEAST = 10
         else:
             hearth.index.vectors.INTEGER_FROM = 0 if args.scan == "integer" else sys.maxsize
-        print(f"vectors scanned as {args.scan}s at any size", file=sys.stderr)
+        print(f"vectors scanned by the {args.scan} way at any size", file=sys.stderr)
     modes = ["keyword"] if args.keyword_only else ["keyword", "hybrid"]
     if args.query_engine is not None:
         print(f"questions embedded by the {args.query_engine} engine", file=sys.stderr)

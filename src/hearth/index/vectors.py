@@ -102,7 +102,7 @@ _ROUNDING = 1e-4
 INTEGER_FROM = 4096
 #: Rows from which a search scores only the candidates of a binary prefilter
 #: (``_candidates``), not every row's codes: an approximate search
-#: (docs/search.md, "The binary prefilter"). ``bench/recall.py --scan
+#: (docs/search.md, "From 16,384 rows, a prefilter"). ``bench/recall.py --scan
 #: prefilter`` sets it to 0 (at any size) to measure what it loses.
 PREFILTER_FROM = 16384
 #: The share of the rows the prefilter hands to the rescoring ...
