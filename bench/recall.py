@@ -53,7 +53,8 @@ below its threshold), each search rescoring ``max(10, PREFILTER_SHARE of
 the rows)`` candidates: fewer than the 100 nearest the semantic side asks
 for, so stricter than the stores above the threshold, which rescore at
 least the count asked. ``--scan prefilter-count`` is that rule (at least
-the count asked) at any size.
+the count asked) at any size; ``--share`` sets the share rescored
+(``vectors.PREFILTER_SHARE``, 0.025).
 
 ``--dump FILE`` writes each question, its evidence turns' text and which of
 them each hit covers (JSON lines), for looking at the misses.
@@ -237,6 +238,9 @@ def main() -> None:
         choices=["integer", "float", "prefilter", "prefilter-count"],
         help="scan the vectors this way at any size",
     )
+    parser.add_argument(
+        "--share", type=float, help="with --scan prefilter*: the share of the rows rescored"
+    )
     args = parser.parse_args()
     use_git_identity(semantic=not args.keyword_only)
     if args.scan is not None:
@@ -246,6 +250,8 @@ def main() -> None:
             hearth.index.vectors.PREFILTER_FROM = 0
             if args.scan == "prefilter":
                 hearth.index.vectors.PREFILTER_LEAST = 10
+            if args.share is not None:
+                hearth.index.vectors.PREFILTER_SHARE = args.share
         else:
             hearth.index.vectors.INTEGER_FROM = 0 if args.scan == "integer" else sys.maxsize
         print(f"vectors scanned by the {args.scan} way at any size", file=sys.stderr)

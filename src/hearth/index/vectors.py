@@ -38,13 +38,14 @@ lost) reaches the least of those exact scores: the same digests in the same
 order as a product over every float32 row, in a quarter of the memory
 (docs/search.md, "Memory of a hybrid server").
 
-From ``PREFILTER_FROM`` rows on, the search is approximate: the rows'
-first 128 principal components, as 8-bit codes (``_Projection``), pick
-``PREFILTER_SHARE`` of the rows (at least the count asked), and only those
-are scored from their full codes and read again exactly. Sign bits (one a
-dimension, Hamming distance) were measured and not taken: e5's cosines
-bunch too closely for them to pick the candidates (docs/performance.md,
-"A prefilter of principal components").
+An approximate search is built and measured, and off: from
+``PREFILTER_FROM`` rows on, the rows' first 128 principal components, as
+8-bit codes (``_Projection``), would pick ``PREFILTER_SHARE`` of the rows
+(at least the count asked), and only those be scored from their full codes
+and read again exactly. e5's cosines bunch too closely for a cheap code to
+pick the candidates: sign bits scatter the nearest, and the share of
+principal components' candidates that keeps a home's top 5 costs what the
+full scan does (docs/performance.md, "A prefilter of principal components").
 """
 
 from __future__ import annotations
@@ -100,11 +101,13 @@ _ROUNDING = 1e-4
 #: Rows from which the scan goes through integer products: below, starting
 #: ONNX Runtime's run costs more than it saves.
 INTEGER_FROM = 4096
-#: Rows from which a search scores only the candidates of a binary prefilter
-#: (``_candidates``), not every row's codes: an approximate search
-#: (docs/search.md, "From 16,384 rows, a prefilter"). ``bench/recall.py --scan
-#: prefilter`` sets it to 0 (at any size) to measure what it loses.
-PREFILTER_FROM = 16384
+#: Rows from which a search scores only the candidates of a prefilter
+#: (``_prefiltered``), not every row's full codes: an approximate search,
+#: off (no store reaches it) since the share of candidates that keeps
+#: LoCoMo's top 5 saves nothing (docs/search.md, "A prefilter of principal
+#: components, measured and off"). ``bench/recall.py --scan prefilter``
+#: sets it to 0 (at any size) to measure what it loses.
+PREFILTER_FROM = 1 << 62
 #: The share of the rows the prefilter hands to the rescoring ...
 PREFILTER_SHARE = 0.025
 #: ... and the fewest (None: the count asked for).
