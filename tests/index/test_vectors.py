@@ -197,3 +197,28 @@ def test_a_search_of_bunched_vectors_reads_again_few_exact_rows(tmp_path: Path) 
         got = store.nearest(query, 100)
         assert [int(d, 16) for d, _ in got] == _exact_nearest(stored, query, 100)
         assert 100 <= sum(read) < 400
+
+
+def test_rows_appended_after_a_search_are_read_exactly_by_the_next(tmp_path: Path) -> None:
+    # A search reads exact rows through a map of the rows file made at its
+    # first need; rows another process appends later lie past that map, and
+    # the next search that needs them maps the file again.
+    rng = np.random.default_rng(9)
+    rows = _rows(rng, 600)
+    digests = [f"{i:032x}" for i in range(600)]
+    writer = open_store(tmp_path / "v", "m", DIMS)
+    writer.add(digests[:200], rows[:200])
+    reader = open_store(tmp_path / "v", "m", DIMS)
+    stored = shipped(rows)
+    assert [int(d, 16) for d, _ in reader.nearest(rows[5], 20)] == _exact_nearest(
+        stored[:200], rows[5], 20
+    )
+    for start in (200, 400):  # two appends, a search after each
+        writer.add(digests[start : start + 200], rows[start : start + 200])
+        reader.refresh()
+        for query in rows[start : start + 200 : 40]:
+            got = reader.nearest(query, 30)
+            assert [int(d, 16) for d, _ in got] == _exact_nearest(stored[: start + 200], query, 30)
+        assert np.array_equal(
+            reader.rows_of(digests[start : start + 200]), stored[start : start + 200]
+        )

@@ -48,12 +48,19 @@ def cut_torn_tail(folder: Path, dims: int) -> None:
     with (folder / LOCK).open("a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
-            keys, rows = folder / KEYS_NAME, folder / ROWS
-            whole = min(keys.stat().st_size // KEY_BYTES, rows.stat().st_size // (dims * 4))
-            for path, width in ((keys, KEY_BYTES), (rows, dims * 4)):
-                if path.stat().st_size != whole * width:
-                    os.truncate(path, whole * width)
-        except FileNotFoundError:
-            pass
+            cut_held(folder, dims)
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def cut_held(folder: Path, dims: int) -> None:
+    """``cut_torn_tail`` by a caller holding the append lock already. In place:
+    a reader's map of the rows file must not reach past the rows with keys."""
+    try:
+        keys, rows = folder / KEYS_NAME, folder / ROWS
+        whole = min(keys.stat().st_size // KEY_BYTES, rows.stat().st_size // (dims * 4))
+        for path, width in ((keys, KEY_BYTES), (rows, dims * 4)):
+            if path.stat().st_size != whole * width:
+                os.truncate(path, whole * width)
+    except FileNotFoundError:
+        pass
