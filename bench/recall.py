@@ -47,15 +47,6 @@ way whatever its size (``vectors.INTEGER_FROM``: these homes hold a few
 hundred rows each, which the store scans as floats by default), to compare
 the two on the same questions.
 
-``--scan prefilter`` makes every vector store take its candidates from the
-binary prefilter at any size (``vectors.PREFILTER_FROM``, off by default
-below its threshold), each search rescoring ``max(10, PREFILTER_SHARE of
-the rows)`` candidates: fewer than the 100 nearest the semantic side asks
-for, so stricter than the stores above the threshold, which rescore at
-least the count asked. ``--scan prefilter-count`` is that rule (at least
-the count asked) at any size; ``--share`` sets the share rescored
-(``vectors.PREFILTER_SHARE``, 0.025).
-
 ``--dump FILE`` writes each question, its evidence turns' text and which of
 them each hit covers (JSON lines), for looking at the misses.
 
@@ -235,25 +226,15 @@ def main() -> None:
     )
     parser.add_argument(
         "--scan",
-        choices=["integer", "float", "prefilter", "prefilter-count"],
+        choices=["integer", "float"],
         help="scan the vectors this way at any size",
-    )
-    parser.add_argument(
-        "--share", type=float, help="with --scan prefilter*: the share of the rows rescored"
     )
     args = parser.parse_args()
     use_git_identity(semantic=not args.keyword_only)
     if args.scan is not None:
         import hearth.index.vectors
 
-        if args.scan.startswith("prefilter"):
-            hearth.index.vectors.PREFILTER_FROM = 0
-            if args.scan == "prefilter":
-                hearth.index.vectors.PREFILTER_LEAST = 10
-            if args.share is not None:
-                hearth.index.vectors.PREFILTER_SHARE = args.share
-        else:
-            hearth.index.vectors.INTEGER_FROM = 0 if args.scan == "integer" else sys.maxsize
+        hearth.index.vectors.INTEGER_FROM = 0 if args.scan == "integer" else sys.maxsize
         print(f"vectors scanned by the {args.scan} way at any size", file=sys.stderr)
     modes = ["keyword"] if args.keyword_only else ["keyword", "hybrid"]
     if args.query_engine is not None:

@@ -117,12 +117,10 @@ class SearchIndex:
 
     @classmethod
     def create(cls, folder: Path) -> SearchIndex:
-        """A new, empty index in ``folder`` (which must not exist yet; its parent
-        must). Tantivy's failure (its folder removed as it starts) is
-        ``IndexUnusable``, as an index that cannot be opened is."""
+        """A new, empty index in ``folder`` (new; its parent is not made)."""
         folder.mkdir()
         (folder / _TANTIVY).mkdir()
-        try:
+        try:  # its folder removed as it starts: unusable, as an index that cannot open
             tantivy.Index(build_schema(), path=str(folder / _TANTIVY), reuse=False)
         except (ValueError, OSError, RuntimeError) as exc:
             raise IndexUnusable(f"no index can be made in {folder}: {exc}") from exc
@@ -155,7 +153,7 @@ class SearchIndex:
             batch.rollback()
             raise
         if batch.commit():
-            self._reload()
+            self.refresh()
 
     def _writer_index(self) -> tantivy.Index:
         """The same folder opened with the writer's fast analyzer (``analysis.py``)."""
@@ -302,10 +300,7 @@ class SearchIndex:
         self._writing = None
 
     def refresh(self) -> None:
-        """See commits made by another process."""
-        self._reload()
-
-    def _reload(self) -> None:
+        """See commits made by another process (and this one's writer's)."""
         self._index.reload()
         writing = self._writing
         if writing is not None:  # its searcher makes snippets (``_in_step``)

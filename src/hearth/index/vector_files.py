@@ -12,10 +12,15 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import mmap
 import os
 import secrets
 import shutil
+import threading
 from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
 
 from hearth.index.ondisk import KEY_BYTES, KEYS_NAME
 
@@ -64,3 +69,38 @@ def cut_held(folder: Path, dims: int) -> None:
                 os.truncate(path, whole * width)
     except FileNotFoundError:
         pass
+
+
+class RowsMap:
+    """A read-only map of a store's rows file as ``[rows, dims]`` float32, made
+    again when a reader needs rows past it (appends since): a map is never
+    changed, so a reader holding the last one reads on while another replaces
+    it. Its pages are the file's, which the kernel may drop and read again:
+    not the process's private memory (docs/performance.md, "Exact rows
+    through a kept map")."""
+
+    def __init__(self, dims: int) -> None:
+        self.dims = dims
+        self.view: npt.NDArray[np.float32] = np.empty((0, dims), dtype=np.float32)
+        self._lock = threading.Lock()
+
+    def rows(self, fd: int, need: int, taken: int, name: Path) -> npt.NDArray[np.float32]:
+        """At least ``need`` rows of the file open as ``fd``, of which the store
+        took ``taken`` (their keys were written)."""
+        view = self.view
+        if len(view) >= need:
+            return view
+        with self._lock:
+            view = self.view
+            if len(view) < need:
+                whole = os.fstat(fd).st_size // (self.dims * 4)
+                # Only rows the store took: a torn tail's cut (in place, by any
+                # process opening the store) may shorten the file to those, and
+                # a map's page past its file's end kills its reader (SIGBUS).
+                whole = min(whole, max(need, taken))
+                if whole < need:
+                    raise OSError(f"{name}: shorter than it was")
+                mapped = mmap.mmap(fd, whole * self.dims * 4, prot=mmap.PROT_READ)
+                view = np.frombuffer(mapped, dtype=np.float32).reshape(whole, self.dims)
+                self.view = view
+        return view

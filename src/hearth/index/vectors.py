@@ -38,14 +38,9 @@ lost) reaches the least of those exact scores: the same digests in the same
 order as a product over every float32 row, in a quarter of the memory
 (docs/search.md, "Memory of a hybrid server").
 
-An approximate search is built and measured, and off: from
-``PREFILTER_FROM`` rows on, the rows' first 128 principal components, as
-8-bit codes (``_Projection``), would pick ``PREFILTER_SHARE`` of the rows
-(at least the count asked), and only those be scored from their full codes
-and read again exactly. e5's cosines bunch too closely for a cheap code to
-pick the candidates: sign bits scatter the nearest, and the share of
-principal components' candidates that keeps a home's top 5 costs what the
-full scan does (docs/performance.md, "A prefilter of principal components").
+An approximate search (candidates from cheaper codes, rescored exactly) was
+measured and not kept: e5's cosines bunch too closely for a cheap code to
+pick them (docs/performance.md, "A prefilter of principal components").
 """
 
 from __future__ import annotations
@@ -53,7 +48,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import mmap
 import os
 import secrets
 import shutil
@@ -73,6 +67,7 @@ from hearth.index.vector_files import (
     LOCK,
     META,
     ROWS,
+    RowsMap,
     cut_held,
     cut_torn_tail,
     fresh_folder,
@@ -101,22 +96,6 @@ _ROUNDING = 1e-4
 #: Rows from which the scan goes through integer products: below, starting
 #: ONNX Runtime's run costs more than it saves.
 INTEGER_FROM = 4096
-#: Rows from which a search scores only the candidates of a prefilter
-#: (``_prefiltered``), not every row's full codes: an approximate search,
-#: off (no store reaches it) since the share of candidates that keeps
-#: LoCoMo's top 5 saves nothing (docs/search.md, "A prefilter of principal
-#: components, measured and off"). ``bench/recall.py --scan prefilter``
-#: sets it to 0 (at any size) to measure what it loses.
-PREFILTER_FROM = 1 << 62
-#: The share of the rows the prefilter hands to the rescoring ...
-PREFILTER_SHARE = 0.025
-#: ... and the fewest (None: the count asked for).
-PREFILTER_LEAST: int | None = None
-#: The principal components the prefilter scores.
-PREFILTER_DIMS = 128
-#: Rows whose mean and axes the prefilter's codes are of (the first ones of
-#: the file, so every process codes a store alike).
-_CENTRE_ROWS = 4096
 
 
 class VectorStore:
@@ -133,16 +112,14 @@ class VectorStore:
         #: The rows file, opened once: exact rows are read from the file these
         #: codes were made from, even after a compaction swapped the folder.
         self._rows_fd: int | None = None
-        #: A read-only map of that file (``_mapped``), made again when it grew.
-        self._map: Vectors = np.empty((0, dims), dtype=np.float32)
-        self._mapping = threading.Lock()
+        #: A read-only map of that file, made again when it grew.
+        self._map = RowsMap(dims)
         self._digests = RowsByDigest()
         #: Rough scores through integer products (``embedding/products.py``);
         #: False: through the codes as floats, a block at a time. Either gives
         #: the same nearest rows, which ``_kept`` reads again exactly.
         self.integer_scan = True
         self._products = CodeProducts()
-        self._projection = _Projection(dims)
         self._guard = threading.Lock()
         #: Held while rows are read into the buffer or appended (searches refresh
         #: the store from their own threads).
@@ -166,13 +143,11 @@ class VectorStore:
         every row (from the rows' codes, which every search scores anyway):
         the background a passage's similarity is judged against (``floor.py``)."""
         n = self._count
-        codes, scale, slack = self._codes, self._scale, self._slack
+        codes, scale, slack, keys = self._codes, self._scale, self._slack, self._digests
         if n == 0 or count <= 0:
             return Nearest([], 0.0, 0.0, 0)
         count = min(count, n)
         query = np.ascontiguousarray(query, dtype=np.float32)
-        if n >= PREFILTER_FROM:
-            return self._prefiltered(query, count, n)
         rough, left = self._rough(codes[:n], query)
         rough *= scale[:n]
         if count < n:
@@ -185,54 +160,13 @@ class VectorStore:
             rows, exact = self._kept(query, rough, reach, count)
         else:
             rows, exact = np.arange(n), self.rows_at(np.arange(n))
-        return self._ranked(query, rows, exact, count, float(rough.mean()), float(rough.std()), n)
-
-    def _prefiltered(self, query: Vectors, count: int, n: int) -> Nearest:
-        """``nearest_in`` over the candidates of the prefilter: the
-        ``PREFILTER_SHARE`` of the rows (at least the ``count`` asked) whose
-        principal components' codes score highest (``_Projection``), scored
-        from their full codes and read again exactly as the full scan does
-        (the same answer whenever the candidates hold the exact nearest). The
-        background's mean and spread come from the rows' sum and the
-        prefilter's products (``_Projection.background``)."""
-        projection = self._projection.upto(self, n)
-        least = count if PREFILTER_LEAST is None else PREFILTER_LEAST
-        take = min(n, max(least, int(np.ceil(PREFILTER_SHARE * n))))
-        rows, every = projection.nearest(query, take)
-        codes = self._codes[rows]
-        rough = np.empty(len(rows), dtype=np.float32)
-        block = np.empty((min(len(rows), _BLOCK), self.dims), dtype=np.float32)
-        for start in range(0, len(rows), _BLOCK):
-            stop = min(len(rows), start + _BLOCK)
-            np.matmul(self._floats(codes[start:stop], block), query, out=rough[start:stop])
-        rough *= self._scale[rows]
-        count = min(count, len(rows))
-        if count < len(rows):
-            reach = (self._slack[rows] + _ROUNDING) * float(np.linalg.norm(query))
-            kept, exact = self._kept(query, rough, reach, count, rows)
-        else:
-            kept, exact = rows, self.rows_at(rows)
-        mean, spread = projection.background(query, every)
-        return self._ranked(query, kept, exact, count, mean, spread, n)
-
-    def _ranked(
-        self,
-        query: Vectors,
-        rows: npt.NDArray[np.intp],
-        exact: Vectors,
-        count: int,
-        mean: float,
-        spread: float,
-        n: int,
-    ) -> Nearest:
-        """The ``count`` best of ``rows`` by their ``exact`` rows' cosine."""
         # In float64, each row's score is the same whichever rows are scored
         # with it (float32 products over a matrix vary in the last bit with
         # its shape), then rounded to float32.
         scores = (exact.astype(np.float64) @ query.astype(np.float64)).astype(np.float32)
         top = np.lexsort((rows, -scores))[:count]  # equal scores: the earlier row first
-        pairs = [(self._digests.hex(int(rows[i])), float(scores[i])) for i in top]
-        return Nearest(pairs, mean, spread, n)
+        pairs = [(keys.hex(int(rows[i])), float(scores[i])) for i in top]
+        return Nearest(pairs, float(rough.mean()), float(rough.std()), n)
 
     def _rough(self, codes: npt.NDArray[np.uint8], query: Vectors) -> tuple[Vectors, float]:
         """Every row's codes times ``query`` (before the row's scale), and how
@@ -275,23 +209,14 @@ class VectorStore:
         return [float(v) for v in top.mean(axis=0)]
 
     def _kept(
-        self,
-        query: Vectors,
-        rough: Vectors,
-        reach: Vectors,
-        count: int,
-        among: npt.NDArray[np.intp] | None = None,
+        self, query: Vectors, rough: Vectors, reach: Vectors, count: int
     ) -> tuple[npt.NDArray[np.intp], Vectors]:
         """The rows that may be among the ``count`` nearest, with their exact
         rows: those whose rough score plus ``reach`` reaches the least exact
-        score of the ``count`` best rough ones (of ``among``, sorted row
-        numbers ``rough`` scores, when not every row)."""
-        best = np.argpartition(rough, len(rough) - count)[len(rough) - count :]
-        first = np.sort(best if among is None else among[best])
+        score of the ``count`` best rough ones."""
+        first = np.sort(np.argpartition(rough, len(rough) - count)[len(rough) - count :])
         head = self.rows_at(first)
         rows = np.flatnonzero(rough + reach >= float((head @ query).min()))
-        if among is not None:
-            rows = among[rows]
         exact = np.empty((len(rows), self.dims), dtype=np.float32)
         known = np.isin(rows, first, assume_unique=True)
         exact[known] = head[np.searchsorted(first, rows[known])]
@@ -396,43 +321,15 @@ class VectorStore:
         self._extend(raw, None)
 
     def rows_at(self, rows: npt.NDArray[np.intp]) -> Vectors:
-        """The stored rows numbered ``rows``, copied out of a memory
-        map of the rows file kept for the store's life: a search reads a hundred
+        """The stored rows numbered ``rows``, copied out of a map of the rows
+        file kept for the store's life (``RowsMap``): a search reads a hundred
         or more scattered rows, and one system call a run of them cost ten
-        times the copy (docs/performance.md, "Exact rows through a kept map").
-        The map's pages are the file's, which the kernel may drop and read
-        again: not this process's private memory. Public: the benchmarks time
-        it (bench/vector_scan.py, bench/hybrid_parts.py)."""
+        times the copy. Public: the benchmarks time it (bench/vector_scan.py)."""
         if len(rows) == 0:
             return np.empty((0, self.dims), dtype=np.float32)
-        out: Vectors = self._mapped(int(rows.max()) + 1)[rows]
+        need, rows_file = int(rows.max()) + 1, self.folder / _ROWS
+        out: Vectors = self._map.rows(self._open_rows(), need, self._count, rows_file)[rows]
         return out
-
-    def _mapped(self, need: int) -> Vectors:
-        """The rows file as ``[rows, dims]`` float32 (the rows this store took),
-        mapped again when it holds fewer than ``need`` rows (appends
-        since): a map is never changed, so a reader holding the last one reads
-        on while another replaces it."""
-        view = self._map
-        if len(view) >= need:
-            return view
-        with self._mapping:
-            view = self._map
-            if len(view) < need:
-                fd = self._open_rows()
-                whole = os.fstat(fd).st_size // (self.dims * 4)
-                # Only rows this store took (their keys were written): a torn
-                # tail's cut (``cut_torn_tail``, in place, by any process
-                # opening the store) may shorten the rows file to those, and
-                # a map's page past the end of its file kills its reader
-                # (SIGBUS).
-                whole = min(whole, max(need, self._count))
-                if whole < need:
-                    raise OSError(f"{self.folder / _ROWS}: shorter than it was")
-                mapped = mmap.mmap(fd, whole * self.dims * 4, prot=mmap.PROT_READ)
-                view = np.frombuffer(mapped, dtype=np.float32).reshape(whole, self.dims)
-                self._map = view
-        return view
 
     def _read_run(self, start: int, stop: int) -> Vectors:
         """Rows ``start`` to ``stop`` read from the file (not through the map: the
@@ -468,13 +365,6 @@ class VectorStore:
             where = slice(start + at, start + at + len(block))
             self._codes[where] = codes + CodeProducts.ZERO
             self._scale[where], self._slack[where] = scale, slack
-
-    def values(self, start: int, stop: int) -> Vectors:
-        """Rows ``start`` to ``stop`` as their codes stand for them (``scale * codes``)."""
-        block = np.empty((stop - start, self.dims), dtype=np.float32)
-        values = self._floats(self._codes[start:stop], block)
-        values *= self._scale[start:stop, None]
-        return values
 
     def _room(self, total: int) -> None:
         """Arrays made larger (copies) when they hold fewer than ``total`` rows."""
@@ -515,97 +405,6 @@ class VectorStore:
 
     def digests(self) -> list[str]:
         return self._digests.all(self._count)
-
-
-class _Projection:
-    """Every row's first ``PREFILTER_DIMS`` principal components as 8-bit codes
-    with a scale (the rows less their centre, projected on the axes of the
-    file's first ``_CENTRE_ROWS`` rows, from their codes: every process codes
-    a store alike), and the rows' sum, from which (with the products of
-    every row's projection) the mean and spread of a query's cosine to every
-    row follow without scoring every row's full codes. Made on a store's
-    first prefiltered search (a second of CPU at 40,000 rows) and kept up
-    with its appends; only in memory (derived from the codes like the codes
-    from the rows, so no store on disk holds stale ones)."""
-
-    def __init__(self, dims: int) -> None:
-        self.dims = dims
-        self.width = min(PREFILTER_DIMS, dims)
-        self._codes = np.zeros((0, self.width), dtype=np.uint8)  # code + CodeProducts.ZERO
-        self._scale: Vectors = np.zeros(0, dtype=np.float32)
-        self._count = 0
-        self._centre: Vectors = np.zeros(dims, dtype=np.float32)
-        self._axes: Vectors = np.zeros((self.width, dims), dtype=np.float32)
-        self._centred_on = 0
-        self._sum = np.zeros(dims, dtype=np.float64)
-        #: The axes past ``width`` and the rows' variance along each.
-        self._rest = np.zeros((0, dims), dtype=np.float64)
-        self._rest_spread = np.zeros(0, dtype=np.float64)
-        self._products = CodeProducts()
-        self._lock = threading.Lock()
-
-    def upto(self, store: VectorStore, n: int) -> _Projection:
-        """These codes, holding at least the store's first ``n`` rows."""
-        if self._count >= n and self._centred_on >= min(n, _CENTRE_ROWS):
-            return self
-        with self._lock:
-            base = min(n, _CENTRE_ROWS)
-            if self._centred_on < base and (base >= 2 * self._centred_on or base == _CENTRE_ROWS):
-                # Axes of more of the first rows: every row coded again.
-                first = store.values(0, base).astype(np.float64)
-                centre = first.mean(axis=0)
-                # The covariance's eigenvectors, largest first (an SVD of the
-                # rows costs ten times more).
-                lengths, axes = np.linalg.eigh(np.cov(first, rowvar=False, bias=True))
-                self._axes = axes[:, ::-1][:, : self.width].T.astype(np.float32)
-                self._rest = axes[:, ::-1][:, self.width :].T.copy()
-                self._rest_spread = np.maximum(lengths[::-1][self.width :], 0.0)
-                self._centre = centre.astype(np.float32)
-                self._centred_on, self._count = base, 0
-                self._sum[:] = 0
-            if self._count < n:
-                size = max(n, 2 * len(self._codes))
-                codes = np.zeros((size, self.width), dtype=np.uint8)
-                scale = np.zeros(size, dtype=np.float32)
-                codes[: self._count] = self._codes[: self._count]
-                scale[: self._count] = self._scale[: self._count]
-                for start in range(self._count, n, _BLOCK):
-                    stop = min(n, start + _BLOCK)
-                    values = store.values(start, stop)
-                    projected = (values - self._centre) @ self._axes.T
-                    peak = np.abs(projected).max(axis=1)
-                    scale[start:stop] = np.where(peak > 0, peak / 127.0, 1.0)
-                    coded = np.rint(projected / scale[start:stop, None])
-                    codes[start:stop] = np.clip(coded, -127, 127) + CodeProducts.ZERO
-                    self._sum += values.sum(axis=0, dtype=np.float64)
-                self._codes, self._scale, self._count = codes, scale, n
-        return self
-
-    def nearest(self, query: Vectors, take: int) -> tuple[npt.NDArray[np.intp], Vectors]:
-        """The ``take`` rows (sorted) whose projection's product with
-        ``query``'s is highest (the centre's product, the same for every
-        row, left out), and every row's product."""
-        n = self._count
-        projected = np.ascontiguousarray(self._axes @ query, dtype=np.float32)
-        if n >= INTEGER_FROM:
-            rough = self._products.scores(self._codes[:n], projected)[0]
-        else:
-            rough = (self._codes[:n].astype(np.float32) - CodeProducts.ZERO) @ projected
-        rough *= self._scale[:n]
-        if take >= n:
-            return np.arange(n), rough
-        return np.sort(np.argpartition(rough, n - take)[n - take :]), rough
-
-    def background(self, query: Vectors, rough: Vectors) -> tuple[float, float]:
-        """Mean and spread of ``query``'s cosine to every row: the mean from
-        the rows' sum; the spread from ``rough`` (every row's projected
-        product) and, along the axes the codes leave out, the first rows'
-        variance (the two parts are uncorrelated on those rows)."""
-        n = max(1, self._count)
-        wide = query.astype(np.float64)
-        mean = float(wide @ self._sum) / n
-        rest = float(np.square(self._rest @ wide) @ self._rest_spread)
-        return mean, float(np.sqrt(float(rough.var(dtype=np.float64)) + rest))
 
 
 def open_store(folder: Path, model: str, dims: int) -> VectorStore:
