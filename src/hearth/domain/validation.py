@@ -10,11 +10,12 @@ from __future__ import annotations
 import datetime as dt
 import fnmatch
 import re
+from collections.abc import Callable, Iterable
 
 from hearth.domain import bounds as size_bounds
 from hearth.domain import layout, secret_text
 from hearth.domain.entries import Entry, list_entries
-from hearth.domain.lookalike import looks_like
+from hearth.domain.lookalike import looks_like, reads_as
 from hearth.domain.text import NotText, first_hiding, is_invisible, with_article
 from hearth.errors import InvalidInput, InvalidRecord, RuleFailure
 
@@ -85,6 +86,29 @@ def check_path(path: str) -> list[RuleFailure]:
             )
         )
     return failures
+
+
+def check_new_path(path: str, names_in: Callable[[str], Iterable[str]]) -> list[RuleFailure]:
+    """The rule on a path a write is about to create: no name that reads as a
+    file or folder already beside it (``users/sаm.md``, a Cyrillic а, beside
+    ``users/sam.md``), which a reader, or an agent reading a listing, would
+    take for it. ``names_in(folder)``: what a folder holds now. A look-alike of
+    a persona file is the ``persona-lookalike`` rule's (``check_path``)."""
+    if "/" not in path and looks_like(path, layout.HOT_FILES) is not None:
+        return []
+    twin = reads_as(path, names_in)
+    if twin is None:
+        return []
+    return [
+        RuleFailure(
+            path,
+            "lookalike-name",
+            f"{path!r} reads as {twin!r}, which exists (the names differ only by case, "
+            "look-alike letters or invisible characters), so a reader would take one "
+            "file for the other",
+            f"write to {twin} itself, or give this file a name of its own",
+        )
+    ]
 
 
 def has_conflict_markers(text: str) -> bool:

@@ -115,6 +115,17 @@ class Snapshot:
             return None
         return commit.commit_time, commit.message
 
+    def children(self, folder: str) -> list[str]:
+        """Names of everything directly inside ``folder`` (``""``: the top),
+        files and folders alike."""
+        if self.tree is None:
+            return []
+        try:
+            sub = self.tree[folder] if folder else self.tree
+        except KeyError:
+            return []
+        return [e.name for e in sub if e.name] if isinstance(sub, pygit2.Tree) else []
+
     def names(self, folder: str) -> list[str]:
         """Names of the files directly inside ``folder``."""
         if self.tree is None:
