@@ -228,7 +228,7 @@ def test_a_new_path_that_reads_as_an_existing_one_is_named() -> None:
     """``lookalike-name``: a name new to its folder that reads as one there (look-alike
     letters, case, an invisible character), in any folder of the path; the rest of
     the path is new, so nothing below a new folder is compared."""
-    tree = {"": ["users", "MEMORY.md", "SOUL.md"], "users": ["sam.md", "ann1.md"]}
+    tree = {"": ["users", "Memory.md", "SOUL.md"], "users": ["sam.md", "ann1.md"]}
 
     def names_in(folder: str) -> list[str]:
         return tree.get(folder, [])
@@ -242,7 +242,7 @@ def test_a_new_path_that_reads_as_an_existing_one_is_named() -> None:
     ):
         (failure,) = check_new_path(path, names_in)
         assert failure.rule == "lookalike-name" and repr(twin) in failure.message, path
-    for path in ("users/sam.md", "users/samir.md", "notes/sam.md", "Soul.md", "users/x/y.md"):
+    for path in ("users/sam.md", "users/samir.md", "notes/sam.md", "MEMORY.md", "Soul.md"):
         assert check_new_path(path, names_in) == [], path
 
 

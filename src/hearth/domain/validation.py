@@ -92,9 +92,10 @@ def check_new_path(path: str, names_in: Callable[[str], Iterable[str]]) -> list[
     """The rule on a path a write is about to create: no name that reads as a
     file or folder already beside it (``users/sаm.md``, a Cyrillic а, beside
     ``users/sam.md``), which a reader, or an agent reading a listing, would
-    take for it. ``names_in(folder)``: what a folder holds now. A look-alike of
-    a persona file is the ``persona-lookalike`` rule's (``check_path``)."""
-    if "/" not in path and looks_like(path, layout.HOT_FILES) is not None:
+    take for it. ``names_in(folder)``: what a folder holds now. A persona file
+    is never refused for a look-alike beside it (the look-alike is at fault), and
+    a look-alike of one is the ``persona-lookalike`` rule's (``check_path``)."""
+    if "/" not in path and (path in layout.HOT_FILES or looks_like(path, layout.HOT_FILES)):
         return []
     twin = reads_as(path, names_in)
     if twin is None:
