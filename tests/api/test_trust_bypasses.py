@@ -361,6 +361,9 @@ def test_a_lookalike_of_an_existing_file_is_refused_over_http_and_mcp(
     assert "users/sam.md" in reply.body["error"]["message"], reply.body
     entry = s.post(f"/v1/memory/{quoted}/entries", {"entry": "Sam likes walnuts"}, token="write")
     assert entry.status in (400, 404, 422), entry.body
+    proposed = {"title": f"Walnuts {spelled}", "entries": ["Sam likes walnuts"], "target": spelled}
+    proposal = s.post("/v1/proposals", proposed, token="write")
+    assert proposal.status in (400, 422), proposal.body
 
     async def run() -> Any:
         async with http_client(s, "write") as client:

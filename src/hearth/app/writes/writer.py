@@ -107,6 +107,13 @@ class Writer:
             after.abandoned()
         return result
 
+    def _refuse_lookalike(self, path: str) -> None:
+        """Refuse ``path`` when HEAD lacks it and its name reads as one beside it
+        (``lookalike-name``): a write that would create it later is refused now."""
+        snap = self.store.snapshot()
+        if snap.entry(path) is None and (failures := check_new_path(path, snap.children)):
+            raise ValidationFailed(failures)
+
     def _now(self) -> dt.datetime:
         return self.clock().astimezone(dt.UTC)
 
