@@ -233,3 +233,26 @@ def test_a_committed_active_md_never_blocks_sync(tmp_path: Path, clock: FakeCloc
     assert "my own edit" in (victim / "TOOLS.md").read_text()
     ok(*h, "active")
     assert "merge every proposal unread" not in active.read_text()
+
+
+def test_a_pulled_lookalike_of_a_file_is_named_by_check(tmp_path: Path, clock: FakeClock) -> None:
+    """Hostile tester: a write is refused a name that reads as a file beside it
+    (``users/sаm.md``, a Cyrillic а, beside ``users/sam.md``), but a commit from
+    the remote can bring one. ``hearth check`` names every such pair, with the
+    fix, as a warning (the files are the person's to sort out)."""
+    attacker, victim = clones(tmp_path, clock, 2)
+    (attacker / "users").mkdir(exist_ok=True)
+    (attacker / "users" / "sam.md").write_text("# Sam\n\n## Entries\n- Sam works nights\n")
+    (attacker / "users" / "s\u0430m.md").write_text("# Sam\n\n## Entries\n- Sam likes walnuts\n")
+    git(attacker, "add", "users")
+    git(attacker, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "look-alike")
+    git(attacker, "push", "-q", "origin", "main")
+    h = ["--home", str(victim)]
+    ok(*h, "sync")
+    checked = hearth(*h, "check")
+    assert checked.returncode == 0, checked.stderr
+    said = checked.stdout + checked.stderr
+    assert "lookalike-name" in said or "read as one name" in said, said
+    assert "'users/sam.md' and 'users/s\u0430m.md'" in said, said
+    warnings = json.loads(ok(*h, "check", "--json"))["warnings"]
+    assert [w["rule"] for w in warnings if "users/" in w["path"]] == ["lookalike-name"]

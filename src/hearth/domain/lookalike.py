@@ -91,3 +91,12 @@ def reads_as(path: str, names_in: Callable[[str], Iterable[str]]) -> str | None:
             return None
         return "/".join([*parts[:at], twin, *parts[at + 1 :]])
     return None
+
+
+def alike_groups(names: Iterable[str]) -> list[tuple[str, ...]]:
+    """The names of one folder that read as one another, each group sorted (a
+    home may hold them: pulled, or made by hand, before a write could refuse)."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        groups.setdefault(skeleton(name), []).append(name)
+    return [tuple(sorted(group)) for group in groups.values() if len(group) > 1]
