@@ -328,3 +328,52 @@ def test_hearth_decisions_says_which_are_an_agents(shared_server: Server) -> Non
     theirs = next(line for line in listed.splitlines() if "F\u0435ed the cat" in line)
     assert "an agent's" not in mine
     assert "(an agent's: api:t-write-" in theirs
+
+
+@pytest.mark.parametrize(
+    "spelled",
+    [
+        "users/s\u0430m.md",
+        "users/SAM.md",
+        "Users/sam.md",
+        "us\u0435rs/sam.md",
+        "users/sam\u200b.md",
+    ],
+)
+def test_a_lookalike_of_an_existing_file_is_refused_over_http_and_mcp(
+    shared_server: Server, spelled: str
+) -> None:
+    """A write token created ``users/sаm.md`` (a Cyrillic а) beside
+    ``users/sam.md``: two files a reader takes for one, the agent's entries
+    read as Sam's profile. A new file (or folder) whose name reads as one
+    beside it (look-alike letters, case, an invisible character) is refused
+    with 422 naming the file it reads as, by every operation that creates a
+    file (a put, an entry, MCP ``write``); the file itself and a name of its
+    own are still written."""
+    s = shared_server
+    own = s.put("/v1/files/users/sam.md", {"content": "# Sam\n\n## Entries\n- Sam works nights\n"})
+    assert own.status == 200, own.body
+    quoted = urllib.parse.quote(spelled)
+    reply = s.put(
+        f"/v1/files/{quoted}", {"content": "# Sam\n\n- Sam likes walnuts\n"}, token="write"
+    )
+    assert reply.status in (400, 422), reply.body
+    assert "users/sam.md" in reply.body["error"]["message"], reply.body
+    entry = s.post(f"/v1/memory/{quoted}/entries", {"entry": "Sam likes walnuts"}, token="write")
+    assert entry.status in (400, 404, 422), entry.body
+    proposed = {"title": f"Walnuts {spelled}", "entries": ["Sam likes walnuts"], "target": spelled}
+    proposal = s.post("/v1/proposals", proposed, token="write")
+    assert proposal.status in (400, 422), proposal.body
+
+    async def run() -> Any:
+        async with http_client(s, "write") as client:
+            return await refused(client, "write", {"path": spelled, "content": "# Sam\n"})
+
+    assert "users/sam.md" in anyio.run(run)["message"]
+    assert not (s.root / spelled).exists()
+    assert spelled not in _git(s, "ls-files")
+    tea = f"Sam likes tea number {sum(map(ord, spelled))}"
+    ok = s.post("/v1/memory/users%2Fsam.md/entries", {"entry": tea}, token="write")
+    assert ok.status in (200, 201), ok.body
+    other = s.put("/v1/files/users/samir.md", {"content": f"# Samir\n\n{tea}\n"}, token="write")
+    assert other.status == 200, other.body

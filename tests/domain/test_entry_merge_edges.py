@@ -9,6 +9,7 @@ from __future__ import annotations
 import unicodedata
 
 from hearth.domain.entries import list_entries
+from hearth.domain.entry_fates import Item, fates
 from hearth.domain.entry_merge import merge_entry_files
 
 HEAD = "# Memory\n\n## Entries\n\n"
@@ -87,3 +88,41 @@ def test_renaming_the_entries_heading_makes_no_false_frame_conflict() -> None:
     result = merge_entry_files(base, ours, theirs)
     assert not result.frame_conflict
     assert result.text == theirs.replace("## Entries", "## Facts")
+
+
+class _Counted(str):
+    """A norm that counts how often the merge looks it up."""
+
+    looks = 0
+
+    def __hash__(self) -> int:
+        _Counted.looks += 1
+        return str.__hash__(self)
+
+    __eq__ = str.__eq__
+
+
+def test_a_side_of_thousands_of_new_entries_costs_linear_work() -> None:
+    """Hostile remote: a commit added 50,000 entries to MEMORY.md; the merge
+    driver of the next ``git pull`` (and ``hearth sync``) looked, for every new
+    entry, along the whole list for its nearest kept neighbours (quadratic: 4,000
+    entries took 0.7 s, 50,000 more than the sync's five minutes). Counted in
+    lookups, not seconds: each entry is looked up a bounded number of times. A
+    side that rewrote thousands of entries at once is in doubt, so each is a
+    removal beside an addition, as the merge already decides in any doubt."""
+    count = 3000
+    base = [Item(_Counted("\x001\x00kept"), ("- kept",), "kept")]
+    side = base + [
+        Item(_Counted(f"\x001\0new {n}"), (f"- new {n}",), f"new {n}") for n in range(count)
+    ]
+    _Counted.looks = 0
+    found = fates(base, side)
+    assert len(found.added) == count and found.changed == {}
+    assert _Counted.looks < 20 * count
+
+    rewritten = [
+        Item(f"\x001\0old entry {n} here", (), f"old entry {n} here") for n in range(count)
+    ]
+    edited = [Item(f"\x001\0new entry {n} here", (), f"new entry {n} here") for n in range(count)]
+    found = fates(rewritten, edited)
+    assert set(found.changed.values()) == {None} and len(found.added) == count

@@ -1,11 +1,12 @@
 from __future__ import annotations
 
 import base64
+import unicodedata
 
 import pytest
 
-from hearth.domain import records
-from hearth.domain.validation import Bounds, check_blob, check_text
+from hearth.domain import lookalike, records
+from hearth.domain.validation import Bounds, check_blob, check_new_path, check_text
 
 BOUNDS = Bounds(user_md=50, memory_md=80)
 SOUL = "A careful, candid assistant. " * 5
@@ -221,3 +222,34 @@ def test_a_readable_hearth_toml_passes() -> None:
     assert rules("hearth.toml", default_settings_toml()) == set()
     assert rules("hearth.toml", "") == set()
     assert rules("memory/hearth.toml", "not toml [") == set()
+
+
+def test_a_new_path_that_reads_as_an_existing_one_is_named() -> None:
+    """``lookalike-name``: a name new to its folder that reads as one there (look-alike
+    letters, case, an invisible character), in any folder of the path; the rest of
+    the path is new, so nothing below a new folder is compared."""
+    tree = {"": ["users", "Memory.md", "SOUL.md"], "users": ["sam.md", "ann1.md"]}
+
+    def names_in(folder: str) -> list[str]:
+        return tree.get(folder, [])
+
+    for path, twin in (
+        ("users/s\u0430m.md", "users/sam.md"),
+        ("users/Sam.md", "users/sam.md"),
+        ("users/annl.md", "users/ann1.md"),
+        ("Users/sam.md", "users/sam.md"),
+        ("us\u0435rs/new.md", "users/new.md"),
+    ):
+        (failure,) = check_new_path(path, names_in)
+        assert failure.rule == "lookalike-name" and repr(twin) in failure.message, path
+    for path in ("users/sam.md", "users/samir.md", "notes/sam.md", "MEMORY.md", "Soul.md"):
+        assert check_new_path(path, names_in) == [], path
+
+
+def test_the_skeleton_of_an_ascii_name_is_the_one_the_full_fold_gives() -> None:
+    """The fast path for ASCII names reads them as the full fold does."""
+    every = "".join(chr(c) for c in range(32, 127))
+    for name in (every, every.upper(), "SOUL.md", "l0g|1.MD"):
+        slow = unicodedata.normalize("NFKC", name).translate(lookalike._CAPITALS)
+        slow = slow.casefold().translate(lookalike._TABLE)
+        assert lookalike.skeleton(name) == slow

@@ -424,3 +424,42 @@ def test_a_folder_whose_last_file_goes_leaves_the_tree_and_others_stay(
     assert "SOUL.md" in ws.git("ls-tree", "--name-only", "HEAD").split()
     assert ws.git("fsck", "--strict", "--no-progress", "--no-dangling") == ""
     assert ws.porcelain() == ""
+
+
+@pytest.mark.parametrize("how", ["core.autocrlf", ".gitattributes"])
+def test_a_file_git_checked_out_with_crlf_is_not_an_uncommitted_edit(
+    workspace: Workspace, how: str
+) -> None:
+    """git writes LF blobs out with CRLF line endings when a person's config says
+    so (``core.autocrlf=true``, as on a machine set up for Windows) or a committed
+    ``.gitattributes`` does (``*.md text eol=crlf``, which a synced commit can
+    bring): ``git status`` is clean, yet every write to such a file was refused
+    as "uncommitted edits" that no commit or restore could clear. hearth now
+    judges the work tree as git does, through its clean filters; a real edit of
+    such a file is still refused."""
+    ws = workspace
+    if how == "core.autocrlf":
+        ws.git("config", "core.autocrlf", "true")
+    else:
+        ws.write(".gitattributes", ws.read(".gitattributes") + "*.md text eol=crlf\n")
+        ws.git("commit", "-qm", "attributes", "--no-verify", ".gitattributes")
+    for path in ("USER.md", "MEMORY.md"):
+        (ws.root / path).unlink()
+    ws.git("checkout", "--", "USER.md", "MEMORY.md")
+    assert b"\r\n" in (ws.root / "USER.md").read_bytes()
+    assert ws.porcelain() == ""
+
+    view = ws.app.get_file("MEMORY.md")
+    assert not view.dirty and view.oid == ws.git("rev-parse", "HEAD:MEMORY.md").strip()
+    ws.home.put("MEMORY.md", view.content.replace("\r\n", "\n").encode(), ACTOR, view.oid)
+    ws.home.entry_add("USER.md", "Sam takes tea without milk", ACTOR)
+    assert "Sam takes tea without milk" in ws.git("show", "HEAD:USER.md")
+    assert ws.porcelain() == ""
+
+    edited = (ws.root / "MEMORY.md").read_bytes() + b"- my own unsaved thought\r\n"
+    (ws.root / "MEMORY.md").write_bytes(edited)
+    before = ws.commits()
+    with pytest.raises(DirtyFile):
+        ws.home.entry_add("MEMORY.md", "Sam likes walnuts", ACTOR)
+    assert (ws.root / "MEMORY.md").read_bytes() == edited
+    assert ws.commits() == before

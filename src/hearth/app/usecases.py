@@ -43,6 +43,7 @@ from hearth.domain.entries import Entry
 from hearth.domain.entry_merge import ConflictRecord
 from hearth.domain.lookalike import looks_like
 from hearth.domain.text import decode_text
+from hearth.domain.validation import lookalike_names
 from hearth.errors import HearthError, InvalidInput, PathRefused, RuleFailure
 from hearth.index.hits import Hit
 from hearth.index.ranking import SearchResult
@@ -213,6 +214,8 @@ class Hearth(ConsolidatingMerges):
             fixed = self.writes.fix_keys(actor) if fix_keys else None
             exposed = exposure(self.writes.root)
             warnings = [RuleFailure(".", "readable-by-others", *exposed)] if exposed else []
+            for folder, names in self.writes.store.snapshot().folders():
+                warnings += lookalike_names(folder, names)
             home = self.writes.parts
             return CheckResult(
                 queries.check(home), queries.legacy_key_records(home), fixed, warnings

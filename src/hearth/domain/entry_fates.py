@@ -21,6 +21,10 @@ from dataclasses import dataclass
 #: in Porto" to "Sam lives in Braga" keeps three of four).
 KEPT_WORDS = 0.6
 _WORD = re.compile(r"\w+")
+#: Most removed-and-added pairs of one slot compared as possible edits: past it
+#: (a side that rewrote thousands of entries at once) every one of them counts as
+#: a removal beside an addition, as in any doubt, and a merge stays linear.
+MOST_PAIRS = 40_000
 
 
 @dataclass(frozen=True)
@@ -63,11 +67,23 @@ def _alike(before: str, after: str) -> bool:
     return (common == sizes[0] >= 2) or (sizes[1] > 0 and common / sizes[1] >= KEPT_WORDS)
 
 
-def _slot(seq: Sequence[Item], at: int, anchors: set[str]) -> tuple[str | None, str | None]:
-    """The entries around ``seq[at]`` that both base and side hold."""
-    before = next((seq[k].norm for k in range(at - 1, -1, -1) if seq[k].norm in anchors), None)
-    after = next((seq[k].norm for k in range(at + 1, len(seq)) if seq[k].norm in anchors), None)
-    return before, after
+def _slots(seq: Sequence[Item], anchors: set[str]) -> list[tuple[str | None, str | None]]:
+    """For each item of ``seq``, the entries around it that both base and side
+    hold (the nearest before and after): one pass each way, so a side of
+    thousands of new entries costs no more than reading it."""
+    before: list[str | None] = []
+    last: str | None = None
+    for it in seq:
+        before.append(last)
+        if it.norm in anchors:
+            last = it.norm
+    after: list[str | None] = [None] * len(seq)
+    last = None
+    for k in range(len(seq) - 1, -1, -1):
+        after[k] = last
+        if seq[k].norm in anchors:
+            last = seq[k].norm
+    return list(zip(before, after, strict=True))
 
 
 def fates(base: Sequence[Item], side: Sequence[Item]) -> Fates:
@@ -76,15 +92,23 @@ def fates(base: Sequence[Item], side: Sequence[Item]) -> Fates:
     new = [it for it in side if it.entry]
     old_norms, new_norms = {it.norm for it in old}, {it.norm for it in new}
     anchors = old_norms & new_norms
-    removed = {
-        it.norm: (it, _slot(old, i, anchors)) for i, it in enumerate(old) if it.norm not in anchors
-    }
-    added = [(it, _slot(new, j, anchors)) for j, it in enumerate(new) if it.norm not in anchors]
+    old_slots, new_slots = _slots(old, anchors), _slots(new, anchors)
+    removed = {it.norm: (it, old_slots[i]) for i, it in enumerate(old) if it.norm not in anchors}
+    added = [(it, new_slots[j]) for j, it in enumerate(new) if it.norm not in anchors]
+    # Only an entry removed and one added between the same anchors can be an
+    # edit of each other: compare within each slot, never across the file.
+    gone_at: dict[tuple[str | None, str | None], list[str]] = {}
+    for norm, (_gone, where) in removed.items():
+        gone_at.setdefault(where, []).append(norm)
+    added_at = Counter(where for _it, where in added)
     candidates: dict[str, list[Item]] = {norm: [] for norm in removed}
     taken: dict[str, list[str]] = {it.norm: [] for it, _slot_ in added}
     for it, where in added:
-        for norm, (gone, gone_where) in removed.items():
-            if where == gone_where and _alike(gone.key or "", it.key or ""):
+        gone_here = gone_at.get(where, ())
+        if len(gone_here) * added_at[where] > MOST_PAIRS:
+            continue  # too many to tell which is an edit of which: none is (in doubt)
+        for norm in gone_here:
+            if _alike(removed[norm][0].key or "", it.key or ""):
                 candidates[norm].append(it)
                 taken[it.norm].append(norm)
     changed: dict[str, Item | None] = {}

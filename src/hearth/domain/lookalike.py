@@ -1,5 +1,5 @@
-"""Names that read as a persona file's: ``soul.md`` or ``SОUL.md`` (a Cyrillic О)
-beside SOUL.md.
+"""Names that read as another's: ``soul.md`` or ``SОUL.md`` (a Cyrillic О)
+beside SOUL.md, ``users/sаm.md`` beside ``users/sam.md``.
 
 A file that a person, or an agent reading a listing, takes for SOUL.md while it
 is another file, splits the persona in two with no one seeing it. ``skeleton``
@@ -7,14 +7,17 @@ folds a name the way a reader's eye does: compatibility forms (full-width
 letters, ligatures) to their plain letters, case away, and the Cyrillic and
 Greek letters (and the digits) that are drawn like Latin ones to those Latin
 letters. Two names with the same skeleton look the same; a home refuses a second
-one next to a persona file. The map is the small part of Unicode's confusables
-that matters for the persona files' names (letters of A-Z); it is not the whole
-of UTS #39, which a home's file names do not need.
+one next to a persona file, and a write refuses to create a file or folder
+whose name reads as one already beside it (``reads_as``). The map is the small
+part of Unicode's confusables that matters for names of letters A-Z; it is not
+the whole of UTS #39, which a home's file names do not need.
 """
 
 from __future__ import annotations
 
+import functools
 import unicodedata
+from collections.abc import Callable, Iterable
 
 #: Letters drawn like a Latin letter (lower case, after ``casefold``).
 _LIKE_LATIN = {
@@ -47,11 +50,16 @@ _LIKE_LATIN_CAPITAL = {
 }  # fmt: skip
 _CAPITALS = str.maketrans(_LIKE_LATIN_CAPITAL)
 _TABLE = str.maketrans(_LIKE_LATIN)
+#: The part of the tables an ASCII name can meet (most names: a fast path).
+_ASCII_TABLE = str.maketrans({k: v for k, v in _LIKE_LATIN.items() if k.isascii()})
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def skeleton(name: str) -> str:
     """What ``name`` looks like: compatibility forms folded, case away, look-alike
     letters as the Latin letters they are drawn like, invisible characters dropped."""
+    if name.isascii():  # NFKC, the capitals and the invisible characters leave it be
+        return name.lower().translate(_ASCII_TABLE)
     plain = unicodedata.normalize("NFKC", name).translate(_CAPITALS)
     folded = plain.casefold().translate(_TABLE)
     return "".join(c for c in folded if unicodedata.category(c) != "Cf")
@@ -63,3 +71,32 @@ def looks_like(name: str, names: tuple[str, ...]) -> str | None:
         return None
     mark = skeleton(name)
     return next((n for n in names if skeleton(n) == mark), None)
+
+
+def reads_as(path: str, names_in: Callable[[str], Iterable[str]]) -> str | None:
+    """The existing path that ``path`` (``/``-separated) reads as without being it,
+    or None. ``names_in(folder)`` lists what a folder holds (``""``: the top), files
+    and folders alike. Each name of ``path`` is looked for in its folder; the
+    first that is not there is compared with what is, and a look-alike found
+    there names the path as it already exists (``Users/sam.md`` reads as
+    ``users/sam.md``). Names below a new folder are new too, so the walk stops."""
+    parts = path.split("/")
+    for at, part in enumerate(parts):
+        folder = "/".join(parts[:at])
+        names = tuple(names_in(folder))
+        if part in names:
+            continue
+        twin = looks_like(part, names)
+        if twin is None:
+            return None
+        return "/".join([*parts[:at], twin, *parts[at + 1 :]])
+    return None
+
+
+def alike_groups(names: Iterable[str]) -> list[tuple[str, ...]]:
+    """The names of one folder that read as one another, each group sorted (a
+    home may hold them: pulled, or made by hand, before a write could refuse)."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        groups.setdefault(skeleton(name), []).append(name)
+    return [tuple(sorted(group)) for group in groups.values() if len(group) > 1]

@@ -10,11 +10,12 @@ from __future__ import annotations
 import datetime as dt
 import fnmatch
 import re
+from collections.abc import Callable, Iterable
 
 from hearth.domain import bounds as size_bounds
 from hearth.domain import layout, secret_text
 from hearth.domain.entries import Entry, list_entries
-from hearth.domain.lookalike import looks_like
+from hearth.domain.lookalike import alike_groups, looks_like, reads_as
 from hearth.domain.text import NotText, first_hiding, is_invisible, with_article
 from hearth.errors import InvalidInput, InvalidRecord, RuleFailure
 
@@ -85,6 +86,52 @@ def check_path(path: str) -> list[RuleFailure]:
             )
         )
     return failures
+
+
+def check_new_path(path: str, names_in: Callable[[str], Iterable[str]]) -> list[RuleFailure]:
+    """The rule on a path a write is about to create: no name that reads as a
+    file or folder already beside it (``users/sаm.md``, a Cyrillic а, beside
+    ``users/sam.md``), which a reader, or an agent reading a listing, would
+    take for it. ``names_in(folder)``: what a folder holds now. A persona file
+    is never refused for a look-alike beside it (the look-alike is at fault), and
+    a look-alike of one is the ``persona-lookalike`` rule's (``check_path``)."""
+    if "/" not in path and (path in layout.HOT_FILES or looks_like(path, layout.HOT_FILES)):
+        return []
+    twin = reads_as(path, names_in)
+    if twin is None:
+        return []
+    return [
+        RuleFailure(
+            path,
+            "lookalike-name",
+            f"{path!r} reads as {twin!r}, which exists (the names differ only by case, "
+            "look-alike letters or invisible characters), so a reader would take one "
+            "file for the other",
+            f"write to {twin} itself, or give this file a name of its own",
+        )
+    ]
+
+
+def lookalike_names(folder: str, names: Iterable[str]) -> list[RuleFailure]:
+    """A warning for each set of names in ``folder`` that read as one another
+    (``lookalike-name``): a reader takes the files for one, and so may an agent."""
+    warnings = []
+    for group in alike_groups(names):
+        if not folder and set(group) & set(layout.HOT_FILES):
+            continue  # the others are the persona-lookalike rule's failures
+        paths = [f"{folder}/{name}" if folder else name for name in group]
+        warnings.append(
+            RuleFailure(
+                paths[-1],
+                "lookalike-name",
+                f"{' and '.join(map(repr, paths))} read as one name (they differ only by "
+                "case, look-alike letters or invisible characters), so a reader takes "
+                "one file for the other",
+                "keep one: merge what the others hold into it, then 'git rm' them "
+                "(or 'git mv' one to a name of its own)",
+            )
+        )
+    return warnings
 
 
 def has_conflict_markers(text: str) -> bool:

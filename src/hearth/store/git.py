@@ -50,6 +50,7 @@ from hearth.store.lock import backoff, write_lock
 from hearth.store.plans import CommitResult, Plan, Snapshot, Trailers
 from hearth.store.private import private_dir
 from hearth.store.recovery import blob_mode, clear_dead_ref_lock, finish_interrupted_write
+from hearth.store.repository import worktree_blob_id
 from hearth.store.rooted import RootedFiles
 from hearth.store.trees import build_tree
 
@@ -343,6 +344,10 @@ class GitStore:
             read_at_ns = time.time_ns()
             on_disk, seen = self.files.read_stat(change.path)
             disk_oid = pygit2.hash(on_disk) if on_disk is not None else None
+            if on_disk is not None and disk_oid not in (head_oid, new_oid):
+                # git may have written it out with CRLF (eol=crlf, core.autocrlf):
+                # judged as git judges it, that is no edit of the person's.
+                disk_oid = pygit2.Oid(hex=worktree_blob_id(self.repo, change.path, on_disk))
             staged_oid = index[change.path].id if change.path in index else None
             apply = _Apply(change.path, change.data, new_oid, new_oid, mode, on_disk)
             disk_clean = disk_oid in (head_oid, new_oid)

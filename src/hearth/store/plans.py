@@ -5,7 +5,7 @@ lands a plan as one commit is ``git.py``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pygit2
@@ -115,14 +115,39 @@ class Snapshot:
             return None
         return commit.commit_time, commit.message
 
-    def names(self, folder: str) -> list[str]:
-        """Names of the files directly inside ``folder``."""
+    def _folder(self, folder: str) -> pygit2.Tree | None:
+        """The tree of ``folder`` (``""``: the top), or None when it is not one."""
         if self.tree is None:
-            return []
+            return None
         try:
             sub = self.tree[folder] if folder else self.tree
         except KeyError:
-            return []
-        if not isinstance(sub, pygit2.Tree):
+            return None
+        return sub if isinstance(sub, pygit2.Tree) else None
+
+    def children(self, folder: str) -> list[str]:
+        """Names of everything directly inside ``folder`` (``""``: the top),
+        files and folders alike."""
+        sub = self._folder(folder)
+        return [e.name for e in sub if e.name] if sub is not None else []
+
+    def folders(self) -> Iterator[tuple[str, list[str]]]:
+        """Every folder of the tree (``""``: the top) with the names it holds."""
+        pending = [("", self.tree)] if self.tree is not None else []
+        while pending:
+            folder, tree = pending.pop()
+            names = []
+            for entry in tree:
+                if not entry.name:
+                    continue
+                names.append(entry.name)
+                if isinstance(entry, pygit2.Tree):
+                    pending.append((f"{folder}/{entry.name}" if folder else entry.name, entry))
+            yield folder, names
+
+    def names(self, folder: str) -> list[str]:
+        """Names of the files directly inside ``folder``."""
+        sub = self._folder(folder)
+        if sub is None:
             return []
         return sorted(e.name for e in sub if e.type == pygit2.enums.ObjectType.BLOB and e.name)

@@ -39,6 +39,21 @@ def blob_id(data: bytes) -> str:
     return str(pygit2.hash(data))
 
 
+def worktree_blob_id(repo: Repository, path: str, data: bytes) -> str:
+    """The id git gives ``data`` as the work tree's copy of ``path``: after the
+    clean filters that its attributes and the config name (``eol=crlf``,
+    ``core.autocrlf``: CRLF back to LF), as ``git status`` and ``git add`` judge
+    it. A file git checked out with CRLF is its LF blob, not an edit."""
+    raw = pygit2.hash(data)
+    try:
+        filters = repo.load_filter_list(path)
+        if filters is None:
+            return str(raw)
+        return str(pygit2.hash(filters.apply_to_buffer(data)))
+    except (GitError, ValueError, OSError):
+        return str(raw)
+
+
 def head_id(repo: Repository) -> str | None:
     """HEAD's commit id (None on an unborn branch or a broken HEAD)."""
     try:

@@ -20,6 +20,7 @@ from hearth.store.history import CommitInfo, path_history
 from hearth.store.repository import (
     blob_id,
     is_ignored,
+    worktree_blob_id,
     worktree_changes,
 )
 from hearth.store.tree_diff import changed_paths
@@ -57,6 +58,8 @@ def get_file(home: HomeParts, path: str, rev: str | None = None) -> FileView:
         raise NotFound(f"{path} does not exist in the home")
     head = store.snapshot()
     oid = blob_id(data)
+    if oid != head.oid(path):  # perhaps git wrote it out with CRLF: the same blob
+        oid = worktree_blob_id(store.repo, path, data)
     index = store.repo.index
     index.read(False)
     staged = str(index[path].id) if path in index else None

@@ -282,6 +282,13 @@ class Syncer:
 
     def _refuse_over_dirty(self, base: str | None, theirs: str) -> None:
         dirty = self.remote.dirty_among(base, theirs)
+        if layout.ACTIVE_PATH in dirty:
+            # A commit put the generated ACTIVE.md on the branch, and hearth wrote
+            # it again here: nobody's edit, and neither a commit nor a stash could
+            # clear it. git gets the committed copy back so the sync goes on; the
+            # file is written again from the home once the sync lands.
+            dirty.remove(layout.ACTIVE_PATH)
+            self.remote.git("checkout", "--quiet", "HEAD", "--", layout.ACTIVE_PATH, check=False)
         if dirty:
             raise SyncBlocked(
                 "incoming changes touch files with uncommitted edits: "

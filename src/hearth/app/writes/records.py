@@ -58,6 +58,8 @@ class RecordWrites(Writer):
         if not cleaned:
             raise InvalidInput("a proposal needs at least one entry")
         checked_target = check_proposal_target(target) if target else None
+        if checked_target is not None:
+            self._refuse_lookalike(checked_target)  # the merge would create it
 
         def build(stamp: str) -> records.Proposal:
             return records.Proposal(

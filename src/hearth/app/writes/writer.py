@@ -21,7 +21,7 @@ from hearth.domain import layout, notes
 from hearth.domain.paths import normalize
 from hearth.domain.settings import Settings
 from hearth.domain.text import decode_text
-from hearth.domain.validation import check_blob
+from hearth.domain.validation import check_blob, check_new_path
 from hearth.errors import Forbidden, InvalidInput, StaleWrite, TooLarge, ValidationFailed
 from hearth.store.git import Planned
 from hearth.store.plans import CommitResult, Plan, Snapshot, Trailers
@@ -79,6 +79,8 @@ class Writer:
                         f"{self.settings.file_bytes} ([bounds] file_bytes in hearth.toml)"
                     )
                 failures += check_blob(change.path, change.data, self.settings.bounds)
+                if snap.entry(change.path) is None:
+                    failures += check_new_path(change.path, snap.children)
             if failures:
                 raise ValidationFailed(failures)
             return plan
@@ -104,6 +106,13 @@ class Writer:
         else:
             after.abandoned()
         return result
+
+    def _refuse_lookalike(self, path: str) -> None:
+        """Refuse ``path`` when HEAD lacks it and its name reads as one beside it
+        (``lookalike-name``): a write that would create it later is refused now."""
+        snap = self.store.snapshot()
+        if snap.entry(path) is None and (failures := check_new_path(path, snap.children)):
+            raise ValidationFailed(failures)
 
     def _now(self) -> dt.datetime:
         return self.clock().astimezone(dt.UTC)
