@@ -30,9 +30,10 @@ from typing import NamedTuple
 # 8: a record's front-matter fields a person reads are a section (``domain/sections.py``).
 # 9: a pictograph (an emoji) is a token of its own (``schema.PICTOGRAPHS``).
 # 10: terms of text in its folded spelling (``folding.py``: Greek accents, ё, NFD...).
+# 11: words written joined by punctuation are also their catenation (``joined.py``: Wi-Fi, wifi).
 #: The index schema's version (see ``schema.py``: bump it there with any change of
 #: fields or analyzers); named here so status can compare it without Tantivy.
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 META_NAME = "meta.json"
 TANTIVY_DIR = "tantivy"
 #: The vector store's file of digests, and the size of one.

@@ -176,7 +176,9 @@ def _holding_every_word(
     held = [
         h
         for h in hits
-        if wanted.issubset(found.bodies.terms((h.path, h.start_line), h.title, h.heading))
+        if wanted.issubset(
+            evidence.holding(found.bodies.terms((h.path, h.start_line), h.title, h.heading), q.text)
+        )
     ]
     return (held, found) if held else ([], gathered)
 
