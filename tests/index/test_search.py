@@ -420,3 +420,16 @@ def test_numbers_and_contractions_are_not_joined(
     joined_index: SearchIndex, query: str, not_found: str
 ) -> None:
     assert not_found not in _found(joined_index, query)
+
+
+def test_equal_scores_come_in_the_order_of_path_and_line(tmp_path: Path) -> None:
+    """Sections of equal score (the same text in thirty files) came in the
+    order the index holds them, which a build's indexing threads decide: the
+    same home built twice answered another page. Both orders of building
+    now give the same page, in the order of the files' paths."""
+    files = {f"memory/topics/shed-{n:02d}.md": "# Shed\n\nThe lantern hangs.\n" for n in range(30)}
+    forward = indexed_files(tmp_path / "a", files)
+    backward = indexed_files(tmp_path / "b", dict(reversed(files.items())))
+    for text in ("lantern", '"the lantern"'):
+        pages = [[h.path for h in keyword_search(i, text)] for i in (forward, backward)]
+        assert pages[0] == pages[1] == sorted(files)[:10], text
