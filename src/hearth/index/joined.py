@@ -33,7 +33,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from hearth.index import charsets
@@ -163,13 +163,13 @@ class Alternative:
     holds: frozenset[str]
 
 
-def covered(held: Iterable[str], alternatives: Sequence[Alternative]) -> set[str]:
-    """``held`` and the terms its alternatives cover."""
-    out = set(held)
-    for alt in alternatives:
-        if alt.holds <= out:
-            out |= alt.covers
-    return out
+def covered(held: Collection[str], alternatives: Sequence[Alternative]) -> Collection[str]:
+    """``held`` and the terms its alternatives cover (``held`` itself when
+    they cover none it lacks: a hit's terms are not copied for nothing)."""
+    found = [alt.covers for alt in alternatives if alt.holds.issubset(held)]
+    if not found or all(c.issubset(held) for c in found):
+        return held
+    return set(held).union(*found)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -376,6 +376,14 @@ def matched_query(index: tantivy.Index, schema: tantivy.Schema, read: QueryText)
     for prefix in read.prefixes:
         pattern = _escape(prefix) + ".*"
         parts.append((Occur.Should, Query.regex_query(schema, SEARCH_FIELD, pattern)))
+    if read.together:
+        # The word words side by side make (``wi fi``: ``wifi``), when some
+        # section holds it (most pairs of a question make no word).
+        searcher = index.searcher()
+        for word in read.together:
+            terms = _terms(word)
+            if len(terms) == 1 and searcher.doc_freq(SEARCH_FIELD, terms[0]):
+                parts.append((Occur.Should, Query.term_query(schema, SEARCH_FIELD, terms[0])))
     if not parts:
         return None
     return Query.boolean_query(parts)

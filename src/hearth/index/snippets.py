@@ -14,7 +14,7 @@ from tantivy import Occur, Query
 
 from hearth.domain.searching import MAX_QUERY_CHARS
 from hearth.index import folding, joined
-from hearth.index.analysis import is_plain
+from hearth.index.analysis import is_plain, term_set
 from hearth.index.bodies import Bodies
 from hearth.index.hits import Hit
 from hearth.index.query import matched_query
@@ -54,7 +54,7 @@ def run_snippets(
         matched = matched_query(index, schema, read)
     # A query word a body holds written joined (``wifi`` in ``Wi-Fi``) is
     # bold in its parts: their terms are highlighted too.
-    wanted = _wanted(read.parsed)
+    wanted = _wanted(" ".join([read.parsed, *read.together]))
     parts = {t for hit in hits for t in _joined_parts(bodies[hit.path, hit.start_line], wanted)}
     if parts and matched is not None:
         extra = [(Occur.Should, Query.term_query(schema, SEARCH_FIELD, t)) for t in sorted(parts)]
@@ -94,27 +94,27 @@ def run_snippets(
 @functools.lru_cache(maxsize=256)
 def _wanted(parsed: str) -> frozenset[str]:
     """The terms of a query's words and their other spellings."""
-    return frozenset(shared_analyzer().analyze(parsed))
-
-
-#: The joiners of ``joined.py``, dropped from a body to look for a query's
-#: term written joined in it.
-_UNJOINED = str.maketrans(dict.fromkeys("-\u2010\u2011._'\u2019,"))
+    return frozenset(term_set(parsed))
 
 
 def _joined_parts(body: str, wanted: frozenset[str]) -> set[str]:
     """The terms of the parts of ``body``'s runs written joined whose
-    catenation is one of ``wanted`` (``wifi``: ``wi`` and ``fi`` of ``Wi-Fi``).
-    Only a body where a wanted term shows up more often once its joiners are
-    dropped is cut into runs (most bodies hold the words as typed)."""
-    low = body.lower()
-    flat = low.translate(_UNJOINED)
-    if flat == low or not any(flat.count(t) > low.count(t) for t in wanted):
-        return set()
-    out: set[str] = set()
+    catenation is one of ``wanted`` (``wifi``: ``wi`` and ``fi`` of ``Wi-Fi``)."""
+    held = _catenated(body)
+    return {t for term in wanted.intersection(held) for t in held[term]} if held else set()
+
+
+@functools.lru_cache(maxsize=1024)
+def _catenated(body: str) -> dict[str, frozenset[str]]:
+    """The terms of ``body``'s catenations (``joined.py``), each with the
+    terms of the parts it was made of; remembered by body (a kept file's
+    bodies come back search after search, ``bodies.Kept``)."""
+    out: dict[str, frozenset[str]] = {}
     for run in joined.runs(body):
-        if any(t in wanted for w in run.words for t in _terms(w)):
-            out.update(t for part in run.parts for t in _terms(part))
+        parts = frozenset(t for part in run.parts for t in _terms(part))
+        for word in run.words:
+            for term in _terms(word):
+                out[term] = out.get(term, frozenset()) | parts
     return out
 
 
