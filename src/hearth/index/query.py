@@ -99,7 +99,8 @@ def _in_order(
     while 0 < end < len(found) and found[end][0] == found[end - 1][0]:
         end += 1
     read = _documents(searcher, found[:end])
-    read.sort(key=_tie_order)
+    if any(a[0] == b[0] for a, b in itertools.pairwise(found[:end])):  # most pages: no tie
+        read.sort(key=_tie_order)
     return read, found[end:]
 
 
