@@ -65,3 +65,17 @@ def test_a_day_word_alone_is_searched_over_http_never_recalled(shared_server: Se
         assert reply.status == 200, reply.body
         recalled = [p["path"] for p in reply.body["recall"]]
         assert "memory/topics/supper.md" not in recalled, prompt
+
+
+def test_a_word_written_joined_is_found_typed_whole_and_recalled(shared_server: Server) -> None:
+    """A note says "Wi-Fi"; the person searches ``wifi`` and asks "what's the
+    wifi password?": search finds it with the word bold, and the context's
+    recall hands it over (both said "no matches" though the home holds it)."""
+    s = shared_server
+    content = "# Router\n\nThe Wi-Fi password is taped under the toaster.\n"
+    assert s.put("/v1/files/memory/topics/router.md", {"content": content}).status == 200
+    found = {h["path"]: h["snippet"] for h in _search(s, q="wifi")["hits"]}  # type: ignore[attr-defined]
+    assert "**Wi-Fi**" in found["memory/topics/router.md"]
+    reply = s.get("/v1/context?" + urlencode({"q": "what's the wifi password?"}), token="read")
+    assert reply.status == 200, reply.body
+    assert "memory/topics/router.md" in [p["path"] for p in reply.body["recall"]]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from hearth.domain.likeness import (
@@ -127,6 +129,10 @@ def test_over_bound_moves_an_entry_already_in_a_topic_note_first() -> None:
         ("Sam was born on the 14th of March", "Sam's birthday is on March 14", True),
         ("Ada lives in Porto with her dog Biscuit", "Ada's dog Biscuit loves the beach", False),
         ("Caroline ran a 10k race in June", "Caroline ran a race in June", False),
+        # The same names in another case or spelling of accents: known.
+        ("Ada lives in Porto with Zoë", "ada lives in porto with zoe", True),
+        ("Ada lives in Porto with Zoë", unicodedata.normalize("NFD", "Zoë and Ada: Porto"), True),
+        ("Νίκος lives in Αθήνα", "Νικος lives in Αθηνα", True),
     ],
 )
 def test_an_entry_that_names_what_no_held_entry_names_is_news(
@@ -138,3 +144,17 @@ def test_an_entry_that_names_what_no_held_entry_names_is_news(
     a number no held match names is news, never left out by default."""
     found = EntryMatches(entry, (EntryMatch(held, "MEMORY.md", 3, 0.6, None),))
     assert found.known is known
+
+
+def test_the_same_entry_pasted_decomposed_is_the_same_text() -> None:
+    """An entry pasted in decomposed form (NFD, as some macOS apps hand it
+    over) is the same text to its reader: review says "same text", not a
+    near match."""
+    entry = "Zoë drinks café au lait"
+    held = Held(unicodedata.normalize("NFD", entry), "MEMORY.md", 3)
+    [match] = best_matches(entry, [(held, 0.7)], 0.5).matches
+    assert match.exact
+    [other] = best_matches(
+        entry, [(Held("Zoe drinks cafe au lait", "MEMORY.md", 4), 0.7)], 0.5
+    ).matches
+    assert not other.exact

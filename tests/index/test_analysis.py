@@ -8,7 +8,7 @@ import tantivy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hearth.index import analysis, charsets, folding
+from hearth.index import analysis, charsets, folding, joined
 from hearth.index.schema import CHAR_SCRIPTS, MAX_TOKEN_CHARS, PICTOGRAPHS, build_analyzer
 from tests.conftest import examples
 
@@ -97,6 +97,11 @@ PIECES = st.sampled_from(
         " ",
         "\n",
         ", ",
+        "-",  # words joined by punctuation: also their catenation (joined.py)
+        ".",
+        "_",
+        "'",
+        "000",
     ]
 )
 
@@ -105,7 +110,8 @@ PIECES = st.sampled_from(
 @given(st.lists(st.one_of(PIECES, st.text(max_size=12)), max_size=12))
 def test_fast_values_give_the_search_analyzers_terms(pieces: list[str]) -> None:
     text = "".join(pieces)
-    expected = list(SEARCH.analyze(folding.fold(text)))
+    # The words written joined put together come after the text's own.
+    expected = list(SEARCH.analyze(folding.fold(joined.with_catenations(text))))
     assert _terms(analysis.unstored_value(text)) == expected
     assert _terms(analysis.stored_value(text)) == expected
 

@@ -217,3 +217,26 @@ def test_dates_named_in_a_query() -> None:
     assert named_dates("on May 3, 2023 and 8th December, 2023") == ["2023-05-03", "2023-12-08"]
     assert named_dates("in August 2023, or 2024-01-05") == ["2023-08", "2024-01-05"]
     assert named_dates("may I ask about 31 February") == []
+
+
+@pytest.mark.parametrize(
+    ("query", "bold"),
+    [
+        ("αθηνα", "**Αθήνα**"),
+        ("καφε", "**καφέ**"),
+        ("cafe", unicodedata.normalize("NFD", "**Café**")),
+        ("zoe", unicodedata.normalize("NFD", "**Zoë**")),
+        ("елку", "**ёлку**"),
+        ("السوق", "**السُّوق**"),
+        ("שלום", "**שָׁלוֹם**"),
+        ("istanbul", "**İstanbul**"),
+    ],
+)
+def test_a_word_found_through_folding_is_bold_as_written(
+    index: SearchIndex, query: str, bold: str
+) -> None:
+    """A word found in its folded spelling (Greek accents, NFD, ё, vowel
+    points) was found with a snippet without bold: the highlighter read the
+    body's own spelling. The snippet shows the body as written, the word bold."""
+    [hit, *_] = keyword_search(index, query)
+    assert bold in hit.snippet

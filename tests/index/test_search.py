@@ -9,6 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hearth.domain.sections import split_sections
+from hearth.index import ranking
+from hearth.index.question import question
 from hearth.index.schema import passage
 from hearth.index.search_index import SearchIndex
 from tests.conftest import examples, indexed_files, keyword_search
@@ -325,3 +327,107 @@ def test_snippets_highlight_what_another_process_committed(tmp_path: Path) -> No
     ours._index.reload()  # the reader sees the commit first (its own reload, as Tantivy's)
     [hit] = keyword_search(ours, "zorblax")
     assert "**zorblax**" in hit.snippet
+
+
+JOINED = {
+    "memory/topics/wifi.md": "# House\n\nThe Wi-Fi password is on the fridge.\n",
+    "memory/topics/router.md": "# Router\n\nThe wifi router sits in the hall.\n",
+    "memory/topics/mail.md": "# Mail\n\nSend an e-mail about node.js and the re-index.\n",
+    "memory/topics/trip.md": "# Trip\n\nThe U.S. visa is done; 3.5 million, or 1,000 a day.\n",
+    "memory/topics/code.md": (
+        "# Code\n\nThe key open_loops and parseConfigFile, after the COVID-19 rules. "
+        "Don't forget O'Brien.\n"
+    ),
+    "memory/topics/talk.md": "# Talk\n\nShe'll call and we'll see.\n",
+}
+
+
+@pytest.fixture(scope="module")
+def joined_index(tmp_path_factory: pytest.TempPathFactory) -> SearchIndex:
+    return indexed_files(tmp_path_factory.mktemp("joined"), JOINED)
+
+
+def _found(index: SearchIndex, text: str) -> dict[str, str]:
+    """Paths and snippets of what search answers (the relevance floor on)."""
+    return {h.path: h.snippet for h in ranking.search(index, question(text)).hits}
+
+
+@pytest.mark.parametrize(
+    ("query", "holders"),
+    [
+        ("wifi", {"memory/topics/wifi.md", "memory/topics/router.md"}),
+        ("WiFi", {"memory/topics/wifi.md", "memory/topics/router.md"}),
+        ("wi fi", {"memory/topics/wifi.md", "memory/topics/router.md"}),
+        ("Wi-Fi", {"memory/topics/wifi.md", "memory/topics/router.md"}),
+        ("what is the WiFi password?", {"memory/topics/wifi.md"}),
+        ("email", {"memory/topics/mail.md"}),
+        ("nodejs", {"memory/topics/mail.md"}),
+        ("node js", {"memory/topics/mail.md"}),
+        ("reindex", {"memory/topics/mail.md"}),
+        ("US", {"memory/topics/trip.md"}),
+        ("1000", {"memory/topics/trip.md"}),
+        ("3,5", {"memory/topics/trip.md"}),
+        ("openloops", {"memory/topics/code.md"}),
+        ("open loops", {"memory/topics/code.md"}),
+        ("openLoops", {"memory/topics/code.md"}),
+        ("parse config file", {"memory/topics/code.md"}),
+        ("covid19", {"memory/topics/code.md"}),
+        ("dont", {"memory/topics/code.md"}),
+        ("obrien", {"memory/topics/code.md"}),
+    ],
+)
+def test_words_written_joined_are_found_typed_either_way(
+    joined_index: SearchIndex, query: str, holders: set[str]
+) -> None:
+    """A note says ``Wi-Fi``, ``e-mail``, ``node.js``, ``U.S.``, ``open_loops``,
+    ``COVID-19``, ``Don't``; a person types ``wifi``, ``email``, ``nodejs``,
+    ``US``, ``open loops``, ``covid19``, ``dont`` (and the other way round:
+    ``Wi-Fi`` finds ``wifi``). Each said "no matches" (or left the note below
+    the relevance floor) though the home holds the word."""
+    assert set(_found(joined_index, query)) >= holders
+
+
+@pytest.mark.parametrize(
+    ("query", "path", "bold"),
+    [
+        ("wifi", "memory/topics/wifi.md", "**Wi-Fi**"),
+        ("Wi-Fi", "memory/topics/router.md", "**wifi**"),
+        ("wi fi", "memory/topics/router.md", "**wifi**"),
+        ("email", "memory/topics/mail.md", "**e-mail**"),
+        ("nodejs", "memory/topics/mail.md", "**node.js**"),
+        ("1000", "memory/topics/trip.md", "**1,000**"),
+        ("openloops", "memory/topics/code.md", "**open_loops**"),
+        ("dont", "memory/topics/code.md", "**Don't**"),
+    ],
+)
+def test_a_word_found_written_joined_is_bold_in_its_snippet(
+    joined_index: SearchIndex, query: str, path: str, bold: str
+) -> None:
+    assert bold in _found(joined_index, query)[path]
+
+
+@pytest.mark.parametrize(
+    ("query", "not_found"),
+    [
+        ("35", "memory/topics/trip.md"),  # 3.5 is not 35
+        ("shell", "memory/topics/talk.md"),  # she'll is no shell
+        ("well", "memory/topics/talk.md"),
+    ],
+)
+def test_numbers_and_contractions_are_not_joined(
+    joined_index: SearchIndex, query: str, not_found: str
+) -> None:
+    assert not_found not in _found(joined_index, query)
+
+
+def test_equal_scores_come_in_the_order_of_path_and_line(tmp_path: Path) -> None:
+    """Sections of equal score (the same text in thirty files) came in the
+    order the index holds them, which a build's indexing threads decide: the
+    same home built twice answered another page. Both orders of building
+    now give the same page, in the order of the files' paths."""
+    files = {f"memory/topics/shed-{n:02d}.md": "# Shed\n\nThe lantern hangs.\n" for n in range(30)}
+    forward = indexed_files(tmp_path / "a", files)
+    backward = indexed_files(tmp_path / "b", dict(reversed(files.items())))
+    for text in ("lantern", '"the lantern"'):
+        pages = [[h.path for h in keyword_search(i, text)] for i in (forward, backward)]
+        assert pages[0] == pages[1] == sorted(files)[:10], text

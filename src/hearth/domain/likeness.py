@@ -20,6 +20,7 @@ Pure: terms, cosines and entries in; scores, matches and groups out.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -125,9 +126,11 @@ class EntryMatches:
 
     @property
     def holding(self) -> tuple[EntryMatch, ...]:
-        """The held entries that make it known (see ``known``), closest first."""
+        """The held entries that make it known (see ``known``), closest first:
+        each name and number the entry names is a word of the held entry,
+        in any case or accents (``ada lives in porto`` holds ``Porto``)."""
         named = _named(self.entry)
-        return tuple(m for m in self.matches if m.key is None and named <= _named(m.text))
+        return tuple(m for m in self.matches if m.key is None and named <= _said(m.text))
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -140,13 +143,34 @@ class EntryMatches:
 def _named(text: str) -> frozenset[str]:
     """The names and numbers a text names: its words written with a capital
     (but its first, capitalised as a sentence starts) or holding a digit; a
-    possessive's ``'s`` and an ordinal's ``th`` let go (``14th`` is ``14``)."""
-    words = _WORD.findall(text)
+    possessive's ``'s`` and an ordinal's ``th`` let go (``14th`` is ``14``),
+    folded (``_folded``)."""
+    words = _WORD.findall(unicodedata.normalize("NFC", text))
     return frozenset(
-        _ORDINAL.sub(r"\1", re.sub(r"['’]s$", "", w)).casefold()
+        _folded(w)
         for i, w in enumerate(words)
         if (w[0].isupper() and i > 0) or any(c.isdigit() for c in w)
     )
+
+
+def _said(text: str) -> frozenset[str]:
+    """Every word of ``text``, folded as ``_named``'s."""
+    return frozenset(_folded(w) for w in _WORD.findall(unicodedata.normalize("NFC", text)))
+
+
+def _folded(word: str) -> str:
+    """A word as search matches it: without a possessive or an ordinal's
+    ending, case and accents (``Zoë``, ``ZOE`` and ``Zoe`` with a combining
+    diaeresis are ``zoe``; Greek without its tonos)."""
+    bare = _ORDINAL.sub(r"\1", re.sub(r"['’]s$", "", word)).casefold()
+    marks = unicodedata.normalize("NFD", bare)
+    return "".join(c for c in marks if not unicodedata.combining(c))
+
+
+def same_text(one: str, other: str) -> bool:
+    """Whether two entries are the same text to a reader: equal once both are
+    composed (NFC), so a note pasted decomposed is not a different entry."""
+    return one == other or unicodedata.normalize("NFC", one) == unicodedata.normalize("NFC", other)
 
 
 def best_matches(
@@ -159,7 +183,7 @@ def best_matches(
     text scores 1.0 whatever the measures say."""
     found = []
     for held, measured in scored:
-        score = 1.0 if held.text == entry else min(measured, 0.999)
+        score = 1.0 if same_text(held.text, entry) else min(measured, 0.999)
         if score >= threshold:
             found.append(EntryMatch(held.text, held.path, held.line, score, held.key))
     found.sort(key=lambda m: (-m.score, m.key is not None, m.path, m.line))

@@ -36,7 +36,7 @@ import re
 
 import tantivy
 
-from hearth.index import charsets, folding
+from hearth.index import charsets, folding, joined
 from hearth.index.schema import MAX_TOKEN_CHARS, shared_analyzer
 
 
@@ -95,9 +95,11 @@ def _fast_analyzer() -> tantivy.TextAnalyzer:
 
 
 def terms_of(text: str) -> list[str]:
-    """The search analyzer's terms of ``text``, through the fast analyzer when
-    it cuts ``text`` the same way (``is_plain``): a section's terms in a
-    fraction of the time (the relevance floor reads every hit's)."""
+    """The index's terms of ``text`` (its words, then the words it writes
+    joined by punctuation put together: ``joined.py``), through the fast
+    analyzer when it cuts ``text`` the same way (``is_plain``): a section's
+    terms in a fraction of the time (the relevance floor reads every hit's)."""
+    text = joined.with_catenations(text)
     if is_plain(text):
         return _fast_analyzer().analyze(text)
     return shared_analyzer().analyze(folding.fold(text))
@@ -119,6 +121,7 @@ def term_set(text: str) -> set[str]:
     terms are the same alone as in its text, and the relevance floor asks
     for the terms of every hit it judges."""
     if text.isascii() and not may_hold_long_run(text):
+        text = joined.with_catenations(text)
         return {t for word in set(_ASCII_TOKEN.findall(text.lower())) for t in _word_terms(word)}
     return set(terms_of(text))
 
@@ -148,12 +151,18 @@ def _has_special(text: str) -> bool:
 
 
 def stored_value(text: str) -> IndexValue:
-    """What a stored, indexed field (title, heading) is given."""
+    """What a stored, indexed field (title, heading) is given: with the
+    words it writes joined put together (``joined.py``) among its terms."""
+    extra = joined.catenations(text)
+    if extra:
+        return pretokenized(text, f"{text}\n{extra}")
     return text if is_plain(text) else pretokenized(text)
 
 
 def unstored_value(text: str) -> IndexValue:
-    """What the indexed, unstored ``text`` field is given."""
+    """What the indexed, unstored ``text`` field is given: ``text`` and,
+    after it, the words it writes joined put together (``joined.py``)."""
+    text = joined.with_catenations(text)
     if text.isascii():
         return pretokenized(text) if may_hold_long_run(text) else text
     rest = "".join(_NOT_ASCII.findall(text))
@@ -167,11 +176,13 @@ def unstored_value(text: str) -> IndexValue:
     return pretokenized(text) if may_hold_long_run(spaced) else spaced
 
 
-def pretokenized(text: str) -> tantivy.PreTokenizedString:
+def pretokenized(text: str, terms_of_text: str | None = None) -> tantivy.PreTokenizedString:
     """``text`` with the search analyzer's terms of its folded spelling
-    (``folding.py``; offsets are not kept: no field given this way is
-    highlighted from its indexed form)."""
-    terms = shared_analyzer().analyze(folding.fold(text))
+    (``folding.py``), or of ``terms_of_text``'s (offsets are not kept: no
+    field given this way is highlighted from its indexed form)."""
+    terms = shared_analyzer().analyze(
+        folding.fold(text if terms_of_text is None else terms_of_text)
+    )
     return tantivy.PreTokenizedString(
         text, [tantivy.Token(term, position, 0, 0) for position, term in enumerate(terms)]
     )

@@ -203,11 +203,6 @@ class Bodies(Mapping[Where, str]):
             return found
         return self._cut(path, start_line, place, lines)
 
-    def holds(self, where: Where, title: str, heading: str, wanted: Iterable[str]) -> bool:
-        """Whether the ``terms`` of a section hold every one of ``wanted``."""
-        held = self.terms(where, title, heading)
-        return all(t in held for t in wanted)
-
     def terms(self, where: Where, title: str, heading: str) -> Container[str]:
         """``analysis.term_set`` of a hit's title, heading and body (the words
         the relevance floor looks for in it); of a kept file's section or one

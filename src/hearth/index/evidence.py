@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -14,6 +14,9 @@ from hearth.domain.layout import daily_note_date
 from hearth.domain.searching import MAX_QUERY_CHARS
 from hearth.index import floor as floors
 from hearth.index.floor import Floor, Judged, Meaning
+from hearth.index.joined import Alternative, covered
+from hearth.index.joined import query_words as other_spellings
+from hearth.index.joined import spans as joined_spans
 from hearth.index.schema import shared_analyzer
 from hearth.index.terms import read_query, without_dates
 
@@ -90,13 +93,61 @@ def content_terms(text: str) -> list[str]:
     return [t for w in floors.content_words(asked) for t in _terms(w)]
 
 
+@functools.lru_cache(maxsize=256)
+def alternatives(text: str) -> tuple[Alternative, ...]:
+    """The other spellings of the question's words a section may hold them
+    in (``joined.py``): ``Wi-Fi``'s terms held as ``wifi``, ``WiFi``'s as
+    ``wi`` and ``fi``, and two content words side by side (``wi fi``) as the
+    word they make."""
+    asked = read_query(without_dates(text)).words
+    out: list[Alternative] = []
+    side_by_side: list[list[str]] = [[]]
+    for word in asked:
+        content = floors.content_words([word])
+        low = content[0] if content else ""
+        if not low:
+            side_by_side.append([])
+            continue
+        covers = frozenset(_terms(low))
+        catenated, camel = other_spellings(word.strip(floors.EDGE))
+        out += [Alternative(covers, frozenset(_terms(w))) for w in catenated]
+        if camel:
+            out.append(Alternative(covers, frozenset(t for p in camel for t in _terms(p))))
+        if low.isalnum():
+            side_by_side[-1].append(low)
+        else:
+            side_by_side.append([])
+    for words in side_by_side:
+        for i, j in joined_spans(len(words)):
+            covers = frozenset(t for w in words[i:j] for t in _terms(w))
+            out.append(Alternative(covers, frozenset(_terms("".join(words[i:j])))))
+    return tuple(a for a in out if a.covers and a.holds and a.covers != a.holds)
+
+
+def holding(held: Container[str], text: str) -> Container[str]:
+    """``held`` (a section's terms) and the question's terms it holds in
+    another spelling (``alternatives``)."""
+    found = alternatives(text)
+    return covered(held, found) if found else held
+
+
+def holds_all(held: Container[str], wanted: Iterable[str], text: str) -> bool:
+    """Whether a section's terms ``held`` hold every one of ``wanted``, in
+    their own spelling or another the question ``text`` allows (``holding``)."""
+    present = holding(held, text)
+    return all(t in present for t in wanted)
+
+
 def holds_none(index: SearchIndex, text: str) -> bool:
     """Whether ``text`` says content words and no section of the home holds any."""
-    words = content_terms(text[:MAX_QUERY_CHARS])
+    text = text[:MAX_QUERY_CHARS]
+    words = content_terms(text)
     if not words:
         return False
-    df, _total = index.frequencies(sorted(set(words)))
-    return all(n == 0 for n in df.values())
+    others = {t for alt in alternatives(text) for t in alt.holds}
+    df, _total = index.frequencies(sorted({*words, *others}))
+    present = holding({t for t, n in df.items() if n > 0}, text)
+    return not any(t in present for t in words)
 
 
 class Signals(NamedTuple):
@@ -124,12 +175,15 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
     lone = floors.lone_words(read_query(without_dates(text)).words)
     words = [t for w in lone for t in _terms(w)] if lone else content_terms(text)
     names = {name: _terms(name) for name in floors.inner_names(text)}
-    wanted = set(words) | {t for ts in names.values() for t in ts}
+    # Held in another spelling (``Wi-Fi`` as ``wifi``): as held as in its own.
+    others = {t for alt in alternatives(text) for t in alt.holds}
+    wanted = set(words) | {t for ts in names.values() for t in ts} | others
     df, total = index.frequencies(sorted(wanted))
+    present = holding({t for t in wanted if df.get(t, 0) > 0}, text)
     weights = {t: floors.idf(df.get(t, 0), total) for t in dict.fromkeys(words)}
-    unknown = [n for n, ts in names.items() if not ts or any(df.get(t, 0) == 0 for t in ts)]
+    unknown = [n for n, ts in names.items() if not ts or any(t not in present for t in ts)]
     # A number the home never holds is as specific as a name it never mentions.
-    unknown += [t for t in weights if t.isdigit() and len(t) > 1 and df.get(t, 0) == 0]
+    unknown += [t for t in weights if t.isdigit() and len(t) > 1 and t not in present]
     meaning = gathered.meaning
     unique = floors.idf(1, max(total, 1))
     asked_in = floors.tongue(text)
@@ -144,7 +198,7 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
     for hit in hits:
         key = (hit.path, hit.start_line)
         body = gathered.bodies.get(key, "")
-        held = gathered.bodies.terms(key, hit.title, hit.heading) if weights else set()
+        held = holding(gathered.bodies.terms(key, hit.title, hit.heading), text) if weights else ()
         cosine = meaning.cosines.get(gathered.digests.get(key, "")) if meaning else None
         standing = meaning.standing(cosine) if meaning and cosine is not None else None
         both = key in gathered.keyword_first and key in gathered.semantic_first
@@ -176,7 +230,7 @@ def signals(index: SearchIndex, q: Question, hits: Sequence[Hit], gathered: Gath
             )
         )
     known = [n for n in names if n not in unknown]
-    absent = bool(weights) and all(df.get(t, 0) == 0 for t in weights)
+    absent = bool(weights) and all(t not in present for t in weights)
     return Signals(judged, unknown, bool(known and index.in_headings(known)), absent, bool(lone))
 
 

@@ -69,7 +69,8 @@ if TYPE_CHECKING:
 Key = tuple[str, int]
 
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+)[\"'“‘(]*([A-Z][\w-]*)")
-_EDGE = "?!.,;:'\"()[]{}’"
+#: Punctuation at a word's edges, no part of it.
+EDGE = "?!.,;:'\"()[]{}’"
 _DATE_WORDS_TEXT = """today yesterday tomorrow tonight ago week weeks weekend month months year
 years monday tuesday wednesday thursday friday saturday sunday january february march april
 may june july august september october november december"""
@@ -229,7 +230,7 @@ def content_words(words: Sequence[str]) -> list[str]:
     for word in words:
         # A possessive's "s" is no word of its own: "Okafor's" asks for Okafor;
         # nor is an elided article: "d'association" asks for association.
-        low = bare_word(word.lower().strip(_EDGE))
+        low = bare_word(word.lower().strip(EDGE))
         if re.split(r"['’]", low, maxsplit=1)[0] in STOP_WORDS:  # that's, I'd, won't
             continue
         if low and low not in STOP_WORDS and low not in _DATE_WORDS and low not in _SMALL_TALK:
@@ -242,7 +243,7 @@ def lone_words(words: Sequence[str]) -> list[str]:
     when every other one only sets a date (``_DATE_FRAME``): ``Friday``, ``good
     night``, ``tonight``, ``in March``, ``last Friday`` (a query of these alone is
     about them); else none (``how are you today``: a sentence of small talk)."""
-    lows = [low for low in (word.lower().strip(_EDGE) for word in words) if low]
+    lows = [low for low in (word.lower().strip(EDGE) for word in words) if low]
     said = [low for low in lows if low in _DATE_WORDS or low in _SMALL_TALK]
     lone = said and all(
         low in _DATE_WORDS or low in _SMALL_TALK or low in _DATE_FRAME for low in lows

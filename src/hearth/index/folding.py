@@ -108,3 +108,33 @@ def fold(text: str) -> str:
         return text
     composed = unicodedata.normalize("NFC", text)
     return unicodedata.normalize("NFC", composed.translate(_table()))
+
+
+def _joins_before(char: str) -> bool:
+    """Whether ``char`` may compose with the character before it (a mark, a
+    Hangul vowel or final jamo, a half-width sound mark): no piece of its own."""
+    code = ord(char)
+    return (
+        unicodedata.category(char)[0] == "M" or 0x1160 <= code <= 0x11FF or code in (0xFF9E, 0xFF9F)
+    )
+
+
+def aligned(text: str) -> tuple[str, list[int], list[int]]:
+    """``fold(text)`` made piece by piece (a character and the marks that
+    compose with it), and where each piece starts in the folded text and in
+    ``text``: a place found in the folded text (a snippet's bold word) is a
+    place of ``text`` as written."""
+    pieces: list[int] = []
+    for i, char in enumerate(text):
+        if not (pieces and not char.isascii() and _joins_before(char)):
+            pieces.append(i)
+    folded: list[str] = []
+    starts: list[int] = []
+    at = 0
+    for n, start in enumerate(pieces):
+        piece = text[start : pieces[n + 1] if n + 1 < len(pieces) else len(text)]
+        made = piece if piece.isascii() else fold(piece)
+        starts.append(at)
+        folded.append(made)
+        at += len(made)
+    return "".join(folded), starts, pieces

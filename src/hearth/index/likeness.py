@@ -6,8 +6,9 @@ Review flags a proposed entry that the home already holds in other words
 only measures). An entry is one line, so it is compared whole, not as a
 section of the index:
 
-- words: the terms the search analyzer makes of it (``schema.build_analyzer``:
-  lower-cased, accents folded, English stems, one term per CJK character),
+- words: the terms the index makes of it (``analysis.terms_of``: lower-cased,
+  accents folded, its folded spelling, words written joined put together,
+  English stems, one term per CJK character),
   without English function words (``terms.STOP_WORDS``), so ``Sam has a cat
   allergy`` and ``Sam is allergic to cats`` share ``sam``, ``cat``;
 - meaning: the cosine of the two entries' vectors from the model semantic
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING
 from hearth.domain.consolidation import pointer_title
 from hearth.domain.likeness import COSINE_FLOOR, MEANING_WEIGHT
 from hearth.embedding import Embedder
+from hearth.index.analysis import terms_of
 from hearth.index.schema import digest, shared_analyzer
 from hearth.index.terms import STOP_WORDS
 
@@ -196,7 +198,9 @@ def said(text: str) -> str:
 
 @functools.lru_cache(maxsize=8192)
 def _terms(text: str) -> frozenset[str]:
-    tokens: list[str] = shared_analyzer().analyze(said(text))
+    # As the index holds them: folded (``folding.py``: NFD, Greek accents...)
+    # and with words written joined put together (``joined.py``).
+    tokens = terms_of(said(text))
     stop = _stop_terms()
     content = [t for t in tokens if t not in stop]
     return frozenset(content or tokens)

@@ -31,9 +31,10 @@ from typing import NamedTuple
 # 9: a pictograph (an emoji) is a token of its own (``schema.PICTOGRAPHS``).
 # 10: terms of text in its folded spelling (``folding.py``: Greek accents, ё, NFD...).
 # 11: ``body`` stored again, with its file's ``file_digest`` (``bodies.py``).
+# 12: words written joined by punctuation are also their catenation (``joined.py``: Wi-Fi, wifi).
 #: The index schema's version (see ``schema.py``: bump it there with any change of
 #: fields or analyzers); named here so status can compare it without Tantivy.
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 META_NAME = "meta.json"
 TANTIVY_DIR = "tantivy"
 #: The vector store's file of digests, and the size of one.

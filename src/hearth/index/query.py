@@ -81,24 +81,66 @@ def run_ranked(
         return Ranked([], {})
     scored = _user_query(schema, searcher, read, matched, dates, weights)
     query = _ranked(schema, searcher, scored, kind, path_prefix, template, weights)
-    found = searcher.search(query, _bounded(max(limit, more)), count=False).hits
-    first = _documents(searcher, found[: _bounded(limit)])
-    further = _Further(searcher, found[len(first.hits) :]).chunks
+    wanted = _bounded(max(limit, more))
+    found = searcher.search(query, wanted, count=False).hits
+    page = _bounded(limit)
+    if len(found) == wanted < MAX_LIMIT and found[-1][0] == found[min(page, wanted) - 1][0]:
+        # The page's last ties with every candidate found: which of its ties
+        # are found at all is the index's order. Once deeper (a common word
+        # in many sections of one length may tie in hundreds).
+        found = searcher.search(query, MAX_LIMIT, count=False).hits
+    docs, rest = _in_order(searcher, found, page)
+    first = _ranked_documents(docs[:page])
+    further = _Further(searcher, rest, docs[page:]).chunks
     return dataclasses.replace(first, query=scored, matched=matched, further=further)
+
+
+def _in_order(
+    searcher: tantivy.Searcher, found: Sequence[tuple[float, Any]], limit: int
+) -> tuple[list[tuple[float, tantivy.Document]], Sequence[tuple[float, Any]]]:
+    """The first ``limit`` of ``found`` read, and those tied with the last of
+    them, equal scores in the order of their path and first line; and the
+    rest, not read. Tantivy orders equal scores by their documents' places
+    in the index, which its indexing threads decide: the same home built
+    twice ranked its ties in another order."""
+    end = min(limit, len(found))
+    while 0 < end < len(found) and found[end][0] == found[end - 1][0]:
+        end += 1
+    read = _documents(searcher, found[:end])
+    if any(a[0] == b[0] for a, b in itertools.pairwise(found[:end])):  # most pages: no tie
+        read.sort(key=_tie_order)
+    return read, found[end:]
+
+
+def _documents(
+    searcher: tantivy.Searcher, found: Sequence[tuple[float, Any]]
+) -> list[tuple[float, tantivy.Document]]:
+    """The documents of ``found``, with their scores."""
+    return [(score, searcher.doc(address)) for score, address in found]
+
+
+def _tie_order(pair: tuple[float, tantivy.Document]) -> tuple[float, str, int]:
+    score, doc = pair
+    return (-score, str(doc.get_first("path")), int(doc.get_first("start_line") or 0))
 
 
 @dataclasses.dataclass(frozen=True)
 class _Further:
     """Candidates found and not yet read: a document is most of a candidate's
     cost, and a crowded page's room (``room.py``) mostly needs only the first
-    few past the page."""
+    few past the page. ``read``: those read already (ties of the page's last)."""
 
     searcher: tantivy.Searcher
     found: Sequence[tuple[float, Any]]
+    read: Sequence[tuple[float, tantivy.Document]] = ()
 
     def chunks(self, size: int) -> Iterator[Ranked]:
+        for start in range(0, len(self.read), size):
+            yield _ranked_documents(self.read[start : start + size])
+        # Further down (read only when a crowded page makes room), ties keep
+        # the index's order: the same candidates whatever the chunks' size.
         for start in range(0, len(self.found), size):
-            yield _documents(self.searcher, self.found[start : start + size])
+            yield _ranked_documents(_documents(self.searcher, self.found[start : start + size]))
 
 
 def run_digest_ranked(
@@ -138,7 +180,8 @@ def run_digest_ranked(
             for score, address in found
             if str((doc := searcher.doc(address)).get_first("digest")) in asked
         ]
-        more.sort(key=lambda pair: order[str(pair[1].get_first("digest"))])
+        # Sections of one passage (the same text in two places) by path and line.
+        more.sort(key=lambda pair: (order[str(pair[1].get_first("digest"))], _tie_order(pair)[1:]))
         docs += more
         if len(docs) >= limit:
             break
@@ -185,7 +228,7 @@ def run_neighbours(
         held.append((Occur.Should, words))
     count = sum(len(ordinals) for ordinals in wanted.values())
     found = searcher.search(Query.boolean_query(held), count, count=False).hits
-    return _documents(searcher, found)
+    return _ranked_documents(_in_order(searcher, found, len(found))[0])
 
 
 def run_in_headings(index: tantivy.Index, words: Sequence[str]) -> list[str]:
@@ -288,10 +331,6 @@ def _set_aside(schema: tantivy.Schema, searcher: tantivy.Searcher) -> list[Query
     return [q for folder, q in held[1] if searcher.terms_with_prefix("path", folder, limit=1)]
 
 
-def _documents(searcher: tantivy.Searcher, found: Sequence[tuple[float, Any]]) -> Ranked:
-    return _ranked_documents([(score, searcher.doc(address)) for score, address in found])
-
-
 def _ranked_documents(docs: Sequence[tuple[float, tantivy.Document]]) -> Ranked:
     hits: list[Hit] = []
     ordinals: dict[tuple[str, int], int] = {}
@@ -350,6 +389,14 @@ def matched_query(index: tantivy.Index, schema: tantivy.Schema, read: QueryText)
     for prefix in read.prefixes:
         pattern = _escape(prefix) + ".*"
         parts.append((Occur.Should, Query.regex_query(schema, SEARCH_FIELD, pattern)))
+    if read.together:
+        # The word words side by side make (``wi fi``: ``wifi``), when some
+        # section holds it (most pairs of a question make no word).
+        searcher = index.searcher()
+        for word in read.together:
+            terms = _terms(word)
+            if len(terms) == 1 and searcher.doc_freq(SEARCH_FIELD, terms[0]):
+                parts.append((Occur.Should, Query.term_query(schema, SEARCH_FIELD, terms[0])))
     if not parts:
         return None
     return Query.boolean_query(parts)

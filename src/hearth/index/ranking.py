@@ -173,8 +173,12 @@ def _holding_every_word(
         return [], gathered
     hits, found = keyword_ranked(index, q, weights, gathered.keyword)
     # The terms of a kept file's section are found once (``Bodies.terms``).
-    holds = found.bodies.holds
-    held = [h for h in hits if holds((h.path, h.start_line), h.title, h.heading, wanted)]
+    terms = found.bodies.terms
+    held = [
+        h
+        for h in hits
+        if evidence.holds_all(terms((h.path, h.start_line), h.title, h.heading), wanted, q.text)
+    ]
     return (held, found) if held else ([], gathered)
 
 

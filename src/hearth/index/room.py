@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from hearth.index import floor as floors
-from hearth.index.evidence import content_terms
+from hearth.index.evidence import content_terms, holds_all
 from hearth.index.schema import digest, passage
 from hearth.index.terms import fold, read_query, without_dates
 
@@ -102,7 +102,7 @@ def made(hits: Sequence[Hit], waiting: Iterable[Hit], bodies: Read, text: str) -
             continue
         # The terms of an empty title, the heading and the body: those of the
         # heading and body, kept with the file for the floor's next look.
-        if bodies.holds(key, "", hit.heading, wanted):
+        if holds_all(bodies.terms(key, "", hit.heading), wanted, text):
             text_of = f"{hit.heading}\n{body}"
             (as_typed if holds_typed(typed, text_of) else others).append(hit)
             shown.add(key)

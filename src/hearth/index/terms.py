@@ -22,6 +22,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from hearth.index.joined import query_words as other_spellings
+from hearth.index.joined import words_of as catenated_words
+
 #: The code point ranges of the analyzer's ``CHAR_SCRIPTS`` (Python's ``re``
 #: has no ``\p{Han}``): Han, kana, Hangul, Thai, Lao, Khmer, Myanmar.
 _CHAR_RANGES = (
@@ -98,6 +101,9 @@ class QueryText:
     words: tuple[str, ...]
     #: Runs of CHAR_SCRIPTS characters of two or more (the phrase bonus).
     runs: tuple[str, ...]
+    #: The words that words side by side make (``wi fi``: ``wifi``), asked
+    #: for when the index holds them (``joined.py``).
+    together: tuple[str, ...] = ()
 
 
 def wants_exact_words(text: str) -> bool:
@@ -162,7 +168,8 @@ def read_query(text: str) -> QueryText:
         rest.append(_BODY_FIELD.sub(r"\1text:", token))
         if not token.startswith("-"):
             words.extend(_FIELD.sub("", token).split() if named else token.split())
-    joined = _without_stop_words(" ".join(rest))
+    together: list[str] = []
+    joined = _other_spellings(_without_stop_words(" ".join(rest)), together)
     # Stop words stay in ``words``: measured, the pair and heading bonuses of
     # "went to" or "did she" helped (0.609 against 0.597 any-hit@5).
     runs = [run for run in _CHAR_RUN.findall(_QUOTED.sub(" ", joined)) if len(run) > 1]
@@ -171,6 +178,7 @@ def read_query(text: str) -> QueryText:
         prefixes=tuple(prefixes),
         words=tuple(words),
         runs=tuple(dict.fromkeys(runs)),
+        together=tuple(dict.fromkeys(together)),
     )
 
 
@@ -342,6 +350,79 @@ def _without_stop_words(text: str) -> str:
             pieces.append(token)
             kept_other = True
     return " ".join(pieces) if kept_other else text
+
+
+def _other_spellings(text: str, together: list[str]) -> str:
+    """``text`` with its words' other spellings asked for beside them, outside
+    quotes (``joined.py``): a word written joined by punctuation its
+    catenation (``Wi-Fi``: ``(Wi-Fi WiFi)``), a word in camel case its parts as
+    a phrase (``WiFi``: ``(WiFi "Wi Fi")``); the words that words side by side
+    make (``wi fi``: ``wifi``) are added to ``together``. A required word
+    (``+Wi-Fi``) is found in either spelling, an excluded one (``-Wi-Fi``)
+    excludes both."""
+    out: list[str] = []
+    cursor = 0
+    for quoted in _QUOTED.finditer(text):
+        out += [_spelled(text[cursor : quoted.start()], together), quoted.group(0)]
+        cursor = quoted.end()
+    out.append(_spelled(text[cursor:], together))
+    return "".join(out)
+
+
+_SIGNED = re.compile(r"^([+-]?)((?:\w+:)?)(.*)$", re.S)
+
+
+def _signed(token: str) -> tuple[str, str, str]:
+    """A query token's sign, field (``title:``) and word."""
+    found = _SIGNED.match(token)
+    return (found[1], found[2], found[3]) if found else ("", "", token)
+
+
+#: What a word written joined or in camel case holds (most queries: nothing).
+_MAY_BE_SPELLED = re.compile(r"[\w][-\u2010\u2011._'\u2019,][\w]|[a-z][A-Z]|[A-Z][A-Z][a-z]")
+
+
+def _spelled(segment: str, together: list[str]) -> str:
+    tokens = segment.split()
+    if not tokens:
+        return segment
+    out: list[str] = []
+    side_by_side: list[list[str]] = [[]]
+    spelled = _MAY_BE_SPELLED.search(segment) is not None
+    for token in tokens:
+        sign, field, word = _signed(token) if spelled else ("", "", token)
+        core = word.strip(_EDGE_PUNCTUATION)
+        catenated, camel = other_spellings(core) if core and spelled else ((), ())
+        spellings = [f"{field}{w}" for w in catenated]
+        spellings += [f'{field}"{" ".join(camel)}"'] if camel else []
+        if not spellings:
+            out.append(token)
+        elif sign == "-":
+            out.append(" ".join([token, *(f"-{s}" for s in spellings)]))
+        else:
+            out.append(f"{sign}({field}{word} {' '.join(spellings)})")
+        if _joinable(token):
+            side_by_side[-1].append(core)
+        elif side_by_side[-1]:
+            side_by_side.append([])
+    together += [w for words in side_by_side for w in catenated_words(words)]
+    if out == tokens:
+        return segment
+    lead = segment[: len(segment) - len(segment.lstrip())]
+    trail = segment[len(segment.rstrip()) :]
+    return lead + " ".join(out) + trail
+
+
+def _joinable(token: str) -> bool:
+    """A plain word of letters or digits (no sign, field or search syntax, not
+    a function word, not in the scripts cut per character)."""
+    core = token.strip(_EDGE_PUNCTUATION)
+    return (
+        core.isalnum()
+        and token[:1] not in "+-"
+        and core.lower() not in STOP_WORDS
+        and _CHAR_RUN.search(core) is None
+    )
 
 
 def _pairs_outside_quotes(text: str) -> str:
