@@ -55,9 +55,18 @@ settings.register_profile("check", parent=settings.get_profile("suite"), max_exa
 settings.load_profile("check" if CHECK_TIER else "suite")
 
 
-def examples(full: int) -> int:
-    """How many examples a property test tries: ``full``, or a tenth under ``make check``."""
-    return max(10, full // 10) if CHECK_TIER else full
+#: ``make torture`` sets HEARTH_TORTURE=long: a property test given a ``suite`` count
+#: (one that costs seconds of CPU an example's worth more than the rest) tries its
+#: ``full`` count there, marked ``torture``.
+LONG_TIER = os.environ.get("HEARTH_TORTURE") == "long"
+
+
+def examples(full: int, suite: int | None = None) -> int:
+    """How many examples a property test tries: ``full``; a tenth under ``make
+    check``; ``suite`` under ``make test`` when given (``full`` under ``make torture``)."""
+    if CHECK_TIER:
+        return max(10, full // 10)
+    return full if suite is None or LONG_TIER else suite
 
 
 def stop_servers_started_on_demand(under: Path) -> list[int]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import http.client
 import os
-import re
 import subprocess
 from pathlib import Path
 from urllib.parse import quote
@@ -373,43 +372,6 @@ def test_write_tokens_write_markdown_only(shared_server: Server) -> None:
     assert "memory_md = 1" not in (s.root / "hearth.toml").read_text()
     active = s.put("/v1/files/continuity/ACTIVE.md", {"content": "# mine\n"}, token="admin")
     assert active.status == 422
-
-
-def test_schemathesis_finds_no_failure_with_every_check(server: Server) -> None:
-    """Property-based requests from the OpenAPI schema, with every check of
-    schemathesis: no 5xx, no request the schema calls valid refused for its form,
-    no invalid one accepted, every answer as the schema says, and a 405 with
-    ``Allow`` for a method a path does not take (TRACE on every route)."""
-    import sys
-
-    exe = Path(sys.executable).parent / "schemathesis"
-    proc = subprocess.run(
-        [
-            str(exe),
-            "--config-file",
-            str(Path(__file__).parent / "schemathesis.toml"),  # why: see that file
-            "run",
-            f"{server.url}/openapi.json",
-            "--checks",
-            "all",
-            "-H",
-            f"Authorization: Bearer {server.tokens['admin']}",
-            # 5 a phase: about 980 cases, under a minute on 2 cores (10 took 75 s
-            # beside the rest of the suite, for no failure 5 misses at seeds 7 and 11).
-            "--max-examples",
-            "5",
-            "--seed",
-            "7",
-            "--no-color",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-        env=os.environ.copy(),
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
-    assert re.search(r"\b(\d+) generated, \1 passed", proc.stdout), proc.stdout[-3000:]
 
 
 @pytest.mark.parametrize("method", ["TRACE", "PATCH", "OPTIONS"])

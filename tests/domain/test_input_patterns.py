@@ -21,13 +21,18 @@ from tests.conftest import examples
 FAST = settings(
     max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
+#: The long patterns (a path is up to 1,024 characters of names up to 255 bytes, a
+#: listing lines of them): drawing an example costs about 0.1 s of CPU, so the suite
+#: tries 100 of them and ``make torture`` the 300 the others try.
+LONG = settings(FAST, max_examples=examples(300, suite=100))
 
 
 def _admitted(pattern: str) -> st.SearchStrategy[str]:
     return st.from_regex(re.compile(pattern), fullmatch=True)
 
 
-@FAST
+@pytest.mark.torture  # its long form under ``make torture``
+@LONG
 @given(_admitted(PATH_PATTERN).filter(lambda p: len(p) <= MAX_PATH_CHARS))
 def test_what_the_path_pattern_admits_normalize_accepts(path: str) -> None:
     assert normalize(path)
@@ -63,7 +68,8 @@ def test_the_path_pattern_admits_plain_paths(path: str) -> None:
     assert normalize(path)
 
 
-@FAST
+@pytest.mark.torture  # its long form under ``make torture``
+@LONG
 @given(_admitted(layout.ENTRIES_FILE_PATTERN).filter(lambda p: len(p) <= MAX_PATH_CHARS))
 def test_what_the_entries_file_pattern_admits_takes_entries(path: str) -> None:
     assert layout.takes_entries(normalize(path))
@@ -184,7 +190,8 @@ def test_every_title_within_its_bound_can_be_archived() -> None:
     assert normalize(archive) == archive
 
 
-@FAST
+@pytest.mark.torture  # its long form under ``make torture``
+@LONG
 @given(_admitted(LISTING_PATTERN))
 def test_what_the_listing_pattern_admits_parses(listing: str) -> None:
     parse_listing(listing.encode())
