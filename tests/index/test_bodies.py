@@ -29,12 +29,16 @@ FILES = {
 
 
 def settled_home(workspace: Workspace) -> Reconciler:
-    """``FILES`` in a home, last changed an hour ago (long before the pass
-    that indexes them: no entry of the manifest is racy), indexed."""
+    """``FILES`` in a home, every file of it (the template's too, which a
+    search for words of ``FILES`` may also find) last changed an hour ago,
+    long before the pass that indexes them: no entry of the manifest is
+    racy, however long the machine took between the home's start and it."""
     an_hour_ago = time.time() - 3600
     for path, text in FILES.items():
         workspace.write(path, text)
-        os.utime(workspace.root / path, (an_hour_ago, an_hour_ago))
+    for file in workspace.root.rglob("*.md"):
+        if ".git" not in file.relative_to(workspace.root).parts:
+            os.utime(file, (an_hour_ago, an_hour_ago))
     reconciler = workspace.app.reconciler
     reconciler.reconcile()
     return reconciler
