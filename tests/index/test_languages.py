@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from hearth.index.dates import named_dates
 from hearth.index.search_index import SearchIndex
-from hearth.index.terms import named_dates, read_query
+from hearth.index.terms import read_query
 from tests.conftest import indexed_files, keyword_search
 
 LONG_CLAUSE = (

@@ -13,12 +13,13 @@ from typing import TYPE_CHECKING, NamedTuple
 from hearth.domain.layout import daily_note_date
 from hearth.domain.searching import MAX_QUERY_CHARS
 from hearth.index import floor as floors
+from hearth.index.dates import without_dates
 from hearth.index.floor import Floor, Judged, Meaning
 from hearth.index.joined import Alternative, covered
 from hearth.index.joined import query_words as other_spellings
 from hearth.index.joined import spans as joined_spans
 from hearth.index.schema import shared_analyzer
-from hearth.index.terms import read_query, without_dates
+from hearth.index.terms import read_query
 
 if TYPE_CHECKING:
     from tantivy import Query

@@ -22,7 +22,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
-import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -33,29 +32,24 @@ from hearth.domain import layout
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.errors import InvalidInput
 from hearth.index.hits import Hit, Ranked
+from hearth.index.matching import (
+    any_of,
+    as_filter,
+    escape,
+    matched_query,
+    template_filter,
+    user_query,
+    word_terms,
+)
 from hearth.index.schema import (
     BODY,
     DIGEST_KEY,
     FILE_DIGEST,
     ORDINAL,
-    SEARCH_FIELD,
     digest_key,
-    shared_analyzer,
 )
-from hearth.index.terms import QueryText, char_run_tokens, read_query
+from hearth.index.terms import read_query
 from hearth.index.weights import WEIGHTS, Weights
-
-_ANALYZER = shared_analyzer()
-
-
-@functools.lru_cache(maxsize=8192)
-def _terms(word: str) -> tuple[str, ...]:
-    """The search analyzer's terms of one query word, remembered: a call into
-    Tantivy's analyzer was a large share of building a query."""
-    return tuple(_ANALYZER.analyze(word))
-
-
-_REGEX_META = set("\\.+*?()|[]{}^$#&-~")
 
 
 def run_ranked(
@@ -79,7 +73,7 @@ def run_ranked(
     matched = matched_query(index, schema, read)
     if matched is None:
         return Ranked([], {})
-    scored = _user_query(schema, searcher, read, matched, dates, weights)
+    scored = user_query(schema, searcher, read, matched, dates, weights)
     query = _ranked(schema, searcher, scored, kind, path_prefix, template, weights)
     wanted = _bounded(max(limit, more))
     found = searcher.search(query, wanted, count=False).hits
@@ -165,7 +159,7 @@ def run_digest_ranked(
     # leave out, or vectors of text no longer in the index) are mostly not read.
     for start in range(0, len(digests), limit):
         chunk = list(digests[start : start + limit])
-        held = _any_of(schema, DIGEST_KEY, [digest_key(d) for d in chunk])
+        held = any_of(schema, DIGEST_KEY, [digest_key(d) for d in chunk])
         found = searcher.search(
             _ranked(schema, searcher, held, kind, path_prefix, template, weights),
             4 * len(chunk),
@@ -217,13 +211,13 @@ def run_neighbours(
             Query.boolean_query(
                 [
                     (Occur.Must, Query.term_query(schema, "path", path)),
-                    (Occur.Must, _any_of(schema, ORDINAL, sorted(ordinals))),
+                    (Occur.Must, any_of(schema, ORDINAL, sorted(ordinals))),
                 ]
             ),
         )
         for path, ordinals in sorted(wanted.items())
     ]
-    held: list[tuple[Occur, Query]] = [(Occur.Must, _filter(Query.boolean_query(places)))]
+    held: list[tuple[Occur, Query]] = [(Occur.Must, as_filter(Query.boolean_query(places)))]
     if words is not None:
         held.append((Occur.Should, words))
     count = sum(len(ordinals) for ordinals in wanted.values())
@@ -239,7 +233,7 @@ def run_in_headings(index: tantivy.Index, words: Sequence[str]) -> list[str]:
     return [
         word
         for word in words
-        if (terms := _terms(word)) and all(searcher.doc_freq("heading", t) > 0 for t in terms)
+        if (terms := word_terms(word)) and all(searcher.doc_freq("heading", t) > 0 for t in terms)
     ]
 
 
@@ -260,7 +254,7 @@ def _ranked(
     the home template's text (their digests: ``template``) at a fraction of
     their score."""
     base = _within(schema, searcher, words, kind, path_prefix)
-    archive = _filter(Query.term_query(schema, "kind", "archive"))
+    archive = as_filter(Query.term_query(schema, "kind", "archive"))
     # Each lowered set adds its score times (weight - 1) to the score every
     # section gets: the query is evaluated once for every section and again
     # for the lowered ones only. (Three clauses, each section in exactly one,
@@ -271,7 +265,7 @@ def _ranked(
     if searcher.doc_freq("kind", "archive"):
         lowered.append(([(Occur.Must, archive)], weights.archive))
     if template:
-        held = _template_filter(schema, template)
+        held = template_filter(schema, template)
         lowered.append(([(Occur.Must, held), (Occur.MustNot, archive)], weights.template))
     parts = [(Occur.Should, base)]
     for which, weight in lowered:
@@ -292,12 +286,12 @@ def _within(
     score), as ``searcher`` sees the index."""
     filters = [(Occur.Must, words)]
     if kind:
-        filters.append((Occur.Must, _filter(Query.term_query(schema, "kind", kind))))
+        filters.append((Occur.Must, as_filter(Query.term_query(schema, "kind", kind))))
     if path_prefix:
         if len(path_prefix) > MAX_PREFIX_CHARS:
             raise InvalidInput(f"a path prefix is at most {MAX_PREFIX_CHARS} characters")
-        pattern = _escape(path_prefix) + ".*"
-        filters.append((Occur.Must, _filter(Query.regex_query(schema, "path", pattern))))
+        pattern = escape(path_prefix) + ".*"
+        filters.append((Occur.Must, as_filter(Query.regex_query(schema, "path", pattern))))
     if not layout.asks_for_set_aside(kind, path_prefix):
         # Merged and rejected proposals, withdrawn decisions, replaced entries: not memory.
         filters += [(Occur.MustNot, aside) for aside in _set_aside(schema, searcher)]
@@ -322,7 +316,7 @@ def _set_aside(schema: tantivy.Schema, searcher: tantivy.Searcher) -> list[Query
     held = _SET_ASIDE.get(id(schema))
     if held is None or held[0] is not schema:
         made = tuple(
-            (folder, Query.regex_query(schema, "path", _escape(folder) + ".*"))
+            (folder, Query.regex_query(schema, "path", escape(folder) + ".*"))
             for folder in layout.SET_ASIDE_FOLDERS
         )
         if len(_SET_ASIDE) >= 4:  # a process has one schema, tests a few
@@ -365,131 +359,3 @@ def _ranked_documents(docs: Sequence[tuple[float, tantivy.Document]]) -> Ranked:
 #: ``layout.record_status`` of a path, remembered (the same paths come back
 #: search after search).
 _record_status = functools.lru_cache(maxsize=8192)(layout.record_status)
-
-
-def _user_query(
-    schema: tantivy.Schema,
-    searcher: tantivy.Searcher,
-    read: QueryText,
-    matched: Query,
-    dates: Sequence[str],
-    weights: Weights,
-) -> Query:
-    """The scored query: what a section must match (``matched``), and the lifts."""
-    bonus = _bonus(schema, searcher, read, dates, weights)
-    return Query.boolean_query([(Occur.Must, matched), *bonus]) if bonus else matched
-
-
-def matched_query(index: tantivy.Index, schema: tantivy.Schema, read: QueryText) -> Query | None:
-    """What a section must match (any word, phrase or prefix of the query)."""
-    parts: list[tuple[Occur, Query]] = []
-    if read.parsed.strip():
-        parsed, _errors = index.parse_query_lenient(read.parsed, [SEARCH_FIELD])
-        parts.append((Occur.Should, parsed))
-    for prefix in read.prefixes:
-        pattern = _escape(prefix) + ".*"
-        parts.append((Occur.Should, Query.regex_query(schema, SEARCH_FIELD, pattern)))
-    if read.together:
-        # The word words side by side make (``wi fi``: ``wifi``), when some
-        # section holds it (most pairs of a question make no word).
-        searcher = index.searcher()
-        for word in read.together:
-            terms = _terms(word)
-            if len(terms) == 1 and searcher.doc_freq(SEARCH_FIELD, terms[0]):
-                parts.append((Occur.Should, Query.term_query(schema, SEARCH_FIELD, terms[0])))
-    if not parts:
-        return None
-    return Query.boolean_query(parts)
-
-
-def _bonus(
-    schema: tantivy.Schema,
-    searcher: tantivy.Searcher,
-    read: QueryText,
-    dates: Sequence[str],
-    weights: Weights,
-) -> list[tuple[Occur, Query]]:
-    """Extra score for a section that holds the query's words in its heading or
-    title, or its runs of CJK characters whole; never a match on its own.
-
-    The heading and title bonus of a word is proportional to the word's
-    inverse document frequency over whole sections, so a rare word in a
-    heading lifts its section and a filler word (``what``, ``did``) or a name
-    in every entry's heading (a daily note's speaker) barely does.
-    """
-    out: list[tuple[Occur, Query]] = []
-    fields = {"title": weights.title, "heading": weights.heading}
-    total = max(1, int(searcher.num_docs))
-    seen: set[str] = set()
-    df_of: dict[str, int] = {}
-    for word in read.words:
-        for token in _terms(word):
-            if token in seen:
-                continue
-            seen.add(token)
-            df = int(searcher.doc_freq(SEARCH_FIELD, token))
-            if df == 0:
-                continue
-            df_of[token] = df
-            idf = math.log(1 + (total - df + 0.5) / (df + 0.5))
-            for field, weight in fields.items():
-                if weight > 0:
-                    term = Query.term_query(schema, field, token)
-                    out.append((Occur.Should, Query.const_score_query(term, weight * idf)))
-    order = [t for w in read.words for t in _terms(w) if t in seen]
-    if weights.pair > 0:
-        common = max(weights.pair_common * total, weights.pair_cheap)
-        everywhere = max(weights.pair_everywhere * total, weights.pair_cheap)
-        for first, second in itertools.pairwise(order):
-            fewer, more = sorted((df_of.get(first, 0), df_of.get(second, 0)))
-            if fewer > common or more > everywhere:
-                continue  # nearly everywhere: costly, and the pair says little
-            pair = Query.phrase_query(schema, SEARCH_FIELD, [first, second])
-            out.append((Occur.Should, Query.boost_query(pair, weights.pair)))
-    for day in dict.fromkeys(dates) if weights.day > 0 else ():
-        # A month lifts every day of it, by half as much as a named day.
-        if len(day) == 7:
-            month = Query.regex_query(schema, "date", _escape(day) + "-.*")
-            out.append((Occur.Should, Query.const_score_query(month, weights.day / 2)))
-            continue
-        exact = Query.term_query(schema, "date", day)
-        out.append((Occur.Should, Query.const_score_query(exact, weights.day)))
-    for run in read.runs if weights.run > 0 else ():
-        phrase = Query.phrase_query(
-            schema, SEARCH_FIELD, list[str | tuple[int, str]](char_run_tokens(run))
-        )
-        out.append((Occur.Should, Query.boost_query(phrase, weights.run)))
-    return out
-
-
-def _any_of(schema: tantivy.Schema, field: str, values: Sequence[int]) -> Query:
-    """A section whose ``field`` is one of ``values``: term queries joined,
-    not ``term_set_query``, which builds an automaton at every search (far
-    dearer than a term query)."""
-    return Query.boolean_query([(Occur.Should, Query.term_query(schema, field, v)) for v in values])
-
-
-#: The filter of the template's sections, by the template's digests: built
-#: once, not at every search (a term query a digest, a noticeable share of a
-#: small home's keyword search).
-_TEMPLATE_FILTERS: dict[frozenset[str], Query] = {}
-
-
-def _template_filter(schema: tantivy.Schema, template: frozenset[str]) -> Query:
-    found = _TEMPLATE_FILTERS.get(template)
-    if found is None:
-        keys = [digest_key(d) for d in sorted(template)]
-        found = _filter(_any_of(schema, DIGEST_KEY, keys))
-        if len(_TEMPLATE_FILTERS) >= 4:  # a process has one home, tests a few
-            _TEMPLATE_FILTERS.clear()
-        _TEMPLATE_FILTERS[template] = found
-    return found
-
-
-def _filter(query: Query) -> Query:
-    """Match like ``query`` but add nothing to the score."""
-    return Query.const_score_query(query, 0.0)
-
-
-def _escape(text: str) -> str:
-    return "".join("\\" + ch if ch in _REGEX_META else ch for ch in text)

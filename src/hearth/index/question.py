@@ -7,8 +7,9 @@ import datetime as dt
 from dataclasses import dataclass
 
 from hearth.domain.searching import MAX_LIMIT, MAX_QUERY_CHARS
+from hearth.index.dates import named_dates
 from hearth.index.folding import fold
-from hearth.index.terms import named_dates, names_in
+from hearth.index.terms import names_in
 
 
 @dataclass(frozen=True)

@@ -5,14 +5,14 @@
 - **The question** (``Question``): the text, the filters, and what is read
   from the text once for every stage: the days and months it names
   (absolute, and relative to the clock's today: ``yesterday``, ``last week``;
-  ``terms.named_dates``) and the names it says (``terms.names_in``).
+  ``dates.named_dates``) and the names it says (``terms.names_in``).
 - **The mode** is chosen here (``mode``): ``hybrid`` when there are vectors
   and the query is words, ``keyword`` for search syntax (quotes, ``+``/``-``,
   fields, prefixes: exact words asked for), for an empty query, and while no
   vector is stored yet.
 - **Candidates.** The keyword side is BM25 over Tantivy, with the lifts that
   must decide which sections are candidates added inside the query
-  (``query.py``: a word in a heading or title, words side by side, a whole
+  (``matching.py``: a word in a heading or title, words side by side, a whole
   CJK run, a named day). The semantic side embeds the question (without the
   absolute dates and the headings' names it says, ``semantic_text``), takes
   the nearest passage vectors and asks the index which sections hold them
@@ -25,10 +25,8 @@
   question says a share of the best score (``neighbour_bonuses.py``).
 - **Snippets** are made for the hits returned only.
 
-Every weight is ``weights.py``'s; a stage takes them as an argument, so the
-test of the bonuses (``tests/index/test_bonuses.py``) runs one fixture with
-each as it is and set to nothing. Vectors fill in the background: a search
-fuses only the sections embedded so far, and says so (``SearchResult``).
+Every weight is ``weights.py``'s, taken as an argument by each stage (the bonuses'
+test sets each to nothing). A search fuses the sections embedded so far, and says so.
 """
 
 from __future__ import annotations
@@ -44,6 +42,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from hearth.embedding import Embedder
 from hearth.index import crossing, evidence, neighbour_bonuses, room
 from hearth.index import floor as floors
+from hearth.index.dates import without_dates
 from hearth.index.evidence import Gathered
 from hearth.index.floor import FLOOR, Floor
 from hearth.index.fusion import fuse
@@ -51,11 +50,7 @@ from hearth.index.hits import Hit, Ranked
 from hearth.index.ondisk import VectorCoverage
 from hearth.index.passage_tongues import TONGUES
 from hearth.index.question import Question
-from hearth.index.terms import (
-    asks_in_words,
-    wants_exact_words,
-    without_dates,
-)
+from hearth.index.terms import asks_in_words, wants_exact_words
 from hearth.index.weights import WEIGHTS, Weights
 
 if TYPE_CHECKING:
@@ -163,17 +158,16 @@ def _holding_every_word(
     """The keyword side's hits that hold every content word of a search the
     hybrid page answered with nothing (and what was known of them), else none.
 
-    Fused ranks are not the words: the home template's text is ranked down, so a
-    page of sections near the question's meaning, holding none of its words, can
-    push the one section that holds the word a person typed past the limit, and
-    the floor then leaves everything out. A section holding every content word
-    is evidence (``floor.py``), so it is looked for before answering nothing."""
+    Fused ranks are not the words: a page of sections near the question's meaning,
+    holding none of its words, can push the one section that holds the word typed
+    past the limit, and the floor then leaves everything out. A section holding
+    every content word (in any spelling: ``evidence.holds_all``) is evidence
+    (``floor.py``), so it is looked for before answering nothing."""
     wanted = set(evidence.content_terms(q.text))
     if not wanted:
         return [], gathered
     hits, found = keyword_ranked(index, q, weights, gathered.keyword)
-    # The terms of a kept file's section are found once (``Bodies.terms``).
-    terms = found.bodies.terms
+    terms = found.bodies.terms  # a kept file's section's are found once (``Bodies.terms``)
     held = [
         h
         for h in hits

@@ -26,9 +26,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from hearth.index import floor as floors
+from hearth.index.dates import without_dates
 from hearth.index.evidence import content_terms, holds_all
 from hearth.index.schema import digest, passage
-from hearth.index.terms import fold, read_query, without_dates
+from hearth.index.terms import fold, read_query
 
 if TYPE_CHECKING:
     from hearth.index.bodies import Bodies as Read

@@ -17,7 +17,7 @@ from hearth.index import folding, joined
 from hearth.index.analysis import is_plain, term_set
 from hearth.index.bodies import Bodies
 from hearth.index.hits import Hit
-from hearth.index.query import matched_query
+from hearth.index.matching import matched_query
 from hearth.index.schema import SEARCH_FIELD, shared_analyzer
 from hearth.index.terms import read_query
 
@@ -146,11 +146,14 @@ def _folded_snippet(made: tantivy.SnippetGenerator, body: str) -> str:
 
     begin = written(0)
     shown = body[begin : written(len(raw))]
-    spans = [
-        (len(body[begin:start].encode()), len(body[begin:end].encode()))
-        for span in found.highlighted()
-        for start, end in [(written(span.start), written(span.end))]
-    ]
+    spans: list[tuple[int, int]] = []
+    for span in found.highlighted():
+        start, end = written(span.start), written(span.end)
+        at_byte, end_byte = len(body[begin:start].encode()), len(body[begin:end].encode())
+        if spans and spans[-1][1] == at_byte:  # one word cut in pieces (kana): one bold run
+            spans[-1] = (spans[-1][0], end_byte)
+        else:
+            spans.append((at_byte, end_byte))
     return _bolded(shown.encode("utf-8"), spans)
 
 
