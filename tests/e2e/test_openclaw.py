@@ -30,7 +30,7 @@ import pytest
 from hearth.domain.settings import parse_settings
 from hearth.store.trust import CommandTrust
 from tests.api.conftest import free_port
-from tests.conftest import git
+from tests.conftest import LONG_TIER, git
 from tests.e2e.run import BIN, hearth
 from tests.e2e.standin import StandIn
 
@@ -294,6 +294,12 @@ def _committed(home: Path, path: str) -> str:
     return ""
 
 
+@pytest.mark.torture
+@pytest.mark.skipif(
+    not LONG_TIER,
+    reason="make torture: the real OpenClaw's round trip of a person's settings (40 s of "
+    "the suite's CPU); tests/runtimes/test_openclaw_config.py checks the same file in process",
+)
 def test_a_persons_openclaw_settings_survive_setup_and_remove(home: Path, claw_env: Path) -> None:
     path = config_path(claw_env)
     path.parent.mkdir(parents=True, exist_ok=True)
