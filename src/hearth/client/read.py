@@ -202,9 +202,19 @@ def server_record(root: str) -> dict[str, Any] | None:
 
 
 def _status(server: transport.Server, root: str) -> dict[str, Any] | None:
-    served = transport.get(server, "/v1/status")
-    snapshot = (served or {}).get("snapshot")
-    if served is None or not isinstance(snapshot, dict) or not snapshot.get("current"):
+    """The server's status once its snapshot is current, waiting
+    ``transport.FRESH_SECONDS`` at most while a pass runs (as ``_fresh``)."""
+    import time  # noqa: PLC0415  (built in: free)
+
+    deadline = time.monotonic() + transport.FRESH_SECONDS
+    while True:
+        served = transport.get(server, "/v1/status")
+        snapshot = (served or {}).get("snapshot")
+        current = isinstance(snapshot, dict) and bool(snapshot.get("current"))
+        if current or served is None or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    if served is None or not current:
         return None
     data = served_status(served, root)
     data["server"] = server_record(root)
