@@ -16,9 +16,9 @@ from hearth.index import bodies, ranking
 from hearth.index.bodies import Kept
 from hearth.index.question import question
 from hearth.index.search_index import SearchIndex
-from hearth.store import rooted
 from hearth.store.rooted import RootedFiles
 from tests.conftest import Workspace, indexed_files, keyword_search
+from tests.index.test_bodies import opened_files
 
 NOTE = "memory/2026-11-20.md"
 FILES = {
@@ -151,14 +151,7 @@ def test_a_home_s_index_keeps_its_files(
     workspace.write("memory/topics/kestrel.md", FILES["memory/topics/kestrel.md"])
     reconciler = workspace.app.reconciler
     reconciler.reconcile()
-    opened: list[str] = []
-    real = rooted._read_listed
-
-    def counted(folder: int, name: str, path: str, limit: int | None = None) -> bytes | None:
-        opened.append(path)
-        return real(folder, name, path, limit)
-
-    monkeypatch.setattr(rooted, "_read_listed", counted)
+    opened = opened_files(monkeypatch)
     first = reconciler.index.search("kestrel hovering", everything=True).hits
     assert first and first[0].path == "memory/topics/kestrel.md"
     assert opened
