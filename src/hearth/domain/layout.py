@@ -146,6 +146,14 @@ def is_persons_file(path: str) -> bool:
     )
 
 
+def is_memory_note(path: str) -> bool:
+    """Whether the normalized ``path`` is a note of memory: a markdown file under
+    memory/ (daily notes, topics) or a daily note in LionClaw's layout. An agent
+    writes these as it works; what it takes back or rewrites in one is listed
+    for the person (``store/agent_changes.py``)."""
+    return path.endswith(".md") and (path.startswith(DAILY_DIR + "/") or is_daily_note(path))
+
+
 #: Files that never take memory entries (nor a proposal's): the persona's core.
 NO_ENTRY_FILES = ("SOUL.md", "IDENTITY.md")
 

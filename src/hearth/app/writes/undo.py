@@ -1,4 +1,4 @@
-"""Undoing an agent's change to a persona or memory file: the person's one click
+"""Undoing an agent's change to a persona file or a note of memory: the person's one click
 on the review page (``store/agent_changes.py`` lists the changes).
 
 The undo is a new commit of the person's, marked ``Hearth-Undoes: <commit>
@@ -27,8 +27,9 @@ class UndoWrites(Writer):
     ) -> WriteResult:
         """Undo what ``commit`` (an agent's) did to ``path``, as one commit."""
         path = normalize(path)
-        if not layout.is_persons_file(path):
+        if not (layout.is_persons_file(path) or layout.is_memory_note(path)):
             raise InvalidInput(f"{path} is not a persona or memory file")
+        kind = "persona" if layout.is_persons_file(path) else "memory"
         commit = commit.strip().lower()
         if len(commit) != 40 or not _agents_commit(self, commit):
             raise NotFound(f"{commit[:12]} is no agent's commit in this home")
@@ -46,7 +47,7 @@ class UndoWrites(Writer):
             current = snap.read(path)
             restored = before if current == after else _reversed(path, before, after, current)
             return Plan(
-                f"persona: undo an agent's change to {path} ({commit[:12]})",
+                f"{kind}: undo an agent's change to {path} ({commit[:12]})",
                 (FileChange(path, restored),),
                 body=f"Undoes what commit {commit} did to {path}.",
             )
