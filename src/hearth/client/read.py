@@ -196,7 +196,7 @@ def server_record(root: str) -> dict[str, Any] | None:
         pid = int(record["pid"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    if not isinstance(record, dict) or not transport.alive(pid):
+    if not isinstance(record, dict) or not transport.alive(pid, record.get("since")):
         return None
     return {key: record.get(key) for key in SERVER_KEYS}
 

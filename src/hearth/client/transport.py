@@ -77,10 +77,10 @@ def find(root: str | os.PathLike[str]) -> Server | None:
             data = json.loads(record.read())
         pid = int(data["pid"])
         url, key = str(data["url"]), str(data["hook_key"])
-        state = data.get("state")
+        state, since = data.get("state"), data.get("since")
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    if not alive(pid) or not key:
+    if not alive(pid, since) or not key:
         return None
     # A copy of the home (cp -a while its server runs) holds the original's
     # record: that server serves the original, never this copy.
@@ -107,10 +107,10 @@ def find(root: str | os.PathLike[str]) -> Server | None:
     return Server(url, key, family, (host, int(port)), header)
 
 
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` runs: not gone, and not a zombie (a killed server
-    whose parent has not reaped it). The store's ``server_file.alive``, without
-    pathlib."""
+def alive(pid: int, since: object = None) -> bool:
+    """Whether process ``pid`` runs, is no zombie, and is the process that
+    started ``since`` when its record says (the store's ``server_file.alive``,
+    without pathlib)."""
     try:
         os.kill(pid, 0)
     except OSError:
@@ -120,7 +120,10 @@ def alive(pid: int) -> bool:
             stat = proc.read()
     except OSError:
         return True  # no /proc: kill's answer is all there is
-    return stat.rpartition(b")")[2].split()[:1] != [b"Z"]
+    fields = stat.rpartition(b")")[2].split()
+    if fields[:1] == [b"Z"]:
+        return False
+    return not isinstance(since, str) or fields[19:20] == [since.encode()]
 
 
 def _own_socket(path: str) -> bool:

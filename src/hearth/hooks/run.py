@@ -38,10 +38,11 @@ def server_running(state_dir: Path) -> str | None:
     try:
         data = json.loads((state_dir / layout.SERVER_FILE).read_text())
         pid = int(data["pid"])
-        os.kill(pid, 0)
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if not isinstance(data, dict) or not server_file.names_this_home(data, state_dir):
+        return None
+    if not server_file.alive(pid, data.get("since")):
         return None
     return str(data.get("url", ""))
 

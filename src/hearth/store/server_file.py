@@ -70,6 +70,9 @@ def publish(
         "hook_key": hook_key,
         "uds": uds,
         "mode": mode,
+        # When this process started (``process_start``): a process that later
+        # takes this pid (a server killed with -9 leaves its record) is not it.
+        "since": process_start(os.getpid()),
         # Which home's state this is: a copy of the home (cp -a while this
         # runs) carries this file along, and must not take this server for its own.
         "state": os.path.realpath(state_dir),
@@ -91,9 +94,11 @@ def forget(state_dir: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-def alive(pid: int) -> bool:
-    """Whether process ``pid`` runs: not gone, and not a zombie (a killed server
-    whose parent has not reaped it, as when no init reaps orphans in a container)."""
+def alive(pid: int, since: object = None) -> bool:
+    """Whether process ``pid`` runs: not gone, not a zombie (a killed server
+    whose parent has not reaped it, as when no init reaps orphans in a
+    container), and, when its record says ``since`` when it started, the process
+    that started then (not one that took the pid of a server killed with -9)."""
     try:
         os.kill(pid, 0)
     except OSError:
@@ -102,7 +107,22 @@ def alive(pid: int) -> bool:
         stat = Path(f"/proc/{pid}/stat").read_bytes()
     except OSError:
         return True  # no /proc: kill's answer is all there is
-    return stat.rpartition(b")")[2].split()[:1] != [b"Z"]
+    fields = stat.rpartition(b")")[2].split()
+    if fields[:1] == [b"Z"]:
+        return False
+    return not isinstance(since, str) or fields[19:20] == [since.encode()]
+
+
+def process_start(pid: int) -> str | None:
+    """When process ``pid`` started, in clock ticks since the machine booted
+    (``/proc/PID/stat``'s 22nd field; the hook shims read it there too), or
+    None where there is no /proc."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    field = stat.rpartition(b")")[2].split()[19:20]
+    return field[0].decode() if field else None
 
 
 def read(state_dir: Path) -> dict[str, object] | None:
@@ -114,7 +134,7 @@ def read(state_dir: Path) -> dict[str, object] | None:
         return None
     if not isinstance(data, dict) or not names_this_home(data, state_dir):
         return None
-    return data if alive(pid) else None
+    return data if alive(pid, data.get("since")) else None
 
 
 def names_this_home(data: dict[str, object], state_dir: Path | str) -> bool:
