@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -92,6 +93,16 @@ def test_a_name_holding_a_newline_prints_on_one_line(tmp_path: Path) -> None:
         forged = [x for x in done.stdout.splitlines() if x.startswith(("## ", "- nothing"))]
         assert forged == [], done.stdout
         assert "memory/evil␊## Needs attention␊- nothing.md" in done.stdout, done.stdout
+    # The fix check names is a command that works pasted into a shell (it said
+    # "replace it with a regular file", which the file already was).
+    done = _hearth("--home", str(root), "check", "--json", env=env)
+    (failure,) = [f for f in json.loads(done.stdout)["failures"] if f["path"].startswith("memory/")]
+    fix = failure["fix"].removeprefix("rename it: ")
+    assert fix.startswith("git mv -- $'memory/evil\\n## Needs"), fix
+    subprocess.run(["bash", "-c", fix], cwd=root, check=True, env=env)
+    git(root, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "renamed")
+    assert (root / "memory" / "evil-## Needs attention-- nothing.md").exists()
+    assert _hearth("--home", str(root), "check", env=env).returncode == 0
 
 
 def test_a_records_field_holding_a_newline_lists_on_one_line(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from hearth.domain import layout, records, textdiff
 from hearth.domain.paths import normalize
 from hearth.domain.text import decode_text
 from hearth.domain.validation import check_blob, check_path
-from hearth.errors import HearthError, InvalidInput, NotFound, RuleFailure
+from hearth.errors import HearthError, InvalidInput, NotFound, PathRefused, RuleFailure
 from hearth.reconcile.reports import ActiveState, IndexStatus
 from hearth.store import active_records
 from hearth.store.active_records import RecordView
@@ -201,6 +201,9 @@ def check(home: HomeParts) -> list[RuleFailure]:
             continue
         try:
             data = home.files.read(path)
+        except PathRefused as exc:
+            failures.append(RuleFailure(path, "unreadable", exc.message, _rename_fix(path)))
+            continue
         except HearthError as exc:
             failures.append(
                 RuleFailure(path, "unreadable", exc.message, "replace it with a regular file")
@@ -212,6 +215,38 @@ def check(home: HomeParts) -> list[RuleFailure]:
     if head.entry(layout.ACTIVE_PATH) is not None:
         failures += [f for f in check_path(layout.ACTIVE_PATH) if f.rule == "active-generated"]
     return failures
+
+
+def _rename_fix(path: str) -> str:
+    """The command that renames a file whose name hearth refuses (a control
+    character, a backslash, a name too long), to paste into a shell: the old
+    name in bash's ``$'...'`` quoting when it holds what a terminal shows
+    otherwise than it is, the new one with each such character a ``-``."""
+    parts = []
+    for name in path.split("/"):
+        plain = "".join("-" if ord(c) < 0x20 or c in "\\\x7f" else c for c in name)
+        stem, dot, ext = plain.rpartition(".")
+        if len(plain.encode()) > 200:
+            short = (stem or plain).encode()[:180].decode(errors="ignore")
+            plain = short + (dot + ext if stem else "")
+        parts.append(plain)
+    return f"rename it: git mv -- {_said(path)} {shlex.quote('/'.join(parts))}"
+
+
+def _said(path: str) -> str:
+    """``path`` quoted for bash, in ``$'...'`` with escapes when it holds a control
+    character, a backslash or a quote (a raw tab or newline pasted is lost)."""
+    if not any(ord(c) < 0x20 or c in "\\'\x7f" for c in path):
+        return shlex.quote(path)
+    named = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\\": "\\\\", "'": "\\'"}
+    return (
+        "$'"
+        + "".join(
+            named.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x20 or c == "\x7f" else c)
+            for c in path
+        )
+        + "'"
+    )
 
 
 def symlink_failure(path: str, target: str) -> RuleFailure:
