@@ -251,7 +251,7 @@ def test_an_agents_topic_rewrite_is_listed_as_the_agents(shared_server: Server) 
             return await call(client, "topic", wiped)
 
     mcp_cut = anyio.run(run)
-    listed = {c.commit: c.actor for c in agent_changes(s.root, None) if c.path == path}
+    listed = {c.commit: c.actor for c in agent_changes(s.root, None).changes if c.path == path}
     assert listed.get(http_cut.body["commit"], "").startswith("api:t-write-"), listed
     assert listed.get(mcp_cut["commit"], "").startswith("mcp:t-write-"), listed
     assert made.body["commit"] not in listed  # the person's own note is no agent's change
