@@ -220,6 +220,40 @@ def topic_path(slug: str) -> str:
 
 
 USERS_DIR = "users"
+#: Every folder hearth makes (``hearths_folders_in``).
+_HEARTHS_FOLDERS = (
+    DAILY_DIR,
+    TOPICS_DIR,
+    USERS_DIR,
+    CONTINUITY_DIR,
+    LIONCLAW_DAILY_DIR,
+    LOOPS_DIR,
+    PROPOSALS_DIR.rpartition("/")[0],
+    PROPOSALS_DIR,
+    DECISIONS_DIR,
+    CONFLICTS_DIR,
+    ENTRY_CONFLICTS_DIR,
+    ARTIFACTS_DIR,
+    ROLLUPS_DIR,
+    SUPERSEDED_DIR,
+)
+
+
+def hearths_folders_in(folder: str) -> tuple[str, ...]:
+    """The names of the folders hearth makes directly inside ``folder`` (``""``:
+    the top): ``memory``, ``continuity``, ``users``, ``memory/topics``... A
+    home holds them once hearth first writes there, so until then a name that
+    reads as one of them (``memоry`` with a Cyrillic о, ``Memory``) would
+    otherwise claim the place: hearth's own write would then read as a
+    look-alike of it and be refused (``validation.check_new_path``)."""
+    prefix = f"{folder}/" if folder else ""
+    return tuple(
+        made[len(prefix) :]
+        for made in _HEARTHS_FOLDERS
+        if made.startswith(prefix) and "/" not in made[len(prefix) :]
+    )
+
+
 #: The longest person id.
 MAX_USER_ID_CHARS = 100
 #: A person id (the schemas declare it; ``user_path`` enforces it): ASCII letters,
