@@ -152,10 +152,10 @@ def test_memory_search_takes_no_stale_record_for_a_server(tmp_path: Path) -> Non
         ):
             _Impostor.seen = []
             (state_dir / "server.json").write_text(json.dumps({**record, **stale}))
+            driver = [node, "--input-type=module", "-e", SEARCH_DRIVER, "--", PLUGIN.as_uri()]
             done = subprocess.run(
-                [node, "--input-type=module", "-e", SEARCH_DRIVER, "--", PLUGIN.as_uri(), str(home)],
-                capture_output=True, text=True, check=False, timeout=60,
-            )  # fmt: skip
+                [*driver, str(home)], capture_output=True, text=True, check=False, timeout=60
+            )
             assert done.returncode == 0, done.stderr
             assert (_Impostor.seen == [f"Bearer {SECRET}"]) is reached, (stale, _Impostor.seen)
             via = json.loads(done.stdout).get("debug", {}).get("via", "")
