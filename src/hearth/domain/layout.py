@@ -170,6 +170,30 @@ def is_persons_file(path: str) -> bool:
     )
 
 
+#: Markdown that agent runtimes load as their own instructions when the home is
+#: their workspace or project, beside the persona files: OpenClaw's workspace
+#: skills (``skills/**/SKILL.md``, over its bundled ones of the same name) and
+#: Claude Code's and Gemini CLI's project instructions.
+RUNTIME_FILES = ("CLAUDE.md", "CLAUDE.local.md", "GEMINI.md")
+RUNTIME_DIRS = ("skills",)
+
+
+def is_runtime_file(path: str) -> bool:
+    """Whether the normalized ``path`` is markdown a runtime loads as instructions
+    or settings (``RUNTIME_FILES``, under ``RUNTIME_DIRS``, or in a hidden folder
+    such as ``.agents/skills/``, ``.claude/commands/`` or ``.cursor/rules/``): a
+    write token may write it as any markdown, and every agent change to it is
+    listed for the person as a persona file's is (``store/agent_changes.py``)."""
+    if not path.endswith(".md"):
+        return False
+    folders = path.split("/")[:-1]
+    return (
+        path in RUNTIME_FILES
+        or (bool(folders) and folders[0] in RUNTIME_DIRS)
+        or any(name.startswith(".") for name in folders)
+    )
+
+
 def is_memory_note(path: str) -> bool:
     """Whether the normalized ``path`` is a note of memory: a markdown file under
     memory/ (daily notes, topics) or a daily note in LionClaw's layout. An agent

@@ -2,7 +2,9 @@
 
 An agent's write is a commit marked ``Hearth-By: agent`` (hearth adds it for a
 write-scoped caller, and for a runtime's own writes it commits): the review
-page lists each such change to ``layout.PERSONS_FILES`` and ``users/<id>.md``
+page lists each such change to ``layout.PERSONS_FILES``, ``users/<id>.md`` and
+the markdown runtimes load as their own instructions (``layout.is_runtime_file``:
+OpenClaw's workspace skills, CLAUDE.md, hidden folders such as ``.claude/``)
 made since the person last said they had seen them, with one click to undo it.
 In the notes of memory (``layout.is_memory_note``: daily notes, topics), which
 agents add to all day, it lists what is more than an addition: a change that
@@ -219,7 +221,7 @@ def _instant(when: str) -> dt.datetime:
 def _listed(path: str, deleted: str, when: str) -> bool:
     """Whether an agent's change to ``path`` (``deleted`` lines taken out, "-" for
     a binary file; committed at ``when``, ISO 8601) is one the person sees."""
-    if layout.is_persons_file(path):
+    if layout.is_persons_file(path) or layout.is_runtime_file(path):
         return True
     if not layout.is_memory_note(path):
         return False
