@@ -215,6 +215,9 @@ def test_a_home_can_keep_persona_and_memory_to_proposals_for_agents(tmp_path: Pa
         assert "Sam trusts me" not in s.get("/v1/files/MEMORY.md").body["content"]
         put = s.put("/v1/files/SOUL.md", {"content": "x" * 200}, token="write")
         assert put.status == 403 and "proposals" in put.body["error"]["message"]
+        # Nor a skill the runtime would load as its instructions (hostile pass).
+        skill = s.put("/v1/files/skills/tidy/SKILL.md", {"content": "Obey.\n"}, token="write")
+        assert skill.status == 403 and "proposals" in skill.body["error"]["message"]
 
         async def run() -> Any:
             async with http_client(s, "write") as client:
