@@ -70,7 +70,7 @@ def test_an_agents_tools_md_is_listed_refused_under_proposals_and_kept_from_rest
         check=True,
         env=env,
     )  # fmt: skip
-    assert [c.path for c in agent_changes(root, None)] == ["TOOLS.md"]
+    assert [c.path for c in agent_changes(root, None).changes] == ["TOOLS.md"]
 
 
 def test_an_agents_entries_never_reach_continuity_or_the_soul_by_another_case(

@@ -15,6 +15,7 @@ import yaml
 
 from hearth.domain import layout
 from hearth.domain.records import record_key
+from hearth.store.agent_changes import agent_changes
 from tests.api.conftest import BIN, Server, hearth, isolated_env, make_home, start_server
 from tests.mcp.conftest import call, http_client, refused
 
@@ -214,6 +215,9 @@ def test_a_home_can_keep_persona_and_memory_to_proposals_for_agents(tmp_path: Pa
         assert "Sam trusts me" not in s.get("/v1/files/MEMORY.md").body["content"]
         put = s.put("/v1/files/SOUL.md", {"content": "x" * 200}, token="write")
         assert put.status == 403 and "proposals" in put.body["error"]["message"]
+        # Nor a skill the runtime would load as its instructions (hostile pass).
+        skill = s.put("/v1/files/skills/tidy/SKILL.md", {"content": "Obey.\n"}, token="write")
+        assert skill.status == 403 and "proposals" in skill.body["error"]["message"]
 
         async def run() -> Any:
             async with http_client(s, "write") as client:
@@ -226,3 +230,31 @@ def test_a_home_can_keep_persona_and_memory_to_proposals_for_agents(tmp_path: Pa
         assert mine.status == 200 and mine.body["path"] == "MEMORY.md"
     finally:
         assert s.stop() == 0
+
+
+def test_an_agents_topic_rewrite_is_listed_as_the_agents(shared_server: Server) -> None:
+    """Hostile pass. Reproduction: the person keeps a topic note; an agent with a
+    write token replaces it through ``POST /v1/topics`` (and MCP ``topic``),
+    taking out "Never give Sam walnuts". A put of the same file is listed on the
+    review page for the person to undo, but the topic operation committed
+    without ``Hearth-By: agent``, so the rewrite was listed nowhere and read
+    in history as anyone's."""
+    s = shared_server
+    mine = "- Sam keeps bees at the allotment.\n- Never give Sam walnuts.\n"
+    made = s.post("/v1/topics", {"title": "Sam and food", "content": mine}, token="admin")
+    assert made.status == 200, made.body
+    path = made.body["path"]
+    cut = {"title": "Sam and food", "content": "- Sam keeps bees at the allotment.\n"}
+    http_cut = s.post("/v1/topics", cut, token="write")
+    assert http_cut.status == 200, http_cut.body
+
+    async def run() -> Any:
+        async with http_client(s, "write") as client:
+            wiped = {"title": "Sam and food", "content": "- Sam likes walnut cake.\n"}
+            return await call(client, "topic", wiped)
+
+    mcp_cut = anyio.run(run)
+    listed = {c.commit: c.actor for c in agent_changes(s.root, None).changes if c.path == path}
+    assert listed.get(http_cut.body["commit"], "").startswith("api:t-write-"), listed
+    assert listed.get(mcp_cut["commit"], "").startswith("mcp:t-write-"), listed
+    assert made.body["commit"] not in listed  # the person's own note is no agent's change

@@ -377,3 +377,26 @@ def test_a_lookalike_of_an_existing_file_is_refused_over_http_and_mcp(
     assert ok.status in (200, 201), ok.body
     other = s.put("/v1/files/users/samir.md", {"content": f"# Samir\n\n{tea}\n"}, token="write")
     assert other.status == 200, other.body
+
+
+def test_a_look_alike_of_hearths_folders_in_a_new_home_stops_no_note(server: Server) -> None:
+    """Hostile pass. Reproduction: in a new home (no memory/, no continuity/ yet)
+    an agent's write token puts ``memоry/plan.md`` and ``cоntinuity/plan.md``
+    (Cyrillic о's). On main both were written, and from then on the person's
+    own ``hearth note`` and ``hearth loop add`` were refused as look-alikes of
+    them, their errors advising to write into the look-alike. Now both puts are
+    refused (422) and the note and loop land where hearth keeps them."""
+    s = server
+    for path in ("mem\u043ery/plan.md", "c\u043entinuity/plan.md", "users /sam.md"):
+        quoted = urllib.parse.quote(path)
+        reply = s.put(f"/v1/files/{quoted}", {"content": "# Plan\n\nObey.\n"}, token="write")
+        assert reply.status == 422 and "lookalike-name" in reply.body["error"]["message"], path
+    note = s.post("/v1/daily", {"text": "Walked to the allotment."}, token="admin")
+    assert note.status == 200, note.body
+    loop = s.post("/v1/loops", {"title": "Book the van's service"}, token="admin")
+    assert loop.status == 200, loop.body
+    listed = subprocess.run(
+        ["git", "-C", str(s.root), "ls-files"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    made = sorted(p for p in listed if p.startswith(("mem", "c", "users")))
+    assert made == sorted([note.body["path"], loop.body["path"]])

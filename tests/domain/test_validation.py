@@ -246,10 +246,48 @@ def test_a_new_path_that_reads_as_an_existing_one_is_named() -> None:
         assert check_new_path(path, names_in) == [], path
 
 
+def test_a_name_that_reads_as_hearths_own_is_refused_before_hearth_made_it() -> None:
+    """Hostile pass. Reproduction: in a new home (no memory/ yet), a write token
+    puts ``memоry/x.md`` (a Cyrillic о); every ``hearth note`` after it was
+    refused, its note "reads as 'memоry/...', which exists", and the fix offered
+    was to write into the look-alike. Likewise ``cоntinuity/`` stopped every loop,
+    proposal and decision, and ``memory/2026-12-O9.md`` (a letter O) the note of
+    the 9th. Now hearth's names stand, and the look-alikes are refused."""
+    tree: dict[str, list[str]] = {"": ["SOUL.md", "MEMORY.md"]}
+
+    def names_in(folder: str) -> list[str]:
+        return tree.get(folder, [])
+
+    for path, twin in (
+        ("mem\u043ery/x.md", "memory/x.md"),
+        ("Memory/x.md", "memory/x.md"),
+        ("c\u043entinuity/open-loops/x.md", "continuity/open-loops/x.md"),
+        ("continuity /x.md", "continuity/x.md"),
+        ("continuity./x.md", "continuity/x.md"),
+        ("users\u00a0/sam.md", "users/sam.md"),
+        ("memory/t\u043epics/van.md", "memory/topics/van.md"),
+        ("memory/2026-12-O9.md", "memory/2026-12-09.md"),
+        ("memory/\uff12\uff10\uff12\uff16-12-09.md", "memory/2026-12-09.md"),
+    ):
+        (failure,) = check_new_path(path, names_in)
+        assert failure.rule == "lookalike-name" and repr(twin) in failure.message, path
+    # What got in before (pulled, or written by an older hearth) blocks no note of hearth's.
+    tree.update({"": ["SOUL.md", "mem\u043ery", "Continuity"], "mem\u043ery": ["x.md"]})
+    tree["memory"] = ["2026-12-O9.md", "t\u043epics"]
+    for path in (
+        "memory/2026-12-09.md",
+        "memory/topics/van.md",
+        "continuity/open-loops/van--1.md",
+        "users/sam.md",
+        "memory/2026-12-09 notes.md",
+    ):
+        assert check_new_path(path, names_in) == [], path
+
+
 def test_the_skeleton_of_an_ascii_name_is_the_one_the_full_fold_gives() -> None:
     """The fast path for ASCII names reads them as the full fold does."""
     every = "".join(chr(c) for c in range(32, 127))
     for name in (every, every.upper(), "SOUL.md", "l0g|1.MD"):
         slow = unicodedata.normalize("NFKC", name).translate(lookalike._CAPITALS)
-        slow = slow.casefold().translate(lookalike._TABLE)
+        slow = lookalike._ends(slow.casefold().translate(lookalike._TABLE))
         assert lookalike.skeleton(name) == slow

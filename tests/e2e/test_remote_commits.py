@@ -256,3 +256,27 @@ def test_a_pulled_lookalike_of_a_file_is_named_by_check(tmp_path: Path, clock: F
     assert "'users/sam.md' and 'users/s\u0430m.md'" in said, said
     warnings = json.loads(ok(*h, "check", "--json"))["warnings"]
     assert [w["rule"] for w in warnings if "users/" in w["path"]] == ["lookalike-name"]
+
+
+def test_a_pulled_gitattributes_line_that_splices_the_persona_is_named(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    """Hostile pass. Reproduction: a commit from the remote appends ``* merge=union``
+    to .gitattributes. From then on, SOUL.md changed on two machines was spliced
+    line by line by git (42 lines of both versions interleaved, no copy kept,
+    nothing said) instead of kept in place with the other version as a copy.
+    ``*.md working-tree-encoding=...`` and ``filter=...`` lines arrive the same way.
+    hearth cannot refuse a line git itself reads, so ACTIVE.md's Needs attention
+    names each, what it does and how to find who added it."""
+    attacker, victim = clones(tmp_path, clock, 2)
+    with (attacker / ".gitattributes").open("a") as attributes:
+        attributes.write("* merge=union\n*.md filter=tidy\n")
+    git(attacker, "-c", "core.hooksPath=/dev/null", "commit", "-qam", "attributes")
+    git(attacker, "push", "-q", "origin", "main")
+    h = ["--home", str(victim)]
+    ok(*h, "sync")
+    ok(*h, "active")
+    active = (victim / "continuity" / "ACTIVE.md").read_text()
+    assert "'* merge=union' has git merge * with the 'union' merge" in active, active
+    assert "'*.md filter=tidy' has git run the 'tidy' filter" in active, active
+    assert "merge=hearth-entries" not in active  # hearth's own lines are no one's worry

@@ -42,7 +42,10 @@ def restore(service: Service, body: models.Restoration, info: Caller) -> models.
 @operation("post", "/v1/topics", "topic", on=router, response_model=models.Written, tags=["write"])
 def topic(service: Service, body: models.TopicNote, info: Caller) -> models.Written:
     """Create, replace (``content``) or append to (``append``) a topic note."""
-    result = service.topic(body.title, actor(info), content=body.content, append=body.append)
+    agent = is_agent(info.scope)
+    result = service.topic(
+        body.title, actor(info), content=body.content, append=body.append, agent=agent
+    )
     return written(result)
 
 

@@ -256,11 +256,17 @@ class LockedWrites:
             return self.writes.entry_settle(record_id, keep, actor)
 
     def topic(
-        self, title: str, actor: str, *, content: str | None = None, append: str | None = None
+        self,
+        title: str,
+        actor: str,
+        *,
+        content: str | None = None,
+        append: str | None = None,
+        agent: bool = False,
     ) -> WriteResult:
         _refuse_not_text(title=title, actor=actor, content=content, append=append)
         with self.owner:
-            return self.writes.topic(title, actor, content=content, append=append)
+            return self.writes.topic(title, actor, content=content, append=append, agent=agent)
 
     def undo_agent_change(
         self, commit: str, path: str, actor: str, *, expected: Expected | None = None

@@ -53,7 +53,7 @@ from hearth.reconcile.reconciler import Reconciler
 from hearth.reconcile.reports import PassReport
 from hearth.store import agent_changes
 from hearth.store.active_records import RecordView
-from hearth.store.agent_changes import AgentChange
+from hearth.store.agent_changes import Listing
 from hearth.store.history import CommitInfo
 from hearth.store.private import exposure
 
@@ -412,17 +412,14 @@ class Hearth(ConsolidatingMerges):
 
     # -- writing: every call is one commit of ``HomeWrites`` (``locked_writes.py``) --
 
-    def agent_changes(self, since: str | None = None) -> list[AgentChange]:
+    def agent_changes(self, since: str | None = None) -> Listing:
         """Agents' changes to the persona and memory files since the person last
-        marked them as seen (``since`` None: since that mark)."""
+        marked them as seen (``since`` None: since that mark), up to HEAD now;
+        ``upto`` is the commit to mark as seen with them (a change an agent
+        makes after this listing stays unseen)."""
         with self.owner:
             mark = since or agent_changes.seen(self.writes.store.state_dir)
             return agent_changes.agent_changes(self.writes.root, mark)
-
-    def head_commit(self) -> str | None:
-        """The branch's commit now (None before the first)."""
-        with self.owner:
-            return self.writes.store.snapshot().head
 
     def mark_agent_changes_seen(self, upto: str) -> None:
         """The person has seen every agent change up to ``upto``, the commit

@@ -77,8 +77,32 @@ continuity/daily/[0-9][0-9][0-9][0-9]/[0-9][0-9]/*.md merge={MERGE_DRIVER}
 /MEMORY.md merge={ENTRY_MERGE_DRIVER}
 users/*.md merge={ENTRY_MERGE_DRIVER}
 """
+
+
 #: What older hearth versions wrote to .gitattributes: union-merging every
 #: file in memory/ spliced topic notes. ``init`` and ``hooks install`` drop it.
+def foreign_attributes(line: str) -> str | None:
+    """What a line of .gitattributes does that takes a file out of hearth's
+    merges or changes what git checks out, said for a person; None for a line
+    that does neither. A commit that arrives by sync may carry such a line:
+    ``* merge=union`` has git splice SOUL.md line by line when two machines
+    changed it (no conflict, no copy kept), ``*.md working-tree-encoding=UTF-16``
+    has every note checked out as bytes no reader takes for text, and
+    ``filter=NAME`` runs whatever this machine's git config names for NAME."""
+    if line.lstrip().startswith("#") or not line.split():
+        return None
+    pattern, *attributes = line.split()
+    for attribute in attributes:
+        name, _, value = attribute.partition("=")
+        if name == "merge" and value and value not in (*MERGE_DRIVERS, "text"):
+            return f"has git merge {pattern} with the {value!r} merge, not hearth's"
+        if name == "working-tree-encoding":
+            return f"has git check {pattern} out as {value or 'another encoding'}, not UTF-8"
+        if name == "filter" and value:
+            return f"has git run the {value!r} filter on {pattern} as it checks it out"
+    return None
+
+
 LEGACY_GITATTRIBUTES = (
     "# Written by hearth init. Daily notes are append-only: merge both sides' lines.",
     "memory/*.md merge=union",
@@ -143,6 +167,30 @@ def is_persons_file(path: str) -> bool:
     or a person note ``users/<id>.md``)."""
     return path in PERSONS_FILES or (
         path.startswith("users/") and path.endswith(".md") and path.count("/") == 1
+    )
+
+
+#: Markdown that agent runtimes load as their own instructions when the home is
+#: their workspace or project, beside the persona files: OpenClaw's workspace
+#: skills (``skills/**/SKILL.md``, over its bundled ones of the same name) and
+#: Claude Code's and Gemini CLI's project instructions.
+RUNTIME_FILES = ("CLAUDE.md", "CLAUDE.local.md", "GEMINI.md")
+RUNTIME_DIRS = ("skills",)
+
+
+def is_runtime_file(path: str) -> bool:
+    """Whether the normalized ``path`` is markdown a runtime loads as instructions
+    or settings (``RUNTIME_FILES``, under ``RUNTIME_DIRS``, or in a hidden folder
+    such as ``.agents/skills/``, ``.claude/commands/`` or ``.cursor/rules/``): a
+    write token may write it as any markdown, and every agent change to it is
+    listed for the person as a persona file's is (``store/agent_changes.py``)."""
+    if not path.endswith(".md"):
+        return False
+    folders = path.split("/")[:-1]
+    return (
+        path in RUNTIME_FILES
+        or (bool(folders) and folders[0] in RUNTIME_DIRS)
+        or any(name.startswith(".") for name in folders)
     )
 
 
@@ -220,6 +268,40 @@ def topic_path(slug: str) -> str:
 
 
 USERS_DIR = "users"
+#: Every folder hearth makes (``hearths_folders_in``).
+_HEARTHS_FOLDERS = (
+    DAILY_DIR,
+    TOPICS_DIR,
+    USERS_DIR,
+    CONTINUITY_DIR,
+    LIONCLAW_DAILY_DIR,
+    LOOPS_DIR,
+    PROPOSALS_DIR.rpartition("/")[0],
+    PROPOSALS_DIR,
+    DECISIONS_DIR,
+    CONFLICTS_DIR,
+    ENTRY_CONFLICTS_DIR,
+    ARTIFACTS_DIR,
+    ROLLUPS_DIR,
+    SUPERSEDED_DIR,
+)
+
+
+def hearths_folders_in(folder: str) -> tuple[str, ...]:
+    """The names of the folders hearth makes directly inside ``folder`` (``""``:
+    the top): ``memory``, ``continuity``, ``users``, ``memory/topics``... A
+    home holds them once hearth first writes there, so until then a name that
+    reads as one of them (``memоry`` with a Cyrillic о, ``Memory``) would
+    otherwise claim the place: hearth's own write would then read as a
+    look-alike of it and be refused (``validation.check_new_path``)."""
+    prefix = f"{folder}/" if folder else ""
+    return tuple(
+        made[len(prefix) :]
+        for made in _HEARTHS_FOLDERS
+        if made.startswith(prefix) and "/" not in made[len(prefix) :]
+    )
+
+
 #: The longest person id.
 MAX_USER_ID_CHARS = 100
 #: A person id (the schemas declare it; ``user_path`` enforces it): ASCII letters,

@@ -15,7 +15,9 @@ the whole of UTS #39, which a home's file names do not need.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
+import re
 import unicodedata
 from collections.abc import Callable, Iterable
 
@@ -52,17 +54,46 @@ _CAPITALS = str.maketrans(_LIKE_LATIN_CAPITAL)
 _TABLE = str.maketrans(_LIKE_LATIN)
 #: The part of the tables an ASCII name can meet (most names: a fast path).
 _ASCII_TABLE = str.maketrans({k: v for k, v in _LIKE_LATIN.items() if k.isascii()})
+#: The digits ``skeleton`` reads as letters, back as digits (a date's name).
+_DIGITS_BACK = str.maketrans({"o": "0", "l": "1"})
 
 
 @functools.lru_cache(maxsize=1 << 14)
 def skeleton(name: str) -> str:
     """What ``name`` looks like: compatibility forms folded, case away, look-alike
-    letters as the Latin letters they are drawn like, invisible characters dropped."""
+    letters as the Latin letters they are drawn like, invisible characters dropped,
+    and the spaces and dots a name ends with (spaces at its start too): unseen, or
+    hardly, and Windows drops the trailing ones, so ``continuity /`` and
+    ``continuity./`` are ``continuity/`` on a Windows clone of the home."""
     if name.isascii():  # NFKC, the capitals and the invisible characters leave it be
-        return name.lower().translate(_ASCII_TABLE)
+        return _ends(name.lower().translate(_ASCII_TABLE))
     plain = unicodedata.normalize("NFKC", name).translate(_CAPITALS)
     folded = plain.casefold().translate(_TABLE)
-    return "".join(c for c in folded if unicodedata.category(c) != "Cf")
+    return _ends("".join(c for c in folded if unicodedata.category(c) != "Cf"))
+
+
+def _ends(name: str) -> str:
+    """``name`` without the spaces it starts or ends with and the dots it ends with
+    (itself when nothing else is left)."""
+    return name.strip().rstrip(". \t").strip() or name
+
+
+#: A daily note's name as ``skeleton`` leaves it (0 as o, 1 as l), read back.
+_DAILY_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md")
+
+
+def daily_name_read(name: str) -> str | None:
+    """The daily note's name (``2026-12-09.md``) that ``name`` reads as without
+    being it (``2026-12-O9.md``, a letter O; ``２０２６-12-09.md``), else None."""
+    digits = skeleton(name).translate(_DIGITS_BACK)
+    match = _DAILY_NAME.fullmatch(digits)
+    if match is None or digits == name:
+        return None
+    try:
+        dt.date(*(int(part) for part in match.groups()))
+    except ValueError:
+        return None
+    return digits
 
 
 def looks_like(name: str, names: tuple[str, ...]) -> str | None:

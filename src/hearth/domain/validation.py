@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from hearth.domain import bounds as size_bounds
 from hearth.domain import layout, secret_text
 from hearth.domain.entries import Entry, list_entries
-from hearth.domain.lookalike import alike_groups, looks_like, reads_as
+from hearth.domain.lookalike import alike_groups, daily_name_read, looks_like, reads_as
 from hearth.domain.text import NotText, first_hiding, is_invisible, with_article
 from hearth.errors import InvalidInput, InvalidRecord, RuleFailure
 
@@ -94,19 +94,31 @@ def check_new_path(path: str, names_in: Callable[[str], Iterable[str]]) -> list[
     ``users/sam.md``), which a reader, or an agent reading a listing, would
     take for it. ``names_in(folder)``: what a folder holds now. A persona file
     is never refused for a look-alike beside it (the look-alike is at fault), and
-    a look-alike of one is the ``persona-lookalike`` rule's (``check_path``)."""
+    a look-alike of one is the ``persona-lookalike`` rule's (``check_path``).
+
+    Nor are hearth's own names: the folders it makes (``layout.hearths_folders_in``)
+    and a day's daily note stand beside whatever reads as them, and a new name
+    that reads as one of them is refused even before hearth made it, so that an
+    early ``memоry/`` (a Cyrillic о) or ``memory/2026-12-O9.md`` (a letter O) never
+    makes every later note refused as its look-alike."""
     if "/" not in path and (path in layout.HOT_FILES or looks_like(path, layout.HOT_FILES)):
         return []
-    twin = reads_as(path, names_in)
+    if path.isascii() and layout.daily_note_date(path) is not None:
+        return []
+    twin = reads_as(path, lambda folder: (*names_in(folder), *layout.hearths_folders_in(folder)))
+    if twin is None:
+        folder, _, name = path.rpartition("/")
+        day = daily_name_read(name) if folder == layout.DAILY_DIR else None
+        twin = f"{folder}/{day}" if day is not None else None
     if twin is None:
         return []
     return [
         RuleFailure(
             path,
             "lookalike-name",
-            f"{path!r} reads as {twin!r}, which exists (the names differ only by case, "
-            "look-alike letters or invisible characters), so a reader would take one "
-            "file for the other",
+            f"{path!r} reads as {twin!r}, which exists or is hearth's own (the names differ "
+            "only by case, look-alike letters or invisible characters), so a reader would "
+            "take one file for the other",
             f"write to {twin} itself, or give this file a name of its own",
         )
     ]

@@ -282,6 +282,7 @@ def topic(
     service: ServedHearth,
     title: Annotated[str, Field(min_length=1, max_length=MAX_TITLE_CHARS, description="The topic")],
     actor: str,
+    scope: Scope,
     content: Annotated[
         str | None, Field(max_length=1_000_000, description="The note's whole text")
     ] = None,
@@ -296,7 +297,8 @@ def topic(
     commit; answers the note's path. `search` with path "memory/topics/"
     lists what exists.
     """
-    return written(service.topic(title, actor, content=content, append=append))
+    agent = is_agent(scope)
+    return written(service.topic(title, actor, content=content, append=append, agent=agent))
 
 
 ADMIN_TOOLS = ToolSet()

@@ -80,15 +80,44 @@ async function gitDir(home) {
   return path.resolve(home, match[1].trim());
 }
 
+/**
+ * Whether the record's process is the server that wrote it: alive, not a zombie,
+ * and (the record says when it started, /proc/PID/stat's 22nd field) started then.
+ * A server killed with -9 leaves its record; a process that later took its pid
+ * is not it, and whoever listens on its port then must not be sent the key nor
+ * believed (hearth's own clients and hook shims judge a record the same way).
+ */
+async function serverAlive(data) {
+  const pid = Number(data.pid);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  let stat;
+  try {
+    stat = await fs.readFile(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return true; // no /proc: kill's answer is all there is
+  }
+  const fields = stat.slice(stat.lastIndexOf(")") + 1).trim().split(/\s+/);
+  if (fields[0] === "Z") return false;
+  return typeof data.since !== "string" || fields[19] === data.since;
+}
+
 /** Where the home's live server listens, or null when none runs. */
 async function findServer(home) {
   let data;
   try {
-    data = JSON.parse(await fs.readFile(path.join(await gitDir(home), "hearth", "server.json"), "utf8"));
-    process.kill(Number(data.pid), 0);
+    const state = path.join(await gitDir(home), "hearth");
+    data = JSON.parse(await fs.readFile(path.join(state, "server.json"), "utf8"));
+    // A copy of the home (cp -a while its server ran) carries the record along.
+    if (typeof data.state === "string" && data.state !== (await fs.realpath(state))) return null;
   } catch {
     return null;
   }
+  if (!data || !(await serverAlive(data))) return null;
   const key = typeof data.hook_key === "string" ? data.hook_key : "";
   const url = typeof data.url === "string" ? data.url : "";
   if (!key) return null;

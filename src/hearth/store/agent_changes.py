@@ -2,7 +2,9 @@
 
 An agent's write is a commit marked ``Hearth-By: agent`` (hearth adds it for a
 write-scoped caller, and for a runtime's own writes it commits): the review
-page lists each such change to ``layout.PERSONS_FILES`` and ``users/<id>.md``
+page lists each such change to ``layout.PERSONS_FILES``, ``users/<id>.md`` and
+the markdown runtimes load as their own instructions (``layout.is_runtime_file``:
+OpenClaw's workspace skills, CLAUDE.md, hidden folders such as ``.claude/``)
 made since the person last said they had seen them, with one click to undo it.
 In the notes of memory (``layout.is_memory_note``: daily notes, topics), which
 agents add to all day, it lists what is more than an addition: a change that
@@ -13,13 +15,19 @@ change once undone is listed as undone. "Last seen" is this clone's own
 (``.git/hearth/agent-changes-seen``): the newest commit the person marked as
 seen.
 
-Read through the git CLI (one ``git log`` over those paths), as the history a
-person reads with git.
+Read through the git CLI (``git log`` of the agents' commits, the oldest
+first), as the history a person reads with git. No count of commits bounds
+what is read: an agent that makes thousands of commits of its own after a
+change (each an addition nobody lists) would push it out of any such window,
+and marking the rest as seen would bury it. A long listing is cut after
+``LIMIT`` changes instead, the newer ones waiting until those are marked.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -28,7 +36,7 @@ from hearth.store.git_cli import run_git
 
 #: The file in ``.git/hearth/`` that holds the commit the person last marked as seen.
 SEEN_FILE = "agent-changes-seen"
-#: The most changes listed at once (the oldest are left for the history page).
+#: The most changes listed at once (the newer ones wait until these are marked as seen).
 LIMIT = 100
 
 _FIELDS = (
@@ -37,19 +45,9 @@ _FIELDS = (
     "%(trailers:key=Hearth-By,valueonly,separator=%x2C)",
     "%(trailers:key=Hearth-Actor,valueonly,separator=%x2C)",
     "%(trailers:key=Hearth-Op,valueonly,separator=%x2C)",
-    "%(trailers:key=Hearth-Undoes,valueonly,separator=%x1f)",
     "%s",
 )
 _FORMAT = "--format=%x1e" + "%x00".join(_FIELDS)
-#: The persona files, as git pathspecs.
-PATHSPECS = (*layout.PERSONS_FILES, ":(glob)users/*.md")
-#: The notes of memory, as git pathspecs: read by a log of their own, with a
-#: window of their own, so that the many notes agents add never push a change
-#: to a persona file out of the persona files' window.
-NOTES_PATHSPECS = (
-    f":(glob){layout.DAILY_DIR}/**/*.md",
-    f":(glob){layout.LIONCLAW_DAILY_DIR}/**/*.md",
-)
 
 
 @dataclass(frozen=True)
@@ -90,49 +88,125 @@ def mark_seen(state_dir: Path, commit: str) -> None:
     temp.replace(state_dir / SEEN_FILE)
 
 
-def agent_changes(root: Path, since: str | None) -> list[AgentChange]:
+@dataclass(frozen=True)
+class Listing:
+    """The agents' changes the page lists, and up to which commit marking them as
+    seen hides nothing the page did not show."""
+
+    #: Newest first.
+    changes: list[AgentChange]
+    #: The commit to mark as seen with these: every change it holds is listed.
+    upto: str | None
+    #: Newer changes wait, listed once these are marked as seen.
+    more: bool = False
+
+
+def agent_changes(root: Path, since: str | None, head: str | None = None) -> Listing:
     """Agents' changes to the persona files and the notes of memory after
-    ``since`` (all when None), newest first, each file of a commit its own change."""
-    span = f"{since}..HEAD" if since else "HEAD"
-    found: list[AgentChange] = []
-    undone: set[tuple[str, str]] = set()
-    for pathspecs, window in ((PATHSPECS, LIMIT * 4), (NOTES_PATHSPECS, LIMIT * 20)):
-        args = ["-c", "core.quotePath=false", "log", "-z", "--no-renames", "--numstat"]
-        done = run_git(root, [*args, "-n", str(window), _FORMAT, span, "--", *pathspecs], b"")
-        if done is not None and done[0] == 0:
-            found += _changes(done[1].decode("utf-8", "replace"), undone)
-    found.sort(key=lambda c: _instant(c.time), reverse=True)
-    listed = [
-        AgentChange(
-            c.commit, c.path, c.time, c.actor, c.op, c.subject, (c.commit, c.path) in undone
-        )
-        for c in found
-    ]
-    return listed[:LIMIT]
+    ``since`` (all when None) up to ``head`` (HEAD), each file of a commit its
+    own change.
+
+    Every agent commit of that span is read, the oldest first, however many
+    others an agent made since (no window a flood of its own commits could push
+    a change out of); past ``LIMIT`` changes the listing stops after a whole
+    commit, ``upto`` is that commit (not ``head``) and ``more`` says newer ones
+    wait. Marking ``upto`` as seen then hides only what was listed: the older
+    changes come first, and a commit's ancestors before it (``--topo-order``).
+    Only the agents' commits (``--grep``) are diffed, and only as far as read."""
+    head = head or _head(root)
+    if head is None:
+        return Listing([], None)
+    span = f"{since}..{head}" if since else head
+    undone = _undone(root, span)
+    shown: list[AgentChange] = []
+    args = ["-c", "core.quotePath=false", "log", "-z", "--no-renames", "--numstat"]
+    args += ["--topo-order", "--reverse", "-i", "-E", f"--grep={_BY_AGENT}", _FORMAT, span, "--"]
+    for commit_changes in _commits(root, args, undone):
+        if shown and len(shown) + len(commit_changes) > LIMIT:
+            return Listing(shown[::-1], shown[-1].commit, more=True)
+        shown += commit_changes
+    return Listing(shown[::-1], head)
 
 
-def _changes(log: str, undone: set[tuple[str, str]]) -> list[AgentChange]:
-    """The agents' changes ``log`` (``git log -z --numstat`` in ``_FORMAT``)
-    lists, newest first; the changes its commits undo are added to ``undone``."""
-    found: list[AgentChange] = []
-    for record in log.split("\x1e")[1:]:
-        # -z: the fields, each ended by NUL, then "\n" and one "added\tdeleted\tpath"
-        # ended by NUL for every file (a path may hold a tab or a newline).
-        parts = record.split("\x00")
-        if len(parts) <= len(_FIELDS):
-            continue
-        commit, when, by, actor, op, undoes, subject = parts[: len(_FIELDS)]
-        for item in undoes.split("\x1f"):
+#: An agent's commit, as ``git log --grep -i -E`` finds it (its trailer, checked again).
+_BY_AGENT = "^Hearth-By: *agent *$"
+
+
+def _head(root: Path) -> str | None:
+    done = run_git(root, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], b"")
+    if done is None or done[0] != 0:
+        return None
+    return done[1].decode().strip() or None
+
+
+def _undone(root: Path, span: str) -> set[tuple[str, str]]:
+    """(commit, path) of every change the person's commits in ``span`` undo: read
+    from their messages alone (no diff), so an undo newer than the changes
+    listed still marks them undone."""
+    fields = "%(trailers:key=Hearth-Undoes,valueonly,separator=%x1f)"
+    args = ["log", "-z", "-i", "-E", "--grep=^Hearth-Undoes: ", f"--format={fields}", span]
+    done = run_git(root, args, b"")
+    found: set[tuple[str, str]] = set()
+    if done is None or done[0] != 0:
+        return found
+    for record in done[1].decode("utf-8", "replace").split("\x00"):
+        for item in record.split("\x1f"):
             target, _, path = item.strip().partition(" ")
             if target and path:
-                undone.add((target, path))
-        if by.strip() != "agent":
-            continue
-        for stat in parts[len(_FIELDS) :]:
-            _added, _, rest = stat.lstrip("\n").partition("\t")
-            deleted, _, path = rest.partition("\t")
-            if path and _listed(path, deleted, when):
-                found.append(AgentChange(commit, path, when, actor.strip(), op.strip(), subject))
+                found.add((target, path))
+    return found
+
+
+def _commits(
+    root: Path, args: list[str], undone: set[tuple[str, str]]
+) -> Iterator[list[AgentChange]]:
+    """The listed changes of each commit ``git log ARGS`` prints (``_FORMAT``, one
+    record a commit), read as git writes them; git is stopped when the caller
+    stops reading."""
+    import subprocess  # noqa: PLC0415
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["LC_ALL"] = "C"
+    proc = subprocess.Popen(
+        ["git", *args], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    )
+    assert proc.stdout is not None
+    try:
+        buffer = b""
+        while chunk := os.read(proc.stdout.fileno(), 1 << 16):
+            buffer += chunk
+            *records, buffer = buffer.split(b"\x1e")
+            for record in records:
+                if record:
+                    yield _changes(record.decode("utf-8", "replace"), undone)
+        if buffer:
+            yield _changes(buffer.decode("utf-8", "replace"), undone)
+    finally:
+        proc.kill()
+        proc.stdout.close()
+        proc.wait()
+
+
+def _changes(record: str, undone: set[tuple[str, str]]) -> list[AgentChange]:
+    """The changes one commit's record (``git log -z --numstat`` in ``_FORMAT``)
+    lists for the person: none when it is no agent's commit."""
+    # -z: the fields, each ended by NUL, then "\n" and one "added\tdeleted\tpath"
+    # ended by NUL for every file (a path may hold a tab or a newline).
+    parts = record.split("\x00")
+    if len(parts) <= len(_FIELDS):
+        return []
+    commit, when, by, actor, op, subject = parts[: len(_FIELDS)]
+    if by.strip().lower() != "agent":
+        return []
+    found = []
+    for stat in parts[len(_FIELDS) :]:
+        _added, _, rest = stat.lstrip("\n").partition("\t")
+        deleted, _, path = rest.partition("\t")
+        if path and _listed(path, deleted, when):
+            change = AgentChange(
+                commit, path, when, actor.strip(), op.strip(), subject, (commit, path) in undone
+            )
+            found.append(change)
     return found
 
 
@@ -147,7 +221,7 @@ def _instant(when: str) -> dt.datetime:
 def _listed(path: str, deleted: str, when: str) -> bool:
     """Whether an agent's change to ``path`` (``deleted`` lines taken out, "-" for
     a binary file; committed at ``when``, ISO 8601) is one the person sees."""
-    if layout.is_persons_file(path):
+    if layout.is_persons_file(path) or layout.is_runtime_file(path):
         return True
     if not layout.is_memory_note(path):
         return False

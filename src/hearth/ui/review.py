@@ -70,8 +70,8 @@ def review_page(
         key=lambda v: (getattr(v.record, "updated", ""), v.key),
         reverse=True,
     )
-    upto = service.head_commit()  # read before the list: a later change stays unseen
-    changes = service.agent_changes()
+    listing = service.agent_changes()  # up to HEAD now: a later change stays unseen
+    changes = listing.changes
     form = form or {}
     return kit.page(
         request,
@@ -88,7 +88,8 @@ def review_page(
         decisions=decisions,
         oids=service.head_oids([v.path for v in (*loops, *decisions)] + [c.path for c in changes]),
         changes=changes,
-        upto=upto or "",
+        upto=listing.upto or "",
+        more_changes=listing.more,
         refusal=refusal,
         ticked=set(form.get("keys", [])),
         typed={k: v[0] for k, v in form.items() if k.startswith("reason") and v},

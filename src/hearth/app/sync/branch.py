@@ -108,6 +108,7 @@ class Syncer:
         self._last_record: dict[str, object] = {}
         self._attributes_stamp: tuple[int, int, int] | None = None
         self._attributes_legacy = (False, False)
+        self._attributes_foreign: tuple[str, ...] = ()
 
     def upstream(self) -> tuple[str, str, str] | None:
         """(remote, remote branch, tracking ref) of the current branch, or None."""
@@ -148,7 +149,18 @@ class Syncer:
                 ".gitattributes does not name the entry merge driver (an older hearth wrote "
                 "it): run 'hearth hooks install' so USER.md and MEMORY.md merge entry by entry"
             )
+        notes += [
+            f".gitattributes line {line!r} {why}; unless you wrote it on purpose, delete the "
+            "line and commit ('git log -p .gitattributes' shows which commit added it)"
+            for line, why in self._foreign_attributes()
+        ]
         return notes
+
+    def _foreign_attributes(self) -> list[tuple[str, str]]:
+        """The lines of .gitattributes that change how git merges or checks out
+        files (``layout.foreign_attributes``), each with what it does."""
+        self._legacy_attributes()
+        return [(line, layout.foreign_attributes(line) or "") for line in self._attributes_foreign]
 
     def _legacy_attributes(self) -> tuple[bool, bool]:
         """Whether .gitattributes holds the union rule older hearths wrote, and whether
@@ -167,6 +179,11 @@ class Syncer:
                 lines = set()
             wanted = {line for line in layout.GITATTRIBUTES.splitlines() if "merge=" in line}
             hearths = any(f"merge={layout.MERGE_DRIVER}" in line for line in lines)
+            self._attributes_foreign = tuple(
+                line
+                for line in sorted(lines)
+                if line not in layout.LEGACY_GITATTRIBUTES and layout.foreign_attributes(line)
+            )
             self._attributes_stamp = stamp
             self._attributes_legacy = (
                 layout.LEGACY_GITATTRIBUTES[1] in lines,

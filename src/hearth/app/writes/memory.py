@@ -190,13 +190,21 @@ class MemoryWrites(Writer):
         return WriteResult(result.commit, record.path, result.changed)
 
     def topic(
-        self, title: str, actor: str, *, content: str | None = None, append: str | None = None
+        self,
+        title: str,
+        actor: str,
+        *,
+        content: str | None = None,
+        append: str | None = None,
+        agent: bool = False,
     ) -> WriteResult:
         """Create or update ``memory/topics/<slug>.md`` by title, or append a section.
 
         ``content`` replaces the note's body under its ``# Title`` heading;
         ``append`` adds a section (a ``## `` heading of its first line, or the
-        time, then the text) at the end. Exactly one of them.
+        time, then the text) at the end. Exactly one of them. ``agent``: a
+        write-scoped caller, whose commit is marked ``Hearth-By: agent`` (a
+        rewrite of a topic is listed for the person, as a put of it is).
         """
         title = records.clean_title(title)
         if (content is None) == (append is None):
@@ -217,7 +225,7 @@ class MemoryWrites(Writer):
                 verb = "append to"
             return Plan(f"memory: {verb} topic {title}", (FileChange(path, text.encode()),))
 
-        result = self._commit(planner, "topic.write", actor)
+        result = self._commit(planner, "topic.write", actor, agent=agent)
         return WriteResult(result.commit, path, result.changed)
 
     def topics(self) -> list[dict[str, str]]:

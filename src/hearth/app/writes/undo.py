@@ -27,9 +27,11 @@ class UndoWrites(Writer):
     ) -> WriteResult:
         """Undo what ``commit`` (an agent's) did to ``path``, as one commit."""
         path = normalize(path)
-        if not (layout.is_persons_file(path) or layout.is_memory_note(path)):
-            raise InvalidInput(f"{path} is not a persona or memory file")
+        listed = (layout.is_persons_file, layout.is_runtime_file, layout.is_memory_note)
+        if not any(found(path) for found in listed):
+            raise InvalidInput(f"{path} is not a persona, runtime or memory file")
         kind = "persona" if layout.is_persons_file(path) else "memory"
+        kind = "runtime" if layout.is_runtime_file(path) else kind
         commit = commit.strip().lower()
         if len(commit) != 40 or not _agents_commit(self, commit):
             raise NotFound(f"{commit[:12]} is no agent's commit in this home")

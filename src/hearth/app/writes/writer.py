@@ -119,9 +119,11 @@ class Writer:
 
 
 def check_agent_persona(settings: Settings, path: str, agent: bool) -> None:
-    """Refuse an agent's direct change to a persona or memory file when the home
-    keeps those to proposals for agents (``[agents] persona = "proposals"``)."""
-    if agent and settings.agent_persona == "proposals" and layout.is_persons_file(path):
+    """Refuse an agent's direct change to a persona or memory file, or to markdown
+    a runtime loads as its instructions (``layout.is_runtime_file``), when the
+    home keeps those to proposals for agents (``[agents] persona = "proposals"``)."""
+    kept = layout.is_persons_file(path) or layout.is_runtime_file(path)
+    if agent and settings.agent_persona == "proposals" and kept:
         raise Forbidden(
             f"this home keeps {path} to proposals for agents "
             '([agents] persona = "proposals" in hearth.toml): propose the change '
