@@ -2,7 +2,7 @@
 
 ``hearth init`` and ``hearth hooks install`` register it in the repository's
 config as ``merge.hearth-daily`` and ``merge.hearth-entries``
-(``layout.MERGE_DRIVERS``), and ``.gitattributes`` names them for daily notes
+(``gitattributes.MERGE_DRIVERS``), and ``.gitattributes`` names them for daily notes
 and for USER.md, MEMORY.md and ``users/<id>.md``, so a plain ``git merge`` or
 ``git pull`` merges them exactly as ``hearth sync`` does: daily notes entry by
 entry (``domain/daily_merge.py``), entry files entry by entry three-way

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hearth.domain import layout
+from hearth.domain import gitattributes, layout
 from hearth.domain.settings import default_settings_toml
 from hearth.domain.validation import Bounds, check_blob, has_identity_name
 from hearth.errors import Conflict, PathRefused, RuleFailure, StoreError
@@ -136,10 +136,10 @@ def _with_attributes(current: bytes | None) -> bytes:
     """``current`` .gitattributes without the lines older hearths wrote, plus hearth's."""
     if current is not None:
         lines = current.decode("utf-8", "replace").splitlines(keepends=True)
-        kept = [line for line in lines if line.strip() not in layout.LEGACY_GITATTRIBUTES]
+        kept = [line for line in lines if line.strip() not in gitattributes.LEGACY_GITATTRIBUTES]
         if len(kept) != len(lines):
             current = "".join(kept).lstrip("\n").encode()
-    return _with_lines(current or None, layout.GITATTRIBUTES)
+    return _with_lines(current or None, gitattributes.GITATTRIBUTES)
 
 
 def _attributes_change(base: bytes | None) -> FileChange | None:

@@ -60,54 +60,6 @@ GITIGNORE = f"""\
 *~
 """
 
-#: The git merge drivers (``hearth.mergedriver``), registered in the
-#: repository's config by init and ``hooks install``: daily notes, and entry
-#: files (USER.md, MEMORY.md, users/<id>.md). One command serves both.
-MERGE_DRIVER = "hearth-daily"
-ENTRY_MERGE_DRIVER = "hearth-entries"
-MERGE_DRIVERS = (MERGE_DRIVER, ENTRY_MERGE_DRIVER)
-
-GITATTRIBUTES = f"""\
-# Written by hearth init. Daily notes and entry files merge entry by entry
-# (hearth's merge drivers); every other file merges as git does, and sync
-# keeps both sides.
-memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md merge={MERGE_DRIVER}
-continuity/daily/[0-9][0-9][0-9][0-9]/[0-9][0-9]/*.md merge={MERGE_DRIVER}
-/USER.md merge={ENTRY_MERGE_DRIVER}
-/MEMORY.md merge={ENTRY_MERGE_DRIVER}
-users/*.md merge={ENTRY_MERGE_DRIVER}
-"""
-
-
-#: What older hearth versions wrote to .gitattributes: union-merging every
-#: file in memory/ spliced topic notes. ``init`` and ``hooks install`` drop it.
-def foreign_attributes(line: str) -> str | None:
-    """What a line of .gitattributes does that takes a file out of hearth's
-    merges or changes what git checks out, said for a person; None for a line
-    that does neither. A commit that arrives by sync may carry such a line:
-    ``* merge=union`` has git splice SOUL.md line by line when two machines
-    changed it (no conflict, no copy kept), ``*.md working-tree-encoding=UTF-16``
-    has every note checked out as bytes no reader takes for text, and
-    ``filter=NAME`` runs whatever this machine's git config names for NAME."""
-    if line.lstrip().startswith("#") or not line.split():
-        return None
-    pattern, *attributes = line.split()
-    for attribute in attributes:
-        name, _, value = attribute.partition("=")
-        if name == "merge" and value and value not in (*MERGE_DRIVERS, "text"):
-            return f"has git merge {pattern} with the {value!r} merge, not hearth's"
-        if name == "working-tree-encoding":
-            return f"has git check {pattern} out as {value or 'another encoding'}, not UTF-8"
-        if name == "filter" and value:
-            return f"has git run the {value!r} filter on {pattern} as it checks it out"
-    return None
-
-
-LEGACY_GITATTRIBUTES = (
-    "# Written by hearth init. Daily notes are append-only: merge both sides' lines.",
-    "memory/*.md merge=union",
-)
-
 RecordKind = Literal["proposal", "loop", "decision"]
 Kind = Literal[
     "persona",

@@ -12,7 +12,7 @@ import shlex
 import shutil
 from pathlib import Path
 
-from hearth.domain import layout
+from hearth.domain import gitattributes, layout
 from hearth.errors import Conflict
 from hearth.store.repository import config_value, git_dir, open_repository, set_config
 
@@ -53,8 +53,8 @@ def hooks_folder(root: Path) -> Path:
 
 
 _DRIVER_NAMES = {
-    layout.MERGE_DRIVER: "hearth: daily notes, entry by entry",
-    layout.ENTRY_MERGE_DRIVER: "hearth: USER.md, MEMORY.md and person notes, entry by entry",
+    gitattributes.MERGE_DRIVER: "hearth: daily notes, entry by entry",
+    gitattributes.ENTRY_MERGE_DRIVER: "hearth: USER.md, MEMORY.md and person notes, entry by entry",
 }
 
 
@@ -75,7 +75,7 @@ def merge_driver_config(interpreter: str) -> dict[str, str]:
         "else git merge-file -L ours -L base -L theirs %A %O %B; fi"
     )
     config: dict[str, str] = {}
-    for driver in layout.MERGE_DRIVERS:
+    for driver in gitattributes.MERGE_DRIVERS:
         config[f"merge.{driver}.name"] = _DRIVER_NAMES[driver]
         config[f"merge.{driver}.driver"] = command
     return config

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 from hearth.app.sync.copies import conflict_copies
 from hearth.app.sync.settled import entry_merge, merged_by_entries, settled_apart
-from hearth.domain import layout
+from hearth.domain import gitattributes, layout
 from hearth.domain.entry_merge import EntryConflict, merge_entry_files, render_record
 from hearth.domain.text import counted
 from hearth.errors import Conflict, HearthError, NoUpstream, StoreError, SyncBlocked
@@ -107,8 +107,7 @@ class Syncer:
         self._last_stamp: tuple[int, int, int] | None = None
         self._last_record: dict[str, object] = {}
         self._attributes_stamp: tuple[int, int, int] | None = None
-        self._attributes_legacy = (False, False)
-        self._attributes_foreign: tuple[str, ...] = ()
+        self._attributes_notes: list[str] = []
 
     def upstream(self) -> tuple[str, str, str] | None:
         """(remote, remote branch, tracking ref) of the current branch, or None."""
@@ -137,59 +136,26 @@ class Syncer:
         last = self._last()
         if last.get("result") in ("refused", "failed"):
             notes.append(f"last sync {last['result']} at {last.get('time')}: {last.get('error')}")
-        legacy, without_entries = self._legacy_attributes()
-        if legacy:
-            notes.append(
-                ".gitattributes still union-merges every file in memory/ (as older hearths "
-                "wrote it), which splices topic notes changed on two machines; run "
-                "'hearth hooks install' to move to the daily-note merge driver (one commit)"
-            )
-        elif without_entries:
-            notes.append(
-                ".gitattributes does not name the entry merge driver (an older hearth wrote "
-                "it): run 'hearth hooks install' so USER.md and MEMORY.md merge entry by entry"
-            )
-        notes += [
-            f".gitattributes line {line!r} {why}; unless you wrote it on purpose, delete the "
-            "line and commit ('git log -p .gitattributes' shows which commit added it)"
-            for line, why in self._foreign_attributes()
-        ]
-        return notes
+        return notes + self._attributes()
 
-    def _foreign_attributes(self) -> list[tuple[str, str]]:
-        """The lines of .gitattributes that change how git merges or checks out
-        files (``layout.foreign_attributes``), each with what it does."""
-        self._legacy_attributes()
-        return [(line, layout.foreign_attributes(line) or "") for line in self._attributes_foreign]
-
-    def _legacy_attributes(self) -> tuple[bool, bool]:
-        """Whether .gitattributes holds the union rule older hearths wrote, and whether
-        a hearth-written one lacks the entry files' driver (read again only when the
-        file changed: every reconcile pass asks)."""
+    def _attributes(self) -> list[str]:
+        """What .gitattributes says that the person should hear about
+        (``gitattributes.attention``; read again only when the file changed:
+        every reconcile pass asks)."""
         path = self.root / ".gitattributes"
         try:
             st = path.stat()
         except OSError:
-            return False, False
+            self._attributes_stamp, self._attributes_notes = None, []
+            return []
         stamp = (st.st_ino, st.st_mtime_ns, st.st_size)
         if stamp != self._attributes_stamp:
             try:
                 lines = {line.strip() for line in path.read_text(errors="replace").splitlines()}
             except OSError:
                 lines = set()
-            wanted = {line for line in layout.GITATTRIBUTES.splitlines() if "merge=" in line}
-            hearths = any(f"merge={layout.MERGE_DRIVER}" in line for line in lines)
-            self._attributes_foreign = tuple(
-                line
-                for line in sorted(lines)
-                if line not in layout.LEGACY_GITATTRIBUTES and layout.foreign_attributes(line)
-            )
-            self._attributes_stamp = stamp
-            self._attributes_legacy = (
-                layout.LEGACY_GITATTRIBUTES[1] in lines,
-                hearths and not wanted <= lines,
-            )
-        return self._attributes_legacy
+            self._attributes_stamp, self._attributes_notes = stamp, gitattributes.attention(lines)
+        return list(self._attributes_notes)
 
     def _last(self) -> dict[str, object]:
         """The last sync's record; read again only when the file changed (every
