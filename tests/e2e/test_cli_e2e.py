@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.api.conftest import isolated_env, make_home
 from tests.conftest import git
 from tests.e2e.run import BIN, hearth, on_terminal
 
@@ -32,6 +33,20 @@ def refused(*args: str, **kwargs: object) -> str:
 def home(tmp_path: Path) -> Path:
     root = tmp_path / "home"
     ok("init", str(root))
+    return root
+
+
+@pytest.fixture(scope="module")
+def untouched(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One home for the module's cases that must leave it as it was (refusals,
+    hostile queries, usage errors): each checks it changed nothing, so each meets
+    it as the others left it. Beside it, ``outside/`` and the home's ``link``
+    to it, for the writes that must not go through a symlink."""
+    folder = tmp_path_factory.mktemp("untouched")
+    env = isolated_env(tmp_path_factory.mktemp("userhome"))
+    root = make_home(folder / "home", env)
+    (folder / "outside").mkdir()
+    (root / "link").symlink_to(folder / "outside")
     return root
 
 
@@ -184,19 +199,19 @@ def test_put_get_history_restore(home: Path) -> None:
         ("put", "SOUL.md", "--from-file", "-"),
     ],
 )
-def test_refusals_exit_1_with_a_message(home: Path, tmp_path: Path, args: tuple[str, ...]) -> None:
-    (tmp_path / "outside").mkdir()
-    (home / "link").symlink_to(tmp_path / "outside")
+def test_refusals_exit_1_with_a_message(untouched: Path, args: tuple[str, ...]) -> None:
+    home = untouched
     head = git(home, "rev-parse", "HEAD")
     message = refused("--home", str(home), *args, stdin="short\n")
     assert len(message.strip()) > 10
     assert git(home, "rev-parse", "HEAD") == head
-    assert list((tmp_path / "outside").iterdir()) == []
+    assert git(home, "status", "--porcelain") == "?? link\n"  # the fixture's own
+    assert list((home.parent / "outside").iterdir()) == []
 
 
-def test_usage_errors_exit_2(home: Path) -> None:
-    assert hearth("--home", str(home), "propose", "--title", "x").returncode == 2
-    assert hearth("--home", str(home), "no-such-command").returncode == 2
+def test_usage_errors_exit_2(untouched: Path) -> None:
+    assert hearth("--home", str(untouched), "propose", "--title", "x").returncode == 2
+    assert hearth("--home", str(untouched), "no-such-command").returncode == 2
 
 
 def test_not_a_home_is_refused(tmp_path: Path) -> None:
@@ -272,14 +287,14 @@ def test_search_json_finds_edits_made_behind_its_back(home: Path) -> None:
 
 
 @pytest.mark.parametrize("query", ["it's", "foo AND", '"open', "a:b", "((", "*", "\\"])
-def test_hostile_search_queries_exit_zero(home: Path, query: str) -> None:
-    data = json.loads(ok("--home", str(home), "search", query, "--json"))
+def test_hostile_search_queries_exit_zero(untouched: Path, query: str) -> None:
+    data = json.loads(ok("--home", str(untouched), "search", query, "--json"))
     assert isinstance(data["hits"], list)
 
 
-def test_search_usage_errors_exit_two(home: Path) -> None:
-    assert hearth("--home", str(home), "search", "x", "--kind", "nope").returncode == 2
-    assert hearth("--home", str(home), "search", "x", "--limit", "0").returncode == 2
+def test_search_usage_errors_exit_two(untouched: Path) -> None:
+    assert hearth("--home", str(untouched), "search", "x", "--kind", "nope").returncode == 2
+    assert hearth("--home", str(untouched), "search", "x", "--limit", "0").returncode == 2
 
 
 def test_status_reports_index_freshness(home: Path) -> None:

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 from urllib.parse import quote
 
-from tests.api.conftest import Server, server  # noqa: F401  (fixture)
+from tests.api.conftest import Server, shared_server  # noqa: F401  (fixture)
 from tests.conftest import git
 from tests.e2e.test_cli_e2e import home, ok, refused  # noqa: F401  (fixture)
 
@@ -71,8 +71,8 @@ def test_topic_and_person_notes(home: Path) -> None:  # noqa: F811
     assert "users/sam.md" in ok(*h, "search", "birthday")
 
 
-def test_entries_over_http_and_concurrent_adds_all_land(server: Server) -> None:  # noqa: F811
-    s = server
+def test_entries_over_http_and_concurrent_adds_all_land(shared_server: Server) -> None:  # noqa: F811
+    s = shared_server
     url = "/v1/memory/MEMORY.md/entries"
     errors: list[object] = []
 
@@ -87,13 +87,17 @@ def test_entries_over_http_and_concurrent_adds_all_land(server: Server) -> None:
     for thread in threads:
         thread.join(60)
     assert errors == []
-    listed = s.get(url, token="read").body["entries"]
+    # The module's server is shared: MEMORY.md holds other cases' entries too.
+    listed = [e for e in s.get(url, token="read").body["entries"] if e["text"].startswith("fact ")]
     assert sorted(e["text"] for e in listed) == sorted(f"fact number {n}" for n in range(12))
     assert s.put(url, {"old": "fact number 3", "new": "fact three"}, token="write").status == 200
-    gone = s.request("DELETE", f"{url}?entry={quote('#1')}", token="write")
+    entries = s.get(url, token="read").body["entries"]
+    five = next(e["number"] for e in entries if e["text"] == "fact number 5")
+    gone = s.request("DELETE", f"{url}?entry={quote(f'#{five}')}", token="write")
     assert gone.status == 200, gone.body
     texts = [e["text"] for e in s.get(url, token="read").body["entries"]]
-    assert "fact three" in texts and len(texts) == 11
+    assert "fact three" in texts and "fact number 5" not in texts
+    assert len(texts) == len(entries) - 1 and len([t for t in texts if t.startswith("fact ")]) == 11
     missing = s.request("DELETE", f"{url}?entry=nothing%20like%20it", token="write")
     assert missing.status == 409 and missing.error_code == "entry_missing"
     assert s.post(url, {"entry": "x"}, token="read").status == 403
@@ -101,8 +105,8 @@ def test_entries_over_http_and_concurrent_adds_all_land(server: Server) -> None:
     assert git(s.root, "status", "--porcelain") == ""
 
 
-def test_context_with_a_person_note_and_recall(server: Server) -> None:  # noqa: F811
-    s = server
+def test_context_with_a_person_note_and_recall(shared_server: Server) -> None:  # noqa: F811
+    s = shared_server
     assert (
         s.post(
             "/v1/memory/users/sam.md/entries",
@@ -146,13 +150,13 @@ def test_recall_stays_inside_the_budget(home: Path) -> None:  # noqa: F811
 
 
 def test_removing_by_text_one_of_two_alike_entries_is_refused(
-    server: Server,  # noqa: F811
+    shared_server: Server,  # noqa: F811
 ) -> None:
     """Case (hostile follow-up 3): two entries read the same, one with
     sub-bullets; ``memory remove FILE TEXT`` took the first, sub-bullets and
     all (words lost). By text it is refused, naming both numbers; ``#N`` removes
     the one meant. Through the real CLI beside the real server."""
-    root = server.root
+    root = shared_server.root
     memory = root / "MEMORY.md"
     memory.write_text(
         memory.read_text()

@@ -1,8 +1,9 @@
 """``hearth setup`` and ``hearth agent-hook`` against the real runtimes' CLIs.
 
 Claude Code, Codex, Gemini CLI and OpenCode come from npm, installed once into
-``.cache/agent-clis/<versions>/`` (git-ignored); without npm, or when the
-install fails (no network), these tests skip and say why. Every test runs with
+``<versions>/`` of the machine's agent CLIs folder (tests/e2e/agent_clis.py);
+without npm, or when the install fails (no network), these tests skip and say
+why. Every test runs with
 HOME in a scratch folder (the suite's autouse fixture). The only stand-in is the
 model API (tests/e2e/standin.py): the runtimes, their hooks, hearth and git
 are real.
@@ -14,7 +15,6 @@ import html
 import json
 import os
 import re
-import shutil
 import subprocess
 import tomllib
 from collections.abc import Iterator
@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from hearth.runtimes import known as rt
+from tests.e2e.agent_clis import CLIS, npm_install
 from tests.e2e.run import hearth
 from tests.e2e.standin import StandIn
 
@@ -34,12 +35,7 @@ PACKAGES = (
     "@google/gemini-cli@0.61.0",
     "opencode-ai",
 )
-CACHE = (
-    REPO
-    / ".cache"
-    / "agent-clis"
-    / "claude-code-2.1.328_codex-0.169.0_gemini-cli-0.61.0_opencode-ai"
-)
+CACHE = CLIS / "claude-code-2.1.328_codex-0.169.0_gemini-cli-0.61.0_opencode-ai"
 TOOLS = ("claude", "codex", "gemini", "opencode")
 NOTE = "Planning the otter sanctuary fundraiser for Saturday with Marguerite and the lanterns"
 #: Files a runtime's own CLI keeps for itself (Gemini CLI's list of project folders).
@@ -55,23 +51,7 @@ def agent_clis() -> Path:
     bin_dir = CACHE / "node_modules" / ".bin"
     if all((bin_dir / tool).exists() for tool in TOOLS):
         return bin_dir
-    npm = shutil.which("npm")
-    if npm is None or shutil.which("node") is None:
-        pytest.skip("npm and node are needed to install the runtimes' CLIs")
-    staging = CACHE.with_name(CACHE.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    done = subprocess.run(
-        [npm, "install", "--prefix", str(staging), "--no-audit", "--no-fund", *PACKAGES],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=900,
-    )
-    if done.returncode != 0:
-        pytest.skip(f"npm install of the runtimes failed: {done.stderr.strip()[-500:]}")
-    shutil.rmtree(CACHE, ignore_errors=True)
-    staging.rename(CACHE)
+    npm_install(CACHE, PACKAGES, os.environ["PATH"])
     works = subprocess.run([str(bin_dir / "claude"), "--version"], capture_output=True, check=False)
     if works.returncode != 0:
         pytest.skip(f"the runtimes' CLIs do not run with this node: {works.stderr[-300:]!r}")
