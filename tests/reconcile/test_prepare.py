@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from pathlib import Path
 
 import pytest
 
+from hearth.domain.sections import Section
 from hearth.domain.validation import Bounds
 from hearth.reconcile import freshness, prepare
 from hearth.reconcile.reconciler import Reconciler
@@ -171,6 +173,26 @@ def test_workers_report_vanished_symlinked_and_odd_files(
         "memory/topics/pipe.md": "refused",
         "memory/topics/latin1.md": "undecodable",
     }
+
+
+def test_outcomes_from_workers_are_the_outcomes_read_here(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    fill(workspace, tmp_path)
+    topics = workspace.root / "memory/topics"
+    listed = [(f"memory/topics/{p.name}", (1, 1)) for p in sorted(topics.iterdir())]
+    files = RootedFiles(workspace.root)
+    try:
+        sent = [o for o, _sig in prepare.outcomes(files, Bounds(), listed, {}, parallel_from=1)]
+        here = [o for o, _sig in prepare.outcomes(files, Bounds(), listed, {}, SERIAL)]
+    finally:
+        files.close()
+    assert len(sent) == 46
+    plain = [dataclasses.replace(o, sections=list(o.sections)) for o in here]
+    assert [dataclasses.replace(o, sections=list(o.sections)) for o in sent] == plain
+    # Sections, not plain tuples of their fields (which compare equal to them).
+    assert {type(s) for o in sent for s in o.sections} == {Section}
+    assert [o.problems for o in sent] == [o.problems for o in here]
 
 
 def test_a_worker_that_dies_leaves_the_files_to_the_pass(

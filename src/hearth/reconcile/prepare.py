@@ -21,6 +21,7 @@ chunk's outcomes.
 from __future__ import annotations
 
 import collections
+import functools
 import hashlib
 import os
 import pickle
@@ -264,7 +265,7 @@ class Readers:
         answer = pickle.load(stdout)
         if not isinstance(answer, list):
             raise EOFError("a reader process answered with something else than outcomes")
-        return answer
+        return [_received(*sent) for sent in answer]
 
     def close(self) -> None:
         import subprocess  # noqa: PLC0415  (see __init__)
@@ -291,5 +292,42 @@ def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
             root, bounds, items = pickle.load(requests)
         except EOFError:
             return
-        pickle.dump(read_files(Path(root), items, bounds), answers, pickle.HIGHEST_PROTOCOL)
+        sent = [_sent(outcome) for outcome in read_files(Path(root), items, bounds)]
+        pickle.dump(sent, answers, pickle.HIGHEST_PROTOCOL)
         answers.flush()
+
+
+#: An outcome as a worker sends it: its fields, its sections plain tuples.
+#: Pickle makes a named tuple or a dataclass through a call in Python each;
+#: with plain tuples sending and receiving the 45,087 sections of a 10,000-file
+#: home took 0.14 s of CPU instead of 0.21 s (made into sections again included).
+_Sent = tuple[str, Kind, int, bytes, list[tuple[object, ...]], tuple[RuleFailure, ...], str]
+
+
+def _sent(outcome: Outcome) -> _Sent:
+    sections = list(map(tuple, outcome.sections))
+    return (
+        outcome.path,
+        outcome.kind,
+        outcome.size,
+        outcome.digest,
+        sections,
+        outcome.problems,
+        outcome.reason,
+    )
+
+
+#: A section made from its fields' tuple as ``Section._make`` would, without a call in Python.
+_section = functools.partial(tuple.__new__, Section)
+
+
+def _received(
+    path: str,
+    kind: Kind,
+    size: int,
+    digest: bytes,
+    sections: list[tuple[object, ...]],
+    problems: tuple[RuleFailure, ...],
+    reason: str,
+) -> Outcome:
+    return Outcome(path, kind, size, digest, list(map(_section, sections)), problems, reason)
