@@ -59,6 +59,7 @@ from hearth.store.private import exposure
 
 if TYPE_CHECKING:
     from hearth.app.reads.queries import FileView
+    from hearth.reconcile.prepare import EarlyWorkers
 
 # Start-up: a command that writes builds these use cases but reads nothing, so
 # what only reads need (``queries`` and what it brings, the context bundle) is
@@ -360,10 +361,18 @@ class Hearth(ConsolidatingMerges):
 
     def reconcile(self, full: bool = False, reading: Progress | None = None) -> PassReport:
         """A pass (or a rebuild aside); ``reading(done, total)`` as files are read."""
+        if full:
+            return self.rebuild(reading)
         with self.owner:
-            if full:
-                return self.reconciler.rebuild(reading)
             return self.reconciler.reconcile(progress=reading)
+
+    def rebuild(
+        self, reading: Progress | None = None, early: EarlyWorkers | None = None
+    ) -> PassReport:
+        """A rebuild aside; ``early``: reader processes started before the home
+        was opened (``reindex --full``), which read its files."""
+        with self.owner:
+            return self.reconciler.rebuild(reading, early)
 
     def reindex(
         self,
