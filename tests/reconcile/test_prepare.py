@@ -265,7 +265,7 @@ def test_a_rebuild_reads_with_the_workers_started_before_it(
     real = prepare._started
     started_later: list[int] = []
     monkeypatch.setattr(prepare, "_started", lambda: started_later.append(1) or real())
-    report = workspace.app.rebuild(early=early)
+    report = workspace.app.reconcile(True, early=early)
     assert started_later == [] and early.take(1) == []  # the early one read every file
     parallel = snapshot(rec)
     rec.parallel_from = SERIAL

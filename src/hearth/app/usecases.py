@@ -359,20 +359,15 @@ class Hearth(ConsolidatingMerges):
 
     # -- keeping derived state and remotes in step ----------------------------------
 
-    def reconcile(self, full: bool = False, reading: Progress | None = None) -> PassReport:
-        """A pass (or a rebuild aside); ``reading(done, total)`` as files are read."""
-        if full:
-            return self.rebuild(reading)
-        with self.owner:
-            return self.reconciler.reconcile(progress=reading)
-
-    def rebuild(
-        self, reading: Progress | None = None, early: EarlyWorkers | None = None
+    def reconcile(
+        self, full: bool = False, reading: Progress | None = None, early: EarlyWorkers | None = None
     ) -> PassReport:
-        """A rebuild aside; ``early``: reader processes started before the home
-        was opened (``reindex --full``), which read its files."""
+        """A pass (or a rebuild aside); ``reading(done, total)`` as files are read;
+        ``early``: a rebuild's reader processes, started before (``reindex --full``)."""
         with self.owner:
-            return self.reconciler.rebuild(reading, early)
+            if full:
+                return self.reconciler.rebuild(reading, early)
+            return self.reconciler.reconcile(progress=reading)
 
     def reindex(
         self,

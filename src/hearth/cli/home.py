@@ -251,7 +251,7 @@ def _rebuilt_as_the_server(state: _State, as_json: bool) -> dict[str, Any] | Non
     try:
         app = state.app()
         shown = shows_progress(as_json)
-        report = app.rebuild(progress_line("reading files") if shown else None, early)
+        report = app.reconcile(True, progress_line("reading files") if shown else None, early)
         to_embed = app.vectors_to_embed()
     finally:
         early.close()

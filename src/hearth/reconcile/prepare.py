@@ -342,8 +342,8 @@ def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
 
 #: An outcome as a worker sends it: its fields, its sections plain tuples.
 #: Pickle makes a named tuple or a dataclass through a call in Python each;
-#: with plain tuples sending and receiving the 45,087 sections of a 10,000-file
-#: home took 0.14 s of CPU instead of 0.21 s (made into sections again included).
+#: plain tuples cost a third less to send and receive, made into sections
+#: again included (docs/performance.md, "The full build's own work, done once").
 _Sent = tuple[str, Kind, int, bytes, list[tuple[object, ...]], tuple[RuleFailure, ...], str]
 
 

@@ -193,7 +193,7 @@ def _reflection_log(parts: HomeParts) -> ReflectionLog:
 
 
 def early_workers() -> EarlyWorkers:
-    """Reader processes started now for a rebuild about to be made (``Hearth.rebuild``):
+    """Reader processes started now for a rebuild about to be made (``Hearth.reconcile``):
     they start up while the command opens the home. Close them when done."""
     from hearth.reconcile.prepare import EarlyWorkers
 
