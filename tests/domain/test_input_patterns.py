@@ -132,9 +132,15 @@ def test_the_plain_pattern_is_what_the_text_check_takes(text: str) -> None:
 
 
 #: Text made of what the scan must tell apart: plain letters, line endings
-#: (CRLF, a lone CR, LF), control characters and a lone surrogate.
+#: (CRLF, a lone CR, LF), control characters and a lone surrogate; the ASCII
+#: text and controls at the edges of the look at ASCII text's bytes.
 _MIXED = st.lists(
-    st.sampled_from(["a", "é", "\n", "\r", "\r\n", "\x01", "\x7f", "\u2028", "\ud800"])
+    st.sampled_from(
+        [
+            *("a", "é", "\n", "\r", "\r\n", "\x01", "\x7f", "\u2028", "\ud800"),
+            *("\t", " ", "~", "\x00", "\x08", "\x0b", "\x0c", "\x0e", "\x1f"),
+        ]
+    )
 ).map("".join)
 
 

@@ -75,6 +75,7 @@ FRAGMENT = st.one_of(
             "aws",
             "l" * 40,
             "Z2hwX2FhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFhYWFh",
+            "Z2xwYXQteHh4eHh4eHh4eHh4eHh4eHh4eHg=",  # glpat- and 20: 35 characters of base64
             "A",
             "_",
             "-",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from hearth.domain.sections import Section
 from hearth.domain.validation import Bounds
 from hearth.reconcile import freshness, prepare
 from hearth.reconcile.reconciler import Reconciler
@@ -173,11 +176,31 @@ def test_workers_report_vanished_symlinked_and_odd_files(
     }
 
 
+def test_outcomes_from_workers_are_the_outcomes_read_here(
+    workspace: Workspace, tmp_path: Path
+) -> None:
+    fill(workspace, tmp_path)
+    topics = workspace.root / "memory/topics"
+    listed = [(f"memory/topics/{p.name}", (1, 1)) for p in sorted(topics.iterdir())]
+    files = RootedFiles(workspace.root)
+    try:
+        sent = [o for o, _sig in prepare.outcomes(files, Bounds(), listed, {}, parallel_from=1)]
+        here = [o for o, _sig in prepare.outcomes(files, Bounds(), listed, {}, SERIAL)]
+    finally:
+        files.close()
+    assert len(sent) == 46
+    plain = [dataclasses.replace(o, sections=list(o.sections)) for o in here]
+    assert [dataclasses.replace(o, sections=list(o.sections)) for o in sent] == plain
+    # Sections, not plain tuples of their fields (which compare equal to them).
+    assert {type(s) for o in sent for s in o.sections} == {Section}
+    assert [o.problems for o in sent] == [o.problems for o in here]
+
+
 def test_a_worker_that_dies_leaves_the_files_to_the_pass(
     workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fill(workspace, tmp_path)
-    monkeypatch.setattr(prepare.Readers, "command", (sys.executable, "-c", "pass"))
+    monkeypatch.setattr(prepare, "WORKER_COMMAND", (sys.executable, "-c", "pass"))
     rec = workspace.app.reconciler
     rec.parallel_from = SERIAL
     rec.rebuild()
@@ -230,3 +253,32 @@ def test_closing_workers_whose_answers_are_not_read_ends_them_without_a_kill(
     procs = list(readers._procs)
     readers.close()  # the pass stopped before reading any answer
     assert [p.returncode for p in procs] == [1]  # its write failed: not killed after a wait
+
+
+def test_a_rebuild_reads_with_the_workers_started_before_it(
+    workspace: Workspace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fill(workspace, tmp_path)
+    rec = workspace.app.reconciler
+    rec.parallel_from = 1
+    early = prepare.EarlyWorkers(1)
+    real = prepare._started
+    started_later: list[int] = []
+    monkeypatch.setattr(prepare, "_started", lambda: started_later.append(1) or real())
+    report = workspace.app.reconcile(True, early=early)
+    assert started_later == [] and early.take(1) == []  # the early one read every file
+    parallel = snapshot(rec)
+    rec.parallel_from = SERIAL
+    assert (rec.rebuild().indexed, snapshot(rec)) == (report.indexed, parallel)
+
+
+def test_workers_started_early_that_no_pass_took_are_ended(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = prepare._started
+    made: list[subprocess.Popen[bytes]] = []
+    monkeypatch.setattr(prepare, "_started", lambda: made.append(real()) or made[-1])
+    early = prepare.EarlyWorkers(2)
+    early.close()
+    assert len(made) == 2 and all(p.poll() is not None for p in made)
+    assert early.take(2) == []

@@ -59,6 +59,7 @@ from hearth.store.private import exposure
 
 if TYPE_CHECKING:
     from hearth.app.reads.queries import FileView
+    from hearth.reconcile.prepare import EarlyWorkers
 
 # Start-up: a command that writes builds these use cases but reads nothing, so
 # what only reads need (``queries`` and what it brings, the context bundle) is
@@ -358,11 +359,14 @@ class Hearth(ConsolidatingMerges):
 
     # -- keeping derived state and remotes in step ----------------------------------
 
-    def reconcile(self, full: bool = False, reading: Progress | None = None) -> PassReport:
-        """A pass (or a rebuild aside); ``reading(done, total)`` as files are read."""
+    def reconcile(
+        self, full: bool = False, reading: Progress | None = None, early: EarlyWorkers | None = None
+    ) -> PassReport:
+        """A pass (or a rebuild aside); ``reading(done, total)`` as files are read;
+        ``early``: a rebuild's reader processes, started before (``reindex --full``)."""
         with self.owner:
             if full:
-                return self.reconciler.rebuild(reading)
+                return self.reconciler.rebuild(reading, early)
             return self.reconciler.reconcile(progress=reading)
 
     def reindex(

@@ -243,14 +243,18 @@ def _rebuilt_as_the_server(state: _State, as_json: bool) -> dict[str, Any] | Non
     held = delegate.claim_home(state.root)
     if held is None:
         return None
+    from hearth import wiring  # noqa: PLC0415  (start-up: only commands that open a home)
     from hearth.app.results import Reindexed  # noqa: PLC0415  (a server's answer needs none)
 
+    # Reader processes started before the home is opened: they start up beside it.
+    early = wiring.early_workers()
     try:
         app = state.app()
         shown = shows_progress(as_json)
-        report = app.reconcile(True, progress_line("reading files") if shown else None)
+        report = app.reconcile(True, progress_line("reading files") if shown else None, early)
         to_embed = app.vectors_to_embed()
     finally:
+        early.close()
         delegate.let_go(held)  # a server started meanwhile on demand may start now
     if to_embed:
         delegate.start_server(state.root)

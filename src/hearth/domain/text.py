@@ -44,6 +44,12 @@ _NOT_TEXT = re.compile(rf"[{CONTROL}\ud800-\udfff]|\r(?!\n)")
 #: (a rebuild's biggest single cost after sectioning; docs/performance.md,
 #: "Figures behind the code's comments").
 _NOT_TEXT_CHAR = re.compile(rf"[{CONTROL}\ud800-\udfff]")
+#: The ASCII characters that are text: tab, newline, carriage return (before
+#: a newline) and the printable ones. Deleting them from ASCII text's bytes,
+#: one pass in C, leaves nothing when it holds no control character: several
+#: times faster than the class's scan (docs/performance.md, "The full build's
+#: own work, done once").
+_ASCII_TEXT = bytes(b for b in range(128) if b in (9, 10, 13) or 32 <= b < 127)
 
 # Patterns for the schemas of every surface (ECMA-262 syntax, which Python's
 # ``re`` reads the same way), beside the checks that enforce them.
@@ -99,6 +105,8 @@ class NotText:
 
 def first_not_text(text: str) -> NotText | None:
     """The first character of ``text`` that is not text (see ``CONTROL``), or None."""
+    if text.isascii() and "\r" not in text and not text.encode().translate(None, _ASCII_TEXT):
+        return None
     match = (_NOT_TEXT if "\r" in text else _NOT_TEXT_CHAR).search(text)
     if match is None:
         return None

@@ -150,10 +150,13 @@ def _has_special(text: str) -> bool:
     return _CLASSES.any_special.search(rest) is not None or folding.foldable(text, rest)
 
 
-def stored_value(text: str) -> IndexValue:
+def stored_value(text: str, extra: str | None = None) -> IndexValue:
     """What a stored, indexed field (title, heading) is given: with the
-    words it writes joined put together (``joined.py``) among its terms."""
-    extra = joined.catenations(text)
+    words it writes joined put together (``joined.py``) among its terms
+    (``extra``: those words, ``joined.catenations(text)``, when the caller
+    has them)."""
+    if extra is None:
+        extra = joined.catenations(text)
     if extra:
         return pretokenized(text, f"{text}\n{extra}")
     return text if is_plain(text) else pretokenized(text)
@@ -162,7 +165,11 @@ def stored_value(text: str) -> IndexValue:
 def unstored_value(text: str) -> IndexValue:
     """What the indexed, unstored ``text`` field is given: ``text`` and,
     after it, the words it writes joined put together (``joined.py``)."""
-    text = joined.with_catenations(text)
+    return unstored_form(joined.with_catenations(text))
+
+
+def unstored_form(text: str) -> IndexValue:
+    """``unstored_value`` of text that already ends with its joined words."""
     if text.isascii():
         return pretokenized(text) if may_hold_long_run(text) else text
     rest = "".join(_NOT_ASCII.findall(text))

@@ -44,6 +44,18 @@ _JOINERS = "-\u2010\u2011._'\u2019,"
 #: finds them fast, its scan led by the rare joiners; a pattern of whole runs
 #: tried at every character cost more than the analyzer).
 _JOIN = re.compile(f"[{_JOINERS}](?=[^\\W_])")
+#: Each ASCII byte's class: ``a`` a letter or digit, ``J`` a joiner, else a
+#: space. ASCII text holds a run written joined only where ``aJa`` stands in
+#: its classes: one pass in C, faster than ``_JOIN``'s scan of a section body
+#: that holds none (most; docs/performance.md, "The full build's own work,
+#: done once").
+_ASCII_CLASSES = (
+    bytes(
+        ord("a") if chr(b).isalnum() else ord("J") if chr(b) in _JOINERS else ord(" ")
+        for b in range(128)
+    )
+    + b" " * 128
+)
 #: What follows an apostrophe in a possessive or a contraction: not joined.
 _CONTRACTED = frozenset({"s", "ll", "re", "ve", "d", "m"})
 #: Most parts of one run whose whole catenation is kept (besides each pair).
@@ -102,6 +114,8 @@ class Joined:
 
 def runs(text: str) -> list[Joined]:
     """Every run of ``text`` written joined, with its catenated words."""
+    if text.isascii() and b"aJa" not in text.encode("ascii").translate(_ASCII_CLASSES):
+        return []
     chains: list[list[str]] = []
     end = -1  # where the last chain's last part ends
     size = len(text)

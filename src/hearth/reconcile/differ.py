@@ -23,7 +23,14 @@ from hearth.domain.validation import Bounds
 from hearth.index.search_index import IndexUpdate
 from hearth.index.semantic import Progress
 from hearth.reconcile.manifest import FileEntry, Manifest, ParkedFile
-from hearth.reconcile.prepare import PARALLEL_FROM, Outcome, Readers, outcomes, read_ahead
+from hearth.reconcile.prepare import (
+    PARALLEL_FROM,
+    EarlyWorkers,
+    Outcome,
+    Readers,
+    outcomes,
+    read_ahead,
+)
 from hearth.reconcile.scan import Listing, Signature, is_inside, scan_tree, stat_paths
 from hearth.store.ignore import IgnoreRules
 from hearth.store.rooted import RootedFiles
@@ -139,11 +146,13 @@ class Differ:
         progress: Progress | None = None,
         parallel_from: int = PARALLEL_FROM,
         keep_sections: bool = True,
+        early: EarlyWorkers | None = None,
     ) -> Changes:
         """Compare ``listing`` with ``state``, read what moved, and update ``state``.
 
         The index changes go to ``batch`` as they are found, so Tantivy's threads
-        index while the next files are read.
+        index while the next files are read. ``early``: worker processes started
+        before, for the reading (``prepare.EarlyWorkers``).
         """
         changes = Changes(batch, keep_sections=keep_sections)
         # Before any file is read (``RACY_WINDOW_NS``).
@@ -154,7 +163,7 @@ class Differ:
             # A first pass or a rebuild reads every listed file but those git
             # ignores: the workers start on them at once, and start up and read
             # while libgit2 is asked about each file (a CPU cost that grows with the tree).
-            started = read_ahead(self.root, self.bounds, listing.files)
+            started = read_ahead(self.root, self.bounds, listing.files, early)
         try:
             return self._diff(
                 listing, state, scope, changes, progress, parallel_from, started, pass_start

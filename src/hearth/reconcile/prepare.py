@@ -21,6 +21,8 @@ chunk's outcomes.
 from __future__ import annotations
 
 import collections
+import contextlib
+import functools
 import hashlib
 import os
 import pickle
@@ -170,22 +172,28 @@ def outcomes(
             yield read_file(read, path, digest, bounds), signatures[path]
 
 
-def read_ahead(root: Path, bounds: Bounds, listed: Mapping[str, Signature]) -> Readers | None:
+def read_ahead(
+    root: Path, bounds: Bounds, listed: Mapping[str, Signature], early: EarlyWorkers | None = None
+) -> Readers | None:
     """Workers started now on every listed file a pass may read (in path order,
     the order ``outcomes`` asks for them), for a pass that will read nearly all of
     them (a rebuild): they start and read while the pass decides which it wants
-    (``outcomes``' ``started``). None when none could be started."""
+    (``outcomes``' ``started``). ``early``: processes started before, taken
+    first. None when none could be started."""
     items = [(path, None) for path in sorted(listed) if listed[path][0] <= MAX_INDEX_BYTES]
-    return _start_readers(root, bounds, items)
+    return _start_readers(root, bounds, items, early)
 
 
 def _start_readers(
-    root: Path, bounds: Bounds, items: Sequence[tuple[str, bytes | None]]
+    root: Path,
+    bounds: Bounds,
+    items: Sequence[tuple[str, bytes | None]],
+    early: EarlyWorkers | None = None,
 ) -> Readers | None:
     """Workers started and sent ``items``; None when none could be."""
     readers = None
     try:
-        readers = Readers(root, bounds, worker_count())
+        readers = Readers(root, bounds, worker_count(), early)
         readers.submit(items)
     except Exception:  # no worker could be started or sent its first files
         if readers is not None:
@@ -200,26 +208,57 @@ def worker_count() -> int:
     return max(1, min(2, (os.cpu_count() or 1) - 1))
 
 
+#: How a worker is started (``-P``: never a module of the working folder).
+WORKER_COMMAND = (sys.executable, "-P", "-m", "hearth.reconcile.reader_worker")
+
+
+def _started() -> subprocess.Popen[bytes]:
+    """One worker process, started (it imports what it needs, then waits for requests)."""
+    # Imported here: a worker imports this module too, and never starts one.
+    import subprocess  # noqa: PLC0415
+
+    return subprocess.Popen(
+        WORKER_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+    )
+
+
+class EarlyWorkers:
+    """Worker processes started before the pass that reads with them knows its
+    files: ``reindex --full`` starts them before it opens the home, so their
+    start-up (an interpreter and the sectioning's imports, about a tenth of a
+    second of one core) runs beside the command's own start-up on another
+    core instead of before its first files are read. ``Readers`` takes them;
+    ``close`` ends those none took (a home too small for workers: they were
+    sent nothing, so they are killed, not waited for)."""
+
+    def __init__(self, count: int | None = None) -> None:
+        self._procs: list[subprocess.Popen[bytes]] = []
+        with contextlib.suppress(OSError):  # none started: the pass starts its own, or reads
+            for _ in range(worker_count() if count is None else count):
+                self._procs.append(_started())
+
+    def take(self, count: int) -> list[subprocess.Popen[bytes]]:
+        taken, self._procs = self._procs[:count], self._procs[count:]
+        return taken
+
+    def close(self) -> None:
+        for proc in self.take(len(self._procs)):
+            proc.kill()
+            proc.wait()
+            for pipe in (proc.stdin, proc.stdout):
+                if pipe is not None:
+                    pipe.close()
+
+
 class Readers:
     """Worker processes that run ``read_files`` on chunks, answering in order."""
 
-    #: How a worker is started (``-P``: never a module of the working folder).
-    command = (sys.executable, "-P", "-m", "hearth.reconcile.reader_worker")
-
-    def __init__(self, root: Path, bounds: Bounds, workers: int) -> None:
-        # Imported here: a worker imports this module too, and never starts one.
-        import subprocess  # noqa: PLC0415
-
+    def __init__(
+        self, root: Path, bounds: Bounds, workers: int, early: EarlyWorkers | None = None
+    ) -> None:
         self.root, self.bounds = root, bounds
-        self._procs: list[subprocess.Popen[bytes]] = [
-            subprocess.Popen(
-                self.command,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-            for _ in range(workers)
-        ]
+        taken = early.take(workers) if early is not None else []
+        self._procs = taken + [_started() for _ in range(workers - len(taken))]
         self._chunks: list[Sequence[tuple[str, bytes | None]]] = []
         self._pending: collections.deque[int] = collections.deque()
         self._sent = 0
@@ -264,24 +303,29 @@ class Readers:
         answer = pickle.load(stdout)
         if not isinstance(answer, list):
             raise EOFError("a reader process answered with something else than outcomes")
-        return answer
+        return [_received(*sent) for sent in answer]
 
     def close(self) -> None:
-        import subprocess  # noqa: PLC0415  (see __init__)
+        _end(self._procs)
 
-        for proc in self._procs:
-            if proc.stdin is not None:
-                proc.stdin.close()
-            if proc.stdout is not None:
-                # A worker still writing an answer that will not be read (the pass
-                # stopped early) then fails at once, instead of waiting for a reader.
-                proc.stdout.close()
-        for proc in self._procs:
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+
+def _end(procs: Sequence[subprocess.Popen[bytes]]) -> None:
+    """Workers told there is nothing more to read, and waited for."""
+    import subprocess  # noqa: PLC0415  (see _started)
+
+    for proc in procs:
+        if proc.stdin is not None:
+            proc.stdin.close()
+        if proc.stdout is not None:
+            # A worker still writing an answer that will not be read (the pass
+            # stopped early) then fails at once, instead of waiting for a reader.
+            proc.stdout.close()
+    for proc in procs:
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
@@ -291,5 +335,42 @@ def serve(requests: IO[bytes], answers: IO[bytes]) -> None:
             root, bounds, items = pickle.load(requests)
         except EOFError:
             return
-        pickle.dump(read_files(Path(root), items, bounds), answers, pickle.HIGHEST_PROTOCOL)
+        sent = [_sent(outcome) for outcome in read_files(Path(root), items, bounds)]
+        pickle.dump(sent, answers, pickle.HIGHEST_PROTOCOL)
         answers.flush()
+
+
+#: An outcome as a worker sends it: its fields, its sections plain tuples.
+#: Pickle makes a named tuple or a dataclass through a call in Python each;
+#: plain tuples cost a third less to send and receive, made into sections
+#: again included (docs/performance.md, "The full build's own work, done once").
+_Sent = tuple[str, Kind, int, bytes, list[tuple[object, ...]], tuple[RuleFailure, ...], str]
+
+
+def _sent(outcome: Outcome) -> _Sent:
+    sections: list[tuple[object, ...]] = list(map(tuple, outcome.sections))
+    return (
+        outcome.path,
+        outcome.kind,
+        outcome.size,
+        outcome.digest,
+        sections,
+        outcome.problems,
+        outcome.reason,
+    )
+
+
+#: A section made from its fields' tuple as ``Section._make`` would, without a call in Python.
+_section = functools.partial(tuple.__new__, Section)
+
+
+def _received(
+    path: str,
+    kind: Kind,
+    size: int,
+    digest: bytes,
+    sections: list[tuple[object, ...]],
+    problems: tuple[RuleFailure, ...],
+    reason: str,
+) -> Outcome:
+    return Outcome(path, kind, size, digest, list(map(_section, sections)), problems, reason)

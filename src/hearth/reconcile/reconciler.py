@@ -50,7 +50,7 @@ from hearth.index.semantic import Progress
 from hearth.reconcile import manifest
 from hearth.reconcile.differ import Changes, Differ
 from hearth.reconcile.manifest import Manifest
-from hearth.reconcile.prepare import MAX_INDEX_BYTES, PARALLEL_FROM
+from hearth.reconcile.prepare import MAX_INDEX_BYTES, PARALLEL_FROM, EarlyWorkers
 from hearth.reconcile.refresh import ActiveRefresher, AttentionSource
 from hearth.reconcile.reports import PassReport
 from hearth.reconcile.scan import Listing, scan_tree
@@ -183,15 +183,18 @@ class Reconciler:
         only those paths (see ``reconcile``'s ``own_commit``)."""
         return self.reconcile(list(paths), refresh_active=refresh_active, own_commit=commit)
 
-    def rebuild(self, progress: Progress | None = None) -> PassReport:
+    def rebuild(
+        self, progress: Progress | None = None, early: EarlyWorkers | None = None
+    ) -> PassReport:
         """Build a new index from every file, aside, and swap it in.
 
-        ``progress(done, total)`` is called as files are read (for a terminal).
+        ``progress(done, total)`` is called as files are read (for a terminal);
+        ``early``: worker processes started before, to read them with.
         """
         started = time.monotonic()
         with self.session.locked():
             self._progress = progress
-            report = self._pass(None, self._rebuild())
+            report = self._pass(None, self._rebuild(early))
         give_back()
         return _timed(report, started)
 
@@ -248,12 +251,12 @@ class Reconciler:
         session.adopt(loaded)
         return None
 
-    def _rebuild(self) -> Changes:
+    def _rebuild(self, early: EarlyWorkers | None = None) -> Changes:
         new_folder, fresh = self.index.build_aside()
         built = Manifest()
         listing = scan_tree(self.root)
         with fresh.update(fresh=True) as batch:
-            changes = self._diff(listing, built, None, batch)
+            changes = self._diff(listing, built, None, batch, early)
         changes.scanned, changes.errors = len(listing.files), list(listing.errors)
         built.errors = list(listing.errors)
         built.indexed_head = head_id(self.repo)
@@ -264,7 +267,12 @@ class Reconciler:
         return changes
 
     def _diff(
-        self, listing: Listing, state: Manifest, scope: list[str] | None, batch: IndexUpdate
+        self,
+        listing: Listing,
+        state: Manifest,
+        scope: list[str] | None,
+        batch: IndexUpdate,
+        early: EarlyWorkers | None = None,
     ) -> Changes:
         return self.differ.diff(
             listing,
@@ -274,6 +282,7 @@ class Reconciler:
             self._progress,
             self.parallel_from,
             keep_sections=self.index.semantic is not None,
+            early=early,
         )
 
     def _pass(

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from hearth.domain.settings import Settings
     from hearth.embedding import Embedder
     from hearth.index.semantic import Progress, SemanticRanking, VectorFiller
+    from hearth.reconcile.prepare import EarlyWorkers
     from hearth.reconcile.reconciler import Reconciler
     from hearth.reconcile.reports import PassReport
     from hearth.store.rooted import RootedFiles
@@ -189,6 +190,14 @@ def _reflection_log(parts: HomeParts) -> ReflectionLog:
 
     state_dir = parts.store.state_dir
     return ReflectionLog(state_dir, parts.settings.reflection, CommandTrust(parts.root, state_dir))
+
+
+def early_workers() -> EarlyWorkers:
+    """Reader processes started now for a rebuild about to be made (``Hearth.reconcile``):
+    they start up while the command opens the home. Close them when done."""
+    from hearth.reconcile.prepare import EarlyWorkers
+
+    return EarlyWorkers()
 
 
 def open_app(

@@ -30,6 +30,7 @@ from hearth.app.usecases import Hearth
 from hearth.app.writes.home import HomeWrites
 from hearth.index.semantic import Progress, VectorFiller
 from hearth.reconcile import freshness
+from hearth.reconcile.prepare import EarlyWorkers
 from hearth.reconcile.reconciler import HEAD_MOVED, Reconciler
 from hearth.reconcile.reports import PassReport
 from hearth.reconcile.watcher import Watcher
@@ -238,10 +239,12 @@ class ServedHearth(Hearth, ServedLife):
 
     # -- what changes the status snapshot asks for a new one ----------------------
 
-    def reconcile(self, full: bool = False, reading: Progress | None = None) -> PassReport:
+    def reconcile(
+        self, full: bool = False, reading: Progress | None = None, early: EarlyWorkers | None = None
+    ) -> PassReport:
         try:
             with self.owned(), self.passes.running(full=True, rebuild=full) as tracked:
-                return super().reconcile(full, _both(tracked, reading))
+                return super().reconcile(full, _both(tracked, reading), early)
         finally:
             self.board.request()
 
