@@ -46,6 +46,7 @@ from hearth.index.schema import (
     DIGEST_KEY,
     FILE_DIGEST,
     ORDINAL,
+    SEARCH_FIELD,
     digest_key,
 )
 from hearth.index.terms import read_query
@@ -223,6 +224,19 @@ def run_neighbours(
     count = sum(len(ordinals) for ordinals in wanted.values())
     found = searcher.search(Query.boolean_query(held), count, count=False).hits
     return _ranked_documents(_in_order(searcher, found, len(found))[0])
+
+
+def run_holding_all(
+    index: tantivy.Index, schema: tantivy.Schema, groups: Sequence[Sequence[str]]
+) -> bool:
+    """Whether some section's text holds a term of each of ``groups``
+    (analyzed terms); False for no group. One search for a single document."""
+    if not groups:
+        return False
+    held = Query.boolean_query(
+        [(Occur.Must, any_of(schema, SEARCH_FIELD, list(group))) for group in groups]
+    )
+    return bool(index.searcher().search(held, 1, count=False).hits)
 
 
 def run_in_headings(index: tantivy.Index, words: Sequence[str]) -> list[str]:
