@@ -68,8 +68,9 @@ import tantivy
 from hearth import wiring
 from hearth.domain.sections import split_sections
 from hearth.index.analysis import build_fast_analyzer
+from hearth.index.documents import document
 from hearth.index.schema import ANALYZER, NO_TERMS, build_no_terms, build_schema
-from hearth.index.search_index import WRITER_HEAP, document
+from hearth.index.search_index import WRITER_HEAP
 from hearth.reconcile import freshness
 from homegen import WORDS, percentile, seed_home, use_git_identity
 from measure import FTS5_BUILD, fts5_search_times

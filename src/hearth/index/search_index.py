@@ -30,8 +30,9 @@ from tantivy import Query
 from hearth import traffic
 from hearth.domain.sections import Section
 from hearth.errors import IndexUnusable
-from hearth.index.analysis import build_fast_analyzer, stored_value, unstored_value
+from hearth.index.analysis import build_fast_analyzer
 from hearth.index.bodies import Bodies, Kept, Reader, Voucher, current
+from hearth.index.documents import document
 from hearth.index.hits import Hit, Ranked
 from hearth.index.ondisk import META_NAME, SCHEMA_VERSION, TANTIVY_DIR
 from hearth.index.query import (
@@ -43,19 +44,12 @@ from hearth.index.query import (
 )
 from hearth.index.schema import (
     ANALYZER,
-    BODY,
-    DIGEST_KEY,
-    FILE_DIGEST,
     NO_TERMS,
-    ORDINAL,
     SEARCH_FIELD,
     build_no_terms,
     build_schema,
-    digest_key,
     passage,
     register_analyzer,
-    search_text,
-    section_digest,
 )
 from hearth.index.snippets import run_snippets
 from hearth.index.weights import WEIGHTS, Weights
@@ -364,40 +358,6 @@ class IndexUpdate:
             writer, self._writer = self._writer, None
             writer.rollback()
             writer.wait_merging_threads()
-
-
-def document(section: Section, ordinal: int = 0, file: bytes | None = None) -> tantivy.Document:
-    """The index document of a section, the ``ordinal``-th of its file (cut
-    from bytes of digest ``file``), its fields in the writer's form."""
-    title = stored_value(section.title)
-    heading = stored_value(section.heading)
-    text = unstored_value(search_text(section.title, section.heading, section.body))
-    key = section_digest(section)
-    fields: dict[str, object] = {
-        "path": section.path,
-        "kind": section.kind,
-        "date": section.date,
-        "digest": key,
-        DIGEST_KEY: digest_key(key),
-        "start_line": section.start_line,
-        "end_line": section.end_line,
-        ORDINAL: ordinal,
-        BODY: section.body,
-    }
-    if file is not None:
-        fields[FILE_DIGEST] = file
-    special: list[tuple[str, tantivy.PreTokenizedString]] = []
-    for name, value in (("title", title), ("heading", heading), ("text", text)):
-        if isinstance(value, str):
-            fields[name] = value  # the common case: one constructor call
-        else:
-            special.append((name, value))
-    # from_dict: the same document as Document(**fields), without a keyword
-    # dict (less work a section).
-    doc = tantivy.Document.from_dict(fields)
-    for name, value in special:
-        doc.add_pre_tokenized_text(name, value)
-    return doc
 
 
 def read_generation(folder: Path) -> str | None:
