@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from hearth import wiring
+from hearth.app.usecases import Hearth
 from hearth.domain.sections import split_sections
 from hearth.index import bodies, evidence, query, room
 from hearth.index.analysis import term_set
@@ -77,6 +78,24 @@ def test_the_entry_holding_the_word_as_typed_comes_before_its_plural(tmp_path: P
     assert "MEMORY.md" in paths, paths
 
 
+def _recipes(tmp_path: Path, *notes: str) -> Hearth:
+    """A home of 60 topics titled "Recipes ...", each two sections saying
+    "recipe", and ``notes`` (today's entries), indexed."""
+    clock = FakeClock(dt.datetime(2026, 10, 1, 9, tzinfo=dt.UTC))
+    root = tmp_path / "home"
+    wiring.initialize(root, clock)
+    app = wiring.open_app(root, clock)
+    for note in notes:
+        app.writes.note(note, "Note", "test")
+    for n in range(60):
+        title = "Recipes" if n == 0 else f"Recipes {n + 1}"
+        parts = ("Soup", "Bread")
+        content = "\n\n".join(f"## {p}\n\nThe {p.lower()} recipe, for Sunday." for p in parts)
+        app.writes.topic(title, "test", content=content)
+    app.reconciler.reconcile()
+    return app
+
+
 def test_a_crowded_page_reads_only_the_candidates_it_needs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -86,16 +105,7 @@ def test_a_crowded_page_reads_only_the_candidates_it_needs(
     index (most of a search's time) to find the few sections it makes room
     for. They are read a chunk at a time as the room is made, and the page is
     the one reading every candidate gives."""
-    clock = FakeClock(dt.datetime(2026, 10, 1, 9, tzinfo=dt.UTC))
-    root = tmp_path / "home"
-    wiring.initialize(root, clock)
-    app = wiring.open_app(root, clock)
-    for n in range(60):
-        title = "Recipes" if n == 0 else f"Recipes {n + 1}"
-        parts = ("Soup", "Bread")
-        content = "\n\n".join(f"## {p}\n\nThe {p.lower()} recipe, for Sunday." for p in parts)
-        app.writes.topic(title, "test", content=content)
-    app.reconciler.reconcile()
+    app = _recipes(tmp_path)
     read: list[int] = []
     documents = query._documents
 
@@ -150,17 +160,7 @@ def test_a_crowded_page_reads_no_candidate_when_no_section_holds_every_word(
     ``room.WIDER`` candidates' documents and words to find none. The index
     tells at once that no section holds them all; the page is the one the
     long look gives."""
-    clock = FakeClock(dt.datetime(2026, 10, 1, 9, tzinfo=dt.UTC))
-    root = tmp_path / "home"
-    wiring.initialize(root, clock)
-    app = wiring.open_app(root, clock)
-    app.writes.note("The zebra at the zoo had a cold.", "Zoo", "test")
-    for n in range(60):
-        title = "Recipes" if n == 0 else f"Recipes {n + 1}"
-        parts = ("Soup", "Bread")
-        content = "\n\n".join(f"## {p}\n\nThe {p.lower()} recipe, for Sunday." for p in parts)
-        app.writes.topic(title, "test", content=content)
-    app.reconciler.reconcile()
+    app = _recipes(tmp_path, "The zebra at the zoo had a cold.")
     read: list[int] = []
     chunks = query._Further.chunks
 
