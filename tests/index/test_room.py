@@ -13,8 +13,11 @@ from typing import Any
 import pytest
 
 from hearth import wiring
-from hearth.index import bodies, query, room
-from tests.conftest import FakeClock
+from hearth.app.usecases import Hearth
+from hearth.domain.sections import split_sections
+from hearth.index import bodies, evidence, query, room
+from hearth.index.analysis import term_set
+from tests.conftest import FakeClock, indexed_files
 
 
 def test_a_entry_holding_the_word_gets_a_place_among_many_topics_of_its_title(
@@ -75,6 +78,24 @@ def test_the_entry_holding_the_word_as_typed_comes_before_its_plural(tmp_path: P
     assert "MEMORY.md" in paths, paths
 
 
+def _recipes(tmp_path: Path, *notes: str) -> Hearth:
+    """A home of 60 topics titled "Recipes ...", each two sections saying
+    "recipe", and ``notes`` (today's entries), indexed."""
+    clock = FakeClock(dt.datetime(2026, 10, 1, 9, tzinfo=dt.UTC))
+    root = tmp_path / "home"
+    wiring.initialize(root, clock)
+    app = wiring.open_app(root, clock)
+    for note in notes:
+        app.writes.note(note, "Note", "test")
+    for n in range(60):
+        title = "Recipes" if n == 0 else f"Recipes {n + 1}"
+        parts = ("Soup", "Bread")
+        content = "\n\n".join(f"## {p}\n\nThe {p.lower()} recipe, for Sunday." for p in parts)
+        app.writes.topic(title, "test", content=content)
+    app.reconciler.reconcile()
+    return app
+
+
 def test_a_crowded_page_reads_only_the_candidates_it_needs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -84,16 +105,7 @@ def test_a_crowded_page_reads_only_the_candidates_it_needs(
     index (most of a search's time) to find the few sections it makes room
     for. They are read a chunk at a time as the room is made, and the page is
     the one reading every candidate gives."""
-    clock = FakeClock(dt.datetime(2026, 10, 1, 9, tzinfo=dt.UTC))
-    root = tmp_path / "home"
-    wiring.initialize(root, clock)
-    app = wiring.open_app(root, clock)
-    for n in range(60):
-        title = "Recipes" if n == 0 else f"Recipes {n + 1}"
-        parts = ("Soup", "Bread")
-        content = "\n\n".join(f"## {p}\n\nThe {p.lower()} recipe, for Sunday." for p in parts)
-        app.writes.topic(title, "test", content=content)
-    app.reconciler.reconcile()
+    app = _recipes(tmp_path)
     read: list[int] = []
     documents = query._documents
 
@@ -137,3 +149,72 @@ def test_a_crowded_page_passes_over_title_lines_without_reading_their_files(
     # Only the first page's title lines are read (to judge the page): ten.
     topics = {p for p in read if p.startswith("memory/topics/")}
     assert len(topics) <= len(page), sorted(topics)
+
+
+def test_a_crowded_page_reads_no_candidate_when_no_section_holds_every_word(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Case "keyword search <= 2 ms p50 in the workload's home" (issue 52): a
+    question of two or three words no section holds together (most of the
+    workload's questions of rare words) on a crowded page read all of
+    ``room.WIDER`` candidates' documents and words to find none. The index
+    tells at once that no section holds them all; the page is the one the
+    long look gives."""
+    app = _recipes(tmp_path, "The zebra at the zoo had a cold.")
+    read: list[int] = []
+    chunks = query._Further.chunks
+
+    def counted(further: Any, size: int) -> Any:
+        for chunk in chunks(further, size):
+            read.append(len(chunk.hits))
+            yield chunk
+
+    monkeypatch.setattr(query._Further, "chunks", counted)
+
+    def page() -> list[tuple[str, int, float]]:
+        return [
+            (h.path, h.start_line, h.score)
+            for h in app.search("recipe zebra", everything=True).hits
+        ]
+
+    first = page()
+    assert sum(p.startswith("memory/topics/") and line == 1 for p, line, _s in first) > 5, first
+    assert read == []  # no candidate past the ranking's own
+    monkeypatch.setattr(evidence, "held_together", lambda _index, _text: True)
+    assert page() == first
+    assert sum(read) > room.WIDER // 2, read  # the long look: every candidate
+
+
+def test_the_index_says_a_section_holds_every_word_wherever_room_would_find_one(
+    tmp_path: Path,
+) -> None:
+    """``evidence.held_together`` is True for every question some section
+    holds every content word of, in any spelling room accepts (``Wi-Fi`` held
+    as ``wifi``, ``WiFi`` as ``wi`` and ``fi``, ``wi fi`` as ``wifi``): a
+    crowded page skips its look only where the look finds nothing."""
+    files = {
+        "memory/topics/router.md": "# Router\n\nThe WiFi password is under the router.\n",
+        "memory/topics/cafe.md": "# Café\n\nThe Wi-Fi at the café is slow; the e-mail works.\n",
+        "memory/2026-10-01.md": "# 2026-10-01\n\n## 09:00\n\nThe zebra at the zoo.\n",
+    }
+    index = indexed_files(tmp_path, files)
+    sections = [s for path, text in files.items() for s in split_sections(path, text)]
+    questions = [
+        "wi-fi router",
+        "wifi router",
+        "WiFi cafe",
+        "wi fi password",
+        "Wi-Fi slow",
+        "e-mail café",
+        "email works",
+        "zebra zoo",
+        "routers",
+    ]
+    for text in questions:
+        wanted = set(evidence.content_terms(text))
+        # What room asks of each section: its heading's and body's terms.
+        terms = (term_set(f"\n{s.heading}\n{s.body}") for s in sections)
+        assert any(evidence.holds_all(t, wanted, text) for t in terms), text
+        assert evidence.held_together(index, text), text
+    for text in ("zebra router", "wi-fi zebra", "the", "the zebra quagga"):
+        assert not evidence.held_together(index, text), text

@@ -10,10 +10,20 @@ each part's joined words are found once: the text's are those of its parts
 10,000 files makes 45,000 documents in the pass's one thread, beside
 Tantivy's: what is not done twice here is CPU the build no longer takes
 (docs/performance.md, "The full build's own work, done once").
+
+Each document carries a key of its own (``DOC_KEY``, ``new_key``), drawn when
+it is made: the first from 62 random bits, each process's (and each forked
+child's) own, then one more each time, so two documents share a key only if
+two writers' runs of keys overlap (under one chance in 10^12 for two writers of
+a million documents each). A search keeps what it read of a document under
+that key (``stored_docs.py``).
 """
 
 from __future__ import annotations
 
+import itertools
+import os
+import secrets
 from collections.abc import Iterator, Sequence
 
 import tantivy
@@ -24,6 +34,7 @@ from hearth.index.analysis import IndexValue, stored_value, unstored_form
 from hearth.index.schema import (
     BODY,
     DIGEST_KEY,
+    DOC_KEY,
     FILE_DIGEST,
     ORDINAL,
     digest_key,
@@ -70,6 +81,7 @@ def _document(
         "end_line": section.end_line,
         ORDINAL: ordinal,
         BODY: section.body,
+        DOC_KEY: new_key(),
     }
     if file is not None:
         fields[FILE_DIGEST] = file
@@ -85,3 +97,22 @@ def _document(
     for name, value in special:
         doc.add_pre_tokenized_text(name, value)
     return doc
+
+
+class _Keys:
+    """The keys this process gives the documents it adds (``new_key``)."""
+
+    def __init__(self) -> None:
+        self._next: Iterator[int] = iter(())
+        self.start()
+
+    def start(self) -> None:
+        self._next = itertools.count(secrets.randbits(62))
+
+    def __call__(self) -> int:
+        return next(self._next)  # one step of a C iterator: atomic under the GIL
+
+
+#: A new document's key (below 2**63: an i64 fast field).
+new_key = _Keys()
+os.register_at_fork(after_in_child=new_key.start)

@@ -139,6 +139,23 @@ def holds_all(held: Container[str], wanted: Iterable[str], text: str) -> bool:
     return all(t in present for t in wanted)
 
 
+def held_together(index: SearchIndex, text: str) -> bool:
+    """Whether some section of the index holds every content term of ``text``,
+    each in its own spelling or another (``alternatives``): the look a
+    crowded page's room makes among its candidates (``room.made``) finds
+    none where none does; False for a question without content words, which
+    room makes no look for either. A section holding a term in another
+    spelling holds every term of that spelling, so one of them, asked with
+    the term itself, is a term of each group it must hold."""
+    wanted = content_terms(text)
+    if not wanted:
+        return False
+    found = alternatives(text)
+    return index.holding_all(
+        [sorted({t, *(h for a in found if t in a.covers for h in a.holds)}) for t in wanted]
+    )
+
+
 def holds_none(index: SearchIndex, text: str) -> bool:
     """Whether ``text`` says content words and no section of the home holds any."""
     text = text[:MAX_QUERY_CHARS]

@@ -133,7 +133,7 @@ def _bonus(
     return out
 
 
-def any_of(schema: tantivy.Schema, field: str, values: Sequence[int]) -> Query:
+def any_of(schema: tantivy.Schema, field: str, values: Sequence[int | str]) -> Query:
     """A section whose ``field`` is one of ``values``: term queries joined,
     not ``term_set_query``, which builds an automaton at every search (far
     dearer than a term query)."""

@@ -32,9 +32,10 @@ from typing import NamedTuple
 # 10: terms of text in its folded spelling (``folding.py``: Greek accents, ё, NFD...).
 # 11: ``body`` stored again, with its file's ``file_digest`` (``bodies.py``).
 # 12: words written joined by punctuation are also their catenation (``joined.py``: Wi-Fi, wifi).
+# 13: ``doc_key``, a fast field: a process keeps the documents it read by it (``documents.py``).
 #: The index schema's version (see ``schema.py``: bump it there with any change of
 #: fields or analyzers); named here so status can compare it without Tantivy.
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 META_NAME = "meta.json"
 TANTIVY_DIR = "tantivy"
 #: The vector store's file of digests, and the size of one.

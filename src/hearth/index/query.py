@@ -20,7 +20,6 @@ rank below active ones.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -31,7 +30,8 @@ from tantivy import Occur, Query
 from hearth.domain import layout
 from hearth.domain.searching import MAX_LIMIT, MAX_PREFIX_CHARS, MAX_QUERY_CHARS
 from hearth.errors import InvalidInput
-from hearth.index.hits import Hit, Ranked
+from hearth.index import stored_docs
+from hearth.index.hits import Ranked
 from hearth.index.matching import (
     any_of,
     as_filter,
@@ -42,12 +42,12 @@ from hearth.index.matching import (
     word_terms,
 )
 from hearth.index.schema import (
-    BODY,
     DIGEST_KEY,
-    FILE_DIGEST,
     ORDINAL,
+    SEARCH_FIELD,
     digest_key,
 )
+from hearth.index.stored_docs import Doc
 from hearth.index.terms import read_query
 from hearth.index.weights import WEIGHTS, Weights
 
@@ -84,14 +84,14 @@ def run_ranked(
         # in many sections of one length may tie in hundreds).
         found = searcher.search(query, MAX_LIMIT, count=False).hits
     docs, rest = _in_order(searcher, found, page)
-    first = _ranked_documents(docs[:page])
+    first = stored_docs.ranked(docs[:page])
     further = _Further(searcher, rest, docs[page:]).chunks
     return dataclasses.replace(first, query=scored, matched=matched, further=further)
 
 
 def _in_order(
     searcher: tantivy.Searcher, found: Sequence[tuple[float, Any]], limit: int
-) -> tuple[list[tuple[float, tantivy.Document]], Sequence[tuple[float, Any]]]:
+) -> tuple[list[tuple[float, Doc]], Sequence[tuple[float, Any]]]:
     """The first ``limit`` of ``found`` read, and those tied with the last of
     them, equal scores in the order of their path and first line; and the
     rest, not read. Tantivy orders equal scores by their documents' places
@@ -102,20 +102,15 @@ def _in_order(
         end += 1
     read = _documents(searcher, found[:end])
     if any(a[0] == b[0] for a, b in itertools.pairwise(found[:end])):  # most pages: no tie
-        read.sort(key=_tie_order)
+        read.sort(key=stored_docs.tie_order)
     return read, found[end:]
 
 
 def _documents(
     searcher: tantivy.Searcher, found: Sequence[tuple[float, Any]]
-) -> list[tuple[float, tantivy.Document]]:
-    """The documents of ``found``, with their scores."""
-    return [(score, searcher.doc(address)) for score, address in found]
-
-
-def _tie_order(pair: tuple[float, tantivy.Document]) -> tuple[float, str, int]:
-    score, doc = pair
-    return (-score, str(doc.get_first("path")), int(doc.get_first("start_line") or 0))
+) -> list[tuple[float, Doc]]:
+    """The documents of ``found``, with their scores (kept ones not read again)."""
+    return stored_docs.read(searcher, found)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,15 +121,15 @@ class _Further:
 
     searcher: tantivy.Searcher
     found: Sequence[tuple[float, Any]]
-    read: Sequence[tuple[float, tantivy.Document]] = ()
+    read: Sequence[tuple[float, Doc]] = ()
 
     def chunks(self, size: int) -> Iterator[Ranked]:
         for start in range(0, len(self.read), size):
-            yield _ranked_documents(self.read[start : start + size])
+            yield stored_docs.ranked(self.read[start : start + size])
         # Further down (read only when a crowded page makes room), ties keep
         # the index's order: the same candidates whatever the chunks' size.
         for start in range(0, len(self.found), size):
-            yield _ranked_documents(_documents(self.searcher, self.found[start : start + size]))
+            yield stored_docs.ranked(_documents(self.searcher, self.found[start : start + size]))
 
 
 def run_digest_ranked(
@@ -153,7 +148,7 @@ def run_digest_ranked(
     limit = _bounded(limit)
     digests = list(dict.fromkeys(digests))
     order = {d: i for i, d in enumerate(digests)}
-    docs: list[tuple[float, tantivy.Document]] = []
+    docs: list[tuple[float, Doc]] = []
     # The nearest digests first, ``limit`` at a time, until ``limit`` sections
     # are found: the digests further down (there for sections the filters
     # leave out, or vectors of text no longer in the index) are mostly not read.
@@ -169,17 +164,13 @@ def run_digest_ranked(
         # The key is part of a digest: a section whose whole digest is not one of
         # this chunk's (two digests sharing 60 bits) is left out.
         asked = set(chunk)
-        more = [
-            (score, doc)
-            for score, address in found
-            if str((doc := searcher.doc(address)).get_first("digest")) in asked
-        ]
+        more = [(score, doc) for score, doc in _documents(searcher, found) if doc.digest in asked]
         # Sections of one passage (the same text in two places) by path and line.
-        more.sort(key=lambda pair: (order[str(pair[1].get_first("digest"))], _tie_order(pair)[1:]))
+        more.sort(key=lambda pair: (order[pair[1].digest], stored_docs.tie_order(pair)[1:]))
         docs += more
         if len(docs) >= limit:
             break
-    return _ranked_documents(docs[:limit])
+    return stored_docs.ranked(docs[:limit])
 
 
 def run_neighbours(
@@ -222,7 +213,20 @@ def run_neighbours(
         held.append((Occur.Should, words))
     count = sum(len(ordinals) for ordinals in wanted.values())
     found = searcher.search(Query.boolean_query(held), count, count=False).hits
-    return _ranked_documents(_in_order(searcher, found, len(found))[0])
+    return stored_docs.ranked(_in_order(searcher, found, len(found))[0])
+
+
+def run_holding_all(
+    index: tantivy.Index, schema: tantivy.Schema, groups: Sequence[Sequence[str]]
+) -> bool:
+    """Whether some section's text holds a term of each of ``groups``
+    (analyzed terms); False for no group. One search for a single document."""
+    if not groups:
+        return False
+    held = Query.boolean_query(
+        [(Occur.Must, any_of(schema, SEARCH_FIELD, list(group))) for group in groups]
+    )
+    return bool(index.searcher().search(held, 1, count=False).hits)
 
 
 def run_in_headings(index: tantivy.Index, words: Sequence[str]) -> list[str]:
@@ -323,39 +327,3 @@ def _set_aside(schema: tantivy.Schema, searcher: tantivy.Searcher) -> list[Query
             _SET_ASIDE.clear()
         held = _SET_ASIDE[id(schema)] = (schema, made)
     return [q for folder, q in held[1] if searcher.terms_with_prefix("path", folder, limit=1)]
-
-
-def _ranked_documents(docs: Sequence[tuple[float, tantivy.Document]]) -> Ranked:
-    hits: list[Hit] = []
-    ordinals: dict[tuple[str, int], int] = {}
-    digests: dict[tuple[str, int], str] = {}
-    stored: dict[tuple[str, int], tuple[str, bytes]] = {}
-    for score, doc in docs:
-        first = doc.get_first
-        path = str(first("path"))
-        hit = Hit(
-            path=path,
-            start_line=int(first("start_line") or 0),
-            end_line=int(first("end_line") or 0),
-            title=str(first("title") or ""),
-            heading=str(first("heading") or ""),
-            kind=str(first("kind")),
-            date=str(first("date") or ""),
-            score=round(float(score), 4),
-            snippet="",
-            status=_record_status(path),
-        )
-        hits.append(hit)
-        ordinal = first(ORDINAL)
-        if ordinal is not None:
-            ordinals[hit.path, hit.start_line] = int(ordinal)
-        digests[hit.path, hit.start_line] = str(first("digest") or "")
-        file_digest = first(FILE_DIGEST)
-        if file_digest is not None:
-            stored[hit.path, hit.start_line] = (str(first(BODY) or ""), file_digest)
-    return Ranked(hits, ordinals, digests, stored)
-
-
-#: ``layout.record_status`` of a path, remembered (the same paths come back
-#: search after search).
-_record_status = functools.lru_cache(maxsize=8192)(layout.record_status)

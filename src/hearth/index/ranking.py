@@ -216,7 +216,9 @@ def keyword_ranked(
     # The page's files in one read (each folder opened once): the page is
     # judged for room, then by the floor, then given snippets.
     bodies.load((h.path, h.start_line) for h in hits)
-    if room.crowded(hits, bodies, q.limit):
+    # A crowded page's room looks for sections holding every content word:
+    # where the index holds none, its candidates are not read at all.
+    if room.crowded(hits, bodies, q.limit) and evidence.held_together(index, q.text):
         hits = room.made(hits, room.waiting(ranked, bodies, ordinals), bodies, q.text)
     return hits, Gathered(bodies, ordinals, first, matched=ranked.matched)
 

@@ -59,6 +59,9 @@ BODY = "body"
 #: The digest of the bytes of the file a section was cut from, as the
 #: reconciler's manifest keeps it (none for sections indexed without one).
 FILE_DIGEST = "file_digest"
+#: A key of each document's own, read without its stored fields: a process
+#: keeps the documents it read by it (``documents.py``).
+DOC_KEY = "doc_key"
 
 #: Scripts written without spaces between words (or, for Hangul, with
 #: particles glued to words): every character is a token of its own, and a
@@ -97,6 +100,7 @@ def build_schema() -> tantivy.Schema:
     #: (``bodies.py``: a body is used only while the file is still those bytes).
     builder.add_text_field(BODY, stored=True, tokenizer_name=NO_TERMS, index_option="basic")
     builder.add_bytes_field(FILE_DIGEST, stored=True, indexed=False)
+    builder.add_integer_field(DOC_KEY, stored=False, indexed=False, fast=True)
     return builder.build()
 
 

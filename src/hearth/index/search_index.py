@@ -37,6 +37,7 @@ from hearth.index.hits import Hit, Ranked
 from hearth.index.ondisk import META_NAME, SCHEMA_VERSION, TANTIVY_DIR
 from hearth.index.query import (
     run_digest_ranked,
+    run_holding_all,
     run_in_headings,
     run_neighbours,
     run_ranked,
@@ -61,8 +62,6 @@ SMALL_WRITER_HEAP = 15_000_000
 BIG_BATCH = 500
 #: Sections listed for the vectors' filler between its steps aside (``hearth.traffic``).
 STEP = 256
-_META = META_NAME
-_TANTIVY = TANTIVY_DIR
 
 
 class Listing(NamedTuple):
@@ -80,7 +79,7 @@ class SearchIndex:
         """Open the index in ``folder``; raise IndexUnusable when it cannot be used as is."""
         self.folder = folder
         try:
-            meta = json.loads((folder / _META).read_text())
+            meta = json.loads((folder / META_NAME).read_text())
         except (OSError, ValueError) as exc:
             raise IndexUnusable(f"no readable index metadata in {folder}") from exc
         if not isinstance(meta, dict) or meta.get("schema") != SCHEMA_VERSION:
@@ -102,7 +101,7 @@ class SearchIndex:
         self._writing: tantivy.Index | None = None
         self._opening = threading.Lock()
         try:
-            self._index = tantivy.Index(self.schema, path=str(folder / _TANTIVY), reuse=True)
+            self._index = tantivy.Index(self.schema, path=str(folder / TANTIVY_DIR), reuse=True)
             register_analyzer(self._index)
             self._index.reload()
             self._index.searcher()
@@ -113,13 +112,13 @@ class SearchIndex:
     def create(cls, folder: Path) -> SearchIndex:
         """A new, empty index in ``folder`` (new; its parent is not made)."""
         folder.mkdir()
-        (folder / _TANTIVY).mkdir()
+        (folder / TANTIVY_DIR).mkdir()
         try:  # its folder removed as it starts: unusable, as an index that cannot open
-            tantivy.Index(build_schema(), path=str(folder / _TANTIVY), reuse=False)
+            tantivy.Index(build_schema(), path=str(folder / TANTIVY_DIR), reuse=False)
         except (ValueError, OSError, RuntimeError) as exc:
             raise IndexUnusable(f"no index can be made in {folder}: {exc}") from exc
         meta = {"schema": SCHEMA_VERSION, "generation": secrets.token_hex(8)}
-        (folder / _META).write_text(json.dumps(meta))
+        (folder / META_NAME).write_text(json.dumps(meta))
         return cls(folder)
 
     def apply(self, replace: Mapping[str, Sequence[Section]], delete: Iterable[str]) -> None:
@@ -155,7 +154,7 @@ class SearchIndex:
             if self._writing is None:
                 try:
                     writing = tantivy.Index(
-                        self.schema, path=str(self.folder / _TANTIVY), reuse=True
+                        self.schema, path=str(self.folder / TANTIVY_DIR), reuse=True
                     )
                 except (ValueError, OSError, RuntimeError) as exc:
                     raise IndexUnusable(
@@ -204,6 +203,9 @@ class SearchIndex:
         """Those of ``words`` that some section's heading holds."""
         return run_in_headings(self._index, words)
 
+    def holding_all(self, groups: Sequence[Sequence[str]]) -> bool:
+        return run_holding_all(self._index, self.schema, groups)  # a term of each group
+
     def bodies(self, *found: Ranked) -> Bodies:
         """The bodies of the hits of rankings ``found`` (``Bodies.of``)."""
         return Bodies.of(found, self.read, self.kept, self.vouch)
@@ -242,11 +244,10 @@ class SearchIndex:
         return None
 
     def listing(self, stored: Container[str] = frozenset()) -> Listing:
-        """Every section's passage digest, and ``(digest, passage)`` of those
-        not in ``stored``, the most useful first (``embedding_order``): a first
-        build answers the questions a runtime asks most while the rest fills.
-        Only the passages missing are made: listing a big home with every text
-        held much memory at its peak."""
+        """Every section's passage digest, and ``(digest, passage)`` of those not
+        in ``stored``, the most useful first (``embedding_order``: a first build
+        answers what a runtime asks most while the rest fills). Only the passages
+        missing are made: with every text, a big home's listing held much memory."""
         searcher = self._index.searcher()
         total = int(searcher.num_docs)
         live: set[str] = set()
@@ -361,7 +362,7 @@ class IndexUpdate:
 
 def read_generation(folder: Path) -> str | None:
     try:
-        meta = json.loads((folder / _META).read_text())
+        meta = json.loads((folder / META_NAME).read_text())
     except (OSError, ValueError):
         return None
     return str(meta.get("generation")) if isinstance(meta, dict) else None
