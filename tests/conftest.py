@@ -106,6 +106,24 @@ def _no_server_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[Non
         stop_servers_started_on_demand(request.config._tmp_path_factory.getbasetemp())  # type: ignore[attr-defined]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile hearth's modules once, before any test starts a process of hearth's.
+
+    The suite starts a few thousand Pythons (the CLI, servers, git hooks), each
+    importing dozens to hundreds of hearth's modules. Where bytecode is not
+    written (PYTHONDONTWRITEBYTECODE, as some sandboxes set), each compiled
+    every module it imports anew: about 0.3 s of CPU a server, 0.02 s a CLI
+    command. Python still reads bytecode that is there, and checks it against
+    the source's time and size, so an edit is never run stale."""
+    if hasattr(config, "workerinput"):
+        return  # the controller compiled them before it started this worker
+    import compileall
+
+    import hearth
+
+    compileall.compile_dir(Path(hearth.__file__).parent, quiet=2)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         parts = item.path.relative_to(Path(__file__).parent).parts
