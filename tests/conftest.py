@@ -6,6 +6,7 @@ import contextlib
 import datetime as dt
 import os
 import subprocess
+import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,6 +116,10 @@ def pytest_configure(config: pytest.Config) -> None:
     every module it imports anew: about 0.3 s of CPU a server, 0.02 s a CLI
     command. Python still reads bytecode that is there, and checks it against
     the source's time and size, so an edit is never run stale."""
+    # Test modules, as pytest rewrites their asserts, are cached the same way
+    # (gitignored __pycache__): each of the suite's processes collects every
+    # module, 11 s of CPU uncached against 5 s from the cache of an earlier run.
+    sys.dont_write_bytecode = False
     if hasattr(config, "workerinput"):
         return  # the controller compiled them before it started this worker
     import compileall
