@@ -110,12 +110,12 @@ def _no_server_outlives_its_test(request: pytest.FixtureRequest) -> Iterator[Non
 def pytest_configure(config: pytest.Config) -> None:
     """Compile hearth's modules once, before any test starts a process of hearth's.
 
-    The suite starts a few thousand Pythons (the CLI, servers, git hooks), each
+    The suite starts about 2,000 Pythons (the CLI, servers, git hooks), each
     importing dozens to hundreds of hearth's modules. Where bytecode is not
     written (PYTHONDONTWRITEBYTECODE, as some sandboxes set), each compiled
-    every module it imports anew: about 0.3 s of CPU a server, 0.02 s a CLI
-    command. Python still reads bytecode that is there, and checks it against
-    the source's time and size, so an edit is never run stale."""
+    every module it imports anew: a third of a pre-commit check's or a
+    background pass's CPU. Python still reads bytecode that is there, and
+    checks it against the source's time and size, so an edit never runs stale."""
     # Test modules, as pytest rewrites their asserts, are cached the same way
     # (gitignored __pycache__): each of the suite's processes collects every
     # module, 11 s of CPU uncached against 5 s from the cache of an earlier run.
