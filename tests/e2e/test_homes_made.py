@@ -8,7 +8,7 @@ import os
 import stat
 from pathlib import Path
 
-from tests.api.conftest import _FIRST_HOMES, isolated_env, make_home, make_home_by_init
+from tests.api.conftest import _first_home, isolated_env, make_home, make_home_by_init
 from tests.conftest import git
 
 #: What differs between two homes ``hearth init`` made a moment apart: the first
@@ -62,7 +62,7 @@ def test_a_copied_home_is_what_hearth_init_makes(tmp_path: Path) -> None:
     (tmp_path / "user").mkdir()
     copied = make_home(tmp_path / "copied", env)
     made = make_home_by_init(tmp_path / "made", env)
-    first = next(home for home in _FIRST_HOMES.values() if home.exists())
+    first = _first_home(env)  # the home init made first in this environment
     assert git(copied, "rev-parse", "HEAD") == git(first, "rev-parse", "HEAD")  # a copy
     assert git(copied, "rev-parse", "HEAD") != git(made, "rev-parse", "HEAD")  # made anew
 
