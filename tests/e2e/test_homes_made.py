@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
+import time
 from pathlib import Path
 
 from tests.api.conftest import _first_home, isolated_env, make_home, make_home_by_init
@@ -61,6 +62,9 @@ def test_a_copied_home_is_what_hearth_init_makes(tmp_path: Path) -> None:
     env = isolated_env(tmp_path / "user")
     (tmp_path / "user").mkdir()
     copied = make_home(tmp_path / "copied", env)
+    # Into the next second: a commit's time is to the second, and a home init
+    # makes in the same second as the first is the same commit.
+    time.sleep(1.01 - time.time() % 1)
     made = make_home_by_init(tmp_path / "made", env)
     first = _first_home(env)  # the home init made first in this environment
     assert git(copied, "rev-parse", "HEAD") == git(first, "rev-parse", "HEAD")  # a copy
