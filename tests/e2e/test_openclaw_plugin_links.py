@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from hearth import wiring
+from hearth.store import server_file
 
 PLUGIN = Path(__file__).parents[2] / "src" / "hearth" / "openclaw_plugin" / "index.js"
 
@@ -136,7 +137,7 @@ def test_memory_search_takes_no_stale_record_for_a_server(tmp_path: Path) -> Non
     state_dir = home / ".git" / "hearth"
     impostor = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Impostor)
     threading.Thread(target=impostor.serve_forever, daemon=True).start()
-    since = Path(f"/proc/{os.getpid()}/stat").read_text().rpartition(")")[2].split()[19]
+    since = server_file.process_start(os.getpid())
     record = {
         "url": f"http://127.0.0.1:{impostor.server_address[1]}",
         "pid": os.getpid(),

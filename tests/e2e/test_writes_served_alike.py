@@ -80,6 +80,11 @@ def twins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Twins]:
     were much of its CPU): each case names its own loops, proposals, files and
     tokens, and runs its commands on both twins, so they stay alike whatever
     ran before it."""
+    yield from module_twins(tmp_path_factory)
+
+
+def module_twins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Twins]:
+    """A pair of twins for a module's cases (its fixture yields from this)."""
     folder = tmp_path_factory.mktemp("twins")
     env = isolated_env(tmp_path_factory.mktemp("userhome"))
     server = start_server(make_home(folder / "served", env), env=env)

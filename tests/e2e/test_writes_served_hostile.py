@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.conftest import isolated_env, make_home, start_server
-from tests.e2e.test_writes_served_alike import Twins, run
+from tests.e2e.test_writes_served_alike import Twins, module_twins, run
 
 pytestmark = pytest.mark.e2e
 
@@ -20,14 +19,7 @@ def twins(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Twins]:
     """One pair of twins for the module: every case here is a refusal that
     writes nothing (the last ones check it), so each meets the twins as the one
     before left them, alike."""
-    folder = tmp_path_factory.mktemp("twins")
-    env = isolated_env(tmp_path_factory.mktemp("userhome"))
-    server = start_server(make_home(folder / "served", env), env=env)
-    try:
-        yield Twins(server, make_home(folder / "alone", env))
-    finally:
-        assert server.stop() == 0
-    assert "Traceback" not in server.stderr, server.stderr
+    yield from module_twins(tmp_path_factory)
 
 
 def test_an_empty_note_is_refused_in_the_commands_words(twins: Twins) -> None:
